@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes. CI jobs gate on them, so they never change meaning.
+const (
+	exitOK         = 0 // everything checked passed (or nothing was asked)
+	exitFailed     = 1 // the target broke at least one requirement
+	exitUsage      = 2 // the command line was wrong
+	exitHarness    = 3 // mcpcheck itself could not do its job
+	exitNotBuilt   = 4 // the subcommand exists but is not built yet
+	programName    = "mcpcheck"
+	programVersion = "0.1.0-dev"
+)
+
+// usageError is a mistake on the command line; it exits with exitUsage.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// notBuiltError names a subcommand that is wired but not implemented yet.
+type notBuiltError struct{ what, issue string }
+
+func (e notBuiltError) Error() string {
+	return fmt.Sprintf("%s is not built yet (tracked in the issue %q); today mcpcheck can list and show the requirement catalog: try 'mcpcheck spec list'", e.what, e.issue)
+}
+
+const usageText = `mcpcheck — conformance harness and fuzzer for the Model Context Protocol
+
+Usage:
+  mcpcheck                                     full suite against the embedded reference server
+  mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
+                                               check any MCP server
+  mcpcheck client --command "CMD {url}"        check an MCP client (mcpcheck plays the server)
+  mcpcheck fuzz --stdio "CMD" | --url URL      fuzz campaign against a server
+  mcpcheck replay FINDING --stdio "CMD" | --url URL
+                                               reproduce a fuzz finding
+  mcpcheck reference server|client ...         the reference MCP server and client
+  mcpcheck report ...                          convert and compare results
+  mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
+  mcpcheck spec show ID [--json]               one requirement of the catalog
+  mcpcheck spec coverage [--role R] [--json]   which requirements have checks
+  mcpcheck version
+
+Exit codes: 0 passed, 1 requirements broken, 2 usage error, 3 harness error, 4 not built yet.
+`
+
+// run is the whole program: it parses args, writes to stdout/stderr and
+// returns the exit code. It never calls os.Exit so tests can drive it.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := dispatch(args, stdout)
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	var nb notBuiltError
+	var ce checkFailed
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usageText)
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %v\nRun 'mcpcheck help' for usage.\n", programName, err)
+		return exitUsage
+	case errors.As(err, &nb):
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitNotBuilt
+	case errors.As(err, &ce):
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitFailed
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitHarness
+	}
+}
+
+// checkFailed reports that the target broke requirements.
+type checkFailed struct{ msg string }
+
+func (e checkFailed) Error() string { return e.msg }
+
+func dispatch(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return notBuiltError{"the full suite against the embedded reference server", "Server conformance"}
+	}
+	switch args[0] {
+	case "help", "-h", "--help", "-help":
+		return flag.ErrHelp
+	case "version", "--version":
+		fmt.Fprintf(stdout, "%s %s\n", programName, programVersion)
+		return nil
+	case "spec":
+		return specCmd(args[1:], stdout)
+	case "server":
+		return notBuiltError{"'mcpcheck server'", "Server conformance"}
+	case "client":
+		return notBuiltError{"'mcpcheck client'", "Client conformance"}
+	case "fuzz":
+		return notBuiltError{"'mcpcheck fuzz'", "Fuzzing"}
+	case "replay":
+		return notBuiltError{"'mcpcheck replay'", "Fuzzing"}
+	case "report":
+		return notBuiltError{"'mcpcheck report'", "Compliance reports"}
+	case "reference":
+		if len(args) > 1 && args[1] == "client" {
+			return notBuiltError{"'mcpcheck reference client'", "Reference client"}
+		}
+		if len(args) > 1 && args[1] == "server" {
+			return notBuiltError{"'mcpcheck reference server'", "Reference server"}
+		}
+		return usagef("reference needs 'server' or 'client'")
+	}
+	return usagef("unknown command %q (commands: server, client, fuzz, replay, reference, report, spec, version)", strings.Join(args[:1], ""))
+}

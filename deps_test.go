@@ -1,0 +1,209 @@
+package mcpcheck
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mcpcheck/mcpcheck"
+
+// importRule says what a group of packages must not depend on, directly or
+// through other packages of this module. Prefixes match a package and its
+// subpackages.
+type importRule struct {
+	pkgs      string   // package prefix the rule applies to (module-relative)
+	forbidden []string // import path prefixes, module-relative ("harness") or external
+	why       string
+}
+
+// The package picture: each row keeps one package's job from leaking into
+// another. Test files may import test frameworks; these rules hold for the
+// production code of each package.
+var importRules = []importRule{
+	{"spec", []string{"harness", "scenarios", "reference", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega", "pgregory.net/rapid"},
+		"spec is the protocol's knowledge; everything stands on it, it stands on nothing of ours"},
+	{"spec/jsonrpc", []string{"spec/mcp", "spec/schema", "spec/catalog", "spec/specscan"},
+		"the codec is the bottom layer"},
+	{"harness", []string{"scenarios", "reference", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"fuzz and cmd reuse the harness, so it must not pull in test frameworks or a particular target"},
+	{"scenarios", []string{"reference", "fuzz", "cmd"},
+		"suites judge any target; the target comes from configuration"},
+	{"reference", []string{"harness", "scenarios", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the reference pair is an ordinary MCP implementation, not part of the judge"},
+	{"fuzz", []string{"scenarios", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the fuzzer uses the harness directly, not the suites"},
+	{"reports", []string{"harness", "scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"reports are pure writers over a neutral result model"},
+}
+
+type pkgInfo struct {
+	imports map[string]bool // full import paths of production files
+	exits   []string        // positions of os.Exit calls
+	stdout  []string        // positions of writes to the process's stdout
+}
+
+func scanModule(t *testing.T) map[string]*pkgInfo {
+	t.Helper()
+	pkgs := map[string]*pkgInfo{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if hasBuildTag(f, "tools") {
+			return nil
+		}
+		rel := filepath.ToSlash(filepath.Dir(path))
+		p := pkgs[rel]
+		if p == nil {
+			p = &pkgInfo{imports: map[string]bool{}}
+			pkgs[rel] = p
+		}
+		for _, im := range f.Imports {
+			ip, _ := strconv.Unquote(im.Path.Value)
+			p.imports[ip] = true
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			pos := fset.Position(sel.Pos()).String()
+			switch {
+			case x.Name == "os" && sel.Sel.Name == "Exit":
+				p.exits = append(p.exits, pos)
+			case x.Name == "os" && sel.Sel.Name == "Stdout":
+				p.stdout = append(p.stdout, pos)
+			case x.Name == "fmt" && (sel.Sel.Name == "Println" || sel.Sel.Name == "Printf" || sel.Sel.Name == "Print"):
+				p.stdout = append(p.stdout, pos)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan the module's Go files: %v", err)
+	}
+	return pkgs
+}
+
+func hasBuildTag(f *ast.File, tag string) bool {
+	for _, cg := range f.Comments {
+		if cg.Pos() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:build") && strings.Contains(c.Text, tag) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func under(pkg, prefix string) bool { return pkg == prefix || strings.HasPrefix(pkg, prefix+"/") }
+
+// closure returns every import reachable from pkg through this module's
+// packages, with the chain that reaches it.
+func closure(pkgs map[string]*pkgInfo, pkg string) map[string]string {
+	out := map[string]string{}
+	var visit func(p, chain string)
+	visit = func(p, chain string) {
+		info := pkgs[p]
+		if info == nil {
+			return
+		}
+		for ip := range info.imports {
+			if _, seen := out[ip]; seen {
+				continue
+			}
+			out[ip] = chain + " -> " + ip
+			if strings.HasPrefix(ip, module+"/") {
+				visit(strings.TrimPrefix(ip, module+"/"), out[ip])
+			}
+		}
+	}
+	visit(pkg, pkg)
+	return out
+}
+
+func TestPackageImportRules(t *testing.T) {
+	pkgs := scanModule(t)
+	var names []string
+	for p := range pkgs {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	checked := 0
+	for _, pkg := range names {
+		deps := closure(pkgs, pkg)
+		for _, rule := range importRules {
+			if !under(pkg, rule.pkgs) {
+				continue
+			}
+			checked++
+			for ip, chain := range deps {
+				for _, f := range rule.forbidden {
+					full := f
+					if !strings.Contains(f, ".") {
+						full = module + "/" + f
+					}
+					if ip == full || strings.HasPrefix(ip, full+"/") {
+						t.Errorf("%s must not depend on %s (%s); found %s", pkg, f, rule.why, chain)
+					}
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no package matched any import rule; the scan found nothing to check")
+	}
+}
+
+func TestOnlyCmdExitsOrPrints(t *testing.T) {
+	for pkg, info := range scanModule(t) {
+		if under(pkg, "cmd") {
+			continue
+		}
+		for _, pos := range info.exits {
+			t.Errorf("%s: os.Exit outside cmd/ kills the caller; return an error instead", pos)
+		}
+		for _, pos := range info.stdout {
+			t.Errorf("%s: writes to the process's stdout outside cmd/; take an io.Writer from the caller", pos)
+		}
+	}
+}
+
+func TestTopLevelLayout(t *testing.T) {
+	for _, p := range []string{"go.mod", "go.sum", "spec", "scenarios", "harness", "reference", "fuzz", "reports", "cmd", "Makefile", "README.md"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the top-level layout needs %s: %v", p, err)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package catalog
+
+import (
+	"sort"
+)
+
+// AreaCoverage tells, for one area, how many wire-testable MUST/SHOULD
+// requirements of a role have at least one check, an exclusion, or neither.
+type AreaCoverage struct {
+	Area     string   `json:"area"`
+	Total    int      `json:"total"`
+	Checked  int      `json:"checked"`
+	Excluded int      `json:"excluded"`
+	Missing  []string `json:"missing,omitempty"`
+}
+
+// Coverage matches the catalog's wire-testable MUST, MUST NOT, SHOULD and
+// SHOULD NOT requirements of role (records of role "both" count for server
+// and client) against checked (requirement ID -> check names) and excluded
+// (requirement ID -> written reason). Areas come out in catalog order.
+func (c *Catalog) Coverage(role Role, checked map[string][]string, excluded map[string]string) []AreaCoverage {
+	by := map[string]*AreaCoverage{}
+	for _, r := range c.Select(Filter{Role: role, Testability: Wire}) {
+		if r.Level == May {
+			continue
+		}
+		a := by[r.Area]
+		if a == nil {
+			a = &AreaCoverage{Area: r.Area}
+			by[r.Area] = a
+		}
+		a.Total++
+		switch {
+		case len(checked[r.ID]) > 0:
+			a.Checked++
+		case excluded[r.ID] != "":
+			a.Excluded++
+		default:
+			a.Missing = append(a.Missing, r.ID)
+		}
+	}
+	var out []AreaCoverage
+	for _, area := range Areas {
+		if a := by[area]; a != nil {
+			sort.Strings(a.Missing)
+			out = append(out, *a)
+		}
+	}
+	return out
+}
+
+// VersionRange renders a record's range as "2024-11-05..2025-11-25" or
+// "2025-03-26..".
+func (r Record) VersionRange() string {
+	if r.Until == "" {
+		return string(r.Since) + ".."
+	}
+	return string(r.Since) + ".." + string(r.Until)
+}
