@@ -32,16 +32,16 @@ var importRules = []importRule{
 		"spec is the protocol's knowledge; everything stands on it, it stands on nothing of ours"},
 	{"spec/jsonrpc", []string{"spec/mcp", "spec/schema", "spec/catalog", "spec/specscan"},
 		"the codec is the bottom layer"},
-	{"harness", []string{"scenarios", "reference", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+	{"harness", []string{"scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"fuzz and cmd reuse the harness, so it must not pull in test frameworks or a particular target"},
 	{"scenarios", []string{"reference", "fuzz", "cmd"},
 		"suites judge any target; the target comes from configuration"},
 	{"reference", []string{"harness", "scenarios", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"the reference pair is an ordinary MCP implementation, not part of the judge"},
-	{"fuzz", []string{"scenarios", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
-		"the fuzzer uses the harness directly, not the suites"},
+	{"fuzz", []string{"scenarios", "reference", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the fuzzer uses the harness directly, not the suites, and judges any target"},
 	{"reports", []string{"harness", "scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
-		"reports are pure writers over a neutral result model"},
+		"reports are pure writers over a neutral result model that harness and fuzz fill in"},
 }
 
 type pkgInfo struct {

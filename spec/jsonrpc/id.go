@@ -1,10 +1,6 @@
-// Package jsonrpc is a JSON-RPC 2.0 codec for MCP that keeps every message's
-// raw bytes and classifies what it decoded, including what is wrong with it.
 package jsonrpc
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -42,7 +38,7 @@ func (id ID) String() string {
 	case !id.set:
 		return "<none>"
 	case id.isStr:
-		return strconv.Quote(id.str)
+		return string(appendString(nil, id.str))
 	default:
 		return strconv.FormatInt(id.num, 10)
 	}
@@ -55,40 +51,35 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	case !id.set:
 		return []byte("null"), nil
 	case id.isStr:
-		return json.Marshal(id.str)
+		return appendString(nil, id.str), nil
 	default:
 		return strconv.AppendInt(nil, id.num, 10), nil
 	}
 }
 
-// UnmarshalJSON accepts a JSON string or an integer that fits in int64. Null,
-// floats, booleans, arrays and objects are errors naming what was found.
+// UnmarshalJSON accepts a JSON string or an integer that fits in int64,
+// surrounded by optional whitespace. Null, floats, numbers with exponents,
+// booleans, arrays, objects and anything that is not exactly one JSON value
+// are errors naming what was found.
 func (id *ID) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return fmt.Errorf("jsonrpc: empty id")
+	s := newScanner(b)
+	s.ws()
+	start := s.pos
+	if start == len(b) {
+		return fmt.Errorf("jsonrpc: empty id; MCP requires a string or integer id")
 	}
-	switch b[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return fmt.Errorf("jsonrpc: id is not a valid JSON string: %v", err)
-		}
-		*id = StringID(s)
-		return nil
-	case 'n':
-		return fmt.Errorf("jsonrpc: id is null; MCP requires a string or integer id")
-	case 't', 'f':
-		return fmt.Errorf("jsonrpc: id is a boolean; MCP requires a string or integer id")
-	case '{':
-		return fmt.Errorf("jsonrpc: id is an object; MCP requires a string or integer id")
-	case '[':
-		return fmt.Errorf("jsonrpc: id is an array; MCP requires a string or integer id")
+	if !s.value(0) {
+		return fmt.Errorf("jsonrpc: id is not valid JSON: %s at byte offset %d", s.errMsg, s.errOff)
 	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return fmt.Errorf("jsonrpc: id %s is not an integer that fits in 64 bits; MCP requires a string or integer id", b)
+	end := s.pos
+	s.ws()
+	if s.pos != len(b) {
+		return fmt.Errorf("jsonrpc: id is followed by unexpected data at byte offset %d", s.pos)
 	}
-	*id = IntID(n)
+	parsed, reason, detail := parseID(b[start:end])
+	if reason != "" {
+		return fmt.Errorf("jsonrpc: %s", detail)
+	}
+	*id = parsed
 	return nil
 }
