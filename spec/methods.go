@@ -105,7 +105,10 @@ var Methods = []Method{
 	{Name: MethodInitialized, Kind: NotificationMethod, Direction: ClientToServer, Since: V20241105, Until: V20251125},
 	{Name: MethodPing, Kind: RequestMethod, Direction: Both, Since: V20241105, Until: V20251125},
 	{Name: MethodCancelled, Kind: NotificationMethod, Direction: Both, Since: V20241105},
-	{Name: MethodProgress, Kind: NotificationMethod, Direction: Both, Since: V20241105},
+	{Name: MethodProgress, Kind: NotificationMethod, Direction: Both, Since: V20241105, Until: V20251125},
+	// 2026-07-28 has no server-to-client requests, so only servers report
+	// progress (the schema's ClientNotification is notifications/cancelled only).
+	{Name: MethodProgress, Kind: NotificationMethod, Direction: ServerToClient, Since: V20260728},
 	{Name: MethodToolsList, Kind: RequestMethod, Direction: ClientToServer, Since: V20241105},
 	{Name: MethodToolsCall, Kind: RequestMethod, Direction: ClientToServer, Since: V20241105},
 	{Name: MethodToolsListChanged, Kind: NotificationMethod, Direction: ServerToClient, Since: V20241105},
