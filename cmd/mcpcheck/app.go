@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,10 +54,26 @@ Usage:
 Exit codes: 0 passed, 1 requirements broken, 2 usage error, 3 harness error, 4 not built yet.
 `
 
+// env is what a subcommand may touch of the outside world. Tests fill it
+// with buffers; main fills it with the process's files.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
 // run is the whole program: it parses args, writes to stdout/stderr and
 // returns the exit code. It never calls os.Exit so tests can drive it.
 func run(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout)
+	return runEnv(&env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, getenv: func(string) string { return "" }}, args)
+}
+
+// runEnv is run with every outside resource given explicitly.
+func runEnv(e *env, args []string) int {
+	stdout, stderr := e.stdout, e.stderr
+	err := dispatch(e, args)
 	if err == nil {
 		return exitOK
 	}
@@ -87,7 +104,8 @@ type checkFailed struct{ msg string }
 
 func (e checkFailed) Error() string { return e.msg }
 
-func dispatch(args []string, stdout io.Writer) error {
+func dispatch(e *env, args []string) error {
+	stdout := e.stdout
 	if len(args) == 0 {
 		return notBuiltError{"the full suite against the embedded reference server", "Server conformance"}
 	}
@@ -111,10 +129,10 @@ func dispatch(args []string, stdout io.Writer) error {
 		return notBuiltError{"'mcpcheck report'", "Compliance reports"}
 	case "reference":
 		if len(args) > 1 && args[1] == "client" {
-			return notBuiltError{"'mcpcheck reference client'", "Reference client"}
+			return referenceClientMain(e, args[2:])
 		}
 		if len(args) > 1 && args[1] == "server" {
-			return notBuiltError{"'mcpcheck reference server'", "Reference server"}
+			return referenceServerMain(e, args[2:])
 		}
 		return usagef("reference needs 'server' or 'client'")
 	}
