@@ -1,0 +1,478 @@
+package reports
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+//go:embed html.tmpl
+var htmlSource string
+
+// htmlTemplate is parsed once. html/template escapes every value by context,
+// so nothing a target sends can become markup or script.
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"lower": strings.ToLower,
+}).Parse(htmlSource))
+
+type htmlView struct {
+	Title       string
+	Tool        string
+	ToolVersion string
+	Role        string
+	Kind        string
+	Where       string
+	Started     string
+	Duration    string
+	Transport   string
+	Versions    string
+	LabelFilter string
+	Headline    string
+	Verdict     string
+	VerdictOK   bool
+	Rates       []htmlVersion
+	Grid        htmlGrid
+	Areas       []string
+	Levels      []string
+	Outcomes    []htmlOption
+	VersionOpts []string
+	Checks      []htmlCheck
+	Baseline    *htmlBaseline
+	Fuzz        *htmlFuzz
+}
+
+type htmlOption struct{ Value, Label string }
+
+type htmlVersion struct {
+	Version     string
+	Headline    string
+	Must        string
+	MustOf      string
+	Should      string
+	ShouldOf    string
+	Counts      Counts
+	NotJudged   string
+	Baselined   int
+	MustClass   string
+	ShouldClass string
+	Grid        htmlGrid
+	TotalCount  int
+}
+
+type htmlGrid struct {
+	Levels []string
+	Rows   []htmlRow
+}
+
+type htmlRow struct {
+	Area  string
+	Cells []htmlCell
+}
+
+type htmlCell struct {
+	Class string // o-pass, o-fail, ... or o-empty
+	Text  string
+	Title string
+}
+
+type htmlCheck struct {
+	Anchor         string
+	ID             string
+	Title          string
+	Level          string
+	Area           string
+	Version        string
+	Transport      string
+	Outcome        string
+	Label          string
+	Open           bool
+	Expected       string
+	Actual         string
+	Reason         string
+	Duration       string
+	Baselined      bool
+	BaselineReason string
+	Requirements   []htmlReq
+	Events         []htmlEvent
+}
+
+type htmlReq struct {
+	ID      string
+	Level   string
+	Summary string
+	Source  string
+	Known   bool
+}
+
+type htmlEvent struct {
+	Offset    string
+	Direction string
+	Arrow     string
+	Method    string
+	URL       string
+	Status    int
+	Headers   []htmlHeader
+	Note      string
+	Body      string
+	NotUTF8   bool
+}
+
+type htmlHeader struct{ Name, Value string }
+
+type htmlBaseline struct {
+	Source  string
+	Entries int
+	Matched int
+	Stale   []string
+}
+
+type htmlFuzz struct {
+	Execs    int64
+	Duration string
+	Rate     string
+	Seed     int64
+	Findings []htmlFinding
+	Chart    *svgChart
+}
+
+type htmlFinding struct {
+	ID           string
+	Kind         string
+	Requirements string
+	Level        string
+	Message      string
+	Reproducer   string
+	Input        string
+	Events       []htmlEvent
+}
+
+// svgChart is a line chart of fuzzing throughput, laid out in Go so the
+// template only places numbers.
+type svgChart struct {
+	Width, Height int
+	Left, Right   int
+	Top, Bottom   int
+	Points        string
+	XTicks        []svgTick
+	YTicks        []svgTick
+	Max           string
+	PlotRight     int
+}
+
+type svgTick struct {
+	X, Y  float64
+	Label string
+}
+
+// WriteHTML writes the run as one self-contained HTML page: no external
+// fetch of any kind (inline CSS, a little inline JavaScript, inline SVG).
+// It shows a headline verdict per protocol version with MUST and SHOULD pass
+// rates and n/a and untestable counts; a coverage grid of areas by levels
+// coloured by the worst outcome in each cell (untestable is never green);
+// filters by version, area, level and outcome; every check with its
+// requirements' paraphrase and source (page § section, versions), expected
+// versus actual and a collapsible transcript; the baseline; and, when the
+// run has a fuzzing campaign, its findings with reproducer commands and an
+// SVG chart of executions per second. Printing expands every section.
+// Everything is escaped by html/template, so a hostile target cannot inject
+// markup or script.
+func WriteHTML(w io.Writer, run *Run, opts Options) error {
+	run, err := Prepare(run, opts)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := htmlTemplate.Execute(bw, buildHTMLView(run)); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	return nil
+}
+
+func buildHTMLView(run *Run) htmlView {
+	sum := Summarize(run)
+	j := Verdict(run)
+	v := htmlView{
+		Tool:        printable(toolName(run)),
+		ToolVersion: printable(run.Tool.Version),
+		Role:        printable(orElse(run.Target.Role, "target")),
+		Kind:        printable(run.Target.Kind),
+		Where:       printable(orElse(run.Target.Command, run.Target.URL)),
+		Started:     startedAt(run),
+		Duration:    run.Duration.String(),
+		Transport:   printable(run.Transport),
+		LabelFilter: printable(run.LabelFilter),
+		Headline:    sum.Headline,
+		VerdictOK:   !j.Failed(false),
+	}
+	var vs []string
+	for _, ver := range run.Versions {
+		vs = append(vs, printable(string(ver)))
+	}
+	v.Versions = strings.Join(vs, ", ")
+	v.Title = fmt.Sprintf("%s report: %s", v.Tool, upper(sum.Headline))
+	if v.VerdictOK {
+		v.Verdict = "No unexpected failures."
+	} else {
+		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
+	}
+	for _, o := range Outcomes {
+		v.Outcomes = append(v.Outcomes, htmlOption{o.String(), o.Label()})
+	}
+	areaSet, levelSet := map[string]bool{}, map[string]bool{}
+	var allCells []Cell
+	for _, s := range sum.Versions {
+		v.VersionOpts = append(v.VersionOpts, printable(string(s.Version)))
+		v.Rates = append(v.Rates, htmlVersion{
+			Version:     printable(string(s.Version)),
+			Headline:    s.Headline,
+			Must:        s.Must.Percent(),
+			MustOf:      judgedOf(s.Must),
+			Should:      s.Should.Percent(),
+			ShouldOf:    judgedOf(s.Should),
+			Counts:      s.Counts,
+			Baselined:   s.Counts.Baselined,
+			MustClass:   rateClass(s.Must),
+			ShouldClass: rateClass(s.Should),
+			Grid:        grid(s.Cells),
+			TotalCount:  s.Counts.Total(),
+		})
+		for _, c := range s.Cells {
+			allCells = append(allCells, c)
+			if !areaSet[c.Area] {
+				areaSet[c.Area] = true
+			}
+			levelSet[string(c.Level)] = true
+		}
+	}
+	sortCells(allCells)
+	for _, a := range areasOf(allCells) {
+		v.Areas = append(v.Areas, printable(a))
+	}
+	for _, l := range levelsOf(allCells) {
+		v.Levels = append(v.Levels, printable(string(l)))
+	}
+	for i, c := range run.Checks {
+		v.Checks = append(v.Checks, htmlCheckOf(run, i, c))
+	}
+	if b := run.Baseline; b != nil {
+		hb := &htmlBaseline{Source: printable(b.Source), Entries: b.Entries, Matched: b.Matched}
+		for _, s := range b.Stale {
+			hb.Stale = append(hb.Stale, printable(s.String()))
+		}
+		v.Baseline = hb
+	}
+	if f := run.Fuzz; f != nil {
+		hf := &htmlFuzz{Execs: f.Execs, Duration: f.Duration.String(), Rate: execRate(f), Seed: f.Seed, Chart: chart(f.Samples)}
+		for _, fd := range f.Findings {
+			hf.Findings = append(hf.Findings, htmlFinding{
+				ID: printable(fd.ID), Kind: printable(fd.Kind), Requirements: printable(strings.Join(fd.Requirements, ", ")),
+				Level: printable(string(fd.Level)), Message: printable(fd.Message), Reproducer: printable(fd.Reproducer),
+				Input: printable(fd.Input), Events: htmlEvents(fd.Transcript),
+			})
+		}
+		v.Fuzz = hf
+	}
+	return v
+}
+
+// judgedOf says what a rate is over: "3 of 4 judged passed; 1 untestable".
+func judgedOf(r Rate) string {
+	s := fmt.Sprintf("%d of %d judged passed", r.Pass, r.Judged())
+	if r.Judged() == 0 {
+		s = "nothing judged"
+	}
+	var not []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{r.NA, "n/a"}, {r.Untestable, "untestable"}, {r.Error, "error"}} {
+		if p.n > 0 {
+			not = append(not, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(not) > 0 {
+		s += "; not judged: " + strings.Join(not, ", ")
+	}
+	return s
+}
+
+func rateClass(r Rate) string {
+	val, ok := r.Value()
+	switch {
+	case !ok:
+		return "o-na"
+	case val == 1:
+		return "o-pass"
+	case val >= 0.9:
+		return "o-warn"
+	}
+	return "o-fail"
+}
+
+// grid lays out cells as rows of areas and columns of levels.
+func grid(cells []Cell) htmlGrid {
+	var g htmlGrid
+	levels := levelsOf(cells)
+	for _, l := range levels {
+		g.Levels = append(g.Levels, printable(string(l)))
+	}
+	idx := map[[2]string]Counts{}
+	for _, c := range cells {
+		idx[[2]string{c.Area, string(c.Level)}] = c.Counts
+	}
+	for _, a := range areasOf(cells) {
+		row := htmlRow{Area: printable(a)}
+		for _, l := range levels {
+			c, ok := idx[[2]string{a, string(l)}]
+			if !ok {
+				row.Cells = append(row.Cells, htmlCell{Class: "o-empty", Text: "", Title: "no checks"})
+				continue
+			}
+			worst := c.Worst()
+			text := fmt.Sprintf("%d/%d", c.Pass, c.Pass+c.Fail+c.Warn)
+			if c.Pass+c.Fail+c.Warn == 0 {
+				text = "–"
+			}
+			var extra []string
+			if c.Untestable > 0 {
+				extra = append(extra, fmt.Sprintf("%d?", c.Untestable))
+			}
+			if c.Error > 0 {
+				extra = append(extra, fmt.Sprintf("%d!", c.Error))
+			}
+			if len(extra) > 0 {
+				text += " " + strings.Join(extra, " ")
+			}
+			title := fmt.Sprintf("%s %s: pass %d, fail %d, warn %d, error %d, untestable %d, n/a %d", a, l, c.Pass, c.Fail, c.Warn, c.Error, c.Untestable, c.NA)
+			row.Cells = append(row.Cells, htmlCell{Class: "o-" + worst.String(), Text: text, Title: printable(title)})
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+func htmlCheckOf(run *Run, i int, c Check) htmlCheck {
+	h := htmlCheck{
+		Anchor:         fmt.Sprintf("check-%d", i+1),
+		ID:             printable(c.ID),
+		Title:          printable(c.Title),
+		Level:          printable(string(c.Level)),
+		Area:           printable(c.Area),
+		Version:        printable(string(c.Version)),
+		Transport:      printable(c.Transport),
+		Outcome:        c.Outcome.String(),
+		Label:          c.Outcome.Label(),
+		Open:           c.Outcome == Fail || c.Outcome == Error,
+		Expected:       printable(c.Expected),
+		Actual:         printable(c.Actual),
+		Reason:         printable(c.Reason),
+		Duration:       c.Duration.String(),
+		Baselined:      c.Baselined && c.Broken(),
+		BaselineReason: printable(c.BaselineReason),
+		Events:         htmlEvents(c.Transcript),
+	}
+	for _, id := range c.Requirements {
+		r, ok := run.Requirements[id]
+		h.Requirements = append(h.Requirements, htmlReq{
+			ID: printable(id), Level: printable(string(r.Level)), Summary: printable(r.Summary), Source: printable(r.Source()), Known: ok,
+		})
+	}
+	return h
+}
+
+func htmlEvents(evs []WireEvent) []htmlEvent {
+	var out []htmlEvent
+	for _, e := range evs {
+		he := htmlEvent{
+			Offset: "+" + e.Offset.String(), Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
+			Note: printable(e.Note), Body: display(e), NotUTF8: e.Base64,
+		}
+		if e.HTTP != nil {
+			he.Method, he.URL, he.Status = printable(e.HTTP.Method), printable(e.HTTP.URL), e.HTTP.Status
+			for _, k := range sortedKeys(e.HTTP.Headers) {
+				for _, val := range e.HTTP.Headers[k] {
+					he.Headers = append(he.Headers, htmlHeader{printable(k), printable(val)})
+				}
+			}
+		}
+		out = append(out, he)
+	}
+	return out
+}
+
+// chart scales throughput samples into a 640×200 SVG plot area; nil when
+// there is nothing to draw.
+func chart(samples []ThroughputSample) *svgChart {
+	if len(samples) == 0 {
+		return nil
+	}
+	c := &svgChart{Width: 640, Height: 200, Left: 56, Right: 12, Top: 12, Bottom: 28}
+	maxT := samples[len(samples)-1].Offset
+	for _, s := range samples {
+		if s.Offset > maxT {
+			maxT = s.Offset
+		}
+	}
+	maxR := 0.0
+	for _, s := range samples {
+		if !math.IsNaN(s.ExecsPerSec) && !math.IsInf(s.ExecsPerSec, 0) && s.ExecsPerSec > maxR {
+			maxR = s.ExecsPerSec
+		}
+	}
+	maxR = niceCeil(maxR)
+	plotW := float64(c.Width - c.Left - c.Right)
+	plotH := float64(c.Height - c.Top - c.Bottom)
+	x := func(t time.Duration) float64 {
+		if maxT <= 0 {
+			return float64(c.Left)
+		}
+		return float64(c.Left) + plotW*float64(t)/float64(maxT)
+	}
+	y := func(r float64) float64 {
+		if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
+			r = 0
+		}
+		return float64(c.Top) + plotH*(1-r/maxR)
+	}
+	var pts []string
+	for _, s := range samples {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(s.Offset), y(s.ExecsPerSec)))
+	}
+	c.Points = strings.Join(pts, " ")
+	for i := 0; i <= 4; i++ {
+		r := maxR * float64(i) / 4
+		c.YTicks = append(c.YTicks, svgTick{X: float64(c.Left) - 6, Y: y(r), Label: trimFloat(r)})
+		t := time.Duration(float64(maxT) * float64(i) / 4)
+		c.XTicks = append(c.XTicks, svgTick{X: x(t), Y: float64(c.Height - c.Bottom + 16), Label: t.Round(time.Millisecond).String()})
+	}
+	c.Max = trimFloat(maxR)
+	c.PlotRight = c.Width - c.Right
+	return c
+}
+
+// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten (at least 1).
+func niceCeil(v float64) float64 {
+	if v <= 1 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if v <= m*p {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%.1f", f)
+	return strings.TrimSuffix(s, ".0")
+}

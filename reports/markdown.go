@@ -1,0 +1,234 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+// GitHub caps a step summary at 1 MiB, so long lists are cut: at most
+// mdMaxProblems problems in detail and mdMaxListed checks per outcome list.
+const (
+	mdMaxProblems = 200
+	mdMaxListed   = 500
+)
+
+var headlineIcon = map[string]string{
+	"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "❗", "incomplete": "❔", "none": "➖",
+}
+
+var outcomeIcon = map[Outcome]string{
+	Pass: "✅", Fail: "❌", Warn: "⚠️", Error: "❗", Untestable: "❔", NA: "➖",
+}
+
+var mdSpecial = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "|", `\|`,
+	"~", `\~`, "#", `\#`, "!", `\!`, "$", `\$`,
+)
+
+// md escapes text for an inline Markdown context (a table cell, a list
+// item): control characters made printable, newlines folded, Markdown
+// punctuation backslash-escaped (so no link, image, emphasis or table cell
+// can be forged) and HTML escaped (so no tag survives).
+func md(s string) string {
+	return html.EscapeString(mdSpecial.Replace(oneLine(printable(s))))
+}
+
+// mdCode renders s as a code span when it holds no backtick, else as
+// escaped text.
+func mdCode(s string) string {
+	s = oneLine(printable(s))
+	if s == "" || strings.ContainsAny(s, "`<>&|") {
+		return md(s)
+	}
+	return "`" + s + "`"
+}
+
+// pre renders text as an HTML <pre> block, escaped. Markdown ends such a
+// block only at a literal </pre>, which escaping makes impossible, so blank
+// lines inside cannot let the text out into Markdown.
+func pre(s string) string {
+	return "<pre>" + html.EscapeString(strings.TrimRight(printable(s), "\n")) + "</pre>"
+}
+
+// WriteMarkdown writes a GitHub-flavoured Markdown report for CI step
+// summaries: a headline verdict, a table of protocol versions with MUST and
+// SHOULD pass rates and every outcome count, a table per version by area
+// and level, the list of failures, warnings and harness errors (each with
+// its requirements and, collapsed, expected versus actual and the
+// transcript), collapsed lists of untestable and n/a checks, the baseline's
+// stale entries and fuzzing findings. Long lists are cut to stay under
+// GitHub's 1 MiB step-summary limit. Text the target controls is escaped:
+// pipes, backticks, Markdown punctuation and HTML cannot break out.
+func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
+	run, err := Prepare(run, opts)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	sum := Summarize(run)
+	j := Verdict(run)
+
+	p("## %s %s: %s\n\n", headlineIcon[sum.Headline], md(toolName(run)), upper(sum.Headline))
+	where := run.Target.Command
+	if where == "" {
+		where = run.Target.URL
+	}
+	p("**Target** (%s, %s): %s  \n", md(orElse(run.Target.Role, "target")), md(run.Target.Kind), md(where))
+	p("**Run** started %s, took %s, transport %s", startedAt(run), run.Duration, md(run.Transport))
+	if run.LabelFilter != "" {
+		p(", label filter %s", md(run.LabelFilter))
+	}
+	p("  \n**Verdict for CI:** ")
+	if j.Failed(false) {
+		p("failed — %d unexpected failures, %d harness errors, %d stale baseline entries\n\n", len(j.Failures), len(j.Errors), len(j.Stale))
+	} else {
+		p("passed — no unexpected failures\n\n")
+	}
+
+	p("| Protocol | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
+	p("|---|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, vs := range sum.Versions {
+		c := vs.Counts
+		p("| %s | %s %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(string(vs.Version)), headlineIcon[vs.Headline], vs.Headline,
+			mdRate(vs.Must), mdRate(vs.Should), c.Pass, c.Fail, c.Warn, c.Error, c.Untestable, c.NA)
+	}
+	p("\nPass rate = pass / (pass + broken) at that level; n/a, untestable and error checks are not in it and are counted on their own. Untestable checks were not run and are never counted as passing.\n")
+	if sum.Baselined > 0 {
+		p("%s expected by the baseline; they are still counted above.\n", plural(sum.Baselined, "broken check is", "broken checks are"))
+	}
+	p("\n")
+
+	for _, vs := range sum.Versions {
+		if len(vs.Cells) == 0 {
+			continue
+		}
+		p("### %s by area and level\n\n", md(string(vs.Version)))
+		p("| Area | Level | | pass | fail | warn | error | untestable | n/a |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, c := range vs.Cells {
+			p("| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(c.Area), md(orElse(string(c.Level), "-")), outcomeIcon[c.Counts.Worst()],
+				c.Counts.Pass, c.Counts.Fail, c.Counts.Warn, c.Counts.Error, c.Counts.Untestable, c.Counts.NA)
+		}
+		p("\n")
+	}
+
+	if ps := problems(run); len(ps) > 0 {
+		p("### Failures, warnings and errors (%d)\n\n", len(ps))
+		more := 0
+		if len(ps) > mdMaxProblems {
+			more, ps = len(ps)-mdMaxProblems, ps[:mdMaxProblems]
+		}
+		for _, c := range ps {
+			p("#### %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
+			if c.Level != "" {
+				p(" (%s)", md(string(c.Level)))
+			}
+			p("\n\n")
+			if c.Title != "" {
+				p("%s  \n", md(c.Title))
+			}
+			if c.Baselined {
+				p("*Baselined (expected):* %s  \n", md(c.BaselineReason))
+			}
+			p("\n")
+			for _, id := range c.Requirements {
+				if r, ok := run.Requirements[id]; ok {
+					p("- %s (%s): %s — %s\n", mdCode(id), md(string(r.Level)), md(r.Summary), md(r.Source()))
+				} else {
+					p("- %s\n", mdCode(id))
+				}
+			}
+			p("\n<details><summary>Expected, actual and transcript</summary>\n\n")
+			p("%s\n\n</details>\n\n", pre(mdDetails(c, opts.Verbose)))
+		}
+		if more > 0 {
+			p("… and %d more; the JSON and HTML reports list them all.\n\n", more)
+		}
+	}
+
+	for _, o := range []Outcome{Untestable, NA, Pass} {
+		var cs []Check
+		for _, c := range run.Checks {
+			if c.Outcome == o {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		p("<details><summary>%s %s checks (%d)</summary>\n\n", outcomeIcon[o], o.Label(), len(cs))
+		more := 0
+		if len(cs) > mdMaxListed {
+			more, cs = len(cs)-mdMaxListed, cs[:mdMaxListed]
+		}
+		for _, c := range cs {
+			p("- %s %s", mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
+			if c.Reason != "" {
+				p(": %s", md(c.Reason))
+			}
+			p("\n")
+		}
+		if more > 0 {
+			p("- … and %d more\n", more)
+		}
+		p("\n</details>\n\n")
+	}
+
+	if b := run.Baseline; b != nil && len(b.Stale) > 0 {
+		p("### Stale baseline entries (%d)\n\n", len(b.Stale))
+		for _, s := range b.Stale {
+			p("- %s\n", md(s.String()))
+		}
+		p("\n")
+	}
+	if f := run.Fuzz; f != nil {
+		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, f.Duration, execRate(f), f.Seed, len(f.Findings))
+		for _, fd := range f.Findings {
+			p("- **%s** %s: %s", md(fd.Kind), mdCode(fd.ID), md(fd.Message))
+			if len(fd.Requirements) > 0 {
+				p(" (%s %s)", md(strings.Join(fd.Requirements, ", ")), md(string(fd.Level)))
+			}
+			p("  \n  reproduce: %s\n", mdCode(fd.Reproducer))
+		}
+		p("\n")
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write Markdown report: %w", err)
+	}
+	return nil
+}
+
+func mdRate(r Rate) string {
+	if r.Judged() == 0 {
+		return "n/a (nothing judged)"
+	}
+	return fmt.Sprintf("%s (%d/%d)", r.Percent(), r.Pass, r.Judged())
+}
+
+// mdDetails is the body of a problem's collapsed details.
+func mdDetails(c Check, verbose bool) string {
+	var b strings.Builder
+	if c.Expected != "" {
+		fmt.Fprintf(&b, "expected: %s\n", c.Expected)
+	}
+	if c.Actual != "" {
+		fmt.Fprintf(&b, "actual:   %s\n", c.Actual)
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(&b, "reason:   %s\n", c.Reason)
+	}
+	evs := c.Transcript
+	if !verbose && len(evs) > excerptEvents {
+		fmt.Fprintf(&b, "transcript (last %d of %d events):\n", excerptEvents, len(evs))
+		evs = evs[len(evs)-excerptEvents:]
+	} else if len(evs) > 0 {
+		b.WriteString("transcript:\n")
+	}
+	for _, e := range evs {
+		b.WriteString("  " + eventLine(e, verbose, "    ") + "\n")
+	}
+	return b.String()
+}

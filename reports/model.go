@@ -1,0 +1,257 @@
+package reports
+
+import (
+	"encoding/base64"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+)
+
+// Schema is the value of Run.Schema for reports this package writes.
+const Schema = "mcpcheck.report/v1"
+
+// Run is the result of one mcpcheck run against one target: the checks it
+// judged, optionally a fuzzing campaign, and the baseline it was held to.
+//
+// Durations are time.Duration in Go and integer nanoseconds in JSON (fields
+// ending in "Ns").
+type Run struct {
+	// Schema names the report format; writers always write Schema.
+	Schema string `json:"schema"`
+	Tool   Tool   `json:"tool"`
+	Target Target `json:"target"`
+	// Started is when the run began; writers print it in UTC.
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"durationNs"`
+	// Versions are the protocol versions the run tested, oldest first.
+	Versions []spec.Version `json:"versions"`
+	// Transport is the transport the run used: "stdio", "streamable" or
+	// "sse" (or "auto" as requested when the run could not tell).
+	Transport string `json:"transport"`
+	// LabelFilter is the label expression that selected the checks, if any.
+	LabelFilter string  `json:"labelFilter,omitempty"`
+	Checks      []Check `json:"checks"`
+	// Fuzz summarises a fuzzing campaign, when the run included one.
+	Fuzz *FuzzSummary `json:"fuzz,omitempty"`
+	// Baseline says which baseline file the run was held to (see Apply).
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
+	// Requirements is a snapshot of the catalog records the checks cite,
+	// keyed by ID, so a report stays readable when the catalog moves on.
+	// Writers fill in missing entries from Options.Catalog.
+	Requirements map[string]Requirement `json:"requirements,omitempty"`
+}
+
+// Tool names the program that produced the run.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target kinds.
+const (
+	TargetStdio = "stdio" // a process spoken to over stdin/stdout
+	TargetHTTP  = "http"  // a streamable HTTP endpoint
+	TargetSSE   = "sse"   // a 2024-11-05 HTTP+SSE endpoint
+)
+
+// Target describes what was tested. The caller redacts it; writers redact
+// it again.
+type Target struct {
+	// Kind is TargetStdio, TargetHTTP or TargetSSE.
+	Kind string `json:"kind"`
+	// Command is the command line of a stdio target, as the user gave it.
+	Command string `json:"command,omitempty"`
+	// URL is the endpoint of an HTTP or SSE target.
+	URL string `json:"url,omitempty"`
+	// Role is "server" when mcpcheck judged a server, "client" when it
+	// played the server to judge a client.
+	Role string `json:"role,omitempty"`
+	// HeaderNames are the names of headers the user added (--header); their
+	// values are never stored, and are redacted wherever they appear.
+	HeaderNames []string `json:"headerNames,omitempty"`
+}
+
+// Check is one judged check for one protocol version and transport.
+// (ID, Version, Transport) identifies it within a run.
+type Check struct {
+	// ID is the check's stable name, such as
+	// "lifecycle/initialize/echoes-supported-version".
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Requirements are the catalog IDs the check holds the target to.
+	Requirements []string `json:"requirements"`
+	// Level is the strongest level among the requirements.
+	Level     catalog.Level `json:"level"`
+	Area      string        `json:"area"`
+	Version   spec.Version  `json:"version"`
+	Transport string        `json:"transport,omitempty"`
+	Outcome   Outcome       `json:"outcome"`
+	// Expected and Actual say what the target was held to and what it did.
+	Expected string `json:"expected,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	// Reason says why a check is n/a, untestable or an error.
+	Reason     string        `json:"reason,omitempty"`
+	Duration   time.Duration `json:"durationNs"`
+	Transcript []WireEvent   `json:"transcript,omitempty"`
+	// Baselined is set by Apply when a failing check is listed in the
+	// baseline; BaselineReason is the entry's reason.
+	Baselined      bool   `json:"baselined,omitempty"`
+	BaselineReason string `json:"baselineReason,omitempty"`
+}
+
+// Key identifies the check within a run.
+func (c Check) Key() CheckKey { return CheckKey{ID: c.ID, Version: c.Version, Transport: c.Transport} }
+
+// Broken reports whether the outcome is fail, warn or error. A check whose
+// outcome was never set counts as an error of the harness.
+func (c Check) Broken() bool {
+	return c.Outcome == Fail || c.Outcome == Warn || c.Outcome == Error || !c.Outcome.Valid()
+}
+
+// CheckKey identifies a check within a run.
+type CheckKey struct {
+	ID        string       `json:"id"`
+	Version   spec.Version `json:"version,omitempty"`
+	Transport string       `json:"transport,omitempty"`
+}
+
+// String is "ID [version transport]".
+func (k CheckKey) String() string {
+	s := k.ID
+	switch {
+	case k.Version != "" && k.Transport != "":
+		s += " [" + string(k.Version) + " " + k.Transport + "]"
+	case k.Version != "":
+		s += " [" + string(k.Version) + "]"
+	case k.Transport != "":
+		s += " [" + k.Transport + "]"
+	}
+	return s
+}
+
+// Direction says which way a wire event went.
+type Direction string
+
+// The directions.
+const (
+	Sent     Direction = "sent"     // from mcpcheck to the target
+	Received Direction = "received" // from the target to mcpcheck
+	Note     Direction = "note"     // an observation of the harness (a timeout, an exit)
+)
+
+// WireEvent is one message, HTTP exchange or observation in a transcript.
+type WireEvent struct {
+	// Offset is the time since the run started.
+	Offset    time.Duration `json:"offsetNs"`
+	Direction Direction     `json:"direction"`
+	// Raw holds the bytes on the wire as text. When they are not valid
+	// UTF-8, Raw holds their standard base64 encoding and Base64 is set;
+	// use RawBytes to build an event and Bytes to read one.
+	Raw    string    `json:"raw,omitempty"`
+	Base64 bool      `json:"base64,omitempty"`
+	HTTP   *HTTPInfo `json:"http,omitempty"`
+	Note   string    `json:"note,omitempty"`
+}
+
+// HTTPInfo is the HTTP side of a wire event. Status is 0 on a request.
+type HTTPInfo struct {
+	Method  string              `json:"method,omitempty"`
+	URL     string              `json:"url,omitempty"`
+	Status  int                 `json:"status,omitempty"`
+	Headers map[string][]string `json:"headers,omitempty"`
+}
+
+// RawBytes returns the Raw and Base64 fields for b: b as text when it is
+// valid UTF-8, else its base64 encoding.
+func RawBytes(b []byte) (raw string, isBase64 bool) {
+	if utf8.Valid(b) {
+		return string(b), false
+	}
+	return base64.StdEncoding.EncodeToString(b), true
+}
+
+// Bytes returns the event's bytes, decoding Raw when Base64 is set.
+func (e WireEvent) Bytes() ([]byte, error) {
+	if !e.Base64 {
+		return []byte(e.Raw), nil
+	}
+	b, err := base64.StdEncoding.DecodeString(e.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("wire event at %v: raw is flagged base64 but does not decode: %w", e.Offset, err)
+	}
+	return b, nil
+}
+
+// FuzzSummary is the outcome of a fuzzing campaign.
+type FuzzSummary struct {
+	Duration time.Duration `json:"durationNs"`
+	Seed     int64         `json:"seed"`
+	Execs    int64         `json:"execs"`
+	// Samples are throughput measurements over the campaign, in time order.
+	Samples  []ThroughputSample `json:"samples,omitempty"`
+	Findings []Finding          `json:"findings,omitempty"`
+}
+
+// ThroughputSample is the fuzzing rate measured at Offset into the campaign.
+type ThroughputSample struct {
+	Offset      time.Duration `json:"offsetNs"`
+	ExecsPerSec float64       `json:"execsPerSec"`
+}
+
+// Finding kinds.
+const (
+	FindingCrash     = "crash"     // the target exited or dropped the connection
+	FindingHang      = "hang"      // the target stopped answering in time
+	FindingViolation = "violation" // a conformance check failed on a fuzzed input
+)
+
+// Finding is one problem a fuzzing campaign found, with how to reproduce it.
+type Finding struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// Requirements and Level are set when a conformance oracle fired.
+	Requirements []string      `json:"requirements,omitempty"`
+	Level        catalog.Level `json:"level,omitempty"`
+	Message      string        `json:"message"`
+	// Reproducer is a command that replays the finding
+	// ("mcpcheck replay findings/x.jsonl --stdio ...").
+	Reproducer string `json:"reproducer"`
+	// Input is where the minimized input was saved.
+	Input      string      `json:"input,omitempty"`
+	Transcript []WireEvent `json:"transcript,omitempty"`
+}
+
+// BaselineInfo records the baseline a run was held to, set by Apply.
+type BaselineInfo struct {
+	// Source names the baseline file.
+	Source  string  `json:"source"`
+	Entries int     `json:"entries"`
+	Matched int     `json:"matched"`
+	Stale   []Stale `json:"stale,omitempty"`
+}
+
+// Requirement is a snapshot of a catalog record, as cited by checks.
+type Requirement struct {
+	ID      string        `json:"id"`
+	Level   catalog.Level `json:"level"`
+	Area    string        `json:"area"`
+	Summary string        `json:"summary"`
+	Page    string        `json:"page"`
+	Section string        `json:"section"`
+	Since   spec.Version  `json:"since"`
+	Until   spec.Version  `json:"until,omitempty"`
+}
+
+// Source is "page § section (since[..until])", for example
+// "basic/lifecycle § Initialization (2024-11-05..)".
+func (r Requirement) Source() string {
+	return fmt.Sprintf("%s § %s (%s..%s)", r.Page, r.Section, r.Since, r.Until)
+}
+
+// RequirementOf snapshots a catalog record.
+func RequirementOf(r catalog.Record) Requirement {
+	return Requirement{ID: r.ID, Level: r.Level, Area: r.Area, Summary: r.Summary, Page: r.Page, Section: r.Section, Since: r.Since, Until: r.Until}
+}
