@@ -45,7 +45,9 @@ func (id ID) String() string {
 }
 
 // MarshalJSON encodes the id; an absent id encodes as null so that callers
-// must decide themselves to omit it.
+// must decide themselves to omit it (the omitzero struct tag option does, as
+// ID has an IsZero method). Strings are escaped like encoding/json does,
+// except that <, > and & are left alone.
 func (id ID) MarshalJSON() ([]byte, error) {
 	switch {
 	case !id.set:
