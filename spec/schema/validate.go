@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -230,7 +231,16 @@ func (s *versionSchema) check(def string, inst any, prefix string) []Violation {
 	if !ok {
 		return []Violation{{Kind: KindSchema, Pointer: prefix, Message: fmt.Sprintf("validation failed: %v", err)}}
 	}
-	return s.explain(ve, prefix)
+	// The validator walks object members in map order; sort so that the same
+	// message always yields the same list (reports and goldens depend on it).
+	vs := s.explain(ve, prefix)
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].Pointer != vs[j].Pointer {
+			return vs[i].Pointer < vs[j].Pointer
+		}
+		return vs[i].Message < vs[j].Message
+	})
+	return vs
 }
 
 func dedupe(vs []Violation) []Violation {
