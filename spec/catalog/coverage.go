@@ -15,13 +15,15 @@ type AreaCoverage struct {
 }
 
 // Coverage matches the catalog's wire-testable MUST, MUST NOT, SHOULD and
-// SHOULD NOT requirements of role (records of role "both" count for server
-// and client) against checked (requirement ID -> check names) and excluded
-// (requirement ID -> written reason). Areas come out in catalog order.
+// SHOULD NOT requirements of role against checked (requirement ID -> check
+// names) and excluded (requirement ID -> written reason). Records of role
+// "both" count for server and client; for the server side, requirements on
+// the MCP server as an OAuth resource server count too. Areas come out in
+// catalog order.
 func (c *Catalog) Coverage(role Role, checked map[string][]string, excluded map[string]string) []AreaCoverage {
 	by := map[string]*AreaCoverage{}
-	for _, r := range c.Select(Filter{Role: role, Testability: Wire}) {
-		if r.Level == May {
+	for _, r := range c.Records {
+		if r.Testability != Wire || r.Level == May || !CountsFor(r.Role, role) {
 			continue
 		}
 		a := by[r.Area]
@@ -56,4 +58,11 @@ func (r Record) VersionRange() string {
 		return string(r.Since) + ".."
 	}
 	return string(r.Since) + ".." + string(r.Until)
+}
+
+// CountsFor reports whether a requirement of role r binds the side "side"
+// (server or client) of an MCP connection: its own role, "both", and for the
+// server side the resource-server role.
+func CountsFor(r, side Role) bool {
+	return r == side || r == RoleBoth || (side == RoleServer && r == RoleResourceServer)
 }
