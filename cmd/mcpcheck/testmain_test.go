@@ -1,0 +1,20 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for the mcpcheck binary. The
+// default run starts "<self> reference server --stdio"; under go test, self
+// is this test binary, which must then behave as mcpcheck does instead of
+// running the tests again (which would start itself again, without end).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
+		e := &env{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+		os.Exit(runEnv(e, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
