@@ -1,0 +1,267 @@
+// Package expect is mcpcheck's event loop: wait for the frame a check is
+// about while collecting every other frame, accept any of several outcomes
+// the specification permits, and say in words what was expected and what
+// was seen.
+//
+// Like h2spec's verifier, Wait treats everything that can happen as an
+// event: a frame that settles an alternative, a frame that is about the
+// check but wrong (a rejection with the wrong code is not a pass), the end
+// of the stream, and a timeout. An alternative may accept a timeout
+// (Silence) or an end of stream, so "the target must not answer" is as
+// easy to write as "the target must answer".
+package expect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+)
+
+// Source is where frames come from: a wire.Conn or a session.
+type Source interface {
+	Recv(ctx context.Context) (wire.Frame, error)
+}
+
+// Verdict is what an alternative says about one frame.
+type Verdict int
+
+// The verdicts.
+const (
+	// Unrelated: the frame is not about this alternative.
+	Unrelated Verdict = iota
+	// Accepted: the frame satisfies the alternative.
+	Accepted
+	// Rejected: the frame is the one the alternative is about, but it is
+	// wrong; the reason says how.
+	Rejected
+)
+
+// Alt is one outcome the specification permits.
+type Alt struct {
+	// Desc says what the alternative accepts, for reports: "an error
+	// response to id 3 with code -32601 (MethodNotFound)".
+	Desc string
+	// On judges a frame. It may be nil for alternatives about silence only.
+	On func(f wire.Frame) (Verdict, string)
+	// OnTimeout makes silence until the timeout this alternative.
+	OnTimeout bool
+}
+
+// Status is how a wait ended.
+type Status int
+
+// The statuses.
+const (
+	// Matched: a frame (or the timeout) satisfied an alternative.
+	Matched Status = iota + 1
+	// Mismatched: a frame the check is about arrived, and it satisfied no
+	// alternative.
+	Mismatched
+	// TimedOut: nothing settled the wait in time, and no alternative
+	// accepts silence.
+	TimedOut
+	// Ended: the stream the check waits on ended (or the request failed)
+	// first.
+	Ended
+	// Flooded: more frames than Options.MaxFrames arrived without one that
+	// settles the wait.
+	Flooded
+	// Aborted: the harness gave up (its context was cancelled or the
+	// connection closed under it): the target is not to blame.
+	Aborted
+)
+
+var statusNames = [...]string{"", "matched", "mismatched", "timed out", "ended", "flooded", "aborted"}
+
+// String names the status: "matched", "timed out", ...
+func (s Status) String() string {
+	if s > 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// Options bound a wait. Zero fields take the defaults.
+type Options struct {
+	// Timeout bounds the wait (default 10 s).
+	Timeout time.Duration
+	// MaxFrames bounds how many other frames may arrive (default 10000).
+	MaxFrames int
+	// Stream, when set, is the HTTP exchange the answer must come on: its
+	// end or failure settles the wait, and so does a non-SSE answer on it
+	// that matches nothing (it is the exchange's only answer). On stdio the
+	// end of stdout always settles the wait.
+	Stream string
+	// KeepOthers bounds how many other frames the result keeps (default
+	// 256; the rest are counted).
+	KeepOthers int
+}
+
+// Observed is how a wait ended, with the evidence.
+type Observed struct {
+	Status Status
+	// Alt is the index of the alternative that matched, -1 otherwise.
+	Alt int
+	// Frame is the frame that settled the wait (zero on a timeout).
+	Frame wire.Frame
+	// Others are the frames that arrived meanwhile, in order, at most
+	// Options.KeepOthers of them; Dropped counts the rest.
+	Others  []wire.Frame
+	Dropped int
+	// Expected and Actual say what was accepted and what happened, in
+	// words for a report.
+	Expected string
+	Actual   string
+	// Err is set when Status is Aborted.
+	Err     error
+	Elapsed time.Duration
+}
+
+// OK reports whether an alternative matched.
+func (r Observed) OK() bool { return r.Status == Matched }
+
+// TargetFault reports whether the result is the target's doing (it did not
+// match, and the harness did not abort).
+func (r Observed) TargetFault() bool { return r.Status != Matched && r.Status != Aborted }
+
+// Describe lists alternatives as "A; or B; or C".
+func Describe(alts []Alt) string {
+	var ds []string
+	for _, a := range alts {
+		ds = append(ds, a.Desc)
+	}
+	return strings.Join(ds, "; or ")
+}
+
+// Wait receives frames from src until one settles an alternative, one is
+// about the check but wrong, the stream ends, the timeout passes or too
+// many frames arrive. Frames that are about none of the alternatives are
+// collected in Observed.Others. Wait never blocks longer than the timeout
+// (or ctx).
+func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = 10000
+	}
+	if o.KeepOthers <= 0 {
+		o.KeepOthers = 256
+	}
+	start := time.Now()
+	res := Observed{Alt: -1, Expected: Describe(alts)}
+	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	finish := func(s Status, actual string) Observed {
+		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
+		return res
+	}
+	seen := 0
+	for {
+		f, err := src.Recv(wctx)
+		if err != nil {
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				for i, a := range alts {
+					if a.OnTimeout {
+						res.Alt = i
+						return finish(Matched, fmt.Sprintf("nothing within %v%s", o.Timeout, res.meanwhile()))
+					}
+				}
+				return finish(TimedOut, fmt.Sprintf("no answer within %v%s", o.Timeout, res.meanwhile()))
+			default:
+				res.Err = err
+				return finish(Aborted, fmt.Sprintf("the harness stopped waiting: %v", err))
+			}
+		}
+		var reasons []string
+		rejected := false
+		for i, a := range alts {
+			if a.On == nil {
+				continue
+			}
+			v, why := a.On(f)
+			switch v {
+			case Accepted:
+				res.Alt, res.Frame = i, f
+				return finish(Matched, "got "+f.Describe())
+			case Rejected:
+				rejected = true
+				if why != "" {
+					reasons = append(reasons, why)
+				}
+			}
+		}
+		if rejected {
+			res.Frame = f
+			actual := "got " + f.Describe()
+			if len(reasons) > 0 {
+				actual += ": " + strings.Join(dedupe(reasons), "; ")
+			}
+			return finish(Mismatched, actual)
+		}
+		if settlesByEnd(f, o.Stream) {
+			res.Frame = f
+			return finish(Ended, "before that, "+f.Describe()+res.meanwhile())
+		}
+		if o.Stream != "" && f.Stream == o.Stream && f.HTTP != nil && !f.InSSE {
+			// A JSON body or a bare status is the whole answer of its
+			// exchange: nothing more will come on this stream.
+			res.Frame = f
+			return finish(Ended, "the exchange's only answer was "+f.Describe()+res.meanwhile())
+		}
+		seen++
+		if len(res.Others) < o.KeepOthers {
+			res.Others = append(res.Others, f)
+		} else {
+			res.Dropped++
+		}
+		if seen >= o.MaxFrames {
+			return finish(Flooded, fmt.Sprintf("%d frames arrived without one that settles the check (the target floods)", seen))
+		}
+	}
+}
+
+func settlesByEnd(f wire.Frame, stream string) bool {
+	if f.Kind != wire.KindEnd && f.Kind != wire.KindTransportError {
+		return false
+	}
+	return f.Stream == wire.StreamStdio || (stream != "" && f.Stream == stream)
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// meanwhile summarises the other frames for an Actual text.
+func (r Observed) meanwhile() string {
+	n := len(r.Others) + r.Dropped
+	if n == 0 {
+		return ""
+	}
+	const show = 3
+	var ds []string
+	for i, f := range r.Others {
+		if i == show {
+			break
+		}
+		ds = append(ds, f.Describe())
+	}
+	more := ""
+	if n > show {
+		more = fmt.Sprintf("; and %d more", n-show)
+	}
+	return fmt.Sprintf(" (meanwhile %d other frame(s): %s%s)", n, strings.Join(ds, "; "), more)
+}

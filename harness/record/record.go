@@ -1,0 +1,209 @@
+// Package record keeps the transcript of a run: every frame sent to and
+// received from the target, with its direction, time offset, exact bytes
+// and HTTP metadata, as reports.WireEvent values that checks attach to
+// their results.
+package record
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// Options bound a Recorder. Zero fields take the defaults.
+type Options struct {
+	// MaxEvents is how many events are kept (default 100000); beyond it the
+	// oldest are dropped and counted.
+	MaxEvents int
+	// MaxRaw is how many bytes of one event are kept (default 64 KiB); the
+	// rest is cut and the event's note says so.
+	MaxRaw int
+}
+
+// Mark is a position in a transcript.
+type Mark int
+
+// Recorder is a wire.Tap that keeps a transcript. Attach it to every Conn
+// of a run with Conn.Observe; take a Mark when a check begins and Since
+// when it ends.
+//
+// Concurrency: all methods are safe for concurrent use.
+type Recorder struct {
+	mu      sync.Mutex
+	start   time.Time
+	opts    Options
+	events  []reports.WireEvent
+	base    int // Mark of events[0]
+	dropped int
+}
+
+// New returns a recorder whose offsets count from start (the start of the
+// run).
+func New(start time.Time, o Options) *Recorder {
+	if o.MaxEvents <= 0 {
+		o.MaxEvents = 100000
+	}
+	if o.MaxRaw <= 0 {
+		o.MaxRaw = 64 << 10
+	}
+	return &Recorder{start: start, opts: o}
+}
+
+// Start is the time offsets count from.
+func (r *Recorder) Start() time.Time { return r.start }
+
+func (r *Recorder) add(e reports.WireEvent, at time.Time) {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	e.Offset = at.Sub(r.start)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+	if over := len(r.events) - r.opts.MaxEvents; over > 0 {
+		r.events = append(r.events[:0:0], r.events[over:]...)
+		r.base += over
+		r.dropped += over
+	}
+}
+
+func (r *Recorder) raw(e *reports.WireEvent, b []byte) string {
+	note := ""
+	if len(b) > r.opts.MaxRaw {
+		note = fmt.Sprintf("%d bytes, cut to the first %d in this transcript", len(b), r.opts.MaxRaw)
+		b = b[:r.opts.MaxRaw]
+	}
+	e.Raw, e.Base64 = reports.RawBytes(b)
+	return note
+}
+
+func httpInfo(h *wire.HTTPInfo) *reports.HTTPInfo {
+	if h == nil {
+		return nil
+	}
+	return &reports.HTTPInfo{Method: h.Method, URL: h.URL, Status: h.Status, Headers: map[string][]string(h.Header.Clone())}
+}
+
+// Sent records something sent to the target.
+func (r *Recorder) Sent(o wire.Outgoing) {
+	e := reports.WireEvent{Direction: reports.Sent, HTTP: httpInfo(o.HTTP)}
+	notes := []string{}
+	if o.Stream != "" && o.Stream != wire.StreamStdio {
+		notes = append(notes, "stream "+o.Stream)
+	}
+	if n := r.raw(&e, o.Raw); n != "" {
+		notes = append(notes, n)
+	}
+	e.Note = strings.Join(notes, "; ")
+	r.add(e, o.Time)
+}
+
+// Received records a frame from the target.
+func (r *Recorder) Received(f wire.Frame) {
+	e := reports.WireEvent{Direction: reports.Received, HTTP: httpInfo(f.HTTP)}
+	var notes []string
+	if f.Stream != "" && f.Stream != wire.StreamStdio {
+		notes = append(notes, "stream "+f.Stream)
+	}
+	if f.Kind != wire.KindMessage {
+		notes = append(notes, f.Kind.String())
+	}
+	switch f.Kind {
+	case wire.KindTooLong:
+		notes = append(notes, fmt.Sprintf("%d bytes discarded", f.Size))
+	case wire.KindEnd, wire.KindTransportError:
+		if f.Err != nil {
+			notes = append(notes, f.Err.Error())
+		}
+	}
+	if f.Event != "" {
+		notes = append(notes, "SSE event "+f.Event)
+	}
+	if f.HasEventID {
+		notes = append(notes, fmt.Sprintf("SSE id %q", f.EventID))
+	}
+	if f.HasRetry {
+		notes = append(notes, fmt.Sprintf("SSE retry %v", f.Retry))
+	}
+	if f.CR {
+		notes = append(notes, "line ended in CR LF")
+	}
+	if f.Unterminated {
+		notes = append(notes, "unterminated")
+	}
+	if n := r.raw(&e, f.Raw); n != "" {
+		notes = append(notes, n)
+	}
+	e.Note = strings.Join(notes, "; ")
+	r.add(e, f.Time)
+}
+
+// Noted records an observation of the harness.
+func (r *Recorder) Noted(text string, at time.Time) {
+	r.add(reports.WireEvent{Direction: reports.Note, Note: text}, at)
+}
+
+// Note records an observation now.
+func (r *Recorder) Note(format string, args ...any) {
+	r.Noted(fmt.Sprintf(format, args...), time.Now())
+}
+
+// Mark returns the current end of the transcript.
+func (r *Recorder) Mark() Mark {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Mark(r.base + len(r.events))
+}
+
+// Since returns a copy of the events recorded after m. When events after m
+// were already dropped (MaxEvents), the copy starts with a note saying how
+// many.
+func (r *Recorder) Since(m Mark) []reports.WireEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := int(m) - r.base
+	var out []reports.WireEvent
+	if i < 0 {
+		out = append(out, reports.WireEvent{Direction: reports.Note, Note: fmt.Sprintf("%d earlier events of this check were dropped from the transcript", -i)})
+		i = 0
+	}
+	if i > len(r.events) {
+		i = len(r.events)
+	}
+	return append(out, r.events[i:]...)
+}
+
+// Discard forgets the events before m, once no check needs them.
+func (r *Recorder) Discard(m Mark) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := int(m) - r.base
+	if i <= 0 {
+		return
+	}
+	if i > len(r.events) {
+		i = len(r.events)
+	}
+	r.events = append(r.events[:0:0], r.events[i:]...)
+	r.base += i
+}
+
+// Events returns a copy of every event kept.
+func (r *Recorder) Events() []reports.WireEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]reports.WireEvent(nil), r.events...)
+}
+
+// Dropped is how many events were dropped for MaxEvents.
+func (r *Recorder) Dropped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+var _ wire.Tap = (*Recorder)(nil)

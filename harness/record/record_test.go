@@ -1,0 +1,64 @@
+package record
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+func TestRecorderKeepsBothDirectionsPerCheck(t *testing.T) {
+	r := New(time.Now(), Options{MaxRaw: 16})
+	c, peer := wire.Pipe(wire.Limits{})
+	defer c.Close()
+	defer c.Observe(r)()
+	go func() {
+		buf := make([]byte, 1024)
+		n, _ := peer.Read(buf)
+		peer.Write(buf[:n])
+		io.WriteString(peer, "\xff\xfe not utf8\n")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r.Note("before the check")
+	m := r.Mark()
+	c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	c.Recv(ctx)
+	c.Recv(ctx)
+	ev := r.Since(m)
+	if len(ev) != 3 {
+		t.Fatalf("got %d events: %+v", len(ev), ev)
+	}
+	if ev[0].Direction != reports.Sent || ev[1].Direction != reports.Received || ev[2].Direction != reports.Received {
+		t.Errorf("directions: %v %v %v", ev[0].Direction, ev[1].Direction, ev[2].Direction)
+	}
+	if !strings.Contains(ev[0].Note, "cut to the first 16") || len(ev[0].Raw) != 16 {
+		t.Errorf("the long event must be cut: %+v", ev[0])
+	}
+	if !ev[2].Base64 || !strings.Contains(ev[2].Note, "garbage") {
+		t.Errorf("non-UTF-8 garbage: %+v", ev[2])
+	}
+	if ev[0].Offset <= 0 || ev[1].Offset < ev[0].Offset {
+		t.Errorf("offsets %v %v", ev[0].Offset, ev[1].Offset)
+	}
+	r.Discard(m)
+	if got := len(r.Events()); got != 3 {
+		t.Errorf("after Discard %d events", got)
+	}
+}
+
+func TestRecorderBound(t *testing.T) {
+	r := New(time.Now(), Options{MaxEvents: 3})
+	m := r.Mark()
+	for i := 0; i < 5; i++ {
+		r.Received(wire.Frame{Kind: wire.KindMessage, Raw: []byte("{}"), Time: time.Now()})
+	}
+	ev := r.Since(m)
+	if len(ev) != 4 || ev[0].Direction != reports.Note || r.Dropped() != 2 {
+		t.Errorf("events %+v dropped %d", ev, r.Dropped())
+	}
+}

@@ -1,0 +1,112 @@
+package session
+
+import (
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Config says how the built-in client behaves. Zero fields take the
+// defaults.
+type Config struct {
+	// Version is the protocol version to request (default 2025-11-25 for
+	// stateful sessions, 2026-07-28 for stateless ones).
+	Version spec.Version
+	// ClientInfo names the client (default mcpcheck).
+	ClientInfo mcp.Implementation
+	// Capabilities are declared to the server; nil means DefaultCapabilities
+	// for the version.
+	Capabilities *mcp.ClientCapabilities
+	// Roots answer roots/list (default one root, file:///mcpcheck/root).
+	Roots []mcp.Root
+	// Sampling shapes the canned model.
+	Sampling Sampling
+	// Elicitation says how elicitation requests are answered.
+	Elicitation Elicitation
+	// Timeout bounds each wait for an answer (default 10 s).
+	Timeout time.Duration
+	// MaxRounds bounds the multi round-trip loop (default 8).
+	MaxRounds int
+	// MaxKept bounds the notifications, server requests and findings kept
+	// (default 10000 each; the rest are counted).
+	MaxKept int
+}
+
+// Sampling configures the canned model that answers sampling requests.
+type Sampling struct {
+	// Text is the model's answer (default "mcpcheck canned answer").
+	Text string
+	// Model is the model name reported (default "mcpcheck-canned").
+	Model string
+	// UseTools makes the model call the first offered tool when toolChoice
+	// is auto; with toolChoice required it always does.
+	UseTools bool
+}
+
+// Elicitation configures answers to elicitation requests.
+type Elicitation struct {
+	// Action is accept (the default), decline or cancel.
+	Action mcp.ElicitAction
+	// Content overrides generated form values, by property name.
+	Content map[string]any
+}
+
+// DefaultCapabilities is what the built-in client declares in version v:
+// roots (with listChanged before 2026-07-28), sampling (with tools from
+// 2025-11-25) and elicitation (from 2025-06-18; form and URL modes from
+// 2025-11-25). It never declares tasks.
+func DefaultCapabilities(v spec.Version) mcp.ClientCapabilities {
+	c := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{}, Sampling: &mcp.SamplingCapability{}}
+	if v.Era() == spec.Stateful {
+		c.Roots.ListChanged = mcp.Bool(true)
+	}
+	if v.Compare(spec.V20251125) >= 0 {
+		c.Sampling.Tools = mcp.Present()
+	}
+	switch {
+	case v.Compare(spec.V20251125) >= 0:
+		c.Elicitation = &mcp.ElicitationCapability{Form: mcp.Present(), URL: mcp.Present()}
+	case v.Compare(spec.V20250618) >= 0:
+		c.Elicitation = &mcp.ElicitationCapability{}
+	}
+	return c
+}
+
+func (c Config) withDefaults(era spec.Era) Config {
+	if c.Version == "" {
+		c.Version = spec.V20251125
+		if era == spec.Stateless {
+			c.Version = spec.V20260728
+		}
+	}
+	if c.ClientInfo.Name == "" {
+		c.ClientInfo = mcp.Implementation{Name: "mcpcheck", Version: "dev"}
+	}
+	if c.Capabilities == nil {
+		caps := DefaultCapabilities(c.Version)
+		c.Capabilities = &caps
+	}
+	if c.Roots == nil {
+		c.Roots = []mcp.Root{{URI: "file:///mcpcheck/root", Name: "mcpcheck"}}
+	}
+	if c.Sampling.Text == "" {
+		c.Sampling.Text = "mcpcheck canned answer"
+	}
+	if c.Sampling.Model == "" {
+		c.Sampling.Model = "mcpcheck-canned"
+	}
+	if c.Elicitation.Action == "" {
+		c.Elicitation.Action = mcp.ActionAccept
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.MaxRounds <= 0 {
+		c.MaxRounds = 8
+	}
+	if c.MaxKept <= 0 {
+		c.MaxKept = 10000
+	}
+	return c
+}

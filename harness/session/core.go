@@ -1,0 +1,311 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// unwrapper is implemented by connections that wrap a wire.Conn, such as
+// *target.Conn.
+type unwrapper interface{ Unwrap() wire.Conn }
+
+// headerPoster is the streamable HTTP connection's per-request header hook.
+type headerPoster interface {
+	Post(ctx context.Context, body []byte, extra http.Header) (string, error)
+	SetHeader(name, value string)
+}
+
+// ServerRequest is a request the target sent the client, with the answer
+// the built-in client gave.
+type ServerRequest struct {
+	Frame  wire.Frame
+	Answer []byte
+}
+
+// Reply is the outcome of one request: what the wait observed and, when a
+// response arrived, its result or error.
+type Reply struct {
+	ID     jsonrpc.ID
+	Method string
+	Stream string
+	// Observed is how the wait for the response ended.
+	Observed expect.Observed
+	// Result is set when a success response arrived; Error when an error
+	// response did.
+	Result json.RawMessage
+	Error  *jsonrpc.ErrorObject
+	// Rounds are the earlier rounds of a multi round-trip request, oldest
+	// first (stateless only).
+	Rounds []Reply
+	// Resumed lists the SSE event IDs the session resumed the response
+	// stream after (GET with Last-Event-ID), when the target closed it
+	// before the response (streamable HTTP, 2025-03-26 through 2025-11-25).
+	Resumed []string
+	// Err is set when the request could not be sent, or (MRTR) the loop
+	// could not continue.
+	Err error
+}
+
+// OK reports whether a success response arrived.
+func (r Reply) OK() bool { return r.Err == nil && r.Result != nil }
+
+// Decode decodes the result into v.
+func (r Reply) Decode(v any) error {
+	if r.Result == nil {
+		return fmt.Errorf("session: %s (id %s) has no result: %s", r.Method, r.ID, r.Describe())
+	}
+	if err := json.Unmarshal(r.Result, v); err != nil {
+		return fmt.Errorf("session: the %s result does not decode as %T: %v", r.Method, v, err)
+	}
+	return nil
+}
+
+// Describe says what happened, for a report or an error.
+func (r Reply) Describe() string {
+	if r.Err != nil {
+		return r.Err.Error()
+	}
+	return r.Observed.Actual
+}
+
+// core is what stateful and stateless sessions share.
+type core struct {
+	conn  wire.Conn
+	raw   wire.Conn // unwrapped, for transport-specific methods
+	cfg   Config
+	val   *Validator
+	untap func()
+
+	nextID int64
+
+	mu        sync.Mutex
+	streams   map[string]streamPos
+	irregular []wire.Frame
+	notes     []wire.Frame
+	requests  []ServerRequest
+	dropped   int
+	answer    func(ctx context.Context, f wire.Frame) []byte
+}
+
+func newCore(conn wire.Conn, cfg Config) *core {
+	c := &core{conn: conn, raw: conn, cfg: cfg, val: NewValidator(cfg.Version, cfg.MaxKept)}
+	if u, ok := conn.(unwrapper); ok {
+		c.raw = u.Unwrap()
+	}
+	c.untap = conn.Observe(c.val)
+	return c
+}
+
+// Conn is the connection the session drives; use it for raw sends. What
+// it receives still goes through the session (Recv).
+func (c *core) Conn() wire.Conn { return c.conn }
+
+// Config is the session's configuration, defaults filled in.
+func (c *core) Config() Config { return c.cfg }
+
+// Validator is the schema validator on the connection.
+func (c *core) Validator() *Validator { return c.val }
+
+// Detach removes the session's validator from the connection.
+func (c *core) Detach() { c.untap() }
+
+// Findings returns the problems noticed so far: schema violations of
+// everything received, and what the built-in client had to refuse.
+func (c *core) Findings() []Finding { return c.val.Findings() }
+
+// Notifications returns the notifications received so far.
+func (c *core) Notifications() []wire.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]wire.Frame(nil), c.notes...)
+}
+
+// ServerRequests returns the requests the target sent and their answers.
+func (c *core) ServerRequests() []ServerRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]ServerRequest(nil), c.requests...)
+}
+
+// Irregular returns the frames that passed through the session and are
+// not clean messages: garbage (not JSON), lines over the size limit, and
+// messages framed with CR LF or cut off by the end of the stream. They are
+// what the stdio "nothing but MCP messages on stdout" checks judge.
+func (c *core) Irregular() []wire.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]wire.Frame(nil), c.irregular...)
+}
+
+// NextID allocates a fresh request id.
+func (c *core) NextID() jsonrpc.ID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextID++
+	return jsonrpc.IntID(c.nextID)
+}
+
+// Recv returns the next frame from the target. Server requests are
+// answered by the built-in client (stateful sessions) before the frame is
+// returned, and notifications are kept; both are still returned, so a
+// check can wait for them.
+func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
+	f, err := c.conn.Recv(ctx)
+	if err != nil {
+		return f, err
+	}
+	if f.Kind == wire.KindGarbage || f.Kind == wire.KindTooLong || f.CR || f.Unterminated {
+		c.mu.Lock()
+		if len(c.irregular) < c.cfg.MaxKept {
+			c.irregular = append(c.irregular, f)
+		}
+		c.mu.Unlock()
+	}
+	if f.InSSE && (f.HasEventID || f.HasRetry) {
+		c.mu.Lock()
+		if c.streams == nil || len(c.streams) > 1000 {
+			c.streams = map[string]streamPos{}
+		}
+		p := c.streams[f.Stream]
+		if f.HasEventID {
+			p.lastID, p.hasID = f.EventID, true
+		}
+		if f.HasRetry {
+			p.retry = f.Retry
+		}
+		c.streams[f.Stream] = p
+		c.mu.Unlock()
+	}
+	if f.Kind == wire.KindMessage {
+		switch f.Msg.Shape {
+		case jsonrpc.KindNotification:
+			c.mu.Lock()
+			if len(c.notes) < c.cfg.MaxKept {
+				c.notes = append(c.notes, f)
+			} else {
+				c.dropped++
+			}
+			c.mu.Unlock()
+		case jsonrpc.KindRequest:
+			var ans []byte
+			if c.answer != nil {
+				ans = c.answer(ctx, f)
+			}
+			c.mu.Lock()
+			if len(c.requests) < c.cfg.MaxKept {
+				c.requests = append(c.requests, ServerRequest{Frame: f, Answer: ans})
+			}
+			c.mu.Unlock()
+		}
+	}
+	return f, nil
+}
+
+// Wait waits for one of alts with the session's timeout, answering server
+// requests meanwhile.
+func (c *core) Wait(ctx context.Context, alts ...expect.Alt) expect.Observed {
+	return c.WaitFor(ctx, expect.Options{Timeout: c.cfg.Timeout}, alts...)
+}
+
+// WaitFor is Wait with explicit options.
+func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt) expect.Observed {
+	if o.Timeout <= 0 {
+		o.Timeout = c.cfg.Timeout
+	}
+	return expect.Wait(ctx, c, o, alts...)
+}
+
+// SendRaw sends b exactly (see wire.Conn.SendRaw).
+func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) { return c.conn.SendRaw(ctx, b) }
+
+// send encodes and sends one message, with extra HTTP headers when the
+// connection is streamable HTTP.
+func (c *core) send(ctx context.Context, msg []byte, h http.Header) (string, error) {
+	if hp, ok := c.raw.(headerPoster); ok && len(h) > 0 {
+		return hp.Post(ctx, msg, h)
+	}
+	return c.conn.Send(ctx, msg)
+}
+
+// streamPos is what the session knows of an SSE stream, for resumption.
+type streamPos struct {
+	lastID string
+	hasID  bool
+	retry  time.Duration
+}
+
+// maxResumes bounds how often one response stream is resumed.
+const maxResumes = 5
+
+// waitResponse waits for the response to id and builds a Reply. On
+// streamable HTTP, when the response stream ends before the response after
+// carrying an event ID, it waits the stream's retry time and resumes with
+// GET and Last-Event-ID, as the transport asks of a client, at most
+// maxResumes times.
+func (c *core) waitResponse(ctx context.Context, id jsonrpc.ID, method, stream string) Reply {
+	o := expect.Options{Timeout: c.cfg.Timeout}
+	h, isHTTP := c.raw.(*wire.HTTP)
+	if isHTTP {
+		o.Stream = stream // on HTTP+SSE the answer comes on the GET stream instead
+	}
+	var resumed []string
+	obs := c.WaitFor(ctx, o, expect.AnyResponse(id))
+	for isHTTP && obs.Status == expect.Ended && obs.Frame.Kind == wire.KindEnd && obs.Frame.InSSE && len(resumed) < maxResumes {
+		c.mu.Lock()
+		pos := c.streams[o.Stream]
+		delete(c.streams, o.Stream)
+		c.mu.Unlock()
+		if !pos.hasID {
+			break
+		}
+		if pos.retry > 0 {
+			// The transport requires honouring retry before reconnecting.
+			t := time.NewTimer(min(pos.retry, c.cfg.Timeout))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+		next, err := h.Resume(ctx, pos.lastID)
+		if err != nil {
+			break
+		}
+		resumed = append(resumed, pos.lastID)
+		o.Stream = next
+		prev := obs
+		obs = c.WaitFor(ctx, o, expect.AnyResponse(id))
+		obs.Others = append(append(prev.Others, prev.Frame), obs.Others...)
+	}
+	r := Reply{ID: id, Method: method, Stream: stream, Observed: obs, Resumed: resumed}
+	if obs.OK() {
+		switch obs.Frame.Msg.Shape {
+		case jsonrpc.KindResponse:
+			r.Result = obs.Frame.Msg.Result
+		case jsonrpc.KindErrorResponse:
+			r.Error = obs.Frame.Msg.Error
+		}
+	}
+	return r
+}
+
+// isHTTP reports whether the session speaks streamable HTTP.
+func (c *core) isHTTP() bool {
+	_, ok := c.raw.(headerPoster)
+	return ok
+}
+
+func (c *core) finding(f Finding) { c.val.add(f) }
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+var _ = spec.Latest

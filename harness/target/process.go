@@ -1,0 +1,226 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// Process is a running stdio target. Its stdin and stdout are pipes the
+// caller wraps in a wire.Stdio; its stderr is drained into a Ring.
+//
+// Concurrency: every method is safe for concurrent use.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+	ring   *Ring
+	grace  time.Duration
+
+	errDone chan struct{} // stderr drained
+	exited  chan struct{}
+	state   *os.ProcessState
+	waitErr error
+	started time.Time
+
+	stopOnce sync.Once
+	stopMu   sync.Mutex
+	stopLog  []string
+}
+
+// StartProcess starts t's command in a new process group with fresh pipes.
+// It returns once the process has started; it does not wait for anything
+// the process writes.
+func StartProcess(t Target) (*Process, error) {
+	if !t.IsStdio() {
+		return nil, errors.New("target: StartProcess needs a command target")
+	}
+	path, err := exec.LookPath(t.Command)
+	if err != nil {
+		return nil, fmt.Errorf("target: cannot run %q: %w; check the command and PATH", t.Command, err)
+	}
+	cmd := exec.Command(path, t.Args...)
+	cmd.Dir = t.Dir
+	if t.CleanEnv {
+		cmd.Env = append([]string{}, t.Env...)
+	} else {
+		cmd.Env = append(os.Environ(), t.Env...)
+	}
+	setGroup(cmd)
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("target: creating the stdin pipe: %w", err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("target: creating the stdout pipe: %w", err)
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("target: creating the stderr pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("target: starting %q: %w", t.Command, err)
+	}
+	// The child holds its own copies; ours would keep the pipes open.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p := &Process{
+		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
+		ring: NewRing(t.StderrTail), grace: t.Timeouts.WithDefaults().Grace,
+		errDone: make(chan struct{}), exited: make(chan struct{}), started: time.Now(),
+	}
+	go func() {
+		defer close(p.errDone)
+		io.Copy(p.ring, errR)
+	}()
+	go func() {
+		err := cmd.Wait()
+		p.state, p.waitErr = cmd.ProcessState, err
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Stdin is the write end of the process's stdin.
+func (p *Process) Stdin() *os.File { return p.stdin }
+
+// Stdout is the read end of the process's stdout.
+func (p *Process) Stdout() *os.File { return p.stdout }
+
+// Stderr holds the tail of what the process wrote to stderr.
+func (p *Process) Stderr() *Ring { return p.ring }
+
+// Pid is the process ID, which is also its process group ID.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Exited is closed when the process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitState returns the exit state once the process has exited, else nil.
+func (p *Process) ExitState() *os.ProcessState {
+	select {
+	case <-p.exited:
+		return p.state
+	default:
+		return nil
+	}
+}
+
+// ExitDescription says how the process ended ("exited with status 0",
+// "killed by signal terminated"), or "still running".
+func (p *Process) ExitDescription() string {
+	st := p.ExitState()
+	if st == nil {
+		return "still running"
+	}
+	return describeState(st)
+}
+
+// ShutdownLog lists what Stop did and saw, in order, for the stdio
+// shutdown checks and for reports.
+func (p *Process) ShutdownLog() []string {
+	p.stopMu.Lock()
+	defer p.stopMu.Unlock()
+	return append([]string(nil), p.stopLog...)
+}
+
+func (p *Process) log(format string, args ...any) {
+	p.stopMu.Lock()
+	p.stopLog = append(p.stopLog, fmt.Sprintf(format, args...))
+	p.stopMu.Unlock()
+}
+
+// Stop shuts the process down the way the stdio transport asks: it closes
+// stdin and waits up to the grace period; then sends SIGTERM to the whole
+// process group and waits again; then sends SIGKILL to the group, which it
+// always does last so that grandchildren left behind are killed too. It
+// then closes the pipes and waits for the stderr reader. It returns when
+// the process has exited, or with an error if even SIGKILL did not end it
+// within the grace period (or ctx ended). It is idempotent.
+func (p *Process) Stop(ctx context.Context) error {
+	var err error
+	p.stopOnce.Do(func() { err = p.stop(ctx) })
+	return err
+}
+
+func (p *Process) stop(ctx context.Context) error {
+	wait := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-p.exited:
+			return true
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	begin := time.Now()
+	p.stdin.Close()
+	if wait(p.grace) {
+		p.log("closed stdin; the process %s after %v", describeState(p.state), time.Since(begin).Round(time.Millisecond))
+	} else {
+		p.log("closed stdin; the process was still running after %v; sent SIGTERM to its process group", p.grace)
+		signalGroup(p.cmd, sigTerm)
+		if wait(p.grace) {
+			p.log("after SIGTERM the process %s", describeState(p.state))
+		} else {
+			p.log("the process ignored SIGTERM for %v; sent SIGKILL to its process group", p.grace)
+		}
+	}
+	// Always: stragglers in the group (grandchildren) must not outlive us.
+	signalGroup(p.cmd, sigKill)
+	var err error
+	if !wait(p.grace) {
+		err = fmt.Errorf("target: process %d did not exit after SIGKILL within %v", p.Pid(), p.grace)
+	}
+	// Let the stderr reader drain what the group wrote before the pipe is
+	// closed under it (every writer is dead by now, unless one survived
+	// SIGKILL; then give up after the grace period).
+	t := time.NewTimer(p.grace)
+	select {
+	case <-p.errDone:
+	case <-t.C:
+	}
+	t.Stop()
+	p.stdout.Close()
+	p.stderr.Close()
+	<-p.errDone
+	return err
+}
+
+func describeState(st *os.ProcessState) string {
+	if st == nil {
+		return "still running"
+	}
+	if st.Exited() {
+		return fmt.Sprintf("exited with status %d", st.ExitCode())
+	}
+	return "ended: " + st.String()
+}

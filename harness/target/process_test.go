@@ -1,0 +1,192 @@
+package target
+
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/record"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+)
+
+func TestStdioEchoAndGracefulExit(t *testing.T) {
+	checkGoroutines(t)
+	tg := helperTarget(t, "echo")
+	tg.Timeouts.Grace = 20 * time.Second // the exit path under test; generous for loaded machines
+	c, err := Connect(ctxT(t, 30*time.Second), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t, 30*time.Second)
+	if _, err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","method":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Recv(ctx)
+	if err != nil || f.Kind != wire.KindMessage {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	log := strings.Join(c.Process.ShutdownLog(), "; ")
+	if !strings.Contains(log, "closed stdin; the process exited with status 0") {
+		t.Errorf("shutdown log = %q", log)
+	}
+	if !strings.Contains(string(c.Process.Stderr().Tail()), "echo: starting") {
+		t.Errorf("stderr tail = %q", c.Process.Stderr().Tail())
+	}
+}
+
+func TestStdioGarbageOnStdout(t *testing.T) {
+	c, err := Connect(ctxT(t, 30*time.Second), helperTarget(t, "garbage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f, err := c.Recv(ctxT(t, 30*time.Second))
+	if err != nil || f.Kind != wire.KindGarbage || string(f.Raw) != "Server listening on stdio" {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+}
+
+func TestStdioChildIgnoringSIGTERMIsKilled(t *testing.T) {
+	checkGoroutines(t)
+	c, err := Connect(ctxT(t, 30*time.Second), helperTarget(t, "ignore-term"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := c.Recv(ctxT(t, 30*time.Second)); err != nil || f.Msg.Method != "ready" {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	log := strings.Join(c.Process.ShutdownLog(), "; ")
+	if !strings.Contains(log, "ignored SIGTERM") {
+		t.Errorf("shutdown log = %q", log)
+	}
+	if st := c.Process.ExitState(); st == nil || st.Exited() {
+		t.Errorf("the process must have been killed by a signal: %v", c.Process.ExitDescription())
+	}
+}
+
+func TestStdioGrandchildIsKilledWithTheGroup(t *testing.T) {
+	checkGoroutines(t)
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("process groups are POSIX")
+	}
+	c, err := Connect(ctxT(t, 30*time.Second), helperTarget(t, "grandchild"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Recv(ctxT(t, 30*time.Second))
+	if err != nil || f.Msg.Method != "grandchild" {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	var p struct{ Pid int }
+	json.Unmarshal(f.Msg.Params, &p)
+	if p.Pid == 0 || !alive(p.Pid) {
+		t.Fatalf("grandchild pid %d not alive", p.Pid)
+	}
+	done := make(chan error)
+	go func() { done <- c.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Close hung while the grandchild holds stdout open")
+	}
+	if !waitDead(p.Pid, 30*time.Second) {
+		t.Errorf("grandchild %d survived the process group kill", p.Pid)
+	}
+}
+
+func TestStderrFloodKeepsTheTail(t *testing.T) {
+	tg := helperTarget(t, "stderr-flood")
+	tg.StderrTail = 4096
+	c, err := Connect(ctxT(t, 30*time.Second), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The process says on stdout when its stderr flood is written; Close
+	// then waits for the stderr reader to drain the pipe.
+	if f, err := c.Recv(ctxT(t, 30*time.Second)); err != nil || f.Msg.Method != "flooded" {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	c.Close()
+	tail := c.Process.Stderr().Tail()
+	if len(tail) != 4096 || !strings.HasSuffix(string(tail), "LAST LINE\n") {
+		t.Errorf("tail is %d bytes ending %q", len(tail), tail[max(0, len(tail)-20):])
+	}
+}
+
+func TestRing(t *testing.T) {
+	r := NewRing(8)
+	r.Write([]byte("abc"))
+	r.Write([]byte("defgh"))
+	r.Write([]byte("ij"))
+	if got := string(r.Tail()); got != "cdefghij" {
+		t.Errorf("tail = %q", got)
+	}
+	r.Write([]byte("0123456789"))
+	if got := string(r.Tail()); got != "23456789" || r.Total() != 20 {
+		t.Errorf("tail = %q total %d", got, r.Total())
+	}
+}
+
+func TestHugeLineIsAnEvent(t *testing.T) {
+	tg := helperTarget(t, "huge")
+	tg.Limits.MaxMessage = 1 << 20
+	c, err := Connect(ctxT(t, 30*time.Second), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := ctxT(t, 30*time.Second)
+	f, err := c.Recv(ctx)
+	if err != nil || f.Kind != wire.KindTooLong || f.Size < 3<<20 {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	f, err = c.Recv(ctx)
+	if err != nil || f.Msg.Method != "after" {
+		t.Fatalf("the reader must resume after a too-long line: %v %s", err, f.Describe())
+	}
+}
+
+func TestCrashMidLine(t *testing.T) {
+	rec := record.New(time.Now(), record.Options{})
+	c, err := Connect(ctxT(t, 30*time.Second), helperTarget(t, "crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Observe(rec)
+	defer c.Close()
+	ctx := ctxT(t, 30*time.Second)
+	f, err := c.Recv(ctx)
+	if err != nil || !f.Unterminated || f.Kind != wire.KindGarbage {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	if f, err = c.Recv(ctx); err != nil || f.Kind != wire.KindEnd {
+		t.Fatalf("%v %s", err, f.Describe())
+	}
+	<-c.Process.Exited()
+	if got := c.Process.ExitDescription(); got != "exited with status 3" {
+		t.Errorf("exit = %q", got)
+	}
+	c.Close()
+	found := false
+	for _, e := range rec.Events() {
+		found = found || e.Note == "the target process exited with status 3"
+	}
+	if !found {
+		t.Errorf("the transcript does not note the exit: %+v", rec.Events())
+	}
+}
