@@ -1,5 +1,6 @@
-// Package reference will hold mcpcheck's reference MCP server and client
-// (in reference/server and reference/client): complete peers for every
-// protocol version and transport, with fault switches that break one named
-// requirement each. It is not built yet.
+// Package reference holds mcpcheck's reference MCP peers: reference/server,
+// a complete server for every protocol version and transport with fault
+// switches that each break one named requirement, and reference/client, a
+// complete client library and CLI. They are ordinary MCP implementations:
+// they never import the harness or the suites that judge them.
 package reference

@@ -42,6 +42,10 @@ type Run struct {
 	// keyed by ID, so a report stays readable when the catalog moves on.
 	// Writers fill in missing entries from Options.Catalog.
 	Requirements map[string]Requirement `json:"requirements,omitempty"`
+	// Problems are faults of the harness itself found during the run (a
+	// check that cited an unknown requirement, recorded no outcome, or
+	// panicked). A run with problems is not trustworthy; the CLI exits 3.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Tool names the program that produced the run.
@@ -72,6 +76,11 @@ type Target struct {
 	// HeaderNames are the names of headers the user added (--header); their
 	// values are never stored, and are redacted wherever they appear.
 	HeaderNames []string `json:"headerNames,omitempty"`
+	// StderrTail is the end of what a stdio target wrote to stderr, kept
+	// bounded by the harness.
+	StderrTail string `json:"stderrTail,omitempty"`
+	// ExitStatus says how a stdio target's process ended, when it did.
+	ExitStatus string `json:"exitStatus,omitempty"`
 }
 
 // Check is one judged check for one protocol version and transport.
@@ -153,7 +162,10 @@ type WireEvent struct {
 	Raw    string    `json:"raw,omitempty"`
 	Base64 bool      `json:"base64,omitempty"`
 	HTTP   *HTTPInfo `json:"http,omitempty"`
-	Note   string    `json:"note,omitempty"`
+	// Stream names the HTTP response or SSE stream the event travelled on,
+	// when the transport has more than one.
+	Stream string `json:"stream,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // HTTPInfo is the HTTP side of a wire event. Status is 0 on a request.

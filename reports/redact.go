@@ -285,7 +285,15 @@ func Redact(run *Run, cfg Redaction) *Run {
 	out.Target.Command = r.command(run.Target.Command)
 	out.Target.URL = r.url(run.Target.URL)
 	out.Target.HeaderNames = append([]string(nil), run.Target.HeaderNames...)
+	out.Target.StderrTail = r.text(run.Target.StderrTail)
+	out.Target.ExitStatus = r.text(run.Target.ExitStatus)
 	out.LabelFilter = r.text(run.LabelFilter)
+	if run.Problems != nil {
+		out.Problems = make([]string, len(run.Problems))
+		for i, p := range run.Problems {
+			out.Problems[i] = r.text(p)
+		}
+	}
 	out.Versions = append(out.Versions[:0:0], run.Versions...)
 	if run.Checks != nil {
 		out.Checks = make([]Check, len(run.Checks))

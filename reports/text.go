@@ -109,11 +109,37 @@ func WriteText(w io.Writer, run *Run, opts Options) error {
 	}
 	t.baseline(run)
 	t.fuzz(run)
+	t.harnessProblems(run, opts.Verbose)
 	t.verdict(run)
 	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("write text report: %w", err)
 	}
 	return nil
+}
+
+// harnessProblems lists faults of the harness itself, and with verbose the
+// target's exit status and stderr tail.
+func (t *textWriter) harnessProblems(run *Run, verbose bool) {
+	if len(run.Problems) > 0 {
+		t.printf("%s\n", t.paint(ansiBold+ansiRed, "Harness problems (this run is not trustworthy; please report them):"))
+		for _, p := range run.Problems {
+			t.printf("  - %s\n", printable(p))
+		}
+		t.printf("\n")
+	}
+	if !verbose {
+		return
+	}
+	if run.Target.ExitStatus != "" {
+		t.printf("Target exit: %s\n", printable(run.Target.ExitStatus))
+	}
+	if run.Target.StderrTail != "" {
+		t.printf("Target stderr (tail):\n")
+		for _, line := range strings.Split(strings.TrimRight(run.Target.StderrTail, "\n"), "\n") {
+			t.printf("  | %s\n", printable(line))
+		}
+		t.printf("\n")
+	}
 }
 
 func (t *textWriter) header(run *Run) {

@@ -1,4 +1,110 @@
-// Package scenarios will hold the Ginkgo conformance suites, one file per
-// protocol area, each check citing requirement IDs of spec/catalog. It is not
-// built yet.
+// Package scenarios holds mcpcheck's conformance suites: Ginkgo specs that
+// judge an MCP server over any transport, one file per protocol area, each
+// check citing requirement IDs of spec/catalog. The same suites run from
+// the mcpcheck binary (Run, from cmd/mcpcheck) and under go test (against
+// the reference server, built into a temporary directory and started as
+// "mcpcheck reference server --stdio").
+//
+// # Layout
+//
+//	doc.go         this documentation
+//	labels.go      the frozen label registry: Area, Level, Version, Transport, Role, Fixture, Mode
+//	registry.go    Def, Register, Checks, CheckedRequirements (the static check registry)
+//	exclusions.go  Exclusions: requirement ID -> why it has no check
+//	runner.go      Config, Run, Result: builds the Ginkgo tree and runs it against a target
+//	env.go         T (what a check body gets), Conn, Sess, pools, observations
+//	helpers.go     small helpers shared by area files
+//	jsonrpc.go lifecycle.go ping.go stdio.go logging.go pagination.go   the areas
+//
+// # How a run works
+//
+// Run takes a target (stdio command or URL), the protocol versions, a label
+// filter and timeouts. For each version it opens one pooled session
+// (harness.Pool of harness.Shared, keyed by version: a target is started
+// once per version, not once per check), records whether the server speaks
+// the version and what it declared, then runs every registered check as a
+// Ginkgo It labelled with its area, level, version, role, transport, mode
+// and fixtures: first the active checks in registration order, then the
+// passive ones, which judge everything the target sent during the version
+// (every frame on every connection of the version is kept, bounded, for
+// them; every message is also schema-validated by the harness sessions).
+// Verdicts: pass; fail (a MUST broken); warn (a SHOULD broken); n/a (outside
+// the version window, a capability not declared, a version the server does
+// not speak, a transport the check is not about); untestable (a fixture
+// absent: never green); error (the harness broke). ginkgo.RunSpecs runs once
+// per process; a later Run in the same process (or Config.Direct) runs the
+// same specs in the same order without Ginkgo.
+//
+// # Adding an area file
+//
+// 1. Create AREA.go (one file per protocol area, named after it:
+// tools.go, resources.go, http.go, ...). Register the checks from a
+// package-level var, each declared once:
+//
+//	var _ = Register(
+//		Def{
+//			ID:           "tools/unknown-tool",            // AREA/what; stable, unique
+//			Area:         "tools",                         // a catalog area (catalog.Areas)
+//			Title:        "calling an unknown tool is refused with -32602",
+//			Requirements: []string{"tools.errors.unknown-tool"}, // catalog IDs, server side, MUST/SHOULD
+//			Labels:       []string{Fixture("test_simple_text")}, // optional; see labels.go
+//			Body: func(t *T) {
+//				if !t.RequireCapability("tools") { // n/a when not declared
+//					return
+//				}
+//				c := t.Session()              // pooled, initialized session of t.Version()
+//				s := c.S()                    // era-neutral: Stateful or Stateless
+//				id, st, err := s.Request(t.Ctx, "tools/call", map[string]any{"name": "mcpcheck-no-such-tool"})
+//				if err != nil {
+//					t.Error(err)
+//					return
+//				}
+//				t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
+//					expect.Error(id, jsonrpc.InvalidParams)))
+//			},
+//		},
+//	)
+//
+// 2. Cite the catalog: `mcpcheck spec list --role server --testability wire
+// --area AREA` lists what the area must cover, `mcpcheck spec show ID` one
+// record. The levels of the cited records decide fail versus warn, and
+// their version windows gate the check (outside them it is n/a without
+// running). TestRegistryCitesKnownServerRequirements fails on an unknown ID,
+// a client-side ID or a MAY.
+//
+// 3. Gate honestly, never green by default:
+//   - capabilities: t.RequireCapability("resources.subscribe") (n/a);
+//   - versions: Def.Since/Until/Eras narrow further than the records;
+//   - transports: Def.Transports ([]string{"stdio"}) or t.Stdio();
+//   - fixtures: t.RequireTool("test_tool_with_logging") or
+//     t.RequireFixture(ok, why) (untestable), and label the check with
+//     Fixture(name) (add the name to fixtureNames in labels.go);
+//   - version support: checks are n/a when the server does not speak the
+//     version, unless Def.Unsupported (negotiation checks).
+//
+// 4. Sessions: t.Session() borrows an initialized (2024-11-05..2025-11-25)
+// or discovered (2026-07-28) session; call t.Taint() when the check leaves
+// it in a state other checks must not see (broken bytes sent, log level
+// changed, subscriptions). t.Fresh() is a new connection that has sent
+// nothing (handshake checks). Both are released at the end of the check.
+// Sentinel(ctx, s) sends ping (or server/discover) to know earlier input was
+// processed; t.WaitQuiet watches a short window for what must not arrive.
+// Never sleep: wait for frames with expect, and bound every wait.
+//
+// 5. Say what was expected of the target and what it did: t.Judge and
+// t.JudgeReply take Expected/Actual from the expect result; t.Fail,
+// t.Violation(req, expected, actual) and t.Saw for the rest.
+//
+// 6. Passive checks (Def.Passive) read t.Observed() (every frame of the
+// version, with the method each response answers) and t.SessionFindings()
+// (schema violations, undeclared capabilities) and end n/a when there was
+// nothing to judge.
+//
+// 7. Coverage: a wire-testable server MUST/SHOULD with no check gets an
+// entry in Exclusions with the reason, or stays missing in `mcpcheck spec
+// coverage`. Raise coverageFloor in registry_test.go when coverage grows.
+//
+// 8. Prove it fires: when the reference server has a fault switch for the
+// requirement (`mcpcheck reference server --list-faults`), add a row to
+// faultCases in faults_test.go.
 package scenarios

@@ -107,7 +107,7 @@ func (e checkFailed) Error() string { return e.msg }
 func dispatch(e *env, args []string) error {
 	stdout := e.stdout
 	if len(args) == 0 {
-		return notBuiltError{"the full suite against the embedded reference server", "Server conformance"}
+		return defaultMain(e)
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":
@@ -118,7 +118,7 @@ func dispatch(e *env, args []string) error {
 	case "spec":
 		return specCmd(args[1:], stdout)
 	case "server":
-		return notBuiltError{"'mcpcheck server'", "Server conformance"}
+		return serverMain(e, args[1:])
 	case "client":
 		return notBuiltError{"'mcpcheck client'", "Client conformance"}
 	case "fuzz":

@@ -1,7 +1,109 @@
 package main
 
-// referenceServerMain runs "mcpcheck reference server ARGS". It is replaced
-// by the reference server's CLI when that is built.
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reference/server"
+)
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// referenceServerMain runs "mcpcheck reference server ARGS": the reference
+// MCP server over stdio (--stdio) or HTTP (--http ADDR). Its io comes from
+// e; it stops when e.ctx is cancelled.
 func referenceServerMain(e *env, args []string) error {
-	return notBuiltError{"'mcpcheck reference server'", "Reference server"}
+	fs := flag.NewFlagSet("mcpcheck reference server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	stdio := fs.Bool("stdio", false, "serve one client on stdin/stdout")
+	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR (host:port; the host defaults to 127.0.0.1)")
+	legacy := fs.Bool("legacy-sse", false, "also serve the 2024-11-05 HTTP+SSE transport (GET /sse, POST /message)")
+	jsonResp := fs.Bool("json-responses", false, "answer POSTs with application/json instead of SSE streams")
+	pageSize := fs.Int("page-size", 100, "items per page of every list")
+	listFaults := fs.Bool("list-faults", false, "list the fault switches and exit")
+	var faults multiFlag
+	fs.Var(&faults, "fault", "turn on a fault switch (repeatable; see --list-faults)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return usagef("reference server: %v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("reference server: unexpected argument %q", fs.Arg(0))
+	}
+	if *listFaults {
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tREQUIREMENT\tBREAKS")
+		for _, f := range server.Faults() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Requirement, f.Description)
+		}
+		return tw.Flush()
+	}
+	if *stdio == (*httpAddr != "") {
+		return usagef("reference server: give exactly one of --stdio or --http 127.0.0.1:PORT")
+	}
+	if *pageSize < 1 {
+		return usagef("reference server: --page-size must be at least 1, got %d", *pageSize)
+	}
+	if *stdio && (*legacy || *jsonResp) {
+		return usagef("reference server: --legacy-sse and --json-responses apply to --http only")
+	}
+	srv, err := server.New(server.Options{PageSize: *pageSize, Faults: faults, Logs: e.stderr})
+	if err != nil {
+		return usagef("reference server: %v (run with --list-faults to see them)", err)
+	}
+	defer srv.Close()
+	if *stdio {
+		err := srv.ServeStdio(e.ctx, e.stdin, e.stdout, e.stderr)
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	addr := *httpAddr
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	} else if !strings.Contains(addr, ":") {
+		addr = "127.0.0.1:" + addr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("reference server: cannot listen on %s: %v (pick another port, or 127.0.0.1:0 for any free one)", addr, err)
+	}
+	hs := &http.Server{
+		Handler:           srv.HTTPHandler(server.HTTPOptions{JSONResponses: *jsonResp, LegacySSE: *legacy}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          nil,
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck reference server listening on http://%s/mcp\n", ln.Addr())
+	if *legacy {
+		fmt.Fprintf(e.stderr, "legacy HTTP+SSE endpoint: http://%s/sse\n", ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("reference server: %v", err)
+	case <-e.ctx.Done():
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Close()
+	if err := hs.Shutdown(ctx); err != nil {
+		hs.Close()
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -163,13 +164,13 @@ func suggest(cat *catalog.Catalog, id string) string {
 	return "; did you mean " + strings.Join(near, ", ") + "?"
 }
 
-// checkRegistry maps requirement IDs to the checks that cite them. It is
-// empty until the scenario suites are built.
-var checkRegistry = map[string][]string{}
+// checkRegistry maps requirement IDs to the checks that cite them, from the
+// static registry of the scenario suites.
+var checkRegistry = scenarios.CheckedRequirements()
 
 // exclusionRegistry maps requirement IDs to the written reason they have no
 // check.
-var exclusionRegistry = map[string]string{}
+var exclusionRegistry = scenarios.Exclusions
 
 func specCoverage(cat *catalog.Catalog, args []string, stdout io.Writer) error {
 	fs := newFlags("spec coverage")

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+const serverUsage = `Usage: mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
+
+Runs the server conformance suites against one MCP server, once per protocol
+version, and reports every check with the requirement IDs it enforces.
+
+Flags:
+  --stdio "CMD ARGS"       run CMD as a stdio server (killed as a process group)
+  --url URL                an HTTP server (streamable HTTP or legacy HTTP+SSE)
+  --transport T            auto (default), streamable or sse (with --url)
+  --protocol V             a version (2025-11-25), a comma list, all (default) or latest
+  --label-filter EXPR      Ginkgo label filter, e.g. 'area:base && level:must'
+  --header K:V             add an HTTP header (repeatable)
+  --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
+  --timeout D              wait at most D for each answer (default 10s)
+  --baseline FILE          expected failures (JSON); stale entries fail the run
+  --out DIR                write the reports of --format into DIR
+  --format LIST            text,json,junit,md,html,sarif (default text)
+  --verbose                keep transcripts of passing checks; progress per check
+
+Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
+stale baseline entries; 2 usage error; 3 target unreachable or harness error.
+`
+
+// harnessError is mcpcheck failing to do its job (exit 3).
+type harnessError struct{ err error }
+
+func (e harnessError) Error() string { return e.err.Error() }
+func (e harnessError) Unwrap() error { return e.err }
+
+// serverOptions are the parsed flags of "mcpcheck server".
+type serverOptions struct {
+	target      target.Target
+	versions    []spec.Version
+	labelFilter string
+	timeout     time.Duration
+	baseline    string
+	out         string
+	formats     []reports.Format
+	verbose     bool
+}
+
+// serverMain runs "mcpcheck server ARGS".
+func serverMain(e *env, args []string) error {
+	o, err := parseServerFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, serverUsage)
+			return nil
+		}
+		return err
+	}
+	return runServerSuite(e, o)
+}
+
+// defaultMain is "mcpcheck" without arguments: the full suite against the
+// embedded reference server, over stdio, in every version. The target is
+// this very binary ("mcpcheck reference server --stdio").
+func defaultMain(e *env) error {
+	self, err := os.Executable()
+	if err != nil {
+		return harnessError{fmt.Errorf("cannot find the mcpcheck binary to start the embedded reference server: %v", err)}
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck: no target given, checking the embedded reference server (%s reference server --stdio); see 'mcpcheck server --help' to check your own\n", filepath.Base(self))
+	fs, _ := lookupFormats("text")
+	return runServerSuite(e, serverOptions{
+		target:   target.Command(self, "reference", "server", "--stdio"),
+		versions: append([]spec.Version(nil), spec.Versions...),
+		timeout:  10 * time.Second,
+		formats:  fs,
+	})
+}
+
+func parseServerFlags(args []string) (serverOptions, error) {
+	fs := newFlags("server")
+	stdio := fs.String("stdio", "", "")
+	url := fs.String("url", "", "")
+	transport := fs.String("transport", "auto", "")
+	protocol := fs.String("protocol", "all", "")
+	labelFilter := fs.String("label-filter", "", "")
+	timeout := fs.Duration("timeout", 10*time.Second, "")
+	baseline := fs.String("baseline", "", "")
+	out := fs.String("out", "", "")
+	format := fs.String("format", "text", "")
+	verbose := fs.Bool("verbose", false, "")
+	var headers, headerEnvs multiFlag
+	fs.Var(&headers, "header", "")
+	fs.Var(&headerEnvs, "header-env", "")
+	if err := parseFlags(fs, args); err != nil {
+		return serverOptions{}, err
+	}
+	if fs.NArg() > 0 {
+		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
+	}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, baseline: *baseline, out: *out, verbose: *verbose}
+	switch {
+	case (*stdio == "") == (*url == ""):
+		return o, usagef("server: give exactly one of --stdio \"CMD ARGS\" or --url URL")
+	case *stdio != "":
+		argv, err := splitCommand(*stdio)
+		if err != nil {
+			return o, usagef("server: --stdio: %v", err)
+		}
+		o.target = target.Command(argv[0], argv[1:]...)
+		if *transport != "auto" {
+			return o, usagef("server: --transport applies to --url only")
+		}
+		if len(headers) > 0 || len(headerEnvs) > 0 {
+			return o, usagef("server: --header and --header-env apply to --url only")
+		}
+	default:
+		o.target = target.URL(*url)
+		tr, err := target.ParseTransport(*transport)
+		if err != nil || (tr != target.Auto && tr != target.Streamable && tr != target.SSE) {
+			return o, usagef("server: --transport %q: use auto, streamable or sse", *transport)
+		}
+		o.target.Transport = tr
+	}
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return o, usagef("server: --header %q: use NAME:VALUE", h)
+		}
+		o.target.Headers = append(o.target.Headers, target.Header{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	for _, h := range headerEnvs {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			return o, usagef("server: --header-env %q: use NAME:ENVVAR", h)
+		}
+		o.target.Headers = append(o.target.Headers, target.Header{Name: strings.TrimSpace(k), Env: strings.TrimSpace(v)})
+	}
+	if *timeout <= 0 {
+		return o, usagef("server: --timeout must be positive")
+	}
+	o.target.Timeouts.Step = *timeout
+	if err := o.target.Validate(); err != nil {
+		return o, usagef("server: %v", err)
+	}
+	vs, err := parseProtocol(*protocol)
+	if err != nil {
+		return o, err
+	}
+	o.versions = vs
+	if o.formats, err = lookupFormats(*format); err != nil {
+		return o, err
+	}
+	if o.out == "" && (len(o.formats) != 1 || o.formats[0].Name != "text") {
+		return o, usagef("server: --format %s writes files: give --out DIR", *format)
+	}
+	return o, nil
+}
+
+// parseProtocol reads --protocol: all, latest, a version, or a comma list.
+func parseProtocol(s string) ([]spec.Version, error) {
+	switch strings.TrimSpace(s) {
+	case "all", "":
+		return append([]spec.Version(nil), spec.Versions...), nil
+	case "latest":
+		return []spec.Version{spec.Latest}, nil
+	}
+	var out []spec.Version
+	for _, p := range strings.Split(s, ",") {
+		v, err := spec.ParseVersion(strings.TrimSpace(p))
+		if err != nil {
+			return nil, usagef("server: --protocol %q: %v (or use all, latest)", p, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func lookupFormats(s string) ([]reports.Format, error) {
+	var out []reports.Format
+	for _, name := range strings.Split(s, ",") {
+		f, err := reports.LookupFormat(strings.TrimSpace(name))
+		if err != nil {
+			return nil, usagef("server: --format: %v", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// splitCommand splits a command line the way a shell would for simple
+// cases: spaces separate words, single and double quotes group them,
+// backslash escapes the next character outside single quotes.
+func splitCommand(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord, quote, esc := false, rune(0), false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\' && quote != '\'':
+			esc, inWord = true, true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 || esc {
+		return nil, fmt.Errorf("unterminated quote or escape in %q", s)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return out, nil
+}
+
+// progress prints one line per version and one per check that did not
+// pass (per check with --verbose) to w, as checks end.
+func progress(w io.Writer, verbose bool) func(reports.Check) {
+	var last spec.Version
+	n := 0
+	return func(c reports.Check) {
+		if c.Version != last {
+			last = c.Version
+			fmt.Fprintf(w, "== protocol %s\n", c.Version)
+		}
+		n++
+		if verbose || c.Outcome == reports.Fail || c.Outcome == reports.Warn || c.Outcome == reports.Error || c.Outcome == reports.Untestable {
+			fmt.Fprintf(w, "  %-10s %s (%s)\n", c.Outcome, c.ID, c.Duration.Round(time.Millisecond))
+		}
+	}
+}
+
+func runServerSuite(e *env, o serverOptions) error {
+	var bl *reports.Baseline
+	if o.baseline != "" {
+		f, err := os.Open(o.baseline)
+		if err != nil {
+			return usagef("server: --baseline: %v", err)
+		}
+		bl, err = reports.ParseBaseline(o.baseline, f)
+		f.Close()
+		if err != nil {
+			return usagef("server: --baseline: %v", err)
+		}
+	}
+	start := time.Now()
+	res, err := scenarios.Run(e.ctx, scenarios.Config{
+		Target:      o.target,
+		Versions:    o.versions,
+		LabelFilter: o.labelFilter,
+		Session:     session.Config{Timeout: o.timeout},
+		Verbose:     o.verbose,
+		Progress:    progress(e.stderr, o.verbose),
+		Tool:        reports.Tool{Name: programName, Version: programVersion},
+	})
+	if err != nil {
+		if strings.Contains(err.Error(), "label filter") {
+			return usagef("server: --label-filter: %v", err)
+		}
+		return harnessError{fmt.Errorf("server: %w", err)}
+	}
+	run := res.Report
+	if bl != nil {
+		reports.Apply(&run, bl)
+	}
+	ropts := reports.Options{Verbose: o.verbose}
+	for _, h := range o.target.Headers {
+		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
+	}
+	if err := reports.WriteText(e.stdout, &run, ropts); err != nil {
+		return harnessError{err}
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return harnessError{fmt.Errorf("--out: %v", err)}
+		}
+		for _, f := range o.formats {
+			path := filepath.Join(o.out, "mcpcheck-server"+f.Extension)
+			if err := writeFile(path, func(w io.Writer) error { return f.Write(w, &run, ropts) }); err != nil {
+				return harnessError{fmt.Errorf("writing %s: %v", path, err)}
+			}
+		}
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts)
+	if len(res.Problems) > 0 {
+		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(res.Problems...))}
+	}
+	j := reports.Verdict(&run)
+	if j.Failed(false) {
+		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	binOnce sync.Once
+	binFile string
+	binErr  error
+)
+
+// mcpcheckBin builds the mcpcheck binary once: server runs are checked in
+// a subprocess, because Ginkgo runs once per process.
+func mcpcheckBin(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the mcpcheck binary")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpcheck-cmd-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binFile = filepath.Join(dir, "mcpcheck")
+		out, err := exec.Command("go", "build", "-o", binFile, ".").CombinedOutput()
+		if err != nil {
+			binErr = errors.New(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Skipf("mcpcheck does not build: %v", binErr)
+	}
+	return binFile
+}
+
+func runBin(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(mcpcheckBin(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestServerUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"server"},
+		{"server", "--stdio", "x", "--url", "http://127.0.0.1:1/mcp"},
+		{"server", "--stdio", "x", "--protocol", "1999-01-01"},
+		{"server", "--stdio", "x", "--format", "json"},
+		{"server", "--stdio", "x", "--format", "pdf", "--out", "d"},
+		{"server", "--stdio", "x", "--header", "A:b"},
+		{"server", "--url", "http://127.0.0.1:1/mcp", "--transport", "pigeon"},
+		{"server", "--url", "http://127.0.0.1:1/mcp", "--header", "novalue"},
+		{"server", "--stdio", "'unterminated"},
+		{"server", "--stdio", "x", "--label-filter", "area:base &&"},
+		{"server", "extra"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"server", "--help"}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "--label-filter") {
+		t.Errorf("server --help: exit %d, output %q", code, out.String())
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string][]string{
+		`node server.js --port 3`:       {"node", "server.js", "--port", "3"},
+		`"my server" 'a b' c\ d`:        {"my server", "a b", "c d"},
+		`  go run ./cmd/x   --stdio  `:  {"go", "run", "./cmd/x", "--stdio"},
+		`python -c "print('hi there')"`: {"python", "-c", "print('hi there')"},
+	} {
+		got, err := splitCommand(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestServerAgainstReference(t *testing.T) {
+	bin := mcpcheckBin(t)
+	ref := bin + " reference server --stdio"
+	dir := t.TempDir()
+	code, stdout, stderr := runBin(t, "server", "--stdio", ref, "--protocol", "2025-11-25", "--format", "text,json,junit,md,html", "--out", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Protocol 2025-11-25") {
+		t.Errorf("the text report is missing from stdout:\n%s", stdout)
+	}
+	for _, ext := range []string{".txt", ".json", ".xml", ".md", ".html"} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "mcpcheck-server*"+ext))
+		if len(matches) == 0 {
+			files, _ := os.ReadDir(dir)
+			t.Errorf("no %s report in --out (have %v)", ext, files)
+		}
+	}
+}
+
+func TestServerFaultFailsAndBaseline(t *testing.T) {
+	bin := mcpcheckBin(t)
+	ref := bin + " reference server --stdio --fault ping-nonempty-result"
+	args := []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}
+	code, stdout, stderr := runBin(t, args...)
+	if code != exitFailed {
+		t.Fatalf("with a broken ping: exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "ping.response.prompt-empty-result") {
+		t.Errorf("the report does not name the broken requirement:\n%s", stdout)
+	}
+	bl := filepath.Join(t.TempDir(), "baseline.json")
+	os.WriteFile(bl, []byte(`{"entries":[{"check":"ping/empty-result","version":"2025-11-25","reason":"known: the reference runs with a fault"},{"check":"ping/before-initialize","version":"2025-11-25","reason":"known: the same fault"}]}`), 0o644)
+	if code, stdout, stderr := runBin(t, append(args, "--baseline", bl)...); code != exitOK {
+		t.Errorf("with the failure baselined: exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	// The same baseline against a healthy server is stale: exit 1.
+	healthy := []string{"server", "--stdio", bin + " reference server --stdio", "--protocol", "2025-11-25", "--label-filter", "area:ping", "--baseline", bl}
+	if code, stdout, stderr := runBin(t, healthy...); code != exitFailed {
+		t.Errorf("stale baseline entry: exit %d, want %d\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+}
+
+func TestServerUnreachable(t *testing.T) {
+	code, stdout, stderr := runBin(t, "server", "--stdio", "/nonexistent/mcp-server", "--protocol", "2025-11-25")
+	if code != exitHarness {
+		t.Errorf("a command that does not exist: exit %d, want %d\n%s\n%s", code, exitHarness, stdout, stderr)
+	}
+	code, stdout, stderr = runBin(t, "server", "--url", "http://127.0.0.1:1/mcp", "--protocol", "2025-11-25", "--timeout", "2s")
+	if code != exitHarness {
+		t.Errorf("a URL that refuses connections: exit %d, want %d\n%s\n%s", code, exitHarness, stdout, stderr)
+	}
+}
+
+func TestNoArgumentsChecksTheReference(t *testing.T) {
+	code, stdout, stderr := runBin(t)
+	if code != exitOK {
+		t.Fatalf("mcpcheck without arguments: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		if !strings.Contains(stdout, "Protocol "+v) {
+			t.Errorf("no results for %s", v)
+		}
+	}
+}

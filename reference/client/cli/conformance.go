@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reference/client"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Environment variables the official conformance suite sets for a client
+// under test.
+// conformanceClientMetadataURL is the client ID metadata document URL the
+// suite's mock authorization server expects.
+const conformanceClientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+const (
+	envScenario = "MCP_CONFORMANCE_SCENARIO"
+	envVersion  = "MCP_CONFORMANCE_PROTOCOL_VERSION"
+	envContext  = "MCP_CONFORMANCE_CONTEXT"
+)
+
+// conformance plays one client scenario of the official conformance suite
+// against the mock server at the URL operand (the suite appends it as the
+// last argument).
+func conformance(e Env, o *options) error {
+	if len(o.pos) != 2 {
+		return usagef("reference client: conformance needs the server URL as its only operand (the suite appends it)")
+	}
+	o.url = o.pos[1]
+	scenario := e.Getenv(envScenario)
+	if scenario == "" {
+		return usagef("reference client: conformance needs %s set (the conformance suite sets it)", envScenario)
+	}
+	if v := e.Getenv(envVersion); v != "" && o.protocol == "" {
+		o.protocol = v
+	}
+	if o.timeout == client.DefaultTimeout {
+		o.timeout = 10 * time.Second
+	}
+	var sctx struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		ToolCalls    []struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"toolCalls"`
+	}
+	if raw := e.Getenv(envContext); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &sctx); err != nil {
+			return fmt.Errorf("conformance: %s is not usable JSON: %v", envContext, err)
+		}
+	}
+	fmt.Fprintf(e.Stderr, "conformance scenario %s, protocol %s, server %s\n", scenario, orString(o.protocol, string(spec.Latest)), o.url)
+	if sctx.ClientID != "" && o.clientID == "" {
+		o.clientID, o.clientSecret = sctx.ClientID, sctx.ClientSecret
+	}
+	if o.clientMetadataURL == "" {
+		// The suite's authorization server accepts this document URL.
+		o.clientMetadataURL = conformanceClientMetadataURL
+	}
+
+	// The MRTR scenario wants an unrelated call made while the first one
+	// waits for input; the form handler does it through this hook.
+	var (
+		hookMu sync.Mutex
+		hook   func(ctx context.Context)
+	)
+	o.elicit = "accept"
+	c, err := dial(e, o, func(co *client.Options) {
+		co.Roots = []mcp.Root{}
+		form := co.Elicitation.Form
+		co.Elicitation.Form = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			hookMu.Lock()
+			h := hook
+			hook = nil
+			hookMu.Unlock()
+			if h != nil {
+				h(ctx)
+			}
+			return form(ctx, p)
+		}
+		co.Sampling = &client.Sampling{Model: client.ModelFunc(func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.Single(&mcp.TextContent{Text: "ok"}), Model: "mcpcheck-canned", StopReason: mcp.StopEndTurn}, nil
+		})}
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx := e.Ctx
+	call := func(name string, args any) error {
+		res, err := c.CallTool(ctx, name, args, nil)
+		if err != nil {
+			return fmt.Errorf("calling %s: %w", name, err)
+		}
+		printContent(e.Stderr, res.Content)
+		return nil
+	}
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		return err
+	}
+	switch scenario {
+	case "tools_call":
+		return call("add_numbers", map[string]any{"a": 2, "b": 3})
+	case "elicitation-sep1034-client-defaults":
+		return call("test_client_elicitation_defaults", map[string]any{})
+	case "sse-retry":
+		return call("test_reconnection", map[string]any{})
+	case "sep-2322-client-request-state":
+		hookMu.Lock()
+		hook = func(ctx context.Context) {
+			if err := call("test_mrtr_unrelated", map[string]any{}); err != nil {
+				fmt.Fprintf(e.Stderr, "unrelated call: %v\n", err)
+			}
+		}
+		hookMu.Unlock()
+		for _, name := range []string{"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_no_result_type"} {
+			if err := call(name, map[string]any{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "http-standard-headers":
+		for _, t := range tools {
+			if err := call(t.Name, map[string]any{}); err != nil {
+				fmt.Fprintf(e.Stderr, "%v\n", err)
+			}
+		}
+		if rs, err := c.ListResources(ctx); err == nil {
+			for _, r := range rs {
+				if _, err := c.ReadResource(ctx, r.URI); err != nil {
+					fmt.Fprintf(e.Stderr, "reading %s: %v\n", r.URI, err)
+				}
+			}
+		}
+		if ps, err := c.ListPrompts(ctx); err == nil {
+			for _, p := range ps {
+				if _, err := c.GetPrompt(ctx, p.Name, nil); err != nil {
+					fmt.Fprintf(e.Stderr, "getting %s: %v\n", p.Name, err)
+				}
+			}
+		}
+		return nil
+	case "http-custom-headers":
+		for _, tc := range sctx.ToolCalls {
+			if err := call(tc.Name, tc.Arguments); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "http-invalid-tool-headers":
+		for _, t := range tools {
+			if err := call(t.Name, map[string]any{}); err != nil {
+				fmt.Fprintf(e.Stderr, "%v\n", err)
+			}
+		}
+		return nil
+	case "json-schema-2020-12-preservation":
+		for _, t := range tools {
+			if t.Name == "json_schema_2020_12_tool" {
+				return call("json_schema_echo", map[string]any{"schema": t.InputSchema})
+			}
+		}
+		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
+	}
+	if strings.HasPrefix(scenario, "auth/") {
+		// Authorize (done by listing), then call the protected tool.
+		for _, t := range tools {
+			if t.Name == "test-tool" {
+				return call("test-tool", map[string]any{})
+			}
+		}
+	}
+	// initialize, request-metadata, json-schema-ref-no-deref and unknown
+	// scenarios: connecting and listing the tools is the whole flow.
+	return nil
+}

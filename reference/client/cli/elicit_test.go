@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+func TestTyped(t *testing.T) {
+	cases := []struct {
+		schema  string
+		in, out string
+		bad     bool
+	}{
+		{`{"type":"integer"}`, "42", "42", false},
+		{`{"type":"integer"}`, "4.2", "", true},
+		{`{"type":"number"}`, "4.5", "4.5", false},
+		{`{"type":"boolean"}`, "true", "true", false},
+		{`{"type":"boolean"}`, "yes", "", true},
+		{`{"type":"string","enum":["a","b"]}`, "b", `"b"`, false},
+		{`{"type":"string","enum":["a","b"]}`, "c", "", true},
+		{`{"type":"string"}`, "hi \"x\"", `"hi \"x\""`, false},
+		{`{"type":"array","items":{"type":"string","enum":["x","y"]}}`, "x, y", `["x","y"]`, false},
+	}
+	for _, tc := range cases {
+		var p mcp.PrimitiveSchema
+		json.Unmarshal([]byte(tc.schema), &p)
+		got, err := typed(p, tc.in)
+		if (err != nil) != tc.bad || (!tc.bad && string(got) != tc.out) {
+			t.Errorf("typed(%s, %q) = %s, %v", tc.schema, tc.in, got, err)
+		}
+	}
+}
+
+func TestPlaceholdersFillEveryFieldWithoutDefault(t *testing.T) {
+	var s mcp.RequestedSchema
+	json.Unmarshal([]byte(`{"type":"object","properties":{
+		"name":{"type":"string","minLength":10},
+		"mail":{"type":"string","format":"email"},
+		"n":{"type":"integer","minimum":3},
+		"ok":{"type":"boolean"},
+		"pick":{"type":"string","enum":["p","q"]},
+		"kept":{"type":"string","default":"d"}},"required":["name"]}`), &s)
+	got := placeholders(&s)
+	want := map[string]string{"name": `"examplexxx"`, "mail": `"user@example.com"`, "n": "3", "ok": "false", "pick": `"p"`}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k, v := range want {
+		if string(got[k]) != v {
+			t.Errorf("%s = %s; want %s", k, got[k], v)
+		}
+	}
+}

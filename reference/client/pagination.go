@@ -1,0 +1,62 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// MaxPages bounds how many pages a list helper fetches.
+const MaxPages = 1000
+
+// CursorLoopError says that a server handed out a cursor it had already
+// given, which would make a naive client loop forever.
+type CursorLoopError struct {
+	Method string
+	Cursor string
+	Page   int
+}
+
+func (e *CursorLoopError) Error() string {
+	return fmt.Sprintf("%s: page %d repeats the cursor %q from an earlier page; the server's pagination loops, stopping", e.Method, e.Page, clip([]byte(e.Cursor), 60))
+}
+
+// paginate fetches every page of a list method. It stops at a missing or
+// empty nextCursor and fails on a cursor seen before or after MaxPages
+// pages; the items gathered so far are returned with the error.
+func paginate[T any](ctx context.Context, c *Client, method string, items func(json.RawMessage) ([]T, string, error)) ([]T, error) {
+	var all []T
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		params := mcp.PaginatedParams{Cursor: cursor}
+		raw, err := c.request(ctx, method, params, reqOpts{})
+		if err != nil {
+			return all, err
+		}
+		got, next, err := items(raw)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, got...)
+		if next == "" {
+			return all, nil
+		}
+		if seen[next] || next == cursor {
+			return all, &CursorLoopError{Method: method, Cursor: next, Page: page}
+		}
+		if page >= MaxPages {
+			return all, fmt.Errorf("%s: still more pages after %d; stopping", method, MaxPages)
+		}
+		seen[next] = true
+		cursor = next
+	}
+}
+
+// Page fetches one page of a list method (cursor "" for the first) and
+// returns the raw result, for callers that paginate themselves.
+func (c *Client) Page(ctx context.Context, method, cursor string) (json.RawMessage, error) {
+	return c.request(ctx, method, mcp.PaginatedParams{Cursor: cursor}, reqOpts{})
+}

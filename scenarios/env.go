@@ -1,0 +1,428 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness"
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Sess is what checks use of a session, whichever era it belongs to
+// (*session.Stateful and *session.Stateless both implement it).
+type Sess interface {
+	Call(ctx context.Context, method string, params any) session.Reply
+	Request(ctx context.Context, method string, params any) (jsonrpc.ID, string, error)
+	Wait(ctx context.Context, alts ...expect.Alt) expect.Observed
+	WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt) expect.Observed
+	SendRaw(ctx context.Context, b []byte) (string, error)
+	Recv(ctx context.Context) (wire.Frame, error)
+	NextID() jsonrpc.ID
+	Findings() []session.Finding
+	Irregular() []wire.Frame
+	Notifications() []wire.Frame
+	Conn() wire.Conn
+	ServerCapabilities() mcp.ServerCapabilities
+	Version() spec.Version
+}
+
+// Conn is one connection a check holds: the target connection and the
+// session on it (Stateful for 2024-11-05..2025-11-25, Stateless for
+// 2026-07-28). A shared Conn is initialized (or discovered); a fresh one
+// (T.Fresh) has sent nothing yet.
+type Conn struct {
+	*harness.Shared
+}
+
+// S is the era-neutral session of the connection.
+func (c *Conn) S() Sess {
+	if c.Stateless != nil {
+		return c.Stateless
+	}
+	return c.Stateful
+}
+
+// Observation is one frame the target sent during a version's run, as the
+// passive checks see it.
+type Observation struct {
+	wire.Frame
+	// Conn numbers the connection (1, 2, ...) within the version's run.
+	Conn int
+	// Answers is the method of the request a response answers ("" when not
+	// known or not a response).
+	Answers string
+}
+
+// versionRun is the state of one protocol version in one run: the pool of
+// shared sessions, what the target declared, and everything it sent.
+type versionRun struct {
+	r       *runner
+	v       spec.Version
+	once    sync.Once
+	pool    *harness.Pool[*harness.Shared]
+	err     error // the target could not be reached
+	support bool
+	nego    spec.Version
+	openErr error
+	caps    mcp.ServerCapabilities
+	discov  *mcp.DiscoverResult
+	initRes *mcp.InitializeResult
+
+	mu       sync.Mutex
+	conns    int
+	sessions []Sess
+	obs      []Observation
+	dropped  int
+	tools    []mcp.Tool
+	toolsErr error
+	toolsOK  bool
+}
+
+const maxObservations = 50000
+
+// tap records what the target sends on one connection for passive checks.
+type tap struct {
+	vr      *versionRun
+	conn    int
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]string
+}
+
+func (t *tap) Sent(o wire.Outgoing) {
+	m := jsonrpc.Decode(trimLF(o.Raw))
+	if m.Method != "" && !m.ID.IsZero() {
+		t.mu.Lock()
+		t.pending[m.ID] = m.Method
+		t.mu.Unlock()
+	}
+}
+
+func trimLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (t *tap) Received(f wire.Frame) {
+	o := Observation{Frame: f, Conn: t.conn}
+	if f.Kind == wire.KindMessage && f.Msg.Method == "" && !f.Msg.ID.IsZero() {
+		t.mu.Lock()
+		o.Answers = t.pending[f.Msg.ID]
+		t.mu.Unlock()
+	}
+	t.vr.mu.Lock()
+	if len(t.vr.obs) < maxObservations {
+		t.vr.obs = append(t.vr.obs, o)
+	} else {
+		t.vr.dropped++
+	}
+	t.vr.mu.Unlock()
+}
+
+func (t *tap) Noted(string, time.Time) {}
+
+// open connects to the target and, unless fresh, runs the handshake of the
+// version. The tap and the recorder see every byte from the start.
+func (vr *versionRun) open(ctx context.Context, fresh bool) (*harness.Shared, error) {
+	tg := vr.r.target
+	c, err := target.Connect(ctx, tg)
+	if err != nil {
+		return nil, err
+	}
+	c.Observe(vr.r.run.Recorder())
+	vr.mu.Lock()
+	vr.conns++
+	n := vr.conns
+	vr.mu.Unlock()
+	c.Observe(&tap{vr: vr, conn: n, pending: map[jsonrpc.ID]string{}})
+	if c.Mode == target.SSE && vr.v != spec.V20241105 {
+		c.Close()
+		return nil, fmt.Errorf("the HTTP+SSE transport carries protocol version 2024-11-05 only, not %s", vr.v)
+	}
+	cfg := vr.r.cfg.Session
+	cfg.Version = vr.v
+	s := &harness.Shared{Conn: c, Version: vr.v}
+	var ss Sess
+	if vr.v.Era() == spec.Stateless {
+		s.Stateless = session.NewStateless(c, cfg)
+		ss = s.Stateless
+		if !fresh {
+			_, _, s.OpenErr = s.Stateless.Discover(ctx)
+		}
+	} else {
+		s.Stateful = session.NewStateful(c, cfg)
+		ss = s.Stateful
+		if !fresh {
+			_, s.OpenErr = s.Stateful.Open(ctx)
+		}
+	}
+	vr.mu.Lock()
+	vr.sessions = append(vr.sessions, ss)
+	vr.mu.Unlock()
+	return s, nil
+}
+
+// setup probes the version once: can the target be reached, does it speak
+// the version, what does it declare.
+func (vr *versionRun) setup(ctx context.Context) {
+	vr.once.Do(func() {
+		vr.pool = &harness.Pool[*harness.Shared]{
+			New:   func(ctx context.Context, _ string) (*harness.Shared, error) { return vr.open(ctx, false) },
+			Close: func(s *harness.Shared) error { return s.Close() },
+		}
+		sh, release, err := vr.pool.Get(ctx, string(vr.v))
+		if err != nil {
+			vr.err = err
+			return
+		}
+		defer release(true)
+		vr.support = sh.Supported()
+		vr.nego = sh.Negotiated()
+		vr.openErr = sh.OpenErr
+		if sh.Stateful != nil {
+			vr.caps = sh.Stateful.ServerCapabilities()
+			vr.initRes = sh.Stateful.InitializeResult()
+		} else {
+			vr.caps = sh.Stateless.ServerCapabilities()
+			vr.discov = sh.Stateless.DiscoverResult()
+		}
+	})
+}
+
+func (vr *versionRun) unsupportedReason() string {
+	switch {
+	case vr.openErr != nil:
+		return fmt.Sprintf("the server does not speak %s: %v", vr.v, vr.openErr)
+	case vr.nego != "" && vr.nego != vr.v:
+		return fmt.Sprintf("the server does not speak %s: it negotiated %s instead", vr.v, vr.nego)
+	}
+	return fmt.Sprintf("the server does not speak %s", vr.v)
+}
+
+func (vr *versionRun) shutdown() error {
+	if vr.pool == nil {
+		return nil
+	}
+	return vr.pool.Shutdown()
+}
+
+// abort stops a check's body with a harness error (see T.must).
+type abort struct{ err error }
+
+// T is what a check body gets: the harness.Check to record the outcome on
+// (its methods are promoted: Pass, Fail, Violation, NotApplicable,
+// Untestable, Judge, Saw, Expect ...) plus the target.
+type T struct {
+	*harness.Check
+	// Ctx bounds the check; it ends when the run is cancelled.
+	Ctx context.Context
+
+	vr      *versionRun
+	def     Def
+	leases  []*lease
+	closers []func()
+}
+
+type lease struct {
+	sh      *harness.Shared
+	release func(bool)
+	reuse   bool
+}
+
+func (t *T) must(err error) {
+	if err != nil {
+		panic(abort{err})
+	}
+}
+
+// Session borrows an initialized (stateful) or discovered (stateless)
+// session of the check's version from the pool; it goes back at the end
+// of the check unless Taint was called. Checks that leave the session in
+// a state others must not see (changed log level, broken bytes sent,
+// subscriptions) call Taint.
+func (t *T) Session() *Conn {
+	sh, release, err := t.vr.pool.Get(t.Ctx, string(t.vr.v))
+	t.must(err)
+	t.leases = append(t.leases, &lease{sh: sh, release: release, reuse: true})
+	return &Conn{sh}
+}
+
+// Taint marks the sessions this check borrowed as not reusable: they are
+// closed at the end of the check and the next check gets a fresh one.
+func (t *T) Taint() {
+	for _, l := range t.leases {
+		l.reuse = false
+	}
+}
+
+// Fresh opens a new connection with a session that has sent nothing yet
+// (no initialize, no discover): for handshake and negotiation checks. It
+// is closed at the end of the check.
+func (t *T) Fresh() *Conn {
+	sh, err := t.vr.open(t.Ctx, true)
+	t.must(err)
+	t.closers = append(t.closers, func() { sh.Close() })
+	return &Conn{sh}
+}
+
+func (t *T) finish() {
+	for _, l := range t.leases {
+		l.release(l.reuse)
+	}
+	for _, c := range t.closers {
+		c()
+	}
+}
+
+// Transport is the transport of the run: stdio, streamable or sse.
+func (t *T) Transport() string { return t.vr.r.transport }
+
+// Stdio reports whether the target is a stdio command.
+func (t *T) Stdio() bool { return t.vr.r.transport == "stdio" }
+
+// Caps are the capabilities the server declared in this version (initialize
+// result or server/discover).
+func (t *T) Caps() mcp.ServerCapabilities { return t.vr.caps }
+
+// InitializeResult is the initialize result of the version's probe (nil in
+// the stateless era or when the handshake failed).
+func (t *T) InitializeResult() *mcp.InitializeResult { return t.vr.initRes }
+
+// DiscoverResult is the server/discover result of the version's probe (nil
+// in the stateful era or when it failed).
+func (t *T) DiscoverResult() *mcp.DiscoverResult { return t.vr.discov }
+
+// RequireCapability makes the check n/a unless the server declared the
+// dotted capability path in this version ("logging", "tools.listChanged").
+func (t *T) RequireCapability(path string) bool {
+	return t.Check.RequireCapability(t.vr.caps, path)
+}
+
+// HasCapability reports whether the server declared the dotted path.
+func (t *T) HasCapability(path string) bool { return harness.HasCapability(t.vr.caps, path) }
+
+// StepTimeout bounds one wait for an answer.
+func (t *T) StepTimeout() time.Duration { return t.vr.r.cfg.Session.Timeout }
+
+// Quiet is the window a check watches for something that must not arrive
+// after the exchange it is about has settled: short, because the target
+// has already answered a later request by then.
+func (t *T) Quiet() time.Duration {
+	q := t.vr.r.cfg.Quiet
+	if st := t.StepTimeout(); q > st {
+		q = st
+	}
+	return q
+}
+
+// Observed returns everything the target sent on every connection of the
+// version so far, in arrival order per connection (for passive checks), and
+// how many frames were dropped over the bound.
+func (t *T) Observed() ([]Observation, int) {
+	t.vr.mu.Lock()
+	defer t.vr.mu.Unlock()
+	return append([]Observation(nil), t.vr.obs...), t.vr.dropped
+}
+
+// SessionFindings returns the findings of every session of the version so
+// far (schema violations, undeclared capabilities used, ...).
+func (t *T) SessionFindings() []session.Finding {
+	t.vr.mu.Lock()
+	ss := append([]Sess(nil), t.vr.sessions...)
+	t.vr.mu.Unlock()
+	var out []session.Finding
+	for _, s := range ss {
+		out = append(out, s.Findings()...)
+	}
+	return out
+}
+
+// Sentinel sends the cheapest request every server of the era must answer
+// (ping in the stateful era, server/discover in the stateless one) and
+// returns its reply: checks use it to know the target has processed what
+// was sent before.
+func Sentinel(ctx context.Context, s Sess) session.Reply {
+	if s.Version().Era() == spec.Stateless {
+		return s.Call(ctx, spec.MethodServerDiscover, nil)
+	}
+	return s.Call(ctx, spec.MethodPing, nil)
+}
+
+// Tools lists the target's tools in this version (every page, at most
+// maxPages), once per version. ok is false when the server declared no
+// tools or listing failed.
+func (t *T) Tools() ([]mcp.Tool, bool) {
+	t.vr.mu.Lock()
+	if t.vr.toolsOK || t.vr.toolsErr != nil {
+		defer t.vr.mu.Unlock()
+		return t.vr.tools, t.vr.toolsOK
+	}
+	t.vr.mu.Unlock()
+	if !t.HasCapability("tools") {
+		return nil, false
+	}
+	c := t.Session()
+	var all []mcp.Tool
+	var err error
+	cursor := ""
+	for page := 0; page < maxPages; page++ {
+		var res mcp.ListToolsResult
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		r := c.S().Call(t.Ctx, "tools/list", params)
+		if !r.OK() {
+			err = errors.New(r.Describe())
+			break
+		}
+		if err = r.Decode(&res); err != nil {
+			break
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	t.vr.mu.Lock()
+	defer t.vr.mu.Unlock()
+	t.vr.tools, t.vr.toolsErr, t.vr.toolsOK = all, err, err == nil
+	return all, err == nil
+}
+
+// RequireTool makes the check untestable unless the target lists a tool of
+// that name (a fixture); it returns the tool.
+func (t *T) RequireTool(name string) (mcp.Tool, bool) {
+	tools, _ := t.Tools()
+	for _, tl := range tools {
+		if tl.Name == name {
+			return tl, t.Open()
+		}
+	}
+	t.Untestable(fmt.Sprintf("the target offers no tool %q (a fixture this check needs)", name))
+	return mcp.Tool{}, false
+}
+
+// maxPages bounds every pagination walk.
+const maxPages = 200
+
+// resultObject decodes a result into a generic object.
+func resultObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,558 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// JSON-RPC base layer: ids, error codes, result xor error, notifications,
+// malformed input and batches. The active checks send something and judge
+// the answer; the passive ones (Passive: true) judge every message the
+// target sent during the version's run.
+
+// sentinelMethod is the request every server of the era answers.
+func sentinelMethod(v spec.Version) string {
+	if v.Era() == spec.Stateless {
+		return spec.MethodServerDiscover
+	}
+	return spec.MethodPing
+}
+
+var _ = Register(
+	Def{
+		ID: "base/response-id-echo", Area: "base",
+		Title:        "a response echoes the request's id exactly, for a string id and an integer id",
+		Requirements: []string{"base.response.id-matches-request"},
+		Body: func(t *T) {
+			c := t.Session()
+			for _, id := range []jsonrpc.ID{jsonrpc.StringID("mcpcheck-id-echo-1"), jsonrpc.IntID(900001)} {
+				st := t.SendWithID(c, id, sentinelMethod(t.Version()), nil)
+				if !t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Matching(
+					fmt.Sprintf("a response whose id is %s", id),
+					func(f wire.Frame) (expect.Verdict, string) {
+						if !isResponse(f) {
+							return expect.Unrelated, ""
+						}
+						if f.IsResponseTo(id) {
+							return expect.Accepted, ""
+						}
+						return expect.Rejected, fmt.Sprintf("the response carries id %s instead of %s", strings.TrimSpace(idText(f)), id)
+					}))) {
+					return
+				}
+			}
+		},
+	},
+	Def{
+		ID: "base/error-id-echo", Area: "base",
+		Title:        "an error response to a request with a readable id echoes that id",
+		Requirements: []string{"base.response.error-id-matches-request"},
+		Body: func(t *T) {
+			c := t.Session()
+			id := jsonrpc.StringID("mcpcheck-error-echo-1")
+			st := t.SendWithID(c, id, "mcpcheck/no-such-method", nil)
+			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Matching(
+				fmt.Sprintf("an error response whose id is %s", id),
+				func(f wire.Frame) (expect.Verdict, string) {
+					if !isResponse(f) {
+						return expect.Unrelated, ""
+					}
+					if f.IsResponseTo(id) {
+						if f.Msg.Error != nil {
+							return expect.Accepted, ""
+						}
+						return expect.Rejected, "the server answered an unknown method with a result, not an error"
+					}
+					if f.Msg.Error != nil {
+						return expect.Rejected, fmt.Sprintf("the error response carries id %s instead of %s", idText(f), id)
+					}
+					return expect.Unrelated, ""
+				})))
+		},
+	},
+	Def{
+		ID: "base/unknown-method", Area: "base",
+		Title:        "an unknown method is refused with -32601 (Method not found)",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Expect("JSON-RPC 2.0, which MCP messages follow, reserves -32601 for a method the receiver does not have")
+			id := c.S().NextID()
+			st := t.SendWithID(c, id, "mcpcheck/no-such-method", nil)
+			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.MethodNotFound)))
+		},
+	},
+	Def{
+		ID: "base/parse-error", Area: "base",
+		Title:        "invalid JSON gets -32700 (Parse error) without an id, or no answer, and the server keeps serving",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			st := t.SendLine(s, []byte(`{"jsonrpc":"2.0","id":"mcpcheck-parse-1","method":"ping"`))
+			alts := append([]expect.Alt{
+				expect.ErrorWithoutID(jsonrpc.ParseError),
+				expect.Error(jsonrpc.StringID("mcpcheck-parse-1"), jsonrpc.ParseError),
+				expect.Silence("no answer (JSON-RPC has no id to answer an unreadable message with)"),
+			}, t.httpRefusal(st)...)
+			if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, alts...)) {
+				return
+			}
+			if r := Sentinel(t.Ctx, s); !r.OK() {
+				t.Fail("the server keeps serving after a line of invalid JSON: "+sentinelMethod(t.Version())+" is answered", r.Describe())
+			}
+		},
+	},
+	Def{
+		ID: "base/invalid-request", Area: "base",
+		Title:        "a message that is not a valid request object gets -32600 (Invalid Request), or no answer, never a result",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			id := jsonrpc.StringID("mcpcheck-invalid-1")
+			st := t.SendLine(s, []byte(`{"jsonrpc":"2.0","id":"mcpcheck-invalid-1","method":42}`))
+			alts := append([]expect.Alt{
+				expect.Error(id, jsonrpc.InvalidRequest),
+				expect.ErrorWithoutID(jsonrpc.InvalidRequest),
+				expect.Silence("no answer"),
+			}, t.httpRefusal(st)...)
+			if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, alts...)) {
+				return
+			}
+			if r := Sentinel(t.Ctx, s); !r.OK() {
+				t.Fail("the server keeps serving after an invalid request object", r.Describe())
+			}
+		},
+	},
+	Def{
+		ID: "base/batch-rejected", Area: "base", Since: spec.V20250618,
+		Title:        "from 2025-06-18 a JSON-RPC batch is not answered with a batch response",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			params := json.RawMessage(`{}`)
+			if c.Stateless != nil {
+				p, err := c.Stateless.Params(nil)
+				t.must(err)
+				params = p
+			}
+			batch := fmt.Sprintf(`[{"jsonrpc":"2.0","id":"mcpcheck-batch-1","method":%q,"params":%s}]`, sentinelMethod(t.Version()), params)
+			st := t.SendLine(s, []byte(batch))
+			t.Expect("batches were removed in 2025-06-18: an array is not an MCP message, so no batch (array) response may come back")
+			alts := append([]expect.Alt{
+				expect.Matching("an error response (-32600 or -32700) refusing the batch", func(f wire.Frame) (expect.Verdict, string) {
+					if bytes.HasPrefix(bytes.TrimSpace(f.Raw), []byte("[")) {
+						return expect.Rejected, "the server answered with a JSON-RPC batch response (an array)"
+					}
+					if !isResponse(f) || f.Msg.Error == nil {
+						return expect.Unrelated, ""
+					}
+					if f.Msg.Error.Code == jsonrpc.InvalidRequest || f.Msg.Error.Code == jsonrpc.ParseError {
+						return expect.Accepted, ""
+					}
+					return expect.Unrelated, ""
+				}),
+				expect.Silence("no answer"),
+			}, t.httpRefusal(st)...)
+			if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, alts...)) {
+				return
+			}
+			if r := Sentinel(t.Ctx, s); !r.OK() {
+				t.Fail("the server keeps serving after a batch", r.Describe())
+			}
+		},
+	},
+	Def{
+		ID: "base/batch-accepted", Area: "base",
+		Title:        "in 2025-03-26 a JSON-RPC batch of requests is answered with a batch response holding every answer",
+		Requirements: []string{"base.batch.receiving-required"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			st := t.SendLine(s, []byte(`[{"jsonrpc":"2.0","id":"mcpcheck-batch-a","method":"ping"},{"jsonrpc":"2.0","id":"mcpcheck-batch-b","method":"ping"}]`))
+			_ = st
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
+				"a batch response (array) answering mcpcheck-batch-a and mcpcheck-batch-b",
+				func(f wire.Frame) (expect.Verdict, string) {
+					raw := bytes.TrimSpace(f.Raw)
+					if bytes.HasPrefix(raw, []byte("[")) {
+						msgs, _ := jsonrpc.DecodeBatch(raw)
+						seen := map[string]bool{}
+						for _, m := range msgs {
+							if s, ok := m.ID.Str(); ok {
+								seen[s] = true
+							}
+						}
+						if seen["mcpcheck-batch-a"] && seen["mcpcheck-batch-b"] {
+							return expect.Accepted, ""
+						}
+						return expect.Rejected, "the batch response does not answer both requests"
+					}
+					if isResponse(f) {
+						if f.Msg.Error != nil && (f.Msg.IDAbsent || f.Msg.IDNull) {
+							return expect.Rejected, "the server refused the batch"
+						}
+						if f.IsResponseTo(jsonrpc.StringID("mcpcheck-batch-a")) || f.IsResponseTo(jsonrpc.StringID("mcpcheck-batch-b")) {
+							return expect.Rejected, "the server answered a batched request outside a batch response"
+						}
+					}
+					return expect.Unrelated, ""
+				})))
+		},
+		Since: spec.V20250326, Until: spec.V20250326,
+	},
+	Def{
+		ID: "base/notification-no-response", Area: "base",
+		Title:        "notifications, unknown or invalid ones included, are never answered",
+		Requirements: []string{"base.notification.no-response"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			for _, n := range []string{
+				`{"jsonrpc":"2.0","method":"notifications/mcpcheck/unknown","params":{}}`,
+				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent"}}`,
+			} {
+				t.SendLine(s, []byte(n))
+			}
+			desc := "no response without an id (an answer to a notification)"
+			r := Sentinel(t.Ctx, s)
+			if r.Err != nil && r.Observed.Status == 0 {
+				t.Error(r.Err)
+				return
+			}
+			for _, f := range r.Observed.Others {
+				if idless(f) {
+					t.Fail(desc, "the server answered a notification: "+f.Describe())
+					return
+				}
+			}
+			if !r.OK() {
+				t.Fail("the server keeps serving after notifications ("+sentinelMethod(t.Version())+" answered)", r.Describe())
+				return
+			}
+			t.Judge(t.WaitQuiet(s, desc, idless))
+		},
+	},
+
+	// Passive checks: everything the target sent during the version.
+	Def{
+		ID: "base/wire-schema", Area: "base", Passive: true,
+		Title:        "every message the server sent conforms to the JSON-RPC 2.0 framing and the version's schema",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			n := 0
+			for _, f := range t.SessionFindings() {
+				if f.Kind != session.FindingSchema || deliberateErrorAnswer(f.Raw) {
+					continue
+				}
+				n++
+				if n > 20 {
+					continue
+				}
+				t.Violation("", "every message conforms to the "+string(t.Version())+" schema", f.String()+" in "+wire.Excerpt(f.Raw, 300))
+			}
+			if n > 20 {
+				t.Saw("%d schema findings in all, the first 20 shown", n)
+			}
+			if n == 0 {
+				obs, _ := t.Observed()
+				t.Saw("%d frames received, no schema violation", len(obs))
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/response-shape", Area: "base", Passive: true,
+		Title:        "every response carries exactly one of result and error",
+		Requirements: []string{"base.response.not-both-result-and-error", "base.response.result-or-error", "base.response.result-member-present", "base.jsonrpc.messages-are-jsonrpc-2"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			bad := 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage {
+					continue
+				}
+				m := o.Msg
+				switch {
+				case m.Has(jsonrpc.ReasonResultAndError):
+					bad++
+					t.ViolateFirst([]string{"base.response.not-both-result-and-error", "base.jsonrpc.messages-are-jsonrpc-2"}, "a response has result or error, not both", "both in "+wire.Excerpt(o.Raw, 200))
+				case m.Has(jsonrpc.ReasonNoMethodResultOrError):
+					bad++
+					t.ViolateFirst([]string{"base.response.result-or-error", "base.response.result-member-present"}, "a response carries result or error", "neither in "+wire.Excerpt(o.Raw, 200))
+				}
+			}
+			if bad == 0 {
+				t.Saw("%d frames received, every response had exactly one of result and error", len(obs))
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/error-objects", Area: "base", Passive: true,
+		Title:        "every error carries an integer code and a string message",
+		Requirements: []string{"base.response.error-code-integer", "base.response.error-has-code-and-message"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			errs, bad := 0, 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindErrorResponse {
+					continue
+				}
+				errs++
+				m := o.Msg
+				switch {
+				case m.Has(jsonrpc.ReasonErrorCodeFloat), m.Has(jsonrpc.ReasonErrorCodeNotNumber), m.Has(jsonrpc.ReasonErrorCodeMissing), m.Has(jsonrpc.ReasonErrorCodeOutOfRange):
+					bad++
+					t.Violation("base.response.error-code-integer", "the error code is an integer", wire.Excerpt(o.Raw, 200))
+				case m.Has(jsonrpc.ReasonErrorMessageMissing), m.Has(jsonrpc.ReasonErrorMessageNotString), m.Has(jsonrpc.ReasonErrorNotObject):
+					bad++
+					t.ViolateFirst([]string{"base.response.error-has-code-and-message", "base.response.error-code-integer"}, "the error object has a code and a string message", wire.Excerpt(o.Raw, 200))
+				}
+			}
+			if errs == 0 {
+				t.NotApplicable("the server sent no error response in this run")
+				return
+			}
+			if bad == 0 {
+				t.Saw("%d error responses, all well formed", errs)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/notification-no-id", Area: "base", Passive: true,
+		Title:        "the server's notifications carry no id",
+		Requirements: []string{"base.notification.no-id"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			bad, n := 0, 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/") {
+					continue
+				}
+				n++
+				if !o.Msg.IDAbsent {
+					bad++
+					t.Fail("a notification has no id member", wire.Excerpt(o.Raw, 200))
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("the server sent no notification in this run")
+			} else if bad == 0 {
+				t.Saw("%d notifications, none with an id", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/request-ids", Area: "base", Passive: true,
+		Title:        "the server's requests carry non-null string or integer ids, never reused in a session",
+		Requirements: []string{"base.request.id-string-or-integer", "base.request.id-not-null", "base.request.id-unique-in-session"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			seen := map[int]map[jsonrpc.ID]bool{}
+			n := 0
+			for _, o := range obs {
+				m := o.Msg
+				if o.Kind != wire.KindMessage || m.Method == "" || m.IDAbsent || strings.HasPrefix(m.Method, "notifications/") {
+					continue
+				}
+				n++
+				switch {
+				case m.IDNull:
+					t.Violation("base.request.id-not-null", "a request id is not null", wire.Excerpt(o.Raw, 200))
+				case m.ID.IsZero():
+					t.Violation("base.request.id-string-or-integer", "a request id is a string or an integer", wire.Excerpt(o.Raw, 200))
+				default:
+					if seen[o.Conn] == nil {
+						seen[o.Conn] = map[jsonrpc.ID]bool{}
+					}
+					if seen[o.Conn][m.ID] && t.InForce("base.request.id-unique-in-session") {
+						t.Violation("base.request.id-unique-in-session", "request ids are not reused within a session", fmt.Sprintf("id %s used again: %s", m.ID, wire.Excerpt(o.Raw, 200)))
+					}
+					seen[o.Conn][m.ID] = true
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("the server sent no request to the client in this run, so there were no request ids to judge")
+				return
+			}
+			t.Saw("%d requests from the server", n)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "base/utf8", Area: "base", Passive: true,
+		Title:        "every message is UTF-8",
+		Requirements: []string{"base.messages.utf8"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n := 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage && o.Kind != wire.KindGarbage {
+					continue
+				}
+				n++
+				if !utf8.Valid(o.Raw) {
+					t.Fail("every message is valid UTF-8", "invalid UTF-8 in "+wire.Excerpt(o.Raw, 200))
+					return
+				}
+			}
+			t.Saw("%d messages, all valid UTF-8", n)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "base/result-type", Area: "base", Passive: true,
+		Title:        "every result carries a resultType string",
+		Requirements: []string{"base.result-type.present"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n, bad := 0, 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse {
+					continue
+				}
+				n++
+				var r struct {
+					ResultType *string `json:"resultType"`
+				}
+				if json.Unmarshal(o.Msg.Result, &r) != nil || r.ResultType == nil {
+					bad++
+					if bad <= 10 {
+						t.Fail("every result object carries a string resultType", "no resultType in the result of "+nonEmpty(o.Answers, "a request")+": "+wire.Excerpt(o.Raw, 200))
+					}
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("no result was received in this run")
+			} else if bad == 0 {
+				t.Saw("%d results, all with resultType", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/error-code-ranges", Area: "base", Passive: true,
+		Title:        "error codes keep to the 2026-07-28 allocation policy",
+		Requirements: []string{"base.error-code.retired-codes-not-emitted", "base.error-code.reserved-range-only-defined", "base.error-code.legacy-range-avoid", "base.error-code.custom-outside-reserved"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n := 0
+			for _, o := range obs {
+				code, ok := errorCodeOf(o.Frame)
+				if o.Kind != wire.KindMessage || !ok {
+					continue
+				}
+				n++
+				ex := wire.Excerpt(o.Raw, 200)
+				switch {
+				case code == -32002 || code == -32042:
+					t.Violation("base.error-code.retired-codes-not-emitted", "the retired codes -32002 and -32042 are not emitted", ex)
+				case code <= -32020 && code >= -32099 && code != -32020 && code != -32021 && code != -32022:
+					t.Violation("base.error-code.reserved-range-only-defined", "codes in -32020..-32099 are only the defined ones", ex)
+				case code <= -32000 && code >= -32019:
+					t.Violation("base.error-code.legacy-range-avoid", "no codes in the legacy band -32000..-32019", ex)
+				case code >= -32768 && code <= -32000 && !jsonrpc.IsStandard(code) && code > -32020 || code < -32099 && code >= -32768 && !jsonrpc.IsStandard(code):
+					t.Violation("base.error-code.custom-outside-reserved", "implementation codes lie outside -32768..-32000", ex)
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("the server sent no error response in this run")
+				return
+			}
+			t.Saw("%d error responses", n)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "base/server-info-meta", Area: "base", Passive: true,
+		Title:        "results carry io.modelcontextprotocol/serverInfo in _meta",
+		Requirements: []string{"base.meta.server-info-on-results"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n, bad := 0, 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse {
+					continue
+				}
+				n++
+				var r struct {
+					Meta map[string]json.RawMessage `json:"_meta"`
+				}
+				if json.Unmarshal(o.Msg.Result, &r) != nil || r.Meta["io.modelcontextprotocol/serverInfo"] == nil {
+					bad++
+					if bad <= 5 {
+						t.Fail("every result names the server in _meta io.modelcontextprotocol/serverInfo", "missing in the result of "+nonEmpty(o.Answers, "a request")+": "+wire.Excerpt(o.Raw, 200))
+					}
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("no result was received in this run")
+			} else if bad == 0 {
+				t.Saw("%d results, all with serverInfo", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/no-server-requests", Area: "base", Passive: true,
+		Title:        "from 2026-07-28 the server sends no JSON-RPC requests",
+		Requirements: []string{"base.patterns.server-never-sends-requests"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			for _, o := range obs {
+				if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
+					t.Fail("no request from the server (input goes through InputRequiredResult)", wire.Excerpt(o.Raw, 200))
+					return
+				}
+			}
+			t.Saw("%d frames, no request among them", len(obs))
+			t.Pass()
+		},
+	},
+)
+
+// deliberateErrorAnswer reports an error response without an id: the answer
+// to the unreadable messages the base checks send on purpose. Older schemas
+// have no way to express it; its shape is judged by base/parse-error.
+func deliberateErrorAnswer(raw []byte) bool {
+	m := jsonrpc.Decode(raw)
+	return m.Shape == jsonrpc.KindErrorResponse && (m.IDAbsent || m.IDNull)
+}
+
+func idText(f wire.Frame) string {
+	switch {
+	case f.Msg.IDAbsent:
+		return "(none)"
+	case f.Msg.IDNull:
+		return "null"
+	case f.Msg.ID.IsZero():
+		return "(invalid)"
+	}
+	return f.Msg.ID.String()
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,356 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Lifecycle and version negotiation: the initialize handshake of the
+// stateful era (2024-11-05..2025-11-25), the per-request version of the
+// stateless era (2026-07-28), server/discover, and capabilities respected.
+
+var stateful = []spec.Era{spec.Stateful}
+var stateless = []spec.Era{spec.Stateless}
+
+// unknownVersion is a version no server implements.
+const unknownVersion = "1999-01-01"
+
+var _ = Register(
+	Def{
+		ID: "lifecycle/initialize-result", Area: "lifecycle", Eras: stateful, Unsupported: true,
+		Title:        "initialize is answered with protocolVersion, a capabilities object and serverInfo",
+		Requirements: []string{"lifecycle.initialize.server-replies-capabilities", "base.layers.support-base-and-lifecycle"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			_, r, _ := c.Stateful.Initialize(t.Ctx, nil)
+			if !t.JudgeReply(r) {
+				return
+			}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(r.Result, &m); err != nil {
+				t.Fail("an initialize result object", err.Error())
+				return
+			}
+			var missing []string
+			var pv string
+			if json.Unmarshal(m["protocolVersion"], &pv) != nil || pv == "" {
+				missing = append(missing, "protocolVersion (a string)")
+			}
+			if len(m["capabilities"]) == 0 || m["capabilities"][0] != '{' {
+				missing = append(missing, "capabilities (an object)")
+			}
+			var info struct{ Name, Version string }
+			if json.Unmarshal(m["serverInfo"], &info) != nil || info.Name == "" || info.Version == "" {
+				missing = append(missing, "serverInfo with name and version")
+			}
+			if len(missing) > 0 {
+				t.Violation("lifecycle.initialize.server-replies-capabilities", "the initialize result carries protocolVersion, capabilities and serverInfo", "missing: "+strings.Join(missing, ", "))
+			}
+		},
+	},
+	Def{
+		ID: "lifecycle/request-before-initialize", Area: "lifecycle", Eras: stateful, Unsupported: true,
+		Title:        "a request other than ping before initialize is not served",
+		Requirements: []string{"lifecycle.initialize.first-interaction"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateful
+			id, st, err := s.Request(t.Ctx, spec.MethodToolsList, nil)
+			t.must(err)
+			alts := append([]expect.Alt{
+				expect.Error(id),
+				expect.Silence("no answer"),
+			}, t.httpRefusal(st)...)
+			t.Expect("initialize opens every session: a tools/list sent first is refused (any error) or ignored, not served")
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet(), Stream: st}, alts...))
+		},
+	},
+	Def{
+		ID: "lifecycle/no-requests-before-initialized", Area: "lifecycle", Eras: stateful,
+		Title:        "until notifications/initialized the server sends no requests but ping",
+		Requirements: []string{"lifecycle.initialize.server-only-ping-logging-before-initialized"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateful
+			_, r, _ := s.Initialize(t.Ctx, nil)
+			if !r.OK() {
+				t.JudgeReply(r)
+				return
+			}
+			bad := func(f wire.Frame) bool {
+				return f.Kind == wire.KindMessage && f.Msg.Shape == jsonrpc.KindRequest && f.Msg.Method != spec.MethodPing
+			}
+			for _, f := range r.Observed.Others {
+				if bad(f) {
+					t.Fail("no request but ping before notifications/initialized", f.Describe())
+					return
+				}
+			}
+			t.Judge(t.WaitQuiet(s, "no request but ping before notifications/initialized", bad))
+		},
+	},
+	Def{
+		ID: "lifecycle/second-initialize", Area: "lifecycle", Eras: stateful,
+		Title:        "a second initialize on a live session is answered and the session keeps working",
+		Requirements: []string{"lifecycle.errors.handle-negotiation-failures"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.Stateful
+			p := s.InitializeParams()
+			id, st, err := s.Request(t.Ctx, spec.MethodInitialize, p)
+			t.must(err)
+			if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
+				return
+			}
+			if r := Sentinel(t.Ctx, s); !r.OK() {
+				t.Fail("the session still answers ping after a second initialize", r.Describe())
+			}
+		},
+	},
+	Def{
+		ID: "versioning/echo-supported", Area: "versioning", Eras: stateful, Unsupported: true,
+		Title:        "initialize with a version the server implements is answered with exactly that version",
+		Requirements: []string{"versioning.initialize.server-echoes-supported-version"},
+		Body: func(t *T) {
+			v := t.Version()
+			nego := t.vr.nego
+			if nego == v {
+				t.Expect("initialize with %s is answered with %s", v, v)
+				t.Saw("answered %s", nego)
+				t.Pass()
+				return
+			}
+			claimed := t.claimedVersions()
+			if !claimed[string(v)] {
+				t.NotApplicable(fmt.Sprintf("the server answered %q to %s and does not claim to implement %s anywhere else (server/discover, -32022 data)", nego, v, v))
+				return
+			}
+			t.Fail(fmt.Sprintf("the server lists %s among its supported versions, so initialize with %s is answered with %s", v, v, v), fmt.Sprintf("initialize with %s was answered with %q", v, nego))
+		},
+	},
+	Def{
+		ID: "versioning/unknown-version", Area: "versioning", Eras: stateful, Unsupported: true,
+		Title:        "initialize with an unknown version is answered with a version the server implements, its newest",
+		Requirements: []string{"versioning.initialize.server-counters-with-supported", "versioning.initialize.server-counters-latest"},
+		Body: func(t *T) {
+			supported := t.statefulSupport()
+			if len(supported) == 0 {
+				t.NotApplicable("the server speaks no initialize-based version (a modern-only server; see versioning/modern-names-versions)")
+				return
+			}
+			c := t.Fresh()
+			p := c.Stateful.InitializeParams()
+			p.ProtocolVersion = unknownVersion
+			_, r, _ := c.Stateful.Initialize(t.Ctx, &p)
+			if !r.OK() {
+				t.Violation("versioning.initialize.server-counters-with-supported", "initialize with "+unknownVersion+" is answered with a result naming a version the server implements", r.Describe())
+				return
+			}
+			var res struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			_ = r.Decode(&res)
+			got := spec.Version(res.ProtocolVersion)
+			ok := false
+			for _, v := range supported {
+				ok = ok || v == got
+			}
+			if !ok {
+				t.Violation("versioning.initialize.server-counters-with-supported", fmt.Sprintf("the counter-offer is a version the server implements (seen: %v)", supported), fmt.Sprintf("it answered %q", res.ProtocolVersion))
+				return
+			}
+			newest := supported[len(supported)-1]
+			if got != newest {
+				t.Violation("versioning.initialize.server-counters-latest", fmt.Sprintf("the counter-offer is the newest version the server implements (%s)", newest), fmt.Sprintf("it answered %s", got))
+				return
+			}
+			t.Saw("answered %s, the newest version it implements", got)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "versioning/unsupported-version-error", Area: "versioning", Eras: stateless,
+		Title:        "a request naming an unknown protocol version gets -32022 listing the supported versions",
+		Requirements: []string{"versioning.negotiation.unsupported-version-error"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateless
+			meta := s.Meta()
+			meta.SetProtocolVersion("2099-01-01")
+			params, err := json.Marshal(map[string]any{"_meta": meta})
+			t.must(err)
+			h, err := s.Headers(spec.MethodServerDiscover, params)
+			t.must(err)
+			id := s.NextID()
+			st, err := s.RequestRaw(t.Ctx, id, spec.MethodServerDiscover, params, h)
+			t.must(err)
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.ErrorWhere(id, "data.supported listing the versions it implements", []int64{-32022}, func(e *jsonrpc.ErrorObject) error {
+				var d struct {
+					Supported []string `json:"supported"`
+				}
+				if json.Unmarshal(e.Data, &d) != nil || len(d.Supported) == 0 {
+					return fmt.Errorf("error.data.supported is missing or empty (data: %s)", wire.Excerpt(e.Data, 200))
+				}
+				return nil
+			})))
+		},
+	},
+	Def{
+		ID: "versioning/modern-names-versions", Area: "versioning", Eras: stateless,
+		Title:        "a modern-only server that refuses initialize names its supported versions",
+		Requirements: []string{"versioning.compat.modern-server-names-versions"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateless
+			b, err := jsonrpc.NewRequest(jsonrpc.StringID("mcpcheck-legacy-init"), spec.MethodInitialize, mcp.InitializeParams{
+				ProtocolVersion: string(spec.V20251125), ClientInfo: mcp.Implementation{Name: "mcpcheck", Version: "1"},
+			})
+			t.must(err)
+			st := t.SendLine(s, b)
+			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
+			if !obs.OK() {
+				t.Judge(obs)
+				return
+			}
+			if obs.Frame.Msg.Error == nil {
+				t.NotApplicable("the server answered initialize: it is dual-era, not modern-only")
+				return
+			}
+			e := obs.Frame.Msg.Error
+			if strings.Contains(string(e.Data), string(spec.V20260728)) || strings.Contains(e.Message, string(spec.V20260728)) {
+				t.Saw("the refusal names %s", spec.V20260728)
+				t.Pass()
+				return
+			}
+			t.Fail("the refusal of initialize names the versions the server supports (in data.supported or the message)", obs.Frame.Describe())
+		},
+	},
+	Def{
+		ID: "discovery/server-discover", Area: "discovery", Eras: stateless, Unsupported: true,
+		Title:        "a 2026-07-28 server implements server/discover",
+		Requirements: []string{"discovery.versioning.server-implements-discover"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateless
+			d, r, _ := s.Discover(t.Ctx)
+			if r.OK() && d != nil {
+				for _, v := range d.SupportedVersions {
+					if v == string(spec.V20260728) {
+						t.Saw("server/discover lists %v", d.SupportedVersions)
+						t.Pass()
+						return
+					}
+				}
+			}
+			// Does the server speak 2026-07-28 at all? Then discover is owed.
+			tl := s.Call(t.Ctx, spec.MethodToolsList, nil)
+			if tl.OK() {
+				t.Fail("a server that serves 2026-07-28 requests implements server/discover listing 2026-07-28", "server/discover: "+r.Describe()+"; yet tools/list with 2026-07-28 _meta was served")
+				return
+			}
+			t.NotApplicable("the server does not speak 2026-07-28: " + r.Describe())
+		},
+	},
+	Def{
+		ID: "base/meta-required", Area: "base", Eras: stateless,
+		Title:        "a 2026-07-28 request without protocolVersion in _meta is refused with -32602",
+		Requirements: []string{"base.meta.missing-required-invalid-params"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			s := c.Stateless
+			params := json.RawMessage(`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`)
+			h, _ := s.Headers(spec.MethodServerDiscover, json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
+			id := s.NextID()
+			st, err := s.RequestRaw(t.Ctx, id, spec.MethodToolsList, params, h)
+			t.must(err)
+			codes := []int64{jsonrpc.InvalidParams}
+			if len(t.statefulSupport()) > 0 && t.Stdio() {
+				// A dual-era stdio server cannot tell this request from a
+				// legacy one sent before initialize: any refusal will do.
+				codes = nil
+				t.Expect("the server is dual-era: on stdio a request without a protocol version may be taken for a legacy one, so any error is accepted")
+			}
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, codes...)))
+		},
+	},
+	Def{
+		ID: "lifecycle/capabilities-respected", Area: "lifecycle", Passive: true,
+		Title:        "the server uses only what was negotiated: no undeclared client features, no notifications for capabilities it did not declare",
+		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
+		Body: func(t *T) {
+			ids := []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
+			bad := 0
+			for _, f := range t.SessionFindings() {
+				if f.Kind == session.FindingUndeclared {
+					bad++
+					t.ViolateFirst(ids, "the server asks the client only for capabilities the client declared", f.String())
+				}
+			}
+			gated := map[string]string{
+				spec.MethodToolsListChanged:     "tools.listChanged",
+				spec.MethodPromptsListChanged:   "prompts.listChanged",
+				spec.MethodResourcesListChanged: "resources.listChanged",
+				spec.MethodResourcesUpdated:     "resources.subscribe",
+			}
+			obs, _ := t.Observed()
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage {
+					continue
+				}
+				if capPath, ok := gated[o.Msg.Method]; ok && !t.HasCapability(capPath) {
+					bad++
+					t.ViolateFirst(ids, "notifications only for declared capabilities", fmt.Sprintf("%s sent without declaring %s", o.Msg.Method, capPath))
+				}
+			}
+			if bad == 0 {
+				t.Saw("%d frames, nothing outside the negotiated capabilities", len(obs))
+				t.Pass()
+			}
+		},
+	},
+)
+
+// statefulSupport lists the initialize-based versions the server speaks,
+// oldest first, probing each once.
+func (t *T) statefulSupport() []spec.Version {
+	var out []spec.Version
+	for _, vr := range t.vr.r.allStateful() {
+		vr.setup(t.Ctx)
+		if vr.err == nil && vr.support {
+			out = append(out, vr.v)
+		}
+	}
+	return out
+}
+
+// claimedVersions are the versions the server says it implements outside
+// initialize: server/discover's supportedVersions (asked on a fresh
+// connection, once per run).
+func (t *T) claimedVersions() map[string]bool {
+	r := t.vr.r
+	r.claimOnce.Do(func() {
+		r.claimed = map[string]bool{}
+		vr := r.versionRunFor(spec.V20260728)
+		c, err := vr.open(t.Ctx, true)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		d, _, _ := c.Stateless.Discover(t.Ctx)
+		if d != nil {
+			for _, v := range d.SupportedVersions {
+				r.claimed[v] = true
+			}
+		}
+	})
+	return r.claimed
+}

@@ -1,0 +1,106 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+)
+
+// coverageFloor is the committed number of wire-testable server-side
+// MUST/SHOULD requirements that have a check or a written exclusion. Raise
+// it when coverage grows; the test fails when it shrinks.
+const coverageFloor = 54
+
+func TestRegistryCitesKnownServerRequirements(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range Checks() {
+		for _, id := range d.Requirements {
+			rec, ok := cat.Get(id)
+			if !ok {
+				t.Errorf("check %s cites %q, which is not in the catalog", d.ID, id)
+				continue
+			}
+			if !catalog.CountsFor(rec.Role, catalog.RoleServer) {
+				t.Errorf("check %s cites %q of role %s: server checks cite server-side requirements", d.ID, id, rec.Role)
+			}
+			if !rec.Level.Mandatory() && !rec.Level.Advisory() {
+				t.Errorf("check %s cites %q, a %s: checks enforce MUST or SHOULD requirements", d.ID, id, rec.Level)
+			}
+		}
+	}
+}
+
+func TestExclusionsAreRealAndUnchecked(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := CheckedRequirements()
+	for id, why := range Exclusions {
+		rec, ok := cat.Get(id)
+		if !ok {
+			t.Errorf("exclusion %q is not in the catalog", id)
+			continue
+		}
+		if rec.Testability != catalog.Wire || !catalog.CountsFor(rec.Role, catalog.RoleServer) {
+			t.Errorf("exclusion %q is not a wire-testable server-side requirement; it needs no exclusion", id)
+		}
+		if len(why) < 30 {
+			t.Errorf("exclusion %q: write why it has no check (%q)", id, why)
+		}
+		if len(checked[id]) > 0 {
+			t.Errorf("exclusion %q has checks %v: drop the exclusion", id, checked[id])
+		}
+	}
+}
+
+func TestCoverageDoesNotRegress(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tot, got int
+	for _, a := range cat.Coverage(catalog.RoleServer, CheckedRequirements(), Exclusions) {
+		tot += a.Total
+		got += a.Checked + a.Excluded
+	}
+	t.Logf("server coverage: %d of %d wire-testable MUST/SHOULD requirements", got, tot)
+	if got < coverageFloor {
+		t.Fatalf("server coverage regressed: %d < committed floor %d", got, coverageFloor)
+	}
+}
+
+func TestDuplicateRegistrationPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("registering a check twice did not panic")
+		}
+	}()
+	d := Checks()[0]
+	regMu.Lock()
+	regFrozen = false
+	regMu.Unlock()
+	defer func() { regMu.Lock(); regFrozen = true; regMu.Unlock() }()
+	Register(d)
+}
+
+func TestLabelsRejectUnknownValues(t *testing.T) {
+	for name, f := range map[string]func(){
+		"area":      func() { Area("nope") },
+		"fixture":   func() { Fixture("nope") },
+		"transport": func() { Transport("carrier-pigeon") },
+		"version":   func() { Version("1999-01-01") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s label accepted an unknown value", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -1,0 +1,414 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpcheck/mcpcheck/harness"
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+)
+
+// Config says what a run checks and how.
+type Config struct {
+	// Target is the server to check (a stdio command or a URL).
+	Target target.Target
+	// Versions are the protocol versions to run, each in turn; a version the
+	// server does not speak gets n/a checks (the negotiation checks still
+	// run). Empty means every released version.
+	Versions []spec.Version
+	// LabelFilter is a Ginkgo label filter expression over the labels of
+	// labels.go ("area:base && level:must").
+	LabelFilter string
+	// Only, when set, runs just the checks with these IDs (tests).
+	Only []string
+	// Session configures the built-in client; Session.Timeout bounds each
+	// wait for an answer (default 10 s).
+	Session session.Config
+	// Quiet is how long a check watches for something that must not arrive
+	// once the exchange it is about has settled (default 250 ms).
+	Quiet time.Duration
+	// RunTimeout bounds the whole run (default 30 min).
+	RunTimeout time.Duration
+	// Verbose keeps transcripts of passing checks too.
+	Verbose bool
+	// Progress, when set, is called after each check ends (from the
+	// goroutine running the checks), for live progress.
+	Progress func(reports.Check)
+	// Log receives the Ginkgo runner's own output (default: discarded).
+	Log io.Writer
+	// TestingT is handed to ginkgo.RunSpecs; nil uses a tiny stand-in (the
+	// binary's case). go test passes its *testing.T.
+	TestingT ginkgo.GinkgoTestingT
+	// Tool names the tool in the report (default mcpcheck).
+	Tool reports.Tool
+	// Direct runs the specs without Ginkgo (same order, same label
+	// filter). Ginkgo's RunSpecs runs once per process, so tests that run
+	// many small suites use this; a second Run in a process is direct
+	// anyway.
+	Direct bool
+}
+
+// Result is a finished run.
+type Result struct {
+	// Report is the run's results, for the writers and baselines.
+	Report reports.Run
+	// Problems are harness or scenario errors (a check that cites an unknown
+	// requirement, a target that could not be reached): a CLI exits 3.
+	Problems []error
+	// Starts is how many connections (process starts for stdio) the run
+	// paid for.
+	Starts int
+	// Engine is "ginkgo", or "direct" when Ginkgo had already run in this
+	// process (RunSpecs runs once per process).
+	Engine string
+	// Specs is how many specs the engine ran (after the label filter).
+	Specs int
+}
+
+// ErrUnreachable wraps the error of a target that could not be started or
+// reached at all.
+var ErrUnreachable = errors.New("the target could not be reached")
+
+type runner struct {
+	cfg       Config
+	target    target.Target
+	transport string
+	run       *harness.Run
+	cat       *catalog.Catalog
+	versions  []*versionRun
+	only      map[string]bool
+	side      []*versionRun // probed for negotiation checks, not reported
+	mu        sync.Mutex
+	specs     int
+	claimOnce sync.Once
+	claimed   map[string]bool
+}
+
+// ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
+// run only once, so later runs use the direct engine, which executes the
+// same specs (same order, same label filter) without Ginkgo.
+var ginkgoUsed atomic.Bool
+
+// Run executes the suites against cfg.Target and returns the report. It
+// returns an error only when nothing could be judged (a bad configuration
+// or label filter, or a target that cannot be reached); harness problems
+// during the run are in Result.Problems.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if err := cfg.Target.Validate(); err != nil {
+		return Result{}, err
+	}
+	if cfg.Session.Timeout <= 0 {
+		cfg.Session.Timeout = 10 * time.Second
+	}
+	if cfg.Quiet <= 0 {
+		cfg.Quiet = 250 * time.Millisecond
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = 30 * time.Minute
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Tool.Name == "" {
+		cfg.Tool = reports.Tool{Name: "mcpcheck"}
+	}
+	if len(cfg.Versions) == 0 {
+		cfg.Versions = append([]spec.Version(nil), spec.Versions...)
+	}
+	var match func([]string) bool
+	if cfg.LabelFilter != "" {
+		f, err := types.ParseLabelFilter(cfg.LabelFilter)
+		if err != nil {
+			return Result{}, fmt.Errorf("label filter %q: %v", cfg.LabelFilter, err)
+		}
+		match = f
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+
+	r := &runner{cfg: cfg, cat: cat}
+	if len(cfg.Only) > 0 {
+		r.only = map[string]bool{}
+		for _, id := range cfg.Only {
+			r.only[id] = true
+		}
+	}
+	tg := cfg.Target
+	switch {
+	case tg.IsStdio():
+		r.transport = "stdio"
+	default:
+		rt, _, err := target.Resolve(ctx, tg)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		tg = rt
+		r.transport = string(tg.Transport)
+		if tg.Transport == target.Stateless {
+			r.transport = "streamable"
+		}
+	}
+	r.target = tg
+	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
+	if err != nil {
+		return Result{}, err
+	}
+	r.run = run
+	for _, v := range cfg.Versions {
+		if r.transport == "sse" && v != spec.V20241105 {
+			continue // HTTP+SSE carries 2024-11-05 only
+		}
+		r.versions = append(r.versions, &versionRun{r: r, v: v})
+	}
+	if len(r.versions) == 0 {
+		return Result{}, fmt.Errorf("no protocol version to run over %s (HTTP+SSE carries 2024-11-05 only)", r.transport)
+	}
+
+	engine := "direct"
+	if !cfg.Direct && ginkgoUsed.CompareAndSwap(false, true) {
+		engine = "ginkgo"
+		r.runGinkgo(ctx)
+	} else {
+		r.runDirect(ctx, match)
+	}
+
+	var problems []error
+	starts := 0
+	unreachable := 0
+	for _, vr := range r.versions {
+		if err := vr.shutdown(); err != nil {
+			_ = err // closing a target that already died is not a problem of the run
+		}
+		if vr.err != nil {
+			unreachable++
+			problems = append(problems, fmt.Errorf("%s: %w: %v", vr.v, ErrUnreachable, vr.err))
+		}
+		vr.mu.Lock()
+		starts += vr.conns
+		vr.mu.Unlock()
+	}
+	for _, vr := range r.side {
+		_ = vr.shutdown()
+		vr.mu.Lock()
+		starts += vr.conns
+		vr.mu.Unlock()
+	}
+	problems = append(problems, run.Problems()...)
+	res := Result{
+		Report:   run.Report(cfg.Tool, tg.Report()),
+		Problems: problems,
+		Starts:   starts,
+		Engine:   engine,
+		Specs:    r.specs,
+	}
+	if unreachable == len(r.versions) && r.specs > 0 {
+		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
+	}
+	return res, ctx.Err()
+}
+
+// spec is one (version, check) pair: a Ginkgo It.
+type specItem struct {
+	vr     *versionRun
+	def    Def
+	name   string
+	labels []string
+}
+
+// plan lists the specs in run order: per version, the active checks in
+// registration order, then the passive ones.
+func (r *runner) plan() []specItem {
+	defs := Checks()
+	var out []specItem
+	seen := map[string]bool{}
+	for _, vr := range r.versions {
+		for _, passive := range []bool{false, true} {
+			for _, d := range defs {
+				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) {
+					continue
+				}
+				lvl := levelOf(r.cat, d, vr.v)
+				if lvl == "" {
+					lvl = levelOf(r.cat, d, "")
+				}
+				labels := append([]string{Version(vr.v), Role(catalog.RoleServer)}, d.Labels...)
+				if lvl != "" && lvl != catalog.May {
+					labels = append(labels, Level(lvl))
+				}
+				name := fmt.Sprintf("[%s] %s: %s", vr.v, d.ID, d.Title)
+				if seen[name] {
+					panic(fmt.Sprintf("scenarios: duplicate spec name %q", name))
+				}
+				seen[name] = true
+				out = append(out, specItem{vr: vr, def: d, name: name, labels: labels})
+			}
+		}
+	}
+	return out
+}
+
+// ginkgoT is the tiny GinkgoTestingT the binary hands to RunSpecs.
+type ginkgoT struct{ failed bool }
+
+func (t *ginkgoT) Helper() {}
+func (t *ginkgoT) Fail()   { t.failed = true }
+
+var ginkgoOutputMu sync.Mutex
+
+func (r *runner) runGinkgo(ctx context.Context) {
+	items := r.plan()
+	ginkgo.Describe("mcpcheck server conformance", func() {
+		for _, it := range items {
+			it := it
+			ginkgo.It(it.name, ginkgo.Label(it.labels...), func() {
+				r.execute(ctx, it)
+			})
+		}
+	})
+	ginkgo.ReportAfterSuite("mcpcheck", func(rep ginkgo.Report) {
+		n := 0
+		for _, s := range rep.SpecReports {
+			if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped && s.State != types.SpecStatePending {
+				n++
+			}
+		}
+		r.mu.Lock()
+		r.specs = n
+		r.mu.Unlock()
+	})
+	sc, rc := ginkgo.GinkgoConfiguration()
+	sc.LabelFilter = r.cfg.LabelFilter
+	sc.RandomSeed = 1
+	sc.RandomizeAllSpecs = false
+	sc.FailFast = false
+	sc.Timeout = r.cfg.RunTimeout
+	sc.FocusStrings, sc.SkipStrings, sc.FocusFiles, sc.SkipFiles = nil, nil, nil, nil
+	rc.NoColor = true
+	rc.Succinct = true
+	rc.Verbose, rc.VeryVerbose = false, false
+	rc.JSONReport, rc.JUnitReport, rc.TeamcityReport, rc.GoJSONReport = "", "", "", ""
+	t := r.cfg.TestingT
+	if t == nil {
+		t = &ginkgoT{}
+	}
+	ginkgoOutputMu.Lock()
+	out, errOut := formatter.ColorableStdOut, formatter.ColorableStdErr
+	formatter.ColorableStdOut, formatter.ColorableStdErr = r.cfg.Log, r.cfg.Log
+	defer func() {
+		formatter.ColorableStdOut, formatter.ColorableStdErr = out, errOut
+		ginkgoOutputMu.Unlock()
+	}()
+	ginkgo.RunSpecs(t, "mcpcheck server conformance", sc, rc)
+}
+
+func (r *runner) runDirect(ctx context.Context, match func([]string) bool) {
+	for _, it := range r.plan() {
+		if match != nil && !match(it.labels) {
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		r.specs++
+		r.mu.Unlock()
+		r.execute(ctx, it)
+	}
+}
+
+// execute runs one spec: gating first (version window, era, transport,
+// version support), then the body.
+func (r *runner) execute(ctx context.Context, it specItem) {
+	vr, d := it.vr, it.def
+	scope := r.run.Scope(vr.v, r.transport)
+	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		if ok, why := d.inWindow(vr.v); !ok {
+			c.NotApplicable(why)
+			return
+		}
+		if len(d.Transports) > 0 {
+			ok := false
+			for _, tr := range d.Transports {
+				ok = ok || tr == r.transport
+			}
+			if !ok {
+				c.NotApplicable(fmt.Sprintf("the check is about the %v transport; this target is reached over %s", d.Transports, r.transport))
+				return
+			}
+		}
+		vr.setup(ctx)
+		if vr.err != nil {
+			c.Error(fmt.Errorf("%w: %v", ErrUnreachable, vr.err))
+			return
+		}
+		if !vr.support && !d.Unsupported {
+			c.NotApplicable(vr.unsupportedReason())
+			return
+		}
+		t := &T{Check: c, Ctx: ctx, vr: vr, def: d}
+		defer t.finish()
+		defer func() {
+			if p := recover(); p != nil {
+				if a, ok := p.(abort); ok {
+					c.Error(a.err)
+					return
+				}
+				panic(p)
+			}
+		}()
+		d.Body(t)
+	})
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(rc)
+	}
+}
+
+// allStateful returns the version runs of every initialize-based version,
+// creating runs (probed, never reported) for versions outside cfg.Versions.
+func (r *runner) allStateful() []*versionRun {
+	var out []*versionRun
+	for _, v := range spec.Versions {
+		if v.Era() != spec.Stateful || (r.transport == "sse" && v != spec.V20241105) {
+			continue
+		}
+		out = append(out, r.versionRunFor(v))
+	}
+	return out
+}
+
+// versionRunFor returns the run of version v, creating a side run when v
+// is not one of the run's versions.
+func (r *runner) versionRunFor(v spec.Version) *versionRun {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, vr := range r.versions {
+		if vr.v == v {
+			return vr
+		}
+	}
+	for _, vr := range r.side {
+		if vr.v == v {
+			return vr
+		}
+	}
+	vr := &versionRun{r: r, v: v}
+	r.side = append(r.side, vr)
+	return vr
+}

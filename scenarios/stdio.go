@@ -1,0 +1,93 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// The stdio transport: stdout carries MCP messages only, one per line;
+// stderr is the server's to use (the harness keeps its tail for reports
+// and never judges it); the server exits when stdin closes.
+
+var _ = Register(
+	Def{
+		ID: "stdio/stdout-only-messages", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
+		Title:        "stdout carries nothing but MCP messages, one per line",
+		Requirements: []string{"transport-stdio.stdout.only-mcp-messages", "transport-stdio.framing.no-embedded-newlines"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			bad := 0
+			for _, o := range obs {
+				var why string
+				switch {
+				case o.Kind == wire.KindGarbage:
+					why = "a line that is not a JSON-RPC message: " + wire.Excerpt(o.Raw, 200)
+				case o.Kind == wire.KindTooLong:
+					why = fmt.Sprintf("a line of %d bytes over the size limit", o.Size)
+				case o.Kind == wire.KindMessage && o.Unterminated:
+					why = "a message cut off without its line feed: " + wire.Excerpt(o.Raw, 200)
+				default:
+					continue
+				}
+				bad++
+				if bad <= 10 {
+					t.Violation("transport-stdio.stdout.only-mcp-messages", "every line on stdout is one JSON-RPC message", why)
+				}
+			}
+			if bad == 0 {
+				t.Saw("%d frames on stdout, all MCP messages", len(obs))
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "stdio/no-server-requests", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
+		Title:        "in 2026-07-28 a stdio server writes no JSON-RPC requests",
+		Requirements: []string{"transport-stdio.messages.server-no-requests"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			for _, o := range obs {
+				if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
+					t.Fail("no request on stdout", wire.Excerpt(o.Raw, 200))
+					return
+				}
+			}
+			t.Saw("%d frames, no request", len(obs))
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "stdio/exit-on-stdin-close", Area: "transport-stdio", Transports: []string{"stdio"},
+		Title:        "the server exits promptly once its stdin is closed",
+		Requirements: []string{"transport-stdio.shutdown.server-exits-on-eof"},
+		Body: func(t *T) {
+			c := t.Fresh()
+			if r := Sentinel(t.Ctx, c.S()); !r.OK() {
+				t.JudgeReply(r)
+				return
+			}
+			p := c.Conn.Process
+			if p == nil {
+				t.Error(fmt.Errorf("stdio target without a process"))
+				return
+			}
+			start := time.Now()
+			t.must(p.Stdin().Close())
+			wait := t.StepTimeout()
+			timer := time.NewTimer(wait)
+			defer timer.Stop()
+			select {
+			case <-p.Exited():
+				t.Saw("the process %s %s after stdin closed", p.ExitDescription(), time.Since(start).Round(time.Millisecond))
+				t.Pass()
+			case <-timer.C:
+				t.Fail(fmt.Sprintf("the process exits within %s of stdin closing", wait), "it was still running")
+			case <-t.Ctx.Done():
+				t.Error(t.Ctx.Err())
+			}
+		},
+	},
+)

@@ -1,0 +1,125 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  string
+)
+
+// mcpcheckBinary builds the mcpcheck binary into a temporary directory once
+// per test process; its "reference server --stdio" is the target.
+func mcpcheckBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpcheck-scenarios-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mcpcheck")
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck")
+		out, err := cmd.CombinedOutput()
+		buildErr, buildOut = err, string(out)
+	})
+	if buildErr != nil {
+		t.Skipf("the reference server does not build yet, so the suites cannot run against it: %v\n%s", buildErr, buildOut)
+	}
+	probe := exec.Command(binPath, "reference", "server", "--list-faults")
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("the mcpcheck binary has no working reference server yet: %v\n%s", err, out)
+	}
+	return binPath
+}
+
+func referenceTarget(t testing.TB, faults ...string) target.Target {
+	args := []string{"reference", "server", "--stdio", "--page-size", "3"}
+	for _, f := range faults {
+		args = append(args, "--fault", f)
+	}
+	tg := target.Command(mcpcheckBinary(t), args...)
+	tg.Timeouts = target.Timeouts{Step: 5 * time.Second, Grace: time.Second}
+	return tg
+}
+
+// runReference runs the suites against the reference server.
+func runReference(t testing.TB, cfg Config, faults ...string) Result {
+	t.Helper()
+	cfg.Target = referenceTarget(t, faults...)
+	if cfg.Session.Timeout == 0 {
+		cfg.Session = session.Config{Timeout: 5 * time.Second}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, p := range res.Problems {
+		t.Errorf("harness problem: %v", p)
+	}
+	return res
+}
+
+// TestSuiteAgainstReference runs every suite (Ginkgo, all versions) against
+// the reference server over stdio: nothing may fail, warn or error.
+func TestSuiteAgainstReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	start := time.Now()
+	res := runReference(t, Config{TestingT: t})
+	t.Logf("engine %s, %d specs, %d checks, %d connections, %s", res.Engine, res.Specs, len(res.Report.Checks), res.Starts, time.Since(start).Round(time.Millisecond))
+	counts := map[spec.Version]map[reports.Outcome]int{}
+	for _, c := range res.Report.Checks {
+		if counts[c.Version] == nil {
+			counts[c.Version] = map[reports.Outcome]int{}
+		}
+		counts[c.Version][c.Outcome]++
+		switch c.Outcome {
+		case reports.Fail, reports.Warn, reports.Error:
+			t.Errorf("%s [%s] %s: %s\n  expected: %s\n  actual: %s\n  reason: %s", c.Outcome, c.Version, c.ID, c.Title, c.Expected, c.Actual, c.Reason)
+		}
+	}
+	for _, v := range spec.Versions {
+		t.Logf("%s: %v", v, counts[v])
+	}
+	if len(res.Report.Checks) == 0 {
+		t.Fatal("no check ran")
+	}
+}
+
+func outcomeOf(res Result, id string, v spec.Version) (reports.Check, bool) {
+	for _, c := range res.Report.Checks {
+		if c.ID == id && c.Version == v {
+			return c, true
+		}
+	}
+	return reports.Check{}, false
+}
+
+var _ = strings.Contains
+
+func versions(vs ...string) []spec.Version {
+	var out []spec.Version
+	for _, v := range vs {
+		out = append(out, spec.Version(v))
+	}
+	return out
+}
