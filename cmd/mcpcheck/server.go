@@ -82,7 +82,7 @@ func defaultMain(e *env) error {
 	fmt.Fprintf(e.stderr, "mcpcheck: no target given, checking the embedded reference server (%s reference server --stdio); see 'mcpcheck server --help' to check your own\n", filepath.Base(self))
 	fs, _ := lookupFormats("text")
 	return runServerSuite(e, serverOptions{
-		target:   target.Command(self, "reference", "server", "--stdio"),
+		target:   target.Command(self, "reference", "server", "--stdio", "--page-size", "3"), // small pages so every list paginates,
 		versions: append([]spec.Version(nil), spec.Versions...),
 		timeout:  10 * time.Second,
 		formats:  fs,
