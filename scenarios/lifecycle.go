@@ -252,9 +252,20 @@ var _ = Register(
 				}
 			}
 			// Does the server speak 2026-07-28 at all? Then discover is owed.
+			// Being served is not enough: an older server that does not
+			// enforce initialization answers tools/list whatever its _meta
+			// says. A 2026-07-28 result always carries resultType, so only
+			// a result with resultType shows the newer protocol.
 			tl := s.Call(t.Ctx, spec.MethodToolsList, nil)
 			if tl.OK() {
-				t.Fail("a server that serves 2026-07-28 requests implements server/discover listing 2026-07-28", "server/discover: "+r.Describe()+"; yet tools/list with 2026-07-28 _meta was served")
+				var probe struct {
+					ResultType *string `json:"resultType"`
+				}
+				if err := json.Unmarshal(tl.Result, &probe); err == nil && probe.ResultType != nil {
+					t.Fail("a server that serves 2026-07-28 requests implements server/discover listing 2026-07-28", "server/discover: "+r.Describe()+"; yet tools/list with 2026-07-28 _meta was served with resultType "+*probe.ResultType)
+					return
+				}
+				t.NotApplicable("the server does not speak 2026-07-28: server/discover: " + r.Describe() + "; tools/list was answered without resultType, as a pre-2026 server that does not enforce initialization would")
 				return
 			}
 			t.NotApplicable("the server does not speak 2026-07-28: " + r.Describe())
