@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -86,7 +87,8 @@ func referenceServerMain(e *env, args []string) error {
 	hs := &http.Server{
 		Handler:           srv.HTTPHandler(server.HTTPOptions{JSONResponses: *jsonResp, LegacySSE: *legacy}),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
+		// net/http's own complaints go to our stderr, never the process's.
+		ErrorLog: log.New(e.stderr, "mcpcheck reference server: http: ", 0),
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck reference server listening on http://%s/mcp\n", ln.Addr())
 	if *legacy {

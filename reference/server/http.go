@@ -104,10 +104,18 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodPost:
 			h.post(w, r)
-		case http.MethodGet:
-			h.get(w, r)
-		case http.MethodDelete:
-			h.delete(w, r)
+		case http.MethodGet, http.MethodDelete:
+			if r.Header.Get("Mcp-Session-Id") == "" && spec.Version(strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))).Era() == spec.Stateless {
+				// 2026-07-28 has no sessions and no GET stream: POST only.
+				w.Header().Set("Allow", "POST")
+				http.Error(w, "method not allowed: protocol version "+r.Header.Get("MCP-Protocol-Version")+" uses POST only (subscriptions/listen replaces the GET stream)", http.StatusMethodNotAllowed)
+				return
+			}
+			if r.Method == http.MethodGet {
+				h.get(w, r)
+			} else {
+				h.delete(w, r)
+			}
 		default:
 			w.Header().Set("Allow", "GET, POST, DELETE")
 			http.Error(w, "method not allowed: use POST, GET or DELETE", http.StatusMethodNotAllowed)

@@ -286,3 +286,12 @@ func TestStatelessStdioCancel(t *testing.T) {
 		t.Fatalf("after cancelling %s got %s", id, m.raw)
 	}
 }
+
+func TestStatelessGetIs405(t *testing.T) {
+	c := startHTTP(t, newTestServer(t, Options{}), HTTPOptions{})
+	for _, m := range []string{"GET", "DELETE"} {
+		if r := c.do(m, nil, map[string]string{"MCP-Protocol-Version": "2026-07-28", "Accept": "text/event-stream"}); r.status != 405 {
+			t.Errorf("%s with 2026-07-28: status %d, want 405", m, r.status)
+		}
+	}
+}
