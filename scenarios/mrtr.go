@@ -1,0 +1,264 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Multi round-trip requests (2026-07-28): input the server needs from the
+// client comes as an InputRequiredResult on tools/call, prompts/get or
+// resources/read only; the round trip completes; a tampered requestState
+// is refused.
+
+// mrtrInputMethods are the client-side requests MRTR replaces.
+var mrtrInputMethods = map[string]bool{spec.MethodRootsList: true, spec.MethodSamplingCreateMessage: true, spec.MethodElicitationCreate: true}
+
+// mrtrAllowed are the requests an InputRequiredResult may answer.
+var mrtrAllowed = map[string]bool{spec.MethodToolsCall: true, spec.MethodPromptsGet: true, spec.MethodResourcesRead: true}
+
+// mrtrResultType returns the resultType of a result.
+func mrtrResultType(raw json.RawMessage) string {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.ResultType
+}
+
+// mrtrAnswer builds an inputResponses entry for an elicitation request:
+// accept, with a value of the right type for every requested property.
+func mrtrAnswer(req mcp.InputRequest) (any, bool) {
+	var r struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestedSchema struct {
+				Properties map[string]struct {
+					Type string `json:"type"`
+				} `json:"properties"`
+			} `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	b, err := json.Marshal(req)
+	if err != nil || json.Unmarshal(b, &r) != nil || r.Method != spec.MethodElicitationCreate {
+		return nil, false
+	}
+	content := map[string]any{}
+	for k, p := range r.Params.RequestedSchema.Properties {
+		switch p.Type {
+		case "boolean":
+			content[k] = true
+		case "integer", "number":
+			content[k] = 1
+		default:
+			content[k] = "mcpcheck"
+		}
+	}
+	return map[string]any{"action": "accept", "content": content}, true
+}
+
+var _ = Register(
+	Def{
+		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: transportStateless, Passive: true,
+		Title:        "in 2026-07-28 the server never sends roots/list, sampling or elicitation requests: it asks through InputRequiredResult",
+		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			for _, o := range obs {
+				if o.Kind == wire.KindMessage && mrtrInputMethods[o.Msg.Method] && !o.Msg.ID.IsZero() {
+					t.Fail("input requested only through an InputRequiredResult", "the server sent a request: "+o.Describe())
+					return
+				}
+			}
+			if len(obs) == 0 {
+				t.NotApplicable("nothing was observed")
+				return
+			}
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: transportStateless, Passive: true,
+		Title:        "only tools/call, prompts/get and resources/read are ever answered with input_required",
+		Requirements: []string{"mrtr.server.only-supported-requests"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n := 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || o.Msg.Result == nil || o.Answers == "" {
+					continue
+				}
+				n++
+				if mrtrResultType(o.Msg.Result) == "input_required" && !mrtrAllowed[o.Answers] {
+					t.Fail("input_required only on tools/call, prompts/get or resources/read", fmt.Sprintf("%s was answered input_required: %s", o.Answers, o.Describe()))
+					return
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("no result was observed")
+				return
+			}
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "mrtr/round-trip", Area: "mrtr", Eras: transportStateless,
+		Title:        "a tool that needs elicitation asks with input_required and completes once the answer is sent back",
+		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
+		Body: func(t *T) {
+			const name = "test_input_required_result_elicitation"
+			if _, ok := t.RequireTool(name); !ok {
+				return
+			}
+			c := t.Session()
+			r := c.S().Call(t.Ctx, spec.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}})
+			if !t.JudgeReply(r) {
+				return
+			}
+			if len(r.Rounds) == 0 {
+				t.Untestable("the fixture " + name + " completed without asking for input, so there was no round trip to judge")
+				return
+			}
+			if rt := mrtrResultType(r.Result); rt != "complete" {
+				t.Fail("resultType complete after the input was supplied", fmt.Sprintf("after %d round(s) the result has resultType %q", len(r.Rounds), rt))
+				return
+			}
+			t.Saw("%d input_required round(s), then a complete result", len(r.Rounds))
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "mrtr/tampered-state", Area: "mrtr", Eras: transportStateless,
+		Title:        "a retry whose requestState was tampered with is refused",
+		Requirements: []string{"mrtr.server.request-state-reject-tampered"},
+		Body: func(t *T) {
+			const name = "test_input_required_result_tampered_state"
+			if _, ok := t.RequireTool(name); !ok {
+				return
+			}
+			c := t.Session()
+			s := c.S()
+			params := map[string]any{"name": name, "arguments": map[string]any{}}
+			id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
+			t.must(err)
+			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an input_required result with a requestState", nil))
+			if !t.Judge(obs) {
+				return
+			}
+			var ir mcp.InputRequiredResult
+			if json.Unmarshal(obs.Frame.Msg.Result, &ir) != nil || mrtrResultType(obs.Frame.Msg.Result) != "input_required" || ir.RequestState == "" {
+				t.Untestable("the fixture " + name + " did not answer input_required with a requestState")
+				return
+			}
+			answers := map[string]any{}
+			for k, req := range ir.InputRequests {
+				a, ok := mrtrAnswer(req)
+				if !ok {
+					t.Untestable("the fixture asks for input other than elicitation: " + k)
+					return
+				}
+				answers[k] = a
+			}
+			state := []byte(ir.RequestState)
+			i := len(state) / 2
+			if state[i] == 'A' {
+				state[i] = 'B'
+			} else {
+				state[i] = 'A'
+			}
+			params["inputResponses"] = answers
+			params["requestState"] = string(state)
+			id2, st2, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
+			t.must(err)
+			t.Expect("a retry with requestState %q (one character changed) is refused with an error", string(state))
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st2, Timeout: t.StepTimeout()},
+				expect.Matching("an error response (or a fresh input_required: the tampered state not honoured)", func(f wire.Frame) (expect.Verdict, string) {
+					if !f.IsResponseTo(id2) {
+						return expect.Unrelated, ""
+					}
+					if f.Msg.Error != nil {
+						return expect.Accepted, ""
+					}
+					if rt := mrtrResultType(f.Msg.Result); rt != "input_required" {
+						return expect.Rejected, fmt.Sprintf("the tampered requestState was accepted: resultType %q", rt)
+					}
+					return expect.Accepted, ""
+				})))
+		},
+	},
+)
+
+// mrtrRound1 calls a fixture tool and returns its input_required result,
+// or ends the check untestable.
+func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
+	params := map[string]any{"name": name, "arguments": map[string]any{}}
+	r := c.S()
+	id, st, err := r.Request(t.Ctx, spec.MethodToolsCall, params)
+	t.must(err)
+	obs := r.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an input_required result", nil))
+	var ir mcp.InputRequiredResult
+	if !obs.OK() || json.Unmarshal(obs.Frame.Msg.Result, &ir) != nil || mrtrResultType(obs.Frame.Msg.Result) != "input_required" {
+		t.Untestable("the fixture " + name + " did not answer input_required: " + obs.Actual)
+		return nil, false
+	}
+	answers := map[string]any{}
+	for k, req := range ir.InputRequests {
+		a, ok := mrtrAnswer(req)
+		if !ok {
+			t.Untestable("the fixture " + name + " asks for input other than elicitation: " + k)
+			return nil, false
+		}
+		answers[k] = a
+	}
+	params["inputResponses"] = answers
+	if ir.RequestState != "" {
+		params["requestState"] = ir.RequestState
+	}
+	return params, true
+}
+
+var _ = Register(
+	Def{
+		ID: "stateless/interleaved-conversations", Area: "base", Eras: transportStateless,
+		Title:        "two multi round-trip conversations interleaved on one connection both complete",
+		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
+		Body: func(t *T) {
+			names := []string{"test_input_required_result_request_state", "test_input_required_result_elicitation"}
+			for _, n := range names {
+				if _, ok := t.RequireTool(n); !ok {
+					return
+				}
+			}
+			c := t.Session()
+			a, ok := t.mrtrRound1(c, names[0])
+			if !ok {
+				return
+			}
+			b, ok := t.mrtrRound1(c, names[1])
+			if !ok {
+				return
+			}
+			for _, p := range []map[string]any{b, a} { // finish the later one first
+				id, st, err := c.S().Request(t.Ctx, spec.MethodToolsCall, p)
+				t.must(err)
+				obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "a complete result", func(res json.RawMessage) error {
+					if rt := mrtrResultType(res); rt != "complete" {
+						return fmt.Errorf("resultType %q", rt)
+					}
+					return nil
+				}))
+				if !obs.OK() {
+					t.Saw("round 2 of %v", p["name"])
+					t.Judge(obs)
+					return
+				}
+			}
+			t.Saw("%s and %s started, then finished in the opposite order: both complete", names[0], names[1])
+			t.Pass()
+		},
+	},
+)

@@ -1,0 +1,235 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// subscriptions/listen (2026-07-28): the acknowledgement comes first and
+// carries the subscription id and the accepted filter; every notification
+// of the subscription carries the id; only the requested types arrive.
+
+// subsFilter picks a list-changed filter the server declared, with the
+// notification method it stands for.
+func (t *T) subsFilter() (filter, method string, ok bool) {
+	for _, k := range []struct{ cap, filter, method string }{
+		{"tools.listChanged", "toolsListChanged", spec.MethodToolsListChanged},
+		{"prompts.listChanged", "promptsListChanged", spec.MethodPromptsListChanged},
+		{"resources.listChanged", "resourcesListChanged", spec.MethodResourcesListChanged},
+	} {
+		if t.HasCapability(k.cap) {
+			return k.filter, k.method, true
+		}
+	}
+	t.NotApplicable("the server declared no listChanged capability, so there is nothing to listen for")
+	return "", "", false
+}
+
+// subsID returns the subscriptionId in a notification's params._meta.
+func subsID(f wire.Frame) (json.RawMessage, bool) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if f.Msg.Params == nil || json.Unmarshal(f.Msg.Params, &p) != nil {
+		return nil, false
+	}
+	v, ok := p.Meta[mcp.MetaSubscriptionID]
+	return v, ok
+}
+
+// subsSameID reports whether a subscriptionId value names the request id
+// (as the id itself or as its string form).
+func subsSameID(v json.RawMessage, id jsonrpc.ID) bool {
+	b, _ := json.Marshal(id)
+	if strings.TrimSpace(string(v)) == string(b) {
+		return true
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if is, ok := id.Str(); ok {
+			return s == is
+		}
+		if n, ok := id.Int(); ok {
+			return s == fmt.Sprint(n)
+		}
+	}
+	return false
+}
+
+// subsListen opens a subscription and returns a predicate for the frames
+// that belong to it, and a func ending it.
+func (t *T) subsListen(c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) bool, func()) {
+	t.Taint()
+	s := c.S()
+	id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{filter: true}})
+	t.must(err)
+	mine := func(f wire.Frame) bool {
+		if f.Kind != wire.KindMessage || f.Msg.Method == "" || !f.Msg.ID.IsZero() {
+			return false
+		}
+		if !t.Stdio() {
+			return f.Stream == st
+		}
+		v, ok := subsID(f)
+		return ok && subsSameID(v, id) || f.Msg.Method == spec.MethodSubscriptionsAcknowledge && !ok
+	}
+	stop := func() {
+		if h := c.Conn.HTTP(); h != nil {
+			h.CloseStream(st)
+			return
+		}
+		_ = c.Stateless.Cancel(t.Ctx, id, st)
+	}
+	return id, mine, stop
+}
+
+// subsAck waits for the first message of the subscription and judges it.
+func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame) bool) bool {
+	obs := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
+		"notifications/subscriptions/acknowledged first, with _meta subscriptionId "+id.String()+" and the accepted filter",
+		func(f wire.Frame) (expect.Verdict, string) {
+			if f.IsResponseTo(id) && f.Msg.Error != nil {
+				return expect.Rejected, "subscriptions/listen was refused: " + f.Describe()
+			}
+			if !mine(f) {
+				return expect.Unrelated, ""
+			}
+			if f.Msg.Method != spec.MethodSubscriptionsAcknowledge {
+				return expect.Rejected, "the first message of the subscription was " + f.Describe()
+			}
+			v, ok := subsID(f)
+			if !ok || !subsSameID(v, id) {
+				return expect.Rejected, fmt.Sprintf("the acknowledgement's subscriptionId is %s, not the listen request id %s", v, id)
+			}
+			var p struct {
+				Notifications map[string]json.RawMessage `json:"notifications"`
+			}
+			if json.Unmarshal(f.Msg.Params, &p) != nil || p.Notifications == nil {
+				return expect.Rejected, "the acknowledgement carries no notifications filter: " + wire.Excerpt(f.Msg.Params, 200)
+			}
+			return expect.Accepted, ""
+		}))
+	return t.Judge(obs)
+}
+
+var _ = Register(
+	Def{
+		ID: "stateless/listen-implemented", Area: "base", Eras: transportStateless,
+		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
+		Requirements: []string{"base.layers.support-base-versioning-patterns"},
+		Body: func(t *T) {
+			c := t.Session()
+			t.Taint()
+			s := c.S()
+			id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{}})
+			t.must(err)
+			defer func() {
+				if h := c.Conn.HTTP(); h != nil {
+					h.CloseStream(st)
+				} else {
+					_ = c.Stateless.Cancel(t.Ctx, id, st)
+				}
+			}()
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching("an acknowledgement, or any answer but -32601 (Method not found)", func(f wire.Frame) (expect.Verdict, string) {
+				if f.IsResponseTo(id) {
+					if code, ok := errorCodeOf(f); ok && code == jsonrpc.MethodNotFound {
+						return expect.Rejected, "subscriptions/listen is not implemented: " + f.Describe()
+					}
+					return expect.Accepted, ""
+				}
+				if f.Kind == wire.KindMessage && f.Msg.Method == spec.MethodSubscriptionsAcknowledge {
+					return expect.Accepted, ""
+				}
+				return expect.Unrelated, ""
+			})))
+		},
+	},
+	Def{
+		ID: "subscriptions/listen-ack", Area: "subscriptions", Eras: transportStateless,
+		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
+		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},
+		Body: func(t *T) {
+			filter, _, ok := t.subsFilter()
+			if !ok {
+				return
+			}
+			c := t.Session()
+			id, mine, stop := t.subsListen(c, filter)
+			defer stop()
+			if t.subsAck(c, id, filter, mine) {
+				t.Saw("the subscription for %s was acknowledged first", filter)
+			}
+		},
+	},
+	Def{
+		ID: "subscriptions/listen-notifications", Area: "subscriptions", Eras: transportStateless,
+		Title:        "notifications of a subscription carry its id and are only of the requested types",
+		Requirements: []string{"subscriptions.meta.notification-carries-subscription-id", "subscriptions.listen.only-requested-types"},
+		Body: func(t *T) {
+			const trigger = "test_trigger_tool_change"
+			if !t.RequireCapability("tools.listChanged") {
+				return
+			}
+			c := t.Session()
+			id, mine, stop := t.subsListen(c, "toolsListChanged")
+			defer stop()
+			if !t.subsAck(c, id, "toolsListChanged", mine) {
+				return
+			}
+			// The trigger's response is not waited for: the notification may
+			// come before it.
+			tid, _, err := c.S().Request(t.Ctx, spec.MethodToolsCall, map[string]any{"name": trigger, "arguments": map[string]any{}})
+			t.must(err)
+			obs := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
+				"notifications/tools/list_changed with _meta subscriptionId "+id.String(),
+				func(f wire.Frame) (expect.Verdict, string) {
+					if f.IsResponseTo(tid) && f.Msg.Error != nil {
+						return expect.Rejected, "mcpcheck-trigger-failed: " + f.Describe()
+					}
+					if !mine(f) {
+						if t.Stdio() && f.Kind == wire.KindMessage && f.Msg.Method == spec.MethodToolsListChanged {
+							if _, ok := subsID(f); !ok {
+								return expect.Rejected, "a tools/list_changed without a subscriptionId: " + f.Describe()
+							}
+						}
+						return expect.Unrelated, ""
+					}
+					if f.Msg.Method != spec.MethodToolsListChanged {
+						return expect.Rejected, "a notification the subscription did not ask for: " + f.Describe()
+					}
+					if v, ok := subsID(f); !ok || !subsSameID(v, id) {
+						return expect.Rejected, fmt.Sprintf("the notification's subscriptionId is %s, not %s", v, id)
+					}
+					return expect.Accepted, ""
+				}))
+			if !obs.OK() && strings.Contains(obs.Actual, "mcpcheck-trigger-failed") {
+				t.Untestable("the target offers no " + trigger + " fixture (the official suite's hidden trigger), so no list change could be provoked: " + obs.Actual)
+				return
+			}
+			if !obs.OK() {
+				if strings.Contains(obs.Actual, "did not ask for") {
+					t.Violation("subscriptions.listen.only-requested-types", obs.Expected, obs.Actual)
+				} else {
+					t.Violation("subscriptions.meta.notification-carries-subscription-id", obs.Expected, obs.Actual)
+				}
+				return
+			}
+			q := t.WaitQuiet(c.S(), "only tools/list_changed on the subscription", func(f wire.Frame) bool {
+				return mine(f) && f.Msg.Method != spec.MethodToolsListChanged
+			})
+			if !q.OK() {
+				t.Violation("subscriptions.listen.only-requested-types", "only the requested notification types", q.Actual)
+				return
+			}
+			t.Saw("tools/list_changed arrived tagged with subscription %s", id)
+			t.Pass()
+		},
+	},
+)

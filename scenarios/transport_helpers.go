@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// Helpers of the HTTP transport areas (streamable HTTP, HTTP+SSE, the
+// 2026-07-28 headers, authorization): raw requests, the first frame of an
+// exchange, era gates.
+
+var (
+	transportStateful  = []spec.Era{spec.Stateful}
+	transportStateless = []spec.Era{spec.Stateless}
+	transportHTTPOnly  = []string{"streamable"}
+)
+
+// transportHTTP returns the streamable HTTP wire of c, or ends the check
+// n/a when the target is not reached over streamable HTTP.
+func (t *T) transportHTTP(c *Conn) *wire.HTTP {
+	h := c.Conn.HTTP()
+	if h == nil {
+		t.NotApplicable("the check is about the streamable HTTP transport; the target is reached over " + t.Transport())
+	}
+	return h
+}
+
+// transportFirst accepts the first frame of the HTTP exchange stream,
+// whatever it is, and hands it to judge for the verdict.
+func transportFirst(stream, desc string, judge func(wire.Frame) (expect.Verdict, string)) expect.Alt {
+	return expect.Matching(desc, func(f wire.Frame) (expect.Verdict, string) {
+		if f.Stream != stream {
+			return expect.Unrelated, ""
+		}
+		return judge(f)
+	})
+}
+
+// transportWaitFirst waits for the first frame of stream.
+func (t *T) transportWaitFirst(c *Conn, stream string) expect.Observed {
+	return c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, transportFirst(stream, "the HTTP answer to the request", func(wire.Frame) (expect.Verdict, string) {
+		return expect.Accepted, ""
+	}))
+}
+
+// transportRequest encodes a JSON-RPC request.
+func (t *T) transportRequest(id jsonrpc.ID, method string, params any) []byte {
+	b, err := jsonrpc.NewRequest(id, method, params)
+	t.must(err)
+	return b
+}
+
+// transportStatelessParams returns params with the session's _meta merged
+// in and the headers a 2026-07-28 request needs.
+func (t *T) transportStatelessParams(c *Conn, method string, params any) (json.RawMessage, http.Header) {
+	p, err := c.Stateless.Params(params)
+	t.must(err)
+	h, err := c.Stateless.Headers(method, p)
+	t.must(err)
+	return p, h
+}
+
+// transportContentType is the media type of a frame's HTTP response.
+func transportContentType(f wire.Frame) string {
+	if f.HTTP == nil {
+		return ""
+	}
+	ct := f.HTTP.Header.Get("Content-Type")
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+// transportLoopback reports whether the target URL names a loopback host:
+// for such a server a foreign Origin or Host is a DNS-rebinding attempt by
+// any reasonable policy.
+func (t *T) transportLoopback() bool {
+	u, err := url.Parse(t.vr.r.target.URL)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// transportStatusText renders a frame's status for Actual texts.
+func transportStatusText(f wire.Frame) string {
+	if f.HTTP == nil {
+		return f.Describe()
+	}
+	return fmt.Sprintf("HTTP %d (%s): %s", f.Status(), transportContentType(f), f.Describe())
+}
+
+// transportForeignOrigin is an Origin no local server may accept.
+const transportForeignOrigin = "http://mcpcheck-rebinding.invalid"
+
+// transportPlainHead sends one request to the MCP endpoint with a plain
+// HTTP client (the target's configured headers, then hdr) and returns the
+// status and headers as soon as they arrive, closing the body: for a GET
+// stream that opens without sending an event, which the wire connection
+// only reports once an event comes.
+func (t *T) transportPlainHead(method string, hdr http.Header) (int, http.Header, error) {
+	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, t.vr.r.target.URL, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	base, err := t.vr.r.target.HTTPHeader()
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, v := range base {
+		req.Header[k] = v
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header, nil
+}

@@ -1,0 +1,282 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// A loopback proxy in front of the reference server breaks rules the
+// reference server has no fault switch for, to prove the checks of those
+// rules fire: it can strip headers, answer notifications 200, refuse GET
+// with 404, and play an OAuth-protected resource server (401 challenges,
+// protected resource metadata) that lets a fixed token through.
+
+const proxyGoodToken = "Bearer mcpcheck-good-token"
+
+// proxyReference starts the reference server and a proxy to it that
+// misbehaves as mode says ("" = faithful); it returns the proxy's MCP URL.
+func proxyReference(t *testing.T, mode string) string {
+	t.Helper()
+	ref, err := url.Parse(httpReference(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: ref.Scheme, Host: ref.Host})
+	rp.FlushInterval = -1
+	rp.ErrorLog = log.New(io.Discard, "", 0) // a client closing a stream is no news
+	rp.ModifyResponse = func(r *http.Response) error {
+		if mode == "strip-accel-buffering" {
+			r.Header.Del("X-Accel-Buffering")
+		}
+		if mode == "status-200" && r.StatusCode >= 400 && r.StatusCode < 500 {
+			r.StatusCode, r.Status = http.StatusOK, "200 OK"
+		}
+		ct := r.Header.Get("Content-Type")
+		method := r.Request.Header.Get("X-Mcpcheck-Method")
+		switch {
+		case strings.HasPrefix(ct, "application/json") && proxyJSONRewrite[mode] != nil:
+			b, err := io.ReadAll(r.Body)
+			r.Body.Close()
+			if err != nil {
+				return err
+			}
+			b = proxyJSONRewrite[mode](b)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			r.ContentLength = int64(len(b))
+			r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+		case strings.HasPrefix(ct, "text/event-stream") && r.Request.Method == http.MethodPost:
+			switch {
+			case mode == "strip-priming" && method != spec.MethodSubscriptionsListen,
+				mode == "listen-no-ack" && method == spec.MethodSubscriptionsListen:
+				r.Body = proxyEvents(r.Body, func(n int, ev []string) []string {
+					if n == 0 {
+						return nil
+					}
+					return ev
+				})
+			case mode == "dup-event-ids":
+				r.Body = proxyEvents(r.Body, func(n int, ev []string) []string {
+					for i, l := range ev {
+						if strings.HasPrefix(l, "id:") {
+							ev[i] = "id: mcpcheck-same-id"
+						}
+					}
+					return ev
+				})
+			}
+		}
+		return nil
+	}
+	var srv *httptest.Server
+	auth := strings.HasPrefix(mode, "auth")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := srv.URL
+		if auth && r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+			doc := map[string]any{"resource": base + "/mcp", "authorization_servers": []string{"https://auth.mcpcheck.invalid"}}
+			if mode == "auth-prm-no-servers" {
+				doc["authorization_servers"] = []string{}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(doc)
+			return
+		}
+		if auth && r.URL.Path == "/mcp" {
+			switch a := r.Header.Get("Authorization"); {
+			case a == proxyGoodToken:
+			case a != "" && mode == "auth-forged-accepted":
+				r.Header.Set("Authorization", proxyGoodToken)
+			case a != "":
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp", scope="mcp"`)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			default:
+				if mode != "auth-no-challenge" {
+					w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp", scope="mcp"`)
+				}
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+		}
+		if r.Host != "" {
+			r.Host = ref.Host // the reference server validates Host
+		}
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					Name string                     `json:"name"`
+					URI  string                     `json:"uri"`
+					Meta map[string]json.RawMessage `json:"_meta"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(b, &m) == nil {
+				r.Header.Set("X-Mcpcheck-Method", m.Method)
+				if mode == "no-listen" && m.Method == spec.MethodSubscriptionsListen {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`))
+					return
+				}
+				if mode == "fix-headers" && r.Header.Get("Mcp-Method") != "" {
+					// a server that ignores the headers: make them agree
+					r.Header.Set("Mcp-Method", m.Method)
+					if m.Params.Name != "" || m.Params.URI != "" {
+						r.Header.Set("Mcp-Name", m.Params.Name+m.Params.URI)
+					}
+					var v string
+					if json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &v) == nil && v != "" {
+						r.Header.Set("Mcp-Protocol-Version", v)
+					}
+				}
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			r.ContentLength = int64(len(b))
+		}
+		if mode == "get-404" && r.Method == http.MethodGet && r.URL.Path == "/mcp" {
+			http.NotFound(w, r)
+			return
+		}
+		if mode == "notification-200" && r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) == nil && m["method"] != nil && m["id"] == nil {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{}`))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		rp.ServeHTTP(w, r)
+	})
+	srv = httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+// TestTransportChecksCatchProxyFaults proves the checks of rules without a
+// reference fault switch fire: each fails (or warns) behind the
+// misbehaving proxy and passes behind the faithful one.
+func TestTransportChecksCatchProxyFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	mcpcheckBinary(t)
+	cases := []struct {
+		mode, good, check string
+		version           spec.Version
+		want              reports.Outcome
+	}{
+		{"strip-accel-buffering", "", "http/sse-x-accel-buffering", spec.V20260728, reports.Warn},
+		{"notification-200", "", "http/notification-202", spec.V20251125, reports.Fail},
+		{"get-404", "", "http/get-stream-or-405", spec.V20251125, reports.Fail},
+		{"auth-no-challenge", "auth", "auth/unauthorized-challenge", spec.V20250618, reports.Fail},
+		{"auth-forged-accepted", "auth", "auth/forged-token-401", spec.V20251125, reports.Fail},
+		{"auth-prm-no-servers", "auth", "auth/protected-resource-metadata", spec.V20251125, reports.Fail},
+		{"status-200", "", "stateless/unknown-method-404", spec.V20260728, reports.Fail},
+		{"status-200", "", "stateless/meta-missing-400", spec.V20260728, reports.Fail},
+		{"status-200", "", "stateless/unsupported-version-400", spec.V20260728, reports.Fail},
+		{"status-200", "", "http/session-missing-id-400", spec.V20251125, reports.Warn},
+		{"fix-headers", "", "stateless/header-mismatch", spec.V20260728, reports.Fail},
+		{"fix-headers", "", "stateless/name-header-base64", spec.V20260728, reports.Fail},
+		{"strip-priming", "", "http/sse-priming-event", spec.V20251125, reports.Warn},
+		{"dup-event-ids", "", "http/sse-event-ids-unique", spec.V20251125, reports.Fail},
+		{"listen-no-ack", "", "subscriptions/listen-ack", spec.V20260728, reports.Fail},
+		{"ttl-negative", "", "caching/ttl-non-negative", spec.V20260728, reports.Fail},
+		{"bad-x-mcp-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Fail},
+		{"no-server-info", "", "discovery/discover-result", spec.V20260728, reports.Warn},
+		{"secret-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Warn},
+		{"no-listen", "", "stateless/listen-implemented", spec.V20260728, reports.Fail},
+	}
+	for _, tc := range cases {
+		tc := tc
+		t.Run(tc.mode+"/"+tc.check, func(t *testing.T) {
+			t.Parallel()
+			for _, mode := range []string{tc.mode, tc.good} {
+				want := reports.Pass
+				if mode == tc.mode {
+					want = tc.want
+				}
+				u := proxyReference(t, mode)
+				tg := target.URL(u)
+				tg.Headers = []target.Header{{Name: "Authorization", Value: proxyGoodToken}}
+				only := []string{tc.check}
+				switch tc.check {
+				case "http/sse-x-accel-buffering":
+					only = append(only, "subscriptions/listen-ack") // passive: needs an SSE stream
+				case "caching/ttl-non-negative":
+					only = append(only, "discovery/discover-result") // passive: needs a cacheable result
+				}
+				res := runTarget(t, tg, Config{Only: only, Versions: []spec.Version{tc.version}})
+				c, ok := outcomeOf(res, tc.check, tc.version)
+				if !ok {
+					t.Fatalf("check %s did not run in %s", tc.check, tc.version)
+				}
+				if c.Outcome != want {
+					t.Errorf("proxy %q: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", mode, tc.check, tc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
+				}
+			}
+		})
+	}
+}
+
+// proxyJSONRewrite changes JSON bodies, per proxy mode.
+var proxyJSONRewrite = map[string]func([]byte) []byte{
+	"ttl-negative": func(b []byte) []byte {
+		return regexp.MustCompile(`"ttlMs":\s*\d+`).ReplaceAll(b, []byte(`"ttlMs":-1`))
+	},
+	"bad-x-mcp-header": func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"x-mcp-header":"Region"`), []byte(`"x-mcp-header":"Bad Region"`))
+	},
+	"secret-header": func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"region":{`), []byte(`"api_key":{`))
+	},
+	"no-server-info": func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"io.modelcontextprotocol/serverInfo"`), []byte(`"mcpcheck/removed"`))
+	},
+}
+
+// proxyEvents rewrites an SSE body event by event: edit gets the event's
+// number and lines and returns the lines to send (nil drops the event).
+func proxyEvents(body io.ReadCloser, edit func(n int, ev []string) []string) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		defer body.Close()
+		sc := bufio.NewScanner(body)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		var ev []string
+		n := 0
+		for sc.Scan() {
+			l := sc.Text()
+			if l != "" {
+				ev = append(ev, l)
+				continue
+			}
+			if out := edit(n, ev); out != nil {
+				if _, err := io.WriteString(pw, strings.Join(out, "\n")+"\n\n"); err != nil {
+					return
+				}
+			}
+			n++
+			ev = nil
+		}
+		pw.CloseWithError(sc.Err())
+	}()
+	return pr
+}
