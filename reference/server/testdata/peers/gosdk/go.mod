@@ -1,0 +1,20 @@
+// A go-sdk MCP server with the same benchmark surface as the reference
+// server, for peer_bench_test.go. testdata/ keeps it out of the main module:
+// mcpcheck itself never depends on go-sdk. "make bench-compare" builds it
+// from the Go module proxy.
+module github.com/mcpcheck/mcpcheck/reference/server/testdata/peers/gosdk
+
+go 1.26
+
+require github.com/modelcontextprotocol/go-sdk v1.8.0
+
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
