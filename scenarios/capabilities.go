@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Capabilities respected, both ways: a server that serves a feature
+// declares it; a server asks a client only for what the client declared
+// (sampling, elicitation, roots; in 2026-07-28 the input kinds of
+// input_required results); no prompt notifications without prompts.
+
+var _ = Register(
+	Def{
+		ID: "capabilities/features-declared", Area: "lifecycle",
+		Title:        "a server that serves tools, prompts, resources or completion declares the matching capability",
+		Requirements: []string{"tools.capability.server-declares", "prompts.capability.server-declares", "resources.capability.server-declares", "completion.capability.server-declares"},
+		Body: func(t *T) {
+			c := t.Session()
+			s := c.S()
+			probes := []struct{ capPath, method, member, req string }{
+				{"tools", spec.MethodToolsList, "tools", "tools.capability.server-declares"},
+				{"prompts", spec.MethodPromptsList, "prompts", "prompts.capability.server-declares"},
+				{"resources", spec.MethodResourcesList, "resources", "resources.capability.server-declares"},
+			}
+			probed := 0
+			for _, p := range probes {
+				if t.HasCapability(p.capPath) {
+					continue
+				}
+				probed++
+				r := s.Call(t.Ctx, p.method, map[string]any{})
+				if !r.OK() {
+					continue
+				}
+				var m map[string]json.RawMessage
+				_ = json.Unmarshal(r.Result, &m)
+				var items []json.RawMessage
+				_ = json.Unmarshal(m[p.member], &items)
+				if len(items) > 0 {
+					t.Violation(p.req, fmt.Sprintf("a server offering %s declares the %s capability", p.member, p.capPath), fmt.Sprintf("%s was not declared, yet %s listed %d item(s)", p.capPath, p.method, len(items)))
+				}
+			}
+			if t.InForce("completion.capability.server-declares") && !t.HasCapability("completions") {
+				probed++
+				r := s.Call(t.Ctx, spec.MethodCompletionComplete, map[string]any{
+					"ref":      map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"},
+					"argument": map[string]any{"name": "x", "value": ""},
+				})
+				if r.OK() {
+					t.Violation("completion.capability.server-declares", "a server offering completion declares the completions capability", "completions was not declared, yet completion/complete answered with a result")
+				}
+			}
+			if t.Open() {
+				t.Saw("%d undeclared feature(s) probed, none served", probed)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "capabilities/client-undeclared", Area: "lifecycle", Eras: stateful,
+		Labels:       clientFixtureLabels("test_sampling", "ref_sampling_tools", "test_elicitation", "ref_elicit_url", "ref_list_roots"),
+		Title:        "to a client that declared no capabilities the server sends no sampling, elicitation or roots/list request",
+		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory", "roots.server.respect-root-boundaries"},
+		Body: func(t *T) {
+			names := []string{"test_sampling", "ref_sampling_tools", "test_elicitation", "test_elicitation_sep1034_defaults", "ref_elicit_url", "ref_list_roots"}
+			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")") {
+				return
+			}
+			s, ok := t.clientSession(mcp.ClientCapabilities{}, false)
+			if !ok {
+				return
+			}
+			reqs, ran := t.clientRun(s, names...)
+			ids := []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
+			for _, r := range reqs {
+				switch r.Frame.Msg.Method {
+				case spec.MethodRootsList:
+					t.Violation("roots.server.respect-root-boundaries", "roots/list only to a client that declared roots", r.Frame.Describe())
+				case spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate:
+					t.ViolateFirst(ids, "no "+r.Frame.Msg.Method+" to a client that did not declare it", r.Frame.Describe())
+				}
+			}
+			if t.Open() {
+				t.Saw("triggers %v called; the server asked nothing undeclared (%d requests)", ran, len(reqs))
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "capabilities/stateless-undeclared", Area: "base", Eras: stateless,
+		Labels:       clientFixtureLabels("test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"),
+		Title:        "in 2026-07-28 a server asks a client that declared nothing for no elicitation, sampling or roots input",
+		Requirements: []string{"base.meta.no-reliance-on-undeclared-capabilities", "mrtr.server.only-declared-input-kinds"},
+		Body: func(t *T) {
+			names := []string{"test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"}
+			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for input ("+strings.Join(names, ", ")+")") {
+				return
+			}
+			c := t.Fresh()
+			cfg := c.Stateless.Config()
+			cfg.Capabilities = &mcp.ClientCapabilities{}
+			c.Stateless.Detach()
+			s := session.NewStateless(c.Conn, cfg)
+			ran := 0
+			for _, n := range names {
+				if _, ok := t.featuresTool(n); !ok {
+					continue
+				}
+				ran++
+				r := t.featuresCallTool(s, n, json.RawMessage(`{}`), nil)
+				rounds := append(append([]session.Reply(nil), r.Rounds...), r)
+				for _, rr := range rounds {
+					if kinds := capsInputKinds(rr.Result); len(kinds) > 0 {
+						t.Fail("no input_required asking for a capability the client did not declare", fmt.Sprintf("%s asked for %v: %s", n, kinds, clip(rr.Result)))
+						return
+					}
+				}
+				t.Saw("%s: %s", n, r.Describe())
+			}
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "capabilities/prompt-notifications", Area: "prompts", Passive: true,
+		Title:        "no prompt notifications from a server that did not declare prompts (listChanged for list_changed)",
+		Requirements: []string{"prompts.capability.both-respect-negotiation"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n := 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
+					continue
+				}
+				n++
+				if !t.HasCapability("prompts.listChanged") {
+					t.Fail("prompt notifications only with a declared prompts capability", wire.Excerpt(o.Raw, 200))
+					return
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("the server sent no prompt notification in this run")
+				return
+			}
+			t.Saw("%d prompt notifications, prompts.listChanged declared", n)
+			t.Pass()
+		},
+	},
+)
+
+// capsInputKinds lists the input request methods of an input_required
+// result ("" when the result is not one).
+func capsInputKinds(raw json.RawMessage) []string {
+	var r struct {
+		ResultType    string `json:"resultType"`
+		InputRequests map[string]struct {
+			Method string `json:"method"`
+		} `json:"inputRequests"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.ResultType != "input_required" {
+		return nil
+	}
+	var out []string
+	for _, ir := range r.InputRequests {
+		switch ir.Method {
+		case spec.MethodElicitationCreate, spec.MethodSamplingCreateMessage, spec.MethodRootsList:
+			out = append(out, ir.Method)
+		}
+	}
+	return out
+}

@@ -1,0 +1,399 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Server-to-client requests, judged from the server side (2024-11-05 ..
+// 2025-11-25): the sampling tool loop keeps tool_use / tool_result balance
+// and never mixes tool results with other content; sampling with tools,
+// elicitation modes and roots/list only as the client declared; the shape
+// of elicitation requests. They need a fixture that makes the server ask
+// (the official test_sampling / test_elicitation* or mcpcheck's ref_*),
+// and are untestable without one.
+
+// clientTrigger is a fixture tool that makes the server send a request to
+// the client, with the arguments it needs.
+type clientTrigger struct {
+	tool string
+	args string
+}
+
+var clientTriggers = []clientTrigger{
+	{"test_sampling", `{"prompt":"mcpcheck"}`},
+	{"ref_sampling_tools", `{}`},
+	{"test_elicitation", `{"message":"mcpcheck"}`},
+	{"test_elicitation_sep1034_defaults", `{}`},
+	{"test_elicitation_sep1330_enums", `{}`},
+	{"ref_elicit_url", `{}`},
+	{"ref_list_roots", `{}`},
+}
+
+// clientFixtureLabels labels the checks with the trigger fixtures.
+func clientFixtureLabels(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, featureFixture(n))
+	}
+	return out
+}
+
+// clientSession opens a stateful session on a new connection whose client
+// declares caps (and samples with tools when useTools).
+func (t *T) clientSession(caps mcp.ClientCapabilities, useTools bool) (*session.Stateful, bool) {
+	c := t.Fresh()
+	cfg := c.Stateful.Config()
+	cfg.Capabilities = &caps
+	cfg.Sampling.UseTools = useTools
+	c.Stateful.Detach()
+	s := session.NewStateful(c.Conn, cfg)
+	if _, err := s.Open(t.Ctx); err != nil {
+		t.Error(fmt.Errorf("the handshake with client capabilities %s failed: %v", clientCapsText(caps), err))
+		return nil, false
+	}
+	return s, true
+}
+
+func clientCapsText(caps mcp.ClientCapabilities) string {
+	b, _ := json.Marshal(caps)
+	return string(b)
+}
+
+// clientRun calls every available trigger among names on s and returns the
+// server requests it received meanwhile; ran counts the triggers called.
+func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.ServerRequest, ran []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	before := len(s.ServerRequests())
+	for _, tr := range clientTriggers {
+		if !want[tr.tool] {
+			continue
+		}
+		if _, ok := t.featuresTool(tr.tool); !ok {
+			continue
+		}
+		ran = append(ran, tr.tool)
+		r := t.featuresCallTracked(s, tr.tool, json.RawMessage(tr.args))
+		if !r.OK() && r.Error == nil {
+			t.Taint() // an answer may still come
+		}
+		t.Saw("%s: %s", tr.tool, r.Describe())
+	}
+	all := s.ServerRequests()
+	if before < len(all) {
+		reqs = all[before:]
+	}
+	return reqs, ran
+}
+
+func clientParams(r session.ServerRequest) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(r.Frame.Msg.Params, &m)
+	return m
+}
+
+func clientStr(m map[string]json.RawMessage, k string) (string, bool) {
+	var s string
+	raw, ok := m[k]
+	if !ok {
+		return "", false
+	}
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
+var _ = Register(
+	Def{
+		ID: "sampling/tool-loop-balance", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
+		Title:        "in a sampling tool loop every assistant tool_use is answered by a user message of tool_result blocks only, one per use",
+		Requirements: []string{"sampling.messages.tool-use-answered", "sampling.messages.tool-results-not-mixed"},
+		Body: func(t *T) {
+			if _, ok := t.RequireTool("ref_sampling_tools"); !ok {
+				return
+			}
+			caps := session.DefaultCapabilities(t.Version())
+			// A non-empty marker: the built-in client takes an empty
+			// sampling.tools object ({}) for an undeclared one.
+			caps.Sampling = &mcp.SamplingCapability{Tools: mcp.Object{"mcpcheck": json.RawMessage(`true`)}}
+			s, ok := t.clientSession(caps, true)
+			if !ok {
+				return
+			}
+			reqs, _ := t.clientRun(s, "ref_sampling_tools")
+			n := 0
+			for _, r := range reqs {
+				if r.Frame.Msg.Method == spec.MethodSamplingCreateMessage {
+					n++
+				}
+			}
+			for _, f := range s.Findings() {
+				if f.Kind != session.FindingToolBalance {
+					continue
+				}
+				req := "sampling.messages.tool-use-answered"
+				if strings.Contains(strings.ToLower(f.Detail), "mix") || strings.Contains(strings.ToLower(f.Detail), "only tool_result") {
+					req = "sampling.messages.tool-results-not-mixed"
+				}
+				t.Violation(req, "sampling follow-ups keep tool_use / tool_result balance and send tool results alone", f.String())
+			}
+			if n < 2 {
+				if t.Open() {
+					t.Untestable(fmt.Sprintf("the server sent %d sampling request(s); a follow-up after a tool use is needed to judge the balance", n))
+				}
+				return
+			}
+			if t.Open() {
+				t.Saw("%d sampling requests in the tool loop, balanced", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "sampling/tools-only-if-declared", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
+		Title:        "a server sends no sampling/createMessage with tools or toolChoice to a client that did not declare sampling.tools",
+		Requirements: []string{"sampling.tools.server-requires-tools-capability"},
+		Body: func(t *T) {
+			if _, ok := t.RequireTool("ref_sampling_tools"); !ok {
+				return
+			}
+			caps := session.DefaultCapabilities(t.Version())
+			caps.Sampling = &mcp.SamplingCapability{}
+			s, ok := t.clientSession(caps, false)
+			if !ok {
+				return
+			}
+			reqs, _ := t.clientRun(s, "ref_sampling_tools")
+			for _, r := range reqs {
+				if r.Frame.Msg.Method != spec.MethodSamplingCreateMessage {
+					continue
+				}
+				m := clientParams(r)
+				if _, has := m["tools"]; has {
+					t.Fail("no tools in sampling requests to a client without sampling.tools", r.Frame.Describe())
+					return
+				}
+				if _, has := m["toolChoice"]; has {
+					t.Fail("no toolChoice in sampling requests to a client without sampling.tools", r.Frame.Describe())
+					return
+				}
+			}
+			t.Saw("%d server requests, none with tools", len(reqs))
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "elicitation/declared-modes", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("ref_elicit_url", "test_elicitation"),
+		Title:        "a server sends only elicitation modes the client declared (no url mode to a form-only client)",
+		Requirements: []string{"elicitation.capability.server-respects-modes"},
+		Body: func(t *T) {
+			if !t.RequireFixture(t.hasAny("ref_elicit_url", "test_elicitation"), "the target offers no elicitation trigger (ref_elicit_url, test_elicitation)") {
+				return
+			}
+			caps := session.DefaultCapabilities(t.Version())
+			caps.Elicitation = &mcp.ElicitationCapability{Form: mcp.Present()}
+			s, ok := t.clientSession(caps, false)
+			if !ok {
+				return
+			}
+			reqs, _ := t.clientRun(s, "ref_elicit_url", "test_elicitation")
+			for _, r := range reqs {
+				if r.Frame.Msg.Method != spec.MethodElicitationCreate {
+					continue
+				}
+				if mode, _ := clientStr(clientParams(r), "mode"); mode == "url" {
+					t.Fail("only form-mode elicitation to a client that declared elicitation.form only", r.Frame.Describe())
+					return
+				}
+			}
+			t.Saw("%d server requests, no url-mode elicitation", len(reqs))
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "elicitation/request-shape", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"),
+		Title:        "elicitation/create carries a message and a mode; form mode a requestedSchema object, url mode a valid url and an elicitationId",
+		Requirements: []string{"elicitation.request.mode-and-message", "elicitation.form.mode-and-schema", "elicitation.url.required-fields", "elicitation.url.valid-url"},
+		Body: func(t *T) {
+			names := []string{"test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"}
+			if !t.RequireFixture(t.hasAny(names...), "the target offers no elicitation trigger ("+strings.Join(names, ", ")+")") {
+				return
+			}
+			c := t.Session()
+			reqs, _ := t.clientRun(c.Stateful, names...)
+			n := 0
+			for _, r := range reqs {
+				if r.Frame.Msg.Method != spec.MethodElicitationCreate {
+					continue
+				}
+				n++
+				m := clientParams(r)
+				where := r.Frame.Describe()
+				if msg, ok := clientStr(m, "message"); !ok || msg == "" {
+					t.Violation("elicitation.request.mode-and-message", "every elicitation/create carries a string message", where)
+				}
+				mode, hasMode := clientStr(m, "mode")
+				switch {
+				case !hasMode && len(m["mode"]) > 0:
+					t.Violation("elicitation.request.mode-and-message", "mode is the string form or url", where)
+				case !hasMode || mode == "form":
+					if rs := m["requestedSchema"]; len(rs) == 0 || rs[0] != '{' {
+						t.Violation("elicitation.form.mode-and-schema", "a form-mode elicitation includes a requestedSchema object", where)
+					}
+				case mode == "url":
+					u, okU := clientStr(m, "url")
+					if eid, ok := clientStr(m, "elicitationId"); !ok || eid == "" || !okU {
+						t.Violation("elicitation.url.required-fields", "a url-mode elicitation has message, url and a string elicitationId", where)
+					}
+					if p, err := url.Parse(u); okU && (err != nil || p.Scheme == "" || p.Host == "") {
+						t.Violation("elicitation.url.valid-url", "the url of a url-mode elicitation parses as a valid URL", fmt.Sprintf("url %q", u))
+					}
+				default:
+					t.Violation("elicitation.request.mode-and-message", "mode is form or url", fmt.Sprintf("mode %q: %s", mode, where))
+				}
+			}
+			if n == 0 {
+				if t.Open() {
+					t.Untestable("the triggers sent no elicitation/create")
+				}
+				return
+			}
+			if t.Open() {
+				t.Saw("%d elicitation requests, well formed", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "elicitation/complete-id", Area: "elicitation", Passive: true, Eras: stateful,
+		Title:        "notifications/elicitation/complete names the elicitationId of a url-mode elicitation sent on the same connection",
+		Requirements: []string{"elicitation.complete.carries-elicitation-id", "elicitation.complete.only-to-initiating-client"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			ids := map[int]map[string]bool{}
+			n := 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage {
+					continue
+				}
+				if e := o.Msg.Error; e != nil && e.Code == -32042 {
+					var d struct {
+						Elicitations []struct {
+							ElicitationID string `json:"elicitationId"`
+						} `json:"elicitations"`
+					}
+					_ = json.Unmarshal(e.Data, &d)
+					for _, x := range d.Elicitations {
+						if ids[o.Conn] == nil {
+							ids[o.Conn] = map[string]bool{}
+						}
+						ids[o.Conn][x.ElicitationID] = true
+					}
+				}
+				switch o.Msg.Method {
+				case spec.MethodElicitationCreate:
+					var p struct {
+						ElicitationID string `json:"elicitationId"`
+					}
+					_ = json.Unmarshal(o.Msg.Params, &p)
+					if p.ElicitationID != "" {
+						if ids[o.Conn] == nil {
+							ids[o.Conn] = map[string]bool{}
+						}
+						ids[o.Conn][p.ElicitationID] = true
+					}
+				case spec.MethodElicitationComplete:
+					n++
+					var p struct {
+						ElicitationID string `json:"elicitationId"`
+					}
+					_ = json.Unmarshal(o.Msg.Params, &p)
+					if !ids[o.Conn][p.ElicitationID] {
+						t.Fail("the completion names a url elicitation this connection received", fmt.Sprintf("connection %d: %s", o.Conn, wire.Excerpt(o.Raw, 200)))
+						return
+					}
+				}
+			}
+			if n == 0 {
+				t.NotApplicable("the server sent no notifications/elicitation/complete in this run")
+				return
+			}
+			t.Saw("%d completion notifications, each for an elicitation of its connection", n)
+			t.Pass()
+		},
+	},
+)
+
+// hasAny reports whether the target lists one of the tools.
+func (t *T) hasAny(names ...string) bool {
+	_, ok := t.featuresFirstTool(names...)
+	return ok
+}
+
+var _ = Register(
+	Def{
+		ID: "sampling/input-request-messages", Area: "sampling", Eras: stateless, Labels: clientFixtureLabels("test_input_required_result_sampling"),
+		Title:        "in 2026-07-28 every sampling message an input_required result asks for has role user or assistant and a content",
+		Requirements: []string{"sampling.messages.role-and-content"},
+		Body: func(t *T) {
+			names := []string{"test_input_required_result_sampling", "test_input_required_result_multiple_inputs"}
+			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")") {
+				return
+			}
+			c := t.Session()
+			n := 0
+			for _, name := range names {
+				if _, ok := t.featuresTool(name); !ok {
+					continue
+				}
+				r := t.featuresCallTool(c.S(), name, json.RawMessage(`{}`), nil)
+				for _, rr := range append(append([]session.Reply(nil), r.Rounds...), r) {
+					var res struct {
+						InputRequests map[string]struct {
+							Method string `json:"method"`
+							Params struct {
+								Messages []map[string]json.RawMessage `json:"messages"`
+							} `json:"params"`
+						} `json:"inputRequests"`
+					}
+					_ = json.Unmarshal(rr.Result, &res)
+					for key, ir := range res.InputRequests {
+						if ir.Method != spec.MethodSamplingCreateMessage {
+							continue
+						}
+						for i, m := range ir.Params.Messages {
+							n++
+							role, _ := clientStr(m, "role")
+							if (role != "user" && role != "assistant") || len(m["content"]) == 0 || string(m["content"]) == "null" {
+								t.Fail("sampling messages with role user or assistant and a content", fmt.Sprintf("%s, input %q, message %d: role %q, content %s", name, key, i, role, clip(m["content"])))
+								return
+							}
+						}
+					}
+				}
+			}
+			if n == 0 {
+				t.Untestable("no input_required result asked for sampling")
+				return
+			}
+			t.Saw("%d sampling messages, all with role and content", n)
+			t.Pass()
+		},
+	},
+)
+
+func init() {
+	for k, v := range map[string]string{
+		"security.sampling.validate-message-content": "judging how a server treats an invalid sampling completion needs the client to answer sampling/createMessage with malformed content; mcpcheck's built-in client answers only with a valid canned result, and what the server then does with bad content is not defined on the wire",
+	} {
+		Exclusions[k] = v
+	}
+}

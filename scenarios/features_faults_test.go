@@ -1,0 +1,106 @@
+package scenarios
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// featureAreas are the areas of tools.go, resources.go, prompts.go,
+// completion.go, progress.go, cancellation.go, tasks.go,
+// client_requests.go and capabilities.go.
+var featureAreas = map[string]bool{
+	"tools": true, "resources": true, "prompts": true, "completion": true, "progress": true,
+	"cancellation": true, "tasks": true, "sampling": true, "elicitation": true, "roots": true, "capabilities": true,
+}
+
+// featureCheckIDs are the IDs of the checks of the feature files.
+func featureCheckIDs() []string {
+	var out []string
+	for _, d := range Checks() {
+		if featureAreas[strings.SplitN(d.ID, "/", 2)[0]] {
+			out = append(out, d.ID)
+		}
+	}
+	return out
+}
+
+// featureFaultCases pair each fault switch of the reference server that a
+// feature check is about with that check, in a version where it applies.
+var featureFaultCases = []struct {
+	fault   string
+	check   string
+	version spec.Version
+	want    reports.Outcome
+}{
+	{"output-schema-mismatch", "tools/structured-output", spec.V20251125, reports.Fail},
+	{"output-schema-mismatch", "tools/structured-output", spec.V20260728, reports.Fail},
+	{"no-tools-list-changed", "tools/list-changed", spec.V20251125, reports.Warn},
+	{"blob-not-base64", "resources/read-listed", spec.V20251125, reports.Fail},
+	{"blob-not-base64", "resources/read-listed", spec.V20260728, reports.Fail},
+	{"empty-contents-for-missing", "resources/not-found", spec.V20260728, reports.Fail},
+	{"retired-not-found-code", "resources/not-found", spec.V20260728, reports.Fail},
+	{"progress-decreasing", "progress/increasing", spec.V20251125, reports.Fail},
+	{"progress-decreasing", "progress/increasing", spec.V20260728, reports.Fail},
+	{"progress-after-completion", "progress/none-after-response", spec.V20251125, reports.Fail},
+	{"progress-after-completion", "progress/none-after-response", spec.V20241105, reports.Fail},
+	{"respond-after-cancel", "cancellation/no-response-after-cancel", spec.V20251125, reports.Warn},
+}
+
+// TestFeatureChecksCatchFaults proves the feature checks fire: with the
+// fault switched on the check fails (or warns), without it it passes.
+func TestFeatureChecksCatchFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	referenceTarget(t)
+	for _, fc := range featureFaultCases {
+		fc := fc
+		t.Run(fc.fault+"/"+string(fc.version), func(t *testing.T) {
+			t.Parallel()
+			for _, withFault := range []bool{true, false} {
+				var faults []string
+				want := reports.Pass
+				if withFault {
+					faults, want = []string{fc.fault}, fc.want
+				}
+				res := runReference(t, Config{Direct: true, Only: []string{fc.check}, Versions: []spec.Version{fc.version}}, faults...)
+				c, ok := outcomeOf(res, fc.check, fc.version)
+				if !ok {
+					t.Fatalf("check %s did not run in %s", fc.check, fc.version)
+				}
+				if c.Outcome != want {
+					t.Errorf("fault %v: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", faults, fc.check, fc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestFeatureChecksAgainstReference runs the feature checks against the
+// reference server in every version: nothing fails, warns or errors, and
+// MCPCHECK_FEATURES_VERBOSE=1 logs every outcome.
+func TestFeatureChecksAgainstReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	res := runReference(t, Config{Direct: true, Only: featureCheckIDs()})
+	verbose := os.Getenv("MCPCHECK_FEATURES_VERBOSE") != ""
+	cs := res.Report.Checks
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
+	for _, c := range cs {
+		switch c.Outcome {
+		case reports.Fail, reports.Warn, reports.Error:
+			t.Errorf("%s [%s] %s\n  expected: %s\n  actual: %s\n  reason: %s", c.Outcome, c.Version, c.ID, c.Expected, c.Actual, c.Reason)
+		default:
+			if verbose {
+				t.Logf("%s [%s] %s (%s): %s %s", c.Outcome, c.Version, c.ID, c.Duration.Round(time.Millisecond), c.Reason, c.Actual)
+			}
+		}
+	}
+}

@@ -1,0 +1,414 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Tools: names, schemas valid in their dialect, structured output against
+// the outputSchema (arguments generated from the inputSchema), input
+// validation, unknown tools, list changes, and the 2026-07-28 list and
+// x-mcp-header rules. Tools declared destructive are never called.
+
+var toolsNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
+
+var _ = Register(
+	Def{
+		ID: "tools/names", Area: "tools",
+		Title:        "tool names are 1 to 128 characters of ASCII letters, digits, _, - and ., unique within the server",
+		Requirements: []string{"tools.name.length-1-to-128", "tools.name.allowed-characters", "tools.name.no-special-characters", "tools.name.unique-per-server"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, ok := t.Tools()
+			if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
+				return
+			}
+			seen := map[string]bool{}
+			for _, tl := range tools {
+				n := tl.Name
+				if len(n) < 1 || len(n) > 128 {
+					t.Violation("tools.name.length-1-to-128", "tool names of 1 to 128 characters", fmt.Sprintf("%q has %d characters", n, len(n)))
+				}
+				if !toolsNameChars.MatchString(n) {
+					t.Violation("tools.name.allowed-characters", "only A-Z, a-z, 0-9, _, - and . in tool names", fmt.Sprintf("%q", n))
+					if strings.ContainsAny(n, " ,;:!?/\\'\"()[]{}") {
+						t.Violation("tools.name.no-special-characters", "no spaces, commas or other punctuation in tool names", fmt.Sprintf("%q", n))
+					}
+				}
+				if seen[n] {
+					t.Violation("tools.name.unique-per-server", "each tool name once", fmt.Sprintf("%q is listed twice", n))
+				}
+				seen[n] = true
+			}
+			t.Saw("%d tool names", len(tools))
+			if t.Open() {
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "tools/input-schema-valid", Area: "tools",
+		Title:        "every inputSchema is a JSON Schema object (not null) valid in its declared dialect, 2020-12 by default",
+		Requirements: []string{"tools.input-schema.valid-object-schema", "base.schema.schemas-valid"},
+		Body: func(t *T) {
+			toolsSchemas(t, false)
+		},
+	},
+	Def{
+		ID: "tools/output-schema-valid", Area: "tools",
+		Title:        "every outputSchema is valid in its declared dialect, 2020-12 by default",
+		Requirements: []string{"base.schema.schemas-valid"},
+		Body: func(t *T) {
+			toolsSchemas(t, true)
+		},
+	},
+	Def{
+		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
+		Title:        "a tool with an outputSchema returns structuredContent that conforms to it (arguments generated from its inputSchema)",
+		Requirements: []string{"tools.output-schema.server-conforms"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, _ := t.Tools()
+			var cands []mcp.Tool
+			for _, i := range featuresReadOnlyFirst(tools) {
+				tl := tools[i]
+				if len(tl.OutputSchema) > 0 && string(tl.OutputSchema) != "null" && featuresSafe(tl) && toolsPlainCall(tl) {
+					cands = append(cands, tl)
+				}
+			}
+			if !t.RequireFixture(len(cands) > 0, "the target lists no tool with an outputSchema that mcpcheck may call (not declared destructive, no task required)") {
+				return
+			}
+			c := t.Session()
+			judged := 0
+			for _, tl := range cands {
+				if judged >= 3 {
+					break
+				}
+				if _, known := featuresDialect(tl.OutputSchema); !known {
+					t.Saw("%s: outputSchema in a dialect mcpcheck does not implement; skipped", tl.Name)
+					continue
+				}
+				sch, err := featuresCompile(tl.OutputSchema, "tool-output:"+tl.Name)
+				if err != nil {
+					t.Saw("%s: outputSchema does not compile (tools/output-schema-valid judges it); skipped", tl.Name)
+					continue
+				}
+				args, ok := featuresArgs(tl)
+				if !ok {
+					t.Saw("%s: no arguments conforming to its inputSchema could be generated; skipped", tl.Name)
+					continue
+				}
+				r := t.featuresCallTracked(c.S(), tl.Name, args)
+				if !r.OK() {
+					if r.Error == nil {
+						t.Taint() // an answer may still come
+					}
+					t.Saw("%s with %s: %s; skipped", tl.Name, args, r.Describe())
+					continue
+				}
+				if featuresIsError(r.Result) {
+					t.Saw("%s with %s answered isError: true (structured output is owed only for successful results); skipped", tl.Name, args)
+					continue
+				}
+				judged++
+				var res struct {
+					StructuredContent json.RawMessage `json:"structuredContent"`
+				}
+				_ = json.Unmarshal(r.Result, &res)
+				if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
+					t.Fail(fmt.Sprintf("%s declares an outputSchema, so its successful result carries structuredContent", tl.Name), "the result has no structuredContent")
+					continue
+				}
+				if why := featuresValidate(sch, res.StructuredContent); why != "" {
+					t.Fail(fmt.Sprintf("%s's structuredContent validates against its outputSchema", tl.Name), fmt.Sprintf("structuredContent %s: %s", clip(res.StructuredContent), why))
+					continue
+				}
+				t.Saw("%s(%s): structuredContent conforms", tl.Name, args)
+			}
+			if judged == 0 {
+				if t.Open() {
+					t.Untestable("no tool with an outputSchema gave a successful result to judge")
+				}
+				return
+			}
+			if t.Open() {
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "tools/unknown-tool", Area: "tools",
+		Title:        "calling a tool the server does not have is refused (a JSON-RPC error, -32602 by the spec's example, or an isError result), never run",
+		Requirements: []string{"security.tools.server-hardening"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			c := t.Session()
+			s := c.S()
+			id := s.NextID()
+			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": "mcpcheck_no_such_tool_7f3a", "arguments": map[string]any{}})
+			t.Expect("servers validate every tool input: an unknown tool name is refused with a JSON-RPC error (the specification's example uses -32602) or an isError result")
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
+				expect.Error(id),
+				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
+					if featuresIsError(raw) {
+						return nil
+					}
+					return fmt.Errorf("the server answered a call of an unknown tool with a successful result: %s", clip(raw))
+				})))
+		},
+	},
+	Def{
+		ID: "tools/input-validation", Area: "tools",
+		Title:        "a tools/call missing a required argument is refused: an isError result (the form from 2025-11-25) or a JSON-RPC -32602 error, not a success",
+		Requirements: []string{"security.tools.server-hardening"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, _ := t.Tools()
+			var target *mcp.Tool
+			var args map[string]any
+			for _, i := range featuresReadOnlyFirst(tools) {
+				tl := tools[i]
+				if !featuresSafe(tl) || !toolsPlainCall(tl) {
+					continue
+				}
+				var sch struct {
+					Required []string `json:"required"`
+				}
+				_ = json.Unmarshal(tl.InputSchema, &sch)
+				if len(sch.Required) == 0 {
+					continue
+				}
+				full, ok := featuresArgs(tl)
+				if !ok {
+					continue
+				}
+				_ = json.Unmarshal(full, &args)
+				delete(args, sch.Required[0])
+				target = &tools[i]
+				break
+			}
+			if !t.RequireFixture(target != nil, "the target lists no tool with a required argument that mcpcheck may call") {
+				return
+			}
+			c := t.Session()
+			s := c.S()
+			id := s.NextID()
+			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": target.Name, "arguments": args})
+			t.Expect("%s is called without a required argument: servers validate every tool input", target.Name)
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
+				expect.Error(id, jsonrpc.InvalidParams),
+				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
+					if featuresIsError(raw) {
+						return nil
+					}
+					return fmt.Errorf("the call ran without its required argument: %s", clip(raw))
+				})))
+		},
+	},
+	Def{
+		ID: "tools/list-changed", Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		Title:        "a server with tools.listChanged announces a change of its tool list with notifications/tools/list_changed",
+		Requirements: []string{"tools.list-changed.server-notifies"},
+		Body: func(t *T) {
+			t.featuresListChanged("tools", "tools.listChanged", spec.MethodToolsListChanged)
+		},
+	},
+	Def{
+		ID: "tools/list-stable", Area: "tools", Eras: stateless,
+		Title:        "in 2026-07-28 tools/list gives the current set, the same on every connection, in a repeatable order",
+		Requirements: []string{"tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order"},
+		Body: func(t *T) {
+			t.featuresListStable("tools", spec.MethodToolsList, "tools", "name", "tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order")
+		},
+	},
+	Def{
+		ID: "tools/x-mcp-header", Area: "tools", Eras: stateless,
+		Title:        "in 2026-07-28 x-mcp-header annotations are non-empty unique tokens on statically reachable primitive properties",
+		Requirements: []string{"tools.x-mcp-header.not-empty", "tools.x-mcp-header.no-control-characters", "tools.x-mcp-header.token-syntax", "tools.x-mcp-header.unique-per-schema", "tools.x-mcp-header.primitive-types-only", "tools.x-mcp-header.statically-reachable"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, ok := t.Tools()
+			if !t.Require(ok, "tools/list did not answer with a list") {
+				return
+			}
+			c := t.Session()
+			s := c.Stateless
+			s.LearnTools(tools)
+			bad := s.BadTools()
+			n := 0
+			for _, tl := range tools {
+				if strings.Contains(string(tl.InputSchema), "x-mcp-header") {
+					n++
+				}
+				if err, ok := bad[tl.Name]; ok {
+					t.Fail("x-mcp-header annotations that keep every rule of 2026-07-28", fmt.Sprintf("tool %s: %v", tl.Name, err))
+				}
+			}
+			if n == 0 {
+				if t.Open() {
+					t.NotApplicable("no listed tool uses x-mcp-header")
+				}
+				return
+			}
+			if t.Open() {
+				t.Saw("%d tools with x-mcp-header annotations, all valid", n)
+				t.Pass()
+			}
+		},
+	},
+)
+
+// toolsPlainCall reports whether a tool may be called without a task.
+func toolsPlainCall(tl mcp.Tool) bool {
+	return tl.Execution == nil || tl.Execution.TaskSupport != mcp.TaskRequired
+}
+
+// toolsSchemas judges inputSchemas (output false) or outputSchemas.
+func toolsSchemas(t *T, output bool) {
+	if !t.RequireCapability("tools") {
+		return
+	}
+	tools, ok := t.Tools()
+	if !t.Require(ok, "tools/list did not answer with a list") {
+		return
+	}
+	judged := 0
+	for _, tl := range tools {
+		raw := tl.InputSchema
+		what := "inputSchema"
+		if output {
+			raw, what = tl.OutputSchema, "outputSchema"
+			if len(raw) == 0 {
+				continue
+			}
+		}
+		trimmed := strings.TrimSpace(string(raw))
+		if !output && (trimmed == "" || trimmed == "null" || !strings.HasPrefix(trimmed, "{")) {
+			t.Violation("tools.input-schema.valid-object-schema", "every inputSchema is a JSON Schema object, never null", fmt.Sprintf("%s: inputSchema is %s", tl.Name, clip(raw)))
+			continue
+		}
+		if output && !strings.HasPrefix(trimmed, "{") {
+			t.Violation("base.schema.schemas-valid", "every outputSchema is a JSON Schema object", fmt.Sprintf("%s: outputSchema is %s", tl.Name, clip(raw)))
+			continue
+		}
+		d, known := featuresDialect(raw)
+		if !known {
+			t.Saw("%s: %s declares dialect %q, which mcpcheck does not implement; not judged", tl.Name, what, d)
+			continue
+		}
+		judged++
+		if _, err := featuresCompile(raw, what+":"+tl.Name); err != nil {
+			t.Violation("base.schema.schemas-valid", fmt.Sprintf("%s's %s is a valid schema in its dialect (%s)", tl.Name, what, orDefault(d)), oneLine(err.Error()))
+		}
+	}
+	if judged == 0 && t.Open() {
+		if output {
+			t.NotApplicable("no listed tool declares an outputSchema")
+		} else {
+			t.NotApplicable("no listed tool has an inputSchema in a dialect mcpcheck implements")
+		}
+		return
+	}
+	if t.Open() {
+		t.Saw("%d schemas compiled against their metaschema", judged)
+		t.Pass()
+	}
+}
+
+func orDefault(d string) string {
+	if d == "" {
+		return "2020-12 by default"
+	}
+	return d
+}
+
+// clip shortens raw JSON for a report.
+func clip(raw []byte) string {
+	s := string(raw)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+var _ = Register(
+	Def{
+		ID: "tools/case-sensitive-names", Area: "tools",
+		Title:        "tool names are case-sensitive: a listed tool called with its name in another case is not run",
+		Requirements: []string{"tools.name.case-sensitive"},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, _ := t.Tools()
+			listed := map[string]bool{}
+			for _, tl := range tools {
+				listed[tl.Name] = true
+			}
+			var name, other string
+			var args json.RawMessage
+			for _, i := range featuresReadOnlyFirst(tools) {
+				tl := tools[i]
+				if !featuresSafe(tl) || !toolsPlainCall(tl) {
+					continue
+				}
+				o := toolsSwapCase(tl.Name)
+				if o == tl.Name || listed[o] {
+					continue
+				}
+				if a, ok := featuresArgs(tl); ok {
+					name, other, args = tl.Name, o, a
+					break
+				}
+			}
+			if !t.RequireFixture(name != "", "the target lists no tool with letters in its name that mcpcheck may call") {
+				return
+			}
+			c := t.Session()
+			s := c.S()
+			id := s.NextID()
+			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": other, "arguments": args})
+			t.Expect("%q is listed, %q is not: calling %q is refused like any unknown tool (a JSON-RPC error or an isError result)", name, other, other)
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
+				expect.Error(id),
+				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
+					if featuresIsError(raw) {
+						return nil
+					}
+					return fmt.Errorf("%q ran %q: names are matched case-insensitively (%s)", other, name, clip(raw))
+				})))
+		},
+	},
+)
+
+// toolsSwapCase swaps the case of every ASCII letter.
+func toolsSwapCase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case c >= 'A' && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
