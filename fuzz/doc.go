@@ -1,4 +1,57 @@
-// Package fuzz will hold the generators, mutators, oracles and campaign
-// runner of "mcpcheck fuzz". It is not built yet; the native fuzz targets of
-// the codec live beside it in spec/jsonrpc.
+// Package fuzz is mcpcheck's fuzzer for MCP servers: generators, mutators,
+// oracles, a campaign runner, minimized on-disk findings and their replay.
+//
+// # Generators (pgregory.net/rapid)
+//
+// [NewMessages] builds, from mcpcheck's own JSON Schema of a protocol
+// version (spec/schema), generators of every JSON-RPC message of that
+// version: [Messages.Request], [Messages.Result], [Messages.Notification],
+// [Messages.ErrorResponse], [Messages.Any], and plausible client messages
+// ([Messages.ClientRequest], [Plausible]) whose protocol version fields name
+// the version. Every message drawn is valid against the schema (a property
+// test validates thousands per version). [SchemaGen] is the engine: it
+// draws values of a JSON Schema subset; [ToolArguments] uses it on a tool's
+// inputSchema, and [InputSchemas] generates such schemas. [Sequence] models
+// a client session as a rapid state machine (initialize or server/discover,
+// then requests, pagination, progress, cancellation, subscriptions, tasks,
+// subscriptions/listen); [Sequences] draws whole sessions.
+//
+// # Mutators
+//
+// A [Mutator] is named family/what and deterministic: [MakeInput] builds
+// the [Input] of one mutator, version and seed, always the same bytes.
+// Families: bytes (bit flips, truncation, invalid UTF-8, NUL, U+2028/2029,
+// garbage lines, BOM), framing (embedded and missing newlines, split writes,
+// giant lines, CRLF, blank lines, two messages per line, bursts), json (deep
+// nesting, exotic numbers and ids, duplicate keys, wrong types, missing and
+// extra members, null ids, batches, wrong jsonrpc, escaped names, huge
+// strings, lone surrogates) and protocol (requests before initialize,
+// double initialize, responses to nothing, cancelling unknown ids and
+// initialize, progress-token reuse, unknown and removed methods, duplicate
+// ids, wrong direction, generated sessions, tool calls with generated
+// arguments). [HTTPMutators] describe hostile HTTP requests ([HTTPRequest])
+// for a runner to apply.
+//
+// # Oracles
+//
+// After every input the runner sends a liveness probe (ping, or
+// server/discover in the stateless era). A target that exits or closes its
+// output is a crash, one that does not answer the probe in time a hang;
+// every line it writes is judged: not JSON, not JSON-RPC, an id that
+// answers nothing, result and error together, requests where the version
+// forbids them, schema violations. Each [Observation] carries a stable
+// check name, the catalog requirement ID and level when one applies, and a
+// [Observation.Signature] for deduplication.
+//
+// # Campaigns, findings and replay
+//
+// [Run] drives a [Target] (a stdio process: [ExecTarget], or the harness's
+// transport through [HarnessTarget]) with workers, bounded by duration and
+// executions, seeded, reporting [Progress]. Each new signature becomes a
+// [Finding]: reproduced on a fresh instance (with the session's earlier
+// inputs when needed), minimized by delta debugging ([Minimize]) and
+// written to a directory with its seed, input, minimized input, wire
+// transcript, stderr tail and replay.json. [Replay] runs a finding again.
+// [Result.Verdict] fails when a crash, a hang or a MUST-level violation was
+// found; [Result.Summary] fills the reports model.
 package fuzz

@@ -40,8 +40,13 @@ const (
 // may offer) that deeper checks use when the target has them. Add a name
 // here, in the same change as the check that needs it.
 var fixtureNames = map[string]bool{
-	"test_tool_with_logging": true,
-	"test_logging_tool":      true,
+	"test_tool_with_logging":                    true,
+	"test_logging_tool":                         true,
+	"test_input_required_result_elicitation":    true,
+	"test_input_required_result_tampered_state": true,
+	"test_input_required_result_request_state":  true,
+	"test_missing_capability":                   true,
+	"test_trigger_tool_change":                  true,
 }
 
 // transportNames are the values of Transport labels.

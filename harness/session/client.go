@@ -76,7 +76,7 @@ func (c *core) handle(method string, params json.RawMessage, stream string, raw 
 			return nil, e
 		}
 		cp := p.(*mcp.CreateMessageParams)
-		if (len(cp.Tools) > 0 || cp.ToolChoice != nil) && len(caps.Sampling.Tools) == 0 {
+		if (len(cp.Tools) > 0 || cp.ToolChoice != nil) && caps.Sampling.Tools == nil { // {} declares it: presence, not content
 			return refuse(FindingUndeclared, jsonrpc.InvalidParams, "the sampling request offers tools, but the client did not declare sampling.tools")
 		}
 		if err := toolBalance(cp.Messages); err != nil {

@@ -1,0 +1,120 @@
+package fuzz
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// Throughput over stdio, all measured in one run:
+//
+//	echo            a newline-echo process: one line out, one line back — the
+//	                transport's limit (round trips per second)
+//	careful-server  the test MCP server, every input built by a mutator and
+//	                followed by a liveness probe, every answer judged by all
+//	                oracles (execs per second): /valid sends only valid
+//	                generated requests (the steady state), /all draws from
+//	                every stream mutator with the campaign's weights,
+//	                restarts after crashes and closed stdin included
+//	target          the same against MCPCHECK_FUZZ_BENCH_TARGET, a command line
+//	                (for example the reference server: "go run ./cmd/mcpcheck
+//	                reference server --stdio", or its built binary), speaking
+//	                MCPCHECK_FUZZ_BENCH_VERSION (default the latest version)
+//
+// Each fuzzing sub-benchmark reports execs/s and pct-of-echo, its rate as a
+// percentage of the echo round trips measured just before.
+//
+//	go test ./fuzz -run '^$' -bench StdioThroughput -benchtime 5s
+func BenchmarkStdioThroughput(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var echoRate float64
+	b.Run("echo", func(b *testing.B) {
+		conn, err := (&ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=echo"}}).Start(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		msg := line(pingFor(spec.V20251125, "mcpcheck-probe-1"))
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if err := conn.Send(msg); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := conn.Recv(time.Now().Add(10 * time.Second)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		echoRate = float64(b.N) / time.Since(start).Seconds()
+		b.ReportMetric(echoRate, "roundtrips/s")
+	})
+	fuzzBench := func(b *testing.B, target Target, v spec.Version, muts []Mutator) {
+		s, err := openSession(context.Background(), target, v, 10*time.Second, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer func() { s.close() }()
+		tools := s.listTools()
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			seed := Mix(1, 0, i)
+			m := muts[seed%uint64(len(muts))]
+			in, err := MakeInput(v, m.Name, seed, tools)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run := s
+			if in.Fresh {
+				if run, err = openSession(context.Background(), target, v, 10*time.Second, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run.events = run.events[:0]
+			out := run.exec(in)
+			switch {
+			case in.Fresh:
+				run.close()
+			case out.dead:
+				s.close()
+				if s, err = openSession(context.Background(), target, v, 10*time.Second, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		rate := float64(b.N) / time.Since(start).Seconds()
+		b.ReportMetric(rate, "execs/s")
+		if echoRate > 0 {
+			b.ReportMetric(100*rate/echoRate, "pct-of-echo")
+		}
+	}
+	valid, _ := SelectMutators([]string{"protocol/valid"})
+	all := Schedule(Mutators())
+	b.Run("careful-server/valid", func(b *testing.B) {
+		fuzzBench(b, helperTarget(b, spec.V20251125, ""), spec.V20251125, valid)
+	})
+	b.Run("careful-server/all", func(b *testing.B) {
+		fuzzBench(b, helperTarget(b, spec.V20251125, ""), spec.V20251125, all)
+	})
+	cmd := strings.TrimSpace(os.Getenv("MCPCHECK_FUZZ_BENCH_TARGET"))
+	if cmd == "" {
+		return
+	}
+	v := spec.Version(os.Getenv("MCPCHECK_FUZZ_BENCH_VERSION"))
+	if v == "" {
+		v = spec.Latest
+	}
+	t, err := CommandTarget(cmd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("target/valid", func(b *testing.B) { fuzzBench(b, t, v, valid) })
+	b.Run("target/all", func(b *testing.B) { fuzzBench(b, t, v, all) })
+}

@@ -1,0 +1,242 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+func TestCampaignCarefulServerIsClean(t *testing.T) {
+	for _, v := range []spec.Version{spec.V20241105, spec.V20250326, spec.V20251125, spec.V20260728} {
+		t.Run(string(v), func(t *testing.T) {
+			var mu sync.Mutex
+			var last Progress
+			execs := int64(400)
+			if raceEnabled {
+				execs = 100
+			}
+			res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, MaxExecs: execs, Seed: 7, Workers: 2,
+				Wait: 10 * time.Second, ProgressEvery: 50 * time.Millisecond, Progress: func(p Progress) { mu.Lock(); last = p; mu.Unlock() }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Findings {
+				t.Errorf("finding on the careful server: %s %s (%s seed %d): %s\n%q", f.Kind, f.Check, f.Mutator, f.Seed, f.Message, trimmed(f.Minimized.Bytes()))
+			}
+			if res.Execs != execs {
+				t.Errorf("%d execs, want exactly %d", res.Execs, execs)
+			}
+			if res.Verdict.Failed {
+				t.Errorf("verdict failed: %s", res.Verdict.Reason)
+			}
+			if len(res.MethodsCovered) < 2 {
+				t.Errorf("methods covered: %v", res.MethodsCovered)
+			}
+			if len(res.Errors) > 0 {
+				t.Errorf("campaign errors: %v", res.Errors)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if last.Execs != execs {
+				t.Errorf("final progress says %d execs", last.Execs)
+			}
+		})
+	}
+}
+
+// TestCampaignFindsMinimizesAndReplaysACrash: the test server panics on a
+// NUL byte; the campaign must find it, minimize the input to (almost) the
+// NUL alone, write the finding, and Replay must reproduce it.
+func TestCampaignFindsMinimizesAndReplaysACrash(t *testing.T) {
+	dir := t.TempDir()
+	v := spec.V20251125
+	target := helperTarget(t, v, "panic-nul")
+	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 60, Seed: 1, Mutators: []string{"bytes/nul", "protocol/valid"},
+		FindingsDir: dir, Wait: 10 * time.Second, MinimizeBudget: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crash *Finding
+	for _, f := range res.Findings {
+		if f.Kind == reports.FindingCrash {
+			crash = f
+		}
+	}
+	if crash == nil {
+		t.Fatalf("no crash found in %d execs: %+v", res.Execs, res.Findings)
+	}
+	if !res.Verdict.Failed {
+		t.Error("a crash did not fail the verdict")
+	}
+	if !crash.Reproduced {
+		t.Fatal("the crash did not reproduce on a fresh instance")
+	}
+	if !strings.Contains(crash.Check, "panic: test server: NUL byte") {
+		t.Errorf("check %q does not carry the panic line", crash.Check)
+	}
+	if got := crash.Minimized.Bytes(); bytes.Count(got, []byte{0}) != 1 || len(got) > 2 {
+		t.Errorf("minimized to %q, want the NUL byte alone", got)
+	}
+	for _, name := range []string{FileFinding, FileReplay, FileSeed, FileInput, FileMinimized, FileTranscript, FileStderr} {
+		if _, err := os.Stat(filepath.Join(crash.Dir, name)); err != nil {
+			t.Errorf("finding file missing: %v", err)
+		}
+	}
+	if stderr, _ := os.ReadFile(filepath.Join(crash.Dir, FileStderr)); !bytes.Contains(stderr, []byte("panic:")) {
+		t.Errorf("stderr.txt does not hold the panic: %q", stderr)
+	}
+	events, err := ReadTranscript(filepath.Join(crash.Dir, FileTranscript))
+	if err != nil || len(events) == 0 {
+		t.Fatalf("transcript: %d events, %v", len(events), err)
+	}
+	for i := 0; i < 2; i++ { // deterministic: twice the same answer
+		rr, err := Replay(context.Background(), crash.Dir, target, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rr.Reproduced {
+			t.Fatalf("replay %d did not reproduce: %+v", i, rr.Observations)
+		}
+	}
+	// The careful server does not crash on the same input.
+	rr, err := Replay(context.Background(), crash.Dir, helperTarget(t, v, ""), ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Reproduced {
+		t.Error("the replay reproduced a crash on the careful server")
+	}
+	if !strings.Contains(crash.Reproducer, "mcpcheck replay "+crash.Dir+" --stdio") {
+		t.Errorf("reproducer %q", crash.Reproducer)
+	}
+	sum := res.Summary(DefaultReproducer(target.Describe()), 20)
+	if len(sum.Findings) != len(res.Findings) || !strings.Contains(sum.Findings[0].Reproducer, "mcpcheck replay") {
+		t.Errorf("summary: %+v", sum.Findings)
+	}
+}
+
+// TestCampaignOracles runs one fault at a time and expects the oracle that
+// catches it, with its requirement.
+func TestCampaignOracles(t *testing.T) {
+	cases := []struct {
+		fault, mutators, kind, req string
+		v                          spec.Version
+	}{
+		{"exit-garbage", "bytes/garbage-line", reports.FindingCrash, "", spec.V20250618},
+		{"hang-unknown", "protocol/unknown-method", reports.FindingHang, "", spec.V20250618},
+		{"both-on-ping", "protocol/valid", reports.FindingViolation, ReqNotResultAndError, spec.V20241105},
+		{"banner", "protocol/unknown-method", reports.FindingViolation, ReqStdoutOnlyMCP, spec.V20260728},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fault, func(t *testing.T) {
+			wait := 10 * time.Second
+			if tc.kind == reports.FindingHang {
+				wait = 300 * time.Millisecond
+			}
+			res, err := Run(context.Background(), Config{Target: helperTarget(t, tc.v, tc.fault), Version: tc.v, MaxExecs: 5, Seed: 3,
+				Mutators: []string{tc.mutators}, Wait: wait, MinimizeBudget: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, f := range res.Findings {
+				if f.Kind == tc.kind && f.Requirement == tc.req {
+					found = true
+					if !f.Reproduced {
+						t.Errorf("%s did not reproduce", f.Check)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("want a %s finding citing %q, got %+v", tc.kind, tc.req, res.Findings)
+			}
+			if !res.Verdict.Failed {
+				t.Errorf("verdict passed: %s", res.Verdict.Reason)
+			}
+		})
+	}
+}
+
+func TestCampaignRefusesBadConfig(t *testing.T) {
+	if _, err := Run(context.Background(), Config{}); err == nil {
+		t.Error("no target accepted")
+	}
+	if _, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"true"}}}); err == nil {
+		t.Error("unbounded campaign accepted")
+	}
+	if _, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"/nonexistent/mcp"}}, MaxExecs: 1, Version: spec.V20251125}); err == nil {
+		t.Error("a target that cannot start was accepted")
+	}
+}
+
+func TestCampaignDurationBoundAndSummary(t *testing.T) {
+	v := spec.V20250618
+	dir := t.TempDir()
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "both-on-ping"), Version: v, Duration: 500 * time.Millisecond, Seed: 5,
+		Mutators: []string{"protocol/valid", "json"}, FindingsDir: dir, Wait: 5 * time.Second, MinimizeBudget: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("a 500ms campaign took %v", el)
+	}
+	if res.Execs == 0 || len(res.Findings) == 0 {
+		t.Fatalf("%d execs, %d findings", res.Execs, len(res.Findings))
+	}
+	var b bytes.Buffer
+	if err := res.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatalf("summary is not JSON: %v", err)
+	}
+	if back["verdict"].(map[string]any)["failed"] != true {
+		t.Errorf("verdict in the summary: %v", back["verdict"])
+	}
+	meta, err := os.ReadFile(filepath.Join(res.Findings[0].Dir, FileFinding))
+	if err != nil || !bytes.Contains(meta, []byte(`"requirement": "`+ReqNotResultAndError+`"`)) {
+		t.Errorf("finding.json: %v\n%s", err, meta)
+	}
+}
+
+// TestCampaignIsDeterministic: one worker, the same seed and bound give the
+// same inputs, the same findings and the same minimized inputs.
+func TestCampaignIsDeterministic(t *testing.T) {
+	v := spec.V20250618
+	run := func() *Result {
+		res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "panic-nul"), Version: v, MaxExecs: 40, Seed: 42, Wait: 10 * time.Second, MinimizeBudget: 30,
+			Mutators: []string{"bytes", "protocol/valid"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(), run()
+	if len(a.Findings) == 0 {
+		t.Fatal("the crashing server gave no finding; the test proves nothing")
+	}
+	if len(a.Findings) != len(b.Findings) {
+		t.Fatalf("%d findings, then %d", len(a.Findings), len(b.Findings))
+	}
+	for i := range a.Findings {
+		fa, fb := a.Findings[i], b.Findings[i]
+		if fa.ID != fb.ID || fa.Seed != fb.Seed || fa.Mutator != fb.Mutator || !bytes.Equal(fa.Minimized.Bytes(), fb.Minimized.Bytes()) {
+			t.Errorf("finding %d differs: %s %s %d %q vs %s %s %d %q", i, fa.ID, fa.Mutator, fa.Seed, fa.Minimized.Bytes(), fb.ID, fb.Mutator, fb.Seed, fb.Minimized.Bytes())
+		}
+	}
+	if fmt.Sprint(a.Mutators) != fmt.Sprint(b.Mutators) {
+		t.Errorf("mutator use differs:\n%v\n%v", a.Mutators, b.Mutators)
+	}
+}

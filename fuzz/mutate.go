@@ -1,0 +1,295 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// Base is what a stream mutator starts from: one valid, plausible client
+// message of the campaign's protocol version, plus what the campaign knows
+// about the target.
+type Base struct {
+	Version spec.Version
+	// Msg is a valid client request or notification, drawn from the
+	// version's generators.
+	Msg Message
+	// Gens generates more messages of the version.
+	Gens *Messages
+	// Tools are the tools the target listed (name and inputSchema), when
+	// the campaign could list them; nil otherwise.
+	Tools []Tool
+}
+
+// Tool is what the campaign learned about one of the target's tools.
+type Tool struct {
+	Name        string          `json:"name"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Mutator is a named, deterministic transformation of a Base into an Input.
+// The same Base and random source always give the same Input.
+type Mutator struct {
+	// Name is family/what, such as "bytes/flip"; findings cite it.
+	Name string
+	// Doc says in one line what the mutator sends.
+	Doc string
+	// Mutate builds the input. It sets Chunks (and Fresh or CloseAfter
+	// when it needs them); MakeInput fills in the rest.
+	Mutate func(r *rand.Rand, b Base) Input
+}
+
+// costly names the mutators whose inputs cost far more than one round
+// trip (a process restart, megabytes, hundreds of messages); campaigns
+// pick them a quarter as often as the others.
+var costly = map[string]bool{
+	"framing/giant-line": true, "framing/missing-final-newline": true, "framing/burst": true,
+	"json/huge-string": true, "json/deep-nesting": true,
+	"protocol/before-initialize": true, "protocol/cancel-initialize": true, "protocol/sequence": true,
+	"http/huge-body": true, "http/slow-body": true, "http/expired-session": true,
+}
+
+// Costly reports whether the mutator's inputs are expensive to run (see
+// Schedule).
+func (m Mutator) Costly() bool { return costly[m.Name] }
+
+// Schedule expands a mutator list into the table a campaign draws from:
+// cheap mutators four times, costly ones once, in name order.
+func Schedule(ms []Mutator) []Mutator {
+	var out []Mutator
+	for _, m := range ms {
+		n := 4
+		if m.Costly() {
+			n = 1
+		}
+		for i := 0; i < n; i++ {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Family is the part of the name before the slash: bytes, framing, json,
+// protocol.
+func (m Mutator) Family() string {
+	f, _, _ := strings.Cut(m.Name, "/")
+	return f
+}
+
+var (
+	mutatorsOnce sync.Once
+	mutatorList  []Mutator
+	mutatorIndex map[string]int
+)
+
+func allMutators() []Mutator {
+	mutatorsOnce.Do(func() {
+		var all []Mutator
+		all = append(all, bytesMutators...)
+		all = append(all, framingMutators...)
+		all = append(all, jsonMutators...)
+		all = append(all, protocolMutators...)
+		all = append(all, httpAsMutators()...)
+		sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+		mutatorList = all
+		mutatorIndex = map[string]int{}
+		for i, m := range all {
+			mutatorIndex[m.Name] = i
+		}
+	})
+	return mutatorList
+}
+
+// Mutators returns every stream mutator (bytes, framing, json, protocol),
+// sorted by name. The http family is left out; see MutatorsFor.
+func Mutators() []Mutator { return MutatorsFor(false) }
+
+// MutatorsFor returns the mutators that apply to a stdio target (http
+// false: every family but http) or to an HTTP target (http true: every
+// family but framing, which is about stdio lines).
+func MutatorsFor(http bool) []Mutator {
+	var out []Mutator
+	for _, m := range allMutators() {
+		if (m.Family() == "http") == http || (http && m.Family() != "framing") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MutatorNames returns the names of every mutator, the http family
+// included, sorted.
+func MutatorNames() []string {
+	var out []string
+	for _, m := range allMutators() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// LookupMutator returns the stream mutator called name.
+func LookupMutator(name string) (Mutator, bool) {
+	allMutators()
+	i, ok := mutatorIndex[name]
+	if !ok {
+		return Mutator{}, false
+	}
+	return mutatorList[i], true
+}
+
+// SelectMutators returns the mutators whose name or family matches one of
+// the patterns ("json", "bytes/flip"); no patterns select all the stream
+// mutators.
+func SelectMutators(patterns []string) ([]Mutator, error) {
+	return selectFrom(allMutators(), patterns)
+}
+
+func selectFrom(from []Mutator, patterns []string) ([]Mutator, error) {
+	if len(patterns) == 0 {
+		return MutatorsFor(false), nil
+	}
+	var out []Mutator
+	for _, m := range from {
+		for _, p := range patterns {
+			if m.Name == p || m.Family() == p {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("fuzz: no mutator matches %v; the families are bytes, framing, json, protocol and http, and MutatorNames lists the rest", patterns)
+	}
+	return out, nil
+}
+
+func nameSalt(name string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return h.Sum64()
+}
+
+// MakeBase draws the base message of one seed: a plausible client request
+// (or, one time in eight, a notification) of version v.
+func MakeBase(v spec.Version, seed uint64, tools []Tool) (Base, error) {
+	gens, err := NewMessages(v)
+	if err != nil {
+		return Base{}, err
+	}
+	gen := gens.ClientRequest()
+	if seed%8 == 7 {
+		gen = gens.ClientNotification()
+	}
+	msg, err := example(gen, seed)
+	if err != nil {
+		return Base{}, err
+	}
+	uniqueID(&msg, seed)
+	return Base{Version: v, Msg: msg, Gens: gens, Tools: tools}, nil
+}
+
+// uniqueID makes a request's id depend on the seed, keeping its type (and
+// a generated string's characters), so that inputs of one session do not
+// reuse ids by accident; reuse is what protocol/duplicate-id is for.
+func uniqueID(msg *Message, seed uint64) {
+	switch id := msg.Value["id"].(type) {
+	case string:
+		msg.Value["id"] = id + "#" + strconv.FormatUint(seed, 36)
+	case int64:
+		msg.Value["id"] = int64(seed%(1<<53-1)) + 1
+	}
+}
+
+// example draws one value of gen deterministically from seed, turning the
+// generator's failure into an error.
+func example[V any](gen interface{ Example(...int) V }, seed uint64) (v V, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("fuzz: the generator failed for seed %d: %v", seed, p)
+		}
+	}()
+	return gen.Example(int(seed & math.MaxInt64)), nil
+}
+
+// MakeInput builds the input of one mutator for version v from seed:
+// the base message and every random choice come from the seed, so the same
+// arguments always give the same bytes.
+func MakeInput(v spec.Version, mutator string, seed uint64, tools []Tool) (Input, error) {
+	m, ok := LookupMutator(mutator)
+	if !ok {
+		return Input{}, fmt.Errorf("fuzz: there is no mutator %q; MutatorNames lists them", mutator)
+	}
+	b, err := MakeBase(v, seed, tools)
+	if err != nil {
+		return Input{}, err
+	}
+	in := m.Mutate(newRand(seed, nameSalt(m.Name)), b)
+	in.Mutator, in.Seed = m.Name, seed
+	if len(in.Methods) == 0 && b.Msg.Method != "" {
+		in.Methods = []string{b.Msg.Method}
+	}
+	return in, nil
+}
+
+// single makes an input of one line per message.
+func single(msgs ...[]byte) Input {
+	var in Input
+	for _, m := range msgs {
+		in.Chunks = append(in.Chunks, line(m))
+	}
+	return in
+}
+
+// pick returns one element of list.
+func pick[E any](r *rand.Rand, list []E) E { return list[r.IntN(len(list))] }
+
+// cloneValue deep-copies a generated JSON value.
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("fuzz: marshal a generated value: %v", err))
+	}
+	return b
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// LookupFamily returns the family of a mutator name ("json" for
+// "json/null-id").
+func LookupFamily(name string) string {
+	f, _, _ := strings.Cut(name, "/")
+	return f
+}

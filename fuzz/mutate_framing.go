@@ -1,0 +1,155 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// giantLineMax bounds the giant-line mutator (bytes in one line).
+const giantLineMax = 8 << 20
+
+// framingMutators break the stdio framing: one message per LF-terminated
+// line.
+var framingMutators = []Mutator{
+	{Name: "framing/embedded-newline", Doc: "puts a raw LF between two tokens of a valid message, splitting it over two lines", Mutate: func(r *rand.Rand, b Base) Input {
+		m := b.Msg.Raw()
+		cuts := tokenBoundaries(m)
+		at := pick(r, cuts)
+		return single(splice(m, at, at, []byte{'\n'}))
+	}},
+	{Name: "framing/pretty-printed", Doc: "sends a valid message indented over many lines", Mutate: func(r *rand.Rand, b Base) Input {
+		var out bytes.Buffer
+		_ = json.Indent(&out, b.Msg.Raw(), "", strings.Repeat(" ", 1+r.IntN(4)))
+		return single(out.Bytes())
+	}},
+	{Name: "framing/split-writes", Doc: "sends valid messages in 2 to 8 writes cut at random bytes", Mutate: func(r *rand.Rand, b Base) Input {
+		all := line(b.Msg.Raw())
+		if r.IntN(2) == 0 {
+			all = append(all, line(pingFor(b.Version, "mcpcheck-split"))...)
+		}
+		return Input{Chunks: splitRandom(r, all, 2+r.IntN(7))}
+	}},
+	{Name: "framing/giant-line", Doc: "sends a valid message padded to between 64 KiB and 8 MiB on one line", Mutate: func(r *rand.Rand, b Base) Input {
+		size := pick(r, []int{64 << 10, 1 << 20, 4 << 20, giantLineMax})
+		m := b.Msg.Raw()
+		pad := size - len(m) - 48 // room for the padding member's name
+		if pad < 0 {
+			pad = 0
+		}
+		if r.IntN(2) == 0 {
+			// Whitespace before the closing brace: still valid JSON.
+			return single(splice(m, len(m)-1, len(m)-1, bytes.Repeat([]byte{' '}, pad)))
+		}
+		val := cloneValue(b.Msg.Value).(map[string]any)
+		params, _ := val["params"].(map[string]any)
+		if params == nil {
+			params = map[string]any{}
+			val["params"] = params
+		}
+		meta, _ := params["_meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+			params["_meta"] = meta
+		}
+		meta["dev.mcpcheck/padding"] = strings.Repeat("x", pad)
+		return single(marshal(val))
+	}},
+	{Name: "framing/crlf", Doc: "ends valid messages with CR LF instead of LF", Mutate: func(r *rand.Rand, b Base) Input {
+		return Input{Chunks: [][]byte{append(b.Msg.Raw(), '\r', '\n')}}
+	}},
+	{Name: "framing/missing-final-newline", Doc: "sends a valid message without its LF, then closes stdin", Mutate: func(r *rand.Rand, b Base) Input {
+		return Input{Chunks: [][]byte{b.Msg.Raw()}, CloseAfter: true}
+	}},
+	{Name: "framing/empty-lines", Doc: "surrounds a valid message with empty and whitespace-only lines", Mutate: func(r *rand.Rand, b Base) Input {
+		blank := pick(r, []string{"\n", "\n\n\n", " \n", "\t\n", "\r\n"})
+		return Input{Chunks: [][]byte{[]byte(blank), line(b.Msg.Raw()), []byte(blank)}}
+	}},
+	{Name: "framing/two-per-line", Doc: "puts two messages on one line with nothing or a space between them", Mutate: func(r *rand.Rand, b Base) Input {
+		sep := pick(r, []string{"", " ", "\t"})
+		m := append(append(b.Msg.Raw(), sep...), pingFor(b.Version, "mcpcheck-second")...)
+		return single(m)
+	}},
+	{Name: "framing/burst", Doc: "writes 20 to 200 pings (or discover requests) in a single write", Mutate: func(r *rand.Rand, b Base) Input {
+		var all []byte
+		n := 20 + r.IntN(181)
+		for i := 0; i < n; i++ {
+			all = append(all, line(pingFor(b.Version, "mcpcheck-burst-"+itoa(i)))...)
+		}
+		return Input{Chunks: [][]byte{all}, Methods: []string{probeMethod(b.Version)}}
+	}},
+}
+
+// tokenBoundaries lists the offsets between JSON tokens of m (outside
+// strings) where whitespace may legally go.
+func tokenBoundaries(m []byte) []int {
+	var out []int
+	inStr, esc := false, false
+	for i, c := range m {
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ',' || c == ':' || c == '{' || c == '[' || c == '}' || c == ']'):
+			out = append(out, i, i+1)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+// splitRandom cuts b into n non-empty chunks (fewer when b is short).
+func splitRandom(r *rand.Rand, b []byte, n int) [][]byte {
+	if n > len(b) {
+		n = len(b)
+	}
+	cuts := map[int]bool{}
+	for len(cuts) < n-1 {
+		cuts[1+r.IntN(len(b)-1)] = true
+	}
+	var out [][]byte
+	prev := 0
+	for i := 1; i < len(b); i++ {
+		if cuts[i] {
+			out = append(out, append([]byte(nil), b[prev:i]...))
+			prev = i
+		}
+	}
+	return append(out, append([]byte(nil), b[prev:]...))
+}
+
+// probeMethod is the liveness probe of a version: ping while sessions exist,
+// server/discover in the stateless era.
+func probeMethod(v spec.Version) string {
+	if v.Era() == spec.Stateless {
+		return spec.MethodServerDiscover
+	}
+	return spec.MethodPing
+}
+
+// pingFor builds the liveness probe request of version v with a string id.
+func pingFor(v spec.Version, id string) []byte {
+	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": probeMethod(v)}
+	if v.Era() == spec.Stateless {
+		req["params"] = map[string]any{"_meta": StatelessMeta(v)}
+	}
+	return marshal(req)
+}
+
+// StatelessMeta is the request _meta mcpcheck sends in the stateless era:
+// the protocol version, empty client capabilities and its client info.
+func StatelessMeta(v spec.Version) map[string]any {
+	return map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    string(v),
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcpcheck-fuzz", "version": "0"},
+	}
+}

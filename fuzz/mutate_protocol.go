@@ -1,0 +1,176 @@
+package fuzz
+
+import (
+	"math/rand/v2"
+	"sort"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// protocolMutators send well-formed messages at the wrong moment or in the
+// wrong combination.
+var protocolMutators = []Mutator{
+	{Name: "protocol/valid", Doc: "sends a valid, plausible generated message (its answer is still judged)", Mutate: func(r *rand.Rand, b Base) Input {
+		return single(b.Msg.Raw())
+	}},
+	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions: with no handshake either)", Mutate: func(r *rand.Rand, b Base) Input {
+		in := single(b.Msg.Raw())
+		in.Fresh = true
+		return in
+	}},
+	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session", Mutate: func(r *rand.Rand, b Base) Input {
+		in := single(initializeRequest(b.Version, "mcpcheck-init-again"))
+		in.Methods = []string{spec.MethodInitialize}
+		return in
+	}},
+	{Name: "protocol/response-to-nothing", Doc: "sends a result or error response for an id that was never requested", Mutate: func(r *rand.Rand, b Base) Input {
+		id := pick(r, []any{"mcpcheck-nobody", int64(r.IntN(1 << 30)), int64(0), int64(-1)})
+		msg := map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{}}
+		if r.IntN(2) == 0 {
+			msg = map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "no"}}
+		}
+		return single(marshal(msg))
+	}},
+	{Name: "protocol/cancel-unknown", Doc: "cancels a request id that was never sent", Mutate: func(r *rand.Rand, b Base) Input {
+		id := pick(r, []any{"mcpcheck-ghost", int64(r.IntN(1 << 30)), int64(-5)})
+		return single(cancelled(b.Version, id))
+	}},
+	{Name: "protocol/cancel-initialize", Doc: "on a fresh instance, sends initialize and at once cancels it, then carries on", Mutate: func(r *rand.Rand, b Base) Input {
+		if b.Version.Era() == spec.Stateless {
+			return single(cancelled(b.Version, "mcpcheck-init"))
+		}
+		in := single(initializeRequest(b.Version, "mcpcheck-init"), cancelled(b.Version, "mcpcheck-init"), initializedNotification())
+		in.Fresh = true
+		in.Methods = []string{spec.MethodInitialize, spec.MethodCancelled}
+		return in
+	}},
+	{Name: "protocol/progress-token-reuse", Doc: "sends two requests in flight with the same progress token", Mutate: func(r *rand.Rand, b Base) Input {
+		token := pick(r, []any{"mcpcheck-token", int64(1)})
+		var out [][]byte
+		for i := 0; i < 2; i++ {
+			req := map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-progress-" + itoa(i), "method": spec.MethodToolsList,
+				"params": map[string]any{"_meta": withProgress(b.Version, token)}}
+			out = append(out, marshal(req))
+		}
+		in := single(out...)
+		in.Methods = []string{spec.MethodToolsList}
+		return in
+	}},
+	{Name: "protocol/unknown-method", Doc: "sends a request for a method no version defines", Mutate: func(r *rand.Rand, b Base) Input {
+		m := pick(r, []string{"mcpcheck/unknown", "tools/lists", "TOOLS/LIST", "tools/list/", "rpc.discover", "$/cancelRequest", "", " ping"})
+		return single(marshal(request(b.Version, "mcpcheck-unknown", m, nil)))
+	}},
+	{Name: "protocol/removed-method", Doc: "sends a method that exists in another protocol version but not in this one", Mutate: func(r *rand.Rand, b Base) Input {
+		var names []string
+		seen := map[string]bool{}
+		for _, m := range spec.Methods {
+			if _, ok := spec.LookupMethod(b.Version, m.Name); !ok && !seen[m.Name] && m.Direction.Allows(spec.ClientToServer) {
+				names = append(names, m.Name)
+				seen[m.Name] = true
+			}
+		}
+		sort.Strings(names)
+		if len(names) == 0 {
+			names = []string{"mcpcheck/unknown"}
+		}
+		name := pick(r, names)
+		in := single(marshal(request(b.Version, "mcpcheck-removed", name, nil)))
+		in.Methods = []string{name}
+		return in
+	}},
+	{Name: "protocol/duplicate-id", Doc: "sends two requests with the same id back to back", Mutate: func(r *rand.Rand, b Base) Input {
+		m := b.Msg.Raw()
+		return single(m, m)
+	}},
+	{Name: "protocol/wrong-direction", Doc: "sends, as the client, a request or notification only a server may send", Mutate: func(r *rand.Rand, b Base) Input {
+		var names []string
+		for _, m := range spec.MethodsIn(b.Version) {
+			if m.Direction == spec.ServerToClient {
+				names = append(names, m.Name)
+			}
+		}
+		name := pick(r, names)
+		m, _ := spec.LookupMethod(b.Version, name)
+		if m.Kind == spec.NotificationMethod {
+			return single(marshal(map[string]any{"jsonrpc": "2.0", "method": name, "params": map[string]any{}}))
+		}
+		return single(marshal(request(b.Version, "mcpcheck-wrong-way", name, nil)))
+	}},
+	{Name: "protocol/notification-with-id", Doc: "sends a notification method with an id, as if it were a request", Mutate: func(r *rand.Rand, b Base) Input {
+		name := spec.MethodCancelled
+		if b.Version.Era() == spec.Stateful && r.IntN(2) == 0 {
+			name = spec.MethodInitialized
+		}
+		return single(marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-notif", "method": name, "params": map[string]any{"requestId": "x" + itoa(r.IntN(100))}}))
+	}},
+	{Name: "protocol/request-without-id", Doc: "sends a request method without an id, as if it were a notification", Mutate: func(r *rand.Rand, b Base) Input {
+		val := cloneValue(b.Msg.Value).(map[string]any)
+		delete(val, "id")
+		return single(marshal(val))
+	}},
+	{Name: "protocol/sequence", Doc: "runs a whole generated session (the state machine of Sequence) on a fresh instance", Mutate: func(r *rand.Rand, b Base) Input {
+		seq, err := example(Sequences(b.Version, 12), r.Uint64())
+		if err != nil {
+			return single(b.Msg.Raw())
+		}
+		in := single(seq.Lines...)
+		in.Fresh = true
+		in.Methods = append([]string(nil), seq.Methods...)
+		return in
+	}},
+	{Name: "protocol/tool-call", Doc: "calls one of the target's tools with arguments generated from its inputSchema (or a made-up tool)", Mutate: func(r *rand.Rand, b Base) Input {
+		name, args := "mcpcheck-no-such-tool", map[string]any{}
+		if len(b.Tools) > 0 {
+			tool := pick(r, b.Tools)
+			name = tool.Name
+			if gen, err := ToolArguments(tool.InputSchema); err == nil {
+				if a, err := example(gen, r.Uint64()); err == nil {
+					args = a
+				}
+			}
+		}
+		req := request(b.Version, "mcpcheck-call", spec.MethodToolsCall, map[string]any{"name": name, "arguments": args})
+		in := single(marshal(req))
+		in.Methods = []string{spec.MethodToolsCall}
+		return in
+	}},
+}
+
+// request builds a request of version v, adding the stateless _meta.
+func request(v spec.Version, id any, method string, params map[string]any) map[string]any {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if v.Era() == spec.Stateless {
+		params["_meta"] = StatelessMeta(v)
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+}
+
+func withProgress(v spec.Version, token any) map[string]any {
+	meta := map[string]any{"progressToken": token}
+	if v.Era() == spec.Stateless {
+		meta = StatelessMeta(v)
+		meta["progressToken"] = token
+	}
+	return meta
+}
+
+func cancelled(v spec.Version, id any) []byte {
+	return marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodCancelled,
+		"params": map[string]any{"requestId": id, "reason": "mcpcheck fuzz"}})
+}
+
+// initializeRequest is the initialize request mcpcheck sends: version v, no
+// client capabilities.
+func initializeRequest(v spec.Version, id string) []byte {
+	return marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": spec.MethodInitialize, "params": map[string]any{
+		"protocolVersion": string(v),
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "mcpcheck-fuzz", "version": "0"},
+	}})
+}
+
+func initializedNotification() []byte {
+	return marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodInitialized})
+}

@@ -1,0 +1,112 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// ReplayResult is what replaying a finding showed.
+type ReplayResult struct {
+	// Reproduced is true when the expected observation (same signature)
+	// was seen again.
+	Reproduced bool
+	// Expect is the observation the finding recorded.
+	Expect Observation
+	// Observations are everything the oracles saw in the replay.
+	Observations []Observation
+	Transcript   []reports.WireEvent
+	StderrTail   []byte
+}
+
+// ReplayOptions tune Replay; the zero value uses the finding's own settings.
+type ReplayOptions struct {
+	// Original replays the input as found instead of the minimized one.
+	Original bool
+	// Version overrides the protocol version recorded in the finding.
+	Version spec.Version
+	// Wait overrides the liveness deadline.
+	Wait time.Duration
+}
+
+// LoadReplay reads a finding's replay file; path is the finding directory
+// or the replay.json inside it.
+func LoadReplay(path string) (ReplayFile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, FileReplay)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ReplayFile{}, fmt.Errorf("fuzz: cannot read the finding %s: %w; pass a finding directory written by a campaign or its %s", path, err, FileReplay)
+	}
+	var rf ReplayFile
+	if err := json.Unmarshal(b, &rf); err != nil {
+		return ReplayFile{}, fmt.Errorf("fuzz: %s is not a replay file: %v", path, err)
+	}
+	if rf.Format != 1 || !rf.Version.Known() || len(rf.Input.Chunks) == 0 {
+		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q and %d chunks; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
+	}
+	return rf, nil
+}
+
+// Replay runs a finding's input against a fresh instance of target (the
+// handshake first, unless the input asks for a fresh, bare instance) and
+// reports whether the same problem shows again. The run is deterministic
+// for a deterministic target.
+func Replay(ctx context.Context, findingPath string, target Target, opts ReplayOptions) (*ReplayResult, error) {
+	rf, err := LoadReplay(findingPath)
+	if err != nil {
+		return nil, err
+	}
+	v, wait, in := rf.Version, rf.Wait, rf.Input
+	if opts.Version != "" {
+		v = opts.Version
+	}
+	if opts.Wait > 0 {
+		wait = opts.Wait
+	}
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	if opts.Original {
+		in = rf.Original
+	}
+	run, err := runOnce(ctx, target, v, in, wait)
+	if err != nil {
+		return nil, err
+	}
+	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
+	for _, o := range run.obs {
+		if o.Signature() == rf.Signature {
+			res.Reproduced = true
+		}
+	}
+	return res, nil
+}
+
+// oneRun is the outcome of running one input on a fresh instance.
+type oneRun struct {
+	obs    []Observation
+	events []reports.WireEvent
+	stderr []byte
+}
+
+// runOnce starts a fresh instance, runs in on it and closes it.
+func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait time.Duration) (oneRun, error) {
+	s, err := openSession(ctx, target, v, wait, in.Fresh)
+	if err != nil {
+		return oneRun{}, err
+	}
+	defer s.close()
+	out := s.exec(in)
+	if !out.dead {
+		s.note("closing the target")
+	}
+	return oneRun{obs: out.obs, events: s.events, stderr: s.conn.StderrTail()}, nil
+}

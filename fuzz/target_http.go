@@ -1,0 +1,223 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// HTTPTarget is a streamable HTTP endpoint, spoken to through the harness's
+// raw HTTP connection (harness/wire). Every Start is a new connection (and,
+// for stateful versions, a new session after the handshake). Stream inputs
+// are POSTed one line per request; HTTP mutators' requests are applied as
+// described (HTTPRequest), except BodyChunk/BodyDelay and DeclaredLength,
+// which the harness's client cannot express yet: those bodies are sent at
+// once with their real length.
+type HTTPTarget struct {
+	URL string
+	// Header is added to every request (for example Authorization).
+	Header http.Header
+	Limits wire.Limits
+}
+
+// Describe returns the URL.
+func (h HTTPTarget) Describe() string { return h.URL }
+
+// Start opens a connection; nothing is sent until the first input.
+func (h HTTPTarget) Start(ctx context.Context) (Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := wire.NewHTTP(wire.HTTPOptions{URL: h.URL, Header: h.Header, Limits: h.Limits})
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: %w", err)
+	}
+	return &httpConn{c: c}, nil
+}
+
+// httpConn adapts wire.HTTP to Conn. Send buffers bytes and POSTs each
+// complete line; Recv turns response bodies into frames.
+type httpConn struct {
+	c       *wire.HTTP
+	v       spec.Version
+	pending []byte
+	last    string  // stream of the last request
+	queue   []Frame // frames read while waiting for a response
+	dead    bool
+}
+
+// settle bounds how long a request waits for its response to start before
+// the next request is sent: requests go out in order, as on stdio.
+const settle = 10 * time.Second
+
+// negotiated is called by the session once the protocol version is
+// settled: later POSTs carry MCP-Protocol-Version.
+func (h *httpConn) negotiated(v spec.Version) {
+	h.v = v
+	if v.Compare(spec.V20250618) >= 0 {
+		h.c.SetHeader(wire.HeaderProtocolVersion, string(v))
+	}
+}
+
+func (h *httpConn) Send(b []byte) error {
+	if h.dead {
+		return ErrClosed
+	}
+	h.pending = append(h.pending, b...)
+	for {
+		i := bytes.IndexByte(h.pending, '\n')
+		if i < 0 {
+			return nil
+		}
+		body := bytes.TrimSuffix(h.pending[:i], []byte{'\r'})
+		h.pending = h.pending[i+1:]
+		if len(bytes.TrimSpace(body)) == 0 {
+			continue
+		}
+		if err := h.post(body); err != nil {
+			return err
+		}
+	}
+}
+
+func (h *httpConn) post(body []byte) error {
+	var extra http.Header
+	if h.v.Era() == spec.Stateless {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method != "" {
+			extra = http.Header{wire.HeaderMethod: {m.Method}}
+			if n := m.Params.Name + m.Params.URI; n != "" {
+				extra.Set(wire.HeaderName, n)
+			}
+		}
+	}
+	stream, err := h.c.Post(context.Background(), append([]byte(nil), body...), extra)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	h.last = stream
+	h.await(stream)
+	return nil
+}
+
+// await reads frames into the queue until the response to stream starts
+// (or settle passes), so that the next request is not sent before the
+// target has taken this one.
+func (h *httpConn) await(stream string) {
+	ctx, cancel := context.WithTimeout(context.Background(), settle)
+	defer cancel()
+	for {
+		f, err := h.c.Recv(ctx)
+		if err != nil {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				h.dead = true
+			}
+			return
+		}
+		h.queue = append(h.queue, f2(f))
+		if f.Stream == stream {
+			return
+		}
+	}
+}
+
+func f2(f wire.Frame) Frame {
+	return Frame{Data: f.Raw, At: f.Time, HTTPStatus: f.Status(), Stream: f.Stream, wire: &f}
+}
+
+func (h *httpConn) CloseSend() error {
+	if len(bytes.TrimSpace(h.pending)) > 0 {
+		body := h.pending
+		h.pending = nil
+		return h.post(body)
+	}
+	return nil
+}
+
+// doHTTP applies one hostile request description.
+func (h *httpConn) doHTTP(q HTTPRequest) error {
+	r := wire.Request{Method: q.Method, Body: q.Body, Omit: append([]string(nil), q.Omit...)}
+	if len(q.Header) > 0 {
+		r.Header = http.Header{}
+		for _, kv := range q.Header {
+			r.Header[http.CanonicalHeaderKey(kv[0])] = append(r.Header[http.CanonicalHeaderKey(kv[0])], kv[1])
+		}
+	}
+	switch q.Session {
+	case "none", "forged":
+		r.Omit = append(r.Omit, wire.HeaderSessionID)
+	case "expired":
+		if _, err := h.c.Terminate(context.Background()); err != nil {
+			return fmt.Errorf("%w: %v", ErrClosed, err)
+		}
+	}
+	if r.Method == http.MethodPost && r.Body == nil {
+		r.Body = []byte{}
+	}
+	stream, err := h.c.Do(context.Background(), r)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	h.last = stream
+	h.await(stream)
+	return nil
+}
+
+func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	for {
+		var f Frame
+		if len(h.queue) > 0 {
+			f, h.queue = h.queue[0], h.queue[1:]
+		} else {
+			if h.dead {
+				return Frame{}, ErrClosed
+			}
+			wf, err := h.c.Recv(ctx)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				return Frame{}, ErrDeadline
+			case err != nil:
+				h.dead = true
+				return Frame{}, ErrClosed
+			}
+			f = f2(wf)
+		}
+		w := f.wire
+		f.wire = nil
+		switch w.Kind {
+		case wire.KindMessage, wire.KindGarbage:
+			return f, nil
+		case wire.KindTransportError:
+			if f.Stream == h.last {
+				h.dead = true // the newest request got no HTTP response at all: the server is gone
+				return Frame{}, ErrClosed
+			}
+		case wire.KindStatus:
+			f.Data = nil
+			return f, nil
+		case wire.KindTooLong:
+			f.Data, f.Problem = nil, fmt.Sprintf("a %d-byte body over the line limit was discarded", w.Size)
+			return f, nil
+		}
+		// Stream ends, endpoint and empty events carry no message.
+	}
+}
+
+func (h *httpConn) Exit(time.Time) *ExitStatus { return nil }
+func (h *httpConn) StderrTail() []byte         { return nil }
+func (h *httpConn) Close() error               { return h.c.Close() }

@@ -1,0 +1,205 @@
+package fuzz
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// The test binary doubles as the targets of the campaign tests: with
+// MCPCHECK_FUZZ_HELPER set it runs a small MCP server (or an echo process)
+// on stdin/stdout instead of the tests.
+const (
+	helperEnv  = "MCPCHECK_FUZZ_HELPER"  // "server" or "echo"
+	versionEnv = "MCPCHECK_FUZZ_VERSION" // protocol version of the server
+	faultEnv   = "MCPCHECK_FUZZ_FAULT"   // a deliberate bug, see serve
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "server":
+		serve(spec.Version(os.Getenv(versionEnv)), os.Getenv(faultEnv))
+		return
+	case "echo":
+		echo()
+		return
+	case "noread":
+		for {
+			time.Sleep(time.Hour) // never reads stdin
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// helperTarget is the test binary started as a server of version v with
+// an optional fault.
+func helperTarget(t testing.TB, v spec.Version, fault string) *ExecTarget {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=server", versionEnv + "=" + string(v), faultEnv + "=" + fault}}
+}
+
+// echo writes every line it reads back: the stdio transport's speed limit.
+func echo() {
+	r := bufio.NewReaderSize(os.Stdin, 1<<16)
+	w := bufio.NewWriterSize(os.Stdout, 1<<16)
+	for {
+		l, err := r.ReadBytes('\n')
+		if len(l) > 0 {
+			_, _ = w.Write(l)
+			if r.Buffered() == 0 {
+				_ = w.Flush()
+			}
+		}
+		if err != nil {
+			_ = w.Flush()
+			return
+		}
+	}
+}
+
+// serve is a small, careful MCP server of version v. Faults:
+//
+//	panic-nul       panics on a line containing a NUL byte
+//	exit-garbage    exits with status 3 on a line that is not JSON
+//	hang-unknown    stops reading after a request for an unknown method
+//	both-on-ping    answers ping with both result and error
+//	banner          writes a non-JSON line to stdout after initialize
+func serve(v spec.Version, fault string) {
+	r := bufio.NewReaderSize(os.Stdin, 1<<16)
+	out := bufio.NewWriter(os.Stdout)
+	write := func(b []byte) {
+		_, _ = out.Write(b)
+		_ = out.WriteByte('\n')
+		_ = out.Flush()
+	}
+	for {
+		l, err := r.ReadBytes('\n')
+		if len(l) == 0 && err != nil {
+			return
+		}
+		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'})
+		if fault == "panic-nul" && bytes.IndexByte(l, 0) >= 0 {
+			panic(fmt.Sprintf("test server: NUL byte at offset %d", bytes.IndexByte(l, 0)))
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		for _, reply := range handle(v, fault, l) {
+			if reply == nil {
+				os.Exit(3)
+			}
+			if string(reply) == "hang" {
+				for {
+					time.Sleep(time.Hour) // hang (select{} would be a deadlock crash)
+				}
+			}
+			write(reply)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func errorReply(id *jsonrpc.ID, code int64, msg string) []byte {
+	if id == nil || id.IsZero() {
+		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`, code, msg))
+	}
+	b, _ := jsonrpc.NewErrorResponse(*id, code, msg, nil)
+	return b
+}
+
+func handle(v spec.Version, fault string, l []byte) [][]byte {
+	m := jsonrpc.Decode(l)
+	if m.Has(jsonrpc.ReasonNotJSON) || m.Has(jsonrpc.ReasonTooDeep) {
+		if fault == "exit-garbage" {
+			return [][]byte{nil}
+		}
+		return [][]byte{errorReply(nil, jsonrpc.ParseError, "parse error")}
+	}
+	if m.Shape != jsonrpc.KindRequest {
+		if m.Shape == jsonrpc.KindNotification || m.Shape.IsResponse() {
+			return nil // notifications and responses get no answer
+		}
+		return [][]byte{errorReply(nil, jsonrpc.InvalidRequest, "invalid request")}
+	}
+	id := m.ID
+	if !m.Valid() {
+		return [][]byte{errorReply(&id, jsonrpc.InvalidRequest, "invalid request")}
+	}
+	stateless := v.Era() == spec.Stateless
+	result := func(r map[string]any) [][]byte {
+		if stateless {
+			r["resultType"] = "complete"
+		}
+		b, err := jsonrpc.NewResponse(id, r)
+		if err != nil {
+			return [][]byte{errorReply(&id, jsonrpc.InternalError, err.Error())}
+		}
+		return [][]byte{b}
+	}
+	var params map[string]any
+	if len(m.Params) > 0 {
+		if json.Unmarshal(m.Params, &params) != nil {
+			return [][]byte{errorReply(&id, jsonrpc.InvalidParams, "params must be an object")}
+		}
+	}
+	if stateless {
+		meta, _ := params["_meta"].(map[string]any)
+		if pv, _ := meta["io.modelcontextprotocol/protocolVersion"].(string); pv != string(v) {
+			return [][]byte{errorReply(&id, jsonrpc.InvalidParams, "missing or wrong _meta protocol version")}
+		}
+	}
+	known := func(name string) bool { _, ok := spec.LookupMethod(v, name); return ok }
+	switch {
+	case m.Method == spec.MethodInitialize && known(m.Method):
+		return result(map[string]any{"protocolVersion": string(v), "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "fuzz-test-server", "version": "1"}})
+	case m.Method == spec.MethodPing && known(m.Method):
+		if fault == "both-on-ping" {
+			return [][]byte{[]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":1,"message":"x"}}`, id.String()))}
+		}
+		return result(map[string]any{})
+	case m.Method == spec.MethodServerDiscover && known(m.Method):
+		return result(map[string]any{"ttlMs": 0, "cacheScope": "public", "supportedVersions": []string{string(v)}, "capabilities": map[string]any{"tools": map[string]any{}}})
+	case m.Method == spec.MethodToolsList:
+		r := map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"message": map[string]any{"type": "string"}}, "required": []any{"message"}}}}}
+		if stateless {
+			r["ttlMs"], r["cacheScope"] = 0, "public"
+		}
+		return result(r)
+	case m.Method == spec.MethodToolsCall:
+		args, _ := params["arguments"].(map[string]any)
+		msg, _ := args["message"].(string)
+		if name, _ := params["name"].(string); name != "echo" {
+			return [][]byte{errorReply(&id, jsonrpc.InvalidParams, "unknown tool")}
+		}
+		return result(map[string]any{"content": []any{map[string]any{"type": "text", "text": msg}}})
+	}
+	if fault == "hang-unknown" && !knownAnywhere(m.Method) {
+		return [][]byte{[]byte("hang")}
+	}
+	if fault == "banner" {
+		return [][]byte{[]byte("server ready!"), errorReply(&id, jsonrpc.MethodNotFound, "method not found")}
+	}
+	return [][]byte{errorReply(&id, jsonrpc.MethodNotFound, "method not found")}
+}
+
+func knownAnywhere(name string) bool {
+	for _, m := range spec.Methods {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
