@@ -54,3 +54,41 @@ tidy:
 
 clean:
 	rm -rf bin cover.out
+
+# The interop matrix: installs the third-party MCP servers pinned in
+# reports/interop/peers.json (npm and the Go module proxy) into
+# $MCPCHECK_INTEROP_DIR (default ~/.cache/mcpcheck-interop), checks each with
+# mcpcheck over stdio and HTTP, and regenerates reports/interop/MATRIX.md and
+# MATRIX.html. Needs Go, npm and node. INTEROP_FLAGS passes flags, e.g.
+# INTEROP_FLAGS='-only ts-everything -skip-install'.
+.PHONY: interop
+interop:
+	$(GO) run ./cmd/interop $(INTEROP_FLAGS)
+
+# The reference server against a go-sdk server in the same run (issue 3's
+# "Speed"): builds mcpcheck and the go-sdk peer (reference/server/testdata/
+# peers/gosdk, from the Go module proxy, in a temp copy so the checkout is
+# untouched) into $(BENCH_CACHE), runs the Peer benchmarks -count 5 with
+# both, saves the output in $(BENCH_CACHE)/peer-bench.txt and prints
+# benchstat's comparison (ours is the base column) and the median ratios.
+BENCH_CACHE ?= $(HOME)/.cache/mcpcheck-bench
+.PHONY: bench-compare
+bench-compare:
+	@set -e; mkdir -p "$(BENCH_CACHE)"; tmp=$$(mktemp -d); \
+	  trap 'rm -rf "$$tmp"' EXIT; \
+	  cp -R reference/server/testdata/peers/gosdk/. "$$tmp"; \
+	  echo "== building the go-sdk peer into $(BENCH_CACHE)/gosdk-peer"; \
+	  (cd "$$tmp" && GOWORK=off GOFLAGS=-mod=mod $(GO) build -o "$(BENCH_CACHE)/gosdk-peer" .); \
+	  echo "== building mcpcheck into $(BENCH_CACHE)/mcpcheck"; \
+	  $(GO) build -o "$(BENCH_CACHE)/mcpcheck" ./cmd/mcpcheck; \
+	  echo "== go test -run '^$$' -bench 'Peer' -benchmem -count 5 ./reference/server"; \
+	  { MCPCHECK_BENCH_OURS="$(BENCH_CACHE)/mcpcheck" MCPCHECK_BENCH_GOSDK="$(BENCH_CACHE)/gosdk-peer" \
+	    $(GO) test -run '^$$' -bench 'Peer' -benchmem -count 5 ./reference/server; echo $$? > "$$tmp/rc"; } 2>&1 \
+	    | tee "$(BENCH_CACHE)/peer-bench.txt"; \
+	  rc=$$(cat "$$tmp/rc"); if [ "$$rc" != 0 ]; then echo "bench-compare: the benchmarks failed (exit $$rc)"; exit $$rc; fi; \
+	  sed -E 's#/(ours|gosdk)(-[0-9]+)?[[:space:]]#/impl=\1\2 #' "$(BENCH_CACHE)/peer-bench.txt" > "$(BENCH_CACHE)/peer-bench.impl.txt"; \
+	  echo "== benchstat -col /impl (base: ours)"; \
+	  $(GO) run golang.org/x/perf/cmd/benchstat@latest -col /impl "$(BENCH_CACHE)/peer-bench.impl.txt" \
+	    || echo "(benchstat unavailable through the module proxy; the ratios below need nothing but Go)"; \
+	  echo "== ratios"; \
+	  $(GO) run ./reference/server/testdata/peers/ratio "$(BENCH_CACHE)/peer-bench.txt"

@@ -122,11 +122,11 @@ func dispatch(e *env, args []string) error {
 	case "client":
 		return notBuiltError{"'mcpcheck client'", "Client conformance"}
 	case "fuzz":
-		return notBuiltError{"'mcpcheck fuzz'", "Fuzzing"}
+		return fuzzMain(e, args[1:])
 	case "replay":
-		return notBuiltError{"'mcpcheck replay'", "Fuzzing"}
+		return replayMain(e, args[1:])
 	case "report":
-		return notBuiltError{"'mcpcheck report'", "Compliance reports"}
+		return reportMain(e, args[1:])
 	case "reference":
 		if len(args) > 1 && args[1] == "client" {
 			return referenceClientMain(e, args[2:])

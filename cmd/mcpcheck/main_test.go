@@ -39,7 +39,7 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 }
 
 func TestUnbuiltCommandsSaySoAndExitFour(t *testing.T) {
-	for _, args := range [][]string{{"client"}, {"fuzz"}, {"replay"}} {
+	for _, args := range [][]string{{"client"}} {
 		code, _, stderr := runCLI(args...)
 		if code != exitNotBuilt || !strings.Contains(stderr, "not built yet") {
 			t.Errorf("mcpcheck %v: want exit %d and 'not built yet', got %d %q", args, exitNotBuilt, code, stderr)

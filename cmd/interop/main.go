@@ -1,0 +1,576 @@
+// Command interop checks third-party MCP servers with mcpcheck and
+// regenerates the interop matrix (reports/interop/MATRIX.md and MATRIX.html).
+//
+// It reads a list of peers (reports/interop/peers.json), installs the npm
+// packages and Go module-proxy packages the list pins into a cache directory
+// ($MCPCHECK_INTEROP_DIR, else $HOME/.cache/mcpcheck-interop), builds
+// mcpcheck from this checkout, starts each server over stdio or on a free
+// 127.0.0.1 port, runs "mcpcheck server" against it with a time bound, and
+// builds the matrix from the JSON reports. A server that cannot be installed,
+// does not start or does not finish in time is a column with an error, never
+// a hang. Run it from the module root: "make interop" or "go run ./cmd/interop".
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// peerList is the file format of reports/interop/peers.json.
+type peerList struct {
+	Comment string   `json:"comment,omitempty"`
+	NPM     []string `json:"npm"`
+	Go      []goPkg  `json:"go"`
+	Peers   []peer   `json:"peers"`
+}
+
+// goPkg is a main package installed from the Go module proxy.
+type goPkg struct {
+	Name    string `json:"name"`
+	Package string `json:"package"`
+	Version string `json:"version"`
+}
+
+// peer is one server over one transport.
+type peer struct {
+	Name           string            `json:"name"`
+	Transport      string            `json:"transport"` // stdio, streamable or sse
+	Implementation string            `json:"implementation"`
+	Command        []string          `json:"command"`
+	Env            map[string]string `json:"env,omitempty"`
+	URL            string            `json:"url,omitempty"`
+}
+
+func (p peer) id() string { return p.Name + "-" + p.Transport }
+
+// config is the parsed command line.
+type config struct {
+	dir, peers, out, only string
+	protocol              string
+	perServer, step       time.Duration
+	jobs                  int
+	skipInstall           bool
+	matrixOnly            bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := mainErr(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "interop: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func defaultDir() string {
+	if d := os.Getenv("MCPCHECK_INTEROP_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "mcpcheck-interop")
+	}
+	return filepath.Join(os.TempDir(), "mcpcheck-interop")
+}
+
+func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("interop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.StringVar(&c.dir, "dir", defaultDir(), "cache directory for installs and runs ($MCPCHECK_INTEROP_DIR)")
+	fs.StringVar(&c.peers, "peers", "reports/interop/peers.json", "the peer list")
+	fs.StringVar(&c.out, "out", "reports/interop", "where MATRIX.md and MATRIX.html are written")
+	fs.StringVar(&c.only, "only", "", "comma list of peer names (or name-transport) to run; default all")
+	fs.StringVar(&c.protocol, "protocol", "all", "passed to mcpcheck server --protocol")
+	fs.DurationVar(&c.perServer, "server-timeout", 10*time.Minute, "bound on one server's whole run")
+	fs.DurationVar(&c.step, "step-timeout", 10*time.Second, "passed to mcpcheck server --timeout")
+	fs.IntVar(&c.jobs, "jobs", 2, "servers checked at the same time")
+	fs.BoolVar(&c.skipInstall, "skip-install", false, "use what is already in the cache directory")
+	fs.BoolVar(&c.matrixOnly, "matrix-only", false, "only rebuild the matrix from the reports of the last runs in the cache directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.jobs < 1 {
+		return fmt.Errorf("-jobs must be at least 1")
+	}
+	b, err := os.ReadFile(c.peers)
+	if err != nil {
+		return fmt.Errorf("read the peer list: %v; run from the module root or pass -peers", err)
+	}
+	var list peerList
+	if err := json.Unmarshal(b, &list); err != nil {
+		return fmt.Errorf("peer list %s: %v", c.peers, err)
+	}
+	if c.dir, err = filepath.Abs(c.dir); err != nil {
+		return err
+	}
+	for _, d := range []string{"bin", "runs", "fsroot", "logs"} {
+		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o755); err != nil {
+			return fmt.Errorf("create the cache directory: %v", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "fsroot", "hello.txt"), []byte("hello from mcpcheck interop\n"), 0o644); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(c.dir, "memory.jsonl")) // every run starts from an empty knowledge graph
+	if err := os.WriteFile(filepath.Join(c.dir, "loopback.cjs"), []byte(loopbackPreload), 0o644); err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "interop: "+format+"\n", a...) }
+
+	mcpcheck := filepath.Join(c.dir, "bin", "mcpcheck")
+	if c.matrixOnly {
+		return writeMatrix(c, list, stdout)
+	}
+	logf("building mcpcheck from this checkout into %s", mcpcheck)
+	if err := runLogged(ctx, stderr, nil, "go", "build", "-o", mcpcheck, "./cmd/mcpcheck"); err != nil {
+		return fmt.Errorf("build mcpcheck: %v (run from the module root)", err)
+	}
+	installErr := map[string]error{} // by install unit: "npm" or a go package name
+	if !c.skipInstall {
+		installErr = install(ctx, c.dir, list, logf, stderr)
+	}
+
+	vars := map[string]string{"${NPM}": filepath.Join(c.dir, "npm"), "${MCPCHECK}": mcpcheck, "${DIR}": c.dir, "${PRELOAD}": filepath.Join(c.dir, "loopback.cjs")}
+	for _, g := range list.Go {
+		vars["${GOBIN:"+g.Name+"}"] = filepath.Join(c.dir, "go", g.Name)
+	}
+	var peers []peer
+	for _, p := range list.Peers {
+		if c.only == "" || containsAny(c.only, p.Name, p.id()) {
+			peers = append(peers, p)
+		}
+	}
+	if len(peers) == 0 {
+		return fmt.Errorf("-only %q matches no peer in %s", c.only, c.peers)
+	}
+
+	sem := make(chan struct{}, c.jobs)
+	var wg sync.WaitGroup
+	for _, p := range peers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			run := checkPeer(ctx, c, p, vars, mcpcheck, installFailure(p, list, installErr))
+			if len(run.Checks) == 0 {
+				// Keep the failure where -matrix-only finds it.
+				if err := saveRun(filepath.Join(c.dir, "runs", p.id(), "mcpcheck-server.json"), run); err != nil {
+					logf("%s: %v", p.id(), err)
+				}
+			}
+			sum := reports.Summarize(run)
+			logf("%-32s %-10s %d checks: pass %d, fail %d, warn %d, error %d, untestable %d, n/a %d%s (%s)", p.id(), sum.Headline, len(run.Checks),
+				sum.Total.Pass, sum.Total.Fail, sum.Total.Warn, sum.Total.Error, sum.Total.Untestable, sum.Total.NA, problemNote(run), time.Since(start).Round(time.Second))
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %v; the matrix was not regenerated", ctx.Err())
+	}
+
+	return writeMatrix(c, list, stdout)
+}
+
+// writeMatrix builds the matrix from the last report of every peer in the
+// list (a peer never run is a column with an error) and writes MATRIX.md
+// and MATRIX.html into c.out.
+func writeMatrix(c config, list peerList, stdout io.Writer) error {
+	var inputs []reports.MatrixInput
+	for _, p := range list.Peers {
+		path := filepath.Join(c.dir, "runs", p.id(), "mcpcheck-server.json")
+		run, err := loadRun(path)
+		if err != nil {
+			run = failedRun(p, "no report from a run of this server: %v; run 'make interop'", err)
+		}
+		// The matrix is committed: say where the cache is, not whose home it is in.
+		run.Target.Command = strings.ReplaceAll(run.Target.Command, c.dir, "$MCPCHECK_INTEROP_DIR")
+		run.Target.StderrTail = strings.ReplaceAll(run.Target.StderrTail, c.dir, "$MCPCHECK_INTEROP_DIR")
+		inputs = append(inputs, reports.MatrixInput{Name: p.Name + " (" + p.Transport + ")", Description: p.Implementation, Run: run})
+	}
+	m, err := reports.BuildMatrix("MCP interop matrix", inputs, reports.Options{})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{"MATRIX.md", m.WriteMarkdown}, {"MATRIX.html", m.WriteHTML}} {
+		path := filepath.Join(c.out, f.name)
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %v", path, err)
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", path)
+	}
+	fmt.Fprintf(stdout, "per-server reports (JSON, HTML) and logs: %s\n", c.dir)
+	return nil
+}
+
+func loadRun(path string) (*reports.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return reports.ReadJSON(f)
+}
+
+func saveRun(path string, run *reports.Run) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := reports.WriteJSON(&buf, run, reports.Options{}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// failedRun is the report of a peer that could not be checked: no checks,
+// one problem saying what happened.
+func failedRun(p peer, format string, a ...any) *reports.Run {
+	return &reports.Run{
+		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpcheck"}, Transport: p.Transport,
+		Target:   reports.Target{Kind: kindOf(p), Command: strings.Join(p.Command, " "), URL: p.URL, Role: "server"},
+		Problems: []string{fmt.Sprintf(format, a...)},
+	}
+}
+
+func problemNote(run *reports.Run) string {
+	if len(run.Problems) == 0 {
+		return ""
+	}
+	return "; problem: " + firstLine(run.Problems[0])
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func containsAny(list string, names ...string) bool {
+	for _, x := range strings.Split(list, ",") {
+		for _, n := range names {
+			if strings.TrimSpace(x) == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// install installs the npm packages and Go packages of the list into dir,
+// skipping what a stamp file says is already there. It returns the failures
+// by unit ("npm", or a Go package's name); a failure does not stop the
+// others, its servers become error columns.
+func install(ctx context.Context, dir string, list peerList, logf func(string, ...any), log io.Writer) map[string]error {
+	errs := map[string]error{}
+	if len(list.NPM) > 0 {
+		prefix := filepath.Join(dir, "npm")
+		stamp := filepath.Join(prefix, ".mcpcheck-installed")
+		want := strings.Join(list.NPM, "\n")
+		if got, _ := os.ReadFile(stamp); string(got) != want {
+			logf("npm install --prefix %s %s", prefix, strings.Join(list.NPM, " "))
+			args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", prefix}, list.NPM...)
+			if err := runLogged(ctx, log, nil, "npm", args...); err != nil {
+				errs["npm"] = fmt.Errorf("npm install failed: %v; is npm installed and the registry reachable?", err)
+			} else {
+				_ = os.WriteFile(stamp, []byte(want), 0o644)
+			}
+		}
+	}
+	for _, g := range list.Go {
+		bin := filepath.Join(dir, "go", g.Name)
+		stamp := filepath.Join(bin, ".mcpcheck-installed")
+		want := g.Package + "@" + g.Version
+		if got, _ := os.ReadFile(stamp); string(got) == want {
+			continue
+		}
+		logf("GOBIN=%s go install %s", bin, want)
+		env := append(os.Environ(), "GOBIN="+bin, "GOFLAGS=-mod=mod", "GOWORK=off")
+		if err := runLogged(ctx, log, env, "go", "install", want); err != nil {
+			errs[g.Name] = fmt.Errorf("go install %s failed: %v; is the Go module proxy reachable?", want, err)
+			continue
+		}
+		_ = os.WriteFile(stamp, []byte(want), 0o644)
+	}
+	return errs
+}
+
+// installFailure returns the install error that keeps p from running.
+func installFailure(p peer, list peerList, errs map[string]error) error {
+	joined := strings.Join(p.Command, " ")
+	if err := errs["npm"]; err != nil && strings.Contains(joined, "${NPM}") {
+		return err
+	}
+	for _, g := range list.Go {
+		if err := errs[g.Name]; err != nil && strings.Contains(joined, "${GOBIN:"+g.Name+"}") {
+			return err
+		}
+	}
+	return nil
+}
+
+func runLogged(ctx context.Context, log io.Writer, env []string, name string, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr, cmd.Env = log, log, env
+	return cmd.Run()
+}
+
+// checkPeer runs mcpcheck against one peer and returns its report; every
+// way of failing becomes a run with a problem that says what happened.
+func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mcpcheck string, installErr error) *reports.Run {
+	failed := func(format string, a ...any) *reports.Run {
+		run := failedRun(p, format, a...)
+		run.Started = time.Now().UTC()
+		return run
+	}
+	if installErr != nil {
+		return failed("not installed: %v", installErr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.perServer)
+	defer cancel()
+	outDir := filepath.Join(c.dir, "runs", p.id())
+	_ = os.RemoveAll(outDir)
+	if p.Transport != "stdio" {
+		port, err := freePort()
+		if err != nil {
+			return failed("no free loopback port: %v", err)
+		}
+		vars = withVar(vars, "${PORT}", port)
+	}
+	argv := expandAll(p.Command, vars)
+	env := os.Environ()
+	for _, k := range sortedKeys(p.Env) {
+		env = append(env, k+"="+expand(p.Env[k], vars))
+	}
+	logPath := filepath.Join(c.dir, "logs", p.id()+".log")
+	args := []string{"server", "--protocol", c.protocol, "--timeout", c.step.String(), "--format", "json,html", "--out", outDir}
+	if p.Transport == "stdio" {
+		args = append(args, "--stdio", shellJoin(argv))
+	} else {
+		url := expand(p.URL, vars)
+		srv, err := startServer(ctx, argv, env, logPath, url)
+		if err != nil {
+			return failed("the server did not start: %v", err)
+		}
+		defer srv.stop()
+		args = append(args, "--url", url, "--transport", p.Transport)
+	}
+	cmd := exec.CommandContext(ctx, mcpcheck, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	_ = os.WriteFile(filepath.Join(c.dir, "logs", p.id()+".mcpcheck.log"), out.Bytes(), 0o644)
+	if ctx.Err() != nil {
+		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, filepath.Join(c.dir, "logs"))
+	}
+	path := filepath.Join(outDir, "mcpcheck-server.json")
+	if _, serr := os.Stat(path); serr != nil {
+		return failed("mcpcheck wrote no report (%v): %s", err, tail(out.String(), 600))
+	}
+	run, rerr := loadRun(path)
+	if rerr != nil {
+		return failed("the report %s does not read back: %v", path, rerr)
+	}
+	return run
+}
+
+func kindOf(p peer) string {
+	switch p.Transport {
+	case "stdio":
+		return reports.TargetStdio
+	case "sse":
+		return reports.TargetSSE
+	}
+	return reports.TargetHTTP
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// server is an HTTP peer started for one run.
+type server struct {
+	cmd  *exec.Cmd
+	done chan error
+	log  *os.File
+}
+
+// startServer starts argv in its own process group, logging to logPath,
+// and waits until url's host:port accepts connections, the process exits,
+// or 30 s pass.
+func startServer(ctx context.Context, argv, env []string, logPath, url string) (*server, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("start %s: %v", argv[0], err)
+	}
+	s := &server{cmd: cmd, done: make(chan error, 1), log: log}
+	go func() { s.done <- cmd.Wait() }()
+	hostport := strings.TrimPrefix(strings.TrimPrefix(url, "http://"), "https://")
+	hostport, _, _ = strings.Cut(hostport, "/")
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		conn, err := net.DialTimeout("tcp", hostport, time.Second)
+		if err == nil {
+			conn.Close()
+			return s, nil
+		}
+		select {
+		case werr := <-s.done:
+			s.done <- werr
+			s.stop()
+			b, _ := os.ReadFile(logPath)
+			return nil, fmt.Errorf("%s exited before listening on %s (%v): %s", argv[0], hostport, werr, tail(string(b), 600))
+		case <-deadline.C:
+			s.stop()
+			return nil, fmt.Errorf("%s was not listening on %s after 30s; log: %s", argv[0], hostport, logPath)
+		case <-ctx.Done():
+			s.stop()
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// stop kills the server's process group and waits for it (bounded).
+func (s *server) stop() {
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case err := <-s.done:
+		s.done <- err
+	case <-t.C:
+	}
+	s.log.Close()
+}
+
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	_, port, err := net.SplitHostPort(ln.Addr().String())
+	return port, err
+}
+
+func withVar(vars map[string]string, k, v string) map[string]string {
+	out := make(map[string]string, len(vars)+1)
+	for kk, vv := range vars {
+		out[kk] = vv
+	}
+	out[k] = v
+	return out
+}
+
+func expand(s string, vars map[string]string) string {
+	for _, k := range sortedKeys(vars) {
+		s = strings.ReplaceAll(s, k, vars[k])
+	}
+	return s
+}
+
+func expandAll(list []string, vars map[string]string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = expand(s, vars)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// shellJoin quotes argv for mcpcheck's --stdio, which splits like a shell.
+func shellJoin(argv []string) string {
+	var out []string
+	for _, a := range argv {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`") {
+			out = append(out, a)
+			continue
+		}
+		out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(out, " ")
+}
+
+// loopbackPreload is a Node preload (node --require) that makes every
+// net.Server.listen() call that names no host bind 127.0.0.1 instead of all
+// interfaces, so servers that hard-code listen(PORT) stay on loopback.
+const loopbackPreload = `'use strict';
+// Written by mcpcheck's interop runner: keep listen() without a host on 127.0.0.1.
+const net = require('net');
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  const a0 = args[0];
+  if (a0 !== null && typeof a0 === 'object' && !Array.isArray(a0)) {
+    if (a0.port !== undefined && a0.host === undefined && a0.path === undefined) {
+      args[0] = Object.assign({}, a0, { host: '127.0.0.1' });
+    }
+  } else if (typeof a0 === 'number' || (typeof a0 === 'string' && /^[0-9]+$/.test(a0))) {
+    if (typeof args[1] !== 'string') {
+      args.splice(1, 0, '127.0.0.1');
+    }
+  } else if (a0 === undefined || typeof a0 === 'function') {
+    args.unshift(0, '127.0.0.1');
+  }
+  return listen.apply(this, args);
+};
+`

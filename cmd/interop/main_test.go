@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// TestPeerListIsValid checks the committed peer list: every peer names an
+// implementation, a known transport and a command; HTTP peers a loopback
+// URL with the port placeholder; and every ${GOBIN:NAME} a listed package.
+func TestPeerListIsValid(t *testing.T) {
+	b, err := os.ReadFile("../../reports/interop/peers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list peerList
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&list); err != nil {
+		t.Fatalf("peers.json: %v", err)
+	}
+	gos := map[string]bool{}
+	for _, g := range list.Go {
+		if g.Name == "" || g.Package == "" || !strings.HasPrefix(g.Version, "v") {
+			t.Errorf("go package %+v: want a name, a package and a pinned version", g)
+		}
+		gos[g.Name] = true
+	}
+	for _, n := range list.NPM {
+		if at := strings.LastIndex(n, "@"); at <= 0 || at == len(n)-1 {
+			t.Errorf("npm package %q is not pinned (NAME@VERSION)", n)
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range list.Peers {
+		if seen[p.id()] {
+			t.Errorf("peer %s is listed twice", p.id())
+		}
+		seen[p.id()] = true
+		if p.Implementation == "" || len(p.Command) == 0 {
+			t.Errorf("peer %s: want an implementation and a command", p.id())
+		}
+		switch p.Transport {
+		case "stdio":
+			if p.URL != "" {
+				t.Errorf("peer %s: a stdio peer has no URL", p.id())
+			}
+		case "streamable", "sse":
+			if !strings.HasPrefix(p.URL, "http://127.0.0.1:${PORT}/") {
+				t.Errorf("peer %s: URL %q must be on 127.0.0.1:${PORT}", p.id(), p.URL)
+			}
+		default:
+			t.Errorf("peer %s: unknown transport %q", p.id(), p.Transport)
+		}
+		for _, w := range p.Command {
+			if i := strings.Index(w, "${GOBIN:"); i >= 0 {
+				name := strings.TrimSuffix(strings.SplitN(w[i+len("${GOBIN:"):], "}", 2)[0], "}")
+				if !gos[name] {
+					t.Errorf("peer %s uses ${GOBIN:%s}, which no go package installs", p.id(), name)
+				}
+			}
+		}
+	}
+}
+
+// TestServerThatDoesNotStartIsAnErrorColumn: an HTTP peer whose program
+// exits at once becomes a run with one problem, quickly, never a hang.
+func TestServerThatDoesNotStartIsAnErrorColumn(t *testing.T) {
+	if _, err := exec.LookPath("false"); err != nil {
+		t.Skip("no 'false' program")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := config{dir: dir, protocol: "all", perServer: 30 * time.Second, step: time.Second}
+	p := peer{Name: "broken", Transport: "streamable", Implementation: "exits at once", Command: []string{"false"}, URL: "http://127.0.0.1:${PORT}/mcp"}
+	start := time.Now()
+	run := checkPeer(context.Background(), c, p, map[string]string{}, "/nonexistent/mcpcheck", nil)
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("a server that exits at once took %s to be reported", time.Since(start))
+	}
+	if len(run.Checks) != 0 || len(run.Problems) != 1 || !strings.Contains(run.Problems[0], "did not start") {
+		t.Fatalf("run: %d checks, problems %q; want no checks and one 'did not start' problem", len(run.Checks), run.Problems)
+	}
+	m, err := reports.BuildMatrix("t", []reports.MatrixInput{{Name: "broken", Run: run}}, reports.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Servers[0].Headline != "error" {
+		t.Errorf("the matrix shows the broken server as %q, want error", m.Servers[0].Headline)
+	}
+	// An install failure is reported the same way, without starting anything.
+	run = checkPeer(context.Background(), c, p, map[string]string{}, "/nonexistent/mcpcheck", os.ErrNotExist)
+	if len(run.Problems) != 1 || !strings.Contains(run.Problems[0], "not installed") {
+		t.Errorf("install failure: problems %q", run.Problems)
+	}
+}
+
+func TestShellJoinAndExpand(t *testing.T) {
+	got := shellJoin([]string{"/a b/node", "x.js", "it's", "", "plain"})
+	want := `'/a b/node' x.js 'it'\''s' '' plain`
+	if got != want {
+		t.Errorf("shellJoin = %s, want %s", got, want)
+	}
+	vars := map[string]string{"${DIR}": "/c", "${PORT}": "99"}
+	if got := expand("http://127.0.0.1:${PORT}${DIR}", vars); got != "http://127.0.0.1:99/c" {
+		t.Errorf("expand = %s", got)
+	}
+}
+
+// TestLoopbackPreload starts Node with the preload and a server that
+// listens without a host: it must end up on 127.0.0.1.
+func TestLoopbackPreload(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("skipping: node is not installed")
+	}
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "loopback.cjs")
+	if err := os.WriteFile(pre, []byte(loopbackPreload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	script := `const s=require('http').createServer();s.listen(0,()=>{console.log(s.address().address);s.close()});` +
+		`const t=require('net').createServer();t.listen({port:0},()=>{console.log(t.address().address);t.close()});`
+	out, err := exec.CommandContext(ctx, node, "--require", pre, "-e", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v: %s", err, out)
+	}
+	for _, line := range strings.Fields(string(out)) {
+		if line != "127.0.0.1" {
+			t.Errorf("a server listening without a host bound %q, want 127.0.0.1 (output %q)", line, out)
+		}
+	}
+	if n := len(strings.Fields(string(out))); n != 2 {
+		t.Errorf("got %d addresses, want 2: %q", n, out)
+	}
+}

@@ -1,0 +1,676 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+const fuzzUsage = `Usage: mcpcheck fuzz --stdio "CMD ARGS" | --url URL [flags]
+
+Runs a fuzz campaign against one MCP server: mutated bytes, framing, JSON and
+protocol state (and hostile HTTP requests with --url), each followed by a
+liveness probe. Crashes, hangs and protocol violations become findings, each
+minimized and written to its own directory with a replay command.
+
+Flags:
+  --stdio "CMD ARGS"       run CMD as a stdio server (one process per worker, restarted after a crash)
+  --url URL                a streamable HTTP server
+  --header K:V             add an HTTP header (repeatable; --url only)
+  --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
+  --protocol V             the protocol version to speak (default latest)
+  --duration D             stop after D (default 1m when --max-execs is not given)
+  --max-execs N            stop after N executions
+  --seed N                 campaign seed (default: random, printed)
+  --workers N              target instances fuzzed in parallel (default 1)
+  --wait D                 liveness deadline after each input (default 5s)
+  --mutators LIST          mutator names or families, comma separated (default all; see --list-mutators)
+  --list-mutators          list the mutators and exit
+  --findings DIR           where findings are written (default OUT/findings with --out, else mcpcheck-findings)
+  --out DIR                write the campaign summary (mcpcheck-fuzz.json) and the reports of --format into DIR
+  --format LIST            text,json,html,md (default text; json is the campaign summary)
+
+Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
+2 usage error; 3 target unreachable or harness error.
+`
+
+const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [flags]
+
+Replays a fuzz finding (its directory or its replay.json) against a fresh
+instance of the target and says whether the same problem shows again.
+
+Flags:
+  --stdio "CMD ARGS"       run CMD as a stdio server
+  --url URL                a streamable HTTP server
+  --header K:V             add an HTTP header (repeatable; --url only)
+  --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
+  --protocol V             speak V instead of the version recorded in the finding
+  --original               replay the input as found instead of the minimized one
+  --wait D                 liveness deadline (default: the finding's)
+
+Exit codes: 0 the finding did not reproduce; 1 it reproduced; 2 usage error;
+3 target unreachable or harness error.
+`
+
+// fuzzTarget is a parsed --stdio/--url with its headers.
+type fuzzTarget struct {
+	target    fuzz.Target
+	stdio     string // the command line as given
+	url       string
+	headers   []target.Header
+	transport string // reports.Run.Transport
+}
+
+// targetFlags registers --stdio, --url, --header and --header-env on fs.
+type targetFlags struct {
+	stdio, url          *string
+	headers, headerEnvs multiFlag
+}
+
+func addTargetFlags(fs *flag.FlagSet) *targetFlags {
+	tf := &targetFlags{stdio: fs.String("stdio", "", ""), url: fs.String("url", "", "")}
+	fs.Var(&tf.headers, "header", "")
+	fs.Var(&tf.headerEnvs, "header-env", "")
+	return tf
+}
+
+// resolve turns the target flags into a fuzz target; cmd prefixes errors.
+func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
+	var ft fuzzTarget
+	switch {
+	case (*tf.stdio == "") == (*tf.url == ""):
+		return ft, usagef("%s: give exactly one of --stdio \"CMD ARGS\" or --url URL", cmd)
+	case *tf.stdio != "":
+		if len(tf.headers) > 0 || len(tf.headerEnvs) > 0 {
+			return ft, usagef("%s: --header and --header-env apply to --url only", cmd)
+		}
+		if _, err := splitCommand(*tf.stdio); err != nil {
+			return ft, usagef("%s: --stdio: %v", cmd, err)
+		}
+		et, err := fuzz.CommandTarget(*tf.stdio)
+		if err != nil {
+			return ft, usagef("%s: --stdio: %v", cmd, err)
+		}
+		ft.target, ft.stdio, ft.transport = et, *tf.stdio, reports.TargetStdio
+		return ft, nil
+	}
+	t := target.URL(*tf.url)
+	for _, h := range tf.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return ft, usagef("%s: --header %q: use NAME:VALUE", cmd, h)
+		}
+		t.Headers = append(t.Headers, target.Header{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	for _, h := range tf.headerEnvs {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			return ft, usagef("%s: --header-env %q: use NAME:ENVVAR", cmd, h)
+		}
+		t.Headers = append(t.Headers, target.Header{Name: strings.TrimSpace(k), Env: strings.TrimSpace(v)})
+	}
+	if err := t.Validate(); err != nil {
+		return ft, usagef("%s: %v", cmd, err)
+	}
+	hdr, err := t.HTTPHeader()
+	if err != nil {
+		return ft, usagef("%s: %v", cmd, err)
+	}
+	if len(hdr) == 0 {
+		hdr = http.Header{}
+	}
+	ft.target = fuzz.HTTPTarget{URL: t.URL, Header: hdr}
+	ft.url, ft.headers, ft.transport = t.URL, t.Headers, "streamable"
+	return ft, nil
+}
+
+// reproducer is the replay command of a finding against ft, shell-quoted.
+// Header values given literally are not repeated (they may be secrets).
+func (ft fuzzTarget) reproducer(f *fuzz.Finding) string {
+	dir := f.Dir
+	if dir == "" {
+		dir = f.DirName()
+	}
+	parts := []string{programName, "replay", shellQuote(dir)}
+	if ft.stdio != "" {
+		parts = append(parts, "--stdio", shellQuote(ft.stdio))
+	} else {
+		parts = append(parts, "--url", shellQuote(ft.url))
+		for _, h := range ft.headers {
+			if h.Env != "" {
+				parts = append(parts, "--header-env", shellQuote(h.Name+":"+h.Env))
+			} else {
+				parts = append(parts, "--header", shellQuote(h.Name+":<value>"))
+			}
+		}
+	}
+	parts = append(parts, "--protocol", string(f.Version))
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' || r == '@' || r == '+' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// parseOneVersion reads a single --protocol value ("latest" allowed).
+func parseOneVersion(cmd, s string) (spec.Version, error) {
+	if strings.TrimSpace(s) == "latest" {
+		return spec.Latest, nil
+	}
+	v, err := spec.ParseVersion(strings.TrimSpace(s))
+	if err != nil {
+		return "", usagef("%s: --protocol %q: %v (or latest; one version per campaign)", cmd, s, err)
+	}
+	return v, nil
+}
+
+// fuzzOptions are the parsed flags of "mcpcheck fuzz".
+type fuzzOptions struct {
+	ft       fuzzTarget
+	cfg      fuzz.Config
+	out      string
+	formats  []string
+	seedSet  bool
+	listMuts bool
+}
+
+var fuzzFormats = []string{"text", "json", "html", "md"}
+
+func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
+	var o fuzzOptions
+	fs := newFlags("fuzz")
+	tf := addTargetFlags(fs)
+	protocol := fs.String("protocol", "latest", "")
+	duration := fs.Duration("duration", 0, "")
+	maxExecs := fs.Int64("max-execs", 0, "")
+	seed := fs.Uint64("seed", 0, "")
+	workers := fs.Int("workers", 1, "")
+	wait := fs.Duration("wait", fuzz.DefaultWait, "")
+	mutators := fs.String("mutators", "", "")
+	listMuts := fs.Bool("list-mutators", false, "")
+	findings := fs.String("findings", "", "")
+	out := fs.String("out", "", "")
+	format := fs.String("format", "text", "")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if *listMuts {
+		o.listMuts = true
+		return o, nil
+	}
+	if len(pos) > 0 {
+		return o, usagef("fuzz: unexpected argument %q", pos[0])
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			o.seedSet = true
+		}
+	})
+	if o.ft, err = tf.resolve("fuzz"); err != nil {
+		return o, err
+	}
+	v, err := parseOneVersion("fuzz", *protocol)
+	if err != nil {
+		return o, err
+	}
+	switch {
+	case *duration < 0:
+		return o, usagef("fuzz: --duration must not be negative")
+	case *maxExecs < 0:
+		return o, usagef("fuzz: --max-execs must not be negative")
+	case *workers < 1 || *workers > 256:
+		return o, usagef("fuzz: --workers must be between 1 and 256, got %d", *workers)
+	case *wait <= 0:
+		return o, usagef("fuzz: --wait must be positive")
+	}
+	if *duration == 0 && *maxExecs == 0 {
+		*duration = time.Minute
+	}
+	if !o.seedSet {
+		*seed = uint64(now().UnixNano())
+	}
+	var muts []string
+	if strings.TrimSpace(*mutators) != "" {
+		known := map[string]bool{}
+		for _, n := range fuzz.MutatorNames() {
+			known[n], known[fuzz.LookupFamily(n)] = true, true
+		}
+		for _, m := range strings.Split(*mutators, ",") {
+			m = strings.TrimSpace(m)
+			if m == "" {
+				continue
+			}
+			if !known[m] {
+				return o, usagef("fuzz: --mutators: no mutator or family %q (see mcpcheck fuzz --list-mutators)", m)
+			}
+			muts = append(muts, m)
+		}
+		if _, isHTTP := o.ft.target.(fuzz.HTTPTarget); !isHTTP {
+			for _, m := range muts {
+				if m == "http" || strings.HasPrefix(m, "http/") {
+					return o, usagef("fuzz: --mutators %s: the http family needs --url", m)
+				}
+			}
+		}
+	}
+	for _, f := range strings.Split(*format, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, k := range fuzzFormats {
+			ok = ok || f == k
+		}
+		if !ok {
+			return o, usagef("fuzz: --format %q: use %s", f, strings.Join(fuzzFormats, ", "))
+		}
+		o.formats = append(o.formats, f)
+	}
+	o.out = *out
+	if o.out == "" && (len(o.formats) != 1 || o.formats[0] != "text") {
+		return o, usagef("fuzz: --format %s writes files: give --out DIR", *format)
+	}
+	dir := *findings
+	if dir == "" {
+		dir = "mcpcheck-findings"
+		if o.out != "" {
+			dir = filepath.Join(o.out, "findings")
+		}
+	}
+	o.cfg = fuzz.Config{
+		Target: o.ft.target, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
+		Workers: *workers, FindingsDir: dir, Wait: *wait, Mutators: muts, Reproducer: o.ft.reproducer,
+	}
+	return o, nil
+}
+
+// fuzzMain runs "mcpcheck fuzz ARGS".
+func fuzzMain(e *env, args []string) error {
+	o, err := parseFuzzFlags(args, time.Now)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, fuzzUsage)
+			return nil
+		}
+		return err
+	}
+	if o.listMuts {
+		return listMutators(e.stdout)
+	}
+	return runFuzz(e, o)
+}
+
+func listMutators(w io.Writer) error {
+	for _, m := range fuzz.Mutators() {
+		fmt.Fprintf(w, "%-32s %s\n", m.Name, m.Doc)
+	}
+	for _, m := range fuzz.HTTPMutators() {
+		fmt.Fprintf(w, "%-32s %s (--url only)\n", m.Name, m.Doc)
+	}
+	return nil
+}
+
+// progressPrinter prints campaign progress lines at most once a second and
+// keeps the last state for the final line.
+type progressPrinter struct {
+	w       io.Writer
+	mu      sync.Mutex
+	printed time.Time
+	last    fuzz.Progress
+}
+
+func (p *progressPrinter) update(pr fuzz.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = pr
+	now := time.Now()
+	if !p.printed.IsZero() && now.Sub(p.printed) < 900*time.Millisecond { // ticks come once a second, give or take
+		return
+	}
+	p.printed = now
+	fmt.Fprintf(p.w, "mcpcheck fuzz: %s\n", progressLine(pr, pr.ExecsPerSec))
+}
+
+func progressLine(pr fuzz.Progress, rate float64) string {
+	return fmt.Sprintf("%6s  %8d execs  %7.1f execs/s  %d findings (%d crashes, %d hangs)  %d methods covered  %d restarts",
+		pr.Elapsed.Round(time.Second), pr.Execs, rate, pr.Findings, pr.Crashes, pr.Hangs, pr.MethodsCovered, pr.Restarts)
+}
+
+// lockedWriter serializes writes: progress and findings are reported from
+// the campaign's goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func runFuzz(e *env, o fuzzOptions) error {
+	cfg := o.cfg
+	stderr := &lockedWriter{w: e.stderr}
+	pp := &progressPrinter{w: stderr}
+	cfg.Progress = pp.update
+	cfg.OnFinding = func(f *fuzz.Finding) {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: new finding: %s %s%s -> %s\n", f.Kind, f.Check, reqSuffix(f.Requirement, string(f.Level)), f.Dir)
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: %s, protocol %s, seed %d, %d worker(s), %s; findings go to %s\n",
+		cfg.Target.Describe(), cfg.Version, cfg.Seed, cfg.Workers, bounds(cfg), cfg.FindingsDir)
+	started := time.Now()
+	res, err := fuzz.Run(e.ctx, cfg)
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return harnessError{fmt.Errorf("fuzz: interrupted before the campaign started: %v", err)}
+		}
+		return harnessError{fmt.Errorf("fuzz: %w", err)}
+	}
+	rate := 0.0
+	if res.Duration > 0 {
+		rate = float64(res.Execs) / res.Duration.Seconds()
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: done %s\n", progressLine(pp.last, rate))
+	if e.ctx.Err() != nil {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: interrupted; the summary covers the campaign so far\n")
+	}
+
+	var text strings.Builder
+	writeFuzzText(&text, res, cfg.Reproducer)
+	fmt.Fprint(e.stdout, text.String())
+
+	if o.out != "" {
+		if err := writeFuzzReports(o, res, started, text.String()); err != nil {
+			return err
+		}
+	}
+	for _, msg := range res.Errors {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: campaign problem: %s\n", msg)
+	}
+	if res.Verdict.Failed {
+		return checkFailed{"fuzz: " + res.Verdict.Reason}
+	}
+	if len(res.Errors) > 0 {
+		return harnessError{fmt.Errorf("fuzz: the campaign had %d problem(s); see above", len(res.Errors))}
+	}
+	return nil
+}
+
+func bounds(cfg fuzz.Config) string {
+	var b []string
+	if cfg.Duration > 0 {
+		b = append(b, "for "+cfg.Duration.String())
+	}
+	if cfg.MaxExecs > 0 {
+		b = append(b, fmt.Sprintf("at most %d execs", cfg.MaxExecs))
+	}
+	return strings.Join(b, ", ")
+}
+
+func reqSuffix(req, level string) string {
+	switch {
+	case req != "" && level != "":
+		return " (" + req + ", " + level + ")"
+	case req != "":
+		return " (" + req + ")"
+	case level != "":
+		return " (" + level + ")"
+	}
+	return ""
+}
+
+// writeFuzzText writes the campaign summary as text.
+func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding) string) {
+	rate := "n/a"
+	if res.Duration > 0 {
+		rate = fmt.Sprintf("%.1f", float64(res.Execs)/res.Duration.Seconds())
+	}
+	fmt.Fprintf(w, "Fuzz campaign against %s\n", printableText(res.Target))
+	fmt.Fprintf(w, "  protocol %s, seed %d, %d worker(s)\n", res.Version, res.Seed, res.Workers)
+	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d target restarts", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts)
+	if res.PeakHeapBytes > 0 {
+		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
+	}
+	fmt.Fprintln(w)
+	methods := make([]string, 0, len(res.MethodsCovered))
+	for m := range res.MethodsCovered {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	if len(methods) == 0 {
+		methods = []string{"(none answered)"}
+	}
+	fmt.Fprintf(w, "  %d methods covered: %s\n", len(res.MethodsCovered), strings.Join(methods, ", "))
+	fmt.Fprintf(w, "\n%d finding(s)\n", len(res.Findings))
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "  %-9s %s%s\n", f.Kind, printableText(f.Check), reqSuffix(f.Requirement, string(f.Level)))
+		fmt.Fprintf(w, "            %s\n", printableText(oneLineText(f.Message)))
+		fmt.Fprintf(w, "            found by %s (seed %d) at exec %d, %d hit(s); reproduced: %v; input %d bytes, minimized %d\n",
+			f.Mutator, f.Seed, f.Exec, f.Hits, f.Reproduced, f.InputSize, f.MinimizedSize)
+		if f.Dir != "" {
+			fmt.Fprintf(w, "            dir: %s\n", printableText(f.Dir))
+		}
+		fmt.Fprintf(w, "            reproduce: %s\n", printableText(reproducer(f)))
+	}
+	for _, msg := range res.Errors {
+		fmt.Fprintf(w, "  campaign problem: %s\n", printableText(msg))
+	}
+	verdict := "OK"
+	if res.Verdict.Failed {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(w, "\n%s: %s\n", verdict, res.Verdict.Reason)
+}
+
+func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text string) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return harnessError{fmt.Errorf("--out: %v", err)}
+	}
+	write := func(name string, fn func(io.Writer) error) error {
+		path := filepath.Join(o.out, name)
+		if err := writeFile(path, fn); err != nil {
+			return harnessError{fmt.Errorf("writing %s: %v", path, err)}
+		}
+		return nil
+	}
+	// The campaign summary is always written: it is what CI keeps.
+	if err := write("mcpcheck-fuzz.json", res.WriteJSON); err != nil {
+		return err
+	}
+	sum := res.Summary(o.cfg.Reproducer, 200)
+	run := reports.Run{
+		Tool:      reports.Tool{Name: programName, Version: programVersion},
+		Target:    reports.Target{Role: "server", Kind: reports.TargetStdio, Command: o.ft.stdio},
+		Started:   started,
+		Duration:  res.Duration,
+		Versions:  []spec.Version{res.Version},
+		Transport: o.ft.transport,
+		Fuzz:      &sum,
+	}
+	var ropts reports.Options
+	if o.ft.url != "" {
+		run.Target = reports.Target{Role: "server", Kind: reports.TargetHTTP, URL: o.ft.url}
+		for _, h := range o.ft.headers {
+			run.Target.HeaderNames = append(run.Target.HeaderNames, h.Name)
+			ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
+		}
+	}
+	for _, f := range o.formats {
+		var err error
+		switch f {
+		case "text":
+			err = write("mcpcheck-fuzz.txt", func(w io.Writer) error { _, err := io.WriteString(w, text); return err })
+		case "html":
+			err = write("mcpcheck-fuzz.html", func(w io.Writer) error { return reports.WriteHTML(w, &run, ropts) })
+		case "md":
+			err = write("mcpcheck-fuzz.md", func(w io.Writer) error { return reports.WriteMarkdown(w, &run, ropts) })
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayMain runs "mcpcheck replay FINDING ARGS".
+func replayMain(e *env, args []string) error {
+	fs := newFlags("replay")
+	tf := addTargetFlags(fs)
+	protocol := fs.String("protocol", "", "")
+	original := fs.Bool("original", false, "")
+	wait := fs.Duration("wait", 0, "")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, replayUsage)
+			return nil
+		}
+		return err
+	}
+	switch len(pos) {
+	case 0:
+		return usagef("replay: give the finding to replay: its directory or its %s", fuzz.FileReplay)
+	case 1:
+	default:
+		return usagef("replay: one finding at a time; unexpected argument %q", pos[1])
+	}
+	ft, err := tf.resolve("replay")
+	if err != nil {
+		return err
+	}
+	var opts fuzz.ReplayOptions
+	opts.Original = *original
+	if *protocol != "" {
+		if opts.Version, err = parseOneVersion("replay", *protocol); err != nil {
+			return err
+		}
+	}
+	if *wait < 0 {
+		return usagef("replay: --wait must not be negative")
+	}
+	opts.Wait = *wait
+	rf, err := fuzz.LoadReplay(pos[0])
+	if err != nil {
+		return usagef("replay: %v", err)
+	}
+	which := "minimized"
+	if opts.Original {
+		which = "original"
+	}
+	v := rf.Version
+	if opts.Version != "" {
+		v = opts.Version
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.target.Describe(), v)
+	res, err := fuzz.Replay(e.ctx, pos[0], ft.target, opts)
+	if err != nil {
+		return harnessError{fmt.Errorf("replay: %w", err)}
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Expected: %s %s%s\n          %s\n", res.Expect.Kind, printableText(res.Expect.Check), reqSuffix(res.Expect.Requirement, string(res.Expect.Level)), printableText(oneLineText(res.Expect.Message)))
+	fmt.Fprintf(w, "\nObservations (%d):\n", len(res.Observations))
+	for _, ob := range res.Observations {
+		mark := " "
+		if ob.Signature() == res.Expect.Signature() {
+			mark = "*"
+		}
+		fmt.Fprintf(w, " %s %-9s %s%s\n     %s\n", mark, ob.Kind, printableText(ob.Check), reqSuffix(ob.Requirement, string(ob.Level)), printableText(oneLineText(ob.Message)))
+	}
+	fmt.Fprintf(w, "\nTranscript (%d events):\n", len(res.Transcript))
+	writeTranscriptText(w, res.Transcript)
+	if len(res.StderrTail) > 0 {
+		fmt.Fprintf(w, "\nTarget stderr (tail):\n")
+		for _, l := range strings.Split(strings.TrimRight(string(res.StderrTail), "\n"), "\n") {
+			fmt.Fprintf(w, "  | %s\n", printableText(l))
+		}
+	}
+	if res.Reproduced {
+		fmt.Fprintf(w, "\nREPRODUCED: %s %s\n", res.Expect.Kind, printableText(res.Expect.Check))
+		return checkFailed{"replay: the finding reproduced"}
+	}
+	fmt.Fprintf(w, "\nNOT REPRODUCED: the target did not show %s %s again\n", res.Expect.Kind, printableText(res.Expect.Check))
+	return nil
+}
+
+// maxEventText bounds one transcript event printed by replay.
+const maxEventText = 4096
+
+func writeTranscriptText(w io.Writer, evs []reports.WireEvent) {
+	for _, ev := range evs {
+		arrow := "  "
+		switch ev.Direction {
+		case reports.Sent:
+			arrow = "->"
+		case reports.Received:
+			arrow = "<-"
+		case reports.Note:
+			arrow = "--"
+		}
+		var body string
+		if b, err := ev.Bytes(); err == nil && len(b) > 0 {
+			cut := ""
+			if len(b) > maxEventText {
+				cut = fmt.Sprintf(" ... (%d bytes in all)", len(b))
+				b = b[:maxEventText]
+			}
+			t := strings.TrimSuffix(string(b), "\n")
+			if t == "" || printableText(t) != t {
+				t = printableText(string(b))
+			}
+			body = t + cut
+		}
+		if ev.Note != "" {
+			if body != "" {
+				body += "  "
+			}
+			body += "(" + printableText(ev.Note) + ")"
+		}
+		if ev.HTTP != nil {
+			h := ev.HTTP
+			if h.Status != 0 {
+				body = fmt.Sprintf("HTTP %d %s", h.Status, body)
+			} else if h.Method != "" {
+				body = fmt.Sprintf("%s %s %s", h.Method, printableText(h.URL), body)
+			}
+		}
+		fmt.Fprintf(w, "  %9s %s %s\n", ev.Offset.Round(time.Microsecond), arrow, body)
+	}
+}
+
+// printableText returns s as is when every rune is printable, else its Go
+// quoted form, so a hostile target cannot drive the terminal.
+func printableText(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != ' ') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

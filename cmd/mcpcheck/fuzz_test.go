@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/fuzz"
+)
+
+// runFuzzCLI runs mcpcheck with ctx, returning the exit code and outputs.
+// stderr may be observed while the command runs through watch.
+func runFuzzCLI(ctx context.Context, watch func(string), args ...string) (code int, stdout, stderr string) {
+	var out bytes.Buffer
+	errw := &watchWriter{watch: watch}
+	code = runEnv(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: errw, getenv: func(string) string { return "" }}, args)
+	return code, out.String(), errw.String()
+}
+
+// watchWriter is a stderr that calls watch with every write.
+type watchWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	watch func(string)
+}
+
+func (w *watchWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watch != nil {
+		w.watch(string(b))
+	}
+	return w.buf.Write(b)
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// referenceCommand is the embedded reference server over stdio: this test
+// binary re-executed as mcpcheck (see TestMain).
+func referenceCommand(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return shellQuote(self) + " reference server --stdio"
+}
+
+// brokenServer is a stdio "server" that answers initialize and exits with
+// status 3 on any other line but notifications/initialized.
+const brokenServer = `while IFS= read -r l; do
+  case "$l" in
+    *'"method":"initialize"'*) printf '%s\n' '{"jsonrpc":"2.0","id":"mcpcheck-init","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"broken","version":"0"}}}';;
+    *'notifications/initialized'*) ;;
+    *) exit 3;;
+  esac
+done
+`
+
+func brokenCommand(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the broken target is a POSIX shell script")
+	}
+	path := filepath.Join(t.TempDir(), "broken.sh")
+	if err := os.WriteFile(path, []byte(brokenServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "sh " + shellQuote(path)
+}
+
+func readCampaign(t *testing.T, path string) fuzz.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the campaign summary: %v", err)
+	}
+	var res fuzz.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("%s is not a campaign summary: %v\n%s", path, err, b)
+	}
+	return res
+}
+
+func TestFuzzReferenceServerCampaignIsClean(t *testing.T) {
+	cmd := referenceCommand(t)
+	for _, proto := range []string{"latest", "2025-11-25"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--stdio", cmd, "--protocol", proto,
+				"--max-execs", "200", "--seed", "1", "--out", out, "--format", "text,json,html", "--findings", filepath.Join(dir, "findings"))
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+			if res.Execs != 200 || res.Seed != 1 || len(res.Findings) != 0 || res.Verdict.Failed {
+				t.Errorf("campaign: %d execs, seed %d, %d findings, verdict %+v; want 200 execs, seed 1, none", res.Execs, res.Seed, len(res.Findings), res.Verdict)
+			}
+			if len(res.MethodsCovered) == 0 {
+				t.Errorf("no method covered: %+v", res)
+			}
+			if !strings.Contains(stdout, "200 execs") || !strings.Contains(stdout, "0 finding(s)") || !strings.Contains(stdout, "OK: no findings") {
+				t.Errorf("summary on stdout:\n%s", stdout)
+			}
+			if !strings.Contains(stderr, "execs/s") || !strings.Contains(stderr, "methods covered") {
+				t.Errorf("no progress on stderr:\n%s", stderr)
+			}
+			for _, name := range []string{"mcpcheck-fuzz.txt", "mcpcheck-fuzz.html"} {
+				b, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil || len(b) == 0 {
+					t.Errorf("%s: %v (%d bytes)", name, err, len(b))
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "findings")); !os.IsNotExist(err) {
+				t.Errorf("a clean campaign created the findings directory (%v)", err)
+			}
+		})
+	}
+}
+
+func TestFuzzBrokenTargetFailsAndReplayReproduces(t *testing.T) {
+	broken := brokenCommand(t)
+	dir := t.TempDir()
+	out, findings := filepath.Join(dir, "out"), filepath.Join(dir, "findings")
+	code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--stdio", broken, "--protocol", "2025-11-25",
+		"--max-execs", "20", "--seed", "1", "--wait", "2s", "--findings", findings, "--out", out, "--format", "json,html")
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+	if !res.Verdict.Failed {
+		t.Errorf("verdict %+v, want failed", res.Verdict)
+	}
+	var crash *fuzz.Finding
+	for _, f := range res.Findings {
+		if f.Kind == "crash" && crash == nil {
+			crash = f
+		}
+	}
+	if crash == nil {
+		t.Fatalf("no crash finding among %d:\n%s", len(res.Findings), stdout)
+	}
+	if _, err := os.Stat(filepath.Join(crash.Dir, fuzz.FileReplay)); err != nil {
+		t.Fatalf("the finding directory has no replay file: %v", err)
+	}
+	if !strings.Contains(crash.Reproducer, "mcpcheck replay "+shellQuote(crash.Dir)+" --stdio "+shellQuote(broken)) {
+		t.Errorf("reproducer %q does not replay %s against %s", crash.Reproducer, crash.Dir, broken)
+	}
+	for _, want := range []string{"crash", "crash/exited-with-status-3", "reproduce: " + crash.Reproducer, "FAIL:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "new finding: crash") {
+		t.Errorf("stderr does not announce the finding:\n%s", stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "mcpcheck-fuzz.html"))
+	if err != nil || !bytes.Contains(html, []byte("mcpcheck replay")) {
+		t.Errorf("the HTML report lacks the reproducer (%v)", err)
+	}
+
+	// The reproducer, run as printed, reproduces: exit 1.
+	for _, extra := range [][]string{nil, {"--original"}} {
+		args := append([]string{"replay", crash.Dir, "--stdio", broken}, extra...)
+		code, stdout, stderr = runFuzzCLI(context.Background(), nil, args...)
+		if code != exitFailed || !strings.Contains(stdout, "REPRODUCED") || !strings.Contains(stdout, "Transcript") || !strings.Contains(stdout, "exited with status 3") {
+			t.Errorf("mcpcheck %v: exit %d, want 1 and the transcript\nstdout:\n%s\nstderr:\n%s", args, code, stdout, stderr)
+		}
+	}
+	// The replay file itself works too, and flags may come first.
+	code, _, stderr = runFuzzCLI(context.Background(), nil, "replay", "--stdio", broken, filepath.Join(crash.Dir, fuzz.FileReplay))
+	if code != exitFailed {
+		t.Errorf("replay of replay.json: exit %d, want 1; stderr %q", code, stderr)
+	}
+	// Against the healthy reference server it does not reproduce: exit 0.
+	code, stdout, stderr = runFuzzCLI(context.Background(), nil, "replay", crash.Dir, "--stdio", referenceCommand(t))
+	if code != exitOK || !strings.Contains(stdout, "NOT REPRODUCED") {
+		t.Errorf("replay against the reference server: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	// A target that cannot start is a harness error: exit 3.
+	missing := filepath.Join(dir, "no-such-server")
+	if code, _, stderr = runFuzzCLI(context.Background(), nil, "replay", crash.Dir, "--stdio", missing); code != exitHarness {
+		t.Errorf("replay against a missing binary: exit %d, want 3; stderr %q", code, stderr)
+	}
+}
+
+func TestFuzzUnreachableTargetExitsThree(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	code, _, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--stdio", missing, "--max-execs", "5")
+	if code != exitHarness || !strings.Contains(stderr, "no-such-server") {
+		t.Errorf("exit %d, want 3 and the command named; stderr %q", code, stderr)
+	}
+}
+
+func TestFuzzStopsOnCancelAndStillWritesTheSummary(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "out")
+	// Cancel (as Ctrl-C does) once the first progress line shows the
+	// campaign is under way.
+	watch := func(s string) {
+		if strings.Contains(s, "execs/s") {
+			cancel()
+		}
+	}
+	start := time.Now()
+	code, stdout, stderr := runFuzzCLI(ctx, watch, "fuzz", "--stdio", referenceCommand(t), "--duration", "10m", "--seed", "7", "--out", out, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if took := time.Since(start); took > 5*time.Minute {
+		t.Errorf("the campaign ran %s after being cancelled", took)
+	}
+	res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+	if res.Seed != 7 || res.Duration >= 10*time.Minute {
+		t.Errorf("summary: seed %d, duration %s", res.Seed, res.Duration)
+	}
+	if !strings.Contains(stderr, "interrupted") || !strings.Contains(stdout, "Fuzz campaign against") {
+		t.Errorf("want the interruption noted and the summary printed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+}
+
+func TestFuzzAndReplayUsageErrorsExitTwo(t *testing.T) {
+	finding := t.TempDir() // not a finding
+	cases := [][]string{
+		{"fuzz"},
+		{"fuzz", "--stdio", "x", "--url", "http://127.0.0.1:1/mcp"},
+		{"fuzz", "--stdio", "x", "--protocol", "1999-01-01"},
+		{"fuzz", "--stdio", "x", "--protocol", "2025-06-18,2025-11-25"},
+		{"fuzz", "--stdio", "x", "--format", "html"},
+		{"fuzz", "--stdio", "x", "--format", "pdf", "--out", finding},
+		{"fuzz", "--stdio", "x", "--mutators", "no-such-family"},
+		{"fuzz", "--stdio", "x", "--mutators", "http"},
+		{"fuzz", "--stdio", "x", "--workers", "0"},
+		{"fuzz", "--stdio", "x", "--wait", "0s"},
+		{"fuzz", "--stdio", "x", "--duration", "-1s"},
+		{"fuzz", "--stdio", "x", "--header", "A:b"},
+		{"fuzz", "--stdio", "x", "surplus"},
+		{"fuzz", "--stdio", `unterminated "quote`},
+		{"fuzz", "--url", "ftp://example.com/"},
+		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--header", "novalue"},
+		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--header-env", "X-Token:MCPCHECK_TEST_SURELY_UNSET_VARIABLE"},
+		{"fuzz", "--no-such-flag"},
+		{"replay"},
+		{"replay", "--stdio", "x"},
+		{"replay", finding, "--stdio", "x"},
+		{"replay", filepath.Join(finding, "missing"), "--stdio", "x"},
+		{"replay", "a", "b", "--stdio", "x"},
+		{"replay", finding, "--stdio", "x", "--protocol", "nope"},
+		{"replay", finding},
+	}
+	for _, args := range cases {
+		code, _, stderr := runCLI(args...)
+		if code != exitUsage || !strings.Contains(stderr, "mcpcheck:") {
+			t.Errorf("mcpcheck %s: exit %d, want 2 with an explanation; stderr %q", strings.Join(args, " "), code, stderr)
+		}
+	}
+}
+
+func TestFuzzHelpAndMutatorList(t *testing.T) {
+	for _, cmd := range []string{"fuzz", "replay"} {
+		code, out, _ := runCLI(cmd, "--help")
+		if code != exitOK || !strings.Contains(out, "Usage: mcpcheck "+cmd) {
+			t.Errorf("%s --help: exit %d %q", cmd, code, out)
+		}
+	}
+	code, out, _ := runCLI("fuzz", "--list-mutators")
+	if code != exitOK || !strings.Contains(out, "bytes/") || !strings.Contains(out, "http/") {
+		t.Errorf("fuzz --list-mutators: exit %d\n%s", code, out)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"findings/crash-1":   "findings/crash-1",
+		"sh broken.sh":       "'sh broken.sh'",
+		`sh -c "echo 'a'"`:   `'sh -c "echo '\''a'\''"'`,
+		"":                   "''",
+		"http://h:1/mcp?x=1": "'http://h:1/mcp?x=1'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/reports/browsertest"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// fixtureRun is a small run: one check per outcome given, on 2025-11-25.
+func fixtureRun(outcomes ...reports.Outcome) *reports.Run {
+	run := &reports.Run{
+		Tool:      reports.Tool{Name: "mcpcheck", Version: "test"},
+		Target:    reports.Target{Kind: reports.TargetStdio, Command: "./server --stdio", Role: "server"},
+		Started:   time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		Versions:  []spec.Version{"2025-11-25"},
+		Transport: "stdio",
+	}
+	for i, o := range outcomes {
+		run.Checks = append(run.Checks, reports.Check{
+			ID: fmt.Sprintf("ping/check-%d", i), Title: fmt.Sprintf("check %d", i), Requirements: []string{"ping.response.prompt-empty-result"},
+			Level: "MUST", Area: "ping", Version: "2025-11-25", Transport: "stdio", Outcome: o, Actual: "actual " + o.String(),
+		})
+	}
+	return run
+}
+
+func writeRunFile(t *testing.T, dir, name string, run *reports.Run) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := reports.WriteJSON(&buf, run, reports.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCmd(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestReportConvert(t *testing.T) {
+	dir := t.TempDir()
+	in := writeRunFile(t, dir, "run.json", fixtureRun(reports.Pass, reports.Fail))
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd("report", "convert", in, "--format", "html,md,junit,sarif,badge,text,json", "--out", out)
+	if code != exitOK {
+		t.Fatalf("convert exited %d: %s", code, stderr)
+	}
+	for _, ext := range []string{".html", ".md", ".junit.xml", ".sarif", ".svg", ".txt", ".json"} {
+		b, err := os.ReadFile(filepath.Join(out, "run"+ext))
+		if err != nil || len(b) == 0 {
+			t.Errorf("convert did not write run%s: %v", ext, err)
+		}
+	}
+	// One format without --out goes to stdout; flags may come first.
+	code, stdout, stderr := runCmd("report", "convert", "--format", "badge", in)
+	if code != exitOK || !strings.HasPrefix(stdout, "<svg") {
+		t.Errorf("convert --format badge to stdout: exit %d, stdout %.80q, stderr %s", code, stdout, stderr)
+	}
+	// A failing run converts fine: convert reports, it does not judge.
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no input", []string{"report", "convert"}, "exactly one JSON report"},
+		{"two formats, no --out", []string{"report", "convert", in, "--format", "html,md"}, "give --out DIR"},
+		{"unknown format", []string{"report", "convert", in, "--format", "pdf"}, `unknown report format "pdf"`},
+		{"missing file", []string{"report", "convert", filepath.Join(dir, "nope.json")}, "cannot open the report"},
+		{"overwrite input", []string{"report", "convert", in, "--format", "json", "--out", dir}, "overwrite the input"},
+		{"no subcommand", []string{"report"}, "convert, diff or matrix"},
+		{"unknown subcommand", []string{"report", "merge"}, `unknown subcommand "merge"`},
+	} {
+		code, _, stderr := runCmd(c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", c.name, code, stderr, exitUsage, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"schema":"other/v9"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCmd("report", "convert", bad); code != exitUsage || !strings.Contains(stderr, "schema") {
+		t.Errorf("a report of another schema: exit %d, stderr %q", code, stderr)
+	}
+	if code, stdout, _ := runCmd("report", "--help"); code != exitOK || !strings.Contains(stdout, "report diff OLD.json NEW.json") {
+		t.Errorf("report --help: exit %d, stdout %q", code, stdout)
+	}
+}
+
+func TestReportDiff(t *testing.T) {
+	dir := t.TempDir()
+	old := writeRunFile(t, dir, "old.json", fixtureRun(reports.Pass, reports.Fail, reports.Pass))
+	fixed := writeRunFile(t, dir, "fixed.json", fixtureRun(reports.Pass, reports.Pass, reports.Pass))
+	worse := writeRunFile(t, dir, "worse.json", fixtureRun(reports.Fail, reports.Pass, reports.Untestable))
+
+	code, stdout, stderr := runCmd("report", "diff", old, worse)
+	if code != exitFailed {
+		t.Errorf("diff with a new failure exited %d, want %d; stderr %s", code, exitFailed, stderr)
+	}
+	for _, want := range []string{"New failures (1)", "ping/check-0 [2025-11-25 stdio]: pass -> fail", "Fixed (1)", "Changed (1)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "1 new failures") {
+		t.Errorf("diff stderr does not say why it failed: %q", stderr)
+	}
+	code, stdout, _ = runCmd("report", "diff", "--format", "md", old, fixed)
+	if code != exitOK || !strings.Contains(stdout, "#### Fixed (1)") {
+		t.Errorf("diff --format md with only a fix: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = runCmd("report", "diff", old, old, "--format", "json")
+	if code != exitOK || strings.TrimSpace(stdout) != "{}" {
+		t.Errorf("diff of a run with itself as JSON: exit %d, %q; want 0 and {}", code, stdout)
+	}
+	if code, _, stderr := runCmd("report", "diff", old); code != exitUsage || !strings.Contains(stderr, "old and the new") {
+		t.Errorf("diff with one file: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := runCmd("report", "diff", old, fixed, "--format", "html"); code != exitUsage {
+		t.Errorf("diff --format html: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestReportMatrix(t *testing.T) {
+	dir := t.TempDir()
+	a := writeRunFile(t, dir, "alpha.json", fixtureRun(reports.Pass, reports.Pass))
+	sub := filepath.Join(dir, "beta")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := writeRunFile(t, sub, "mcpcheck-server.json", fixtureRun(reports.Pass, reports.Fail))
+	code, stdout, stderr := runCmd("report", "matrix", a, b, "named <b>="+a)
+	if code != exitOK {
+		t.Fatalf("matrix exited %d: %s", code, stderr)
+	}
+	for _, want := range []string{"# MCP interop matrix", "| alpha |", "| beta |", `named &lt;b&gt;`, "| `ping.response.prompt-empty-result` | MUST | ✅ | ❌ 1/2 | ✅ |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("matrix Markdown lacks %q:\n%s", want, stdout)
+		}
+	}
+	out := filepath.Join(dir, "m")
+	if code, _, stderr := runCmd("report", "matrix", "--format", "html,md", "--out", out, "--title", "Mine", a, b); code != exitOK {
+		t.Fatalf("matrix --out exited %d: %s", code, stderr)
+	}
+	h, err := os.ReadFile(filepath.Join(out, "MATRIX.html"))
+	if err != nil || !strings.Contains(string(h), "<title>Mine</title>") {
+		t.Errorf("MATRIX.html missing or untitled: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "MATRIX.md")); err != nil {
+		t.Errorf("MATRIX.md not written: %v", err)
+	}
+	for _, c := range [][]string{{"report", "matrix"}, {"report", "matrix", a, "--format", "pdf"}, {"report", "matrix", a, "--format", "html,md"}} {
+		if code, _, _ := runCmd(c...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", c, code, exitUsage)
+		}
+	}
+}
+
+// TestHTMLReportOfRealRunsInChromium checks the reference server with the
+// mcpcheck binary, writes the HTML report and reads it back in headless
+// Chromium: the CI verdict and the number of failing rows on the rendered
+// page must match the JSON report of the same run. When the interop cache
+// ($MCPCHECK_INTEROP_DIR, see 'make interop') holds the go-sdk's
+// "everything" server, the same is done against that third-party server.
+func TestHTMLReportOfRealRunsInChromium(t *testing.T) {
+	b := browsertest.Chromium(t)
+	bin := mcpcheckBin(t)
+	art := browsertest.Artifacts(t)
+	targets := []struct{ name, stdio string }{{"reference", bin + " reference server --stdio --page-size 3"}}
+	cache := os.Getenv("MCPCHECK_INTEROP_DIR")
+	if cache == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(d, "mcpcheck-interop")
+		}
+	}
+	if p := filepath.Join(cache, "go", "gosdk-everything", "everything"); fileExists(p) {
+		targets = append(targets, struct{ name, stdio string }{"gosdk-everything", p})
+	} else {
+		t.Logf("no third-party server in %s (run 'make interop' to install them); rendering the reference server's report only", cache)
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			out := filepath.Join(art, tg.name)
+			code, _, stderr := runBin(t, "server", "--stdio", tg.stdio, "--protocol", "2025-11-25", "--timeout", "5s", "--format", "json,html", "--out", out)
+			if code != exitOK && code != exitFailed {
+				t.Fatalf("mcpcheck server exited %d: %s", code, stderr)
+			}
+			f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := reports.ReadJSON(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fails := 0
+			for _, c := range run.Checks {
+				if c.Outcome == reports.Fail {
+					fails++
+				}
+			}
+			if tg.name == "reference" && (code != exitOK || fails != 0) {
+				t.Errorf("the reference server has %d failing checks (exit %d); the report should be clean", fails, code)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			page := filepath.Join(out, "mcpcheck-server.html")
+			dom, err := b.DumpDOM(ctx, page)
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			verdict := "CI verdict: <strong>passed</strong>"
+			if code == exitFailed {
+				verdict = "CI verdict: <strong>failed</strong>"
+			}
+			if !strings.Contains(dom, verdict) {
+				t.Errorf("the rendered page does not read %q", verdict)
+			}
+			if got := browsertest.Count(dom, `^<details class="check o-fail" id="check-`); got != fails {
+				t.Errorf("the rendered page has %d failing rows, the JSON report %d failed checks", got, fails)
+			}
+			if got, want := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(run.Checks), len(run.Checks)); got != want {
+				t.Errorf("the filter count reads %q, want %q", got, want)
+			}
+			if err := b.Screenshot(ctx, page, filepath.Join(out, "report.png"), 1280, 1800); err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			t.Logf("%s: %d checks, %d failing; report and screenshot in %s", tg.name, len(run.Checks), fails, out)
+		})
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

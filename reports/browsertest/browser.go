@@ -1,0 +1,243 @@
+// Package browsertest renders mcpcheck's HTML reports in a real browser,
+// headless Chromium, for tests: the DOM after the page's scripts ran, a
+// screenshot and a printed PDF. Tests that need a browser call Chromium,
+// which skips the test with a clear message when none is installed, and
+// Artifacts, which says where to keep what they render.
+//
+// Every run of the browser uses a fresh profile directory, no network
+// features (no QUIC, no background networking, no component updates, no
+// sync) and a time bound; the browser's process group is killed when the
+// bound passes. Pages are opened from file:// URLs only.
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Browser is a headless Chromium binary.
+type Browser struct {
+	// Path is the browser's executable.
+	Path string
+	// Timeout bounds each run of the browser; zero means 60 s.
+	Timeout time.Duration
+}
+
+// candidates are the executables Find looks for, in order.
+var candidates = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"}
+
+// Find locates Chromium: $MCPCHECK_CHROMIUM when set, else the first of
+// chromium, chromium-browser, google-chrome, google-chrome-stable and
+// headless_shell on $PATH.
+func Find() (*Browser, error) {
+	if p := os.Getenv("MCPCHECK_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("MCPCHECK_CHROMIUM=%s: %v", p, err)
+		}
+		return &Browser{Path: p}, nil
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return &Browser{Path: p}, nil
+		}
+	}
+	return nil, fmt.Errorf("no Chromium found (looked for %s on $PATH and $MCPCHECK_CHROMIUM); install it with 'apt-get install -y chromium' on Debian", strings.Join(candidates, ", "))
+}
+
+// Chromium returns the browser, or skips t saying how to install one. It
+// skips under go test -short too: a browser run takes seconds.
+func Chromium(t testing.TB) *Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping the browser test in -short mode")
+	}
+	b, err := Find()
+	if err != nil {
+		t.Skipf("skipping the browser test: %v", err)
+	}
+	return b
+}
+
+// Artifacts returns a directory for t's rendered files that outlives the
+// test: $MCPCHECK_ARTIFACTS/<test name> when set, else
+// <os temp dir>/mcpcheck-artifacts/<test name>. It is emptied first.
+func Artifacts(t testing.TB) string {
+	t.Helper()
+	root := os.Getenv("MCPCHECK_ARTIFACTS")
+	if root == "" {
+		root = filepath.Join(os.TempDir(), "mcpcheck-artifacts")
+	}
+	dir := filepath.Join(root, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatalf("clear the artifact directory %s: %v", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("create the artifact directory %s: %v", dir, err)
+	}
+	return dir
+}
+
+// flags are passed to every run: headless, no sandbox (containers run as
+// root), and nothing that talks to the network on its own.
+var flags = []string{
+	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync",
+	"--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
+	"--no-default-browser-check", "--disable-dev-shm-usage",
+}
+
+// run starts the browser on page with extra flags and returns its stdout.
+func (b *Browser) run(ctx context.Context, page string, extra ...string) ([]byte, error) {
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("the page to render: %v", err)
+	}
+	profile, err := os.MkdirTemp("", "mcpcheck-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(profile)
+	timeout := b.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	args := append(append(append([]string{}, flags...), "--user-data-dir="+profile), extra...)
+	args = append(args, "file://"+filepath.ToSlash(abs))
+	cmd := exec.CommandContext(ctx, b.Path, args...)
+	setProcessGroup(cmd)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s did not finish rendering %s within %s; stderr: %s", b.Path, page, timeout, tail(stderr.String()))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s failed on %s: %v; stderr: %s", b.Path, page, err, tail(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 2000 {
+		s = "…" + s[len(s)-2000:]
+	}
+	return s
+}
+
+// DumpDOM loads page, lets its scripts run (a virtual time budget of 5 s)
+// and returns the serialized DOM.
+func (b *Browser) DumpDOM(ctx context.Context, page string) (string, error) {
+	out, err := b.run(ctx, page, "--virtual-time-budget=5000", "--dump-dom")
+	if err != nil {
+		return "", err
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		return "", fmt.Errorf("%s printed no DOM for %s", b.Path, page)
+	}
+	return string(out), nil
+}
+
+// Screenshot renders page at width×height CSS pixels into the PNG file
+// png, after the page's scripts ran.
+func (b *Browser) Screenshot(ctx context.Context, page, png string, width, height int) error {
+	if _, err := b.run(ctx, page, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,%d", width, height), "--screenshot="+png); err != nil {
+		return err
+	}
+	return nonEmpty(png)
+}
+
+// PrintPDF prints page to the PDF file pdf, as a reader printing it would.
+func (b *Browser) PrintPDF(ctx context.Context, page, pdf string) error {
+	if _, err := b.run(ctx, page, "--virtual-time-budget=5000", "--no-pdf-header-footer", "--print-to-pdf="+pdf); err != nil {
+		return err
+	}
+	return nonEmpty(pdf)
+}
+
+func nonEmpty(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("the browser wrote no %s: %v", path, err)
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("the browser wrote an empty %s", path)
+	}
+	return nil
+}
+
+// Title returns the text of the DOM's <title> element, or "" when it has
+// none.
+func Title(dom string) string {
+	m := titleRE.FindStringSubmatch(dom)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var titleRE = regexp.MustCompile(`(?s)<title>(.*?)</title>`)
+
+// Count returns how many start tags in dom match the regular expression
+// tag, applied to the whole start tag ("<details ...>").
+func Count(dom, tag string) int {
+	re := regexp.MustCompile(tag)
+	n := 0
+	for _, t := range startTagRE.FindAllString(dom, -1) {
+		if re.MatchString(t) {
+			n++
+		}
+	}
+	return n
+}
+
+var startTagRE = regexp.MustCompile(`<[a-zA-Z][^<>]*>`)
+
+// ElementText returns the text inside the first element whose start tag
+// carries id="id" (tags inside it stripped), or "" when there is none.
+func ElementText(dom, id string) string {
+	i := strings.Index(dom, `id="`+id+`"`)
+	if i < 0 {
+		return ""
+	}
+	rest := dom[i:]
+	j := strings.IndexByte(rest, '>')
+	if j < 0 {
+		return ""
+	}
+	rest = rest[j+1:]
+	k := strings.Index(rest, "</")
+	if k < 0 {
+		return ""
+	}
+	return strings.TrimSpace(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(rest[:k], ""))
+}
+
+// HasAttribute reports whether any start tag in dom carries an attribute
+// named name. Quoted attribute values are ignored, so text that merely
+// mentions "onerror=" inside a value does not count.
+func HasAttribute(dom, name string) bool {
+	re := regexp.MustCompile(`(?i)\s` + regexp.QuoteMeta(name) + `(\s*=|[\s/>])`)
+	for _, t := range startTagRE.FindAllString(dom, -1) {
+		if re.MatchString(quotedRE.ReplaceAllString(t, `""`)) {
+			return true
+		}
+	}
+	return false
+}
+
+var quotedRE = regexp.MustCompile(`"[^"]*"|'[^']*'`)

@@ -1,0 +1,182 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// sampleMatrix compares the sample run, a variant that fixes its failures
+// and regresses ping, and a server that could not be started.
+func sampleMatrix(t testing.TB) *Matrix {
+	t.Helper()
+	good := sampleRun(t)
+	for i := range good.Checks {
+		c := &good.Checks[i]
+		switch {
+		case c.ID == "ping/response/empty-result":
+			c.Outcome, c.Actual = Fail, "the result was {\"pong\":true}"
+		case c.Outcome == Fail || c.Outcome == Warn || !c.Outcome.Valid():
+			c.Outcome = Pass
+		}
+	}
+	good.Target.Command = "/opt/servers/bin/good-server --stdio"
+	dead := &Run{
+		Transport: "streamable",
+		Target:    Target{Kind: TargetHTTP, URL: "http://127.0.0.1:1/mcp", Role: "server"},
+		Problems:  []string{"the server did not start: exited with status 1 before listening"},
+	}
+	m, err := BuildMatrix("Sample matrix", []MatrixInput{
+		{Name: "sample (stdio)", Run: sampleRun(t)},
+		{Description: "a server that fixed most things", Run: good},
+		{Name: "dead", Run: dead},
+	}, testOptions(t))
+	if err != nil {
+		t.Fatalf("BuildMatrix: %v", err)
+	}
+	return m
+}
+
+func TestMatrixGolden(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		write func(*Matrix, *bytes.Buffer) error
+	}{
+		{"matrix.md", func(m *Matrix, b *bytes.Buffer) error { return m.WriteMarkdown(b) }},
+		{"matrix.html", func(m *Matrix, b *bytes.Buffer) error { return m.WriteHTML(b) }},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			var a, b bytes.Buffer
+			if err := c.write(sampleMatrix(t), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.write(sampleMatrix(t), &b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("two renderings of the same matrix differ: the writer is not deterministic")
+			}
+			golden(t, c.file, a.Bytes())
+		})
+	}
+}
+
+func TestBuildMatrix(t *testing.T) {
+	m := sampleMatrix(t)
+	if got := len(m.Servers); got != 3 {
+		t.Fatalf("%d servers, want 3", got)
+	}
+	if got, want := m.Servers[1].Name, "good-server --stdio (stdio)"; !strings.HasPrefix(got, "bin/good-server") && got != want {
+		t.Errorf("derived name %q, want %q", got, want)
+	}
+	if m.Servers[2].Headline != "error" {
+		t.Errorf("a server that did not start has headline %q, want error", m.Servers[2].Headline)
+	}
+	// Every requirement cited by the sample run is a row, in area order.
+	cited := map[string]bool{}
+	for _, c := range sampleRun(t).Checks {
+		for _, id := range c.Requirements {
+			cited[id] = true
+		}
+	}
+	if len(m.Rows) != len(cited) {
+		t.Errorf("%d rows, want one per cited requirement (%d)", len(m.Rows), len(cited))
+	}
+	for i := 1; i < len(m.Rows); i++ {
+		a, b := m.Rows[i-1].Requirement, m.Rows[i].Requirement
+		if lessArea(b.Area, a.Area) {
+			t.Errorf("rows out of area order: %s (%s) before %s (%s)", a.ID, a.Area, b.ID, b.Area)
+		}
+	}
+	for _, r := range m.Rows {
+		if len(r.Cells) != 3 {
+			t.Fatalf("row %s has %d cells, want 3", r.Requirement.ID, len(r.Cells))
+		}
+		if r.Cells[2].Outcome() != 0 {
+			t.Errorf("row %s: the dead server has outcome %s, want none", r.Requirement.ID, r.Cells[2].Outcome())
+		}
+		// The cell of the sample run agrees with its checks.
+		want := Counts{}
+		for _, c := range m.Servers[0].Run.Checks {
+			for _, id := range c.Requirements {
+				if id == r.Requirement.ID {
+					want.Add(c)
+				}
+			}
+		}
+		if r.Cells[0].Counts != want {
+			t.Errorf("row %s: cell counts %+v, want %+v", r.Requirement.ID, r.Cells[0].Counts, want)
+		}
+	}
+	// The ping requirement broke only on the second server.
+	for _, r := range m.Rows {
+		for _, c := range r.Cells[1].Checks {
+			if c.ID == "ping/response/empty-result" && r.Cells[1].Outcome() != Fail {
+				t.Errorf("row %s: the regressed ping check shows %s, want fail", r.Requirement.ID, r.Cells[1].Outcome())
+			}
+		}
+	}
+}
+
+func TestMatrixDuplicateNamesAndNil(t *testing.T) {
+	m, err := BuildMatrix("", []MatrixInput{{Name: "x", Run: sampleRun(t)}, {Name: "x", Run: sampleRun(t)}}, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Servers[0].Name != "x" || m.Servers[1].Name != "x #2" {
+		t.Errorf("names %q, %q; want x and x #2", m.Servers[0].Name, m.Servers[1].Name)
+	}
+	if m.Title == "" {
+		t.Error("an empty title was not defaulted")
+	}
+	if _, err := BuildMatrix("t", []MatrixInput{{Name: "nil"}}, testOptions(t)); err == nil {
+		t.Error("a nil run was accepted")
+	}
+}
+
+func TestMatrixEscapesTargetText(t *testing.T) {
+	run := pwnRun(t)
+	m, err := BuildMatrix("t", []MatrixInput{{Name: pwnPayload, Description: pwnPayload, Run: run}}, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, md bytes.Buffer
+	if err := m.WriteHTML(&h); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(h.String(), "<script"); n != 1 {
+		t.Errorf("the HTML matrix has %d <script tags, want only its own", n)
+	}
+	for _, bad := range []string{"<img", "<svg", "onerror=\"", "<a href=\"javascript"} {
+		if strings.Contains(h.String(), bad) {
+			t.Errorf("the HTML matrix contains %q from the target", bad)
+		}
+		if strings.Contains(md.String(), bad) {
+			t.Errorf("the Markdown matrix contains %q from the target", bad)
+		}
+	}
+	if strings.Contains(md.String(), "<script") {
+		t.Errorf("the Markdown matrix contains a <script tag")
+	}
+	checkMarkdownTables(t, "matrix.md", md.String())
+}
+
+func TestServerName(t *testing.T) {
+	for _, c := range []struct {
+		target    Target
+		transport string
+		want      string
+	}{
+		{Target{Command: "node /x/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"}, "stdio", "dist/index.js stdio (stdio)"},
+		{Target{Command: "/usr/local/bin/mcp-server"}, "stdio", "mcp-server (stdio)"},
+		{Target{URL: "http://127.0.0.1:3000/mcp"}, "streamable", "http://127.0.0.1:3000/mcp (streamable)"},
+		{Target{}, "", "unnamed target"},
+	} {
+		if got := ServerName(&Run{Target: c.target, Transport: c.transport}); got != c.want {
+			t.Errorf("ServerName(%+v) = %q, want %q", c.target, got, c.want)
+		}
+	}
+}
