@@ -129,7 +129,13 @@ func (r *redactor) text(s string) string {
 		})
 	}
 	if strings.Contains(lower, "bearer") || strings.Contains(s, "Basic") {
-		s = schemeRE.ReplaceAllString(s, "${1}${2}"+Redacted)
+		s = schemeRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := schemeRE.FindStringSubmatch(m)
+			if proseAfterScheme[strings.ToLower(sub[3])] {
+				return m // "a forged bearer token", "a Bearer challenge": prose, not a credential
+			}
+			return sub[1] + sub[2] + Redacted
+		})
 	}
 	if secretWord && strings.Contains(s, "=") {
 		s = assignRE.ReplaceAllString(s, "${1}="+Redacted)
@@ -141,6 +147,16 @@ func (r *redactor) text(s string) string {
 		s = strings.ReplaceAll(s, secret, Redacted)
 	}
 	return s
+}
+
+// proseAfterScheme are words that follow "Bearer" or "Basic" in sentences
+// about authentication rather than in a credential; they are left as they
+// are so that check titles and messages stay readable.
+var proseAfterScheme = map[string]bool{
+	"token": true, "tokens": true, "credential": true, "credentials": true, "scheme": true,
+	"challenge": true, "challenges": true, "header": true, "auth": true, "authentication": true,
+	"authorization": true, "and": true, "or": true, "the": true, "a": true, "an": true, "is": true,
+	"with": true, "naming": true, "realm": true,
 }
 
 // secretWords are lower-case fragments every secret-bearing pattern

@@ -66,6 +66,7 @@ func TestRedactText(t *testing.T) {
 		{"Authorization: Bearer eyJhbGciOi.abc-def_ghi", "Authorization: [REDACTED]"},
 		{"X-Tenant-Key: tk-123\r\nAccept: */*", "X-Tenant-Key: [REDACTED]\r\nAccept: */*"},
 		{"the server said Bearer abc.def=", "the server said Bearer [REDACTED]"},
+		{"a forged bearer token gets 401 with a Bearer challenge", "a forged bearer token gets 401 with a Bearer challenge"},
 		{"Basic dXNlcjpwYXNz", "Basic [REDACTED]"},
 		{"GET /cb?code=1&access_token=tok&state=s", "GET /cb?code=1&access_token=[REDACTED]&state=s"},
 		{"grant_type=refresh_token&refresh_token=r1&client_secret=cs", "grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]"},
