@@ -224,20 +224,30 @@ var _ = Register(
 			c := t.Session()
 			t.Taint()
 			s := c.S()
-			for _, n := range []string{
-				`{"jsonrpc":"2.0","method":"notifications/mcpcheck/unknown","params":{}}`,
-				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent"}}`,
+			// refusals are the notification POSTs: over streamable HTTP a
+			// server that cannot accept a notification answers its POST
+			// with an HTTP error status, whose body MAY be a JSON-RPC
+			// error response without an id (transport rule, 2025-03-26
+			// on). That body is the transport's refusal, not an answer.
+			refusals := map[string]bool{}
+			for _, n := range []struct{ method, raw string }{
+				{"notifications/mcpcheck/unknown", `{"jsonrpc":"2.0","method":"notifications/mcpcheck/unknown","params":{}}`},
+				{"notifications/cancelled", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent"}}`},
 			} {
-				t.SendLine(s, []byte(n))
+				st := t.sendNotification(c, n.method, []byte(n.raw))
+				if t.Transport() == "streamable" {
+					refusals[st] = true
+				}
 			}
 			desc := "no response without an id (an answer to a notification)"
+			answer := notificationAnswer(refusals)
 			r := Sentinel(t.Ctx, s)
 			if r.Err != nil && r.Observed.Status == 0 {
 				t.Error(r.Err)
 				return
 			}
 			for _, f := range r.Observed.Others {
-				if idless(f) {
+				if answer(f) {
 					t.Fail(desc, "the server answered a notification: "+f.Describe())
 					return
 				}
@@ -246,7 +256,7 @@ var _ = Register(
 				t.Fail("the server keeps serving after notifications ("+sentinelMethod(t.Version())+" answered)", r.Describe())
 				return
 			}
-			t.Judge(t.WaitQuiet(s, desc, idless))
+			t.Judge(t.WaitQuiet(s, desc, answer))
 		},
 	},
 
@@ -427,7 +437,7 @@ var _ = Register(
 			obs, _ := t.Observed()
 			n, bad := 0, 0
 			for _, o := range obs {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
 					continue
 				}
 				n++
@@ -456,6 +466,7 @@ var _ = Register(
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			n := 0
+			dualEra := -1 // unknown until a transport refusal needs it
 			for _, o := range obs {
 				code, ok := errorCodeOf(o.Frame)
 				if o.Kind != wire.KindMessage || !ok {
@@ -463,6 +474,25 @@ var _ = Register(
 				}
 				n++
 				ex := wire.Excerpt(o.Raw, 200)
+				if code <= -32000 && code >= -32019 && code != -32002 && transportRefusal(o.Frame) {
+					// The body of an HTTP refusal (Origin 403, session
+					// 400) is served before any protocol version is
+					// read, to every era alike. For a server that also
+					// implements the initialize-based versions, which
+					// allocated the legacy band, it is not a
+					// 2026-07-28 error code; a modern-only server is
+					// still held to the policy.
+					if dualEra < 0 {
+						dualEra = 0
+						if len(t.statefulSupport()) > 0 {
+							dualEra = 1
+						}
+					}
+					if dualEra == 1 {
+						t.Saw("legacy-band code %d in an HTTP %d refusal body of a server that also implements the initialize-based versions: %s", code, o.Status(), ex)
+						continue
+					}
+				}
 				switch {
 				case code == -32002 || code == -32042:
 					t.Violation("base.error-code.retired-codes-not-emitted", "the retired codes -32002 and -32042 are not emitted", ex)
@@ -490,7 +520,7 @@ var _ = Register(
 			obs, _ := t.Observed()
 			n, bad := 0, 0
 			for _, o := range obs {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
 					continue
 				}
 				n++
@@ -555,4 +585,57 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// sendNotification sends the notification raw (of method) the way a
+// conformant client does: on 2026-07-28 streamable HTTP with the request
+// metadata headers (MCP-Protocol-Version, Mcp-Method) that every POST
+// carries, elsewhere as SendLine.
+func (t *T) sendNotification(c *Conn, method string, raw []byte) string {
+	h := c.Conn.HTTP()
+	if c.Stateless == nil || h == nil {
+		return t.SendLine(c.S(), raw)
+	}
+	hdr, err := c.Stateless.Headers(method, nil)
+	t.must(err)
+	st, err := h.Post(t.Ctx, raw, hdr)
+	t.must(err)
+	return st
+}
+
+// notificationAnswer reports a frame that answers a notification: a
+// response without an id, unless it is the body of an HTTP error status on
+// the POST of the notification itself (one of refusals), which the
+// streamable HTTP transport permits as the refusal of the notification.
+func notificationAnswer(refusals map[string]bool) func(wire.Frame) bool {
+	return func(f wire.Frame) bool {
+		if !idless(f) {
+			return false
+		}
+		return !(refusals[f.Stream] && f.HTTP != nil && !f.InSSE && f.Status() >= 400)
+	}
+}
+
+// legacyEraResult reports the result of an initialize: a dual-era server
+// answers it in the initialize-based version it negotiates, so the
+// 2026-07-28 rules on results (resultType, serverInfo in _meta) do not
+// apply to it, unless it negotiated a stateless-era version.
+func legacyEraResult(o Observation) bool {
+	if o.Answers != spec.MethodInitialize {
+		return false
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(o.Msg.Result, &r) != nil {
+		return false
+	}
+	return spec.Version(r.ProtocolVersion).Era() == spec.Stateful
+}
+
+// transportRefusal reports an error response without an id in the body of
+// an HTTP error status: the transport's refusal of a request, which the
+// streamable HTTP transport lets a server give as a JSON-RPC error.
+func transportRefusal(f wire.Frame) bool {
+	return f.HTTP != nil && !f.InSSE && f.Status() >= 400 && f.Msg.Shape == jsonrpc.KindErrorResponse && (f.Msg.IDAbsent || f.Msg.IDNull)
 }

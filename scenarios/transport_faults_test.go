@@ -172,6 +172,7 @@ var transportFaultCases = []struct {
 	{"session-id-not-ascii", "http/session-id", spec.V20251125, reports.Fail},
 	{"terminated-session-served", "http/session-terminated-404", spec.V20251125, reports.Fail},
 	{"accept-tampered-state", "mrtr/tampered-state", spec.V20260728, reports.Fail},
+	{"tasks-get-sse", "tasks/get-plain-json", spec.V20251125, reports.Warn},
 }
 
 // TestTransportChecksCatchFaults proves each transport check fires: with

@@ -168,7 +168,9 @@ func Request(method string) Alt {
 }
 
 // HTTPStatus accepts the first frame of an HTTP exchange (stream) whose status
-// is one of codes; another status is a rejection.
+// is one of codes; another status is a rejection, except on the events of
+// an SSE response stream and on an HTTP+SSE acknowledgement (wire.Frame.Ack),
+// which it leaves to the other alternatives.
 func HTTPStatus(stream string, codes ...int) Alt {
 	var cs []string
 	for _, c := range codes {
@@ -180,6 +182,14 @@ func HTTPStatus(stream string, codes ...int) Alt {
 		}
 		if f.HTTP == nil {
 			return Rejected, "no HTTP response"
+		}
+		if (f.Ack || f.InSSE) && !slices.Contains(codes, f.HTTP.Status) {
+			// HTTP+SSE: the POST was only acknowledged; its answer comes
+			// on the SSE stream. Or the exchange opened an SSE stream
+			// (a priming event, a notification before the response):
+			// the events on it are for other alternatives to judge, and
+			// its end settles a wait that nothing else matched.
+			return Unrelated, ""
 		}
 		if !slices.Contains(codes, f.HTTP.Status) {
 			return Rejected, fmt.Sprintf("HTTP status %d is not %s", f.HTTP.Status, strings.Join(cs, " or "))

@@ -94,7 +94,9 @@ type Options struct {
 	// Stream, when set, is the HTTP exchange the answer must come on: its
 	// end or failure settles the wait, and so does a non-SSE answer on it
 	// that matches nothing (it is the exchange's only answer). On stdio the
-	// end of stdout always settles the wait.
+	// end of stdout always settles the wait. On the HTTP+SSE transport an
+	// empty 2xx answer to the POST (wire.Frame.Ack) settles nothing: the
+	// answer comes on the SSE stream, whose end settles the wait.
 	Stream string
 	// KeepOthers bounds how many other frames the result keeps (default
 	// 256; the rest are counted).
@@ -208,7 +210,7 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 			res.Frame = f
 			return finish(Ended, "before that, "+f.Describe()+res.meanwhile())
 		}
-		if o.Stream != "" && f.Stream == o.Stream && f.HTTP != nil && !f.InSSE {
+		if o.Stream != "" && f.Stream == o.Stream && f.HTTP != nil && !f.InSSE && !f.Ack {
 			// A JSON body or a bare status is the whole answer of its
 			// exchange: nothing more will come on this stream.
 			res.Frame = f
@@ -230,7 +232,12 @@ func settlesByEnd(f wire.Frame, stream string) bool {
 	if f.Kind != wire.KindEnd && f.Kind != wire.KindTransportError {
 		return false
 	}
-	return f.Stream == wire.StreamStdio || (stream != "" && f.Stream == stream)
+	if f.Stream == wire.StreamStdio || (stream != "" && f.Stream == stream) {
+		return true
+	}
+	// The GET stream of the HTTP+SSE transport carries every answer: once it
+	// is gone, nothing waited for on one of its POSTs can arrive.
+	return stream != "" && f.Stream == wire.StreamSSE
 }
 
 func dedupe(ss []string) []string {

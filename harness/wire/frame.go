@@ -103,6 +103,12 @@ type Frame struct {
 	// stream's end); more frames may follow on the same Stream. An HTTP
 	// frame without InSSE is the whole answer of its exchange.
 	InSSE bool
+	// Ack marks the HTTP answer to a POST of the HTTP+SSE transport
+	// (2024-11-05) that is a 2xx without a message (an empty body, or text
+	// such as "Accepted"): it only acknowledges the message; the answer to
+	// it, if any, arrives on the SSE stream (StreamSSE), so it settles
+	// nothing about that answer.
+	Ack bool
 	// SSE fields, for frames that came from an SSE event.
 	Event      string        // the event type ("" when absent, meaning "message")
 	EventID    string        // the id field

@@ -83,6 +83,9 @@ type httpCore struct {
 	session  string
 	streams  map[string]context.CancelFunc
 	closed   bool
+	// legacy is set for the HTTP+SSE transport: an empty 2xx answer to a
+	// POST is an acknowledgement (Frame.Ack).
+	legacy bool
 }
 
 func newCore(o HTTPOptions) (*httpCore, error) {
@@ -321,6 +324,9 @@ func (c *httpCore) readBody(body io.Reader, stream string, info *HTTPInfo) {
 		f = classify(data)
 	}
 	f.Stream, f.HTTP = stream, info
+	// HTTP+SSE: a 2xx without a message ("202 Accepted", often with a
+	// text body such as "Accepted") only acknowledges the POST.
+	f.Ack = c.legacy && stream != StreamSSE && info.Status >= 200 && info.Status < 300 && (f.Kind == KindStatus || f.Kind == KindGarbage)
 	c.emit(f)
 }
 

@@ -126,6 +126,9 @@ func TestHTTPMisbehavingResponses(t *testing.T) {
 			if fs[i].Kind != k {
 				t.Errorf("%s: frame %d is %s, want %v", body, i, fs[i].Describe(), k)
 			}
+			if fs[i].Ack {
+				t.Errorf("%s: frame %d of streamable HTTP is marked an HTTP+SSE acknowledgement", body, i)
+			}
 		}
 	}
 	if f := got["html"][0]; f.Status() != 500 || f.HTTP.Header.Get("Content-Type") != "text/html" {
@@ -276,6 +279,12 @@ func TestLegacySSE(t *testing.T) {
 		f, err := c.Recv(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if f.Stream == post && !f.Ack {
+			t.Errorf("the 202 of a legacy POST is an acknowledgement (Ack): %+v", f)
+		}
+		if f.Stream == StreamSSE && f.Ack {
+			t.Errorf("an event of the SSE stream is no acknowledgement: %+v", f)
 		}
 		kinds = append(kinds, f.Kind.String()+"@"+f.Stream)
 	}

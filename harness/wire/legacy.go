@@ -39,6 +39,7 @@ func NewLegacySSE(o HTTPOptions) (*LegacySSE, error) {
 	if err != nil {
 		return nil, err
 	}
+	core.legacy = true
 	base, _ := url.Parse(o.URL)
 	c := &LegacySSE{httpCore: core, base: base, ready: make(chan struct{})}
 	b, err := core.build(Request{Method: http.MethodGet}, func(h http.Header) { h.Set("Accept", MediaSSE) })

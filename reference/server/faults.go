@@ -44,6 +44,7 @@ const (
 	FaultAcceptTamperedState     = "accept-tampered-state"
 	FaultRetiredNotFoundCode     = "retired-not-found-code"
 	FaultReplayAllStreams        = "replay-all-streams"
+	FaultTasksGetSSE             = "tasks-get-sse"
 )
 
 var faultTable = []Fault{
@@ -71,6 +72,7 @@ var faultTable = []Fault{
 	{FaultAcceptTamperedState, "mrtr.server.request-state-reject-tampered", "a requestState whose integrity check fails is accepted"},
 	{FaultRetiredNotFoundCode, "base.error-code.retired-codes-not-emitted", "2026-07-28 resource-not-found is answered with the retired code -32002"},
 	{FaultReplayAllStreams, "transport-http.resume.no-cross-stream-replay", "a resumed stream replays events of every stream of the session, not just its own"},
+	{FaultTasksGetSSE, "tasks.http.no-sse-for-tasks-get", "on streamable HTTP tasks/get is answered on an SSE stream instead of with plain JSON"},
 }
 
 // Faults returns every fault switch, sorted by name.

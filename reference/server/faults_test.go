@@ -216,6 +216,10 @@ var faultProbes = map[string]func(t *testing.T, s *Server) bool{
 		}
 		return false
 	},
+	FaultTasksGetSSE: func(t *testing.T, s *Server) bool {
+		get, _ := httpTaskGet(t, s)
+		return strings.HasPrefix(get.header.Get("Content-Type"), "text/event-stream")
+	},
 }
 
 func TestFaultSwitches(t *testing.T) {

@@ -286,7 +286,7 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Mcp-Session-Id", hs.id)
-	if h.opts.JSONResponses {
+	if h.opts.JSONResponses || h.plainJSONOnly(msg) {
 		h.postJSON(w, hs, msg, body)
 	} else {
 		h.postSSE(w, r, hs, msg, body)
@@ -348,6 +348,17 @@ func (h *httpHandler) isStateless(r *http.Request, msg jsonrpc.Message) bool {
 	}
 	_ = mv
 	return true
+}
+
+// plainJSONOnly reports whether a stateful request is answered with
+// application/json even when the server otherwise answers with SSE
+// streams. tasks/get is: the client polls, and the spec asks servers not
+// to upgrade its answer to a stream (tasks.http.no-sse-for-tasks-get);
+// tasks/get has no related messages, so nothing is lost. tasks/result
+// keeps its stream, which carries the task's requests (input_required);
+// tasks/list and tasks/cancel follow the server's response mode.
+func (h *httpHandler) plainJSONOnly(msg jsonrpc.Message) bool {
+	return msg.Method == spec.MethodTasksGet && !h.srv.faults.on(FaultTasksGetSSE)
 }
 
 // postJSON answers a stateful request with application/json; messages

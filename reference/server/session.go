@@ -509,12 +509,19 @@ type request struct {
 	httpStatus int
 }
 
+// mayHoldMeta reports whether JSON text b can hold a "_meta" key: it
+// spells it plainly or holds a \u escape, the only other way to spell it.
+// It spares the decoding of messages without _meta.
+func mayHoldMeta(b []byte) bool {
+	return bytes.Contains(b, []byte("_meta")) || bytes.Contains(b, []byte(`\u`))
+}
+
 func newRequest(srv *Server, ss *Session, v spec.Version, msg jsonrpc.Message, out Sink, ctx context.Context, cancel context.CancelFunc) *request {
 	r := &request{srv: srv, s: ss, v: v, id: msg.ID, method: msg.Method, params: msg.Params, out: out, ctx: ctx, cancel: cancel}
 	var base struct {
 		Meta mcp.Meta `json:"_meta"`
 	}
-	if len(msg.Params) > 0 && bytes.Contains(msg.Params, []byte(`_meta`)) && json.Unmarshal(msg.Params, &base) == nil {
+	if len(msg.Params) > 0 && mayHoldMeta(msg.Params) && json.Unmarshal(msg.Params, &base) == nil {
 		r.meta = base.Meta
 		if t, ok, err := base.Meta.ProgressToken(); ok && err == nil && !t.IsZero() {
 			r.token, r.hasToken = t, true

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,14 +11,18 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // ServeStdio serves one client over the stdio transport: newline-delimited
 // JSON-RPC on in and out, diagnostics on logs (nothing but MCP messages is
 // ever written to out). It returns nil when in reaches EOF, ctx.Err() when
-// ctx is cancelled, and the read error otherwise. Both eras are served: a
-// request whose _meta names a stateless version is answered statelessly
-// unless the connection was initialized.
+// ctx is cancelled, and the read error otherwise. Both eras are served, side
+// by side: a message whose _meta names a stateless version is always
+// answered statelessly by that version's rules, before and after an
+// initialize on the same stream (as is one whose _meta names a version it
+// cannot have: it gets the stateless errors); everything else belongs to
+// the legacy session that initialize opens.
 //
 // When ctx is cancelled while a read of in is blocked, that read goroutine
 // ends only when in is closed or delivers data; callers owning in should
@@ -122,36 +127,45 @@ func waitGrace(wg *sync.WaitGroup, grace time.Duration, stop func()) {
 
 // stdioMessage routes one line: stateless requests to HandleStateless,
 // everything else to the session.
+//
+// A message that declares a protocol version in its _meta is stateless
+// whatever came before it on the stream: the request declares its version
+// and is judged alone (an earlier initialize selects legacy semantics for
+// the legacy traffic of this process, and a dual-era server may serve both
+// eras in one process). A declared version that is malformed, stateful or
+// unknown gets the stateless errors (-32602, -32022); legacy clients never
+// send that reserved key. Cancellations always go to the session, which
+// finds stateless requests in flight too.
 func (s *Server) stdioMessage(ctx context.Context, sess *Session, b []byte, w Sink, wg *sync.WaitGroup) {
-	if !sess.Initialized() && !isCancellation(b) {
-		if v := StatelessVersion(b); v != "" || isDiscover(b) {
-			// server/discover is stateless even without a usable _meta, so
-			// that it is answered with the stateless errors.
-			m := jsonrpc.Decode(b)
-			rctx, cancel := context.WithCancel(ctx)
-			if m.Kind == jsonrpc.KindRequest {
-				sess.mu.Lock()
-				if sess.stateless == nil {
-					sess.stateless = map[jsonrpc.ID]context.CancelFunc{}
-				}
-				sess.stateless[m.ID] = cancel
-				sess.mu.Unlock()
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer cancel()
-				s.HandleStateless(rctx, b, cancelSilently{w, rctx})
-				if m.Kind == jsonrpc.KindRequest {
-					sess.mu.Lock()
-					delete(sess.stateless, m.ID)
-					sess.mu.Unlock()
-				}
-			}()
-			return
-		}
+	// Before initialize, server/discover is stateless even without a usable
+	// _meta, so that it is answered with the stateless errors; after it, a
+	// bare server/discover is legacy traffic.
+	stateless := (declaresVersion(b) && !isCancellation(b)) || (!sess.Initialized() && isDiscover(b))
+	if !stateless {
+		sess.Dispatch(b, w)
+		return
 	}
-	sess.Dispatch(b, w)
+	m := jsonrpc.Decode(b)
+	rctx, cancel := context.WithCancel(ctx)
+	if m.Kind == jsonrpc.KindRequest {
+		sess.mu.Lock()
+		if sess.stateless == nil {
+			sess.stateless = map[jsonrpc.ID]context.CancelFunc{}
+		}
+		sess.stateless[m.ID] = cancel
+		sess.mu.Unlock()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel()
+		s.HandleStateless(rctx, b, cancelSilently{w, rctx})
+		if m.Kind == jsonrpc.KindRequest {
+			sess.mu.Lock()
+			delete(sess.stateless, m.ID)
+			sess.mu.Unlock()
+		}
+	}()
 }
 
 // cancelSilently drops everything once its context is cancelled: a
@@ -166,6 +180,24 @@ func (c cancelSilently) Send(b []byte) error {
 		return nil
 	}
 	return c.to.Send(b)
+}
+
+// declaresVersion reports whether a message's params._meta holds the
+// per-request protocol version key, whatever its value. Lines that cannot
+// hold a _meta (the common case) cost one scan.
+func declaresVersion(b []byte) bool {
+	if !mayHoldMeta(b) {
+		return false
+	}
+	msg := jsonrpc.Decode(b)
+	var base struct {
+		Meta mcp.Meta `json:"_meta"`
+	}
+	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &base) != nil {
+		return false
+	}
+	_, ok := base.Meta[mcp.MetaProtocolVersion]
+	return ok
 }
 
 func isCancellation(b []byte) bool {

@@ -116,3 +116,125 @@ func TestBatches(t *testing.T) {
 		t.Errorf("batch in 2025-06-18: %s", m.raw)
 	}
 }
+
+// TestStdioDualEraAfterInitialize replays what the fuzzer found: on one
+// stdio stream an initialize (legacy semantics for the legacy traffic of
+// the process), then requests that carry 2026-07-28 _meta. Those are
+// judged alone by 2026-07-28 rules, whatever came before; requests
+// without it stay in the legacy session.
+func TestStdioDualEraAfterInitialize(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		requested   spec.Version // protocolVersion in initialize
+		initialized bool         // send notifications/initialized too
+	}{
+		{"legacy client", spec.V20251125, true},
+		{"initialize naming 2026-07-28", spec.V20260728, false}, // the fuzzer's double-initialize
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := startStdio(t, newTestServer(t, Options{}))
+			c.version = spec.V20251125
+			res, _ := c.call("initialize", map[string]any{"protocolVersion": string(tc.requested), "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test", "version": "1"}})
+			if !strings.Contains(string(res), `"protocolVersion":"2025-11-25"`) {
+				t.Fatalf("initialize: %s", res)
+			}
+			if tc.initialized {
+				c.notify("notifications/initialized", nil)
+			}
+
+			// Modern requests: 2026-07-28 rules.
+			c.version = spec.V20260728
+			if code, _, _ := c.callErr("resources/read", withMeta(map[string]any{"uri": "test://none"}, nil)); code != jsonrpc.InvalidParams {
+				t.Errorf("2026-07-28 resources/read of a missing resource after initialize: code %d, want -32602", code)
+			}
+			res, _ = c.call("resources/list", withMeta(nil, nil))
+			for _, k := range []string{"resultType", "ttlMs", "cacheScope"} {
+				if !hasKey(res, k) {
+					t.Errorf("2026-07-28 resources/list after initialize: no %s in %s", k, res)
+				}
+			}
+			res, _ = c.call("tools/call", withMeta(map[string]any{"name": "test_simple_text"}, nil))
+			if !strings.Contains(string(res), `"resultType":"complete"`) {
+				t.Errorf("2026-07-28 tools/call after initialize: %s", res)
+			}
+			res, _ = c.call("server/discover", withMeta(nil, nil))
+			if !strings.Contains(string(res), `"supportedVersions"`) {
+				t.Errorf("2026-07-28 server/discover after initialize: %s", res)
+			}
+			if code, _, _ := c.callErr("ping", withMeta(nil, nil)); code != jsonrpc.MethodNotFound {
+				t.Errorf("2026-07-28 ping (removed) after initialize: code %d, want -32601", code)
+			}
+			// A modern request in flight is cancelled like any other.
+			slow := c.request("tools/call", withMeta(map[string]any{"name": "ref_slow", "arguments": map[string]any{"ms": 600000}}, nil))
+			c.notify("notifications/cancelled", map[string]any{"requestId": slow})
+			fence := c.request("tools/list", withMeta(nil, nil))
+			if m := c.next(); string(m.ID) != fence.String() {
+				t.Errorf("after cancelling %s got %s", slow, m.raw)
+			}
+
+			// Legacy traffic of the same process: 2025-11-25 rules.
+			c.version = spec.V20251125
+			if code, _, _ := c.callErr("resources/read", map[string]any{"uri": "test://none"}); code != jsonrpc.ResourceNotFound {
+				t.Errorf("2025-11-25 resources/read of a missing resource: code %d, want -32002", code)
+			}
+			res, _ = c.call("tools/list", nil)
+			if hasKey(res, "resultType") {
+				t.Errorf("2025-11-25 tools/list has resultType: %.200s", res)
+			}
+			if res, _ := c.call("ping", nil); string(res) != "{}" {
+				t.Errorf("2025-11-25 ping: %s", res)
+			}
+		})
+	}
+}
+
+// TestStdioDeclaredVersion: a request whose _meta declares a protocol
+// version is judged by the stateless rules even when that version is
+// malformed or unsupported, before and after an initialize; a request
+// without the key is legacy traffic once initialize was answered.
+func TestStdioDeclaredVersion(t *testing.T) {
+	meta := func(v any) map[string]any {
+		m := statelessMeta(nil)
+		m["io.modelcontextprotocol/protocolVersion"] = v
+		return map[string]any{"_meta": m}
+	}
+	for _, initialized := range []bool{false, true} {
+		c := startStdio(t, newTestServer(t, Options{}))
+		if initialized {
+			c.initialize(spec.V20251125, nil)
+		}
+		c.version = spec.V20260728
+		for _, tc := range []struct {
+			v    any
+			code int64
+		}{
+			{"1900-01-01", jsonrpc.UnsupportedProtocolVersion},
+			{"2025-11-25", jsonrpc.UnsupportedProtocolVersion},
+			{true, jsonrpc.InvalidParams},
+		} {
+			code, _, data := c.callErr("tools/list", meta(tc.v))
+			if code != tc.code {
+				t.Errorf("initialized %v, _meta protocolVersion %v: code %d, want %d", initialized, tc.v, code, tc.code)
+			}
+			if code == jsonrpc.UnsupportedProtocolVersion && !strings.Contains(string(data), `"supported":["2026-07-28"`) {
+				t.Errorf("initialized %v, _meta protocolVersion %v: data %s names no supported version", initialized, tc.v, data)
+			}
+		}
+		if !initialized {
+			continue
+		}
+		// JSON escapes spell the same keys: still a declaration.
+		c.version = spec.V20260728
+		c.sendRaw([]byte(`{"jsonrpc":"2.0","id":"esc","method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		if m := c.next(); string(m.ID) != `"esc"` || !hasKey(m.Result, "resultType") {
+			t.Errorf("tools/list with an escaped 2026-07-28 _meta after initialize: %.200s", m.raw)
+		}
+		c.version = spec.V20251125
+		// A key the client did not spell as the protocol version key is
+		// no declaration: legacy traffic of the initialized session.
+		res, _ := c.call("tools/list", map[string]any{"_meta": map[string]any{"io.modelcontextprotocol/xrotocolVersion": "2026-07-28"}})
+		if hasKey(res, "resultType") {
+			t.Errorf("legacy tools/list with a foreign _meta key: %.200s", res)
+		}
+	}
+}

@@ -83,3 +83,54 @@ func TestTasks(t *testing.T) {
 		t.Errorf("tasks/list in 2025-06-18: code %d", code)
 	}
 }
+
+// httpTaskGet creates a task over streamable HTTP (SSE response mode) and
+// returns the reply to tasks/get for it and then the reply to tasks/result.
+func httpTaskGet(t *testing.T, s *Server) (get, result httpReply) {
+	t.Helper()
+	c := startHTTP(t, s, HTTPOptions{})
+	c.initialize(spec.V20251125)
+	rep := c.do("POST", rpc(2, "tools/call", map[string]any{"name": "ref_task_required", "arguments": map[string]any{"ms": 20}, "task": map[string]any{"ttl": 60000}}), nil)
+	var r struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	mustJSON(t, c.response(rep, "tools/call").Result, &r)
+	if r.Task.TaskID == "" {
+		t.Fatalf("tools/call with a task: no task id (status %d)", rep.status)
+	}
+	get = c.do("POST", rpc(3, "tasks/get", map[string]any{"taskId": r.Task.TaskID}), nil)
+	result = c.do("POST", rpc(4, "tasks/result", map[string]any{"taskId": r.Task.TaskID}), nil)
+	return get, result
+}
+
+// On streamable HTTP tasks/get is answered with plain JSON even when the
+// server answers other requests on SSE streams; tasks/result keeps its
+// stream, which may carry the task's requests to the client.
+func TestTasksHTTPGetPlainJSON(t *testing.T) {
+	get, result := httpTaskGet(t, newTestServer(t, Options{}))
+	if ct := get.header.Get("Content-Type"); get.status != 200 || !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("tasks/get: status %d, Content-Type %q; want 200 application/json", get.status, ct)
+	}
+	if len(get.msgs) != 1 {
+		t.Fatalf("tasks/get: %d messages in the body, want 1: %q", len(get.msgs), get.raw)
+	}
+	if m := get.msgs[0]; string(m.ID) != "3" || m.Error != nil || !strings.Contains(string(m.Result), `"taskId"`) {
+		t.Errorf("tasks/get: %s", m.raw)
+	}
+	validateServerMessage(t, spec.V20251125, "tasks/get", get.msgs[0].raw)
+	if ct := result.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("tasks/result: Content-Type %q; want its SSE stream", ct)
+	}
+	if m := (&httpClient{t: t}).response(result, "tasks/result"); m.Error != nil || !strings.Contains(string(m.Result), "task finished") {
+		t.Errorf("tasks/result: %s", m.raw)
+	}
+	// An unknown task is answered with plain JSON too.
+	c := startHTTP(t, newTestServer(t, Options{}), HTTPOptions{})
+	c.initialize(spec.V20251125)
+	rep := c.do("POST", rpc(2, "tasks/get", map[string]any{"taskId": "nope"}), nil)
+	if ct := rep.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") || len(rep.msgs) != 1 || rep.msgs[0].Error == nil || rep.msgs[0].Error.Code != jsonrpc.InvalidParams {
+		t.Errorf("tasks/get of an unknown task: Content-Type %q, body %q", ct, rep.raw)
+	}
+}
