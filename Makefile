@@ -66,8 +66,8 @@ interop:
 	$(GO) run ./cmd/interop $(INTEROP_FLAGS)
 
 # The reference server against a go-sdk server in the same run (issue 3's
-# "Speed"): builds mcpcheck and the go-sdk peer (reference/server/testdata/
-# peers/gosdk, from the Go module proxy, in a temp copy so the checkout is
+# "Speed"): builds mcpcheck and the go-sdk peer (cmd/gosdk-peer, a module
+# of its own, built from the Go module proxy in a temp copy so the checkout is
 # untouched) into $(BENCH_CACHE), runs the Peer benchmarks -count 5 with
 # both, saves the output in $(BENCH_CACHE)/peer-bench.txt and prints
 # benchstat's comparison (ours is the base column) and the median ratios.
@@ -76,7 +76,7 @@ BENCH_CACHE ?= $(HOME)/.cache/mcpcheck-bench
 bench-compare:
 	@set -e; mkdir -p "$(BENCH_CACHE)"; tmp=$$(mktemp -d); \
 	  trap 'rm -rf "$$tmp"' EXIT; \
-	  cp -R reference/server/testdata/peers/gosdk/. "$$tmp"; \
+	  cp -R cmd/gosdk-peer/. "$$tmp"; \
 	  echo "== building the go-sdk peer into $(BENCH_CACHE)/gosdk-peer"; \
 	  (cd "$$tmp" && GOWORK=off GOFLAGS=-mod=mod $(GO) build -o "$(BENCH_CACHE)/gosdk-peer" .); \
 	  echo "== building mcpcheck into $(BENCH_CACHE)/mcpcheck"; \
@@ -91,4 +91,4 @@ bench-compare:
 	  $(GO) run golang.org/x/perf/cmd/benchstat@latest -col /impl "$(BENCH_CACHE)/peer-bench.impl.txt" \
 	    || echo "(benchstat unavailable through the module proxy; the ratios below need nothing but Go)"; \
 	  echo "== ratios"; \
-	  $(GO) run ./reference/server/testdata/peers/ratio "$(BENCH_CACHE)/peer-bench.txt"
+	  $(GO) run ./cmd/benchratio "$(BENCH_CACHE)/peer-bench.txt"

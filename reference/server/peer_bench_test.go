@@ -8,7 +8,7 @@ package server
 // prints the ratios.
 //
 //	MCPCHECK_BENCH_GOSDK  path of the go-sdk peer (built from
-//	                      testdata/peers/gosdk); unset skips "gosdk".
+//	                      cmd/gosdk-peer); unset skips "gosdk".
 //	MCPCHECK_BENCH_OURS   path of an mcpcheck binary for "ours"; unset
 //	                      re-executes this test binary as the server
 //	                      (TestPeerBenchServer), which runs the same code.
@@ -159,7 +159,7 @@ func eachPeer(b *testing.B, fn func(b *testing.B, p peerImpl)) {
 	for _, p := range peerImpls() {
 		b.Run(p.name, func(b *testing.B) {
 			if p.bin == "" {
-				b.Skipf("%s is unset: set it to a go-sdk peer binary built from reference/server/testdata/peers/gosdk ('make bench-compare' does)", envBenchGoSDK)
+				b.Skipf("%s is unset: set it to a go-sdk peer binary built from cmd/gosdk-peer ('make bench-compare' does)", envBenchGoSDK)
 			}
 			fn(b, p)
 		})

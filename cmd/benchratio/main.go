@@ -1,4 +1,4 @@
-// Command ratio summarizes the peer benchmarks of reference/server
+// Command benchratio summarizes the peer benchmarks of reference/server
 // (peer_bench_test.go): from "go test -bench Peer -count N" output it prints,
 // per benchmark, the median of each implementation's samples and the ratio
 // gosdk/ours. For ns/op and server-cpu-ns/op a ratio above 1 means ours is
