@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -45,52 +46,9 @@ func CommandTarget(cmdline string) (*ExecTarget, error) {
 	return &ExecTarget{Argv: argv}, nil
 }
 
-// SplitCommand splits a command line into words: spaces separate, single and
-// double quotes group, a backslash escapes the next character outside single
-// quotes.
-func SplitCommand(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, fmt.Errorf("fuzz: the command %q has an unterminated quote or a trailing backslash; close it", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("fuzz: the command is empty; give the program that runs the server, e.g. --stdio \"node server.js\"")
-	}
-	return out, nil
-}
+// SplitCommand splits a command line into an argv; it is
+// target.SplitCommand, kept here for callers of this package.
+func SplitCommand(s string) ([]string, error) { return target.SplitCommand(s) }
 
 // Describe returns the command line.
 func (t *ExecTarget) Describe() string { return strings.Join(t.Argv, " ") }

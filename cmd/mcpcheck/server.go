@@ -200,50 +200,8 @@ func lookupFormats(s string) ([]reports.Format, error) {
 	return out, nil
 }
 
-// splitCommand splits a command line the way a shell would for simple
-// cases: spaces separate words, single and double quotes group them,
-// backslash escapes the next character outside single quotes.
-func splitCommand(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inWord, quote, esc := false, rune(0), false
-	for _, r := range s {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case r == '\\' && quote != '\'':
-			esc, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || esc {
-		return nil, fmt.Errorf("unterminated quote or escape in %q", s)
-	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty command")
-	}
-	return out, nil
-}
+// splitCommand turns a --stdio value into an argv (see target.SplitCommand).
+func splitCommand(s string) ([]string, error) { return target.SplitCommand(s) }
 
 // progress prints one line per version and one per check that did not
 // pass (per check with --verbose) to w, as checks end.
