@@ -111,20 +111,11 @@ func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
 		return ft, nil
 	}
 	t := target.URL(*tf.url)
-	for _, h := range tf.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return ft, usagef("%s: --header %q: use NAME:VALUE", cmd, h)
-		}
-		t.Headers = append(t.Headers, target.Header{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	hs, err := parseHeaderFlags(cmd, tf.headers, tf.headerEnvs)
+	if err != nil {
+		return ft, err
 	}
-	for _, h := range tf.headerEnvs {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			return ft, usagef("%s: --header-env %q: use NAME:ENVVAR", cmd, h)
-		}
-		t.Headers = append(t.Headers, target.Header{Name: strings.TrimSpace(k), Env: strings.TrimSpace(v)})
-	}
+	t.Headers = hs
 	if err := t.Validate(); err != nil {
 		return ft, usagef("%s: %v", cmd, err)
 	}

@@ -134,20 +134,11 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		}
 		o.target.Transport = tr
 	}
-	for _, h := range headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return o, usagef("server: --header %q: use NAME:VALUE", h)
-		}
-		o.target.Headers = append(o.target.Headers, target.Header{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	hs, err := parseHeaderFlags("server", headers, headerEnvs)
+	if err != nil {
+		return o, err
 	}
-	for _, h := range headerEnvs {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			return o, usagef("server: --header-env %q: use NAME:ENVVAR", h)
-		}
-		o.target.Headers = append(o.target.Headers, target.Header{Name: strings.TrimSpace(k), Env: strings.TrimSpace(v)})
-	}
+	o.target.Headers = append(o.target.Headers, hs...)
 	if *timeout <= 0 {
 		return o, usagef("server: --timeout must be positive")
 	}
@@ -292,4 +283,25 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// parseHeaderFlags turns --header NAME:VALUE and --header-env NAME:ENVVAR
+// values into target headers; cmd names the subcommand in usage errors.
+func parseHeaderFlags(cmd string, headers, headerEnvs []string) ([]target.Header, error) {
+	var out []target.Header
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usagef("%s: --header %q: use NAME:VALUE", cmd, h)
+		}
+		out = append(out, target.Header{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	for _, h := range headerEnvs {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			return nil, usagef("%s: --header-env %q: use NAME:ENVVAR", cmd, h)
+		}
+		out = append(out, target.Header{Name: strings.TrimSpace(k), Env: strings.TrimSpace(v)})
+	}
+	return out, nil
 }
