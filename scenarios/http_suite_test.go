@@ -157,7 +157,7 @@ var httpFaultCases = []struct {
 }{
 	// HTTP+SSE: the 202 of the POST settles nothing; the answer on the SSE
 	// stream is judged.
-	{"serve-before-initialize", "lifecycle/request-before-initialize", spec.V20241105, target.SSE, reports.Fail, nil},
+	{"speak-before-initialize", "lifecycle/silent-before-initialize", spec.V20241105, target.SSE, reports.Fail, nil},
 	{"bad-log-level-accepted", "logging/set-level-invalid", spec.V20241105, target.SSE, reports.Warn, nil},
 	{"ping-nonempty-result", "ping/empty-result", spec.V20241105, target.SSE, reports.Fail, nil},
 	// The reference server uses sessions, so ping/before-initialize is n/a

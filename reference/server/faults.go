@@ -21,7 +21,7 @@ type Fault struct {
 // The fault switch names. Each is checked at one well-defined hook point.
 const (
 	FaultInitWrongVersion        = "init-wrong-version"
-	FaultServeBeforeInitialize   = "serve-before-initialize"
+	FaultSpeakBeforeInitialize   = "speak-before-initialize"
 	FaultPingNonEmpty            = "ping-nonempty-result"
 	FaultErrorIDMismatch         = "error-id-mismatch"
 	FaultReplyToNotification     = "reply-to-notification"
@@ -49,7 +49,7 @@ const (
 
 var faultTable = []Fault{
 	{FaultInitWrongVersion, "versioning.initialize.server-echoes-supported-version", "initialize answers the oldest supported version even when the requested one is supported"},
-	{FaultServeBeforeInitialize, "lifecycle.initialize.first-interaction", "requests other than initialize are served before the session is initialized"},
+	{FaultSpeakBeforeInitialize, "lifecycle.initialize.first-interaction", "a log notification is sent as soon as the connection opens, before the client's initialize"},
 	{FaultPingNonEmpty, "ping.response.prompt-empty-result", "ping answers with a non-empty result object"},
 	{FaultErrorIDMismatch, "base.response.error-id-matches-request", "error responses to requests carry a different id than the request"},
 	{FaultReplyToNotification, "base.notification.no-response", "every notification from the client is answered with an error response"},
@@ -108,3 +108,7 @@ func parseFaults(names []string) (faultSet, error) {
 	}
 	return fs, nil
 }
+
+// earlyLogNotification is what the speak-before-initialize fault sends
+// before the client has said anything.
+var earlyLogNotification = []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"mcpcheck reference server started"}}`)

@@ -22,10 +22,10 @@ var faultProbes = map[string]func(t *testing.T, s *Server) bool{
 		res := c.initialize(spec.V20250618, nil)
 		return !strings.Contains(string(res), `"protocolVersion":"2025-06-18"`)
 	},
-	FaultServeBeforeInitialize: func(t *testing.T, s *Server) bool {
+	FaultSpeakBeforeInitialize: func(t *testing.T, s *Server) bool {
 		c := startStdio(t, s)
-		m, _ := c.response(c.request("tools/list", nil))
-		return m.Error == nil
+		c.request("ping", nil) // answered either way: the fence
+		return c.next().Method == "notifications/message"
 	},
 	FaultPingNonEmpty: func(t *testing.T, s *Server) bool {
 		c := startStdio(t, s)

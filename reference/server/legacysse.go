@@ -42,6 +42,9 @@ func (h *httpHandler) legacyGet(w http.ResponseWriter, r *http.Request) {
 	if sw.event("", "endpoint", []byte("/message?sessionId="+hs.id), 0) != nil || sw.flush() != nil {
 		return
 	}
+	if h.srv.faults.on(FaultSpeakBeforeInitialize) && (sw.event("", "message", earlyLogNotification, 0) != nil || sw.flush() != nil) {
+		return
+	}
 	hs.legacy.attach()
 	defer hs.legacy.detach()
 	hs.legacy.pump(sw, 0, false, "message", r.Context().Done(), h.srv.ctx.Done())

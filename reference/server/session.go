@@ -413,7 +413,7 @@ func (ss *Session) run(r *request, state int) {
 		if err == nil {
 			r.v = ss.Version()
 		}
-	case state == stateNew && r.method != spec.MethodPing && !ss.srv.faults.on(FaultServeBeforeInitialize):
+	case state == stateNew && r.method != spec.MethodPing:
 		err = newError(jsonrpc.InvalidRequest, "the session is not initialized: send initialize first (got %q)", r.method)
 	default:
 		if r.v == "" {

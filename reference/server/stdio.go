@@ -36,6 +36,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 	if s.faults.on(FaultStdoutBanner) {
 		w.Send([]byte("mcpcheck reference server ready"))
 	}
+	if s.faults.on(FaultSpeakBeforeInitialize) {
+		w.Send(earlyLogNotification)
+	}
 	sess, err := s.NewSession(w)
 	if err != nil {
 		return err
