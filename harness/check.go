@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -342,6 +343,17 @@ func (c *Check) End() reports.Check {
 	case len(c.violations) > 0:
 		rc.Outcome = reports.Warn
 		expected, actual = nil, nil
+		all := false
+		for _, v := range c.violations {
+			if v.req == "" {
+				all = true
+			} else if !slices.Contains(rc.Violated, v.req) {
+				rc.Violated = append(rc.Violated, v.req)
+			}
+		}
+		if all {
+			rc.Violated = nil
+		}
 		for _, v := range c.violations {
 			if v.level.Mandatory() {
 				rc.Outcome = reports.Fail

@@ -6,8 +6,11 @@ import (
 	"html/template"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // MatrixInput is one run to place in an interop matrix, under a name such
@@ -115,6 +118,21 @@ func BuildMatrix(title string, inputs []MatrixInput, opts Options) (*Matrix, err
 	for si, s := range m.Servers {
 		for _, c := range s.Run.Checks {
 			for _, id := range c.Requirements {
+				c := c
+				if c.Broken() && len(c.Violated) > 0 {
+					// The check told the broken requirements apart: the
+					// others were not found broken, and each broken one
+					// is judged at its own level.
+					if !slices.Contains(c.Violated, id) {
+						continue
+					}
+					if r, ok := reqs[id]; ok && (c.Outcome == Fail || c.Outcome == Warn) {
+						c.Outcome = Warn
+						if r.Level.Mandatory() {
+							c.Outcome = Fail
+						}
+					}
+				}
 				ri, ok := index[id]
 				if !ok {
 					r, known := reqs[id]
@@ -228,13 +246,35 @@ func cellText(c MatrixCell) string {
 }
 
 // cellFraction is " k/n" (k of n judged checks passed) when some of the
-// cell's checks broke the requirement, else empty.
+// cell's checks broke the requirement, followed by the protocol versions
+// the breaks happened in when the server was tested in more than one
+// version and not all of them broke it: " 2/4 in 2025-06-18, 2025-11-25".
+// It is empty when nothing broke.
 func cellFraction(c MatrixCell) string {
 	n := c.Counts
 	if n.Fail+n.Warn == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %d/%d", n.Pass, n.Pass+n.Fail+n.Warn)
+	s := fmt.Sprintf(" %d/%d", n.Pass, n.Pass+n.Fail+n.Warn)
+	judged, broken := map[spec.Version]bool{}, map[spec.Version]bool{}
+	for _, ch := range c.Checks {
+		switch ch.Outcome {
+		case Fail, Warn:
+			broken[ch.Version] = true
+			judged[ch.Version] = true
+		case Pass:
+			judged[ch.Version] = true
+		}
+	}
+	if len(judged) > 1 && len(broken) < len(judged) {
+		var vs []string
+		for v := range broken {
+			vs = append(vs, string(v))
+		}
+		sort.Strings(vs)
+		s += " in " + strings.Join(vs, ", ")
+	}
+	return s
 }
 
 // countsText is "3 checks: pass 2, fail 1", naming only outcomes that
@@ -286,7 +326,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("# %s\n\n", md(m.Title))
 	p("Each column is one server over one transport, checked by %s in every protocol version it was asked to; each row is a requirement of the catalog that a check cited. ", md(m.tool()))
-	p("A cell shows the worst outcome of that server's checks for the requirement over all versions and, when some broke it, how many of the judged checks passed.\n\n")
+	p("A cell shows the worst outcome of that server's checks for the requirement over all versions and, when some broke it, how many of the judged checks passed and, when it held in some versions, the versions it broke in.\n\n")
 	p("Legend: ✅ pass · ❌ fail (MUST broken) · ⚠️ warn (SHOULD broken) · ❗ error (harness) · ❔ untestable · ➖ n/a · blank: not checked\n\n")
 
 	p("## Servers\n\n| # | Server | Target | Transport | Protocol versions | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")

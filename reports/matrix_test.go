@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
 
 // sampleMatrix compares the sample run, a variant that fixes its failures
@@ -178,5 +181,66 @@ func TestServerName(t *testing.T) {
 		if got := ServerName(&Run{Target: c.target, Transport: c.transport}); got != c.want {
 			t.Errorf("ServerName(%+v) = %q, want %q", c.target, got, c.want)
 		}
+	}
+}
+
+// TestCellNamesTheVersionsABreakHappenedIn: a requirement broken in some of
+// the versions a server was judged in names those versions; broken in all
+// of them, or judged in one, the cell names none.
+func TestCellNamesTheVersionsABreakHappenedIn(t *testing.T) {
+	chk := func(v string, o Outcome) Check { return Check{ID: "x", Version: spec.Version(v), Outcome: o} }
+	cell := func(cs ...Check) MatrixCell {
+		var c MatrixCell
+		for _, ch := range cs {
+			c.Counts.Add(ch)
+			c.Checks = append(c.Checks, ch)
+		}
+		return c
+	}
+	cases := []struct {
+		cell MatrixCell
+		want string
+	}{
+		{cell(chk("2025-06-18", Pass), chk("2025-11-25", Fail), chk("2026-07-28", Warn), chk("2024-11-05", NA)), " 1/3 in 2025-11-25, 2026-07-28"},
+		{cell(chk("2025-06-18", Fail), chk("2025-11-25", Fail)), " 0/2"},
+		{cell(chk("2025-11-25", Pass), chk("2025-11-25", Fail)), " 1/2"},
+		{cell(chk("2025-11-25", Pass)), ""},
+	}
+	for _, c := range cases {
+		if got := cellFraction(c.cell); got != c.want {
+			t.Errorf("cellFraction = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestMatrixCountsOnlyViolatedRequirements: a check that says which of its
+// requirements it found broken colours only those rows, each at its own
+// level; a check that does not say colours every row it cites.
+func TestMatrixCountsOnlyViolatedRequirements(t *testing.T) {
+	run := &Run{
+		Transport: "stdio",
+		Target:    Target{Kind: TargetStdio, Command: "srv", Role: "server"},
+		Requirements: map[string]Requirement{
+			"a.must":   {ID: "a.must", Level: catalog.Must, Area: "tools"},
+			"b.should": {ID: "b.should", Level: catalog.Should, Area: "tools"},
+		},
+		Checks: []Check{
+			{ID: "told", Requirements: []string{"a.must", "b.should"}, Violated: []string{"b.should"}, Level: catalog.Must, Outcome: Fail, Version: "2025-11-25"},
+			{ID: "untold", Requirements: []string{"a.must", "b.should"}, Level: catalog.Must, Outcome: Fail, Version: "2025-06-18"},
+		},
+	}
+	m, err := BuildMatrix("t", []MatrixInput{{Name: "srv", Run: run}}, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Counts{}
+	for _, r := range m.Rows {
+		got[r.Requirement.ID] = r.Cells[0].Counts
+	}
+	if c := got["a.must"]; c.Fail != 1 || c.Total() != 1 {
+		t.Errorf("a.must: %+v, want only the untold check's fail", c)
+	}
+	if c := got["b.should"]; c.Warn != 1 || c.Fail != 1 || c.Total() != 2 {
+		t.Errorf("b.should: %+v, want the told check as a warn and the untold one as a fail", c)
 	}
 }

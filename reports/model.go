@@ -92,6 +92,10 @@ type Check struct {
 	Title string `json:"title"`
 	// Requirements are the catalog IDs the check holds the target to.
 	Requirements []string `json:"requirements"`
+	// Violated, on a fail or warn, names the requirements the target was
+	// found to break when the check could tell them apart; empty means
+	// all of Requirements.
+	Violated []string `json:"violated,omitempty"`
 	// Level is the strongest level among the requirements.
 	Level     catalog.Level `json:"level"`
 	Area      string        `json:"area"`

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // SARIF 2.1.0, the subset mcpcheck fills in.
@@ -38,6 +40,7 @@ type sarifRule struct {
 	ShortDescription     sarifText      `json:"shortDescription"`
 	FullDescription      *sarifText     `json:"fullDescription,omitempty"`
 	DefaultConfiguration sarifConfig    `json:"defaultConfiguration"`
+	HelpURI              string         `json:"helpUri,omitempty"`
 	Properties           map[string]any `json:"properties,omitempty"`
 }
 
@@ -118,6 +121,7 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 			rule.FullDescription = &sarifText{Text: printable(fmt.Sprintf("%s (%s). Source: %s.", r.Summary, r.Level, r.Source()))}
 			rule.DefaultConfiguration.Level = sarifLevel(r.Level.Advisory())
 			rule.Properties = map[string]any{"level": string(r.Level), "area": r.Area, "source": r.Source()}
+			rule.HelpURI = specPageURI(r)
 		} else {
 			rule.Name = ruleName(id)
 			rule.ShortDescription = sarifText{Text: printable(orElse(fallback.Title, id))}
@@ -195,6 +199,19 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 		return fmt.Errorf("write SARIF report: %w", err)
 	}
 	return nil
+}
+
+// specPageURI is the address of the specification page a requirement comes
+// from, in the newest version it is in force in ("" without a page).
+func specPageURI(r Requirement) string {
+	if r.Page == "" || strings.ContainsAny(r.Page, " ?#") {
+		return ""
+	}
+	v := r.Until
+	if v == "" {
+		v = spec.Latest
+	}
+	return "https://modelcontextprotocol.io/specification/" + string(v) + "/" + r.Page
 }
 
 func nonNil(s []string) []string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -135,6 +136,40 @@ func (s featuresSchema) types() []string {
 // featuresGenerate makes a small value that should satisfy schema: required
 // properties only, enum/const/default/examples first, bounds respected. The
 // caller validates the value before using it.
+// featuresKnobName matches property names of time and work knobs.
+var featuresKnobName = regexp.MustCompile(`(?i)^(duration|delay|timeout|sleep|wait|interval|seconds|secs|ms|millis|milliseconds|durationms|delayms|durationseconds|steps|iterations)$`)
+
+// featuresKnob returns a small valid value for an optional numeric
+// property named like a time or work knob: 1 (3 for a step count, so
+// progress still has steps to report), moved into the schema's bounds.
+func featuresKnob(name string, raw json.RawMessage) (any, bool) {
+	if !featuresKnobName.MatchString(name) {
+		return nil, false
+	}
+	var s featuresSchema
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, false
+	}
+	ts := s.types()
+	if len(ts) == 0 || (ts[0] != "number" && ts[0] != "integer") || len(s.Enum) > 0 || len(s.Const) > 0 {
+		return nil, false
+	}
+	v := 1.0
+	if strings.Contains(strings.ToLower(name), "step") || strings.Contains(strings.ToLower(name), "iteration") {
+		v = 3
+	}
+	if s.Minimum != nil && v < *s.Minimum {
+		v = *s.Minimum
+	}
+	if s.Maximum != nil && v > *s.Maximum {
+		v = *s.Maximum
+	}
+	if ts[0] == "integer" {
+		return int64(v), true
+	}
+	return v, true
+}
+
 func featuresGenerate(raw json.RawMessage, depth int) any {
 	var s featuresSchema
 	if depth > 6 || json.Unmarshal(raw, &s) != nil {
@@ -182,6 +217,17 @@ func featuresGenerate(raw json.RawMessage, depth int) any {
 				out[name] = featuresGenerate(p, depth+1)
 			} else {
 				out[name] = "mcpcheck"
+			}
+		}
+		// Optional numeric knobs of time and work (a duration, a delay, a
+		// step count) are set small, so a tool whose defaults run for
+		// many seconds answers within the step timeout.
+		for name, p := range s.Properties {
+			if _, set := out[name]; set {
+				continue
+			}
+			if v, ok := featuresKnob(name, p); ok {
+				out[name] = v
 			}
 		}
 		return out

@@ -71,10 +71,19 @@ var _ = Register(
 			if sid == "" {
 				return
 			}
+			// tools/list, not ping: a server may serve ping before
+			// initialize. The rule binds servers that require a session;
+			// one that serves the session-less request (or opens a new
+			// session for it) does not require one.
 			id := jsonrpc.StringID("mcpcheck-no-session")
-			st, err := h.Do(t.Ctx, wire.Request{Omit: []string{wire.HeaderSessionID}, Body: t.transportRequest(id, spec.MethodPing, nil)})
+			st, err := h.Do(t.Ctx, wire.Request{Omit: []string{wire.HeaderSessionID}, Body: t.transportRequest(id, spec.MethodToolsList, nil)})
 			t.must(err)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.HTTPStatus(st, http.StatusBadRequest)))
+			obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.HTTPStatus(st, http.StatusBadRequest), expect.Result(id, "a result (the server does not require a session for it)", nil))
+			if obs.OK() && obs.Alt == 1 && obs.Frame.Status() < 300 && obs.Frame.Msg.Error == nil {
+				t.NotApplicable("the server answered the request without Mcp-Session-Id (" + obs.Frame.Describe() + "), so it does not require a session for it")
+				return
+			}
+			t.Judge(obs)
 		},
 	},
 	Def{

@@ -47,9 +47,8 @@ var _ = Register(
 			if len(m["capabilities"]) == 0 || m["capabilities"][0] != '{' {
 				missing = append(missing, "capabilities (an object)")
 			}
-			var info struct{ Name, Version string }
-			if json.Unmarshal(m["serverInfo"], &info) != nil || info.Name == "" || info.Version == "" {
-				missing = append(missing, "serverInfo with name and version")
+			if !implementationInfo(m["serverInfo"]) {
+				missing = append(missing, "serverInfo with name and version strings")
 			}
 			if len(missing) > 0 {
 				t.Violation("lifecycle.initialize.server-replies-capabilities", "the initialize result carries protocolVersion, capabilities and serverInfo", "missing: "+strings.Join(missing, ", "))
@@ -281,17 +280,27 @@ var _ = Register(
 			s := c.Stateless
 			params := json.RawMessage(`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`)
 			h, _ := s.Headers(spec.MethodServerDiscover, json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
-			id := s.NextID()
+			id := jsonrpc.StringID(noMetaProbeID)
 			st, err := s.RequestRaw(t.Ctx, id, spec.MethodToolsList, params, h)
 			t.must(err)
-			codes := []int64{jsonrpc.InvalidParams}
 			if len(t.statefulSupport()) > 0 && t.Stdio() {
 				// A dual-era stdio server cannot tell this request from a
-				// legacy one sent before initialize: any refusal will do.
-				codes = nil
+				// legacy one sent before initialize, which it may refuse
+				// or serve under the legacy rules: nothing is owed.
+				obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id), expect.AnyResponse(id))
+				if obs.OK() && obs.Alt == 1 && obs.Frame.Msg.Result != nil && mrtrResultType(obs.Frame.Msg.Result) != "" {
+					t.Fail("a request without a protocol version is refused with -32602, or (dual-era stdio) served under the legacy rules", "it was served as a 2026-07-28 request (the result carries resultType "+mrtrResultType(obs.Frame.Msg.Result)+"): the server assumed a protocol version the request does not name")
+					return
+				}
+				if obs.OK() && obs.Alt == 1 {
+					t.Untestable("the server is dual-era: over stdio it served the request without a protocol version under the legacy rules, which it may; the -32602 rule can only be judged over HTTP or against a modern-only server")
+					return
+				}
 				t.Expect("the server is dual-era: on stdio a request without a protocol version may be taken for a legacy one, so any error is accepted")
+				t.Judge(obs)
+				return
 			}
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, codes...)))
+			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{

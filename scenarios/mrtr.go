@@ -163,18 +163,16 @@ var _ = Register(
 				}
 				answers[k] = a
 			}
-			state := []byte(ir.RequestState)
-			i := len(state) / 2
-			if state[i] == 'A' {
-				state[i] = 'B'
-			} else {
-				state[i] = 'A'
-			}
+			// The tampering the fixture's contract names: the state with
+			// "-TAMPERED" appended. The rule binds state that influences
+			// the outcome, which a black box cannot see in general; the
+			// fixture exists to be such state.
+			state := ir.RequestState + "-TAMPERED"
 			params["inputResponses"] = answers
-			params["requestState"] = string(state)
+			params["requestState"] = state
 			id2, st2, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
 			t.must(err)
-			t.Expect("a retry with requestState %q (one character changed) is refused with an error", string(state))
+			t.Expect("a retry with requestState %q (the fixture's state with -TAMPERED appended) is refused with an error", state)
 			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st2, Timeout: t.StepTimeout()},
 				expect.Matching("an error response (or a fresh input_required: the tampered state not honoured)", func(f wire.Frame) (expect.Verdict, string) {
 					if !f.IsResponseTo(id2) {

@@ -9,7 +9,7 @@ import (
 // coverageFloor is the committed number of wire-testable server-side
 // MUST/SHOULD requirements that have a check or a written exclusion. Raise
 // it when coverage grows; the test fails when it shrinks.
-const coverageFloor = 233
+const coverageFloor = 247
 
 func TestRegistryCitesKnownServerRequirements(t *testing.T) {
 	cat, err := catalog.Default()

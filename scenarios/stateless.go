@@ -66,7 +66,11 @@ var _ = Register(
 				Name    string `json:"name"`
 				Version string `json:"version"`
 			}
-			if raw, ok := res.Meta[mcp.MetaServerInfo]; !ok || json.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
+			raw, ok := res.Meta[mcp.MetaServerInfo]
+			if ok {
+				_ = json.Unmarshal(raw, &info)
+			}
+			if !ok || !implementationInfo(raw) {
 				t.Violation("discovery.result.includes-server-info", "_meta[\""+mcp.MetaServerInfo+"\"] with name and version", fmt.Sprintf("_meta is %s", wire.Excerpt(r.Result, 300)))
 			}
 			if t.Open() {
@@ -244,7 +248,7 @@ var _ = Register(
 	Def{
 		ID: "stateless/no-connection-affinity", Area: "base", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "the second round of a multi round-trip request is served on a new connection",
-		Requirements: []string{"base.stateless.no-connection-affinity"},
+		Requirements: []string{"base.stateless.no-connection-affinity", "base.stateless.explicit-state-handles"},
 		Body: func(t *T) {
 			const name = "test_input_required_result_request_state"
 			if _, ok := t.RequireTool(name); !ok {

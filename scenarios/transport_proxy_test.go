@@ -3,9 +3,11 @@ package scenarios
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/harness/target"
@@ -24,7 +27,17 @@ import (
 // reference server has no fault switch for, to prove the checks of those
 // rules fire: it can strip headers, answer notifications 200, refuse GET
 // with 404, and play an OAuth-protected resource server (401 challenges,
-// protected resource metadata) that lets a fixed token through.
+// protected resource metadata) that lets a fixed token through. The modes
+// of proofs_transport_test.go: auth-no-as-metadata (a protected server
+// without RFC 8414 metadata or default endpoints), ping-text-plain (ping
+// answered with text/plain), require-version-header (a session request
+// without MCP-Protocol-Version refused 400), sse-hold-open (a ping's SSE
+// stream kept open after the response), sse-cut (a ping's SSE stream ended
+// before the response, retry fields stripped), modern-only-get-served and
+// modern-only-lenient (initialize refused as by a 2026-07-28-only server;
+// GET and DELETE still reach the session endpoint, or a missing
+// MCP-Protocol-Version is filled in from _meta), case-sensitive-headers
+// (MCP header names sent in lower case are not found).
 
 const proxyGoodToken = "Bearer mcpcheck-good-token"
 
@@ -46,8 +59,11 @@ func proxyReference(t *testing.T, mode string) string {
 		if mode == "status-200" && r.StatusCode >= 400 && r.StatusCode < 500 {
 			r.StatusCode, r.Status = http.StatusOK, "200 OK"
 		}
-		ct := r.Header.Get("Content-Type")
 		method := r.Request.Header.Get("X-Mcpcheck-Method")
+		if mode == "ping-text-plain" && method == spec.MethodPing && r.Request.Method == http.MethodPost {
+			r.Header.Set("Content-Type", "text/plain")
+		}
+		ct := r.Header.Get("Content-Type")
 		switch {
 		case strings.HasPrefix(ct, "application/json") && proxyJSONRewrite[mode] != nil:
 			b, err := io.ReadAll(r.Body)
@@ -78,6 +94,22 @@ func proxyReference(t *testing.T, mode string) string {
 					}
 					return ev
 				})
+			case mode == "sse-hold-open" && method == spec.MethodPing:
+				r.Body = &proxyHoldOpen{ReadCloser: r.Body, done: r.Request.Context().Done()}
+			case mode == "sse-cut" && method == spec.MethodPing:
+				r.Body = proxyEvents(r.Body, func(n int, ev []string) []string {
+					var out []string
+					for _, l := range ev {
+						switch {
+						case strings.HasPrefix(l, "retry:"):
+						case strings.HasPrefix(l, "data:") && strings.TrimSpace(strings.TrimPrefix(l, "data:")) != "":
+							return nil // the response: the stream ends without it
+						default:
+							out = append(out, l)
+						}
+					}
+					return out
+				})
 			}
 		}
 		return nil
@@ -86,6 +118,16 @@ func proxyReference(t *testing.T, mode string) string {
 	auth := strings.HasPrefix(mode, "auth")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		base := srv.URL
+		if rc, ok := r.Context().Value(proxyRawConnKey{}).(*proxyRawConn); ok {
+			// A server that matches header names case-sensitively finds no
+			// Mcp-Method when it is sent as mcp-method.
+			if raw := rc.take(); r.Method == http.MethodPost && bytes.Contains(raw, []byte("\r\nmcp-method:")) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32020,"message":"Header mismatch: the Mcp-Method header is required"}}`))
+				return
+			}
+		}
 		if auth && r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
 			doc := map[string]any{"resource": base + "/mcp", "authorization_servers": []string{"https://auth.mcpcheck.invalid"}}
 			if mode == "auth-prm-no-servers" {
@@ -128,6 +170,32 @@ func proxyReference(t *testing.T, mode string) string {
 			}
 			if json.Unmarshal(b, &m) == nil {
 				r.Header.Set("X-Mcpcheck-Method", m.Method)
+				if strings.HasPrefix(mode, "modern-only") && m.Method == spec.MethodInitialize {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					msg := "Method not found: this server speaks 2026-07-28 only"
+					if mode == "modern-only-silent" {
+						msg = "Method not found"
+					}
+					_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"` + msg + `"}}`))
+					return
+				}
+				if mode == "modern-only-lenient" && r.Header.Get("Mcp-Protocol-Version") == "" {
+					var v string
+					if json.Unmarshal(m.Params.Meta["io.modelcontextprotocol/protocolVersion"], &v) == nil && v != "" {
+						r.Header.Set("Mcp-Protocol-Version", v)
+					}
+				}
+				if mode == "require-version-header" && r.Header.Get("Mcp-Session-Id") != "" && r.Header.Get("Mcp-Protocol-Version") == "" {
+					id := string(m.ID)
+					if id == "" {
+						id = "null"
+					}
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32000,"message":"Bad Request: the MCP-Protocol-Version header is required"}}`))
+					return
+				}
 				if mode == "no-listen" && m.Method == spec.MethodSubscriptionsListen {
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusNotFound)
@@ -165,9 +233,46 @@ func proxyReference(t *testing.T, mode string) string {
 		}
 		rp.ServeHTTP(w, r)
 	})
-	srv = httptest.NewServer(h)
+	srv = httptest.NewUnstartedServer(h)
+	if mode == "case-sensitive-headers" {
+		srv.Listener = proxyRawListener{srv.Listener}
+		srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, proxyRawConnKey{}, c)
+		}
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
+}
+
+// proxyFaultCases pair each misbehaving proxy mode with the check that
+// must catch it ("good" is the faithful mode to compare with).
+var proxyFaultCases = []struct {
+	mode, good, check string
+	version           spec.Version
+	want              reports.Outcome
+}{
+	{"strip-accel-buffering", "", "http/sse-x-accel-buffering", spec.V20260728, reports.Warn},
+	{"modern-only-silent", "modern-only", "versioning/modern-names-versions", spec.V20260728, reports.Warn},
+	{"notification-200", "", "http/notification-202", spec.V20251125, reports.Fail},
+	{"get-404", "", "http/get-stream-or-405", spec.V20251125, reports.Fail},
+	{"auth-no-challenge", "auth", "auth/unauthorized-challenge", spec.V20250618, reports.Fail},
+	{"auth-forged-accepted", "auth", "auth/forged-token-401", spec.V20251125, reports.Fail},
+	{"auth-prm-no-servers", "auth", "auth/protected-resource-metadata", spec.V20251125, reports.Fail},
+	{"status-200", "", "stateless/unknown-method-404", spec.V20260728, reports.Fail},
+	{"status-200", "", "stateless/meta-missing-400", spec.V20260728, reports.Fail},
+	{"status-200", "", "stateless/unsupported-version-400", spec.V20260728, reports.Fail},
+	{"status-200", "", "http/session-missing-id-400", spec.V20251125, reports.Warn},
+	{"fix-headers", "", "stateless/header-mismatch", spec.V20260728, reports.Fail},
+	{"fix-headers", "", "stateless/name-header-base64", spec.V20260728, reports.Fail},
+	{"strip-priming", "", "http/sse-priming-event", spec.V20251125, reports.Warn},
+	{"dup-event-ids", "", "http/sse-event-ids-unique", spec.V20251125, reports.Fail},
+	{"listen-no-ack", "", "subscriptions/listen-ack", spec.V20260728, reports.Fail},
+	{"ttl-negative", "", "caching/ttl-non-negative", spec.V20260728, reports.Fail},
+	{"bad-x-mcp-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Fail},
+	{"no-server-info", "", "discovery/discover-result", spec.V20260728, reports.Warn},
+	{"secret-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Warn},
+	{"no-listen", "", "stateless/listen-implemented", spec.V20260728, reports.Fail},
 }
 
 // TestTransportChecksCatchProxyFaults proves the checks of rules without a
@@ -178,32 +283,8 @@ func TestTransportChecksCatchProxyFaults(t *testing.T) {
 		t.Skip("starts the reference server")
 	}
 	mcpcheckBinary(t)
-	cases := []struct {
-		mode, good, check string
-		version           spec.Version
-		want              reports.Outcome
-	}{
-		{"strip-accel-buffering", "", "http/sse-x-accel-buffering", spec.V20260728, reports.Warn},
-		{"notification-200", "", "http/notification-202", spec.V20251125, reports.Fail},
-		{"get-404", "", "http/get-stream-or-405", spec.V20251125, reports.Fail},
-		{"auth-no-challenge", "auth", "auth/unauthorized-challenge", spec.V20250618, reports.Fail},
-		{"auth-forged-accepted", "auth", "auth/forged-token-401", spec.V20251125, reports.Fail},
-		{"auth-prm-no-servers", "auth", "auth/protected-resource-metadata", spec.V20251125, reports.Fail},
-		{"status-200", "", "stateless/unknown-method-404", spec.V20260728, reports.Fail},
-		{"status-200", "", "stateless/meta-missing-400", spec.V20260728, reports.Fail},
-		{"status-200", "", "stateless/unsupported-version-400", spec.V20260728, reports.Fail},
-		{"status-200", "", "http/session-missing-id-400", spec.V20251125, reports.Warn},
-		{"fix-headers", "", "stateless/header-mismatch", spec.V20260728, reports.Fail},
-		{"fix-headers", "", "stateless/name-header-base64", spec.V20260728, reports.Fail},
-		{"strip-priming", "", "http/sse-priming-event", spec.V20251125, reports.Warn},
-		{"dup-event-ids", "", "http/sse-event-ids-unique", spec.V20251125, reports.Fail},
-		{"listen-no-ack", "", "subscriptions/listen-ack", spec.V20260728, reports.Fail},
-		{"ttl-negative", "", "caching/ttl-non-negative", spec.V20260728, reports.Fail},
-		{"bad-x-mcp-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Fail},
-		{"no-server-info", "", "discovery/discover-result", spec.V20260728, reports.Warn},
-		{"secret-header", "", "stateless/x-mcp-header-annotations", spec.V20260728, reports.Warn},
-		{"no-listen", "", "stateless/listen-implemented", spec.V20260728, reports.Fail},
-	}
+	cases := proxyFaultCases
+
 	for _, tc := range cases {
 		tc := tc
 		t.Run(tc.mode+"/"+tc.check, func(t *testing.T) {
@@ -279,4 +360,68 @@ func proxyEvents(body io.ReadCloser, edit func(n int, ev []string) []string) io.
 		pw.CloseWithError(sc.Err())
 	}()
 	return pr
+}
+
+// proxyHoldOpen passes an SSE body on and then, instead of ending it,
+// holds the stream open until done (the client goes away).
+type proxyHoldOpen struct {
+	io.ReadCloser
+	done <-chan struct{}
+	eof  bool
+}
+
+func (h *proxyHoldOpen) Read(p []byte) (int, error) {
+	if !h.eof {
+		n, err := h.ReadCloser.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		h.eof = true
+		if n > 0 {
+			return n, nil
+		}
+	}
+	<-h.done
+	return 0, io.EOF
+}
+
+// proxyRawListener keeps the bytes each connection reads, so the proxy can
+// see header names as the client wrote them (net/http canonicalises them).
+type proxyRawListener struct{ net.Listener }
+
+func (l proxyRawListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &proxyRawConn{Conn: c}, nil
+}
+
+type proxyRawConnKey struct{}
+
+type proxyRawConn struct {
+	net.Conn
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (c *proxyRawConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	c.buf = append(c.buf, p[:n]...)
+	if len(c.buf) > 1<<20 {
+		c.buf = c.buf[len(c.buf)-1<<20:]
+	}
+	c.mu.Unlock()
+	return n, err
+}
+
+// take returns the bytes read since the last take: the head of the request
+// being served (and the tail of the one before).
+func (c *proxyRawConn) take() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.buf
+	c.buf = nil
+	return b
 }

@@ -15,7 +15,7 @@ import (
 
 // isBatchFor reports whether raw is a batch the session must serve.
 func (ss *Session) isBatchFor(msg *jsonrpc.Message) bool {
-	return msg.Has(jsonrpc.ReasonBatch) && ss.Version() == spec.V20250326
+	return msg.Has(jsonrpc.ReasonBatch) && ss.srv.servesBatch(ss.Version())
 }
 
 // handleBatch serves a batch and sends the array of responses (nothing

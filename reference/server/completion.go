@@ -9,9 +9,15 @@ import (
 // complete serves completion/complete for prompt arguments and template
 // variables: up to 100 values that start with the typed prefix.
 func complete(r *request) (any, error) {
+	if r.stateless() && r.srv.faults.on(FaultInputRequiredOnComplete) {
+		return inputRequired(r, map[string]mcp.InputRequest{"value": elicitRequest("Which value should be completed?", "value", "string")}, "")
+	}
 	var p mcp.CompleteParams
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
+	}
+	if res, err, ok := r.faultComplete(&p); ok {
+		return res, err
 	}
 	var pool []string
 	switch p.Ref.Type {
@@ -39,7 +45,7 @@ func complete(r *request) (any, error) {
 	}
 	total := int64(len(values))
 	more := len(values) > 100
-	if more {
+	if more && !r.srv.faults.on(FaultCompletionUnbounded) {
 		values = values[:100]
 	}
 	if values == nil {

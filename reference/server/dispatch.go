@@ -39,7 +39,7 @@ func init() {
 func (s *Server) dispatch(r *request) (any, error) {
 	m, ok := spec.LookupMethod(r.v, r.method)
 	if !ok || m.Carrier || m.Kind != spec.RequestMethod || !m.Direction.Allows(spec.ClientToServer) {
-		return nil, methodNotFound(r.method)
+		return nil, s.faultMethodNotFound(r.method)
 	}
 	h := handlers[r.method]
 	if h == nil {
@@ -99,7 +99,7 @@ func (s *Server) encodeResult(r *request, result any) (json.RawMessage, error) {
 	if m, ok := obj["_meta"]; ok {
 		_ = json.Unmarshal(m, &meta)
 	}
-	if !meta.Has(mcp.MetaServerInfo) {
+	if !meta.Has(mcp.MetaServerInfo) && !s.faults.on(FaultNoServerInfoMeta) {
 		_ = meta.SetServerInfo(s.info(r.v))
 		b, _ := json.Marshal(meta)
 		obj["_meta"] = b

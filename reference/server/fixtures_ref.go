@@ -65,7 +65,21 @@ func refTools() []*toolFixture {
 	})
 	progress.def.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskOptional}
 
-	ts := []*toolFixture{structured, slow, taskOnly, progress,
+	// ref_sign_in takes a credential and logs that it was used, never
+	// the credential (or who used it); the log-secrets fault logs both.
+	signIn := tool("ref_sign_in", "Sign in", "Checks a user name and password (any non-empty pair is accepted) and logs the attempt", objectSchema(`{"user":{"type":"string"},"password":{"type":"string"}}`, "user", "password"), func(c *call) (any, error) {
+		if c.r.srv.faults.on(FaultLogSecrets) {
+			c.log(mcp.LevelInfo, fmt.Sprintf("sign-in for %s with password %s", c.str("user"), c.str("password")))
+		} else {
+			c.log(mcp.LevelInfo, "sign-in attempt received")
+		}
+		if c.str("user") == "" || c.str("password") == "" {
+			return errorResult("user and password must not be empty"), nil
+		}
+		return textResult("signed in"), nil
+	})
+
+	ts := []*toolFixture{structured, slow, taskOnly, progress, signIn,
 		tool("ref_all_content", "Every content type", "Returns one block of every content type the version has", noArgs, func(c *call) (any, error) {
 			ann := &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser, mcp.RoleAssistant}, Priority: mcp.Float(0.8), LastModified: "2025-06-18T00:00:00Z"}
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{
@@ -116,17 +130,24 @@ func refTools() []*toolFixture {
 			wire: statefulOnly, minVersion: spec.V20251125, run: samplingToolLoop},
 		{def: mcp.Tool{Name: "ref_elicit_url", Description: "Asks the user to visit a URL (URL-mode elicitation), then announces completion", InputSchema: noArgs},
 			wire: statefulOnly, minVersion: spec.V20251125, run: func(c *call) (any, error) {
-				if c.r.caps.Elicitation == nil || !c.r.caps.Elicitation.SupportsURL() {
+				if c.r.caps.Elicitation == nil || (!c.r.caps.Elicitation.SupportsURL() && !c.r.srv.faults.on(FaultElicitURLUndeclared)) {
 					return errorResult("The client did not declare URL-mode elicitation."), nil
 				}
 				id := c.r.srv.randomID(8)
-				raw, err := c.ask(spec.MethodElicitationCreate, &mcp.ElicitParams{Mode: mcp.ElicitURL, Message: "Please visit the page to continue", URL: "https://example.com/mcpcheck/confirm?e=" + id, ElicitationID: id})
+				u := "https://example.com/mcpcheck/confirm?e=" + id
+				if c.r.srv.faults.on(FaultElicitURLInvalid) {
+					u = "mcpcheck/confirm?e=" + id
+				}
+				raw, err := c.ask(spec.MethodElicitationCreate, &mcp.ElicitParams{Mode: mcp.ElicitURL, Message: "Please visit the page to continue", URL: u, ElicitationID: id})
 				if err != nil {
 					return errorResult("Elicitation failed: " + err.Error()), nil
 				}
 				var er mcp.ElicitResult
 				_ = json.Unmarshal(raw, &er)
 				if er.Action == mcp.ActionAccept {
+					if c.r.srv.faults.on(FaultElicitCompleteWrongID) {
+						id = c.r.srv.randomID(8)
+					}
 					c.r.s.notifyGeneral(spec.MethodElicitationComplete, mcp.ElicitationCompleteParams{ElicitationID: id})
 				}
 				return textResult("URL elicitation action=" + string(er.Action)), nil
@@ -157,7 +178,7 @@ func refTools() []*toolFixture {
 // samplingToolLoop asks the client's model with a tool available and
 // answers each tool use with a tool result until the model stops.
 func samplingToolLoop(c *call) (any, error) {
-	if c.r.caps.Sampling == nil || c.r.caps.Sampling.Tools == nil {
+	if c.r.caps.Sampling == nil || (c.r.caps.Sampling.Tools == nil && !c.r.srv.faults.on(FaultSamplingToolsUndeclared)) {
 		return errorResult("The client did not declare sampling with tools (capabilities.sampling.tools)."), nil
 	}
 	weather := mcp.Tool{Name: "get_weather", Description: "Current weather of a city", InputSchema: objectSchema(`{"city":{"type":"string"}}`, "city")}
@@ -193,6 +214,9 @@ func samplingToolLoop(c *call) (any, error) {
 		results := make([]mcp.Content, len(uses))
 		for i, u := range uses {
 			results[i] = &mcp.ToolResultContent{ToolUseID: u.ID, Content: []mcp.ContentBlock{mcp.Text("Sunny, 21°C (round " + strconv.Itoa(round+1) + ")")}}
+		}
+		if c.r.srv.faults.on(FaultSamplingToolResultsMixed) {
+			results = append(results, &mcp.TextContent{Text: "Here are the tool results."})
 		}
 		msgs = append(msgs, mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.Many(assistant...)}, mcp.SamplingMessage{Role: mcp.RoleUser, Content: mcp.Many(results...)})
 	}

@@ -211,6 +211,9 @@ func statelessTools() []*toolFixture {
 	return []*toolFixture{
 		st(tool("test_missing_capability", "", "Needs the sampling client capability", noArgs, func(c *call) (any, error) {
 			if c.r.caps.Sampling == nil {
+				if c.r.srv.faults.on(FaultMissingCapabilityCode) {
+					return nil, invalidParams("Invalid params: this tool needs the sampling client capability")
+				}
 				return nil, missingCapability(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}})
 			}
 			return textResult("Success"), nil

@@ -403,9 +403,13 @@ func (h *httpHandler) postSSE(w http.ResponseWriter, r *http.Request, hs *httpSe
 	st := hs.newStream("p")
 	st.attach()
 	defer st.detach()
+	var out Sink = st
+	if h.srv.faults.on(FaultResponseOnGetStream) {
+		out = getStreamTee{post: st, general: hs.generalStream(), id: msg.ID}
+	}
 	h.srv.goTracked(func() {
 		defer st.finish()
-		hs.sess.handle(context.Background(), msg, st)
+		hs.sess.handle(context.Background(), msg, out)
 	})
 	sw := newSSEWriter(w)
 	w.WriteHeader(http.StatusOK)

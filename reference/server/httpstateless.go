@@ -68,6 +68,9 @@ func (h *httpHandler) postStateless(w http.ResponseWriter, r *http.Request, msg 
 	h.srv.goTracked(func() {
 		defer close(done)
 		defer st.finish()
+		if h.srv.faults.on(FaultStatelessStreamRequest) {
+			_ = st.Send(faultPingRequest)
+		}
 		status = h.srv.HandleStateless(r.Context(), body, st)
 	})
 	st.mu.Lock()
@@ -90,6 +93,9 @@ func (h *httpHandler) postStateless(w http.ResponseWriter, r *http.Request, msg 
 		if first == nil {
 			w.WriteHeader(http.StatusAccepted)
 			return
+		}
+		if h.srv.faults.on(FaultStateBoundToConnection) {
+			first, status = h.srv.faultStateAffinity(r.RemoteAddr, body, first, status)
 		}
 		writeJSON(w, status, first)
 		return

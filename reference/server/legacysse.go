@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -39,6 +40,9 @@ func (h *httpHandler) legacyGet(w http.ResponseWriter, r *http.Request) {
 	}()
 	sw := newSSEWriter(w)
 	w.WriteHeader(http.StatusOK)
+	if h.srv.faults.on(FaultEndpointNotFirst) && sw.event("", "message", faultPingRequest, 0) != nil {
+		return
+	}
 	if sw.event("", "endpoint", []byte("/message?sessionId="+hs.id), 0) != nil || sw.flush() != nil {
 		return
 	}
@@ -66,6 +70,16 @@ func (h *httpHandler) legacyPost(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	hs.seen = h.srv.opts.Now()
 	h.mu.Unlock()
+	if h.srv.faults.on(FaultLegacyResponseInPost) {
+		if msg := jsonrpc.Decode(body); msg.Kind == jsonrpc.KindRequest {
+			pa := &faultPostAnswer{id: msg.ID, rest: hs.legacy}
+			hs.sess.Handle(context.Background(), body, pa)
+			if b := pa.response(); b != nil {
+				writeJSON(w, http.StatusOK, b)
+				return
+			}
+		}
+	}
 	hs.sess.Dispatch(body, hs.legacy)
 	w.WriteHeader(http.StatusAccepted)
 }

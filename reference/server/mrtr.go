@@ -108,6 +108,12 @@ func (c *call) readInputs(inputs json.RawMessage, state *string) error {
 		if err := json.Unmarshal(inputs, &c.inputs); err != nil {
 			return invalidParams("inputResponses do not decode: %v", err)
 		}
+		if c.r.srv.faults.on(FaultInputViaRequest) {
+			return faultAskByRequest(c.r, c.inputs)
+		}
+		if c.r.srv.faults.on(FaultOneConversation) {
+			c.inputs = c.r.srv.faultDropStaleInputs(c.inputs)
+		}
 	}
 	if state != nil {
 		p, err := c.r.srv.verifyState(c.tool.def.Name, *state)
@@ -140,8 +146,14 @@ func inputRequired(r *request, reqs map[string]mcp.InputRequest, state string) (
 			}
 		}
 	}
-	if need {
+	if need && !r.srv.faults.on(FaultUndeclaredInputKinds) {
 		return nil, missingCapability(missing)
+	}
+	if r.srv.faults.on(FaultSamplingInputBadRole) {
+		reqs = faultBadRoles(reqs)
+	}
+	if r.srv.faults.on(FaultOneConversation) {
+		r.srv.faultRememberInputs(reqs)
 	}
 	return &mcp.InputRequiredResult{ResultBase: mcp.ResultBase{ResultType: mcp.ResultInputRequired}, InputRequests: reqs, RequestState: state}, nil
 }

@@ -62,5 +62,5 @@ func paginate[T any](s *Server, kind string, items []T, key func(T) string, curs
 		return append([]T{}, items[start:]...), "", nil
 	}
 	page := append([]T{}, items[start:end]...)
-	return page, s.makeCursor(kind, key(items[end-1])), nil
+	return page, s.makeCursor(kind, key(items[s.faultCursorEnd(end)-1])), nil
 }

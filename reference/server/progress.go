@@ -15,6 +15,7 @@ import (
 func (c *call) progress(p float64, total *float64, message string) {
 	r := c.r
 	if !r.hasToken {
+		c.faultProgressWithoutToken(p, total, message)
 		return
 	}
 	r.mu.Lock()

@@ -12,6 +12,9 @@ func listPrompts(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
+	if err := r.faultListRefused(FaultPromptsListRefused); err != nil {
+		return nil, err
+	}
 	all := r.srv.fx.sortedPrompts(r.v)
 	page, next, err := paginate(r.srv, "prompts", all, func(x *promptFixture) string { return x.def.Name }, p.Cursor)
 	if err != nil {
@@ -34,11 +37,14 @@ func getPrompt(r *request) (any, error) {
 	x := r.srv.fx.prompts[p.Name]
 	r.srv.fx.mu.RUnlock()
 	if x == nil || !x.wire.callable(r.v) {
+		if r.srv.faults.on(FaultUnknownPromptWrongCode) {
+			return nil, internalError("internal error: prompt %q", p.Name)
+		}
 		return nil, invalidParams("Unknown prompt: %q; call prompts/list for the prompts this server offers", p.Name)
 	}
 	for _, a := range x.def.Arguments {
 		if a.Required != nil && *a.Required {
-			if _, ok := p.Arguments[a.Name]; !ok {
+			if _, ok := p.Arguments[a.Name]; !ok && !r.srv.faults.on(FaultPromptArgsUnchecked) {
 				return nil, invalidParams("Missing required argument %q for prompt %q", a.Name, p.Name)
 			}
 		}
@@ -51,7 +57,7 @@ func getPrompt(r *request) (any, error) {
 		cp := *gp
 		cp.Messages = make([]mcp.PromptMessage, len(gp.Messages))
 		for i, m := range gp.Messages {
-			m.Content = shapeBlock(r.v, m.Content)
+			m.Content = r.srv.faultPromptBlock(shapeBlock(r.v, m.Content))
 			cp.Messages[i] = m
 		}
 		return &cp, nil

@@ -14,6 +14,9 @@ func listResources(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
+	if err := r.faultListRefused(FaultResourcesListRefused); err != nil {
+		return nil, err
+	}
 	all := r.srv.fx.sortedResources(r.v)
 	page, next, err := paginate(r.srv, "resources", all, func(x *resourceFixture) string { return x.res.URI }, p.Cursor)
 	if err != nil {
@@ -22,7 +25,7 @@ func listResources(r *request) (any, error) {
 	res := mcp.ListResourcesResult{Resources: make([]mcp.Resource, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
 	res.NextCursor = next
 	for i, x := range page {
-		res.Resources[i] = shapeResource(r.v, x.res)
+		res.Resources[i] = r.srv.faultResource(shapeResource(r.v, x.res))
 	}
 	return res, nil
 }
@@ -75,6 +78,9 @@ func readResource(r *request) (any, error) {
 	}
 	contents := r.srv.fx.lookupResource(r.v, p.URI)
 	if contents == nil {
+		if res, err, ok := r.faultReadUnknown(p.URI); ok {
+			return res, err
+		}
 		if r.srv.faults.on(FaultEmptyContentsForMissing) {
 			return mcp.ReadResourceResult{Contents: []mcp.ResourceContents{}, Cacheable: cache(r, 0, mcp.CachePrivate)}, nil
 		}
@@ -144,6 +150,9 @@ func (s *Server) resourceUpdated(uri string) {
 // changed; method is the list_changed notification.
 func (s *Server) listChanged(method string) {
 	if method == spec.MethodToolsListChanged && s.faults.on(FaultNoToolsListChanged) {
+		return
+	}
+	if s.faultDropListChanged(method) {
 		return
 	}
 	for _, ss := range s.sessionList() {

@@ -272,6 +272,9 @@ func (s *Server) replyInvalid(msg jsonrpc.Message, reply Sink, v spec.Version) {
 		s.logf("dropped an invalid response from the client: %v", msg.Problems)
 		return
 	}
+	if s.faultReplyInvalid(msg, reply, v) {
+		return
+	}
 	code := int64(jsonrpc.InvalidRequest)
 	text := "Invalid Request"
 	if msg.Has(jsonrpc.ReasonNotJSON) || msg.Has(jsonrpc.ReasonTooDeep) || msg.Has(jsonrpc.ReasonInvalidUTF8) {
@@ -324,7 +327,9 @@ func (ss *Session) handleNotification(msg jsonrpc.Message, reply Sink) {
 	switch msg.Method {
 	case spec.MethodInitialized:
 		// Nothing to do: the session is usable once initialize is answered.
+		ss.faultInitialized()
 	case spec.MethodCancelled:
+		ss.faultStaleCancel(msg, reply)
 		var p mcp.CancelledNotificationParams
 		if json.Unmarshal(msg.Params, &p) != nil || p.RequestID.IsZero() {
 			return
@@ -432,6 +437,9 @@ func (ss *Session) call(ctx context.Context, out Sink, method string, params any
 		return nil, ErrClosed
 	}
 	ss.nextID++
+	if ss.srv.faults.on(FaultServerRequestIDReused) {
+		ss.nextID = 1
+	}
 	id := ss.nextID
 	ch := make(chan jsonrpc.Message, 1)
 	ss.pending[id] = ch
@@ -441,7 +449,7 @@ func (ss *Session) call(ctx context.Context, out Sink, method string, params any
 		delete(ss.pending, id)
 		ss.mu.Unlock()
 	}
-	b, err := jsonrpc.NewRequest(jsonrpc.IntID(id), method, params)
+	b, err := jsonrpc.NewRequest(jsonrpc.IntID(id), method, ss.srv.faultRequestParams(params))
 	if err != nil {
 		drop()
 		return nil, fmt.Errorf("server: cannot encode %s: %v", method, err)
@@ -560,7 +568,7 @@ func (r *request) notify(method string, params any) {
 		r.srv.logf("cannot encode %s: %v", method, err)
 		return
 	}
-	r.send(b)
+	r.send(r.faultNotification(b))
 }
 
 // finish sends the response (or nothing for a cancelled request) and marks
@@ -588,13 +596,13 @@ func (r *request) finish(result any, err error) {
 		if r.srv.faults.on(FaultErrorIDMismatch) {
 			id = jsonrpc.StringID("mismatched-" + id.String())
 		}
-		b = errorMessage(id, re.Code, re.Message, re.Data)
+		b = r.srv.faultErrorResponse(errorMessage(id, re.Code, re.Message, re.Data))
 	} else {
 		raw, encErr := r.srv.encodeResult(r, result)
 		if encErr != nil {
 			b = errorMessage(r.id, jsonrpc.InternalError, "internal error: cannot encode the result: "+encErr.Error(), nil)
 		} else {
-			b, encErr = jsonrpc.NewResponse(r.id, raw)
+			b, encErr = r.faultNewResponse(raw)
 			if encErr != nil {
 				b = errorMessage(r.id, jsonrpc.InternalError, "internal error: "+encErr.Error(), nil)
 			}
@@ -607,6 +615,7 @@ func (r *request) finish(result any, err error) {
 		r.srv.logf("could not deliver the response to %s: %v", r.id, err)
 	}
 	r.runAfter()
+	r.faultAfterFinish()
 	if r.srv.faults.on(FaultProgressAfterCompletion) && r.hasToken {
 		n, _ := jsonrpc.NewNotification(spec.MethodProgress, progressParams(r.v, r.token, r.lastProg+1, nil, "after completion"))
 		_ = r.out.Send(n)

@@ -102,7 +102,7 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 	}
 	if ver := spec.Version(v); ver.Era() != spec.Stateless || !s.supports(ver) {
 		return nil, &rpcError{Code: jsonrpc.UnsupportedProtocolVersion, Message: fmt.Sprintf("Unsupported protocol version %q; retry with one of the supported versions", v),
-			Data: mcp.UnsupportedProtocolVersionData{Supported: s.statelessVersions(), Requested: v}, HTTPStatus: 400}
+			Data: s.faultUnsupportedData(mcp.UnsupportedProtocolVersionData{Supported: s.statelessVersions(), Requested: v}), HTTPStatus: 400}
 	}
 	r.v = spec.Version(v)
 	caps, _, err := r.meta.ClientCapabilities()
@@ -110,8 +110,11 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta clientCapabilities must be an object: " + err.Error(), HTTPStatus: 400}
 	}
 	r.caps = caps
+	if s.faults.on(FaultCapsFromConnection) {
+		r.caps = s.faultConnCaps(caps)
+	}
 	if l, ok, err := r.meta.LogLevel(); ok {
-		if err != nil || levelRank(l) < 0 {
+		if (err != nil || levelRank(l) < 0) && !s.faults.on(FaultInvalidLogLevelIgnored) {
 			return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta logLevel must be one of debug, info, notice, warning, error, critical, alert, emergency", HTTPStatus: 400}
 		}
 		r.logLevel = l
@@ -124,6 +127,9 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 	}
 	if r.method != spec.MethodSubscriptionsListen {
 		if _, ok := handlers[r.method]; !ok {
+			if r.srv.faults.on(FaultReservedCodeMisused) {
+				return nil, misusedReservedCode(r.method)
+			}
 			return nil, methodNotFound(r.method)
 		}
 	}
@@ -132,6 +138,10 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 
 // discover serves server/discover.
 func discover(r *request) (any, error) {
+	r.faultDiscover()
+	if r.stateless() && r.srv.faults.on(FaultNoServerDiscover) {
+		return nil, methodNotFound(r.method)
+	}
 	var versions []string
 	for i := len(spec.Versions) - 1; i >= 0; i-- {
 		if r.srv.supports(spec.Versions[i]) {
@@ -144,6 +154,9 @@ func discover(r *request) (any, error) {
 	}
 	caps := r.srv.capabilities(v)
 	caps.Extensions = map[string]mcp.Object{TasksExtension: mcp.Present()}
+	if r.srv.faults.on(FaultBadExtensionName) {
+		caps.Extensions["tasks"] = mcp.Present()
+	}
 	res := mcp.DiscoverResult{SupportedVersions: versions, Capabilities: caps, Instructions: instructions, Cacheable: mcp.Cacheable{TTLMs: mcp.Int(300000), CacheScope: mcp.CachePublic}}
 	_ = res.Meta.SetServerInfo(r.srv.info(v))
 	return res, nil

@@ -95,6 +95,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, lo
 				w.Send(errorForVersion(sess.Version(), jsonrpc.ID{}, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: message of %d bytes exceeds the limit of %d bytes and was dropped; send smaller messages or start the server with a larger limit", tooLong.Seen, tooLong.Limit), nil))
 				continue
 			case errors.Is(l.err, io.EOF):
+				if s.faults.on(FaultStdinEOFIgnored) {
+					<-ctx.Done()
+					return ctx.Err()
+				}
 				sess.drain(s.opts.DrainGrace)
 				return nil
 			case errors.Is(l.err, jsonrpc.ErrUnterminatedLine):
@@ -140,6 +144,7 @@ func waitGrace(wg *sync.WaitGroup, grace time.Duration, stop func()) {
 // send that reserved key. Cancellations always go to the session, which
 // finds stateless requests in flight too.
 func (s *Server) stdioMessage(ctx context.Context, sess *Session, b []byte, w Sink, wg *sync.WaitGroup) {
+	b = s.faultAssumeVersion(b)
 	// Before initialize, server/discover is stateless even without a usable
 	// _meta, so that it is answered with the stateless errors; after it, a
 	// bare server/discover is legacy traffic.
@@ -162,6 +167,9 @@ func (s *Server) stdioMessage(ctx context.Context, sess *Session, b []byte, w Si
 	go func() {
 		defer wg.Done()
 		defer cancel()
+		if s.faults.on(FaultStdioServerRequest) && m.Kind == jsonrpc.KindRequest {
+			_ = w.Send(faultPingRequest)
+		}
 		s.HandleStateless(rctx, b, cancelSilently{w, rctx})
 		if m.Kind == jsonrpc.KindRequest {
 			sess.mu.Lock()

@@ -89,9 +89,11 @@ func (s *Server) broadcastListen(match func(mcp.SubscriptionFilter) bool, method
 		if m == nil {
 			m = map[string]json.RawMessage{}
 		}
-		var meta mcp.Meta
-		meta.SetSubscriptionID(l.id)
-		m["_meta"], _ = json.Marshal(meta)
+		if !s.faults.on(FaultListenNoSubscriptionID) {
+			var meta mcp.Meta
+			meta.SetSubscriptionID(l.id)
+			m["_meta"], _ = json.Marshal(meta)
+		}
 		n, err := jsonrpc.NewNotification(method, m)
 		if err == nil {
 			_ = l.out.Send(n)

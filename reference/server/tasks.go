@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -87,7 +88,11 @@ func (t *task) setStatus(status mcp.TaskStatus, message string) bool {
 	if mcp.Terminal(status) {
 		close(t.done)
 	}
-	t.store.ss.notifyGeneral(spec.MethodTasksStatus, mcp.TaskStatusParams{Task: snap})
+	params := mcp.TaskStatusParams{Task: snap}
+	if t.store.ss.srv.faults.on(FaultTaskStatusRelatedMeta) {
+		params.Meta.SetRelatedTask(t.id)
+	}
+	t.store.ss.notifyGeneral(spec.MethodTasksStatus, params)
 	return true
 }
 
@@ -103,6 +108,9 @@ func (st *taskStore) start(c *call, tm mcp.TaskMetadata) (any, error) {
 		}
 	}
 	t := &task{id: srv.randomID(16), store: st, status: mcp.TaskWorking, created: now, updated: now, ttl: ttl, done: make(chan struct{})}
+	if srv.faults.on(FaultTaskIDFromRequestor) || srv.faults.on(FaultTaskIDCounter) {
+		t.id = srv.faultTaskID(c.r.params, t.id)
+	}
 	t.ctx, t.stop = context.WithCancel(st.ss.ctx)
 	st.mu.Lock()
 	st.expireLocked(now)
@@ -115,6 +123,9 @@ func (st *taskStore) start(c *call, tm mcp.TaskMetadata) (any, error) {
 	st.mu.Unlock()
 	c.task = t
 	snap := t.snapshot() // the task starts working; its outcome comes later
+	if srv.faults.on(FaultTaskCreatedAtNotRFC3339) {
+		snap.CreatedAt = strconv.FormatInt(now.Unix(), 10)
+	}
 	if !st.ss.enter() {
 		t.stop()
 		return nil, internalError("the session is closing; no new tasks")
@@ -183,6 +194,9 @@ func (st *taskStore) get(r *request) (*task, error) {
 	st.expireLocked(st.ss.srv.opts.Now())
 	t := st.tasks[p.TaskID]
 	if t == nil {
+		if st.ss.srv.faults.on(FaultUnknownTaskInternalError) {
+			return nil, internalError("no task %q", p.TaskID)
+		}
 		return nil, invalidParams("Unknown or expired task %q; call tasks/list for the tasks this session can see", p.TaskID)
 	}
 	return t, nil
@@ -226,6 +240,12 @@ func taskResult(r *request) (any, error) {
 	defer t.mu.Unlock()
 	switch t.status {
 	case mcp.TaskCompleted:
+		if r.srv.faults.on(FaultTaskResultNoRelatedMeta) {
+			return t.result, nil
+		}
+		if r.srv.faults.on(FaultTaskResultDiffers) {
+			return withRelatedTask(textResult("task finished"), t.id), nil
+		}
 		return withRelatedTask(t.result, t.id), nil
 	case mcp.TaskFailed:
 		return nil, t.failure
@@ -267,12 +287,16 @@ func cancelTask(r *request) (any, error) {
 	t.mu.Lock()
 	status := t.status
 	t.mu.Unlock()
-	if mcp.Terminal(status) {
+	if mcp.Terminal(status) && !r.srv.faults.on(FaultTaskCancelTerminalAccepted) {
 		return nil, invalidParams("Task %s is already %s; a terminal task cannot be cancelled", t.id, status)
 	}
 	t.setStatus(mcp.TaskCancelled, "cancelled by the client")
 	t.stop()
-	return mcp.CancelTaskResult{Task: t.snapshot()}, nil
+	res := mcp.CancelTaskResult{Task: t.snapshot()}
+	if r.srv.faults.on(FaultTaskCancelAnswersWorking) {
+		res.Status = mcp.TaskWorking
+	}
+	return res, nil
 }
 
 // sink is where the task's messages go: the stream of a waiting

@@ -18,7 +18,19 @@ func listTools(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
+	if err := r.faultListRefused(FaultToolsListRefused); err != nil {
+		return nil, err
+	}
 	all := r.srv.fx.sortedTools(r.v)
+	if r.srv.faults.on(FaultClientInfoDependent) {
+		var kept []*toolFixture
+		for _, t := range all {
+			if !r.hiddenFromClient(t.def.Name) {
+				kept = append(kept, t)
+			}
+		}
+		all = kept
+	}
 	page, next, err := paginate(r.srv, "tools", all, func(t *toolFixture) string { return t.def.Name }, p.Cursor)
 	if err != nil {
 		return nil, err
@@ -26,7 +38,10 @@ func listTools(r *request) (any, error) {
 	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
 	res.NextCursor = next
 	for i, t := range page {
-		res.Tools[i] = shapeTool(r.v, t.def)
+		res.Tools[i] = r.srv.faultTool(shapeTool(r.v, t.def))
+	}
+	if r.stateless() && r.srv.faults.on(FaultUnknownResultType) {
+		res.ResultType = "partial"
 	}
 	return res, nil
 }
@@ -58,6 +73,9 @@ func callTool(r *request) (any, error) {
 		return nil, invalidParams("tools/call needs a tool name in params.name")
 	}
 	t := r.srv.fx.tool(p.Name)
+	if t == nil {
+		t = r.srv.faultUnknownTool(p.Name)
+	}
 	if t == nil || !t.availableIn(r.v, false) {
 		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %q; call tools/list for the tools this server offers", p.Name)}
 	}
@@ -84,7 +102,7 @@ func callTool(r *request) (any, error) {
 			reason = fmt.Sprintf("the arguments do not match %s's inputSchema: %s", t.def.Name, why)
 		}
 	}
-	if reason != "" {
+	if reason != "" && !r.srv.faults.on(FaultToolArgsUnchecked) {
 		// Input validation failures are tool execution errors from
 		// 2025-11-25 on, protocol errors before.
 		if since(r.v, spec.V20251125) {
@@ -210,6 +228,9 @@ func (c *call) log(level mcp.LoggingLevel, data any) {
 	}
 	b, _ := json.Marshal(data)
 	c.emit(spec.MethodLoggingMessage, mcp.LoggingMessageParams{Level: level, Logger: "reference-server", Data: b})
+	if c.r.stateless() && c.r.srv.faults.on(FaultLogOnListenStream) {
+		c.r.srv.broadcastListen(func(mcp.SubscriptionFilter) bool { return true }, spec.MethodLoggingMessage, mcp.LoggingMessageParams{Level: level, Logger: "reference-server", Data: b})
+	}
 }
 
 // ask sends a request to the client (stateful versions only) on the call's

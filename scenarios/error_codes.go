@@ -1,0 +1,109 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// Error codes and result types of 2026-07-28: the three codes of the
+// reserved band mean exactly what they are defined to mean, and a result
+// says how to read it only with a resultType the client can know.
+
+// reservedCodeMeaning judges one error response carrying a code of the
+// reserved band -32020..-32022; it returns what is wrong, or "".
+func reservedCodeMeaning(f wire.Frame, code int64) string {
+	var data map[string]json.RawMessage
+	if f.Msg.Error != nil && len(f.Msg.Error.Data) > 0 {
+		_ = json.Unmarshal(f.Msg.Error.Data, &data)
+	}
+	switch code {
+	case jsonrpc.HeaderMismatch:
+		if f.HTTP == nil {
+			return "-32020 (header mismatch) on a transport without HTTP headers"
+		}
+	case jsonrpc.MissingRequiredClientCapability:
+		var caps map[string]json.RawMessage
+		if json.Unmarshal(data["requiredCapabilities"], &caps) != nil || caps == nil {
+			return "-32021 (missing required client capability) without data.requiredCapabilities naming the capability"
+		}
+	case jsonrpc.UnsupportedProtocolVersion:
+		var supported []string
+		var requested string
+		if json.Unmarshal(data["supported"], &supported) != nil || supported == nil || json.Unmarshal(data["requested"], &requested) != nil {
+			return "-32022 (unsupported protocol version) without data.supported (the versions served) and data.requested"
+		}
+	}
+	return ""
+}
+
+var _ = Register(
+	Def{
+		ID: "base/reserved-code-meanings", Area: "base", Passive: true, Eras: stateless,
+		Title:        "the codes -32020, -32021 and -32022 are used only for their defined meanings",
+		Requirements: []string{"base.error-code.reserved-range-defined-meaning"},
+		Body: func(t *T) {
+			obs, _ := t.Observed()
+			n, bad := 0, 0
+			for _, o := range obs {
+				code, ok := errorCodeOf(o.Frame)
+				if o.Kind != wire.KindMessage || !ok || code > jsonrpc.HeaderMismatch || code < jsonrpc.UnsupportedProtocolVersion {
+					continue
+				}
+				n++
+				if why := reservedCodeMeaning(o.Frame, code); why != "" {
+					bad++
+					if bad <= 10 {
+						t.Fail("each of -32020, -32021 and -32022 carries its defined meaning (header mismatch over HTTP; requiredCapabilities; supported and requested versions)", why+": "+wire.Excerpt(o.Raw, 240))
+					}
+				}
+			}
+			switch {
+			case n == 0:
+				t.NotApplicable("the server sent no error with a code of the reserved band in this run")
+			case bad == 0:
+				t.Saw("%d errors with codes -32020..-32022, each with its defined meaning", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "base/result-type-known", Area: "base", Passive: true, Eras: stateless,
+		Title:        "a result's resultType is a core one or one of an extension the client declared",
+		Requirements: []string{"base.result-type.supported-set"},
+		Body: func(t *T) {
+			// mcpcheck's client declares no extension, so only the core
+			// values are known to it.
+			obs, _ := t.Observed()
+			n, bad := 0, 0
+			for _, o := range obs {
+				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
+					continue
+				}
+				var r struct {
+					ResultType *string `json:"resultType"`
+				}
+				if json.Unmarshal(o.Msg.Result, &r) != nil || r.ResultType == nil {
+					continue // base/result-type judges a missing one
+				}
+				n++
+				if rt := *r.ResultType; rt != "complete" && rt != "input_required" {
+					bad++
+					if bad <= 10 {
+						t.Fail(`resultType is "complete" or "input_required" (mcpcheck declared no extension that adds others)`,
+							fmt.Sprintf("resultType %q in the result of %s: %s", rt, nonEmpty(o.Answers, "a request"), wire.Excerpt(o.Raw, 200)))
+					}
+				}
+			}
+			switch {
+			case n == 0:
+				t.NotApplicable("no result with a resultType was received in this run")
+			case bad == 0:
+				t.Saw("%d results, each with a core resultType", n)
+				t.Pass()
+			}
+		},
+	},
+)

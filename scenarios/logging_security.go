@@ -1,0 +1,192 @@
+package scenarios
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// What log notifications may carry and where they may go: never a
+// credential the client handed over, and (2026-07-28) only on the stream
+// of the request that asked for them.
+
+// secretArg matches the names of tool arguments that hold a credential.
+var secretArg = regexp.MustCompile(`(?i)^(pass(word|wd|phrase)?|secret|client_?secret|token|access_?token|api_?key|credentials?|private_?key)$`)
+
+// secretTools returns up to three callable tools with a string argument
+// named like a credential, with that argument's name.
+func secretTools(tools []mcp.Tool) (out []mcp.Tool, args []string) {
+	for _, i := range featuresReadOnlyFirst(tools) {
+		tl := tools[i]
+		if !featuresSafe(tl) || !toolsPlainCall(tl) {
+			continue
+		}
+		var sch struct {
+			Properties map[string]struct {
+				Type json.RawMessage `json:"type"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(tl.InputSchema, &sch)
+		for name, p := range sch.Properties {
+			if secretArg.MatchString(name) && strings.Contains(string(p.Type), `"string"`) {
+				out, args = append(out, tl), append(args, name)
+				break
+			}
+		}
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out, args
+}
+
+// canary returns a fresh credential-looking value no server could know.
+func canary() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "mcpcheck-canary-" + hex.EncodeToString(b)
+}
+
+var _ = Register(
+	Def{
+		ID: "security/logs-no-secrets", Area: "security",
+		Title:        "a credential passed to a tool never shows up in a log notification",
+		Requirements: []string{"security.logging.no-secrets-in-messages"},
+		Body: func(t *T) {
+			tools, _ := t.Tools()
+			cands, argNames := secretTools(tools)
+			if !t.RequireFixture(len(cands) > 0, "no callable tool takes a credential-like string argument (password, token, secret, api key), the only channel through which mcpcheck can hand the server a secret it might log") {
+				return
+			}
+			c := t.Session()
+			t.Taint() // its log level changes
+			s := c.S()
+			var meta map[string]any
+			if c.Stateless != nil {
+				meta = map[string]any{mcpLogLevel: "debug"}
+			} else {
+				if !t.HasCapability("logging") {
+					t.NotApplicable("the server declares no logging capability, so it sends no log notifications to leak into")
+					return
+				}
+				if r := s.Call(t.Ctx, spec.MethodLoggingSetLevel, map[string]any{"level": "debug"}); !r.OK() {
+					t.Untestable("logging/setLevel debug was not accepted: " + r.Describe())
+					return
+				}
+			}
+			logs, called := 0, 0
+			for i, tl := range cands {
+				args, ok := featuresArgs(tl)
+				if !ok {
+					t.Saw("%s: no arguments conforming to its inputSchema could be generated; skipped", tl.Name)
+					continue
+				}
+				var obj map[string]any
+				_ = json.Unmarshal(args, &obj)
+				if obj == nil {
+					obj = map[string]any{}
+				}
+				secret := canary()
+				obj[argNames[i]] = secret
+				args, _ = json.Marshal(obj)
+				r := t.featuresCallTool(s, tl.Name, args, meta)
+				if r.Err != nil || r.Observed.Status == expect.TimedOut {
+					t.Saw("%s: %s; skipped", tl.Name, r.Describe())
+					continue
+				}
+				called++
+				frames := append(r.Observed.Others, r.Observed.Frame)
+				// Logs of the call may trail its response; a quiet window
+				// catches them.
+				leaks := func(f wire.Frame) bool { return isLog(f) && strings.Contains(string(f.Raw), secret) }
+				late := s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Never("the credential in a log notification", leaks), expect.Silence("no more logs"))
+				frames = append(frames, late.Frame)
+				frames = append(frames, late.Others...)
+				for _, f := range frames {
+					if !isLog(f) {
+						continue
+					}
+					logs++
+					if strings.Contains(string(f.Raw), secret) {
+						t.Fail(fmt.Sprintf("no log notification repeats the %s argument given to %s", argNames[i], tl.Name), "the credential was logged: "+wire.Excerpt(f.Raw, 240))
+						return
+					}
+				}
+			}
+			if called == 0 {
+				t.Untestable("none of the credential-taking tools could be called")
+				return
+			}
+			if logs == 0 {
+				t.Untestable(fmt.Sprintf("%d tool call(s) with a credential produced no log notification at level debug, so there was no log to inspect", called))
+				return
+			}
+			t.Saw("%d log notification(s) during %d call(s) with a credential; none repeats it", logs, called)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "logging/per-request-stream", Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
+		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
+		Requirements: []string{"logging.per-request.only-on-request-stream"},
+		Body: func(t *T) {
+			name := ""
+			tools, _ := t.Tools()
+			for _, n := range []string{"test_tool_with_logging", "test_logging_tool"} {
+				for _, tl := range tools {
+					if tl.Name == n && name == "" {
+						name = n
+					}
+				}
+			}
+			if !t.RequireFixture(name != "", "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)") {
+				return
+			}
+			filter, _, ok := t.subsFilter()
+			if !ok {
+				return
+			}
+			c := t.Session()
+			id, mine, stop := t.subsListen(c, filter)
+			defer stop()
+			if !t.subsAck(c, id, filter, mine) {
+				return
+			}
+			r := t.featuresCallTool(c.S(), name, nil, map[string]any{mcpLogLevel: "debug"})
+			if !r.OK() {
+				t.JudgeReply(r)
+				return
+			}
+			frames := append(r.Observed.Others, r.Observed.Frame)
+			misplaced := func(f wire.Frame) bool { return isLog(f) && mine(f) }
+			late := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Never("a log notification on the listen stream", misplaced), expect.Silence("no more logs"))
+			frames = append(frames, late.Frame)
+			frames = append(frames, late.Others...)
+			own := 0
+			for _, f := range frames {
+				if !isLog(f) {
+					continue
+				}
+				if mine(f) {
+					t.Fail("log notifications of "+name+" only on its own response stream", "a log notification arrived on the subscriptions/listen stream: "+f.Describe())
+					return
+				}
+				own++
+			}
+			if own == 0 {
+				t.Untestable(name + " sent no log notification at level debug, so there was nothing to place")
+				return
+			}
+			t.Saw("%d log notification(s), none on the listen stream", own)
+			t.Pass()
+		},
+	},
+)
