@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -111,6 +113,12 @@ func TestTransportChecksCatchProofFaults(t *testing.T) {
 		t.Run(pc.fault+"/"+pc.check+"/"+string(pc.version)+"/"+pc.transport, func(t *testing.T) {
 			t.Parallel()
 			cfg := Config{Only: append([]string{pc.check}, pc.also...), Versions: []spec.Version{pc.version}}
+			if len(pc.also) > 0 {
+				// A passive check judges what the active ones provoke;
+				// under a loaded -race run a 5 s step can end their
+				// exchange before the fault shows, so give them room.
+				cfg.Session = session.Config{Timeout: 15 * time.Second}
+			}
 			var res Result
 			switch {
 			case pc.proxy:
