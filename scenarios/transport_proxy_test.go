@@ -59,6 +59,9 @@ func proxyReference(t *testing.T, mode string) string {
 		if mode == "status-200" && r.StatusCode >= 400 && r.StatusCode < 500 {
 			r.StatusCode, r.Status = http.StatusOK, "200 OK"
 		}
+		if mode == "status-404" && r.StatusCode == http.StatusBadRequest {
+			r.StatusCode, r.Status = http.StatusNotFound, "404 Not Found"
+		}
 		method := r.Request.Header.Get("X-Mcpcheck-Method")
 		if mode == "ping-text-plain" && method == spec.MethodPing && r.Request.Method == http.MethodPost {
 			r.Header.Set("Content-Type", "text/plain")
@@ -262,7 +265,7 @@ var proxyFaultCases = []struct {
 	{"status-200", "", "stateless/unknown-method-404", spec.V20260728, reports.Fail},
 	{"status-200", "", "stateless/meta-missing-400", spec.V20260728, reports.Fail},
 	{"status-200", "", "stateless/unsupported-version-400", spec.V20260728, reports.Fail},
-	{"status-200", "", "http/session-missing-id-400", spec.V20251125, reports.Warn},
+	{"status-404", "", "http/session-missing-id-400", spec.V20251125, reports.Warn},
 	{"fix-headers", "", "stateless/header-mismatch", spec.V20260728, reports.Fail},
 	{"fix-headers", "", "stateless/name-header-base64", spec.V20260728, reports.Fail},
 	{"strip-priming", "", "http/sse-priming-event", spec.V20251125, reports.Warn},
