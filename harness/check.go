@@ -245,6 +245,17 @@ func (c *Check) Judge(obs expect.Observed) bool {
 	return false
 }
 
+// JudgeAs is Judge for a check citing several requirements when the
+// observation can only break one of them: a mismatch is a violation of
+// req alone (see Violation).
+func (c *Check) JudgeAs(obs expect.Observed, req string) bool {
+	if obs.OK() || obs.Status == expect.Aborted {
+		return c.Judge(obs)
+	}
+	c.Violation(req, obs.Expected, obs.Actual)
+	return false
+}
+
 // JudgeReply is Judge for a session Reply: a reply that could not be sent
 // is a harness error.
 func (c *Check) JudgeReply(r session.Reply) bool {

@@ -146,7 +146,7 @@ var _ = Register(
 	Def{
 		ID: "base/batch-rejected", Area: "base", Since: spec.V20250618,
 		Title:        "from 2025-06-18 a JSON-RPC batch is not answered with a batch response",
-		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "transport-stdio.stdout.only-mcp-messages"},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -175,11 +175,18 @@ var _ = Register(
 				}),
 				expect.Silence("no answer"),
 			}, t.httpRefusal(st)...)
-			if !t.judgeBadInput(s, alts) {
+			// A batch array is valid JSON-RPC 2.0; on stdio what it
+			// breaks is the rule that stdout carries only MCP messages,
+			// which a batch no longer is.
+			req := "base.jsonrpc.messages-are-jsonrpc-2"
+			if t.Stdio() {
+				req = "transport-stdio.stdout.only-mcp-messages"
+			}
+			if !t.judgeBadInputAs(s, alts, req) {
 				return
 			}
 			if r := Sentinel(t.Ctx, s); !r.OK() && !t.stdioGaveUp(r) {
-				t.Fail("the server keeps serving after a batch", r.Describe())
+				t.Violation(req, "the server keeps serving after a batch", r.Describe())
 			}
 		},
 	},
@@ -290,7 +297,7 @@ var _ = Register(
 		Body: func(t *T) {
 			n := 0
 			for _, f := range t.SessionFindings() {
-				if f.Kind != session.FindingSchema || deliberateErrorAnswer(f.Raw) || noMetaProbeAnswer(wire.Frame{Msg: jsonrpc.Decode(f.Raw)}) {
+				if f.Kind != session.FindingSchema || deliberateErrorAnswer(f.Raw) || noMetaProbeAnswer(wire.Frame{Msg: jsonrpc.Decode(f.Raw)}) || batchProbeAnswer(f.Raw) {
 					continue
 				}
 				n++
@@ -582,6 +589,13 @@ var _ = Register(
 	},
 )
 
+// batchProbeAnswer reports a batch (array) answer to the batch probes of
+// base/batch-accepted and base/batch-rejected, which judge it themselves.
+func batchProbeAnswer(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return bytes.HasPrefix(raw, []byte("[")) && bytes.Contains(raw, []byte(`"mcpcheck-batch-`))
+}
+
 // noMetaProbeID is the id of base/meta-required's request without a
 // protocol version: a dual-era server may serve it under the legacy rules,
 // so the passive 2026-07-28 checks set its answer aside.
@@ -681,6 +695,12 @@ func transportRefusal(f wire.Frame) bool {
 // the client must not send such input at all, so a server that closes
 // stdout on it owes nothing more: the check passes there.
 func (t *T) judgeBadInput(s Sess, alts []expect.Alt) bool {
+	return t.judgeBadInputAs(s, alts, "")
+}
+
+// judgeBadInputAs is judgeBadInput whose mismatch breaks req alone ("":
+// every requirement the check cites).
+func (t *T) judgeBadInputAs(s Sess, alts []expect.Alt, req string) bool {
 	if t.Stdio() {
 		alts = append(alts, expect.StreamEnd(wire.StreamStdio))
 	}
@@ -689,6 +709,9 @@ func (t *T) judgeBadInput(s Sess, alts []expect.Alt) bool {
 		t.Saw("the server closed stdout on input a client must not write to a stdio server; nothing more is owed")
 		t.Pass()
 		return false
+	}
+	if req != "" {
+		return t.JudgeAs(obs, req)
 	}
 	return t.Judge(obs)
 }
