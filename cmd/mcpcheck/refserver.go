@@ -38,7 +38,10 @@ func referenceServerMain(e *env, args []string) error {
 	fs.Var(&faults, "fault", "turn on a fault switch (repeatable; see --list-faults)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return flag.ErrHelp
+			fmt.Fprint(e.stdout, "Usage: mcpcheck reference server --stdio | --http ADDR [flags]\n\nmcpcheck's own complete MCP server (every protocol version, every transport),\nwith fault switches that break one requirement each.\n\nFlags:\n")
+			fs.SetOutput(e.stdout)
+			fs.PrintDefaults()
+			return nil
 		}
 		return usagef("reference server: %v", err)
 	}

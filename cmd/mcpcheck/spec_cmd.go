@@ -22,6 +22,9 @@ func specCmd(args []string, stdout io.Writer) error {
 		return fmt.Errorf("the built-in requirement catalog is damaged (this is a bug in mcpcheck; please report it): %w", err)
 	}
 	switch args[0] {
+	case "help", "-h", "--help", "-help":
+		_, err := fmt.Fprint(stdout, specUsage)
+		return err
 	case "list":
 		return specList(cat, args[1:], stdout)
 	case "show":
@@ -31,6 +34,19 @@ func specCmd(args []string, stdout io.Writer) error {
 	}
 	return usagef("unknown spec subcommand %q (want list, show or coverage)", args[0])
 }
+
+// specUsage is the help of "mcpcheck spec".
+const specUsage = `Usage:
+  mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
+  mcpcheck spec show ID [--json]
+  mcpcheck spec coverage [--role server|client] [--json]
+
+list      the requirements of the catalog, filtered
+show      one requirement: level, role, version window, page and section,
+          summary, and the checks that enforce it
+coverage  per area, how many wire-testable MUST/SHOULD requirements of a
+          role have a check or a written exclusion
+`
 
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
