@@ -59,6 +59,7 @@ func (t *T) clientSession(caps mcp.ClientCapabilities, useTools bool) (*session.
 		t.Error(fmt.Errorf("the handshake with client capabilities %s failed: %v", clientCapsText(caps), err))
 		return nil, false
 	}
+	t.transportGetStream(c)
 	return s, true
 }
 
@@ -228,6 +229,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
+			t.transportGetStream(c)
 			reqs, _ := t.clientRun(c.Stateful, names...)
 			n := 0
 			for _, r := range reqs {

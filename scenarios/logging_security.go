@@ -68,6 +68,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			t.Taint() // its log level changes
+			t.transportGetStream(c)
 			s := c.S()
 			var meta map[string]any
 			if c.Stateless != nil {

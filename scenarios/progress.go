@@ -81,15 +81,15 @@ func progressTokenIs(p progressNote, tok string) bool {
 // progressRun calls the progress fixture with a fresh token and returns the
 // token, the notifications carrying it that arrived with the call, and
 // whether the call answered.
-func (t *T) progressRun(s Sess) (string, []progressNote, bool) {
+func (t *T) progressRun(s Sess) (string, []progressNote, string, bool) {
 	name, args, ok := t.progressFixture()
 	if !ok {
-		return "", nil, false
+		return "", nil, "", false
 	}
 	tok := progressToken()
 	r := t.featuresCallTool(s, name, args, map[string]any{"progressToken": tok})
 	if !t.progressAnswered(name, r) {
-		return "", nil, false
+		return "", nil, "", false
 	}
 	var notes []progressNote
 	for _, f := range featuresFrames(r) {
@@ -98,7 +98,27 @@ func (t *T) progressRun(s Sess) (string, []progressNote, bool) {
 		}
 	}
 	t.Saw("%s with progressToken %s: %d progress notifications before the response", name, tok, len(notes))
-	return tok, notes, true
+	if !t.Stdio() {
+		// Over HTTP the notifications may travel on another stream (the
+		// GET stream) than the response, on another connection: they can
+		// arrive after it though they were sent before. Collect those.
+		other := func(f wire.Frame) bool {
+			p, ok := progressOf(f)
+			return ok && progressTokenIs(p, tok) && f.Stream != r.Stream
+		}
+		late := s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Silence("no more progress on other streams"))
+		n := 0
+		for _, f := range append(late.Others, late.Frame) {
+			if p, ok := progressOf(f); ok && other(f) {
+				notes = append(notes, p)
+				n++
+			}
+		}
+		if n > 0 {
+			t.Saw("%d more on another stream than the response's", n)
+		}
+	}
+	return tok, notes, r.Stream, true
 }
 
 // progressAnswered reports whether the progress source answered; a tool
@@ -129,7 +149,8 @@ var _ = Register(
 		Requirements: []string{"progress.notify.value-increases"},
 		Body: func(t *T) {
 			c := t.Session()
-			_, notes, ok := t.progressRun(c.S())
+			t.transportGetStream(c)
+			_, notes, _, ok := t.progressRun(c.S())
 			if !ok {
 				return
 			}
@@ -152,14 +173,18 @@ var _ = Register(
 		Requirements: []string{"progress.notify.stop-after-completion"},
 		Body: func(t *T) {
 			c := t.Session()
+			t.transportGetStream(c)
 			s := c.S()
-			tok, _, ok := t.progressRun(s)
+			tok, _, respStream, ok := t.progressRun(s)
 			if !ok {
 				return
 			}
+			// Only the response's own stream orders a notification after
+			// the response: one on another HTTP stream (another
+			// connection) may have been sent before it.
 			bad := func(f wire.Frame) bool {
 				p, ok := progressOf(f)
-				return ok && progressTokenIs(p, tok)
+				return ok && progressTokenIs(p, tok) && (t.Stdio() || f.Stream == respStream)
 			}
 			obs := t.WaitQuiet(s, "no notifications/progress with token "+tok+" after the response", bad)
 			if !obs.OK() {
@@ -174,6 +199,7 @@ var _ = Register(
 		Requirements: []string{"progress.notify.only-active-tokens"},
 		Body: func(t *T) {
 			c := t.Session()
+			t.transportGetStream(c)
 			s := c.S()
 			name, args, ok := t.progressFixture()
 			if !ok {

@@ -139,3 +139,28 @@ func (t *T) transportPlainHead(method string, hdr http.Header) (int, http.Header
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header, nil
 }
+
+// transportGetStream opens the GET stream of c's streamable HTTP session
+// (2025-03-26 through 2025-11-25) and waits until the target has answered
+// it, for checks that need the server's requests and notifications: a
+// server that answers POSTs with plain JSON can send them nowhere else.
+// Elsewhere, or when the target offers no GET stream, it does nothing.
+// The session is tainted: it now holds the session's one GET stream.
+func (t *T) transportGetStream(c *Conn) {
+	h := c.Conn.HTTP()
+	if h == nil || t.Version().Era() != spec.Stateful {
+		return
+	}
+	t.Taint()
+	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
+	defer cancel()
+	st, status, err := h.OpenStreamWait(ctx)
+	switch {
+	case err != nil:
+		t.Note("no GET stream: %v", err)
+	case status != http.StatusOK:
+		t.Note("the GET stream request was answered %d; server messages can only come on POST streams", status)
+	default:
+		t.Note("opened the GET stream %s for the server's requests and notifications", st)
+	}
+}

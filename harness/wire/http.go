@@ -62,6 +62,9 @@ type Request struct {
 	Bare bool
 	// Body is sent exactly; nil sends no body.
 	Body []byte
+	// onHead, when set, gets the response head (or nil when no response
+	// came) before any frame of the response is queued.
+	onHead func(*HTTPInfo)
 }
 
 // httpCore is what the streamable and legacy connections share: request
@@ -172,6 +175,7 @@ type built struct {
 	req    *http.Request
 	stream string
 	cancel context.CancelFunc
+	onHead func(*HTTPInfo)
 }
 
 func (c *httpCore) build(r Request, defaults func(h http.Header)) (built, error) {
@@ -235,7 +239,7 @@ func (c *httpCore) build(r Request, defaults func(h http.Header)) (built, error)
 	if r.Body != nil {
 		req.ContentLength = int64(len(r.Body))
 	}
-	return built{req: req, stream: stream, cancel: cancel}, nil
+	return built{req: req, stream: stream, cancel: cancel, onHead: r.onHead}, nil
 }
 
 func (c *httpCore) forget(stream string) {
@@ -278,11 +282,17 @@ func (c *httpCore) exchange(b built) {
 		if b.req.Context().Err() != nil {
 			err = errors.New("the stream was closed by mcpcheck before a response arrived")
 		}
+		if b.onHead != nil {
+			b.onHead(nil)
+		}
 		c.emit(Frame{Kind: KindTransportError, Stream: b.stream, Err: fmt.Errorf("%s %s: %w", b.req.Method, b.req.URL, err)})
 		return
 	}
 	defer resp.Body.Close()
 	info := &HTTPInfo{Method: b.req.Method, URL: b.req.URL.String(), Status: resp.StatusCode, Header: resp.Header.Clone()}
+	if b.onHead != nil {
+		b.onHead(info)
+	}
 	if id := resp.Header.Get(HeaderSessionID); id != "" {
 		c.mu.Lock()
 		if c.session == "" {
@@ -444,6 +454,29 @@ func (c *HTTP) Do(ctx context.Context, r Request) (string, error) {
 // and returns its stream ID; its events arrive as frames.
 func (c *HTTP) OpenStream(ctx context.Context) (string, error) {
 	return c.Do(ctx, Request{Method: http.MethodGet})
+}
+
+// OpenStreamWait opens the GET stream like OpenStream and waits (bounded
+// by ctx) for the target's response head, so that a request sent next
+// finds the stream in place: a client that wants server messages on the
+// GET stream (a server answering POSTs with plain JSON has no other way
+// to send them) must know it is open. It returns the stream ID and the
+// HTTP status (405: the target offers no GET stream).
+func (c *HTTP) OpenStreamWait(ctx context.Context) (string, int, error) {
+	ch := make(chan *HTTPInfo, 1)
+	st, err := c.Do(ctx, Request{Method: http.MethodGet, onHead: func(i *HTTPInfo) { ch <- i }})
+	if err != nil {
+		return "", 0, err
+	}
+	select {
+	case info := <-ch:
+		if info == nil {
+			return st, 0, errors.New("wire: the GET stream request got no HTTP response")
+		}
+		return st, info.Status, nil
+	case <-ctx.Done():
+		return st, 0, fmt.Errorf("wire: no response to the GET stream request: %w", ctx.Err())
+	}
 }
 
 // Resume asks the target to resume a stream after lastEventID with a GET
