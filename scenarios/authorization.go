@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,36 +29,15 @@ type authResponse struct {
 // authDo sends one request to u with the target's configured headers
 // except Authorization, then hdr.
 func (t *T) authDo(method, u string, body []byte, hdr http.Header) (authResponse, error) {
-	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
-	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	var r authResponse
+	err := t.transportPlainDo(method, u, body, hdr, false, func(resp *http.Response) {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		r = authResponse{status: resp.StatusCode, header: resp.Header, body: b}
+	})
 	if err != nil {
 		return authResponse{}, err
 	}
-	base, err := t.vr.r.target.HTTPHeader()
-	if err != nil {
-		return authResponse{}, err
-	}
-	for k, v := range base {
-		if !strings.EqualFold(k, "Authorization") {
-			req.Header[k] = v
-		}
-	}
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
-	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := cl.Do(req)
-	if err != nil {
-		return authResponse{}, err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return authResponse{status: resp.StatusCode, header: resp.Header, body: b}, nil
+	return r, nil
 }
 
 // authProbe posts the era's cheapest request without credentials (or with
@@ -357,10 +335,8 @@ var _ = Register(
 )
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"authorization.index.http-uses-mcp-auth": "an umbrella statement (follow the MCP authorization specification when protecting access): it states no wire rule of its own; the auth/* checks judge the specific rules",
 		"authorization.support.http-conforms":    "an umbrella statement (do authorization exactly as the page prescribes): it states no wire rule of its own; the auth/* checks judge the specific rules",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }

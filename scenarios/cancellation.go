@@ -156,12 +156,10 @@ var _ = Register(
 var _ = expect.Silence
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"cancellation.tasks.use-tasks-cancel":      "the server would cancel a task-augmented request only to a client that accepts tasks; mcpcheck's built-in client declares no tasks capability",
 		"cancellation.sender.ignore-late-response": "whether a server disregards the client's late answer to a request it cancelled is internal; provoking a server-side cancellation needs a server-specific trigger",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }
 
 var _ = Register(

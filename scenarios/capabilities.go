@@ -132,24 +132,20 @@ var _ = Register(
 		Title:        "no prompt notifications from a server that did not declare prompts (listChanged for list_changed)",
 		Requirements: []string{"prompts.capability.both-respect-negotiation"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "prompt notifications only with a declared prompts capability",
+				Limit:    1,
+				None:     "the server sent no prompt notification in this run",
+				Saw:      "%d prompt notifications, prompts.listChanged declared",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
-					continue
+					return false, ""
 				}
-				n++
 				if !t.HasCapability("prompts.listChanged") {
-					t.Fail("prompt notifications only with a declared prompts capability", wire.Excerpt(o.Raw, 200))
-					return
+					return true, wire.Excerpt(o.Raw, 200)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("the server sent no prompt notification in this run")
-				return
-			}
-			t.Saw("%d prompt notifications, prompts.listChanged declared", n)
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 )

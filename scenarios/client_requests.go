@@ -393,9 +393,7 @@ var _ = Register(
 )
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"security.sampling.validate-message-content": "judging how a server treats an invalid sampling completion needs the client to answer sampling/createMessage with malformed content; mcpcheck's built-in client answers only with a valid canned result, and what the server then does with bad content is not defined on the wire",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }

@@ -39,6 +39,12 @@ func (t *T) completionRef(s Sess) (ref map[string]any, arg string, ok bool) {
 	return nil, "", false
 }
 
+// completionAsk asks completion/complete on c for argument "x" (value "")
+// of ref.
+func (t *T) completionAsk(c *Conn, ref map[string]any) (jsonrpc.ID, string) {
+	return t.ask(c, spec.MethodCompletionComplete, map[string]any{"ref": ref, "argument": map[string]any{"name": "x", "value": ""}})
+}
+
 var _ = Register(
 	Def{
 		ID: "completion/values-bound", Area: "completion",
@@ -93,13 +99,8 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodCompletionComplete, map[string]any{
-				"ref":      map[string]any{"type": "ref/prompt", "name": "mcpcheck_no_such_prompt_7f3a"},
-				"argument": map[string]any{"name": "x", "value": ""},
-			})
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
+			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_no_such_prompt_7f3a"})
+			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{
@@ -111,13 +112,8 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodCompletionComplete, map[string]any{
-				"ref":      map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"},
-				"argument": map[string]any{"name": "x", "value": ""},
-			})
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.MethodNotFound)))
+			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"})
+			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.MethodNotFound)))
 		},
 	},
 	Def{
@@ -129,14 +125,9 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodCompletionComplete, map[string]any{
-				"ref":      map[string]any{"type": "ref/mcpcheck-bogus", "name": "x"},
-				"argument": map[string]any{"name": "x", "value": ""},
-			})
+			id, st := t.completionAsk(c, map[string]any{"type": "ref/mcpcheck-bogus", "name": "x"})
 			t.Expect("implementations validate completion inputs: a reference type MCP does not define is refused")
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id)))
+			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
 		},
 	},
 )

@@ -98,11 +98,12 @@
 // 6. Passive checks (Def.Passive) read t.Observed() (every frame of the
 // version, with the method each response answers) and t.SessionFindings()
 // (schema violations, undeclared capabilities) and end n/a when there was
-// nothing to judge.
+// nothing to judge; t.judgeObserved holds every observation of one kind
+// to a rule that way.
 //
 // 7. Coverage: a wire-testable server MUST/SHOULD with no check gets an
-// entry in Exclusions with the reason, or stays missing in `mcpcheck spec
-// coverage`. Raise coverageFloor in registry_test.go when coverage grows.
+// entry in Exclusions with the reason (exclude, from the area file's
+// init), or stays missing in `mcpcheck spec coverage`. Raise coverageFloor in registry_test.go when coverage grows.
 //
 // 8. Prove it fires: when the reference server has a fault switch for the
 // requirement (`mcpcheck reference server --list-faults`), add a row to

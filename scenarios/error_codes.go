@@ -45,28 +45,21 @@ var _ = Register(
 		Title:        "the codes -32020, -32021 and -32022 are used only for their defined meanings",
 		Requirements: []string{"base.error-code.reserved-range-defined-meaning"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n, bad := 0, 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "each of -32020, -32021 and -32022 carries its defined meaning (header mismatch over HTTP; requiredCapabilities; supported and requested versions)",
+				Limit:    10,
+				None:     "the server sent no error with a code of the reserved band in this run",
+				Saw:      "%d errors with codes -32020..-32022, each with its defined meaning",
+			}, func(o Observation) (bool, string) {
 				code, ok := errorCodeOf(o.Frame)
 				if o.Kind != wire.KindMessage || !ok || code > jsonrpc.HeaderMismatch || code < jsonrpc.UnsupportedProtocolVersion {
-					continue
+					return false, ""
 				}
-				n++
 				if why := reservedCodeMeaning(o.Frame, code); why != "" {
-					bad++
-					if bad <= 10 {
-						t.Fail("each of -32020, -32021 and -32022 carries its defined meaning (header mismatch over HTTP; requiredCapabilities; supported and requested versions)", why+": "+wire.Excerpt(o.Raw, 240))
-					}
+					return true, why + ": " + wire.Excerpt(o.Raw, 240)
 				}
-			}
-			switch {
-			case n == 0:
-				t.NotApplicable("the server sent no error with a code of the reserved band in this run")
-			case bad == 0:
-				t.Saw("%d errors with codes -32020..-32022, each with its defined meaning", n)
-				t.Pass()
-			}
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -76,34 +69,24 @@ var _ = Register(
 		Body: func(t *T) {
 			// mcpcheck's client declares no extension, so only the core
 			// values are known to it.
-			obs, _ := t.Observed()
-			n, bad := 0, 0
-			for _, o := range obs {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
-					continue
+			t.judgeObserved(passiveRule{
+				Expected: `resultType is "complete" or "input_required" (mcpcheck declared no extension that adds others)`,
+				Limit:    10,
+				None:     "no result with a resultType was received in this run",
+				Saw:      "%d results, each with a core resultType",
+			}, func(o Observation) (bool, string) {
+				if !modernResult(o) {
+					return false, ""
 				}
-				var r struct {
-					ResultType *string `json:"resultType"`
+				rt, ok := resultType(o.Msg.Result)
+				if !ok {
+					return false, "" // base/result-type judges a missing one
 				}
-				if json.Unmarshal(o.Msg.Result, &r) != nil || r.ResultType == nil {
-					continue // base/result-type judges a missing one
+				if rt != "complete" && rt != "input_required" {
+					return true, fmt.Sprintf("resultType %q in the result of %s: %s", rt, nonEmpty(o.Answers, "a request"), wire.Excerpt(o.Raw, 200))
 				}
-				n++
-				if rt := *r.ResultType; rt != "complete" && rt != "input_required" {
-					bad++
-					if bad <= 10 {
-						t.Fail(`resultType is "complete" or "input_required" (mcpcheck declared no extension that adds others)`,
-							fmt.Sprintf("resultType %q in the result of %s: %s", rt, nonEmpty(o.Answers, "a request"), wire.Excerpt(o.Raw, 200)))
-					}
-				}
-			}
-			switch {
-			case n == 0:
-				t.NotApplicable("no result with a resultType was received in this run")
-			case bad == 0:
-				t.Saw("%d results, each with a core resultType", n)
-				t.Pass()
-			}
+				return true, ""
+			})
 		},
 	},
 )

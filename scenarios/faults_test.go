@@ -9,12 +9,7 @@ import (
 
 // faultCases pair each fault switch of the reference server with the check
 // that must catch it, in a version where it applies.
-var faultCases = []struct {
-	fault   string
-	check   string
-	version spec.Version
-	want    reports.Outcome // fail for a MUST, warn for a SHOULD
-}{
+var faultCases = []faultCase{
 	{"error-id-mismatch", "base/error-id-echo", spec.V20251125, reports.Fail},
 	{"reply-to-notification", "base/notification-no-response", spec.V20251125, reports.Fail},
 	{"no-result-type", "base/result-type", spec.V20260728, reports.Fail},
@@ -36,25 +31,11 @@ func TestChecksCatchFaults(t *testing.T) {
 		t.Skip("starts the reference server")
 	}
 	referenceTarget(t) // build once, or skip
-	for _, fc := range faultCases {
-		fc := fc
-		t.Run(fc.fault, func(t *testing.T) {
-			t.Parallel()
-			for _, withFault := range []bool{true, false} {
-				var faults []string
-				want := reports.Pass
-				if withFault {
-					faults, want = []string{fc.fault}, fc.want
-				}
-				res := runReference(t, Config{Direct: true, Only: []string{fc.check}, Versions: []spec.Version{fc.version}}, faults...)
-				c, ok := outcomeOf(res, fc.check, fc.version)
-				if !ok {
-					t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-				}
-				if c.Outcome != want {
-					t.Errorf("fault %v: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", faults, fc.check, fc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
-				}
-			}
-		})
-	}
+	runFaultCases(t, faultCases, func(fc faultCase) string { return fc.fault }, runReferenceCheck)
+}
+
+// runReferenceCheck runs fc's check alone, in its version, against the
+// reference server over stdio with faults switched on.
+func runReferenceCheck(t *testing.T, fc faultCase, faults ...string) Result {
+	return runReference(t, Config{Direct: true, Only: []string{fc.check}, Versions: []spec.Version{fc.version}}, faults...)
 }

@@ -32,12 +32,7 @@ func featureCheckIDs() []string {
 
 // featureFaultCases pair each fault switch of the reference server that a
 // feature check is about with that check, in a version where it applies.
-var featureFaultCases = []struct {
-	fault   string
-	check   string
-	version spec.Version
-	want    reports.Outcome
-}{
+var featureFaultCases = []faultCase{
 	{"output-schema-mismatch", "tools/structured-output", spec.V20251125, reports.Fail},
 	{"output-schema-mismatch", "tools/structured-output", spec.V20260728, reports.Fail},
 	{"no-tools-list-changed", "tools/list-changed", spec.V20251125, reports.Warn},
@@ -59,27 +54,7 @@ func TestFeatureChecksCatchFaults(t *testing.T) {
 		t.Skip("starts the reference server")
 	}
 	referenceTarget(t)
-	for _, fc := range featureFaultCases {
-		fc := fc
-		t.Run(fc.fault+"/"+string(fc.version), func(t *testing.T) {
-			t.Parallel()
-			for _, withFault := range []bool{true, false} {
-				var faults []string
-				want := reports.Pass
-				if withFault {
-					faults, want = []string{fc.fault}, fc.want
-				}
-				res := runReference(t, Config{Direct: true, Only: []string{fc.check}, Versions: []spec.Version{fc.version}}, faults...)
-				c, ok := outcomeOf(res, fc.check, fc.version)
-				if !ok {
-					t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-				}
-				if c.Outcome != want {
-					t.Errorf("fault %v: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", faults, fc.check, fc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
-				}
-			}
-		})
-	}
+	runFaultCases(t, featureFaultCases, func(fc faultCase) string { return fc.fault + "/" + string(fc.version) }, runReferenceCheck)
 }
 
 // TestFeatureChecksAgainstReference runs the feature checks against the

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // InForce reports whether requirement id applies in the check's version.
@@ -48,6 +49,41 @@ func (t *T) SendWithID(c *Conn, id jsonrpc.ID, method string, params any) string
 	return st
 }
 
+// ask sends a request of method with params on c under a new id (see
+// SendWithID) and returns the id and the stream its answer will come on.
+func (t *T) ask(c *Conn, method string, params any) (jsonrpc.ID, string) {
+	id := c.S().NextID()
+	return id, t.SendWithID(c, id, method, params)
+}
+
+// answerOn waits up to the step timeout for one of alts on stream st of s.
+func (t *T) answerOn(s Sess, st string, alts ...expect.Alt) expect.Observed {
+	return s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alts...)
+}
+
+// askError asks method with params on c (see ask) and waits for an error
+// response to it with one of codes (any code when none).
+func (t *T) askError(c *Conn, method string, params any, codes ...int64) expect.Observed {
+	id, st := t.ask(c, method, params)
+	return t.answerOn(c.S(), st, expect.Error(id, codes...))
+}
+
+// discoverWithMeta sends server/discover on s with the session's _meta as
+// edit leaves it (and the headers that go with it), and returns the id and
+// the stream its answer will come on.
+func (t *T) discoverWithMeta(s *session.Stateless, edit func(meta mcp.Meta)) (jsonrpc.ID, string) {
+	meta := s.Meta()
+	edit(meta)
+	params, err := json.Marshal(map[string]any{"_meta": meta})
+	t.must(err)
+	h, err := s.Headers(spec.MethodServerDiscover, params)
+	t.must(err)
+	id := s.NextID()
+	st, err := s.RequestRaw(t.Ctx, id, spec.MethodServerDiscover, params, h)
+	t.must(err)
+	return id, st
+}
+
 // SendLine sends b as one message: on stdio with the line feed that ends
 // it, on HTTP as a POST body.
 func (t *T) SendLine(s Sess, b []byte) string {
@@ -65,7 +101,102 @@ func (t *T) WaitQuiet(s Sess, desc string, bad func(wire.Frame) bool) expect.Obs
 	return s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Never(desc, bad), expect.Silence("nothing of the kind within "+t.Quiet().String()))
 }
 
-// stdioAlts adds what an HTTP target may answer to a broken POST: a 4xx
+// passiveRule is what a passive check holds every observation of one kind
+// in the version's run to (see judgeObserved).
+type passiveRule struct {
+	// Expected is the Expected text of a breach.
+	Expected string
+	// Limit is how many breaches are recorded at most (0: every one).
+	Limit int
+	// None is the n/a reason when no observation is of the kind.
+	None string
+	// Saw is the text of a pass, a format for the number of observations
+	// of the kind ("" for none).
+	Saw string
+}
+
+// judgeObserved holds every observation of the version's run to rule:
+// judge says whether o is of the rule's kind and, when o breaks the rule,
+// the Actual text of the breach ("" when o keeps it). The check is n/a
+// when no observation is of the kind, and passes when none breaks the rule.
+func (t *T) judgeObserved(rule passiveRule, judge func(o Observation) (bool, string)) {
+	bad := 0
+	t.tallyObserved(rule.None, rule.Saw, func(o Observation) (bool, bool) {
+		counted, why := judge(o)
+		if why == "" {
+			return counted, false
+		}
+		bad++
+		if rule.Limit <= 0 || bad <= rule.Limit {
+			t.Fail(rule.Expected, why)
+		}
+		return counted, true
+	})
+}
+
+// tallyObserved is the frame of a passive check that records its own
+// breaches: judge says whether o is one the check is about and whether it
+// broke a rule (recording the violation itself). With none counted the
+// check is n/a with none; with none broken it passes, saying saw (a format
+// for the count; "" for nothing).
+func (t *T) tallyObserved(none, saw string, judge func(o Observation) (counted, broke bool)) {
+	obs, _ := t.Observed()
+	n, bad := 0, 0
+	for _, o := range obs {
+		counted, broke := judge(o)
+		if counted {
+			n++
+		}
+		if broke {
+			bad++
+		}
+	}
+	if n == 0 {
+		t.NotApplicable(none)
+		return
+	}
+	if bad == 0 {
+		if saw != "" {
+			t.Saw(saw, n)
+		}
+		t.Pass()
+	}
+}
+
+// noServerRequests fails the check with expected at the first JSON-RPC
+// request the server sent in the version's run, and otherwise passes,
+// saying saw (a format for the number of frames).
+func (t *T) noServerRequests(expected, saw string) {
+	obs, _ := t.Observed()
+	for _, o := range obs {
+		if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
+			t.Fail(expected, wire.Excerpt(o.Raw, 200))
+			return
+		}
+	}
+	t.Saw(saw, len(obs))
+	t.Pass()
+}
+
+// modernResult reports a result response that the 2026-07-28 rules on
+// results (resultType, serverInfo in _meta) apply to (see legacyEraResult).
+func modernResult(o Observation) bool {
+	return o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindResponse && !legacyEraResult(o)
+}
+
+// resultType returns the resultType of a result, and whether it has one
+// (a string).
+func resultType(raw json.RawMessage) (string, bool) {
+	var r struct {
+		ResultType *string `json:"resultType"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.ResultType == nil {
+		return "", false
+	}
+	return *r.ResultType, true
+}
+
+// httpRefusal adds what an HTTP target may answer to a broken POST: a 4xx
 // status with or without a body.
 func (t *T) httpRefusal(stream string) []expect.Alt {
 	if t.Stdio() {

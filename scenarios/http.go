@@ -49,7 +49,7 @@ var _ = Register(
 				t.Pass()
 				return
 			}
-			r := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.AnyResponse(id))
+			r := t.answerOn(s, st, expect.AnyResponse(id))
 			if !r.OK() {
 				if ct == wire.MediaSSE && t.InForce("transport-http.sse.includes-response") {
 					t.Violation("transport-http.sse.includes-response", r.Expected, r.Actual)
@@ -288,9 +288,8 @@ var _ = Register(
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-bad-version-header")
-			st, err := h.Do(t.Ctx, wire.Request{Header: http.Header{wire.HeaderProtocolVersion: {"mcpcheck-not-a-version"}}, Body: t.transportRequest(id, spec.MethodPing, nil)})
-			t.must(err)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.HTTPStatus(st, http.StatusBadRequest)))
+			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderProtocolVersion: {"mcpcheck-not-a-version"}}}, id, spec.MethodPing, nil)
+			t.Judge(t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest)))
 		},
 	},
 	Def{
@@ -304,21 +303,18 @@ var _ = Register(
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-no-version-header")
-			st, err := h.Do(t.Ctx, wire.Request{Omit: []string{wire.HeaderProtocolVersion}, Body: t.transportRequest(id, spec.MethodPing, nil)})
-			t.must(err)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "a ping result", nil)))
+			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodPing, nil)
+			t.Judge(t.answerOn(c.S(), st, expect.Result(id, "a ping result", nil)))
 		},
 	},
 )
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"transport-http.get.polling-behaviour":               "a GET-opened stream has no final message, and the server may end it whenever it likes (sse.server-may-close): whether it 'closed the connection without ending the stream' is the server's intent, which the wire does not show",
 		"transport-http.get.unrelated-to-requests":           "whether a message on the GET stream concerns a request in progress is semantic; only progress notifications name their request (by token), and the harness does not open a GET stream while a progress-emitting request of its own is in flight",
 		"transport-http.sse.messages-relate-to-request":      "whether a request or notification on a POST stream concerns the request that opened it is semantic and not marked on the wire, except for progress tokens",
 		"transport-http.sse.notifications-relate-to-request": "which request a notification on a 2026-07-28 response stream belongs to is not marked on the wire (log messages and list changes carry no request id); only progress carries a token, judged by the progress checks",
 		"transport-http.param-headers.integer-safe-range":    "the values mirrored into Mcp-Param headers are chosen by the client; nothing the server sends shows whether it keeps integers in the safe range",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }

@@ -76,9 +76,8 @@ var _ = Register(
 			// one that serves the session-less request (or opens a new
 			// session for it) does not require one.
 			id := jsonrpc.StringID("mcpcheck-no-session")
-			st, err := h.Do(t.Ctx, wire.Request{Omit: []string{wire.HeaderSessionID}, Body: t.transportRequest(id, spec.MethodToolsList, nil)})
-			t.must(err)
-			obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.HTTPStatus(st, http.StatusBadRequest), expect.WithStatus(expect.AnyResponse(id), http.StatusOK))
+			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderSessionID}}, id, spec.MethodToolsList, nil)
+			obs := t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest), expect.WithStatus(expect.AnyResponse(id), http.StatusOK))
 			if obs.OK() && obs.Alt == 1 && obs.Frame.Status() < 300 {
 				// Answered at the JSON-RPC level, result or error (some
 				// servers treat a session-less POST as a new, not yet
@@ -125,9 +124,8 @@ var _ = Register(
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-after-delete")
-			st, err := h.Do(t.Ctx, wire.Request{Header: http.Header{wire.HeaderSessionID: {sid}}, Body: t.transportRequest(id, spec.MethodPing, nil)})
-			t.must(err)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.HTTPStatus(st, http.StatusNotFound)))
+			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderSessionID: {sid}}}, id, spec.MethodPing, nil)
+			t.Judge(t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusNotFound)))
 		},
 	},
 )

@@ -22,7 +22,7 @@ func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream strin
 	s := c.S()
 	id, stream, err := s.Request(t.Ctx, method, nil)
 	t.must(err)
-	obs = s.WaitFor(t.Ctx, expect.Options{Stream: stream, Timeout: t.StepTimeout()}, expect.AnyResponse(id))
+	obs = t.answerOn(s, stream, expect.AnyResponse(id))
 	for _, f := range append(append([]wire.Frame(nil), obs.Others...), obs.Frame) {
 		if f.Stream == stream {
 			frames = append(frames, f)
@@ -192,26 +192,22 @@ var _ = Register(
 		Title:        "every SSE response stream carries X-Accel-Buffering: no",
 		Requirements: []string{"transport-http.sse.x-accel-buffering"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
 			done := map[string]bool{}
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "X-Accel-Buffering: no on every SSE response",
+				Limit:    1,
+				None:     "the server opened no SSE stream during the run",
+				Saw:      "%d SSE responses, all with X-Accel-Buffering: no",
+			}, func(o Observation) (bool, string) {
 				if o.HTTP == nil || transportContentType(o.Frame) != wire.MediaSSE || done[fmt.Sprint(o.Conn, o.Stream)] {
-					continue
+					return false, ""
 				}
 				done[fmt.Sprint(o.Conn, o.Stream)] = true
-				n++
 				if v := strings.ToLower(strings.TrimSpace(o.HTTP.Header.Get("X-Accel-Buffering"))); v != "no" {
-					t.Fail("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("the SSE response of %s had X-Accel-Buffering %q", o.Stream, v))
-					return
+					return true, fmt.Sprintf("the SSE response of %s had X-Accel-Buffering %q", o.Stream, v)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("the server opened no SSE stream during the run")
-				return
-			}
-			t.Saw("%d SSE responses, all with X-Accel-Buffering: no", n)
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -219,23 +215,19 @@ var _ = Register(
 		Title:        "in 2026-07-28 no JSON-RPC request arrives on a response stream",
 		Requirements: []string{"transport-http.sse.no-server-requests"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "responses and notifications only on response streams",
+				Limit:    1,
+				None:     "nothing was received over HTTP",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || o.HTTP == nil {
-					continue
+					return false, ""
 				}
-				n++
 				if o.Msg.Method != "" && !o.Msg.ID.IsZero() {
-					t.Fail("responses and notifications only on response streams", fmt.Sprintf("a request on %s: %s", o.Stream, o.Describe()))
-					return
+					return true, fmt.Sprintf("a request on %s: %s", o.Stream, o.Describe())
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("nothing was received over HTTP")
-				return
-			}
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 )

@@ -121,19 +121,18 @@ func TestSuiteOverHTTPAgainstReference(t *testing.T) {
 	cases := []struct {
 		name      string
 		args      []string
-		path      string
 		transport target.Transport
 	}{
-		{"streamable", nil, "", target.Streamable},
-		{"streamable-json", []string{"--json-responses"}, "", target.Streamable},
-		{"legacy-sse", []string{"--legacy-sse"}, "/sse", target.SSE},
+		{"streamable", nil, target.Streamable},
+		{"streamable-json", []string{"--json-responses"}, target.Streamable},
+		{"legacy-sse", []string{"--legacy-sse"}, target.SSE},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			u := startReferenceHTTP(t, tc.args...)
-			if tc.path != "" {
-				u = strings.TrimSuffix(u, "/mcp") + tc.path
+			if tc.transport == target.SSE {
+				u = legacySSEURL(u)
 			}
 			start := time.Now()
 			res := runURL(t, u, tc.transport, Config{})
@@ -182,25 +181,13 @@ func TestHTTPChecksCatchFaults(t *testing.T) {
 	for _, fc := range httpFaultCases {
 		t.Run(fc.fault+"/"+fc.check+"/"+string(fc.version)+"/"+string(fc.transport), func(t *testing.T) {
 			t.Parallel()
-			for _, withFault := range []bool{true, false} {
-				args := []string{"--legacy-sse"}
-				want := reports.Pass
-				if withFault {
-					args, want = append(args, "--fault", fc.fault), fc.want
-				}
-				u := startReferenceHTTP(t, args...)
+			expectCaught(t, fc.fault, fc.check, fc.version, fc.want, func(faults ...string) Result {
+				u := httpReference(t, faults...)
 				if fc.transport == target.SSE {
-					u = strings.TrimSuffix(u, "/mcp") + "/sse"
+					u = legacySSEURL(u)
 				}
-				res := runURL(t, u, fc.transport, Config{Only: append([]string{fc.check}, fc.also...), Versions: []spec.Version{fc.version}})
-				c, ok := outcomeOf(res, fc.check, fc.version)
-				if !ok {
-					t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-				}
-				if c.Outcome != want {
-					t.Errorf("fault %v over %s: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", withFault, fc.transport, fc.check, fc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
-				}
-			}
+				return runURL(t, u, fc.transport, Config{Only: append([]string{fc.check}, fc.also...), Versions: []spec.Version{fc.version}})
+			})
 		})
 	}
 }

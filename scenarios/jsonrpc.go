@@ -36,7 +36,7 @@ var _ = Register(
 			c := t.Session()
 			for _, id := range []jsonrpc.ID{jsonrpc.StringID("mcpcheck-id-echo-1"), jsonrpc.IntID(900001)} {
 				st := t.SendWithID(c, id, sentinelMethod(t.Version()), nil)
-				if !t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Matching(
+				if !t.Judge(t.answerOn(c.S(), st, expect.Matching(
 					fmt.Sprintf("a response whose id is %s", id),
 					func(f wire.Frame) (expect.Verdict, string) {
 						if !isResponse(f) {
@@ -60,7 +60,7 @@ var _ = Register(
 			c := t.Session()
 			id := jsonrpc.StringID("mcpcheck-error-echo-1")
 			st := t.SendWithID(c, id, "mcpcheck/no-such-method", nil)
-			obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, append([]expect.Alt{expect.Matching(
+			obs := t.answerOn(c.S(), st, append([]expect.Alt{expect.Matching(
 				fmt.Sprintf("an error response whose id is %s", id),
 				func(f wire.Frame) (expect.Verdict, string) {
 					if !isResponse(f) {
@@ -93,9 +93,7 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Session()
 			t.Expect("JSON-RPC 2.0, which MCP messages follow, reserves -32601 for a method the receiver does not have")
-			id := c.S().NextID()
-			st := t.SendWithID(c, id, "mcpcheck/no-such-method", nil)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.MethodNotFound)))
+			t.Judge(t.askError(c, "mcpcheck/no-such-method", nil, jsonrpc.MethodNotFound))
 		},
 	},
 	Def{
@@ -348,31 +346,21 @@ var _ = Register(
 		Title:        "every error carries an integer code and a string message",
 		Requirements: []string{"base.response.error-code-integer", "base.response.error-has-code-and-message"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			errs, bad := 0, 0
-			for _, o := range obs {
+			t.tallyObserved("the server sent no error response in this run", "%d error responses, all well formed", func(o Observation) (bool, bool) {
 				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindErrorResponse {
-					continue
+					return false, false
 				}
-				errs++
 				m := o.Msg
 				switch {
 				case m.Has(jsonrpc.ReasonErrorCodeFloat), m.Has(jsonrpc.ReasonErrorCodeNotNumber), m.Has(jsonrpc.ReasonErrorCodeMissing), m.Has(jsonrpc.ReasonErrorCodeOutOfRange):
-					bad++
 					t.Violation("base.response.error-code-integer", "the error code is an integer", wire.Excerpt(o.Raw, 200))
+					return true, true
 				case m.Has(jsonrpc.ReasonErrorMessageMissing), m.Has(jsonrpc.ReasonErrorMessageNotString), m.Has(jsonrpc.ReasonErrorNotObject):
-					bad++
 					t.ViolateFirst([]string{"base.response.error-has-code-and-message", "base.response.error-code-integer"}, "the error object has a code and a string message", wire.Excerpt(o.Raw, 200))
+					return true, true
 				}
-			}
-			if errs == 0 {
-				t.NotApplicable("the server sent no error response in this run")
-				return
-			}
-			if bad == 0 {
-				t.Saw("%d error responses, all well formed", errs)
-				t.Pass()
-			}
+				return true, false
+			})
 		},
 	},
 	Def{
@@ -380,24 +368,19 @@ var _ = Register(
 		Title:        "the server's notifications carry no id",
 		Requirements: []string{"base.notification.no-id"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			bad, n := 0, 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "a notification has no id member",
+				None:     "the server sent no notification in this run",
+				Saw:      "%d notifications, none with an id",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/") {
-					continue
+					return false, ""
 				}
-				n++
 				if !o.Msg.IDAbsent {
-					bad++
-					t.Fail("a notification has no id member", wire.Excerpt(o.Raw, 200))
+					return true, wire.Excerpt(o.Raw, 200)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("the server sent no notification in this run")
-			} else if bad == 0 {
-				t.Saw("%d notifications, none with an id", n)
-				t.Pass()
-			}
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -463,29 +446,20 @@ var _ = Register(
 		Title:        "every result carries a resultType string",
 		Requirements: []string{"base.result-type.present"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n, bad := 0, 0
-			for _, o := range obs {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
-					continue
+			t.judgeObserved(passiveRule{
+				Expected: "every result object carries a string resultType",
+				Limit:    10,
+				None:     "no result was received in this run",
+				Saw:      "%d results, all with resultType",
+			}, func(o Observation) (bool, string) {
+				if !modernResult(o) {
+					return false, ""
 				}
-				n++
-				var r struct {
-					ResultType *string `json:"resultType"`
+				if _, ok := resultType(o.Msg.Result); !ok {
+					return true, "no resultType in the result of " + nonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
 				}
-				if json.Unmarshal(o.Msg.Result, &r) != nil || r.ResultType == nil {
-					bad++
-					if bad <= 10 {
-						t.Fail("every result object carries a string resultType", "no resultType in the result of "+nonEmpty(o.Answers, "a request")+": "+wire.Excerpt(o.Raw, 200))
-					}
-				}
-			}
-			if n == 0 {
-				t.NotApplicable("no result was received in this run")
-			} else if bad == 0 {
-				t.Saw("%d results, all with resultType", n)
-				t.Pass()
-			}
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -546,29 +520,23 @@ var _ = Register(
 		Title:        "results carry io.modelcontextprotocol/serverInfo in _meta",
 		Requirements: []string{"base.meta.server-info-on-results"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n, bad := 0, 0
-			for _, o := range obs {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindResponse || legacyEraResult(o) {
-					continue
+			t.judgeObserved(passiveRule{
+				Expected: "every result names the server in _meta io.modelcontextprotocol/serverInfo",
+				Limit:    5,
+				None:     "no result was received in this run",
+				Saw:      "%d results, all with serverInfo",
+			}, func(o Observation) (bool, string) {
+				if !modernResult(o) {
+					return false, ""
 				}
-				n++
 				var r struct {
 					Meta map[string]json.RawMessage `json:"_meta"`
 				}
 				if json.Unmarshal(o.Msg.Result, &r) != nil || r.Meta["io.modelcontextprotocol/serverInfo"] == nil {
-					bad++
-					if bad <= 5 {
-						t.Fail("every result names the server in _meta io.modelcontextprotocol/serverInfo", "missing in the result of "+nonEmpty(o.Answers, "a request")+": "+wire.Excerpt(o.Raw, 200))
-					}
+					return true, "missing in the result of " + nonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("no result was received in this run")
-			} else if bad == 0 {
-				t.Saw("%d results, all with serverInfo", n)
-				t.Pass()
-			}
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -576,15 +544,7 @@ var _ = Register(
 		Title:        "from 2026-07-28 the server sends no JSON-RPC requests",
 		Requirements: []string{"base.patterns.server-never-sends-requests", "base.transport.binding-delivery-directions"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			for _, o := range obs {
-				if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
-					t.Fail("no request from the server (input goes through InputRequiredResult)", wire.Excerpt(o.Raw, 200))
-					return
-				}
-			}
-			t.Saw("%d frames, no request among them", len(obs))
-			t.Pass()
+			t.noServerRequests("no request from the server (input goes through InputRequiredResult)", "%d frames, no request among them")
 		},
 	},
 )

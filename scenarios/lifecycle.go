@@ -108,7 +108,7 @@ var _ = Register(
 			p := s.InitializeParams()
 			id, st, err := s.Request(t.Ctx, spec.MethodInitialize, p)
 			t.must(err)
-			if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
+			if !t.Judge(t.answerOn(s, st, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
 				return
 			}
 			if r := Sentinel(t.Ctx, s); !r.OK() {
@@ -184,16 +184,8 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
-			meta := s.Meta()
-			meta.SetProtocolVersion("2099-01-01")
-			params, err := json.Marshal(map[string]any{"_meta": meta})
-			t.must(err)
-			h, err := s.Headers(spec.MethodServerDiscover, params)
-			t.must(err)
-			id := s.NextID()
-			st, err := s.RequestRaw(t.Ctx, id, spec.MethodServerDiscover, params, h)
-			t.must(err)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.ErrorWhere(id, "data.supported listing the versions it implements", []int64{-32022}, func(e *jsonrpc.ErrorObject) error {
+			id, st := t.discoverWithMeta(s, func(meta mcp.Meta) { meta.SetProtocolVersion("2099-01-01") })
+			t.Judge(t.answerOn(s, st, expect.ErrorWhere(id, "data.supported listing the versions it implements", []int64{-32022}, func(e *jsonrpc.ErrorObject) error {
 				var d struct {
 					Supported []string `json:"supported"`
 				}
@@ -216,7 +208,7 @@ var _ = Register(
 			})
 			t.must(err)
 			st := t.SendLine(s, b)
-			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
+			obs := t.answerOn(s, st, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -258,11 +250,8 @@ var _ = Register(
 			// a result with resultType shows the newer protocol.
 			tl := s.Call(t.Ctx, spec.MethodToolsList, nil)
 			if tl.OK() {
-				var probe struct {
-					ResultType *string `json:"resultType"`
-				}
-				if err := json.Unmarshal(tl.Result, &probe); err == nil && probe.ResultType != nil {
-					t.Fail("a server that serves 2026-07-28 requests implements server/discover listing 2026-07-28", "server/discover: "+r.Describe()+"; yet tools/list with 2026-07-28 _meta was served with resultType "+*probe.ResultType)
+				if rt, ok := resultType(tl.Result); ok {
+					t.Fail("a server that serves 2026-07-28 requests implements server/discover listing 2026-07-28", "server/discover: "+r.Describe()+"; yet tools/list with 2026-07-28 _meta was served with resultType "+rt)
 					return
 				}
 				t.NotApplicable("the server does not speak 2026-07-28: server/discover: " + r.Describe() + "; tools/list was answered without resultType, as a pre-2026 server that does not enforce initialization would")
@@ -287,7 +276,7 @@ var _ = Register(
 				// A dual-era stdio server cannot tell this request from a
 				// legacy one sent before initialize, which it may refuse
 				// or serve under the legacy rules: nothing is owed.
-				obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id), expect.AnyResponse(id))
+				obs := t.answerOn(s, st, expect.Error(id), expect.AnyResponse(id))
 				if obs.OK() && obs.Alt == 1 && obs.Frame.Msg.Result != nil && mrtrResultType(obs.Frame.Msg.Result) != "" {
 					t.Fail("a request without a protocol version is refused with -32602, or (dual-era stdio) served under the legacy rules", "it was served as a 2026-07-28 request (the result carries resultType "+mrtrResultType(obs.Frame.Msg.Result)+"): the server assumed a protocol version the request does not name")
 					return
@@ -300,7 +289,7 @@ var _ = Register(
 				t.Judge(obs)
 				return
 			}
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{

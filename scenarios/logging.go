@@ -7,6 +7,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Logging: notifications/message only with the logging capability;
@@ -17,29 +18,34 @@ func isLog(f wire.Frame) bool {
 	return f.Kind == wire.KindMessage && f.Msg.Method == spec.MethodLoggingMessage
 }
 
+// loggingFixture returns the name of the fixture tool that logs
+// (test_tool_with_logging, else test_logging_tool), or ends the check
+// untestable.
+func (t *T) loggingFixture() (string, bool) {
+	tl, ok := t.featuresFirstTool("test_tool_with_logging", "test_logging_tool")
+	return tl.Name, t.RequireFixture(ok, "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)")
+}
+
 var _ = Register(
 	Def{
 		ID: "logging/declared-if-sent", Area: "logging", Passive: true,
 		Title:        "log notifications come only from a server that declared the logging capability",
 		Requirements: []string{"logging.capability.server-declares"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
-				if isLog(o.Frame) {
-					n++
-					if !t.HasCapability("logging") {
-						t.Fail("notifications/message only with a declared logging capability", "sent without it: "+wire.Excerpt(o.Raw, 200))
-						return
-					}
+			t.judgeObserved(passiveRule{
+				Expected: "notifications/message only with a declared logging capability",
+				Limit:    1,
+				None:     "the server sent no log notification in this run",
+				Saw:      "%d log notifications, logging declared",
+			}, func(o Observation) (bool, string) {
+				if !isLog(o.Frame) {
+					return false, ""
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("the server sent no log notification in this run")
-				return
-			}
-			t.Saw("%d log notifications, logging declared", n)
-			t.Pass()
+				if !t.HasCapability("logging") {
+					return true, "sent without it: " + wire.Excerpt(o.Raw, 200)
+				}
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -54,7 +60,7 @@ var _ = Register(
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodLoggingSetLevel, map[string]any{"level": "mcpcheck-bogus"})
 			t.must(err)
-			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams))
+			obs := t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
 			if !obs.OK() {
 				t.Taint() // the level may have changed
 			}
@@ -66,16 +72,8 @@ var _ = Register(
 		Title:        "in 2026-07-28 a tool that logs sends no notifications/message when the request names no logLevel",
 		Requirements: []string{"logging.per-request.silent-without-level"},
 		Body: func(t *T) {
-			name := ""
-			for _, n := range []string{"test_tool_with_logging", "test_logging_tool"} {
-				tools, _ := t.Tools()
-				for _, tl := range tools {
-					if tl.Name == n && name == "" {
-						name = n
-					}
-				}
-			}
-			if !t.RequireFixture(name != "", "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)") {
+			name, ok := t.loggingFixture()
+			if !ok {
 				return
 			}
 			c := t.Session()
@@ -102,16 +100,8 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Session()
 			s := c.Stateless
-			meta := s.Meta()
-			meta[mcpLogLevel] = json.RawMessage(`"mcpcheck-bogus"`)
-			params, err := json.Marshal(map[string]any{"_meta": meta})
-			t.must(err)
-			h, err := s.Headers(spec.MethodServerDiscover, params)
-			t.must(err)
-			id := s.NextID()
-			st, err := s.RequestRaw(t.Ctx, id, spec.MethodServerDiscover, params, h)
-			t.must(err)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
+			id, st := t.discoverWithMeta(s, func(meta mcp.Meta) { meta[mcpLogLevel] = json.RawMessage(`"mcpcheck-bogus"`) })
+			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 )

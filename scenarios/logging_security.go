@@ -139,16 +139,8 @@ var _ = Register(
 		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
 		Requirements: []string{"logging.per-request.only-on-request-stream"},
 		Body: func(t *T) {
-			name := ""
-			tools, _ := t.Tools()
-			for _, n := range []string{"test_tool_with_logging", "test_logging_tool"} {
-				for _, tl := range tools {
-					if tl.Name == n && name == "" {
-						name = n
-					}
-				}
-			}
-			if !t.RequireFixture(name != "", "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)") {
+			name, ok := t.loggingFixture()
+			if !ok {
 				return
 			}
 			filter, _, ok := t.subsFilter()
@@ -156,9 +148,9 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, mine, stop := t.subsListen(c, filter)
+			_, mine, stop, ok := t.subsOpen(c, filter)
 			defer stop()
-			if !t.subsAck(c, id, filter, mine) {
+			if !ok {
 				return
 			}
 			r := t.featuresCallTool(c.S(), name, nil, map[string]any{mcpLogLevel: "debug"})

@@ -21,13 +21,46 @@ var mrtrInputMethods = map[string]bool{spec.MethodRootsList: true, spec.MethodSa
 // mrtrAllowed are the requests an InputRequiredResult may answer.
 var mrtrAllowed = map[string]bool{spec.MethodToolsCall: true, spec.MethodPromptsGet: true, spec.MethodResourcesRead: true}
 
-// mrtrResultType returns the resultType of a result.
+// mrtrResultType returns the resultType of a result ("" when it has none).
 func mrtrResultType(raw json.RawMessage) string {
-	var r struct {
-		ResultType string `json:"resultType"`
+	rt, _ := resultType(raw)
+	return rt
+}
+
+// mrtrComplete accepts a result whose resultType is complete.
+func mrtrComplete(res json.RawMessage) error {
+	if rt := mrtrResultType(res); rt != "complete" {
+		return fmt.Errorf("resultType %q", rt)
 	}
-	_ = json.Unmarshal(raw, &r)
-	return r.ResultType
+	return nil
+}
+
+// mrtrCall sends tools/call with params on s and waits on its stream for
+// a result to it (desc; check judges it, nil for any).
+func (t *T) mrtrCall(s Sess, params map[string]any, desc string, check func(json.RawMessage) error) expect.Observed {
+	id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
+	t.must(err)
+	return t.answerOn(s, st, expect.Result(id, desc, check))
+}
+
+// mrtrRetry turns params into the retry of the input_required result ir:
+// inputResponses answering every input request (see mrtrAnswer) and ir's
+// requestState. For a request other than an elicitation it returns its
+// key and false, leaving params as they were.
+func mrtrRetry(params map[string]any, ir mcp.InputRequiredResult) (string, bool) {
+	answers := map[string]any{}
+	for k, req := range ir.InputRequests {
+		a, ok := mrtrAnswer(req)
+		if !ok {
+			return k, false
+		}
+		answers[k] = a
+	}
+	params["inputResponses"] = answers
+	if ir.RequestState != "" {
+		params["requestState"] = ir.RequestState
+	}
+	return "", true
 }
 
 // mrtrAnswer builds an inputResponses entry for an elicitation request:
@@ -67,18 +100,16 @@ var _ = Register(
 		Title:        "in 2026-07-28 the server never sends roots/list, sampling or elicitation requests: it asks through InputRequiredResult",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "input requested only through an InputRequiredResult",
+				Limit:    1,
+				None:     "nothing was observed",
+			}, func(o Observation) (bool, string) {
 				if o.Kind == wire.KindMessage && mrtrInputMethods[o.Msg.Method] && !o.Msg.ID.IsZero() {
-					t.Fail("input requested only through an InputRequiredResult", "the server sent a request: "+o.Describe())
-					return
+					return true, "the server sent a request: " + o.Describe()
 				}
-			}
-			if len(obs) == 0 {
-				t.NotApplicable("nothing was observed")
-				return
-			}
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -86,23 +117,19 @@ var _ = Register(
 		Title:        "only tools/call, prompts/get and resources/read are ever answered with input_required",
 		Requirements: []string{"mrtr.server.only-supported-requests"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "input_required only on tools/call, prompts/get or resources/read",
+				Limit:    1,
+				None:     "no result was observed",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || o.Msg.Result == nil || o.Answers == "" {
-					continue
+					return false, ""
 				}
-				n++
 				if mrtrResultType(o.Msg.Result) == "input_required" && !mrtrAllowed[o.Answers] {
-					t.Fail("input_required only on tools/call, prompts/get or resources/read", fmt.Sprintf("%s was answered input_required: %s", o.Answers, o.Describe()))
-					return
+					return true, fmt.Sprintf("%s was answered input_required: %s", o.Answers, o.Describe())
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("no result was observed")
-				return
-			}
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 	Def{
@@ -143,9 +170,7 @@ var _ = Register(
 			c := t.Session()
 			s := c.S()
 			params := map[string]any{"name": name, "arguments": map[string]any{}}
-			id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
-			t.must(err)
-			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an input_required result with a requestState", nil))
+			obs := t.mrtrCall(s, params, "an input_required result with a requestState", nil)
 			if !t.Judge(obs) {
 				return
 			}
@@ -154,26 +179,20 @@ var _ = Register(
 				t.Untestable("the fixture " + name + " did not answer input_required with a requestState")
 				return
 			}
-			answers := map[string]any{}
-			for k, req := range ir.InputRequests {
-				a, ok := mrtrAnswer(req)
-				if !ok {
-					t.Untestable("the fixture asks for input other than elicitation: " + k)
-					return
-				}
-				answers[k] = a
+			if k, ok := mrtrRetry(params, ir); !ok {
+				t.Untestable("the fixture asks for input other than elicitation: " + k)
+				return
 			}
 			// The tampering the fixture's contract names: the state with
 			// "-TAMPERED" appended. The rule binds state that influences
 			// the outcome, which a black box cannot see in general; the
 			// fixture exists to be such state.
 			state := ir.RequestState + "-TAMPERED"
-			params["inputResponses"] = answers
 			params["requestState"] = state
 			id2, st2, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
 			t.must(err)
 			t.Expect("a retry with requestState %q (the fixture's state with -TAMPERED appended) is refused with an error", state)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st2, Timeout: t.StepTimeout()},
+			t.Judge(t.answerOn(s, st2,
 				expect.Matching("an error response (or a fresh input_required: the tampered state not honoured)", func(f wire.Frame) (expect.Verdict, string) {
 					if !f.IsResponseTo(id2) {
 						return expect.Unrelated, ""
@@ -194,27 +213,15 @@ var _ = Register(
 // or ends the check untestable.
 func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
 	params := map[string]any{"name": name, "arguments": map[string]any{}}
-	r := c.S()
-	id, st, err := r.Request(t.Ctx, spec.MethodToolsCall, params)
-	t.must(err)
-	obs := r.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an input_required result", nil))
+	obs := t.mrtrCall(c.S(), params, "an input_required result", nil)
 	var ir mcp.InputRequiredResult
 	if !obs.OK() || json.Unmarshal(obs.Frame.Msg.Result, &ir) != nil || mrtrResultType(obs.Frame.Msg.Result) != "input_required" {
 		t.Untestable("the fixture " + name + " did not answer input_required: " + obs.Actual)
 		return nil, false
 	}
-	answers := map[string]any{}
-	for k, req := range ir.InputRequests {
-		a, ok := mrtrAnswer(req)
-		if !ok {
-			t.Untestable("the fixture " + name + " asks for input other than elicitation: " + k)
-			return nil, false
-		}
-		answers[k] = a
-	}
-	params["inputResponses"] = answers
-	if ir.RequestState != "" {
-		params["requestState"] = ir.RequestState
+	if k, ok := mrtrRetry(params, ir); !ok {
+		t.Untestable("the fixture " + name + " asks for input other than elicitation: " + k)
+		return nil, false
 	}
 	return params, true
 }
@@ -241,14 +248,7 @@ var _ = Register(
 				return
 			}
 			for _, p := range []map[string]any{b, a} { // finish the later one first
-				id, st, err := c.S().Request(t.Ctx, spec.MethodToolsCall, p)
-				t.must(err)
-				obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "a complete result", func(res json.RawMessage) error {
-					if rt := mrtrResultType(res); rt != "complete" {
-						return fmt.Errorf("resultType %q", rt)
-					}
-					return nil
-				}))
+				obs := t.mrtrCall(c.S(), p, "a complete result", mrtrComplete)
 				if !obs.OK() {
 					t.Saw("round 2 of %v", p["name"])
 					t.Judge(obs)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -32,6 +31,17 @@ func (t *T) offeredLists() []listKind {
 		}
 	}
 	return out
+}
+
+// pagedLists returns the lists the server offers (see offeredLists) and a
+// pooled session to page them on; ok is false (the check n/a) when it
+// offers none.
+func (t *T) pagedLists() (ls []listKind, c *Conn, ok bool) {
+	ls = t.offeredLists()
+	if !t.Require(len(ls) > 0, "the server declared no tools, prompts or resources capability, so it has no list to page") {
+		return nil, nil, false
+	}
+	return ls, t.Session(), true
 }
 
 type page struct {
@@ -68,11 +78,10 @@ var _ = Register(
 		Title:        "every list walks to its end: cursors are accepted again, no cursor repeats, the walk ends within a bound",
 		Requirements: []string{"pagination.server.stable-cursors"},
 		Body: func(t *T) {
-			ls := t.offeredLists()
-			if !t.Require(len(ls) > 0, "the server declared no tools, prompts or resources capability, so it has no list to page") {
+			ls, c, ok := t.pagedLists()
+			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
 			paged := 0
 			for _, l := range ls {
@@ -136,16 +145,12 @@ var _ = Register(
 		Title:        "a list request with a made-up cursor is refused with -32602",
 		Requirements: []string{"pagination.errors.invalid-cursor"},
 		Body: func(t *T) {
-			ls := t.offeredLists()
-			if !t.Require(len(ls) > 0, "the server declared no tools, prompts or resources capability, so it has no list to page") {
+			ls, c, ok := t.pagedLists()
+			if !ok {
 				return
 			}
-			c := t.Session()
-			s := c.S()
 			for _, l := range ls {
-				id := s.NextID()
-				st := t.SendWithID(c, id, l.method, map[string]any{"cursor": "mcpcheck-not-a-cursor-7f3a"})
-				if !t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams))) {
+				if !t.Judge(t.askError(c, l.method, map[string]any{"cursor": "mcpcheck-not-a-cursor-7f3a"}, jsonrpc.InvalidParams)) {
 					return
 				}
 			}

@@ -29,7 +29,7 @@ var _ = Register(
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodPing, nil)
 			t.must(err)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an empty object {}", emptyResult)))
+			t.Judge(t.answerOn(s, st, expect.Result(id, "an empty object {}", emptyResult)))
 		},
 	},
 	Def{
@@ -58,7 +58,7 @@ var _ = Register(
 				// the ping rule.
 				alts = append(alts, expect.HTTPStatus(st, http.StatusBadRequest, http.StatusNotFound, http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity))
 			}
-			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alts...)
+			obs := t.answerOn(s, st, alts...)
 			if obs.OK() && obs.Alt == 1 {
 				t.NotApplicable("the server uses HTTP sessions and refused the session-less ping with an HTTP error status, as the streamable HTTP transport lets it; a ping before initialize cannot be sent inside a session")
 				return

@@ -224,39 +224,33 @@ var _ = Register(
 		Title:        "every progress notification of the run carries a token mcpcheck gave with a request",
 		Requirements: []string{"progress.notify.only-active-tokens"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "notifications/progress only with tokens of the client's requests",
+				Limit:    1,
+				None:     "the server sent no progress notification in this run",
+				Saw:      "%d progress notifications, all with tokens mcpcheck sent",
+			}, func(o Observation) (bool, string) {
 				p, ok := progressOf(o.Frame)
 				if !ok {
-					continue
+					return false, ""
 				}
-				n++
 				var s string
 				if json.Unmarshal(p.Token, &s) != nil {
 					s = string(p.Token)
 				}
 				if _, known := progressTokens.Load(s); !known {
-					t.Fail("notifications/progress only with tokens of the client's requests", fmt.Sprintf("token %s was never sent by mcpcheck: %s", p.Token, wire.Excerpt(o.Raw, 200)))
-					return
+					return true, fmt.Sprintf("token %s was never sent by mcpcheck: %s", p.Token, wire.Excerpt(o.Raw, 200))
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("the server sent no progress notification in this run")
-				return
-			}
-			t.Saw("%d progress notifications, all with tokens mcpcheck sent", n)
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 )
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"progress.token.unique-among-active": "a rule for the server as requester: it needs a server that issues concurrent requests to the client carrying progress tokens, which no fixture does",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }
 
 var _ = Register(
@@ -265,11 +259,13 @@ var _ = Register(
 		Title:        "a progressToken in the _meta of a request from the server is a string or an integer",
 		Requirements: []string{"progress.token.string-or-integer"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "progressToken is a JSON string or integer",
+				Limit:    1,
+				None:     "no request from the server carried a progressToken in this run",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || o.Msg.Method == "" || o.Msg.ID.IsZero() {
-					continue
+					return false, ""
 				}
 				var p struct {
 					Meta struct {
@@ -278,21 +274,15 @@ var _ = Register(
 				}
 				_ = json.Unmarshal(o.Msg.Params, &p)
 				if len(p.Meta.Token) == 0 {
-					continue
+					return false, ""
 				}
-				n++
 				var s string
 				var i int64
 				if json.Unmarshal(p.Meta.Token, &s) != nil && json.Unmarshal(p.Meta.Token, &i) != nil {
-					t.Fail("progressToken is a JSON string or integer", fmt.Sprintf("%s: token %s", o.Msg.Method, p.Meta.Token))
-					return
+					return true, fmt.Sprintf("%s: token %s", o.Msg.Method, p.Meta.Token)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("no request from the server carried a progressToken in this run")
-				return
-			}
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 )

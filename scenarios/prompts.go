@@ -187,10 +187,9 @@ var _ = Register(
 			args := promptsArgs(*target, true)
 			missing := promptsRequired(*target)[0]
 			delete(args, missing)
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodPromptsGet, map[string]any{"name": target.Name, "arguments": args})
+			id, st := t.ask(c, spec.MethodPromptsGet, map[string]any{"name": target.Name, "arguments": args})
 			t.Expect("prompts/get %s without its required argument %q", target.Name, missing)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{
@@ -202,10 +201,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"})
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.askError(c, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"}, jsonrpc.InvalidParams))
 		},
 	},
 	Def{

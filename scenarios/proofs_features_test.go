@@ -37,12 +37,7 @@ var featureProofChecks = []string{
 // the reference server that breaks a requirement they cite, in a version
 // where the check applies. Only the fault-on side runs here: against the
 // clean reference server every check passes (TestSuiteAgainstReference).
-var featureProofCases = []struct {
-	fault   string
-	check   string
-	version spec.Version
-	want    reports.Outcome // fail for a MUST, warn for a SHOULD
-}{
+var featureProofCases = []faultCase{
 	{"batch-refused", "base/batch-accepted", spec.V20250326, reports.Fail},
 	{"batch-answered", "base/batch-rejected", spec.V20251125, reports.Fail},
 	{"error-without-message", "base/error-objects", spec.V20251125, reports.Fail},
@@ -148,14 +143,7 @@ func TestFeatureChecksCatchProofFaults(t *testing.T) {
 				// under a loaded -race run give their exchanges room.
 				cfg.Session = session.Config{Timeout: 15 * time.Second}
 			}
-			res := runReference(t, cfg, fc.fault)
-			c, ok := outcomeOf(res, fc.check, fc.version)
-			if !ok {
-				t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-			}
-			if c.Outcome != fc.want {
-				t.Errorf("fault %s: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", fc.fault, fc.check, fc.version, c.Outcome, fc.want, c.Expected, c.Actual, c.Reason)
-			}
+			c, _ := expectOutcome(t, runReference(t, cfg, fc.fault), fc.check, fc.version, fc.want, "fault "+fc.fault)
 			t.Logf("%s: %s", c.Outcome, c.Actual)
 		})
 	}

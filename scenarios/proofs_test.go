@@ -15,22 +15,15 @@ var unprovableChecks = map[string]string{}
 // unprovableTransportChecks.
 func TestEveryCheckIsProvenToFire(t *testing.T) {
 	proven := map[string]bool{}
-	for _, c := range faultCases {
-		proven[c.check] = true
-	}
-	for _, c := range featureFaultCases {
-		proven[c.check] = true
+	for _, cases := range [][]faultCase{faultCases, featureFaultCases, transportFaultCases, featureProofCases} {
+		for _, c := range cases {
+			proven[c.check] = true
+		}
 	}
 	for _, c := range httpFaultCases {
 		proven[c.check] = true
 	}
-	for _, c := range transportFaultCases {
-		proven[c.check] = true
-	}
 	for _, c := range proxyFaultCases {
-		proven[c.check] = true
-	}
-	for _, c := range featureProofCases {
 		proven[c.check] = true
 	}
 	for _, c := range transportProofCases {

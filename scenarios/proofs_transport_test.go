@@ -132,16 +132,12 @@ func TestTransportChecksCatchProofFaults(t *testing.T) {
 			case pc.transport == "streamable":
 				res = runURL(t, httpReference(t, pc.fault), target.Streamable, cfg)
 			case pc.transport == "sse":
-				res = runURL(t, strings.TrimSuffix(httpReference(t, pc.fault), "/mcp")+"/sse", target.SSE, cfg)
+				res = runURL(t, legacySSEURL(httpReference(t, pc.fault)), target.SSE, cfg)
 			default:
 				t.Fatalf("unknown transport %q", pc.transport)
 			}
-			c, ok := outcomeOf(res, pc.check, pc.version)
+			c, ok := expectOutcome(t, res, pc.check, pc.version, pc.want, pc.fault+" on over "+pc.transport)
 			if !ok {
-				t.Fatalf("check %s did not run in %s", pc.check, pc.version)
-			}
-			if c.Outcome != pc.want {
-				t.Errorf("%s on: check %s in %s over %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", pc.fault, pc.check, pc.version, pc.transport, c.Outcome, pc.want, c.Expected, c.Actual, c.Reason)
 				return
 			}
 			t.Logf("%s: %s\n  expected: %s\n  actual: %s", c.Outcome, pc.check, c.Expected, c.Actual)

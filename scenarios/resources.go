@@ -35,6 +35,23 @@ func resourcesMissingURI(listed []string) string {
 	return "mcpcheck://missing/7f3a"
 }
 
+// resourcesReadMissing asks resources/read, on a pooled session, of a
+// resource that does not exist (see resourcesMissingURI), and returns the
+// session, the id and the stream of the answer; ok is false (the check
+// n/a) when the server declared no resources.
+func (t *T) resourcesReadMissing() (s Sess, id jsonrpc.ID, st string, ok bool) {
+	if !t.RequireCapability("resources") {
+		return nil, jsonrpc.ID{}, "", false
+	}
+	c := t.Session()
+	s = c.S()
+	listed, _ := t.resourcesListed(s)
+	uri := resourcesMissingURI(listed)
+	id, st = t.ask(c, spec.MethodResourcesRead, map[string]any{"uri": uri})
+	t.Expect("resources/read of %s, which does not exist", uri)
+	return s, id, st, true
+}
+
 var _ = Register(
 	Def{
 		ID: "resources/read-listed", Area: "resources",
@@ -98,17 +115,9 @@ var _ = Register(
 		Title:        "up to 2025-11-25 reading a resource that does not exist is answered with -32002",
 		Requirements: []string{"resources.errors.standard-codes-legacy"},
 		Body: func(t *T) {
-			if !t.RequireCapability("resources") {
-				return
+			if s, id, st, ok := t.resourcesReadMissing(); ok {
+				t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.ResourceNotFound)))
 			}
-			c := t.Session()
-			s := c.S()
-			listed, _ := t.resourcesListed(s)
-			uri := resourcesMissingURI(listed)
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodResourcesRead, map[string]any{"uri": uri})
-			t.Expect("resources/read of %s, which does not exist", uri)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.ResourceNotFound)))
 		},
 	},
 	Def{
@@ -116,17 +125,11 @@ var _ = Register(
 		Title:        "in 2026-07-28 reading a resource that does not exist is answered with -32602, never with empty contents",
 		Requirements: []string{"resources.errors.not-found-invalid-params", "resources.errors.no-empty-contents-for-missing"},
 		Body: func(t *T) {
-			if !t.RequireCapability("resources") {
+			s, id, st, ok := t.resourcesReadMissing()
+			if !ok {
 				return
 			}
-			c := t.Session()
-			s := c.S()
-			listed, _ := t.resourcesListed(s)
-			uri := resourcesMissingURI(listed)
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodResourcesRead, map[string]any{"uri": uri})
-			t.Expect("resources/read of %s, which does not exist", uri)
-			obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.AnyResponse(id))
+			obs := t.answerOn(s, st, expect.AnyResponse(id))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -191,12 +194,10 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
 			const bad = "mcpcheck:%zz/../../etc/passwd"
-			st := t.SendWithID(c, id, spec.MethodResourcesRead, map[string]any{"uri": bad})
+			id, st := t.ask(c, spec.MethodResourcesRead, map[string]any{"uri": bad})
 			t.Expect("servers validate every URI they receive: %q (bad percent-encoding, traversal) is refused", bad)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id)))
+			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
 		},
 	},
 	Def{

@@ -38,13 +38,7 @@ func TestRuleChecksCatchFaults(t *testing.T) {
 		t.Run(fc.fault+"/"+string(fc.version), func(t *testing.T) {
 			t.Parallel()
 			res := runReference(t, Config{Direct: true, Only: append([]string{fc.check}, fc.also...), Versions: []spec.Version{fc.version}}, fc.fault)
-			c, ok := outcomeOf(res, fc.check, fc.version)
-			if !ok {
-				t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-			}
-			if c.Outcome != fc.want {
-				t.Errorf("fault %s: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", fc.fault, fc.check, fc.version, c.Outcome, fc.want, c.Expected, c.Actual, c.Reason)
-			}
+			expectOutcome(t, res, fc.check, fc.version, fc.want, "fault "+fc.fault)
 		})
 	}
 }

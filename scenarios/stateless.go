@@ -31,6 +31,13 @@ func (t *T) statelessRaw(c *Conn, method string, params json.RawMessage, h http.
 	return id, st
 }
 
+// statelessNoCapabilities are the params of a tools/call of name without
+// arguments whose _meta declares no client capabilities.
+func statelessNoCapabilities(name string) map[string]any {
+	return map[string]any{"name": name, "arguments": map[string]any{},
+		"_meta": map[string]any{mcp.MetaClientCapabilities: map[string]any{}}}
+}
+
 var _ = Register(
 	Def{
 		ID: "discovery/discover-result", Area: "discovery", Eras: transportStateless,
@@ -90,8 +97,7 @@ var _ = Register(
 			}
 			_, h := t.transportStatelessParams(c, spec.MethodToolsList, nil)
 			id, st := t.statelessRaw(c, spec.MethodToolsList, json.RawMessage(`{}`), h)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
-				expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
+			t.Judge(t.answerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
 		},
 	},
 	Def{
@@ -104,9 +110,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			p, h := t.transportStatelessParams(c, spec.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{},
-				"_meta": map[string]any{mcp.MetaClientCapabilities: map[string]any{}}})
-			id, st := t.statelessRaw(c, spec.MethodToolsCall, p, h)
+			id, st := t.headersRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
 			alt := expect.ErrorWhere(id, "data.requiredCapabilities lists what is missing", []int64{jsonrpc.MissingRequiredClientCapability}, func(e *jsonrpc.ErrorObject) error {
 				var d struct {
 					Required map[string]json.RawMessage `json:"requiredCapabilities"`
@@ -120,7 +124,7 @@ var _ = Register(
 				alt = expect.WithStatus(alt, http.StatusBadRequest)
 			}
 			t.Expect("tools/call of the fixture %s declaring no client capabilities", name)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alt))
+			t.Judge(t.answerOn(c.S(), st, alt))
 		},
 	},
 	Def{
@@ -132,10 +136,9 @@ var _ = Register(
 			if t.transportHTTP(c) == nil {
 				return
 			}
-			p, h := t.transportStatelessParams(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}})
-			h.Set(wire.HeaderProtocolVersion, statelessUnknownVersion)
-			id, st := t.statelessRaw(c, spec.MethodToolsList, p, h)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
+			id, st := t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
+				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, statelessUnknownVersion) })
+			t.Judge(t.answerOn(c.S(), st,
 				expect.WithStatus(expect.ErrorWhere(id, "data.supported lists the server's versions", []int64{jsonrpc.UnsupportedProtocolVersion}, func(e *jsonrpc.ErrorObject) error {
 					var d struct {
 						Supported []string `json:"supported"`
@@ -167,10 +170,8 @@ var _ = Register(
 				if m == spec.MethodLoggingSetLevel {
 					params["level"] = "info"
 				}
-				p, h := t.transportStatelessParams(c, m, params)
-				id, st := t.statelessRaw(c, m, p, h)
-				obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
-					expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
+				id, st := t.headersRequest(c, m, params, nil)
+				obs := t.answerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
 				if !obs.OK() {
 					t.Judge(obs)
 					return
@@ -185,39 +186,34 @@ var _ = Register(
 		Title:        "every ttlMs on a result is a non-negative integer",
 		Requirements: []string{"caching.ttl.server-non-negative"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			n := 0
-			for _, o := range obs {
+			t.judgeObserved(passiveRule{
+				Expected: "ttlMs a non-negative integer",
+				Limit:    1,
+				None:     "no result carried ttlMs",
+				Saw:      "%d results with ttlMs, all non-negative integers",
+			}, func(o Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || o.Msg.Result == nil {
-					continue
+					return false, ""
 				}
 				m, err := resultObject(o.Msg.Result)
 				if err != nil {
-					continue
+					return false, ""
 				}
 				raw, ok := m["ttlMs"]
 				if !ok {
-					continue
+					return false, ""
 				}
-				n++
 				var v json.Number
 				d := json.NewDecoder(strings.NewReader(string(raw)))
 				d.UseNumber()
 				if d.Decode(&v) != nil {
-					t.Fail("ttlMs a non-negative integer", fmt.Sprintf("the %s result has ttlMs %s", o.Answers, raw))
-					return
+					return true, fmt.Sprintf("the %s result has ttlMs %s", o.Answers, raw)
 				}
 				if i, err := v.Int64(); err != nil || i < 0 {
-					t.Fail("ttlMs a non-negative integer", fmt.Sprintf("the %s result has ttlMs %s", o.Answers, raw))
-					return
+					return true, fmt.Sprintf("the %s result has ttlMs %s", o.Answers, raw)
 				}
-			}
-			if n == 0 {
-				t.NotApplicable("no result carried ttlMs")
-				return
-			}
-			t.Saw("%d results with ttlMs, all non-negative integers", n)
-			t.Pass()
+				return true, ""
+			})
 		},
 	},
 )
@@ -238,11 +234,9 @@ var _ = Register(
 				t.Untestable("the fixture " + name + " failed even with the sampling capability declared: " + first.Describe())
 				return
 			}
-			p, h := t.transportStatelessParams(c, spec.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{},
-				"_meta": map[string]any{mcp.MetaClientCapabilities: map[string]any{}}})
-			id, st := t.statelessRaw(c, spec.MethodToolsCall, p, h)
+			id, st := t.headersRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
 			t.Expect("after a call declaring sampling succeeded, the same call on the same connection declaring no capabilities is refused with -32021")
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.MissingRequiredClientCapability)))
+			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.MissingRequiredClientCapability)))
 		},
 	},
 	Def{
@@ -256,9 +250,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			params := map[string]any{"name": name, "arguments": map[string]any{}}
-			id, st, err := c.S().Request(t.Ctx, spec.MethodToolsCall, params)
-			t.must(err)
-			obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Result(id, "an input_required result", nil))
+			obs := t.mrtrCall(c.S(), params, "an input_required result", nil)
 			if !obs.OK() {
 				t.Untestable("the fixture " + name + " did not answer: " + obs.Actual)
 				return
@@ -268,29 +260,15 @@ var _ = Register(
 				t.Untestable("the fixture " + name + " did not answer input_required")
 				return
 			}
-			answers := map[string]any{}
-			for k, req := range ir.InputRequests {
-				a, ok := mrtrAnswer(req)
-				if !ok {
-					t.Untestable("the fixture asks for input other than elicitation: " + k)
-					return
-				}
-				answers[k] = a
-			}
-			params["inputResponses"] = answers
-			if ir.RequestState != "" {
-				params["requestState"] = ir.RequestState
+			if k, ok := mrtrRetry(params, ir); !ok {
+				t.Untestable("the fixture asks for input other than elicitation: " + k)
+				return
 			}
 			other := t.Fresh()
 			id2, st2, err := other.S().Request(t.Ctx, spec.MethodToolsCall, params)
 			t.must(err)
 			t.Expect("round 2 of %s, sent on a new connection, completes", name)
-			t.Judge(other.S().WaitFor(t.Ctx, expect.Options{Stream: st2, Timeout: t.StepTimeout()}, expect.Result(id2, "a complete result", func(res json.RawMessage) error {
-				if rt := mrtrResultType(res); rt != "complete" {
-					return fmt.Errorf("resultType %q", rt)
-				}
-				return nil
-			})))
+			t.Judge(t.answerOn(other.S(), st2, expect.Result(id2, "a complete result", mrtrComplete)))
 		},
 	},
 	Def{

@@ -70,7 +70,7 @@ var _ = Register(
 			}
 			s := c.S()
 			wait := func(what string, st string, alt expect.Alt) bool {
-				obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alt)
+				obs := t.answerOn(s, st, alt)
 				if !obs.OK() {
 					t.Saw("%s", what)
 					t.Judge(obs)
@@ -123,9 +123,8 @@ var _ = Register(
 			p, hdr := t.transportStatelessParams(c, spec.MethodToolsList, nil)
 			hdr.Del(wire.HeaderProtocolVersion)
 			id := c.Stateless.NextID()
-			st, err := h.Do(t.Ctx, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}, Body: t.transportRequest(id, spec.MethodToolsList, p)})
-			t.must(err)
-			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, headersMismatch(id)))
+			st := t.transportDo(h, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodToolsList, p)
+			t.Judge(t.answerOn(c.S(), st, headersMismatch(id)))
 		},
 	},
 	Def{
@@ -191,7 +190,7 @@ var _ = Register(
 			}
 			enc := base64.StdEncoding.EncodeToString([]byte(uri))
 			id, st := t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?base64?"+enc+"?=") })
-			obs := c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
+			obs := t.answerOn(c.S(), st, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
 				if !f.IsResponseTo(id) {
 					return expect.Unrelated, ""
 				}
@@ -205,7 +204,7 @@ var _ = Register(
 				return
 			}
 			id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?BASE64?"+enc+"?=") })
-			obs = c.S().WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, headersMismatch(id))
+			obs = t.answerOn(c.S(), st, headersMismatch(id))
 			if !obs.OK() {
 				t.Violation("transport-http.param-headers.sentinel-lowercase", "an upper-case =?BASE64? marker is no encoding: the literal value differs from the body, 400 with -32020", obs.Actual)
 				return

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
-	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
 // The stdio transport: stdout carries MCP messages only, one per line;
@@ -48,15 +47,7 @@ var _ = Register(
 		Title:        "in 2026-07-28 a stdio server writes no JSON-RPC requests",
 		Requirements: []string{"transport-stdio.messages.server-no-requests"},
 		Body: func(t *T) {
-			obs, _ := t.Observed()
-			for _, o := range obs {
-				if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
-					t.Fail("no request on stdout", wire.Excerpt(o.Raw, 200))
-					return
-				}
-			}
-			t.Saw("%d frames, no request", len(obs))
-			t.Pass()
+			t.noServerRequests("no request on stdout", "%d frames, no request")
 		},
 	},
 	Def{

@@ -90,6 +90,14 @@ func (t *T) subsListen(c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) boo
 	return id, mine, stop
 }
 
+// subsOpen opens a subscription for filter on c (see subsListen) and
+// judges its acknowledgement (see subsAck), reported as ok. The caller
+// defers stop whatever ok is.
+func (t *T) subsOpen(c *Conn, filter string) (id jsonrpc.ID, mine func(wire.Frame) bool, stop func(), ok bool) {
+	id, mine, stop = t.subsListen(c, filter)
+	return id, mine, stop, t.subsAck(c, id, filter, mine)
+}
+
 // subsAck waits for the first message of the subscription and judges it.
 func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame) bool) bool {
 	obs := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
@@ -160,10 +168,9 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			c := t.Session()
-			id, mine, stop := t.subsListen(c, filter)
+			_, _, stop, ok := t.subsOpen(t.Session(), filter)
 			defer stop()
-			if t.subsAck(c, id, filter, mine) {
+			if ok {
 				t.Saw("the subscription for %s was acknowledged first", filter)
 			}
 		},
@@ -178,9 +185,9 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, mine, stop := t.subsListen(c, "toolsListChanged")
+			id, mine, stop, ok := t.subsOpen(c, "toolsListChanged")
 			defer stop()
-			if !t.subsAck(c, id, "toolsListChanged", mine) {
+			if !ok {
 				return
 			}
 			// The trigger's response is not waited for: the notification may

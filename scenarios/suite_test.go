@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,11 +49,17 @@ func mcpcheckBinary(t testing.TB) string {
 	return binPath
 }
 
-func referenceTarget(t testing.TB, faults ...string) target.Target {
-	args := []string{"reference", "server", "--stdio", "--page-size", "3"}
+// faultArgs are the reference server's arguments switching faults on.
+func faultArgs(faults []string) []string {
+	var args []string
 	for _, f := range faults {
 		args = append(args, "--fault", f)
 	}
+	return args
+}
+
+func referenceTarget(t testing.TB, faults ...string) target.Target {
+	args := append([]string{"reference", "server", "--stdio", "--page-size", "3"}, faultArgs(faults)...)
 	tg := target.Command(mcpcheckBinary(t), args...)
 	tg.Timeouts = target.Timeouts{Step: 5 * time.Second, Grace: time.Second}
 	return tg
@@ -62,10 +69,18 @@ func referenceTarget(t testing.TB, faults ...string) target.Target {
 func runReference(t testing.TB, cfg Config, faults ...string) Result {
 	t.Helper()
 	cfg.Target = referenceTarget(t, faults...)
+	return runSuites(t, cfg, 2*time.Minute)
+}
+
+// runSuites runs the suites as cfg says (a 5 s session timeout unless it
+// sets one) within limit, and fails the test when the run cannot be judged
+// or has harness problems.
+func runSuites(t testing.TB, cfg Config, limit time.Duration) Result {
+	t.Helper()
 	if cfg.Session.Timeout == 0 {
 		cfg.Session = session.Config{Timeout: 5 * time.Second}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := Run(ctx, cfg)
 	if err != nil {
@@ -112,6 +127,59 @@ func outcomeOf(res Result, id string, v spec.Version) (reports.Check, bool) {
 		}
 	}
 	return reports.Check{}, false
+}
+
+// faultCase pairs a fault switch of the reference server with the check
+// that must catch it, in a version where it applies.
+type faultCase struct {
+	fault   string
+	check   string
+	version spec.Version
+	want    reports.Outcome // fail for a MUST, warn for a SHOULD
+}
+
+// expectOutcome fails the test unless check ran in v and ended want; what
+// says what the run had switched on, for the message. It returns the
+// check's result and whether it ended want.
+func expectOutcome(t *testing.T, res Result, check string, v spec.Version, want reports.Outcome, what string) (reports.Check, bool) {
+	t.Helper()
+	c, ok := outcomeOf(res, check, v)
+	if !ok {
+		t.Fatalf("check %s did not run in %s", check, v)
+	}
+	if c.Outcome != want {
+		t.Errorf("%s: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", what, check, v, c.Outcome, want, c.Expected, c.Actual, c.Reason)
+		return c, false
+	}
+	return c, true
+}
+
+// expectCaught runs check twice through run: with fault switched on it
+// must end want, without it it must pass.
+func expectCaught(t *testing.T, fault, check string, v spec.Version, want reports.Outcome, run func(faults ...string) Result) {
+	t.Helper()
+	for _, withFault := range []bool{true, false} {
+		var faults []string
+		w := reports.Pass
+		if withFault {
+			faults, w = []string{fault}, want
+		}
+		expectOutcome(t, run(faults...), check, v, w, fmt.Sprintf("fault %v", faults))
+	}
+}
+
+// runFaultCases proves each case's check fires (see expectCaught), one
+// parallel subtest per case, named by name; run runs the check against a
+// reference server with the faults given.
+func runFaultCases(t *testing.T, cases []faultCase, name func(faultCase) string, run func(t *testing.T, fc faultCase, faults ...string) Result) {
+	for _, fc := range cases {
+		t.Run(name(fc), func(t *testing.T) {
+			t.Parallel()
+			expectCaught(t, fc.fault, fc.check, fc.version, fc.want, func(faults ...string) Result {
+				return run(t, fc, faults...)
+			})
+		})
+	}
 }
 
 var _ = strings.Contains

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -69,19 +70,62 @@ func (t *T) tasksCandidate(ms int) (string, json.RawMessage, bool) {
 	return "", nil, false
 }
 
+// tasksSetup opens a task check: the server must declare task-augmented
+// tools/call and the capabilities caps (n/a otherwise) and list a tool to
+// run as a task (see tasksCandidate; ms of work for ref_slow); the session
+// is a pooled one.
+func (t *T) tasksSetup(ms int, caps ...string) (c *Conn, name string, args json.RawMessage, ok bool) {
+	for _, p := range append([]string{"tasks.requests.tools.call"}, caps...) {
+		if !t.RequireCapability(p) {
+			return nil, "", nil, false
+		}
+	}
+	if name, args, ok = t.tasksCandidate(ms); !ok {
+		return nil, "", nil, false
+	}
+	return t.Session(), name, args, true
+}
+
+// tasksStart is tasksSetup, then the tool run as a task (see tasksCreate).
+func (t *T) tasksStart(ms int, caps ...string) (*Conn, tasksWire, bool) {
+	c, name, args, ok := t.tasksSetup(ms, caps...)
+	if !ok {
+		return nil, tasksWire{}, false
+	}
+	w, _, ok := t.tasksCreate(c.S(), name, args)
+	return c, w, ok
+}
+
+// tasksCallParams are the params of a tools/call of name with args,
+// augmented with task.
+func tasksCallParams(name string, args any, task map[string]any) map[string]any {
+	return map[string]any{"name": name, "arguments": args, "task": task}
+}
+
+// tasksOf decodes the task of a CreateTaskResult.
+func tasksOf(result json.RawMessage) (tasksWire, bool) {
+	var res struct {
+		Task json.RawMessage `json:"task"`
+	}
+	_ = json.Unmarshal(result, &res)
+	return tasksDecode(res.Task)
+}
+
+// tasksResult asks tasks/result of task id, which blocks until the task is
+// terminal.
+func (t *T) tasksResult(s Sess, id string) session.Reply {
+	return s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+}
+
 // tasksCreate runs a task-augmented tools/call and returns the task and
 // the reply.
 func (t *T) tasksCreate(s Sess, name string, args json.RawMessage) (tasksWire, json.RawMessage, bool) {
-	r := s.Call(t.Ctx, spec.MethodToolsCall, map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": 60000}})
+	r := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(name, args, map[string]any{"ttl": 60000}))
 	if !r.OK() {
 		t.Violation("tasks.create.returns-create-task-result", "a task-augmented tools/call of "+name+" is answered with a CreateTaskResult", r.Describe())
 		return tasksWire{}, nil, false
 	}
-	var res struct {
-		Task json.RawMessage `json:"task"`
-	}
-	_ = json.Unmarshal(r.Result, &res)
-	w, ok := tasksDecode(res.Task)
+	w, ok := tasksOf(r.Result)
 	if !ok {
 		t.Violation("tasks.create.returns-create-task-result", "a CreateTaskResult ({task: {taskId, status, ...}}) for the task-augmented call of "+name, "result "+clip(r.Result))
 		return w, r.Result, false
@@ -127,13 +171,19 @@ var tasksNext = map[string]map[string]bool{
 
 func tasksTerminal(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
 
-// tasksGet asks tasks/get, optionally with a misleading related-task _meta.
-func (t *T) tasksGet(s Sess, id string, decoy bool) (tasksWire, json.RawMessage, bool) {
+// tasksGetParams are the params of a tasks/get of task id, optionally with
+// a misleading related-task _meta naming another task.
+func tasksGetParams(id string, decoy bool) map[string]any {
 	p := map[string]any{"taskId": id}
 	if decoy {
 		p["_meta"] = map[string]any{tasksRelatedKey: map[string]any{"taskId": "mcpcheck-decoy-task"}}
 	}
-	r := s.Call(t.Ctx, spec.MethodTasksGet, p)
+	return p
+}
+
+// tasksGet asks tasks/get, optionally with a misleading related-task _meta.
+func (t *T) tasksGet(s Sess, id string, decoy bool) (tasksWire, json.RawMessage, bool) {
+	r := s.Call(t.Ctx, spec.MethodTasksGet, tasksGetParams(id, decoy))
 	if !r.OK() {
 		t.Violation("tasks.ttl.reported-in-get", "tasks/get answers for a task that was just created", r.Describe())
 		return tasksWire{}, nil, false
@@ -167,15 +217,7 @@ var _ = Register(
 		Title:        "a task-augmented tools/call is answered with a CreateTaskResult: string taskId, status working, RFC 3339 createdAt and lastUpdatedAt",
 		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.id.string", "tasks.status.starts-working", "tasks.ttl.created-at", "tasks.ttl.last-updated-at"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(50)
-			if !ok {
-				return
-			}
-			c := t.Session()
-			w, _, ok := t.tasksCreate(c.S(), name, args)
+			c, w, ok := t.tasksStart(50)
 			if !ok {
 				return
 			}
@@ -185,7 +227,7 @@ var _ = Register(
 			}
 			if id, ok := w.id(); ok {
 				// Let the task finish before the session is reused.
-				if r := c.S().Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id}); !r.OK() && r.Error == nil {
+				if r := t.tasksResult(c.S(), id); !r.OK() && r.Error == nil {
 					t.Taint()
 				}
 			}
@@ -200,19 +242,11 @@ var _ = Register(
 		Title:        "a task moves only along legal transitions, tasks/result returns the tool result with related-task _meta, tasks/get reports ttl and the final status, tasks/list shows the task",
 		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final", "tasks.ttl.reported-in-get", "tasks.related.result-response-carries-meta", "tasks.result.success-passthrough", "tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel", "tasks.list.includes-gettable"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(50)
+			c, w, ok := t.tasksStart(50)
 			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
-			w, _, ok := t.tasksCreate(s, name, args)
-			if !ok {
-				return
-			}
 			id, ok := w.id()
 			if !ok {
 				t.Violation("tasks.status.valid-transitions", "a usable taskId to follow the task", string(w.TaskID))
@@ -228,7 +262,7 @@ var _ = Register(
 			}
 			t.tasksFields("tasks/get", g, true)
 			statuses = append(statuses, g.Status)
-			r := s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+			r := t.tasksResult(s, id)
 			if r.OK() {
 				rel, has := tasksHasRelatedMeta(r.Result)
 				if !has || rel != id {
@@ -274,7 +308,7 @@ var _ = Register(
 			}
 			// Last, as it may derail a receiver that honours the _meta: a
 			// tasks/get whose related-task _meta names another task.
-			dr := s.Call(t.Ctx, spec.MethodTasksGet, map[string]any{"taskId": id, "_meta": map[string]any{tasksRelatedKey: map[string]any{"taskId": "mcpcheck-decoy-task"}}})
+			dr := s.Call(t.Ctx, spec.MethodTasksGet, tasksGetParams(id, true))
 			if dr.OK() {
 				d, _ := tasksDecode(dr.Result)
 				if did, _ := d.id(); did != id {
@@ -315,30 +349,21 @@ var _ = Register(
 		Title:        "tasks/cancel of a task that already finished is refused with -32602",
 		Requirements: []string{"tasks.cancel.terminal-invalid-params"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") || !t.RequireCapability("tasks.cancel") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(0)
+			c, w, ok := t.tasksStart(0, "tasks.cancel")
 			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
-			w, _, ok := t.tasksCreate(s, name, args)
-			if !ok {
-				return
-			}
 			id, _ := w.id()
-			s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+			t.tasksResult(s, id)
 			g, _, ok := t.tasksGet(s, id, false)
 			if !ok || !tasksTerminal(g.Status) {
 				t.Untestable(fmt.Sprintf("the task did not reach a terminal status to cancel (status %q)", g.Status))
 				return
 			}
-			rid := s.NextID()
-			st := t.SendWithID(c, rid, spec.MethodTasksCancel, map[string]any{"taskId": id})
+			rid, st := t.ask(c, spec.MethodTasksCancel, map[string]any{"taskId": id})
 			t.Expect("tasks/cancel of task %s, already %s", id, g.Status)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(rid, jsonrpc.InvalidParams)))
+			t.Judge(t.answerOn(s, st, expect.Error(rid, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{
@@ -355,16 +380,12 @@ var _ = Register(
 			c := t.Session()
 			s := c.S()
 			start := time.Now()
-			r := s.Call(t.Ctx, spec.MethodToolsCall, map[string]any{"name": "ref_slow", "arguments": map[string]any{"ms": 20000}, "task": map[string]any{"ttl": 60000}})
+			r := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams("ref_slow", map[string]any{"ms": 20000}, map[string]any{"ttl": 60000}))
 			if !r.OK() {
 				t.Violation("tasks.create.return-promptly", "the CreateTaskResult comes at once, not after the 20 s of work", r.Describe())
 				return
 			}
-			var res struct {
-				Task json.RawMessage `json:"task"`
-			}
-			_ = json.Unmarshal(r.Result, &res)
-			w, _ := tasksDecode(res.Task)
+			w, _ := tasksOf(r.Result)
 			id, ok := w.id()
 			if !ok {
 				t.Untestable("the call did not create a task: " + clip(r.Result))
@@ -413,15 +434,12 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
 			methods := []string{spec.MethodTasksGet, spec.MethodTasksResult}
 			if t.HasCapability("tasks.cancel") {
 				methods = append(methods, spec.MethodTasksCancel)
 			}
 			for _, m := range methods {
-				id := s.NextID()
-				st := t.SendWithID(c, id, m, map[string]any{"taskId": "mcpcheck-no-such-task-7f3a"})
-				obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, expect.Error(id, jsonrpc.InvalidParams))
+				obs := t.askError(c, m, map[string]any{"taskId": "mcpcheck-no-such-task-7f3a"}, jsonrpc.InvalidParams)
 				if !obs.OK() {
 					t.Violation("tasks.errors.protocol-error-codes", m+" of an unknown taskId is refused with -32602", obs.Actual)
 					continue
@@ -441,14 +459,10 @@ var _ = Register(
 		Title:        "two tasks get different, unguessable taskIds (no counters or timestamps)",
 		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(0)
+			c, name, args, ok := t.tasksSetup(0)
 			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
 			var ids []string
 			for i := 0; i < 2; i++ {
@@ -458,7 +472,7 @@ var _ = Register(
 				}
 				id, _ := w.id()
 				ids = append(ids, id)
-				s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+				t.tasksResult(s, id)
 			}
 			a, b := ids[0], ids[1]
 			if a == b {
@@ -509,7 +523,7 @@ var _ = Register(
 				t.Untestable(fmt.Sprintf("%s fails even without a task field (%s), so ignoring the field cannot be judged", name, plain.Describe()))
 				return
 			}
-			r := c.S().Call(t.Ctx, spec.MethodToolsCall, map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": 60000}})
+			r := c.S().Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(name, args, map[string]any{"ttl": 60000}))
 			if !r.OK() {
 				t.Saw("%s with a task field: %s", name, r.Describe())
 				if r.Error != nil {
@@ -550,32 +564,24 @@ var _ = Register(
 		Title:        "the receiver chooses the taskId: a taskId the requestor slips into params.task is not adopted",
 		Requirements: []string{"tasks.id.receiver-generated"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(0)
+			c, name, args, ok := t.tasksSetup(0)
 			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
 			const chosen = "mcpcheck-chosen-task-id"
-			r := s.Call(t.Ctx, spec.MethodToolsCall, map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": 60000, "taskId": chosen}})
+			r := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(name, args, map[string]any{"ttl": 60000, "taskId": chosen}))
 			if !r.OK() {
 				t.Untestable("the server refused params.task with an extra taskId member, so there is no task to judge: " + r.Describe())
 				return
 			}
-			var res struct {
-				Task json.RawMessage `json:"task"`
-			}
-			_ = json.Unmarshal(r.Result, &res)
-			w, _ := tasksDecode(res.Task)
+			w, _ := tasksOf(r.Result)
 			id, ok := w.id()
 			if !ok {
 				t.Untestable("the call did not create a task: " + clip(r.Result))
 				return
 			}
-			s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+			t.tasksResult(s, id)
 			if id == chosen {
 				t.Fail("the receiver generates the taskId", "the task took the id the requestor proposed: "+id)
 				return
@@ -608,7 +614,7 @@ var _ = Register(
 				return
 			}
 			id, _ := w.id()
-			r := s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+			r := t.tasksResult(s, id)
 			if !r.OK() {
 				t.Fail("tasks/result returns the result the call gives without a task", r.Describe())
 				return
@@ -627,22 +633,14 @@ var _ = Register(
 		Title:        "on streamable HTTP tasks/get is answered with a plain JSON response, not an SSE stream",
 		Requirements: []string{"tasks.http.no-sse-for-tasks-get"},
 		Body: func(t *T) {
-			if !t.RequireCapability("tasks.requests.tools.call") {
-				return
-			}
-			name, args, ok := t.tasksCandidate(0)
+			c, w, ok := t.tasksStart(0)
 			if !ok {
 				return
 			}
-			c := t.Session()
 			s := c.S()
-			w, _, ok := t.tasksCreate(s, name, args)
-			if !ok {
-				return
-			}
 			id, _ := w.id()
 			r := s.Call(t.Ctx, spec.MethodTasksGet, map[string]any{"taskId": id})
-			s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
+			t.tasksResult(s, id)
 			if !t.JudgeReply(r) {
 				return
 			}
@@ -707,7 +705,7 @@ func tasksWithoutMeta(raw json.RawMessage) string {
 }
 
 func init() {
-	for k, v := range map[string]string{
+	exclude(map[string]string{
 		"tasks.http.streams-follow-transport":       "the Streamable HTTP rules themselves are judged on every stream, task streams included, by the transport-http checks; this record adds no observable rule of its own",
 		"tasks.input.requestor-calls-result":        "a rule for the requestor of a task; the server is the requestor only of tasks on the client, and mcpcheck's built-in client declares no tasks capability, so no server creates one",
 		"tasks.list.cursor-opaque":                  "a rule for the requestor of tasks/list; the server would call the client's tasks/list only if the client declared tasks, which mcpcheck's built-in client never does",
@@ -718,7 +716,5 @@ func init() {
 		"tasks.related.requestor-omits-on-task-ops": "a rule for the requestor's tasks/get, tasks/result and tasks/cancel; the server sends those only for client-side tasks, which mcpcheck's built-in client never offers",
 		"tasks.security.no-list-without-identity":   "whether a server can tell requestors apart (authentication, session binding) is not visible on the wire, so declaring tasks.list cannot be judged",
 		"tasks.security.rate-limit":                 "the specification gives no rate; judging a limit would take a denial-of-service load test, which a conformance run must not be",
-	} {
-		Exclusions[k] = v
-	}
+	})
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -157,18 +158,11 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": "mcpcheck_no_such_tool_7f3a", "arguments": map[string]any{}})
+			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": "mcpcheck_no_such_tool_7f3a", "arguments": map[string]any{}})
 			t.Expect("servers validate every tool input: an unknown tool name is refused with a JSON-RPC error (the specification's example uses -32602) or an isError result")
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
-				expect.Error(id),
-				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
-					if featuresIsError(raw) {
-						return nil
-					}
-					return fmt.Errorf("the server answered a call of an unknown tool with a successful result: %s", clip(raw))
-				})))
+			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+				return "the server answered a call of an unknown tool with a successful result: " + clip(raw)
+			})...))
 		},
 	},
 	Def{
@@ -207,18 +201,11 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": target.Name, "arguments": args})
+			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": target.Name, "arguments": args})
 			t.Expect("%s is called without a required argument: servers validate every tool input", target.Name)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
-				expect.Error(id, jsonrpc.InvalidParams),
-				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
-					if featuresIsError(raw) {
-						return nil
-					}
-					return fmt.Errorf("the call ran without its required argument: %s", clip(raw))
-				})))
+			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+				return "the call ran without its required argument: " + clip(raw)
+			}, jsonrpc.InvalidParams)...))
 		},
 	},
 	Def{
@@ -275,6 +262,21 @@ var _ = Register(
 		},
 	},
 )
+
+// toolsRefusal accepts the refusal of a tools/call with id: an error
+// response with one of codes (any code when none), or a result with
+// isError true; ran says what a successful result shows instead.
+func toolsRefusal(id jsonrpc.ID, ran func(raw json.RawMessage) string, codes ...int64) []expect.Alt {
+	return []expect.Alt{
+		expect.Error(id, codes...),
+		expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
+			if featuresIsError(raw) {
+				return nil
+			}
+			return errors.New(ran(raw))
+		}),
+	}
+}
 
 // toolsPlainCall reports whether a tool may be called without a task.
 func toolsPlainCall(tl mcp.Tool) bool {
@@ -383,18 +385,11 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			s := c.S()
-			id := s.NextID()
-			st := t.SendWithID(c, id, spec.MethodToolsCall, map[string]any{"name": other, "arguments": args})
+			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": other, "arguments": args})
 			t.Expect("%q is listed, %q is not: calling %q is refused like any unknown tool (a JSON-RPC error or an isError result)", name, other, other)
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()},
-				expect.Error(id),
-				expect.Result(id, "a result with isError: true", func(raw json.RawMessage) error {
-					if featuresIsError(raw) {
-						return nil
-					}
-					return fmt.Errorf("%q ran %q: names are matched case-insensitively (%s)", other, name, clip(raw))
-				})))
+			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+				return fmt.Sprintf("%q ran %q: names are matched case-insensitively (%s)", other, name, clip(raw))
+			})...))
 		},
 	},
 )

@@ -1,14 +1,10 @@
 package scenarios
 
 import (
-	"bufio"
-	"context"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -27,54 +23,16 @@ func transportOwned(id string) bool {
 }
 
 // httpReference starts "mcpcheck reference server --http 127.0.0.1:0"
-// (with the HTTP+SSE endpoints) and returns the URL of its MCP endpoint,
-// read from the line it prints on stderr. The process is killed when the
-// test ends.
+// (with the HTTP+SSE endpoints) with faults switched on and returns the URL
+// of its MCP endpoint (see startReferenceHTTP).
 func httpReference(t testing.TB, faults ...string) string {
 	t.Helper()
-	bin := mcpcheckBinary(t)
-	args := []string{"reference", "server", "--http", "127.0.0.1:0", "--legacy-sse", "--page-size", "3"}
-	for _, f := range faults {
-		args = append(args, "--fault", f)
-	}
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "http://"); i >= 0 && !sent && strings.Contains(line, "listening") {
-				urls <- strings.TrimSpace(line[i:])
-				sent = true
-			}
-		}
-		if !sent {
-			close(urls)
-		}
-	}()
-	select {
-	case u, ok := <-urls:
-		if !ok {
-			t.Fatal("the reference server exited without printing its URL")
-		}
-		return u
-	case <-time.After(20 * time.Second):
-		t.Fatal("the reference server printed no URL within 20 s")
-	}
-	return ""
+	return startReferenceHTTP(t, append([]string{"--legacy-sse"}, faultArgs(faults)...)...)
 }
+
+// legacySSEURL is the HTTP+SSE endpoint of the reference server whose MCP
+// endpoint is u.
+func legacySSEURL(u string) string { return strings.TrimSuffix(u, "/mcp") + "/sse" }
 
 // runURL runs the suites against an HTTP target.
 func runURL(t testing.TB, u string, tr target.Transport, cfg Config) Result {
@@ -90,19 +48,7 @@ func runTarget(t testing.TB, tg target.Target, cfg Config) Result {
 	tg.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
 	cfg.Target = tg
 	cfg.Direct = true
-	if cfg.Session.Timeout == 0 {
-		cfg.Session = session.Config{Timeout: 5 * time.Second}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	for _, p := range res.Problems {
-		t.Errorf("harness problem: %v", p)
-	}
-	return res
+	return runSuites(t, cfg, 3*time.Minute)
 }
 
 // judgeTransportRun fails the test for a failure, warning or error of a
@@ -153,19 +99,12 @@ func TestTransportSuiteOverLegacySSE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
-	u := httpReference(t)
-	sse := strings.TrimSuffix(u, "/mcp") + "/sse"
-	judgeTransportRun(t, runURL(t, sse, target.SSE, Config{Versions: []spec.Version{spec.V20241105}}))
+	judgeTransportRun(t, runURL(t, legacySSEURL(httpReference(t)), target.SSE, Config{Versions: []spec.Version{spec.V20241105}}))
 }
 
 // transportFaultCases pair the reference server's transport fault switches
 // with the check that must catch each.
-var transportFaultCases = []struct {
-	fault   string
-	check   string
-	version spec.Version
-	want    reports.Outcome
-}{
+var transportFaultCases = []faultCase{
 	{"origin-not-validated", "http/origin-403", spec.V20251125, reports.Fail},
 	{"protocol-version-header-ignored", "http/protocol-version-header-invalid", spec.V20251125, reports.Fail},
 	{"replay-all-streams", "http/resume-same-stream", spec.V20251125, reports.Fail},
@@ -182,26 +121,7 @@ func TestTransportChecksCatchFaults(t *testing.T) {
 		t.Skip("starts the reference server")
 	}
 	mcpcheckBinary(t)
-	for _, fc := range transportFaultCases {
-		fc := fc
-		t.Run(fc.fault, func(t *testing.T) {
-			t.Parallel()
-			for _, withFault := range []bool{true, false} {
-				var faults []string
-				want := reports.Pass
-				if withFault {
-					faults, want = []string{fc.fault}, fc.want
-				}
-				u := httpReference(t, faults...)
-				res := runURL(t, u, target.Auto, Config{Only: []string{fc.check}, Versions: []spec.Version{fc.version}})
-				c, ok := outcomeOf(res, fc.check, fc.version)
-				if !ok {
-					t.Fatalf("check %s did not run in %s", fc.check, fc.version)
-				}
-				if c.Outcome != want {
-					t.Errorf("fault %v: check %s in %s ended %s, want %s\n  expected: %s\n  actual: %s\n  reason: %s", faults, fc.check, fc.version, c.Outcome, want, c.Expected, c.Actual, c.Reason)
-				}
-			}
-		})
-	}
+	runFaultCases(t, transportFaultCases, func(fc faultCase) string { return fc.fault }, func(t *testing.T, fc faultCase, faults ...string) Result {
+		return runURL(t, httpReference(t, faults...), target.Auto, Config{Only: []string{fc.check}, Versions: []spec.Version{fc.version}})
+	})
 }

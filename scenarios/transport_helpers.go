@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -60,6 +62,15 @@ func (t *T) transportRequest(id jsonrpc.ID, method string, params any) []byte {
 	return b
 }
 
+// transportDo sends a request of method (id, params) over h as req, whose
+// Body it sets, and returns the stream its answer will come on.
+func (t *T) transportDo(h *wire.HTTP, req wire.Request, id jsonrpc.ID, method string, params any) string {
+	req.Body = t.transportRequest(id, method, params)
+	st, err := h.Do(t.Ctx, req)
+	t.must(err)
+	return st
+}
+
 // transportStatelessParams returns params with the session's _meta merged
 // in and the headers a 2026-07-28 request needs.
 func (t *T) transportStatelessParams(c *Conn, method string, params any) (json.RawMessage, http.Header) {
@@ -109,24 +120,29 @@ func transportStatusText(f wire.Frame) string {
 // transportForeignOrigin is an Origin no local server may accept.
 const transportForeignOrigin = "http://mcpcheck-rebinding.invalid"
 
-// transportPlainHead sends one request to the MCP endpoint with a plain
-// HTTP client (the target's configured headers, then hdr) and returns the
-// status and headers as soon as they arrive, closing the body: for a GET
-// stream that opens without sending an event, which the wire connection
-// only reports once an event comes.
-func (t *T) transportPlainHead(method string, hdr http.Header) (int, http.Header, error) {
+// transportPlainDo sends one request to u on a plain HTTP client that
+// follows no redirects, within the step timeout, with the target's
+// configured headers (Authorization left out unless auth is set), then
+// hdr, and hands the response to read before its body is closed.
+func (t *T) transportPlainDo(method, u string, body []byte, hdr http.Header, auth bool, read func(*http.Response)) error {
 	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, t.vr.r.target.URL, nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	base, err := t.vr.r.target.HTTPHeader()
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	for k, v := range base {
-		req.Header[k] = v
+		if auth || !strings.EqualFold(k, "Authorization") {
+			req.Header[k] = v
+		}
 	}
 	for k, v := range hdr {
 		req.Header[k] = v
@@ -134,10 +150,23 @@ func (t *T) transportPlainHead(method string, hdr http.Header) (int, http.Header
 	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := cl.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
-	resp.Body.Close()
-	return resp.StatusCode, resp.Header, nil
+	defer resp.Body.Close()
+	read(resp)
+	return nil
+}
+
+// transportPlainHead sends one request to the MCP endpoint with a plain
+// HTTP client (the target's configured headers, then hdr) and returns the
+// status and headers as soon as they arrive, closing the body: for a GET
+// stream that opens without sending an event, which the wire connection
+// only reports once an event comes.
+func (t *T) transportPlainHead(method string, hdr http.Header) (status int, header http.Header, err error) {
+	err = t.transportPlainDo(method, t.vr.r.target.URL, nil, hdr, true, func(resp *http.Response) {
+		status, header = resp.StatusCode, resp.Header
+	})
+	return status, header, err
 }
 
 // transportGetStream opens the GET stream of c's streamable HTTP session
