@@ -13,7 +13,12 @@ import (
 // Throughput over stdio, all measured in one run:
 //
 //	echo            a newline-echo process: one line out, one line back — the
-//	                transport's limit (round trips per second)
+//	                transport's limit (round trips per second), read as the
+//	                campaign reads stdout (from the pipe, with deadlines)
+//	echo-reader-goroutine
+//	                the same through the fallback path for pipes that take no
+//	                deadline (a reader goroutine hands frames over a channel;
+//	                the only path before), for comparison
 //	careful-server  the test MCP server, every input built by a mutator and
 //	                followed by a liveness probe, every answer judged by all
 //	                oracles (execs per second): /valid sends only valid
@@ -35,7 +40,9 @@ func BenchmarkStdioThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	var echoRate float64
-	b.Run("echo", func(b *testing.B) {
+	echo := func(b *testing.B, polled bool) float64 {
+		defer func(old bool) { pollPipes = old }(pollPipes)
+		pollPipes = polled
 		conn, err := (&ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=echo"}}).Start(context.Background())
 		if err != nil {
 			b.Fatal(err)
@@ -52,51 +59,34 @@ func BenchmarkStdioThroughput(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		echoRate = float64(b.N) / time.Since(start).Seconds()
-		b.ReportMetric(echoRate, "roundtrips/s")
-	})
-	fuzzBench := func(b *testing.B, target Target, v spec.Version, muts []Mutator) {
-		s, err := openSession(context.Background(), target, v, 10*time.Second, false)
+		rate := float64(b.N) / time.Since(start).Seconds()
+		b.ReportMetric(rate, "roundtrips/s")
+		return rate
+	}
+	b.Run("echo", func(b *testing.B) { echoRate = echo(b, true) })
+	b.Run("echo-reader-goroutine", func(b *testing.B) { echo(b, false) })
+	// fuzzBench runs a campaign of b.N executions: the campaign's own
+	// worker (inputs made ahead, instances started ahead, inputs that
+	// close stdin finished in the background), judging with every oracle,
+	// reproducing and minimizing whatever it finds.
+	fuzzBench := func(b *testing.B, target Target, v spec.Version, muts []string) {
+		b.ResetTimer()
+		start := time.Now()
+		res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: int64(b.N), Seed: 1, Mutators: muts, Wait: 10 * time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer func() { s.close() }()
-		tools := s.listTools()
-		b.ResetTimer()
-		start := time.Now()
-		for i := 0; i < b.N; i++ {
-			seed := Mix(1, 0, i)
-			m := muts[seed%uint64(len(muts))]
-			in, err := MakeInput(v, m.Name, seed, tools)
-			if err != nil {
-				b.Fatal(err)
-			}
-			run := s
-			if in.Fresh {
-				if run, err = openSession(context.Background(), target, v, 10*time.Second, true); err != nil {
-					b.Fatal(err)
-				}
-			}
-			run.events = run.events[:0]
-			out := run.exec(in)
-			switch {
-			case in.Fresh:
-				run.close()
-			case out.dead:
-				s.close()
-				if s, err = openSession(context.Background(), target, v, 10*time.Second, false); err != nil {
-					b.Fatal(err)
-				}
-			}
+		rate := float64(res.Execs) / time.Since(start).Seconds()
+		b.StopTimer()
+		for _, f := range res.Findings {
+			b.Logf("finding: %s %s (%s seed %d): %s", f.Kind, f.Check, f.Mutator, f.Seed, f.Message)
 		}
-		rate := float64(b.N) / time.Since(start).Seconds()
 		b.ReportMetric(rate, "execs/s")
 		if echoRate > 0 {
 			b.ReportMetric(100*rate/echoRate, "pct-of-echo")
 		}
 	}
-	valid, _ := SelectMutators([]string{"protocol/valid"})
-	all := Schedule(Mutators())
+	valid, all := []string{"protocol/valid"}, []string(nil)
 	b.Run("careful-server/valid", func(b *testing.B) {
 		fuzzBench(b, helperTarget(b, spec.V20251125, ""), spec.V20251125, valid)
 	})

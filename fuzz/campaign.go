@@ -44,7 +44,10 @@ type Config struct {
 	Duration time.Duration
 	MaxExecs int64
 	// Seed makes the campaign reproducible: execution i of worker w uses
-	// Mix(Seed, w, i).
+	// Mix(Seed, w, i). With one worker the same seed and bound give the
+	// same inputs and findings, except that an input that closes stdin
+	// runs to its end in the background: a signature it shares with other
+	// inputs may be credited to either.
 	Seed uint64
 	// Workers is the number of target instances fuzzed in parallel
 	// (default 1).
@@ -91,6 +94,20 @@ type Progress struct {
 	HeapBytes uint64
 }
 
+// MemorySample is the fuzzer process's memory at Offset into a campaign.
+type MemorySample struct {
+	Offset time.Duration `json:"offsetNs"`
+	// HeapInuse and Sys are runtime.MemStats.HeapInuse and Sys.
+	HeapInuse uint64 `json:"heapInuseBytes"`
+	Sys       uint64 `json:"sysBytes"`
+	// RSS and PeakRSS are VmRSS and VmHWM of /proc/self/status (0 where
+	// the system does not say).
+	RSS     uint64 `json:"rssBytes,omitempty"`
+	PeakRSS uint64 `json:"peakRssBytes,omitempty"`
+	// Findings is the number of findings at that time.
+	Findings int `json:"findings"`
+}
+
 // Verdict says whether the campaign should fail a build.
 type Verdict struct {
 	// Failed is true when a crash, a hang or a MUST-level violation was
@@ -115,9 +132,16 @@ type Result struct {
 	Samples        []reports.ThroughputSample `json:"samples,omitempty"`
 	// PeakHeapBytes is the largest live heap of the fuzzer seen at a
 	// progress sample.
-	PeakHeapBytes uint64     `json:"peakHeapBytes"`
-	Findings      []*Finding `json:"findings"`
-	Verdict       Verdict    `json:"verdict"`
+	PeakHeapBytes uint64 `json:"peakHeapBytes"`
+	// PeakRSSBytes is the fuzzer process's peak resident set size (VmHWM
+	// of /proc/self/status) at the end of the campaign; 0 where the system
+	// does not say.
+	PeakRSSBytes uint64 `json:"peakRssBytes,omitempty"`
+	// Memory samples the fuzzer's own memory at progress ticks (thinned
+	// like Samples), to show it stays flat over long campaigns.
+	Memory   []MemorySample `json:"memory,omitempty"`
+	Findings []*Finding     `json:"findings"`
+	Verdict  Verdict        `json:"verdict"`
 	// Errors lists problems of the campaign itself (a worker that could not
 	// restart the target, a finding that could not be written).
 	Errors []string `json:"errors,omitempty"`
@@ -176,6 +200,9 @@ type campaign struct {
 	restarts atomic.Int64
 	heap     atomic.Uint64 // at the last sample
 	peakHeap atomic.Uint64
+
+	// closing counts instances being ended in the background (see retire).
+	closing sync.WaitGroup
 
 	mu       sync.Mutex
 	findings map[string]*Finding
@@ -245,6 +272,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	s.close()
 
 	var samples []reports.ThroughputSample
+	var memory []MemorySample
 	progressDone := make(chan struct{})
 	stopProgress := make(chan struct{})
 	go func() {
@@ -270,6 +298,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if len(samples) > maxSamples {
 					samples = thin(samples)
 				}
+				rss, hwm := procMemory()
+				c.mu.Lock()
+				nf := len(c.order)
+				c.mu.Unlock()
+				memory = append(memory, MemorySample{Offset: now.Sub(c.start), HeapInuse: ms.HeapInuse, Sys: ms.Sys, RSS: rss, PeakRSS: hwm, Findings: nf})
+				if len(memory) > maxSamples {
+					memory = thin(memory)
+				}
 				if cfg.Progress != nil {
 					cfg.Progress(c.progress(rate))
 				}
@@ -286,10 +322,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}(w)
 	}
 	wg.Wait()
+	c.closing.Wait()
 	close(stopProgress)
 	<-progressDone
 
 	res := c.result(samples)
+	res.Memory = memory
+	_, res.PeakRSSBytes = procMemory()
 	if cfg.Progress != nil {
 		rate := 0.0
 		if res.Duration > 0 {
@@ -301,7 +340,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // thin halves a sample list, keeping every other sample.
-func thin(s []reports.ThroughputSample) []reports.ThroughputSample {
+func thin[S any](s []S) []S {
 	out := s[:0]
 	for i := 0; i < len(s); i += 2 {
 		out = append(out, s[i])
@@ -386,20 +425,84 @@ func (c *campaign) claim(ctx context.Context) (int64, bool) {
 	return n, true
 }
 
+// planned is one input made ahead of its execution.
+type planned struct {
+	in  Input
+	err error
+}
+
+// plan makes worker w's inputs in order (execution i uses Mix(Seed, w, i))
+// on a goroutine of its own, ahead of the worker, so that building the next
+// inputs overlaps with waiting for the target's answers. It hands them over
+// in batches (of planBatch inputs, or fewer that hold planBytes), so that
+// the two goroutines meet once per batch rather than once per input. It
+// stops when ctx ends.
+func (c *campaign) plan(ctx context.Context, w int) <-chan []planned {
+	ch := make(chan []planned)
+	go func() {
+		defer close(ch)
+		var batch []planned
+		size := 0
+		for i := 0; ; i++ {
+			seed := Mix(c.cfg.Seed, w, i)
+			m := c.mutators[seed%uint64(len(c.mutators))]
+			in, err := MakeInput(c.cfg.Version, m.Name, seed, c.tools)
+			if err != nil {
+				in = Input{Mutator: m.Name, Seed: seed}
+			}
+			batch = append(batch, planned{in: in, err: err})
+			size += in.Size()
+			if len(batch) < planBatch && size < planBytes {
+				continue
+			}
+			select {
+			case ch <- batch:
+			case <-ctx.Done():
+				return
+			}
+			batch, size = nil, 0
+		}
+	}()
+	return ch
+}
+
+// Batches of planned inputs.
+const (
+	planBatch = 16
+	planBytes = 1 << 20
+)
+
+// maxEnding bounds the instances per worker that are still finishing an
+// input that closed their stdin.
+const maxEnding = 4
+
 func (c *campaign) worker(ctx context.Context, w int) {
+	wctx, cancel := context.WithCancel(ctx)
+	inputs := c.plan(wctx, w)
+	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait)
+	defer func() {
+		cancel()
+		pool.close()
+	}()
 	var s *session
+	var history []Input
+	var seqs []int // the judge's input number of each history entry
+	var last int64 // the number of the last execution on s
 	defer func() {
 		if s != nil {
+			c.drained(ctx, s, history, seqs, last)
 			s.close()
 		}
 	}()
-	var history []Input
-	var seqs []int // the judge's input number of each history entry
+	var ending sync.WaitGroup
+	defer ending.Wait()
+	endSlots := make(chan struct{}, maxEnding)
+	var queued []planned // inputs made ahead
 	failures := 0
-	for i := 0; ; i++ {
+	for {
 		if s == nil {
 			var err error
-			s, err = openSession(ctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, false)
+			s, err = pool.get(ctx, false)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -414,32 +517,121 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			failures = 0
 			history, seqs = history[:0], seqs[:0]
 		}
+		if len(queued) == 0 {
+			select {
+			case batch, ok := <-inputs:
+				if !ok || len(batch) == 0 {
+					return // the planner stopped: the campaign is over
+				}
+				queued = batch
+			case <-ctx.Done():
+				return
+			}
+		}
+		p := queued[0]
+		queued[0] = planned{}
+		queued = queued[1:]
 		n, ok := c.claim(ctx)
 		if !ok {
 			return
 		}
-		seed := Mix(c.cfg.Seed, w, i)
-		m := c.mutators[seed%uint64(len(c.mutators))]
-		in, err := MakeInput(c.cfg.Version, m.Name, seed, c.tools)
-		if err != nil {
-			c.fail("exec %d: %v", n, err)
+		in := p.in
+		if p.err != nil {
+			c.fail("exec %d: %v", n, p.err)
 			continue
 		}
 		c.mu.Lock()
-		c.mutUse[m.Name]++
+		c.mutUse[in.Mutator]++
 		c.mu.Unlock()
 
 		run := s
 		if in.Fresh {
-			run, err = openSession(ctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, true)
+			var err error
+			run, err = pool.get(ctx, true)
 			if err != nil {
 				c.fail("exec %d: %v", n, err)
 				continue
 			}
 			c.restarts.Add(1)
+		} else if in.CloseAfter {
+			// The input ends its session, and the target may take its time
+			// to finish what is in flight and exit (seconds, for a server
+			// that drains long requests at EOF). It gets an instance of its
+			// own, started ahead, and runs to its end on a goroutine while
+			// the worker goes on; its observations are judged all the same.
+			run, err := pool.get(ctx, false)
+			if err != nil {
+				c.fail("exec %d: %v", n, err)
+				continue
+			}
+			c.restarts.Add(1)
+			endSlots <- struct{}{}
+			ending.Add(1)
+			go func() {
+				defer ending.Done()
+				defer func() { <-endSlots }()
+				run.reset()
+				out := run.exec(in)
+				c.judged(ctx, in, nil, nil, n, run, out)
+				run.close()
+			}()
+			continue
 		}
-		run.events = run.events[:0]
+		run.reset()
 		out := run.exec(in)
+		c.judged(ctx, in, history, seqs, n, run, out)
+		if in.Fresh {
+			c.retire(run)
+		} else {
+			last = n
+			history = append(history, in)
+			seqs = append(seqs, run.judge.seq)
+			if len(history) > historyLen {
+				history, seqs = history[1:], seqs[1:]
+			}
+		}
+		if (out.dead || out.recycle) && !in.Fresh {
+			if out.recycle {
+				c.drained(ctx, s, history, seqs, n)
+			}
+			c.retire(s)
+			s = nil
+			c.restarts.Add(1)
+		}
+	}
+}
+
+// drained judges what a live instance the worker is about to close wrote
+// after the last probe's answer (session.drain, the grace read), so that
+// answers to slower requests are judged too; they are credited to the last
+// input run on it (history's last entry, number n) or to the one whose
+// request they answer.
+func (c *campaign) drained(ctx context.Context, s *session, history []Input, seqs []int, n int64) {
+	if len(history) == 0 {
+		return
+	}
+	s.reset()
+	out := s.drain()
+	k := len(history) - 1
+	c.judged(ctx, history[k], history[:k], seqs[:k], n, s, out)
+}
+
+// retire ends an instance the worker is done with on a goroutine of its
+// own: killing a process group and reaping it takes milliseconds the
+// worker need not wait for. Run waits for them before it returns.
+func (c *campaign) retire(s *session) {
+	c.closing.Add(1)
+	go func() {
+		defer c.closing.Done()
+		s.close()
+	}()
+}
+
+// judged records what one execution showed: the methods answered and its
+// observations. history and seqs are the session's earlier inputs and
+// their judge numbers.
+func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs []int, n int64, run *session, out execOutcome) {
+	if len(out.answered) > 0 {
 		c.mu.Lock()
 		for _, m := range out.answered {
 			if info, known := spec.LookupMethod(c.cfg.Version, m); known && !info.Carrier && info.Direction.Allows(spec.ClientToServer) {
@@ -447,30 +639,83 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			}
 		}
 		c.mu.Unlock()
-		for _, o := range out.obs {
-			cur, before := in, history
-			if o.origin != 0 && !in.Fresh {
-				// A late answer to a request of an earlier input: that input
-				// (with the ones before it) is the one to reproduce.
-				if i := indexOfSeq(seqs, o.origin); i >= 0 {
-					cur, before = history[i], history[:i]
-				}
-			}
-			c.observe(ctx, o, cur, before, n, run)
-		}
-		if in.Fresh {
-			run.close()
-		} else {
-			history = append(history, in)
-			seqs = append(seqs, run.judge.seq)
-			if len(history) > historyLen {
-				history, seqs = history[1:], seqs[1:]
+	}
+	for _, o := range out.obs {
+		cur, before := in, history
+		if o.origin != 0 && !in.Fresh {
+			// A late answer to a request of an earlier input: that input
+			// (with the ones before it) is the one to reproduce.
+			if i := indexOfSeq(seqs, o.origin); i >= 0 {
+				cur, before = history[i], history[:i]
 			}
 		}
-		if out.dead && !in.Fresh {
-			s.close()
-			s = nil
-			c.restarts.Add(1)
+		c.observe(ctx, o, cur, before, n, run)
+	}
+}
+
+// warm starts target instances ahead of need, one of each kind (with the
+// handshake, for a worker's session; bare, for inputs that want a fresh
+// instance) once the worker has asked for that kind, so that a restart or
+// a fresh input does not wait for the target to start.
+type warm struct {
+	ctx   context.Context
+	t     Target
+	v     spec.Version
+	wait  time.Duration
+	slots [2]chan warmed // 0: handshaken, 1: bare; one in flight each
+	used  [2]bool
+	wg    sync.WaitGroup
+}
+
+type warmed struct {
+	s   *session
+	err error
+}
+
+func newWarm(ctx context.Context, t Target, v spec.Version, wait time.Duration) *warm {
+	return &warm{ctx: ctx, t: t, v: v, wait: wait, slots: [2]chan warmed{make(chan warmed, 1), make(chan warmed, 1)}}
+}
+
+// get returns a started instance of the kind asked for.
+func (w *warm) get(ctx context.Context, bare bool) (*session, error) {
+	k := 0
+	if bare && w.v.Era() != spec.Stateless {
+		k = 1 // a stateless session has no handshake: one kind serves both
+	}
+	if !w.used[k] {
+		w.used[k] = true
+		w.refill(k)
+		return openSession(ctx, w.t, w.v, w.wait, bare)
+	}
+	select {
+	case r := <-w.slots[k]:
+		w.refill(k)
+		return r.s, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (w *warm) refill(k int) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		s, err := openSession(w.ctx, w.t, w.v, w.wait, k == 1)
+		w.slots[k] <- warmed{s, err} // never blocks: one refill in flight per slot
+	}()
+}
+
+// close ends the instances started ahead; ctx must be done (or ending)
+// so that no more are started.
+func (w *warm) close() {
+	w.wg.Wait()
+	for _, ch := range w.slots {
+		select {
+		case r := <-ch:
+			if r.s != nil {
+				r.s.close()
+			}
+		default:
 		}
 	}
 }
@@ -487,7 +732,7 @@ func (c *campaign) observe(ctx context.Context, o Observation, in Input, history
 	}
 	f := &Finding{Observation: o, ID: sig, Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Mutator: in.Mutator, Seed: in.Seed,
 		Exec: exec, At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
-		Transcript: append([]reports.WireEvent(nil), s.events...), StderrTail: s.conn.StderrTail()}
+		Transcript: s.transcript(), StderrTail: s.conn.StderrTail()}
 	c.findings[sig] = f
 	c.order = append(c.order, f)
 	c.mu.Unlock()

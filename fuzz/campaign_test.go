@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,34 @@ func TestCampaignOracles(t *testing.T) {
 	}
 }
 
+// TestCampaignJudgesAnswersAfterTheProbe: an answer the target writes
+// after the probe's answer is not lost when the instance is closed (here,
+// at the end of a one-input campaign): the grace read judges it, credits
+// the input that asked, and replays show it again.
+func TestCampaignJudgesAnswersAfterTheProbe(t *testing.T) {
+	v := spec.V20241105
+	target := helperTarget(t, v, "late-both")
+	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 1, Seed: 1,
+		Mutators: []string{"protocol/tool-call"}, Wait: 10 * time.Second, MinimizeBudget: -1, FindingsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Check != "jsonrpc/result-and-error" || res.Findings[0].Mutator != "protocol/tool-call" {
+		t.Fatalf("want the late answer with both result and error, from protocol/tool-call; got %+v", res.Findings)
+	}
+	f := res.Findings[0]
+	if !f.Reproduced {
+		t.Error("the late answer did not reproduce")
+	}
+	rr, err := Replay(context.Background(), f.Dir, target, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Reproduced {
+		t.Errorf("replay did not show the late answer: %+v", rr.Observations)
+	}
+}
+
 func TestCampaignRefusesBadConfig(t *testing.T) {
 	if _, err := Run(context.Background(), Config{}); err == nil {
 		t.Error("no target accepted")
@@ -184,7 +213,7 @@ func TestCampaignDurationBoundAndSummary(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Now()
 	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "both-on-ping"), Version: v, Duration: 500 * time.Millisecond, Seed: 5,
-		Mutators: []string{"protocol/valid", "json"}, FindingsDir: dir, Wait: 5 * time.Second, MinimizeBudget: 4})
+		Mutators: []string{"protocol/valid", "json"}, FindingsDir: dir, Wait: 5 * time.Second, MinimizeBudget: 4, ProgressEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,6 +233,15 @@ func TestCampaignDurationBoundAndSummary(t *testing.T) {
 	}
 	if back["verdict"].(map[string]any)["failed"] != true {
 		t.Errorf("verdict in the summary: %v", back["verdict"])
+	}
+	if len(res.Memory) == 0 || res.Memory[0].HeapInuse == 0 || res.Memory[0].Sys == 0 {
+		t.Errorf("no memory samples: %+v", res.Memory)
+	}
+	if runtime.GOOS == "linux" && (res.PeakRSSBytes == 0 || res.Memory[len(res.Memory)-1].PeakRSS == 0) {
+		t.Errorf("no peak RSS on Linux: %d, %+v", res.PeakRSSBytes, res.Memory)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(`"peakRssBytes"`)) || !bytes.Contains(b.Bytes(), []byte(`"heapInuseBytes"`)) {
+		t.Errorf("the summary JSON lacks the memory figures")
 	}
 	meta, err := os.ReadFile(filepath.Join(res.Findings[0].Dir, FileFinding))
 	if err != nil || !bytes.Contains(meta, []byte(`"requirement": "`+ReqNotResultAndError+`"`)) {

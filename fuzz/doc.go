@@ -35,19 +35,35 @@
 // # Oracles
 //
 // After every input the runner sends a liveness probe (ping, or
-// server/discover in the stateless era). A target that exits or closes its
-// output is a crash, one that does not answer the probe in time a hang;
-// every line it writes is judged: not JSON, not JSON-RPC, an id that
-// answers nothing, result and error together, requests where the version
-// forbids them, schema violations. Each [Observation] carries a stable
-// check name, the catalog requirement ID and level when one applies, and a
-// [Observation.Signature] for deduplication.
+// server/discover in the stateless era), in the same write as the input's
+// last chunk, and reads until the probe is answered. A target that exits or
+// closes its output is a crash, one that does not answer the probe in time
+// a hang; every line it writes is judged: not JSON, not JSON-RPC, an id
+// that answers nothing, result and error together, requests where the
+// version forbids them, schema violations. An answer written after the
+// probe's (to a slow request) is judged with the next input's frames and
+// credited to the input that sent the request; before an instance is
+// closed, one more probe reads what is left (the grace read). In the
+// stateless era a dual-era server answers initialize by opening a legacy
+// session on the same stream; from then on the answers to requests without
+// a _meta protocol version are judged by the version initialize negotiated.
+// Schema verdicts are cached by message with its id cut out. Each
+// [Observation] carries a stable check name, the catalog requirement ID
+// and level when one applies, and a [Observation.Signature] for
+// deduplication.
 //
 // # Campaigns, findings and replay
 //
 // [Run] drives a [Target] (a stdio process: [ExecTarget], or the harness's
 // transport through [HarnessTarget]) with workers, bounded by duration and
-// executions, seeded, reporting [Progress]. Each new signature becomes a
+// executions, seeded, reporting [Progress]. Each worker makes its inputs a
+// few ahead on a goroutine of its own, keeps a target instance started
+// ahead for restarts and fresh inputs, ends instances in the background,
+// and runs inputs that close stdin on an instance of their own, to its end,
+// in the background. A session whose judge would remember too many ids is
+// replaced, so the fuzzer's memory stays flat; HTTP sessions are ended with
+// DELETE. The summary records the fuzzer's heap and resident memory over
+// time ([MemorySample]). Each new signature becomes a
 // [Finding]: reproduced on a fresh instance (with the session's earlier
 // inputs when needed), minimized by delta debugging ([Minimize]) and
 // written to a directory with its seed, input, minimized input, wire

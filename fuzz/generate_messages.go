@@ -47,6 +47,9 @@ type Messages struct {
 	v       spec.Version
 	gen     *SchemaGen
 	methods []schema.MethodInfo // JSON-RPC methods (carrier shapes left out)
+
+	clientOnce                     sync.Once
+	clientRequest, clientNotifying *rapid.Generator[Message]
 }
 
 var messagesCache sync.Map // spec.Version -> *Messages
@@ -186,6 +189,22 @@ func (m *Messages) Any() *rapid.Generator[Message] {
 // where the protocol pins them (see Plausible), for methods drawn from
 // the version's client-to-server requests.
 func (m *Messages) ClientRequest() *rapid.Generator[Message] {
+	m.clientOnce.Do(m.clientGens)
+	return m.clientRequest
+}
+
+// ClientNotification generates notifications a client sends.
+func (m *Messages) ClientNotification() *rapid.Generator[Message] {
+	m.clientOnce.Do(m.clientGens)
+	return m.clientNotifying
+}
+
+func (m *Messages) clientGens() {
+	m.clientRequest = m.clientRequestGen()
+	m.clientNotifying = m.clientNotificationGen()
+}
+
+func (m *Messages) clientRequestGen() *rapid.Generator[Message] {
 	var names []string
 	for _, info := range m.methods {
 		if info.Request != "" && info.Direction.Allows(spec.ClientToServer) {
@@ -201,8 +220,7 @@ func (m *Messages) ClientRequest() *rapid.Generator[Message] {
 	})
 }
 
-// ClientNotification generates notifications a client sends.
-func (m *Messages) ClientNotification() *rapid.Generator[Message] {
+func (m *Messages) clientNotificationGen() *rapid.Generator[Message] {
 	var names []string
 	for _, info := range m.methods {
 		if info.Notification != "" && info.Direction.Allows(spec.ClientToServer) {

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"pgregory.net/rapid"
 )
@@ -33,6 +35,48 @@ type SchemaGen struct {
 
 	mu       sync.Mutex
 	patterns map[string]*rapid.Generator[string]
+
+	// Drawing interprets the schema maps; what does not depend on the
+	// draw is worked out once per map and kept. stable holds the maps of
+	// the document (they live as long as the generator, so their
+	// addresses name them); resolved maps a stable schema holding $ref or
+	// allOf to its resolution (resolutions names those, which the cache
+	// keeps alive), and layouts a stable or resolved object schema to its
+	// members.
+	stable      map[unsafe.Pointer]bool
+	resolved    sync.Map // unsafe.Pointer -> map[string]any
+	resolutions sync.Map // unsafe.Pointer of a resolution (kept alive by resolved) -> true
+	layouts     sync.Map // unsafe.Pointer -> *objectLayout
+}
+
+// objectLayout is what object needs of an object schema.
+type objectLayout struct {
+	names     []string // declared and required members, sorted
+	required  map[string]bool
+	forbidden map[string]bool
+	props     map[string]any
+	extra     any // the schema of undeclared members (nil: none)
+}
+
+// mapPtr is the address of a map, which names it while it is alive.
+func mapPtr(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// collectMaps records the address of every map in the document.
+func collectMaps(v any, into map[unsafe.Pointer]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if into[mapPtr(x)] {
+			return
+		}
+		into[mapPtr(x)] = true
+		for _, e := range x {
+			collectMaps(e, into)
+		}
+	case []any:
+		for _, e := range x {
+			collectMaps(e, into)
+		}
+	}
 }
 
 // NewSchemaGen returns a generator over root, whose $defs (and legacy
@@ -50,7 +94,9 @@ func NewSchemaGen(root map[string]any, maxDepth int) *SchemaGen {
 			}
 		}
 	}
-	return &SchemaGen{root: root, defs: defs, maxDepth: maxDepth, patterns: map[string]*rapid.Generator[string]{}}
+	g := &SchemaGen{root: root, defs: defs, maxDepth: maxDepth, patterns: map[string]*rapid.Generator[string]{}, stable: map[unsafe.Pointer]bool{}}
+	collectMaps(root, g.stable)
+	return g
 }
 
 // Root is a generator of values of the whole schema.
@@ -84,6 +130,28 @@ func (g *SchemaGen) resolve(s any) map[string]any {
 	if !ok {
 		return nil
 	}
+	_, hasRef := m["$ref"]
+	_, hasAll := m["allOf"]
+	if !hasRef && !hasAll {
+		return m
+	}
+	if !g.stable[mapPtr(m)] {
+		return g.resolveOnce(m)
+	}
+	if r, ok := g.resolved.Load(mapPtr(m)); ok {
+		return r.(map[string]any)
+	}
+	r := g.resolveOnce(m)
+	// The resolution is shared from now on: nothing may modify it (the
+	// callers build new maps to merge into).
+	if prev, loaded := g.resolved.LoadOrStore(mapPtr(m), r); loaded {
+		return prev.(map[string]any)
+	}
+	g.resolutions.Store(mapPtr(r), true)
+	return r
+}
+
+func (g *SchemaGen) resolveOnce(m map[string]any) map[string]any {
 	for i := 0; i < 32; i++ {
 		ref, ok := m["$ref"].(string)
 		if !ok {
@@ -307,34 +375,59 @@ func forbiddenMembers(m map[string]any) map[string]bool {
 	return out
 }
 
-func (g *SchemaGen) object(t *rapid.T, m map[string]any, depth int) any {
-	props, _ := m["properties"].(map[string]any)
-	required := map[string]bool{}
-	for _, r := range stringList(m["required"]) {
-		required[r] = true
+// layout returns the members of object schema m, worked out once for the
+// maps that live as long as the generator.
+func (g *SchemaGen) layout(m map[string]any) *objectLayout {
+	p := mapPtr(m)
+	keep := g.stable[p]
+	if !keep {
+		_, keep = g.resolutions.Load(p)
 	}
-	forbidden := forbiddenMembers(m)
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	for k := range required {
-		if _, ok := props[k]; !ok {
-			names = append(names, k)
+	if keep {
+		if l, ok := g.layouts.Load(p); ok {
+			return l.(*objectLayout)
 		}
 	}
-	sort.Strings(names)
-	out := map[string]any{}
-	for _, k := range names {
+	l := &objectLayout{required: map[string]bool{}, forbidden: forbiddenMembers(m), extra: g.additional(m)}
+	l.props, _ = m["properties"].(map[string]any)
+	for _, r := range stringList(m["required"]) {
+		l.required[r] = true
+	}
+	for k := range l.props {
+		l.names = append(l.names, k)
+	}
+	for k := range l.required {
+		if _, ok := l.props[k]; !ok {
+			l.names = append(l.names, k)
+		}
+	}
+	sort.Strings(l.names)
+	if keep {
+		g.layouts.Store(p, l)
+	}
+	return l
+}
+
+var (
+	boolGen       = rapid.Bool()
+	memberNameGen = rapid.StringMatching(`[a-z][a-zA-Z0-9_]{0,8}`)
+	anyKeyGen     = rapid.StringMatching(`[a-z]{1,6}`)
+)
+
+func (g *SchemaGen) object(t *rapid.T, m map[string]any, depth int) any {
+	l := g.layout(m)
+	props, required, forbidden := l.props, l.required, l.forbidden
+	out := make(map[string]any, len(l.names))
+	for _, k := range l.names {
 		if forbidden[k] {
 			continue
 		}
-		if !required[k] && (depth >= g.maxDepth || !rapid.Bool().Draw(t, "optional "+k)) {
+		if !required[k] && (depth >= g.maxDepth || !boolGen.Draw(t, "optional member")) {
 			continue
 		}
 		ps, ok := props[k]
 		if !ok {
-			ps = g.additional(m)
+			ps = l.extra
 		}
 		if b, isBool := ps.(bool); isBool && !b {
 			continue // a member the schema forbids ("id": false)
@@ -344,7 +437,7 @@ func (g *SchemaGen) object(t *rapid.T, m map[string]any, depth int) any {
 	if depth >= g.maxDepth {
 		return out
 	}
-	extra := g.additional(m)
+	extra := l.extra
 	if extra == nil {
 		return out
 	}
@@ -387,7 +480,7 @@ func (g *SchemaGen) memberName(t *rapid.T, m map[string]any) string {
 			return g.pattern(p).Draw(t, "member name")
 		}
 	}
-	return rapid.StringMatching(`[a-z][a-zA-Z0-9_]{0,8}`).Draw(t, "member name")
+	return memberNameGen.Draw(t, "member name")
 }
 
 func (g *SchemaGen) pattern(p string) *rapid.Generator[string] {
@@ -566,7 +659,7 @@ func (g *SchemaGen) anyValue(t *rapid.T, depth int) any {
 	n := rapid.IntRange(0, 2).Draw(t, "len")
 	out := map[string]any{}
 	for i := 0; i < n; i++ {
-		out[rapid.StringMatching(`[a-z]{1,6}`).Draw(t, "key")] = g.anyValue(t, depth+1)
+		out[anyKeyGen.Draw(t, "key")] = g.anyValue(t, depth+1)
 	}
 	return out
 }

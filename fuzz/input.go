@@ -32,6 +32,17 @@ type Input struct {
 // Bytes returns the chunks concatenated: everything the input writes.
 func (in Input) Bytes() []byte { return bytes.Join(in.Chunks, nil) }
 
+// lastByte is the last byte the input writes; ok is false when it writes
+// nothing.
+func (in Input) lastByte() (c byte, ok bool) {
+	for i := len(in.Chunks) - 1; i >= 0; i-- {
+		if n := len(in.Chunks[i]); n > 0 {
+			return in.Chunks[i][n-1], true
+		}
+	}
+	return 0, false
+}
+
 // Size is the number of bytes the input writes.
 func (in Input) Size() int {
 	n := 0

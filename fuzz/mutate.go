@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,6 +236,13 @@ func MakeInput(v spec.Version, mutator string, seed uint64, tools []Tool) (Input
 	in.Mutator, in.Seed = m.Name, seed
 	if len(in.Methods) == 0 && b.Msg.Method != "" {
 		in.Methods = []string{b.Msg.Method}
+	}
+	if v.Era() == spec.Stateless && slices.Contains(in.Methods, spec.MethodInitialize) {
+		// On a dual-era server initialize opens a legacy session, which
+		// then serves every message without a _meta protocol version by
+		// the rules of another era: such an input gets an instance of its
+		// own, so that the shared one stays in the campaign's era.
+		in.Fresh = true
 	}
 	return in, nil
 }

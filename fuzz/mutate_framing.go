@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -11,6 +12,17 @@ import (
 
 // giantLineMax bounds the giant-line mutator (bytes in one line).
 const giantLineMax = 8 << 20
+
+// fill appends n copies of c to b, within b's capacity when it has room.
+func fill(b []byte, c byte, n int) []byte {
+	b = slices.Grow(b, n)
+	at := len(b)
+	b = b[:at+n]
+	for i := at; i < len(b); i++ {
+		b[i] = c
+	}
+	return b
+}
 
 // framingMutators break the stdio framing: one message per LF-terminated
 // line.
@@ -42,7 +54,10 @@ var framingMutators = []Mutator{
 		}
 		if r.IntN(2) == 0 {
 			// Whitespace before the closing brace: still valid JSON.
-			return single(splice(m, len(m)-1, len(m)-1, bytes.Repeat([]byte{' '}, pad)))
+			out := make([]byte, 0, len(m)+pad+1)
+			out = append(out, m[:len(m)-1]...)
+			out = fill(out, ' ', pad)
+			return Input{Chunks: [][]byte{append(append(out, m[len(m)-1]), '\n')}}
 		}
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		params, _ := val["params"].(map[string]any)
@@ -55,8 +70,22 @@ var framingMutators = []Mutator{
 			meta = map[string]any{}
 			params["_meta"] = meta
 		}
-		meta["dev.mcpcheck/padding"] = strings.Repeat("x", pad)
-		return single(marshal(val))
+		// Marshal with a placeholder and put the padding in its place:
+		// the same bytes as marshalling the padding, without escaping
+		// megabytes of x.
+		const placeholder = "mcpcheck-padding-placeholder"
+		meta["dev.mcpcheck/padding"] = placeholder
+		m = marshal(val)
+		at := bytes.Index(m, []byte(`"dev.mcpcheck/padding":"`+placeholder+`"`)) + len(`"dev.mcpcheck/padding":"`)
+		if at < len(`"dev.mcpcheck/padding":"`) {
+			meta["dev.mcpcheck/padding"] = strings.Repeat("x", pad)
+			return single(marshal(val))
+		}
+		out := make([]byte, 0, len(m)-len(placeholder)+pad+1)
+		out = append(out, m[:at]...)
+		out = fill(out, 'x', pad)
+		out = append(out, m[at+len(placeholder):]...)
+		return Input{Chunks: [][]byte{append(out, '\n')}}
 	}},
 	{Name: "framing/crlf", Doc: "ends valid messages with CR LF instead of LF", Mutate: func(r *rand.Rand, b Base) Input {
 		return Input{Chunks: [][]byte{append(b.Msg.Raw(), '\r', '\n')}}

@@ -108,7 +108,11 @@ var httpMutators = []HTTPMutator{
 		return q
 	}},
 	{Name: "http/no-session", Doc: "POSTs a non-initialize request without Mcp-Session-Id", Make: func(r *rand.Rand, b Base) HTTPRequest {
-		q := post(b, b.Msg.Raw())
+		body := b.Msg.Raw()
+		if b.Msg.Method == spec.MethodInitialize {
+			body = marshal(request(b.Version, "mcpcheck-no-session", spec.MethodToolsList, nil))
+		}
+		q := post(b, body)
 		q.Session = "none"
 		return q
 	}},

@@ -13,12 +13,12 @@ var protocolMutators = []Mutator{
 	{Name: "protocol/valid", Doc: "sends a valid, plausible generated message (its answer is still judged)", Mutate: func(r *rand.Rand, b Base) Input {
 		return single(b.Msg.Raw())
 	}},
-	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions: with no handshake either)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions, which have no handshake and no session state: to the shared instance)", Mutate: func(r *rand.Rand, b Base) Input {
 		in := single(b.Msg.Raw())
-		in.Fresh = true
+		in.Fresh = b.Version.Era() == spec.Stateful
 		return in
 	}},
-	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session (stateless versions: initialize on an instance of its own)", Mutate: func(r *rand.Rand, b Base) Input {
 		in := single(initializeRequest(b.Version, "mcpcheck-init-again"))
 		in.Methods = []string{spec.MethodInitialize}
 		return in

@@ -7,16 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"math/big"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
 
@@ -32,6 +35,7 @@ const (
 	ReqErrorCodeInteger     = "base.response.error-code-integer"
 	ReqIDStringOrInteger    = "base.request.id-string-or-integer"
 	ReqErrorCodeAndMessage  = "base.response.error-has-code-and-message"
+	ReqHTTPErrorBodyNoID    = "transport-http.errors.error-body-without-id"
 )
 
 // Observation is one thing an oracle noticed about the target.
@@ -79,10 +83,33 @@ type judge struct {
 	seq         int               // number of the input being sent
 	origins     map[string]int    // request id -> seq of the input that sent it
 	http        bool              // the target is spoken to over HTTP
+	status      int               // HTTP status of the frame being judged
+
+	// In the stateless era a dual-era server answers an initialize by
+	// opening a legacy session on the same connection, and serves every
+	// later message that declares no protocol version in its _meta by the
+	// rules of the version initialize negotiated. legacy is that version
+	// ("" until an initialize succeeded), and undeclared holds the ids of
+	// requests mcpcheck sent without a _meta protocol version.
+	legacy     spec.Version
+	undeclared map[string]bool
+
+	// lenient maps the wire id of a request whose id was not valid UTF-8,
+	// with every U+FFFD removed, to its key: a peer decodes such bytes as
+	// one U+FFFD per byte, one per broken sequence, or drops them, and
+	// echoes the id it read.
+	lenient map[string]string
+
+	// probeAnswer is the last answer to a liveness probe that was judged
+	// clean, cut around its id token: a target answers every probe with
+	// the same bytes but for the id, and such an answer is not decoded
+	// and judged again (see probeAnswered).
+	probeAnswer [2][]byte
 }
 
 func newJudge(v spec.Version) *judge {
-	return &judge{v: v, outstanding: map[string]int{}, methods: map[string]string{}, rawIDs: map[string]bool{}, responses: map[string]bool{}, origins: map[string]int{}}
+	return &judge{v: v, outstanding: map[string]int{}, methods: map[string]string{}, rawIDs: map[string]bool{}, responses: map[string]bool{}, origins: map[string]int{},
+		undeclared: map[string]bool{}, lenient: map[string]string{}}
 }
 
 // sent registers the requests in bytes mcpcheck wrote, so that answers can
@@ -138,7 +165,7 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		j.sentDeep(m.Raw)
 		return
 	}
-	if m.Shape.IsResponse() {
+	if m.Shape.IsResponse() && m.Valid() {
 		if !m.ID.IsZero() {
 			j.responses[m.ID.String()] = true
 		}
@@ -146,8 +173,9 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 	}
 	if m.Shape != jsonrpc.KindRequest {
 		// An object that is no valid message but has a readable id (a
-		// request whose method was removed, say) may be refused with an
-		// error carrying that id, as JSON-RPC does.
+		// request whose method was removed, or a broken response, say)
+		// may be refused with an error carrying that id, as JSON-RPC
+		// does for an invalid request.
 		if tok := topLevelMember(m.Raw, "id"); tok != nil {
 			for _, k := range idForms(tok) {
 				j.rawIDs[k] = true
@@ -160,7 +188,19 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		return
 	}
 	if !m.ID.IsZero() {
-		j.register(m.ID.String(), m.Method)
+		key := m.ID.String()
+		j.register(key, m.Method)
+		if m.Has(jsonrpc.ReasonInvalidUTF8) && strings.ContainsRune(key, utf8.RuneError) {
+			j.lenient[withoutFFFD(key)] = key
+		}
+		if n, ok := m.ID.Int(); ok && (n > maxExactInt || n < -maxExactInt) {
+			j.lenient[numKey(key)] = key
+		}
+		if j.v.Era() == spec.Stateless && !declaresVersion(m.Params) {
+			j.undeclared[key] = true
+		} else {
+			delete(j.undeclared, key)
+		}
 		return
 	}
 	// An id MCP forbids (1.0, null, true...): a target may echo it; accept
@@ -186,10 +226,20 @@ func (j *judge) echoesForbiddenID(raw []byte) bool {
 		return false
 	}
 	forms := idForms(probe["id"])
-	return len(forms) > 0 && j.rawIDs[forms[0]]
+	if len(forms) == 0 {
+		return false
+	}
+	if j.rawIDs[forms[0]] {
+		return true
+	}
+	k := numKey(forms[0])
+	return k != "" && j.rawIDs[k]
 }
 
-// idForms returns the spellings of an id token a target might echo.
+// idForms returns the spellings of an id token a target might echo: the
+// token, its integer value, and for a number the double-precision value a
+// target that reads JSON numbers as doubles holds (1e-400 becomes 0,
+// 12345678901234567890 becomes 12345678901234567000), as numKey writes it.
 func idForms(tok []byte) []string {
 	var c bytes.Buffer
 	if json.Compact(&c, tok) != nil {
@@ -200,19 +250,34 @@ func idForms(tok []byte) []string {
 		i, _ := f.Int(nil)
 		out = append(out, i.String())
 	}
+	if k := numKey(c.String()); k != "" {
+		out = append(out, k)
+	}
 	return out
+}
+
+// numKey is the double-precision value of a JSON number token, as a map
+// key ("" when tok is no finite number).
+func numKey(tok string) string {
+	f, err := strconv.ParseFloat(tok, 64)
+	if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return ""
+	}
+	return "num:" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // frameResult is what judging one frame found.
 type frameResult struct {
 	obs      []Observation
 	answered []string          // ids of requests this frame answered
+	methods  []string          // the method of each answered request
 	requests []jsonrpc.Message // requests the target sent (to be answered)
 }
 
 // received judges one frame the target wrote.
 func (j *judge) received(f Frame) frameResult {
 	var res frameResult
+	j.status = f.HTTPStatus
 	if strings.Contains(f.Problem, "line limit") {
 		return res // a cut line cannot be judged; the transcript keeps its start
 	}
@@ -225,6 +290,13 @@ func (j *judge) received(f Frame) frameResult {
 		return res // a status with an empty body
 	}
 	msg := jsonrpc.Decode(data)
+	if f.HTTPStatus >= 400 && (msg.Has(jsonrpc.ReasonNotObject) || msg.Has(jsonrpc.ReasonTrailingData)) {
+		// An HTTP error status may carry any body, such as the text of
+		// an HTTP stack ("431 Request Header Fields Too Large"), which
+		// can start like a JSON number; only a JSON object there is
+		// judged as a JSON-RPC message.
+		return res
+	}
 	if msg.Has(jsonrpc.ReasonNotJSON) || msg.Has(jsonrpc.ReasonTooDeep) {
 		switch {
 		case f.HTTPStatus >= 400:
@@ -239,7 +311,7 @@ func (j *judge) received(f Frame) frameResult {
 		return res
 	}
 	if msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch) {
-		if j.v != spec.V20250326 || msg.Has(jsonrpc.ReasonEmptyBatch) {
+		if (j.v != spec.V20250326 && j.legacy != spec.V20250326) || msg.Has(jsonrpc.ReasonEmptyBatch) {
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target wrote a JSON array (a batch), which protocol version " + string(j.v) + " does not allow: " + quoteStart(data)})
 			return res
@@ -257,18 +329,58 @@ func (j *judge) received(f Frame) frameResult {
 func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	method := ""
 	origin := 0
-	known := true // the response answers a request awaiting an answer
-	if msg.Shape.IsResponse() && !msg.IDNull && !msg.IDAbsent && !msg.ID.IsZero() {
-		k := msg.ID.String()
-		if j.outstanding[k] > 0 {
-			j.outstanding[k]--
+	known := true       // the response answers a request awaiting an answer
+	attributed := false // the message answers a request mcpcheck sent
+	undeclared := false // ... and that request declared no _meta protocol version
+	aliased := false    // the id is a request's id as the target read it (see lenient)
+	if msg.Shape.IsResponse() && !msg.IDNull && !msg.IDAbsent && (!msg.ID.IsZero() || len(j.lenient) > 0) {
+		k := ""
+		if !msg.ID.IsZero() {
+			k = msg.ID.String()
+		}
+		if j.outstanding[k] == 0 && len(j.lenient) > 0 {
+			if orig := j.alias(k, msg.Raw); orig != "" {
+				k, aliased = orig, true
+			}
+		}
+		if k == "" {
+			// An id the codec cannot hold and no request's: judged below.
+		} else if j.outstanding[k] > 0 {
 			method = j.methods[k]
 			origin = j.origins[k]
+			undeclared = j.undeclared[k]
+			attributed = true
+			j.answer(k)
 			res.answered = append(res.answered, k)
+			res.methods = append(res.methods, method)
 		} else {
 			known = j.rawIDs[k]
+			if nk := numKey(k); !known && nk != "" {
+				known = j.rawIDs[nk] // a forbidden number id, echoed as the double it read
+			}
 		}
 	}
+	// The versions the message may be judged by: the campaign's, or in a
+	// stateless campaign on a connection where initialize opened a legacy
+	// session, the legacy one for answers to requests without a _meta
+	// protocol version, and either for what cannot be attributed to one
+	// request (an error with a null id, a notification, a request).
+	versions := []spec.Version{j.v}
+	switch {
+	case j.legacy != "" && attributed && undeclared:
+		versions = []spec.Version{j.legacy}
+	case j.legacy != "" && !attributed:
+		versions = []spec.Version{j.legacy, j.v}
+	}
+	if method == spec.MethodInitialize && j.v.Era() == spec.Stateless && undeclared {
+		if v := negotiatedVersion(msg); v != "" {
+			// The answer to initialize is judged by the version it
+			// negotiated, and from now on so is the legacy traffic.
+			j.legacy = v
+			versions = []spec.Version{v}
+		}
+	}
+	v := versions[0]
 	n := len(res.obs)
 	defer func() {
 		if origin != j.seq {
@@ -278,12 +390,20 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		}
 	}()
 	if !msg.Valid() {
-		if o, ok := j.invalid(msg); ok {
+		if o, ok := j.invalid(v, msg, aliased); ok {
 			res.obs = append(res.obs, o)
 			return
 		}
 	}
 	switch {
+	case !known && j.responses[msg.ID.String()] && j.status >= 400:
+		// The body of an HTTP refusal of a POSTed response: the spec
+		// describes it as an error response without an id (a MAY), so
+		// echoing the refused response's id is a deviation, not a
+		// MUST-level violation.
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-error-body-echoes-response-id", Requirement: ReqHTTPErrorBodyNoID,
+			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
+		return
 	case !known && j.responses[msg.ID.String()]:
 		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-to-a-response", Requirement: ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered a response mcpcheck sent (id " + msg.ID.String() + ") as if it were a request; responses are never answered: " + quoteStart(msg.Raw)})
@@ -293,7 +413,10 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
 		return
 	case msg.Shape == jsonrpc.KindRequest:
-		if j.v.Era() == spec.Stateless {
+		if j.legacy != "" {
+			// A request from the legacy session, which may send them.
+			versions = []spec.Version{j.legacy}
+		} else if j.v.Era() == spec.Stateless {
 			req := ReqServerNoRequests
 			if j.http {
 				req = ReqHTTPNoServerRequests
@@ -304,9 +427,6 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		}
 		res.requests = append(res.requests, msg)
 	}
-	if info, ok := schema.LookupMethod(j.v, method); !ok || info.Kind() != spec.RequestMethod || info.Carrier || !info.Direction.Allows(spec.ClientToServer) {
-		method = ""
-	}
 	raw := msg.Raw
 	if msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw) {
 		raw = withID(raw) // the request had that id first; the codec check excused it too
@@ -316,37 +436,160 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		// id; the older MCP schemas require an id there. Judge the rest.
 		raw = withID(raw)
 	}
-	for _, vi := range sortedViolations(schema.Validate(j.v, spec.ServerToClient, method, raw)) {
+	// The message is a violation when it breaks the schema of every
+	// version it may be judged by; the first version's violation is
+	// reported.
+	var first *Observation
+	for _, ver := range versions {
+		o, bad := j.validate(ver, method, msg, raw)
+		if !bad {
+			return
+		}
+		if first == nil {
+			first = &o
+		}
+	}
+	res.obs = append(res.obs, *first)
+}
+
+// validate checks one message against the schema of version v, returning
+// the first violation (one per message: the rest are usually the same
+// bug).
+func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw []byte) (Observation, bool) {
+	if info, ok := schema.LookupMethod(v, method); !ok || info.Kind() != spec.RequestMethod || info.Carrier || !info.Direction.Allows(spec.ClientToServer) {
+		method = ""
+	}
+	pre, post, cacheable := idSplit(msg, raw)
+	var key validKey
+	if cacheable {
+		key = verdicts.key(v, method, pre, post)
+		if o, bad, ok := verdicts.get(key, pre, post); ok {
+			return o, bad
+		}
+	}
+	o, bad := Observation{}, false
+	for _, vi := range sortedViolations(schema.Validate(v, spec.ServerToClient, method, raw)) {
 		if vi.Kind == schema.KindUnknownMethod && msg.Shape.IsResponse() {
 			continue
 		}
-		res.obs = append(res.obs, schemaObservation(j.v, vi, msg))
-		break // one per message: the rest are usually the same bug
+		o, bad = schemaObservation(v, vi, msg), true
+		break
 	}
+	if cacheable {
+		verdicts.put(key, pre, post, o, bad)
+	}
+	return o, bad
+}
+
+// answer settles one request awaiting an answer, forgetting it once no
+// request with its id is left.
+func (j *judge) answer(k string) {
+	j.outstanding[k]--
+	if j.outstanding[k] <= 0 {
+		delete(j.outstanding, k)
+		delete(j.methods, k)
+		delete(j.origins, k)
+		delete(j.undeclared, k)
+		if strings.ContainsRune(k, utf8.RuneError) {
+			delete(j.lenient, withoutFFFD(k))
+		}
+		if nk := numKey(k); nk != "" {
+			delete(j.lenient, nk)
+		}
+	}
+}
+
+// maxExactInt is the largest integer every JSON implementation holds
+// exactly (RFC 8259 §6: 2^53-1); a target that reads numbers as doubles
+// echoes larger ids rounded.
+const maxExactInt = 1<<53 - 1
+
+// alias returns the key of the request awaiting an answer whose id the
+// response id (wire key k, or its raw token when the codec could not read
+// it) is as a lenient target read it: without the bytes that were not
+// valid UTF-8, or an integer beyond 2^53 rounded to a double. "" when
+// there is none.
+func (j *judge) alias(k string, raw []byte) string {
+	var cands []string
+	if strings.ContainsRune(k, utf8.RuneError) || strings.HasPrefix(k, `"`) {
+		cands = append(cands, withoutFFFD(k))
+	}
+	tok := k
+	if tok == "" {
+		tok = string(topLevelMember(raw, "id"))
+	}
+	if nk := numKey(tok); nk != "" {
+		cands = append(cands, nk)
+	}
+	for _, c := range cands {
+		if orig, ok := j.lenient[c]; ok && j.outstanding[orig] > 0 {
+			return orig
+		}
+	}
+	return ""
+}
+
+// withoutFFFD removes every U+FFFD.
+func withoutFFFD(s string) string { return strings.ReplaceAll(s, "\uFFFD", "") }
+
+// negotiatedVersion returns the stateful protocol version an initialize
+// result names, or "" when msg is no such result.
+func negotiatedVersion(msg jsonrpc.Message) spec.Version {
+	if msg.Shape != jsonrpc.KindResponse || len(msg.Result) == 0 {
+		return ""
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(msg.Result, &r) != nil {
+		return ""
+	}
+	v := spec.Version(r.ProtocolVersion)
+	if !v.Known() || v.Era() != spec.Stateful {
+		return ""
+	}
+	return v
+}
+
+// declaresVersion reports whether request params carry the per-request
+// protocol version in _meta (whatever its value): a dual-era server serves
+// such a request statelessly.
+func declaresVersion(params json.RawMessage) bool {
+	if !bytes.Contains(params, []byte(`protocolVersion`)) {
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, ok := p.Meta[mcp.MetaProtocolVersion]
+	return ok
 }
 
 // invalid turns the first invalid problem of a message into an
 // observation; ok is false when the problem is excused (an echoed forbidden
 // id).
-func (j *judge) invalid(msg jsonrpc.Message) (Observation, bool) {
+func (j *judge) invalid(v spec.Version, msg jsonrpc.Message, aliased bool) (Observation, bool) {
 	for _, p := range msg.Problems {
 		if p.Severity() != jsonrpc.SeverityInvalid {
 			continue
 		}
-		if strings.HasPrefix(string(p.Reason), "id-") && msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw) {
+		if strings.HasPrefix(string(p.Reason), "id-") && msg.Shape.IsResponse() && (aliased || j.echoesForbiddenID(msg.Raw)) {
 			continue
 		}
 		o := Observation{Kind: reports.FindingViolation, Check: "jsonrpc/" + string(p.Reason), Requirement: ReqJSONRPC2, Level: catalog.Must,
 			Message: "the target wrote an invalid JSON-RPC message (" + p.String() + "): " + quoteStart(msg.Raw)}
 		switch p.Reason {
 		case jsonrpc.ReasonResultAndError:
-			if j.v.Compare(spec.V20250618) <= 0 {
+			if v.Compare(spec.V20250618) <= 0 {
 				o.Requirement, o.Level = ReqNotResultAndError, catalog.MustNot
 			}
 		case jsonrpc.ReasonErrorCodeFloat, jsonrpc.ReasonErrorCodeNotNumber, jsonrpc.ReasonErrorCodeOutOfRange:
 			o.Requirement = ReqErrorCodeInteger
 		case jsonrpc.ReasonErrorCodeMissing, jsonrpc.ReasonErrorMessageMissing, jsonrpc.ReasonErrorMessageNotString:
-			if j.v.Compare(spec.V20250326) >= 0 {
+			if v.Compare(spec.V20250326) >= 0 {
 				o.Requirement = ReqErrorCodeAndMessage
 			}
 		case jsonrpc.ReasonIDNull, jsonrpc.ReasonIDFloat, jsonrpc.ReasonIDExponent, jsonrpc.ReasonIDBoolean, jsonrpc.ReasonIDObject, jsonrpc.ReasonIDArray:
@@ -473,6 +716,58 @@ func (j *judge) sentDeep(raw []byte) {
 		return
 	}
 	j.register(key, name)
+}
+
+// probeAnswered reports whether f is the answer to the probe whose wire id
+// is key, byte for byte the clean answer remembered (rememberProbe) but
+// for the id; it then settles the probe. Otherwise the frame must be
+// judged as usual.
+func (j *judge) probeAnswered(f Frame, key string) bool {
+	pre, post := j.probeAnswer[0], j.probeAnswer[1]
+	d := f.Data
+	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.outstanding[key] != 1 ||
+		!bytes.HasPrefix(d, pre) || !bytes.HasSuffix(d, post) || string(d[len(pre):len(pre)+len(key)]) != key {
+		return false
+	}
+	j.answer(key)
+	return true
+}
+
+// rememberProbe keeps the answer f to the probe with wire id key, which
+// was judged clean, for probeAnswered.
+func (j *judge) rememberProbe(f Frame, key string) {
+	if f.HTTPStatus != 0 || f.Problem != "" {
+		return
+	}
+	tok := topLevelMember(f.Data, "id")
+	if string(tok) != key {
+		return
+	}
+	at := cap(f.Data) - cap(tok)
+	if at < 0 || at+len(tok) > len(f.Data) {
+		return
+	}
+	j.probeAnswer = [2][]byte{bytes.Clone(f.Data[:at]), bytes.Clone(f.Data[at+len(tok):])}
+}
+
+// maxJudgeIDs bounds the ids a judge remembers (requests awaiting an
+// answer, forbidden ids, responses mcpcheck sent). Forgetting one could
+// turn a late answer into a false finding, so a session whose judge
+// reaches the bound is ended and a new one started (execOutcome.recycle):
+// the fuzzer's memory stays flat however long a target lives and whatever
+// it leaves unanswered.
+const maxJudgeIDs = 1 << 14
+
+// full reports whether the judge reached maxJudgeIDs.
+func (j *judge) full() bool {
+	return len(j.outstanding)+len(j.rawIDs)+len(j.responses)+len(j.lenient) >= maxJudgeIDs
+}
+
+// expect registers a request mcpcheck wrote itself (the liveness probe),
+// which declares the campaign's version, without decoding it.
+func (j *judge) expect(key, method string) {
+	j.register(key, method)
+	delete(j.undeclared, key)
 }
 
 // register records a request awaiting its answer. When the id is already

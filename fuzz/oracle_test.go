@@ -29,33 +29,52 @@ func TestTopLevelMember(t *testing.T) {
 func TestJudge(t *testing.T) {
 	deepReq := `{"jsonrpc":"2.0","id":1000,"method":"tools/list","params":{"deep":` + strings.Repeat("[", 20000) + "0" + strings.Repeat("]", 20000) + `}}`
 	cases := []struct {
-		name  string
-		v     spec.Version
-		sent  string
-		frame string
-		check string // "" for no observation
+		name   string
+		v      spec.Version
+		sent   string
+		frame  string
+		check  string // "" for no observation
+		status int    // HTTP status of the frame (0: stdio)
 	}{
-		{"answer to a sent request", spec.V20251125, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, ""},
-		{"answer to nothing", spec.V20251125, ``, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response-id-unknown"},
-		{"parse error with null id", spec.V20241105, `nope`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, ""},
-		{"echoed forbidden boolean id", spec.V20251125, `{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"bad id"}}`, ""},
-		{"echoed float id as integer", spec.V20251125, `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, ""},
-		{"answer to a request too deep for our codec", spec.V20251125, deepReq, `{"jsonrpc":"2.0","id":1000,"error":{"code":-32603,"message":"x"}}`, ""},
-		{"answer to a pretty-printed request", spec.V20251125, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": \"p\u00e9\",\n  \"method\": \"ping\"\n}\n", `{"jsonrpc":"2.0","id":"pé","result":{}}`, ""},
-		{"refusal of a request without method", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"params":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32600,"message":"invalid request"}}`, ""},
-		{"answer to a response", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32601,"message":"Method not found"}}`, "response-to-a-response"},
-		{"same id reused for two methods", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}\n{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"tools/list\"}", `{"jsonrpc":"2.0","id":"","result":{}}`, ""},
-		{"not json on stdout", spec.V20251125, ``, `Server started!`, "stdout-not-json"},
-		{"result and error", spec.V20241105, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "jsonrpc/result-and-error"},
-		{"batch in a version without batches", spec.V20251125, ``, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}]`, "jsonrpc/batch"},
-		{"server request in the stateless era", spec.V20260728, ``, `{"jsonrpc":"2.0","id":5,"method":"roots/list"}`, "server-sent-request"},
-		{"schema violation in a result", spec.V20251125, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/"},
+		{"answer to a sent request", spec.V20251125, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", 0},
+		{"answer to nothing", spec.V20251125, ``, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response-id-unknown", 0},
+		{"parse error with null id", spec.V20241105, `nope`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, "", 0},
+		{"echoed forbidden boolean id", spec.V20251125, `{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"bad id"}}`, "", 0},
+		{"echoed float id as integer", spec.V20251125, `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", 0},
+		{"answer to a request too deep for our codec", spec.V20251125, deepReq, `{"jsonrpc":"2.0","id":1000,"error":{"code":-32603,"message":"x"}}`, "", 0},
+		{"answer to a pretty-printed request", spec.V20251125, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": \"p\u00e9\",\n  \"method\": \"ping\"\n}\n", `{"jsonrpc":"2.0","id":"pé","result":{}}`, "", 0},
+		{"refusal of a request without method", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"params":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32600,"message":"invalid request"}}`, "", 0},
+		{"answer to a response", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32601,"message":"Method not found"}}`, "response-to-a-response", 0},
+		{"id of invalid UTF-8, one U+FFFD per broken sequence", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\ufffd\u023ax","error":{"code":-32601,"message":"Method not found"}}`, "", 0},
+		{"id of invalid UTF-8, bytes dropped", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\u023ax","error":{"code":-32601,"message":"Method not found"}}`, "", 0},
+		{"id of invalid UTF-8, another id", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\u023ay","error":{"code":-32601,"message":"Method not found"}}`, "response-id-unknown", 0},
+		{"echoed exotic number id as the double it reads", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1e-400,\"method\":\"re\"}", `{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}`, "", 0},
+		{"echoed huge number id as the double it reads", spec.V20251125, `{"jsonrpc":"2.0","id":12345678901234567890.0,"method":"ping"}`, `{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}`, "", 0},
+		{"another number than the forbidden id", spec.V20251125, `{"jsonrpc":"2.0","id":1e-400,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response-id-unknown", 0},
+		{"id beyond 2^53 echoed as the double it reads", spec.V20251125, `{"jsonrpc":"2.0","id":9007199254740993,"method":"completion/complete","params":{}}`, `{"jsonrpc":"2.0","id":9007199254740992,"error":{"code":-32601,"message":"completions not supported"}}`, "", 0},
+		{"int64 id of a broken request echoed as a double", spec.V20251125, `{"jsc":"2.0","id":-9223372036854775808,"method":"resbe"}`, `{"jsonrpc":"2.0","id":-9223372036854776000,"error":{"code":-32600,"message":"Invalid JSON-RPC version"}}`, "", 0},
+		{"id within 2^53 answered with another", spec.V20251125, `{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}`, `{"jsonrpc":"2.0","id":9007199254740990,"result":{}}`, "response-id-unknown", 0},
+		{"refusal of a broken response", spec.V20251125, `{"error":{"ce":-601,"mes":"no"},"id":0,"rpc":"2.0"}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"Invalid JSON-RPC version"}}`, "", 0},
+		{"same id reused for two methods", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}\n{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"tools/list\"}", `{"jsonrpc":"2.0","id":"","result":{}}`, "", 0},
+		{"not json on stdout", spec.V20251125, ``, `Server started!`, "stdout-not-json", 0},
+		{"result and error", spec.V20241105, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "jsonrpc/result-and-error", 0},
+		{"batch in a version without batches", spec.V20251125, ``, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}]`, "jsonrpc/batch", 0},
+		{"server request in the stateless era", spec.V20260728, ``, `{"jsonrpc":"2.0","id":5,"method":"roots/list"}`, "server-sent-request", 0},
+		{"schema violation in a result", spec.V20251125, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/", 0},
+		{"HTTP refusal of a response echoing its id", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32001,"message":"Session not found"}}`, "http-error-body-echoes-response-id", 404},
+		{"plain text of an HTTP error status", spec.V20260728, ``, `431 Request Header Fields Too Large`, "", 431},
+		{"plain text of an HTTP success", spec.V20260728, ``, `431 Request Header Fields Too Large`, "jsonrpc/not-object", 200},
+		{"JSON-RPC error of an HTTP error status still judged", spec.V20251125, ``, `{"jsonrpc":"2.0","id":null,"error":{"code":"x","message":"m"}}`, "jsonrpc/", 400},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			j := newJudge(tc.v)
 			j.sent([]byte(tc.sent))
-			res := j.received(Frame{Data: []byte(tc.frame)})
+			f := Frame{Data: []byte(tc.frame)}
+			if tc.status != 0 {
+				j.http, f.HTTPStatus = true, tc.status
+			}
+			res := j.received(f)
 			switch {
 			case tc.check == "" && len(res.obs) > 0:
 				t.Errorf("unexpected %s: %s", res.obs[0].Check, res.obs[0].Message)
@@ -71,6 +90,48 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeDualEra: after an initialize opened a legacy session on a
+// stateless stream, answers to requests without a _meta protocol version
+// are judged by the negotiated version (and still judged), answers to
+// requests that declare one by the campaign's.
+func TestJudgeDualEra(t *testing.T) {
+	v := spec.V20260728
+	init := string(initializeRequest(v, "init"))
+	initOK := `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+	cases := []struct {
+		name, sent, frame, check string
+	}{
+		{"legacy answer to a legacy request", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, ""},
+		{"broken legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/2025-11-25"},
+		{"legacy answer to a stateless request", string(marshal(request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, "schema/2026-07-28"},
+		{"request of the legacy session", ``, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, ""},
+		{"notification of either era", ``, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := newJudge(v)
+			j.sent([]byte(init))
+			if res := j.received(Frame{Data: []byte(initOK)}); len(res.obs) > 0 {
+				t.Fatalf("the initialize answer: %+v", res.obs)
+			}
+			j.sent([]byte(tc.sent))
+			res := j.received(Frame{Data: []byte(tc.frame)})
+			switch {
+			case tc.check == "" && len(res.obs) > 0:
+				t.Errorf("unexpected %s: %s", res.obs[0].Check, res.obs[0].Message)
+			case tc.check != "" && (len(res.obs) == 0 || !strings.HasPrefix(res.obs[0].Check, tc.check)):
+				t.Errorf("want %s, got %+v", tc.check, res.obs)
+			}
+		})
+	}
+	// Without an initialize the stream stays stateless.
+	j := newJudge(v)
+	j.sent([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)}); len(res.obs) == 0 {
+		t.Errorf("a legacy answer on a stateless stream was not flagged")
+	}
+}
+
 // TestRequirementIDsExist: every requirement an oracle cites is in the
 // catalog, with the level the oracle reports.
 func TestRequirementIDsExist(t *testing.T) {
@@ -82,7 +143,7 @@ func TestRequirementIDsExist(t *testing.T) {
 		ReqStdoutOnlyMCP: catalog.MustNot, ReqJSONRPC2: catalog.Must, ReqIDMatchesRequest: catalog.Must,
 		ReqNotResultAndError: catalog.MustNot, ReqServerNoRequests: catalog.MustNot, ReqHTTPNoServerRequests: catalog.MustNot,
 		ReqRetiredCodes: catalog.MustNot, ReqErrorCodeInteger: catalog.Must, ReqIDStringOrInteger: catalog.Must,
-		ReqErrorCodeAndMessage: catalog.Must,
+		ReqErrorCodeAndMessage: catalog.Must, ReqHTTPErrorBodyNoID: catalog.May,
 	} {
 		r, ok := cat.Get(id)
 		if !ok {
@@ -92,5 +153,34 @@ func TestRequirementIDsExist(t *testing.T) {
 		if r.Level != level {
 			t.Errorf("%s is %s in the catalog, the oracle says %s", id, r.Level, level)
 		}
+	}
+}
+
+// TestProbeAnswerShortcut: an answer to a probe that is byte for byte the
+// last clean one but for the id is settled without being judged again;
+// any other answer is judged.
+func TestProbeAnswerShortcut(t *testing.T) {
+	j := newJudge(spec.V20241105)
+	j.expect(`"p-1"`, spec.MethodPing)
+	first := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-1","result":{}}`)}
+	if res := j.received(first); len(res.obs) > 0 || len(res.answered) != 1 {
+		t.Fatalf("first answer: %+v", res)
+	}
+	j.rememberProbe(first, `"p-1"`)
+	j.expect(`"p-2"`, spec.MethodPing)
+	if !j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || len(j.outstanding) != 0 {
+		t.Fatalf("the same answer was not settled: %v", j.outstanding)
+	}
+	j.expect(`"p-3"`, spec.MethodPing)
+	both := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-3","result":{},"error":{"code":1,"message":"x"}}`)}
+	if j.probeAnswered(both, `"p-3"`) {
+		t.Fatal("a different answer took the shortcut")
+	}
+	if res := j.received(both); len(res.obs) == 0 {
+		t.Fatal("a broken probe answer was not flagged")
+	}
+	j.expect(`"p-4"`, spec.MethodPing)
+	if j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-5","result":{}}`)}, `"p-4"`) {
+		t.Fatal("an answer with another id took the shortcut")
 	}
 }

@@ -106,7 +106,9 @@ func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait 
 	defer s.close()
 	out := s.exec(in)
 	if !out.dead {
+		// What came after the probe's answer is judged too.
+		out.obs = append(out.obs, s.drain().obs...)
 		s.note("closing the target")
 	}
-	return oneRun{obs: out.obs, events: s.events, stderr: s.conn.StderrTail()}, nil
+	return oneRun{obs: out.obs, events: s.transcript(), stderr: s.conn.StderrTail()}, nil
 }

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,63 @@ type session struct {
 	start  time.Time
 	wait   time.Duration
 	probes int
-	events []reports.WireEvent // of the current exec (and the handshake)
+	// probe is the liveness probe with its id cut out: probe[0] + id +
+	// probe[1] is one line.
+	probe  [2][]byte
+	events []event // of the current exec (and the handshake)
+	buf    []byte  // the last write of an exec: the input's end and the probe
+}
+
+// event is one transcript entry, kept as the bytes themselves: input chunks
+// and received frames are never modified, so recording costs no copy, and
+// the bytes become reports.WireEvents only when a finding or a replay needs
+// them (transcript).
+type event struct {
+	at     time.Duration
+	dir    reports.Direction
+	data   []byte
+	note   string
+	http   *reports.HTTPInfo
+	status int
+}
+
+// maxKeptEvents bounds the event array a session keeps between execs (it
+// is cleared after each one; a larger one is dropped).
+const maxKeptEvents = 1024
+
+// reset forgets the events of the previous exec.
+func (s *session) reset() {
+	if cap(s.events) > maxKeptEvents {
+		s.events = nil
+		return
+	}
+	clear(s.events)
+	s.events = s.events[:0]
+}
+
+// transcript renders the recorded events as the reports model's wire
+// events.
+func (s *session) transcript() []reports.WireEvent {
+	out := make([]reports.WireEvent, 0, len(s.events))
+	for _, e := range s.events {
+		ev := reports.WireEvent{Offset: e.at, Direction: e.dir, Note: e.note, HTTP: e.http}
+		if e.dir != reports.Note {
+			b := e.data
+			if len(b) > maxEventBytes {
+				cut := fmt.Sprintf("%d bytes; the transcript keeps the first %d (the finding's input file has them all)", len(b), maxEventBytes)
+				if ev.Note != "" {
+					cut = ev.Note + "; " + cut
+				}
+				ev.Note, b = cut, b[:maxEventBytes]
+			}
+			ev.Raw, ev.Base64 = reports.RawBytes(b)
+		}
+		if e.status != 0 {
+			ev.HTTP = &reports.HTTPInfo{Status: e.status}
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 // execOutcome is what one input did.
@@ -38,6 +95,9 @@ type execOutcome struct {
 	dead bool
 	// answered lists the methods of requests that got an answer.
 	answered []string
+	// recycle means the instance is fine but its judge remembers too many
+	// ids (maxJudgeIDs): the runner should start a new one.
+	recycle bool
 }
 
 // openSession starts an instance and, for stateful versions unless bare,
@@ -48,6 +108,9 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 		return nil, err
 	}
 	s := &session{v: v, conn: conn, judge: newJudge(v), start: time.Now(), wait: wait}
+	if pre, post, ok := bytes.Cut(line(pingFor(v, "\x00")), []byte(`\u0000`)); ok {
+		s.probe = [2][]byte{pre, post}
+	}
 	hc, isHTTP := conn.(*httpConn)
 	s.judge.http = isHTTP
 	if bare || v.Era() == spec.Stateless {
@@ -60,10 +123,17 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s: cannot send initialize: %w", t.Describe(), err)
 	}
-	if _, err := s.awaitWithin(`"mcpcheck-init"`, handshakeWait(wait)); err != nil {
+	res, err := s.awaitWithin(`"mcpcheck-init"`, handshakeWait(wait))
+	if err != nil {
 		tail := conn.StderrTail()
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%v); check that it is an MCP server speaking %s over stdio; stderr ends: %s", t.Describe(), err, v, quoteStart(tail))
+	}
+	if res == nil {
+		// An error: there is no session to fuzz (a server out of
+		// sessions, say).
+		s.close()
+		return nil, fmt.Errorf("fuzz: %s refused initialize: %s", t.Describe(), quoteStart(s.lastReceived()))
 	}
 	if isHTTP {
 		hc.negotiated(v)
@@ -77,18 +147,23 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 
 func (s *session) close() { _ = s.conn.Close() }
 
-func (s *session) note(text string) {
-	s.events = append(s.events, reports.WireEvent{Offset: time.Since(s.start), Direction: reports.Note, Note: text})
+// lastReceived is the last frame recorded.
+func (s *session) lastReceived() []byte {
+	for i := len(s.events) - 1; i >= 0; i-- {
+		if s.events[i].dir == reports.Received {
+			return s.events[i].data
+		}
+	}
+	return nil
 }
 
+func (s *session) note(text string) {
+	s.events = append(s.events, event{at: time.Since(s.start), dir: reports.Note, note: text})
+}
+
+// record notes bytes sent or received; b must not be modified afterwards.
 func (s *session) record(dir reports.Direction, b []byte) {
-	ev := reports.WireEvent{Offset: time.Since(s.start), Direction: dir}
-	if len(b) > maxEventBytes {
-		ev.Note = fmt.Sprintf("%d bytes; the transcript keeps the first %d (the finding's input file has them all)", len(b), maxEventBytes)
-		b = b[:maxEventBytes]
-	}
-	ev.Raw, ev.Base64 = reports.RawBytes(b)
-	s.events = append(s.events, ev)
+	s.events = append(s.events, event{at: time.Since(s.start), dir: dir, data: b})
 }
 
 func (s *session) send(b []byte) error {
@@ -144,20 +219,35 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 			b, _ = jsonrpc.NewErrorResponse(r.ID, jsonrpc.MethodNotFound, "mcpcheck-fuzz declares no client capabilities", nil)
 		}
 		if b != nil {
-			s.record(reports.Sent, line(b))
-			_ = s.conn.Send(line(b))
+			b = line(b)
+			s.record(reports.Sent, b)
+			_ = s.conn.Send(b)
 		}
 	}
 }
 
 // exec sends one input, then (unless the input closes stdin) a liveness
 // probe, and judges everything the target writes until the probe is
-// answered.
+// answered. The end of the input and the probe go out in one write.
+//
+// Nothing is waited for beyond the probe's answer: a response the target
+// writes after it (to a slow request of this input) is read with the next
+// input's frames, and the judge attributes it to the input that sent the
+// request (Observation.origin) so that the campaign reproduces that one.
 func (s *session) exec(in Input) execOutcome {
 	var out execOutcome
 	s.judge.seq++
-	s.judge.sent(in.Bytes())
-	for _, c := range in.Chunks {
+	if len(in.Chunks) == 1 {
+		s.judge.sent(in.Chunks[0])
+	} else {
+		s.judge.sent(in.Bytes())
+	}
+	chunks := in.Chunks
+	var last []byte // sent with the probe
+	if in.HTTP == nil && !in.CloseAfter && len(chunks) > 0 {
+		chunks, last = chunks[:len(chunks)-1], chunks[len(chunks)-1]
+	}
+	for _, c := range chunks {
 		s.record(reports.Sent, c)
 		if err := s.conn.Send(c); err != nil {
 			return s.sendFailed(out, err)
@@ -168,7 +258,7 @@ func (s *session) exec(in Input) execOutcome {
 			q := in.HTTP
 			s.record(reports.Sent, q.Body)
 			ev := &s.events[len(s.events)-1]
-			ev.HTTP, ev.Note = &reports.HTTPInfo{Method: q.Method, Headers: headerMap(q.Header)}, httpNote(q)
+			ev.http, ev.note = &reports.HTTPInfo{Method: q.Method, Headers: headerMap(q.Header)}, httpNote(q)
 			s.judge.sent(q.Body)
 			if err := hc.doHTTP(*q); err != nil {
 				return s.crashed(out)
@@ -183,20 +273,38 @@ func (s *session) exec(in Input) execOutcome {
 		s.note("closed the target's stdin")
 		out.dead = true
 	} else {
-		if b := in.Bytes(); len(b) > 0 && b[len(b)-1] != '\n' {
-			if err := s.conn.Send([]byte{'\n'}); err != nil {
+		w := s.buf[:0]
+		if len(last) > maxKeptWrite {
+			// A large chunk goes out alone rather than copied.
+			s.record(reports.Sent, last)
+			if err := s.conn.Send(last); err != nil {
 				return s.sendFailed(out, err)
 			}
-			s.record(reports.Sent, []byte{'\n'})
+		} else if len(last) > 0 {
+			s.record(reports.Sent, last)
+			w = append(w, last...)
+		}
+		if c, ok := in.lastByte(); ok && c != '\n' {
+			s.record(reports.Sent, newline)
+			w = append(w, '\n')
 		}
 		s.probes++
 		id := "mcpcheck-probe-" + itoa(s.probes)
 		probeKey = `"` + id + `"`
-		if err := s.send(line(pingFor(s.v, id))); err != nil {
+		probe := s.probeLine(id)
+		s.judge.expect(probeKey, probeMethod(s.v))
+		s.record(reports.Sent, probe)
+		w = append(w, probe...)
+		err := s.conn.Send(w)
+		if cap(w) <= maxKeptWrite {
+			s.buf = w[:0]
+		}
+		if err != nil {
 			return s.sendFailed(out, err)
 		}
 		if hc, ok := s.conn.(*httpConn); ok {
 			probeStream = hc.last
+			out.recycle = hc.gets >= maxGetStreams || len(hc.stray) >= maxStray
 		}
 	}
 	deadline := time.Now().Add(s.wait)
@@ -226,21 +334,96 @@ func (s *session) exec(in Input) execOutcome {
 			return s.crashed(out)
 		}
 		s.recordFrame(f)
+		if probeKey != "" && s.judge.probeAnswered(f, probeKey) {
+			out.recycle = out.recycle || s.judge.full()
+			return out
+		}
 		res := s.judge.received(f)
 		out.obs = append(out.obs, res.obs...)
 		s.answerRequests(res.requests)
 		if probeStream != "" && f.Stream == probeStream && f.HTTPStatus != 0 {
-			return out // any HTTP answer to the probe shows the target is alive
+			// Any HTTP answer to the probe shows the target is alive; an
+			// error status (404: the session is gone) says the session
+			// is of no more use.
+			out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.full()
+			return out
 		}
-		for _, k := range res.answered {
+		for i, k := range res.answered {
 			if k == probeKey {
+				if len(res.obs) == 0 && len(res.answered) == 1 {
+					s.judge.rememberProbe(f, probeKey)
+				}
+				out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.full()
 				return out
 			}
-			if m := s.judge.methods[k]; m != "" {
+			if m := res.methods[i]; m != "" {
 				out.answered = append(out.answered, m)
 			}
 		}
 	}
+}
+
+// drain is the grace read of an instance about to be closed: answers the
+// target wrote after the last probe's answer (to slower requests of the
+// last inputs) are judged too. It sends one more probe and judges
+// everything up to its answer, which an in-order target writes after
+// anything the earlier inputs caused; a target that does not answer it
+// within the liveness deadline is only noted (its last exec showed it
+// alive).
+func (s *session) drain() execOutcome {
+	var out execOutcome
+	s.probes++
+	id := "mcpcheck-probe-" + itoa(s.probes)
+	key := `"` + id + `"`
+	probe := s.probeLine(id)
+	s.judge.expect(key, probeMethod(s.v))
+	s.note("grace read before closing: one more probe, to judge what came after the last one")
+	s.record(reports.Sent, probe)
+	if s.conn.Send(probe) != nil {
+		return out
+	}
+	stream := ""
+	if hc, ok := s.conn.(*httpConn); ok {
+		stream = hc.last
+	}
+	deadline := time.Now().Add(s.wait)
+	for i := 0; i < maxFramesPerExec; i++ {
+		f, err := s.conn.Recv(deadline)
+		if err != nil {
+			s.note("the grace read ended: " + err.Error())
+			return out
+		}
+		s.recordFrame(f)
+		res := s.judge.received(f)
+		out.obs = append(out.obs, res.obs...)
+		s.answerRequests(res.requests)
+		for i, k := range res.answered {
+			if k == key {
+				return out
+			}
+			if m := res.methods[i]; m != "" {
+				out.answered = append(out.answered, m)
+			}
+		}
+		if stream != "" && f.Stream == stream && f.HTTPStatus != 0 {
+			return out
+		}
+	}
+	return out
+}
+
+var newline = []byte{'\n'}
+
+// maxKeptWrite bounds the write buffer a session keeps between execs.
+const maxKeptWrite = 64 << 10
+
+// probeLine is the liveness probe with the given id, as one line.
+func (s *session) probeLine(id string) []byte {
+	if s.probe[0] == nil {
+		return line(pingFor(s.v, id))
+	}
+	b := make([]byte, 0, len(s.probe[0])+len(id)+len(s.probe[1]))
+	return append(append(append(b, s.probe[0]...), id...), s.probe[1]...)
 }
 
 // sendFailed turns a failed write into an outcome: a target that stopped
@@ -287,13 +470,7 @@ func (s *session) listTools() []Tool {
 // recordFrame records a received frame, with its HTTP status when it came
 // over HTTP.
 func (s *session) recordFrame(f Frame) {
-	s.record(reports.Received, f.Data)
-	if f.HTTPStatus != 0 {
-		s.events[len(s.events)-1].HTTP = &reports.HTTPInfo{Status: f.HTTPStatus}
-	}
-	if f.Problem != "" {
-		s.events[len(s.events)-1].Note = f.Problem
-	}
+	s.events = append(s.events, event{at: time.Since(s.start), dir: reports.Received, data: f.Data, status: f.HTTPStatus, note: f.Problem})
 }
 
 func headerMap(pairs [][2]string) map[string][]string {

@@ -65,14 +65,22 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	cmd.Dir = t.Dir
 	cmd.Env = append(os.Environ(), t.Env...)
 	setProcessGroup(cmd)
-	stdin, err := cmd.StdinPipe()
+	// Our ends of stdin and stdout are pollable pipes: a write and a read
+	// carry a deadline, with no goroutine per write and no reader
+	// goroutine. The child gets the other ends as blocking descriptors,
+	// as with exec.Cmd.StdinPipe and StdoutPipe (and Wait does not close
+	// our stdout before we read it all).
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: stdin pipe for %s: %w", t.Describe(), err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return nil, fmt.Errorf("fuzz: stdout pipe for %s: %w", t.Describe(), err)
 	}
+	cmd.Stdin, cmd.Stdout = inR, outW
 	tail := t.StderrTail
 	if tail <= 0 {
 		tail = 64 << 10
@@ -81,24 +89,35 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if wt <= 0 {
 		wt = DefaultWriteTimeout
 	}
-	c := &execConn{
-		wt:     wt,
-		cmd:    cmd,
-		stdin:  stdin,
-		frames: make(chan Frame, 64),
-		stderr: &ringBuffer{max: tail},
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-	}
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed", t.Describe(), err)
-	}
 	maxLine := t.MaxLine
 	if maxLine <= 0 {
 		maxLine = 4 << 20
 	}
-	go c.read(stdout, maxLine)
+	c := &execConn{
+		wt:     wt,
+		cmd:    cmd,
+		stdin:  inW,
+		stdout: outR,
+		stderr: &ringBuffer{max: tail},
+		done:   make(chan struct{}),
+		exited: make(chan struct{}),
+	}
+	c.polled = pollPipes && inW.SetWriteDeadline(time.Time{}) == nil && outR.SetReadDeadline(time.Time{}) == nil
+	cmd.Stderr = c.stderr
+	err = cmd.Start()
+	inR.Close() // the child has its copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed", t.Describe(), err)
+	}
+	if c.polled {
+		c.lines = newPipeLines(outR, maxLine)
+	} else {
+		c.frames = make(chan Frame, 64)
+		go c.read(outR, maxLine)
+	}
 	go func() {
 		err := cmd.Wait()
 		c.mu.Lock()
@@ -109,14 +128,27 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	return c, nil
 }
 
+// pollPipes selects the deadline path where the pipes allow it; tests turn
+// it off to exercise the goroutine path.
+var pollPipes = true
+
 type execConn struct {
 	wt     time.Duration
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
+	stdin  *os.File
+	stdout *os.File
+	// polled: both pipes take deadlines, so stdout is read in Recv (lines)
+	// and a write that the target does not take at once drains stdout
+	// (queue) while it waits. Otherwise a goroutine reads stdout into
+	// frames and a write waits on a goroutine of its own.
+	polled bool
+	lines  *pipeLines
+	queue  []Frame // frames read while a write waited
 	frames chan Frame
 	stderr *ringBuffer
 	done   chan struct{} // closed by Close
 	exited chan struct{} // closed when Wait returned
+	timer  *time.Timer   // Recv's, reused (goroutine reader only)
 
 	mu     sync.Mutex
 	exit   *ExitStatus
@@ -125,6 +157,76 @@ type execConn struct {
 	eof    bool
 }
 
+// sendSlice is how long a write waits for the target to take its input
+// before stdout is drained (the target may be blocked writing to us), and
+// maxQueued bounds the frames so drained: a target that writes that much
+// while not reading is flooding, and the write then stalls.
+const (
+	sendSlice = 5 * time.Millisecond
+	maxQueued = maxFramesPerExec
+)
+
+func (c *execConn) Send(b []byte) error {
+	if !c.polled {
+		return c.sendAsync(b)
+	}
+	end := time.Now().Add(c.wt)
+	total := len(b)
+	for {
+		slice := time.Now().Add(sendSlice)
+		if slice.After(end) {
+			slice = end
+		}
+		if err := c.stdin.SetWriteDeadline(slice); err != nil {
+			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
+		}
+		n, err := c.stdin.Write(b)
+		b = b[n:]
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, os.ErrDeadlineExceeded):
+			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
+		case !time.Now().Before(end):
+			return fmt.Errorf("%w: a %d-byte write did not complete in %v (%d bytes written)", ErrStalled, total, c.wt, total-len(b))
+		}
+		// The target is not taking its input: it may be blocked writing
+		// its output, which nobody reads while we write. Read what it
+		// wrote so far; Recv returns it first.
+		for len(c.queue) < maxQueued {
+			f, ok := c.lines.available()
+			if !ok {
+				break
+			}
+			c.queue = append(c.queue, f)
+		}
+	}
+}
+
+// sendAsync bounds a write to a pipe that takes no deadline with a
+// goroutine; it ends when Close closes stdin.
+func (c *execConn) sendAsync(b []byte) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.stdin.Write(b)
+		done <- err
+	}()
+	timer := time.NewTimer(c.wt)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
+		}
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("%w: a %d-byte write did not complete in %v", ErrStalled, len(b), c.wt)
+	}
+}
+
+func (c *execConn) CloseSend() error { return c.stdin.Close() }
+
+// read is the stdout reader goroutine of a pipe that takes no deadline.
 func (c *execConn) read(r io.Reader, maxLine int) {
 	defer close(c.frames)
 	lr := jsonrpc.NewLineReader(r, maxLine)
@@ -133,16 +235,16 @@ func (c *execConn) read(r io.Reader, maxLine int) {
 		var f Frame
 		switch {
 		case err == nil:
-			f = Frame{Data: append([]byte(nil), line...)}
+			f = Frame{Data: line} // the LineReader's lines are fresh copies
 		case errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF):
 			return
 		default:
 			var tooLong *jsonrpc.LineTooLongError
 			switch {
 			case errors.As(err, &tooLong):
-				f = Frame{Data: append([]byte(nil), line...), Problem: err.Error()}
+				f = Frame{Data: line, Problem: err.Error()}
 			case errors.Is(err, jsonrpc.ErrUnterminatedLine):
-				f = Frame{Data: append([]byte(nil), line...), Problem: "the output ended without a final newline"}
+				f = Frame{Data: line, Problem: "the output ended without a final newline"}
 			default:
 				return // read error: the pipe is gone
 			}
@@ -159,29 +261,16 @@ func (c *execConn) read(r io.Reader, maxLine int) {
 	}
 }
 
-func (c *execConn) Send(b []byte) error {
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.stdin.Write(b)
-		done <- err
-	}()
-	timer := time.NewTimer(c.wt)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
-		}
-		return nil
-	case <-timer.C:
-		// The write goroutine ends when Close closes stdin.
-		return fmt.Errorf("%w: a %d-byte write did not complete in %v", ErrStalled, len(b), c.wt)
-	}
-}
-
-func (c *execConn) CloseSend() error { return c.stdin.Close() }
-
 func (c *execConn) Recv(deadline time.Time) (Frame, error) {
+	if len(c.queue) > 0 {
+		f := c.queue[0]
+		c.queue[0] = Frame{}
+		c.queue = c.queue[1:]
+		return f, nil
+	}
+	if c.polled {
+		return c.lines.next(deadline)
+	}
 	if c.eof {
 		return Frame{}, ErrClosed
 	}
@@ -194,16 +283,21 @@ func (c *execConn) Recv(deadline time.Time) (Frame, error) {
 		return Frame{}, ErrClosed
 	default:
 	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
+	d := time.Until(deadline)
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		c.timer.Reset(d)
+	}
 	select {
 	case f, ok := <-c.frames:
+		c.timer.Stop()
 		if !ok {
 			c.eof = true
 			return Frame{}, ErrClosed
 		}
 		return f, nil
-	case <-timer.C:
+	case <-c.timer.C:
 		return Frame{}, ErrDeadline
 	}
 }
@@ -236,8 +330,11 @@ func (c *execConn) Close() error {
 			killGroup(c.cmd)
 			<-c.exited
 		}
-		// Drain so the reader goroutine ends.
-		for range c.frames {
+		_ = c.stdout.Close()
+		if c.frames != nil {
+			// Drain so the reader goroutine ends.
+			for range c.frames {
+			}
 		}
 	})
 	return nil

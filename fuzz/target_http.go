@@ -51,11 +51,42 @@ type httpConn struct {
 	last    string  // stream of the last request
 	queue   []Frame // frames read while waiting for a response
 	dead    bool
+	closed  bool
+	gets    int      // GET and subscriptions/listen streams opened
+	stray   []string // sessions the target opened for requests other than our handshake
+}
+
+// maxStray bounds the stray sessions one connection collects before the
+// session asks to be replaced (Close ends them).
+const maxStray = 8
+
+// noteStray remembers a session id the target announced that is not the
+// connection's own (an initialize sent without a session id, say), so that
+// Close ends it too: a fuzzer must not fill the server's session table.
+func (h *httpConn) noteStray(w *wire.Frame) {
+	if w == nil || w.HTTP == nil {
+		return
+	}
+	id := w.HTTP.Header.Get(wire.HeaderSessionID)
+	if id == "" || id == h.c.SessionID() {
+		return
+	}
+	for _, s := range h.stray {
+		if s == id {
+			return
+		}
+	}
+	h.stray = append(h.stray, id)
 }
 
 // settle bounds how long a request waits for its response to start before
-// the next request is sent: requests go out in order, as on stdio.
-const settle = 10 * time.Second
+// the next request is sent, so that requests go out in order, as on stdio,
+// when the target answers promptly. A target that holds a response back
+// (a slow tool answered as plain JSON) does not hold up the campaign: the
+// next request goes out, the liveness probe still decides whether the
+// target is alive, and the late answer is judged when it comes (and
+// credited to the input that asked).
+const settle = 250 * time.Millisecond
 
 // negotiated is called by the session once the protocol version is
 // settled: later POSTs carry MCP-Protocol-Version.
@@ -109,15 +140,35 @@ func (h *httpConn) post(body []byte) error {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
 	h.last = stream
+	if opensStream(body) {
+		// subscriptions/listen answers with a stream that stays open,
+		// maybe without a word for a long time: nothing to wait for,
+		// as with a GET (and counted with them).
+		h.gets++
+		return nil
+	}
 	h.await(stream)
 	return nil
+}
+
+// opensStream reports whether body is a subscriptions/listen request.
+func opensStream(body []byte) bool {
+	if !bytes.Contains(body, []byte(spec.MethodSubscriptionsListen)) {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == spec.MethodSubscriptionsListen
 }
 
 // await reads frames into the queue until the response to stream starts
 // (or settle passes), so that the next request is not sent before the
 // target has taken this one.
-func (h *httpConn) await(stream string) {
-	ctx, cancel := context.WithTimeout(context.Background(), settle)
+func (h *httpConn) await(stream string) { h.awaitWithin(stream, settle) }
+
+func (h *httpConn) awaitWithin(stream string, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	for {
 		f, err := h.c.Recv(ctx)
@@ -160,9 +211,12 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 	case "none", "forged":
 		r.Omit = append(r.Omit, wire.HeaderSessionID)
 	case "expired":
-		if _, err := h.c.Terminate(context.Background()); err != nil {
+		// The session ends first: the request must not race the DELETE.
+		stream, err := h.c.Terminate(context.Background())
+		if err != nil {
 			return fmt.Errorf("%w: %v", ErrClosed, err)
 		}
+		h.await(stream)
 	}
 	if r.Method == http.MethodPost && r.Body == nil {
 		r.Body = []byte{}
@@ -172,9 +226,22 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
 	h.last = stream
+	if r.Method == http.MethodGet {
+		// A GET opens a stream the server may keep open without a word
+		// (an SSE stream with no event yet): nothing to wait for. The
+		// streams stay open until the connection closes; the session
+		// asks to be replaced after maxGetStreams of them.
+		h.gets++
+		return nil
+	}
 	h.await(stream)
 	return nil
 }
+
+// maxGetStreams bounds the GET (and subscriptions/listen) streams one
+// connection opens before the session asks to be replaced (each holds a
+// TCP connection until Close).
+const maxGetStreams = 8
 
 func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
@@ -199,6 +266,7 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 		}
 		w := f.wire
 		f.wire = nil
+		h.noteStray(w)
 		switch w.Kind {
 		case wire.KindMessage, wire.KindGarbage:
 			return f, nil
@@ -220,4 +288,36 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 
 func (h *httpConn) Exit(time.Time) *ExitStatus { return nil }
 func (h *httpConn) StderrTail() []byte         { return nil }
-func (h *httpConn) Close() error               { return h.c.Close() }
+
+// closeWait bounds the DELETE that ends a session on Close.
+const closeWait = 2 * time.Second
+
+// Close ends the session with DELETE, as a client that no longer needs it
+// should (a fuzzer that left its sessions open would fill the server's
+// session table), then closes the connection.
+func (h *httpConn) Close() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	for _, f := range h.queue {
+		h.noteStray(f.wire)
+	}
+	if !h.dead {
+		for _, id := range h.stray {
+			ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+			if stream, err := h.c.Do(ctx, wire.Request{Method: http.MethodDelete, Header: http.Header{wire.HeaderSessionID: {id}}}); err == nil {
+				h.awaitWithin(stream, closeWait)
+			}
+			cancel()
+		}
+	}
+	if !h.dead && h.c.SessionID() != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		if stream, err := h.c.Terminate(ctx); err == nil {
+			h.awaitWithin(stream, closeWait)
+		}
+		cancel()
+	}
+	return h.c.Close()
+}

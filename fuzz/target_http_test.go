@@ -20,8 +20,17 @@ import (
 
 // httpServer is the careful test server behind streamable HTTP, in
 // process. Fault "500-on-garbage" answers a body that is not JSON with a
-// server error.
+// server error; "max-sessions" refuses initialize with 503 while 8
+// sessions are open; "silent-get" answers GET with an SSE stream that
+// stays open and sends nothing.
 func httpServer(t testing.TB, v spec.Version, fault string) *httptest.Server {
+	srv, _ := httpServerSessions(t, v, fault)
+	return srv
+}
+
+// httpServerSessions is httpServer and a function returning the number of
+// open sessions.
+func httpServerSessions(t testing.TB, v spec.Version, fault string) (*httptest.Server, func() int) {
 	var mu sync.Mutex
 	sessions := map[string]bool{}
 	n := 0
@@ -30,6 +39,17 @@ func httpServer(t testing.TB, v spec.Version, fault string) *httptest.Server {
 		sid := r.Header.Get("Mcp-Session-Id")
 		switch r.Method {
 		case http.MethodPost:
+		case http.MethodGet:
+			if fault != "silent-get" {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			// A stream that stays open without an event.
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
 		case http.MethodDelete:
 			mu.Lock()
 			delete(sessions, sid)
@@ -82,8 +102,13 @@ func httpServer(t testing.TB, v spec.Version, fault string) *httptest.Server {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		if stateful && isInit {
+		if stateful && isInit && sid == "" {
 			mu.Lock()
+			if fault == "max-sessions" && len(sessions) >= 8 {
+				mu.Unlock()
+				fail(http.StatusServiceUnavailable, jsonrpc.InternalError, "too many open sessions")
+				return
+			}
 			n++
 			sid = fmt.Sprintf("session-%d", n)
 			sessions[sid] = true
@@ -97,7 +122,88 @@ func httpServer(t testing.TB, v spec.Version, fault string) *httptest.Server {
 		_, _ = w.Write(replies[0])
 	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(sessions)
+	}
+}
+
+// TestHTTPSilentGetStreamDoesNotStall: a GET (http/forged-last-event-id)
+// that the server answers with an SSE stream and then silence must not hold
+// the worker until the settle bound (10s) each time; the session is
+// replaced once it holds maxGetStreams such streams.
+func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
+	v := spec.V20251125
+	srv := httpServer(t, v, "silent-get")
+	res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 20, Seed: 2,
+		Mutators: []string{"http/forged-last-event-id"}, Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("finding: %s %s: %s", f.Kind, f.Check, f.Message)
+	}
+	if res.Duration > 5*time.Second {
+		t.Errorf("20 GETs took %v", res.Duration)
+	}
+	if res.Restarts < 2 {
+		t.Errorf("%d restarts after 20 GET streams; want the session replaced every %d", res.Restarts, maxGetStreams)
+	}
+}
+
+// TestHTTPStraySessionsAreEnded: a session the target opens for a request
+// other than the handshake (an initialize POSTed without the session id)
+// is ended on Close along with the connection's own.
+func TestHTTPStraySessionsAreEnded(t *testing.T) {
+	v := spec.V20251125
+	srv, open := httpServerSessions(t, v, "")
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL}, v, 5*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := HTTPRequest{Method: http.MethodPost, Body: initializeRequest(v, "stray"), Session: "none"}
+	if out := s.exec(Input{HTTP: &q}); out.dead || len(out.obs) > 0 {
+		t.Fatalf("the stray initialize: %+v", out)
+	}
+	if n := open(); n != 2 {
+		t.Fatalf("%d sessions open, want ours and the stray one", n)
+	}
+	s.close()
+	if n := open(); n != 0 {
+		t.Errorf("%d sessions left open after Close", n)
+	}
+}
+
+// TestHTTPSessionsAreEndedAndRenewed: the fuzzer ends every session it
+// opens (DELETE), so a server with a small session table keeps serving a
+// campaign that opens many; and once a session is gone (the probe gets
+// 404, here after http/expired-session) the worker starts a new one
+// instead of fuzzing a dead session.
+func TestHTTPSessionsAreEndedAndRenewed(t *testing.T) {
+	v := spec.V20251125
+	srv, open := httpServerSessions(t, v, "max-sessions")
+	res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 80, Seed: 4,
+		Mutators: []string{"protocol/before-initialize", "http/expired-session", "protocol/valid"}, Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("finding: %s %s (%s seed %d): %s", f.Kind, f.Check, f.Mutator, f.Seed, f.Message)
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("campaign errors: %v", res.Errors)
+	}
+	if res.Mutators["http/expired-session"] == 0 || res.Mutators["protocol/before-initialize"] < 4 {
+		t.Fatalf("the mutators that end or open sessions did not run: %v", res.Mutators)
+	}
+	if res.Restarts < res.Mutators["http/expired-session"] {
+		t.Errorf("%d restarts after %d expired sessions", res.Restarts, res.Mutators["http/expired-session"])
+	}
+	t.Logf("%d execs in %v, %d restarts, mutators %v", res.Execs, res.Duration, res.Restarts, res.Mutators)
+	if n := open(); n != 0 {
+		t.Errorf("%d sessions left open after the campaign", n)
+	}
 }
 
 func TestHTTPCampaignCarefulServerIsClean(t *testing.T) {

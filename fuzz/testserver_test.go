@@ -75,38 +75,73 @@ func echo() {
 //	hang-unknown    stops reading after a request for an unknown method
 //	both-on-ping    answers ping with both result and error
 //	banner          writes a non-JSON line to stdout after initialize
+//	late-both       holds its answer to tools/call, which has both result and
+//	                error, until it has answered the next line
+//	dual-era        (a stateless version) serves both eras on one stream, as
+//	                a dual-era server does: initialize opens a 2025-11-25
+//	                session, whose rules then apply to every later message
+//	                without a _meta protocol version
 func serve(v spec.Version, fault string) {
 	r := bufio.NewReaderSize(os.Stdin, 1<<16)
 	out := bufio.NewWriter(os.Stdout)
+	legacy := false   // dual-era: initialize opened the legacy session
+	var held [][]byte // late-both: the answer held back
 	write := func(b []byte) {
 		_, _ = out.Write(b)
 		_ = out.WriteByte('\n')
-		_ = out.Flush()
+	}
+	// Replies are flushed once no other complete line is at hand (as echo
+	// does): the answers to lines that came in one read go out in one
+	// write.
+	flush := func() {
+		if buf, _ := r.Peek(r.Buffered()); bytes.IndexByte(buf, '\n') < 0 {
+			_ = out.Flush()
+		}
 	}
 	for {
 		l, err := r.ReadBytes('\n')
 		if len(l) == 0 && err != nil {
+			_ = out.Flush()
 			return
 		}
 		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'})
 		if fault == "panic-nul" && bytes.IndexByte(l, 0) >= 0 {
+			_ = out.Flush()
 			panic(fmt.Sprintf("test server: NUL byte at offset %d", bytes.IndexByte(l, 0)))
 		}
 		if len(bytes.TrimSpace(l)) == 0 {
+			flush()
 			continue
 		}
-		for _, reply := range handle(v, fault, l) {
+		var replies [][]byte
+		if fault == "dual-era" {
+			replies = handleDual(v, l, &legacy)
+		} else {
+			replies = handle(v, fault, l)
+		}
+		if fault == "late-both" {
+			replies = append(replies, held...)
+			held = nil
+			if m := jsonrpc.Decode(l); m.Method == spec.MethodToolsCall {
+				held, replies = [][]byte{[]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":1,"message":"x"}}`, m.ID.String()))}, nil
+			}
+		}
+		for _, reply := range replies {
 			if reply == nil {
+				_ = out.Flush()
 				os.Exit(3)
 			}
 			if string(reply) == "hang" {
+				_ = out.Flush()
 				for {
 					time.Sleep(time.Hour) // hang (select{} would be a deadlock crash)
 				}
 			}
 			write(reply)
 		}
+		flush()
 		if err != nil {
+			_ = out.Flush()
 			return
 		}
 	}
@@ -193,6 +228,29 @@ func handle(v spec.Version, fault string, l []byte) [][]byte {
 		return [][]byte{[]byte("server ready!"), errorReply(&id, jsonrpc.MethodNotFound, "method not found")}
 	}
 	return [][]byte{errorReply(&id, jsonrpc.MethodNotFound, "method not found")}
+}
+
+// handleDual routes one line of a dual-era stream: messages that declare a
+// protocol version in _meta are served statelessly by v; initialize opens
+// the legacy session, which serves everything else by 2025-11-25 once open.
+func handleDual(v spec.Version, l []byte, legacy *bool) [][]byte {
+	m := jsonrpc.Decode(l)
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if _, declared := p.Meta["io.modelcontextprotocol/protocolVersion"]; declared {
+		return handle(v, "", l)
+	}
+	switch {
+	case m.Shape == jsonrpc.KindRequest && m.Method == spec.MethodInitialize && m.Valid():
+		*legacy = true
+		b, _ := jsonrpc.NewResponse(m.ID, map[string]any{"protocolVersion": string(spec.V20251125), "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]any{"name": "fuzz-test-server", "version": "1"}})
+		return [][]byte{b}
+	case *legacy:
+		return handle(spec.V20251125, "", l)
+	}
+	return handle(v, "", l)
 }
 
 func knownAnywhere(name string) bool {

@@ -445,6 +445,9 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 	if res.PeakHeapBytes > 0 {
 		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
 	}
+	if res.PeakRSSBytes > 0 {
+		fmt.Fprintf(w, ", peak RSS %.1f MiB", float64(res.PeakRSSBytes)/(1<<20))
+	}
 	fmt.Fprintln(w)
 	methods := make([]string, 0, len(res.MethodsCovered))
 	for m := range res.MethodsCovered {

@@ -131,6 +131,31 @@ func TestFuzzReferenceServerCampaignIsClean(t *testing.T) {
 	}
 }
 
+// TestFuzzStatelessCampaignSurvivesInitialize: in a 2026-07-28 campaign
+// over stdio, protocol/double-initialize sends initialize, which on the
+// reference server's dual-era stream opens a legacy session; inputs whose
+// _meta protocol version a mutator broke are then served by the legacy
+// session's rules. Judged by 2026-07-28 rules they gave false findings
+// (missing cacheScope, the retired -32002); the campaign must be clean.
+// This seed showed six of them before the fix.
+func TestFuzzStatelessCampaignSurvivesInitialize(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--stdio", referenceCommand(t), "--protocol", "2026-07-28",
+		"--mutators", "protocol/double-initialize,bytes/flip,json/missing-member,protocol/valid", "--max-execs", "300", "--seed", "1",
+		"--out", out, "--format", "json", "--findings", filepath.Join(dir, "findings"))
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+	if res.Execs != 300 || len(res.Findings) != 0 {
+		t.Errorf("%d execs, %d findings; want 300, none", res.Execs, len(res.Findings))
+	}
+	if res.Mutators["protocol/double-initialize"] == 0 {
+		t.Errorf("protocol/double-initialize never ran: %v", res.Mutators)
+	}
+}
+
 func TestFuzzBrokenTargetFailsAndReplayReproduces(t *testing.T) {
 	broken := brokenCommand(t)
 	dir := t.TempDir()
