@@ -549,6 +549,10 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			var err error
 			run, err = pool.get(ctx, true)
 			if err != nil {
+				if ctx.Err() != nil {
+					c.execs.Add(-1) // the time is up before the input could run
+					return
+				}
 				c.fail("exec %d: %v", n, err)
 				continue
 			}
@@ -561,6 +565,10 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			// the worker goes on; its observations are judged all the same.
 			run, err := pool.get(ctx, false)
 			if err != nil {
+				if ctx.Err() != nil {
+					c.execs.Add(-1) // the time is up before the input could run
+					return
+				}
 				c.fail("exec %d: %v", n, err)
 				continue
 			}

@@ -278,3 +278,23 @@ func TestCampaignIsDeterministic(t *testing.T) {
 		t.Errorf("mutator use differs:\n%v\n%v", a.Mutators, b.Mutators)
 	}
 }
+
+// TestCampaignDeadlineIsNoProblem: when the campaign's time is up while a
+// worker waits for a fresh instance, the campaign just ends; that is no
+// campaign problem (exit 3 from the CLI).
+func TestCampaignDeadlineIsNoProblem(t *testing.T) {
+	v := spec.V20251125
+	for i := 0; i < 3; i++ {
+		res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, Duration: 300 * time.Millisecond, Seed: uint64(i),
+			Mutators: []string{"protocol/before-initialize", "framing/missing-final-newline"}, Wait: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Errors) > 0 {
+			t.Fatalf("campaign problems: %v", res.Errors)
+		}
+		if res.Execs == 0 || len(res.Findings) > 0 {
+			t.Fatalf("%d execs, findings %+v", res.Execs, res.Findings)
+		}
+	}
+}
