@@ -114,13 +114,32 @@ var faultProbes = map[string]func(t *testing.T, s *Server) bool{
 		return false
 	},
 	FaultProgressAfterCompletion: func(t *testing.T, s *Server) bool {
-		c := startStdio(t, s)
-		c.initialize(spec.V20251125, nil)
-		c.response(c.request("tools/call", map[string]any{"name": "ref_progress", "arguments": map[string]any{"steps": 1}, "_meta": map[string]any{"progressToken": 1}}))
-		c.request("ping", nil)
-		m := c.next()
-		if m.Method == "notifications/progress" {
-			return true
+		// Everything is read at once and stdin ends, so ServeStdio returns
+		// only after the call and anything sent after its response have
+		// been written: the order in out is final (a ping racing the late
+		// notification made this probe flaky).
+		in := strings.Join([]string{
+			string(rpc(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})),
+			string(rpc(2, "tools/call", map[string]any{"name": "ref_progress", "arguments": map[string]any{"steps": 1}, "_meta": map[string]any{"progressToken": 1}})),
+		}, "\n") + "\n"
+		var out bytes.Buffer
+		if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		answered := false
+		for _, line := range strings.Split(out.String(), "\n") {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal([]byte(line), &m) != nil {
+				continue
+			}
+			if string(m.ID) == "2" && m.Method == "" {
+				answered = true
+			} else if answered && m.Method == "notifications/progress" {
+				return true
+			}
 		}
 		return false
 	},
