@@ -252,31 +252,38 @@ func (h *httpHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, rec.first())
 		return
 	}
+	// An HTTP-level refusal echoes an id only when it refuses a request: a
+	// POSTed response's id names the server's own request, never the
+	// client's, so its refusal carries no id.
+	replyID := msg.ID
+	if msg.Kind != jsonrpc.KindRequest {
+		replyID = jsonrpc.ID{}
+	}
 	sid := r.Header.Get("Mcp-Session-Id")
 	if sid == "" && h.isStateless(r, msg) {
 		h.postStateless(w, r, msg, body)
 		return
 	}
 	if !accepts(r, "application/json") || (!h.opts.JSONResponses && !accepts(r, "text/event-stream")) {
-		writeRPCError(w, http.StatusNotAcceptable, msg.ID, jsonrpc.InvalidRequest, "Not Acceptable: the Accept header must list both application/json and text/event-stream", nil)
+		writeRPCError(w, http.StatusNotAcceptable, replyID, jsonrpc.InvalidRequest, "Not Acceptable: the Accept header must list both application/json and text/event-stream", nil)
 		return
 	}
 	var hs *httpSession
 	if sid == "" {
 		if msg.Method != spec.MethodInitialize {
-			writeRPCError(w, http.StatusBadRequest, msg.ID, -32000, "Bad Request: no Mcp-Session-Id header; send initialize first and then the session id it returns", nil)
+			writeRPCError(w, http.StatusBadRequest, replyID, -32000, "Bad Request: no Mcp-Session-Id header; send initialize first and then the session id it returns", nil)
 			return
 		}
 		var err error
 		if hs, err = h.newSession(); err != nil {
-			writeRPCError(w, http.StatusServiceUnavailable, msg.ID, jsonrpc.InternalError, err.Error(), nil)
+			writeRPCError(w, http.StatusServiceUnavailable, replyID, jsonrpc.InternalError, err.Error(), nil)
 			return
 		}
 	} else {
-		if hs = h.lookup(w, sid, msg.ID); hs == nil {
+		if hs = h.lookup(w, sid, replyID); hs == nil {
 			return
 		}
-		if !h.checkProtocolHeader(w, r, hs, msg.ID) {
+		if !h.checkProtocolHeader(w, r, hs, replyID) {
 			return
 		}
 	}

@@ -366,3 +366,39 @@ func TestHTTPGetStream(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestHTTPRefusedResponseCarriesNoID: a JSON-RPC response POSTed with a
+// terminated session, without a session, or without an acceptable Accept
+// header is refused at the HTTP level; its id names the server's own request,
+// so the refusal's error object must not echo it
+// (transport-http.errors.error-body-without-id). The fuzz campaign found the
+// echo.
+func TestHTTPRefusedResponseCarriesNoID(t *testing.T) {
+	s := newTestServer(t, Options{})
+	c := startHTTP(t, s, HTTPOptions{})
+	c.initialize(spec.V20251125)
+	sid := c.session
+	if r := c.do("DELETE", nil, nil); r.status != 200 {
+		t.Fatalf("DELETE: status %d", r.status)
+	}
+	response := []byte(`{"jsonrpc":"2.0","id":77,"result":{}}`)
+	for _, tc := range []struct {
+		name, session string
+		hdr           map[string]string
+		status        int
+	}{
+		{"terminated session", sid, nil, 404},
+		{"no session", "", nil, 400},
+		{"Accept without SSE", sid, map[string]string{"Accept": "application/json"}, 406},
+	} {
+		c.session = tc.session
+		r := c.do("POST", response, tc.hdr)
+		if r.status != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, r.status, tc.status)
+			continue
+		}
+		if bytes.Contains(r.raw, []byte(`"id":77`)) {
+			t.Errorf("%s: the refusal echoes the response's id: %s", tc.name, r.raw)
+		}
+	}
+}

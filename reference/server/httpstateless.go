@@ -17,6 +17,9 @@ import (
 // logs, a subscription), in which case it is an SSE stream.
 func (h *httpHandler) postStateless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message, body []byte) {
 	id := msg.ID
+	if msg.Kind != jsonrpc.KindRequest {
+		id = jsonrpc.ID{} // a response's id is not the client's to echo
+	}
 	mismatch := func(format string, a ...any) {
 		writeRPCError(w, http.StatusBadRequest, id, jsonrpc.HeaderMismatch, "Header mismatch: "+fmt.Sprintf(format, a...), nil)
 	}
