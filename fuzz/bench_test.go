@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,8 @@ import (
 //	                (for example the reference server: "go run ./cmd/mcpcheck
 //	                reference server --stdio", or its built binary), speaking
 //	                MCPCHECK_FUZZ_BENCH_VERSION (default the latest version)
+//
+// MCPCHECK_FUZZ_BENCH_WORKERS sets the campaign's workers (default 1).
 //
 // Each fuzzing sub-benchmark reports execs/s and pct-of-echo, its rate as a
 // percentage of the echo round trips measured just before.
@@ -72,7 +75,8 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	fuzzBench := func(b *testing.B, target Target, v spec.Version, muts []string) {
 		b.ResetTimer()
 		start := time.Now()
-		res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: int64(b.N), Seed: 1, Mutators: muts, Wait: 10 * time.Second})
+		workers, _ := strconv.Atoi(os.Getenv("MCPCHECK_FUZZ_BENCH_WORKERS"))
+		res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: int64(b.N), Seed: 1, Mutators: muts, Wait: 10 * time.Second, Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}

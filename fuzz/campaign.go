@@ -129,6 +129,11 @@ type Result struct {
 	// answers.
 	MethodsCovered map[string]int64           `json:"methodsCovered"`
 	Mutators       map[string]int64           `json:"mutators"`
+	// MutatorTime maps each mutator to the wall time its inputs took, from
+	// sending to judging (waiting for a fresh instance included): where a
+	// campaign's time goes. Inputs that close stdin run in the background
+	// and count their whole run.
+	MutatorTime map[string]time.Duration `json:"mutatorTimeNs,omitempty"`
 	Samples        []reports.ThroughputSample `json:"samples,omitempty"`
 	// PeakHeapBytes is the largest live heap of the fuzzer seen at a
 	// progress sample.
@@ -209,6 +214,7 @@ type campaign struct {
 	order    []*Finding
 	methods  map[string]int64
 	mutUse   map[string]int64
+	mutTime  map[string]time.Duration
 	errs     []string
 }
 
@@ -254,7 +260,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Mutators) == 0 {
 		muts = MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}}
+	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}}
 	if cfg.Duration > 0 {
 		c.deadline = c.start.Add(cfg.Duration)
 		var cancel context.CancelFunc
@@ -374,6 +380,10 @@ func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	}
 	for k, v := range c.mutUse {
 		r.Mutators[k] = v
+	}
+	r.MutatorTime = make(map[string]time.Duration, len(c.mutTime))
+	for k, v := range c.mutTime {
+		r.MutatorTime[k] = v
 	}
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Exec < r.Findings[j].Exec })
 	r.Verdict = verdict(r.Findings)
@@ -543,6 +553,7 @@ func (c *campaign) worker(ctx context.Context, w int) {
 		c.mu.Lock()
 		c.mutUse[in.Mutator]++
 		c.mu.Unlock()
+		began := time.Now()
 
 		run := s
 		if in.Fresh {
@@ -582,12 +593,14 @@ func (c *campaign) worker(ctx context.Context, w int) {
 				out := run.exec(in)
 				c.judged(ctx, in, nil, nil, n, run, out)
 				run.close()
+				c.spent(in.Mutator, began)
 			}()
 			continue
 		}
 		run.reset()
 		out := run.exec(in)
 		c.judged(ctx, in, history, seqs, n, run, out)
+		c.spent(in.Mutator, began)
 		if in.Fresh {
 			c.retire(run)
 		} else {
@@ -607,6 +620,14 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			c.restarts.Add(1)
 		}
 	}
+}
+
+// spent adds the time since began to mutator's account.
+func (c *campaign) spent(mutator string, began time.Time) {
+	d := time.Since(began)
+	c.mu.Lock()
+	c.mutTime[mutator] += d
+	c.mu.Unlock()
 }
 
 // drained judges what a live instance the worker is about to close wrote

@@ -43,6 +43,11 @@ func TestCampaignCarefulServerIsClean(t *testing.T) {
 			if len(res.MethodsCovered) < 2 {
 				t.Errorf("methods covered: %v", res.MethodsCovered)
 			}
+			for m, n := range res.Mutators {
+				if n > 0 && res.MutatorTime[m] <= 0 {
+					t.Errorf("mutator %s ran %d inputs but has no time on its account", m, n)
+				}
+			}
 			if len(res.Errors) > 0 {
 				t.Errorf("campaign errors: %v", res.Errors)
 			}
