@@ -127,14 +127,14 @@ type Result struct {
 	Restarts int64         `json:"restarts"`
 	// MethodsCovered maps each method the target answered to the number of
 	// answers.
-	MethodsCovered map[string]int64           `json:"methodsCovered"`
-	Mutators       map[string]int64           `json:"mutators"`
+	MethodsCovered map[string]int64 `json:"methodsCovered"`
+	Mutators       map[string]int64 `json:"mutators"`
 	// MutatorTime maps each mutator to the wall time its inputs took, from
 	// sending to judging (waiting for a fresh instance included): where a
 	// campaign's time goes. Inputs that close stdin run in the background
 	// and count their whole run.
-	MutatorTime map[string]time.Duration `json:"mutatorTimeNs,omitempty"`
-	Samples        []reports.ThroughputSample `json:"samples,omitempty"`
+	MutatorTime map[string]time.Duration   `json:"mutatorTimeNs,omitempty"`
+	Samples     []reports.ThroughputSample `json:"samples,omitempty"`
 	// PeakHeapBytes is the largest live heap of the fuzzer seen at a
 	// progress sample.
 	PeakHeapBytes uint64 `json:"peakHeapBytes"`
