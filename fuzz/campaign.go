@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -176,11 +177,16 @@ func DefaultReproducer(target string) func(*Finding) string {
 }
 
 // ReproducerFor is the replay command of findings against t: --url for an
-// HTTPTarget, --stdio with its command line otherwise.
+// HTTPTarget (with --transport sse for HTTP+SSE), --stdio with its command
+// line otherwise.
 func ReproducerFor(t Target) func(*Finding) string {
 	if h, ok := t.(HTTPTarget); ok {
+		transport := ""
+		if h.Transport == wire.TransportSSE {
+			transport = " --transport sse"
+		}
 		return func(f *Finding) string {
-			return fmt.Sprintf("mcpcheck replay %s --url %s --protocol %s", findingPath(f), h.URL, f.Version)
+			return fmt.Sprintf("mcpcheck replay %s --url %s%s --protocol %s", findingPath(f), h.URL, transport, f.Version)
 		}
 	}
 	return DefaultReproducer(t.Describe())

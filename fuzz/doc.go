@@ -30,7 +30,17 @@
 // initialize, progress-token reuse, unknown and removed methods, duplicate
 // ids, wrong direction, generated sessions, tool calls with generated
 // arguments). [HTTPMutators] describe hostile HTTP requests ([HTTPRequest])
-// for a runner to apply.
+// for a runner to apply. An [HTTPTarget] applies every description: a slow
+// body (BodyChunk/BodyDelay, capped at 2 s) and a lying Content-Length
+// (DeclaredLength) are written by hand on a TCP connection of their own
+// (harness/wire DoRaw; over https the body is trickled chunked and the
+// length is the true one); a request declaring more bytes than it sent has
+// its write side closed and waits at most 1 s, and no answer there is no
+// frame. With Transport "sse" ([LegacySSETarget]) the target speaks the
+// 2024-11-05 HTTP+SSE transport: each instance is a GET event stream whose
+// endpoint event names the POST URL; endpoint events and the POSTs'
+// "Accepted" acknowledgements are not judged, and the end of the stream
+// ends the instance.
 //
 // # Oracles
 //

@@ -492,5 +492,11 @@ func httpNote(q *HTTPRequest) string {
 	if q.Session != "" {
 		note += "; session: " + q.Session
 	}
+	if q.BodyChunk > 0 {
+		note += fmt.Sprintf("; body trickled %d bytes at a time, %v apart", q.BodyChunk, q.BodyDelay)
+	}
+	if q.DeclaredLength != 0 {
+		note += fmt.Sprintf("; Content-Length %d declared for a body of %d bytes", q.DeclaredLength, len(q.Body))
+	}
 	return note
 }

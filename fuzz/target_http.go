@@ -13,27 +13,40 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// HTTPTarget is a streamable HTTP endpoint, spoken to through the harness's
-// raw HTTP connection (harness/wire). Every Start is a new connection (and,
-// for stateful versions, a new session after the handshake). Stream inputs
-// are POSTed one line per request; HTTP mutators' requests are applied as
-// described (HTTPRequest), except BodyChunk/BodyDelay and DeclaredLength,
-// which the harness's client cannot express yet: those bodies are sent at
-// once with their real length.
+// HTTPTarget is an HTTP endpoint, spoken to through the harness's raw HTTP
+// connections (harness/wire): streamable HTTP by default, the legacy
+// HTTP+SSE transport of 2024-11-05 when Transport is wire.TransportSSE (see
+// LegacySSETarget). Every Start is a new connection (and, for stateful
+// versions, a new session after the handshake). Stream inputs are POSTed
+// one line per request; HTTP mutators' requests are applied as described
+// (HTTPRequest). A slow body or a lying Content-Length is written by hand
+// on a TCP connection of its own (wire.HTTP.DoRaw); over https the body is
+// trickled with chunked encoding and its length is always the true one.
 type HTTPTarget struct {
 	URL string
 	// Header is added to every request (for example Authorization).
 	Header http.Header
 	Limits wire.Limits
+	// Transport is "" or wire.TransportStreamable for streamable HTTP,
+	// wire.TransportSSE for HTTP+SSE (URL is then the SSE endpoint).
+	Transport wire.Transport
 }
 
 // Describe returns the URL.
 func (h HTTPTarget) Describe() string { return h.URL }
 
-// Start opens a connection; nothing is sent until the first input.
+// Start opens a connection; nothing is sent until the first input (an
+// HTTP+SSE target opens its SSE stream and waits for the endpoint event).
 func (h HTTPTarget) Start(ctx context.Context) (Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	switch h.Transport {
+	case "", wire.TransportStreamable:
+	case wire.TransportSSE:
+		return h.startLegacy(ctx)
+	default:
+		return nil, fmt.Errorf("fuzz: %s: HTTPTarget.Transport %q is no HTTP transport; use %q or %q", h.URL, h.Transport, wire.TransportStreamable, wire.TransportSSE)
 	}
 	c, err := wire.NewHTTP(wire.HTTPOptions{URL: h.URL, Header: h.Header, Limits: h.Limits})
 	if err != nil {
@@ -42,10 +55,25 @@ func (h HTTPTarget) Start(ctx context.Context) (Conn, error) {
 	return &httpConn{c: c}, nil
 }
 
-// httpConn adapts wire.HTTP to Conn. Send buffers bytes and POSTs each
-// complete line; Recv turns response bodies into frames.
+// httpClient is what httpConn needs of the harness's HTTP connections
+// (*wire.HTTP and *wire.LegacySSE).
+type httpClient interface {
+	Do(ctx context.Context, r wire.Request) (string, error)
+	DoRaw(ctx context.Context, r wire.Request, o wire.RawOptions) (string, error)
+	Recv(ctx context.Context) (wire.Frame, error)
+	SessionID() string
+	SetHeader(name, value string)
+	Close() error
+}
+
+// httpConn adapts wire.HTTP (or wire.LegacySSE) to Conn. Send buffers
+// bytes and POSTs each complete line; Recv turns response bodies (and, for
+// HTTP+SSE, the events of the SSE stream) into frames.
 type httpConn struct {
-	c       *wire.HTTP
+	c httpClient
+	// legacy is set for HTTP+SSE: answers arrive on the SSE stream, POSTs
+	// are only acknowledged, and there is no session header to end.
+	legacy  bool
 	v       spec.Version
 	pending []byte
 	last    string  // stream of the last request
@@ -54,6 +82,11 @@ type httpConn struct {
 	closed  bool
 	gets    int      // GET and subscriptions/listen streams opened
 	stray   []string // sessions the target opened for requests other than our handshake
+	// raw holds the streams of hand-written requests (DoRaw) whose first
+	// frame has not been seen: one that got no response at all is no sign
+	// of a dead target (a lying Content-Length may leave the target
+	// waiting for bytes that never come).
+	raw map[string]bool
 }
 
 // maxStray bounds the stray sessions one connection collects before the
@@ -64,7 +97,7 @@ const maxStray = 8
 // connection's own (an initialize sent without a session id, say), so that
 // Close ends it too: a fuzzer must not fill the server's session table.
 func (h *httpConn) noteStray(w *wire.Frame) {
-	if w == nil || w.HTTP == nil {
+	if h.legacy || w == nil || w.HTTP == nil {
 		return
 	}
 	id := w.HTTP.Header.Get(wire.HeaderSessionID)
@@ -92,7 +125,7 @@ const settle = 250 * time.Millisecond
 // settled: later POSTs carry MCP-Protocol-Version.
 func (h *httpConn) negotiated(v spec.Version) {
 	h.v = v
-	if v.Compare(spec.V20250618) >= 0 {
+	if v.Compare(spec.V20250618) >= 0 && !h.legacy { // HTTP+SSE has no such header
 		h.c.SetHeader(wire.HeaderProtocolVersion, string(v))
 	}
 }
@@ -135,7 +168,7 @@ func (h *httpConn) post(body []byte) error {
 			}
 		}
 	}
-	stream, err := h.c.Post(context.Background(), append([]byte(nil), body...), extra)
+	stream, err := h.c.Do(context.Background(), wire.Request{Body: append([]byte(nil), body...), Header: extra})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
@@ -211,17 +244,43 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 	case "none", "forged":
 		r.Omit = append(r.Omit, wire.HeaderSessionID)
 	case "expired":
+		if h.legacy {
+			// An HTTP+SSE session is named by the endpoint URL and ends
+			// with the SSE stream, which this connection needs: the
+			// request goes to the live session.
+			break
+		}
 		// The session ends first: the request must not race the DELETE.
-		stream, err := h.c.Terminate(context.Background())
+		stream, err := h.c.Do(context.Background(), wire.Request{Method: http.MethodDelete})
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrClosed, err)
 		}
 		h.await(stream)
 	}
+	if r.Method == "" {
+		r.Method = http.MethodPost
+	}
 	if r.Method == http.MethodPost && r.Body == nil {
 		r.Body = []byte{}
 	}
-	stream, err := h.c.Do(context.Background(), r)
+	var stream string
+	var err error
+	wait := settle
+	if q.BodyChunk > 0 || q.DeclaredLength != 0 {
+		o := rawOptions(q)
+		stream, err = h.c.DoRaw(context.Background(), r, o)
+		if err == nil {
+			if h.raw == nil {
+				h.raw = map[string]bool{}
+			}
+			h.raw[stream] = true
+			// Wait for the trickle to end and the answer to start, so
+			// that the probe does not overtake the slow request.
+			wait += trickleTime(len(r.Body), o.Chunk, o.Delay)
+		}
+	} else {
+		stream, err = h.c.Do(context.Background(), r)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
@@ -234,8 +293,57 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 		h.gets++
 		return nil
 	}
-	h.await(stream)
+	h.awaitWithin(stream, wait)
 	return nil
+}
+
+// Bounds of the hand-written requests of http/slow-body and
+// http/lying-length.
+const (
+	// maxTrickle bounds how long a slow body takes to go out: a trickle
+	// that would take longer is sent in bigger chunks.
+	maxTrickle = 2 * time.Second
+	// rawWait bounds the wait for the answer to a hand-written request,
+	// after its body went out.
+	rawWait = wire.DefaultRawTimeout
+	// lieWait bounds the wait for the answer to a request that declared
+	// more bytes than it sent. The write side of its connection is closed
+	// after the body, so a careful target answers at once; one that keeps
+	// waiting for the missing bytes is not hung (it is right to wait): it
+	// gets no frame, and the liveness probe, on a connection of its own,
+	// decides whether it is alive.
+	lieWait = time.Second
+)
+
+// rawOptions turns a request's slow body and declared length into the
+// harness's options, within the bounds above.
+func rawOptions(q HTTPRequest) wire.RawOptions {
+	o := wire.RawOptions{DeclaredLength: q.DeclaredLength, Timeout: rawWait}
+	if q.BodyChunk > 0 && len(q.Body) > 0 {
+		o.Chunk, o.Delay = q.BodyChunk, max(q.BodyDelay, 0)
+		if o.Delay > 0 {
+			// Every chunk goes out o.Delay after the write before it.
+			if writes := maxTrickle / o.Delay; writes < 1 {
+				o.Chunk, o.Delay = len(q.Body), maxTrickle
+			} else if need := int64(len(q.Body)+o.Chunk-1) / int64(o.Chunk); need > int64(writes) {
+				o.Chunk = (len(q.Body) + int(writes) - 1) / int(writes)
+			}
+		}
+		o.Timeout += trickleTime(len(q.Body), o.Chunk, o.Delay)
+	}
+	if q.DeclaredLength > int64(len(q.Body)) {
+		o.Timeout = lieWait + trickleTime(len(q.Body), o.Chunk, o.Delay)
+	}
+	return o
+}
+
+// trickleTime is how long a body of n bytes takes to go out chunk bytes at
+// a time, each write delay after the one before.
+func trickleTime(n, chunk int, delay time.Duration) time.Duration {
+	if chunk <= 0 || n == 0 {
+		return 0
+	}
+	return time.Duration((n+chunk-1)/chunk) * delay
 }
 
 // maxGetStreams bounds the GET (and subscriptions/listen) streams one
@@ -267,20 +375,42 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 		w := f.wire
 		f.wire = nil
 		h.noteStray(w)
+		quiet := h.raw[f.Stream]
+		if quiet {
+			delete(h.raw, f.Stream)
+		}
 		switch w.Kind {
 		case wire.KindMessage, wire.KindGarbage:
+			if w.Ack {
+				continue // an HTTP+SSE POST acknowledged ("Accepted"): the answer comes on the stream
+			}
 			return f, nil
 		case wire.KindTransportError:
-			if f.Stream == h.last {
-				h.dead = true // the newest request got no HTTP response at all: the server is gone
+			switch {
+			case quiet:
+				// A hand-written request that got no response in time.
+			case f.Stream == h.last || (h.legacy && f.Stream == wire.StreamSSE):
+				// The newest request got no HTTP response at all, or
+				// the HTTP+SSE stream broke: the server is gone.
+				h.dead = true
 				return Frame{}, ErrClosed
 			}
 		case wire.KindStatus:
+			if w.Ack {
+				continue
+			}
 			f.Data = nil
 			return f, nil
 		case wire.KindTooLong:
 			f.Data, f.Problem = nil, fmt.Sprintf("a %d-byte body over the line limit was discarded", w.Size)
 			return f, nil
+		case wire.KindEnd:
+			if h.legacy && f.Stream == wire.StreamSSE {
+				// The HTTP+SSE stream carries every answer: once it
+				// ended, the target can say nothing more.
+				h.dead = true
+				return Frame{}, ErrClosed
+			}
 		}
 		// Stream ends, endpoint and empty events carry no message.
 	}
@@ -294,7 +424,8 @@ const closeWait = 2 * time.Second
 
 // Close ends the session with DELETE, as a client that no longer needs it
 // should (a fuzzer that left its sessions open would fill the server's
-// session table), then closes the connection.
+// session table), then closes the connection. An HTTP+SSE session ends
+// with its SSE stream, which closing the connection closes.
 func (h *httpConn) Close() error {
 	if h.closed {
 		return nil
@@ -303,7 +434,7 @@ func (h *httpConn) Close() error {
 	for _, f := range h.queue {
 		h.noteStray(f.wire)
 	}
-	if !h.dead {
+	if !h.dead && !h.legacy {
 		for _, id := range h.stray {
 			ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 			if stream, err := h.c.Do(ctx, wire.Request{Method: http.MethodDelete, Header: http.Header{wire.HeaderSessionID: {id}}}); err == nil {
@@ -312,9 +443,9 @@ func (h *httpConn) Close() error {
 			cancel()
 		}
 	}
-	if !h.dead && h.c.SessionID() != "" {
+	if !h.dead && !h.legacy && h.c.SessionID() != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
-		if stream, err := h.c.Terminate(ctx); err == nil {
+		if stream, err := h.c.Do(ctx, wire.Request{Method: http.MethodDelete}); err == nil {
 			h.awaitWithin(stream, closeWait)
 		}
 		cancel()

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -253,4 +255,322 @@ func TestHTTPCampaignFindsServerErrorAndDeadServer(t *testing.T) {
 		t.Error("a campaign against a closed port started")
 	}
 	_ = reports.FindingCrash
+}
+
+// refHTTPServer serves the reference server's HTTP transports (o) on
+// 127.0.0.1, through wrap when it is set.
+func refHTTPServer(t testing.TB, o server.HTTPOptions, wrap func(http.Handler) http.Handler) *httptest.Server {
+	t.Helper()
+	ref, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = ref.HTTPHandler(o)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	// Cleanups run last first: the reference server ends its streams
+	// before the HTTP server waits for its handlers.
+	t.Cleanup(func() { _ = ref.Close() })
+	return srv
+}
+
+// readLog wraps a handler and records, for every POST, the body the
+// handler read and in how many reads (each returning at least one byte)
+// it arrived.
+type readLog struct {
+	mu    sync.Mutex
+	posts []postRead
+}
+
+type postRead struct {
+	body     []byte
+	reads    int
+	declared int64 // Content-Length
+	err      error // how reading the body ended, nil at its end
+}
+
+func (l *readLog) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.Body = &countingBody{ReadCloser: r.Body, log: l, declared: r.ContentLength}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// find returns the record of the last POST whose body (as read) and
+// prefix start alike.
+func (l *readLog) find(prefix []byte) (postRead, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.posts) - 1; i >= 0; i-- {
+		p := l.posts[i]
+		if len(p.body) > 0 && bytes.HasPrefix(prefix, p.body[:min(len(p.body), len(prefix))]) && bytes.HasPrefix(p.body, prefix[:min(len(p.body), len(prefix))]) {
+			return p, true
+		}
+	}
+	return postRead{}, false
+}
+
+// countingBody counts reads; it records the body when reading it ends,
+// which is before the handler answers.
+type countingBody struct {
+	io.ReadCloser
+	log      *readLog
+	declared int64
+	data     []byte
+	reads    int
+	done     bool
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	if n > 0 {
+		c.reads++
+		c.data = append(c.data, p[:n]...)
+	}
+	if err != nil && !c.done {
+		c.done = true
+		rec := postRead{body: c.data, reads: c.reads, declared: c.declared}
+		if err != io.EOF {
+			rec.err = err
+		}
+		c.log.mu.Lock()
+		c.log.posts = append(c.log.posts, rec)
+		c.log.mu.Unlock()
+	}
+	return n, err
+}
+
+// TestHTTPSlowBodyIsTrickled: http/slow-body's body reaches the server a
+// chunk at a time (in many reads), under its true Content-Length, and the
+// server's answer to it is judged within the same input.
+func TestHTTPSlowBodyIsTrickled(t *testing.T) {
+	v := spec.V20251125
+	var log readLog
+	srv := refHTTPServer(t, server.HTTPOptions{}, log.wrap)
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	body := marshal(request(v, "mcpcheck-slow", spec.MethodToolsList, nil))
+	const chunk = 8
+	q := HTTPRequest{Method: http.MethodPost, Body: body, BodyChunk: chunk, BodyDelay: 5 * time.Millisecond}
+	start := time.Now()
+	out := s.exec(Input{HTTP: &q})
+	if out.dead || len(out.obs) > 0 {
+		t.Fatalf("the slow body: %+v", out)
+	}
+	if took := time.Since(start); took > maxTrickle+5*time.Second {
+		t.Errorf("the input took %v", took)
+	}
+	answered := len(out.answered) == 1 && out.answered[0] == spec.MethodToolsList
+	// The server may answer the probe first (its POSTs run in parallel):
+	// the slow request's answer then comes after.
+	deadline := time.Now().Add(10 * time.Second)
+	for !answered {
+		f, err := s.conn.Recv(deadline)
+		if err != nil {
+			t.Fatalf("no answer to the slow request (%v); answered before the probe: %v", err, out.answered)
+		}
+		m := jsonrpc.Decode(f.Data)
+		answered = m.Result != nil && m.ID.String() == `"mcpcheck-slow"`
+	}
+	p, ok := log.find(body)
+	if !ok || !bytes.Equal(p.body, body) || p.declared != int64(len(body)) || p.err != nil {
+		t.Fatalf("the server read %q (Content-Length %d, %v); want the whole body under its true length", p.body, p.declared, p.err)
+	}
+	// The writes may merge now and then on their way; most must not.
+	if chunks := (len(body) + chunk - 1) / chunk; p.reads < chunks/2 || p.reads < 3 {
+		t.Errorf("the %d-byte body arrived in %d reads; trickled %d bytes at a time it takes %d writes", len(body), p.reads, chunk, chunks)
+	}
+	t.Logf("%d bytes in %d reads", len(body), p.reads)
+}
+
+// TestHTTPSlowBodyIsBounded: a trickle that would take minutes is sent
+// in bigger chunks, within maxTrickle.
+func TestHTTPSlowBodyIsBounded(t *testing.T) {
+	for _, q := range []HTTPRequest{
+		{Body: make([]byte, 10000), BodyChunk: 1, BodyDelay: 20 * time.Millisecond},
+		{Body: make([]byte, 10), BodyChunk: 1, BodyDelay: time.Hour},
+		{Body: make([]byte, 100), BodyChunk: 16, BodyDelay: 3 * time.Millisecond},
+	} {
+		o := rawOptions(q)
+		if d := trickleTime(len(q.Body), o.Chunk, o.Delay); d > maxTrickle || o.Chunk < q.BodyChunk {
+			t.Errorf("%d bytes %d at a time every %v: %d at a time every %v takes %v", len(q.Body), q.BodyChunk, q.BodyDelay, o.Chunk, o.Delay, d)
+		}
+		if o.Timeout > rawWait+maxTrickle {
+			t.Errorf("timeout %v", o.Timeout)
+		}
+	}
+	if o := rawOptions(HTTPRequest{Body: make([]byte, 100), BodyChunk: 16, BodyDelay: 3 * time.Millisecond}); o.Chunk != 16 || o.Delay != 3*time.Millisecond {
+		t.Errorf("a short trickle was changed: %+v", o)
+	}
+}
+
+// stallHeader marks the requests the stalling wrapper never answers.
+const stallHeader = "X-Mcpcheck-Test-Stall"
+
+// TestHTTPLyingLength: a Content-Length shorter than the body makes the
+// reference server read a truncated message and answer it (a parse error,
+// HTTP 400), judged like any answer; a longer one, whether the server
+// answers the early end or keeps waiting, costs the fuzzer at most its
+// bound and is neither a finding nor the end of the session.
+func TestHTTPLyingLength(t *testing.T) {
+	v := spec.V20251125
+	var log readLog
+	stall := make(chan struct{})
+	srv := refHTTPServer(t, server.HTTPOptions{}, func(next http.Handler) http.Handler {
+		next = log.wrap(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(stallHeader) != "" {
+				// A server waiting for the bytes the request promised.
+				select {
+				case <-stall:
+				case <-r.Context().Done():
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	t.Cleanup(func() { close(stall) })
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	body := marshal(request(v, "mcpcheck-lie", spec.MethodToolsList, nil))
+
+	t.Run("short", func(t *testing.T) {
+		s.reset()
+		q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body) / 2)}
+		out := s.exec(Input{HTTP: &q})
+		if out.dead || len(out.obs) > 0 {
+			t.Fatalf("the short length: %+v", out)
+		}
+		if p, ok := log.find(body[:len(body)/2]); !ok || len(p.body) != len(body)/2 {
+			t.Errorf("the server read %q, want the first %d bytes", p.body, len(body)/2)
+		}
+		var answer []byte
+		for _, e := range s.events {
+			if e.dir == reports.Received && e.status == http.StatusBadRequest {
+				answer = e.data
+			}
+		}
+		if m := jsonrpc.Decode(answer); m.Error == nil || m.Error.Code != jsonrpc.ParseError {
+			t.Errorf("want the server's 400 parse error to the truncated body among what was read: %+v", s.transcript())
+		}
+	})
+
+	for _, declared := range []int64{int64(len(body)) + 100, 1 << 40} {
+		t.Run(fmt.Sprintf("long-%d", declared), func(t *testing.T) {
+			s.reset()
+			q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: declared}
+			start := time.Now()
+			out := s.exec(Input{HTTP: &q})
+			if out.dead || len(out.obs) > 0 {
+				t.Fatalf("the long length: %+v", out)
+			}
+			if took := time.Since(start); took > lieWait+5*time.Second {
+				t.Errorf("the input took %v", took)
+			}
+			if p, ok := log.find(body); !ok || p.err == nil || !bytes.Equal(p.body, body) {
+				t.Errorf("the server read %q (%v); want the body, then its early end", p.body, p.err)
+			}
+		})
+	}
+
+	t.Run("server-waits", func(t *testing.T) {
+		s.reset()
+		hc := s.conn.(*httpConn)
+		// The raw exchange ends at its bound with a transport error; a
+		// tap tells when it arrived.
+		failed := make(chan struct{}, 1)
+		defer hc.c.(*wire.HTTP).Observe(tapFunc(func(f wire.Frame) {
+			if f.Kind == wire.KindTransportError {
+				select {
+				case failed <- struct{}{}:
+				default:
+				}
+			}
+		}))()
+		q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body)) + 100, Header: [][2]string{{stallHeader, "1"}}}
+		start := time.Now()
+		if err := hc.doHTTP(q); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-failed:
+		case <-time.After(lieWait + 10*time.Second):
+			t.Fatal("the request that got no answer was not given up")
+		}
+		if took := time.Since(start); took > lieWait+5*time.Second {
+			t.Errorf("the request was given up after %v, want about %v", took, lieWait)
+		}
+		// No frame, no error: the transport error is swallowed.
+		if f, err := hc.Recv(time.Now().Add(200 * time.Millisecond)); err != ErrDeadline {
+			t.Errorf("Recv after the unanswered request: %+v, %v; want nothing (ErrDeadline)", f, err)
+		}
+		if hc.dead || len(hc.raw) != 0 {
+			t.Errorf("dead %v, raw streams %v", hc.dead, hc.raw)
+		}
+		// The session goes on.
+		if out := s.exec(Input{}); out.dead || len(out.obs) > 0 {
+			t.Errorf("the next input: %+v", out)
+		}
+	})
+}
+
+// tapFunc is a wire.Tap that sees received frames.
+type tapFunc func(wire.Frame)
+
+func (f tapFunc) Sent(wire.Outgoing)      {}
+func (f tapFunc) Received(fr wire.Frame)  { f(fr) }
+func (f tapFunc) Noted(string, time.Time) {}
+
+// TestHTTPCampaignSlowAndLyingBodies: the two mutators that need the raw
+// writer run against the reference server without findings, in bounded
+// time.
+func TestHTTPCampaignSlowAndLyingBodies(t *testing.T) {
+	v := spec.V20251125
+	var log readLog
+	srv := refHTTPServer(t, server.HTTPOptions{}, log.wrap)
+	const execs = 16
+	res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL + "/mcp"}, Version: v, MaxExecs: execs, Seed: 3,
+		Mutators: []string{"http/slow-body", "http/lying-length"}, Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("finding: %s %s (%s seed %d): %s", f.Kind, f.Check, f.Mutator, f.Seed, f.Message)
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("campaign errors: %v", res.Errors)
+	}
+	if res.Mutators["http/slow-body"] == 0 || res.Mutators["http/lying-length"] == 0 {
+		t.Errorf("mutators run: %v", res.Mutators)
+	}
+	if max := execs * (maxTrickle + lieWait + time.Second); res.Duration > max {
+		t.Errorf("%d execs took %v", execs, res.Duration)
+	}
+	trickled, cut := 0, 0
+	log.mu.Lock()
+	for _, p := range log.posts {
+		if p.reads >= 3 {
+			trickled++
+		}
+		if p.err != nil { // a declared length longer than the body
+			cut++
+		}
+	}
+	log.mu.Unlock()
+	if trickled == 0 || cut == 0 {
+		t.Errorf("%d bodies arrived trickled, %d ended early; want some of each", trickled, cut)
+	}
+	t.Logf("%d execs in %v, %d restarts, %v; %d bodies trickled, %d cut", res.Execs, res.Duration, res.Restarts, res.Mutators, trickled, cut)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,23 +19,29 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz"
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-const fuzzUsage = `Usage: mcpcheck fuzz --stdio "CMD ARGS" | --url URL [flags]
+const fuzzUsage = `Usage: mcpcheck fuzz --stdio "CMD ARGS" | --url URL [--transport T] [flags]
 
 Runs a fuzz campaign against one MCP server: mutated bytes, framing, JSON and
-protocol state (and hostile HTTP requests with --url), each followed by a
-liveness probe. Crashes, hangs and protocol violations become findings, each
-minimized and written to its own directory with a replay command.
+protocol state (and hostile HTTP requests with --url: bad headers, slow
+bodies, lying Content-Lengths ...), each followed by a liveness probe.
+Crashes, hangs and protocol violations become findings, each minimized and
+written to its own directory with a replay command.
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server (one process per worker, restarted after a crash)
-  --url URL                a streamable HTTP server
+  --url URL                an HTTP server: its streamable HTTP endpoint, or with --transport sse
+                           the SSE endpoint of a 2024-11-05 HTTP+SSE server
+  --transport T            how to speak to --url: streamable (default), sse (the legacy HTTP+SSE
+                           transport: GET opens the event stream, messages are POSTed to the
+                           endpoint it announces) or auto (probe the URL once before the campaign)
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
-  --protocol V             the protocol version to speak (default latest)
+  --protocol V             the protocol version to speak (default latest; 2024-11-05 over sse)
   --duration D             stop after D (default 1m when --max-execs is not given)
   --max-execs N            stop after N executions
   --seed N                 campaign seed (default: random, printed)
@@ -50,14 +57,15 @@ Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
 2 usage error; 3 target unreachable or harness error.
 `
 
-const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [flags]
+const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [--transport T] [flags]
 
 Replays a fuzz finding (its directory or its replay.json) against a fresh
 instance of the target and says whether the same problem shows again.
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server
-  --url URL                a streamable HTTP server
+  --url URL                an HTTP server (streamable HTTP, or HTTP+SSE with --transport sse)
+  --transport T            how to speak to --url: streamable (default), sse or auto (as for fuzz)
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
   --protocol V             speak V instead of the version recorded in the finding
@@ -68,23 +76,26 @@ Exit codes: 0 the finding did not reproduce; 1 it reproduced; 2 usage error;
 3 target unreachable or harness error.
 `
 
-// fuzzTarget is a parsed --stdio/--url with its headers.
+// fuzzTarget is a parsed --stdio/--url with its headers and transport.
 type fuzzTarget struct {
 	target    fuzz.Target
 	stdio     string // the command line as given
 	url       string
 	headers   []target.Header
-	transport string // reports.Run.Transport
+	transport string // reports.Run.Transport: "stdio", "streamable" or "sse"
+	// auto is set while --transport auto waits for detect.
+	auto bool
 }
 
-// targetFlags registers --stdio, --url, --header and --header-env on fs.
+// targetFlags registers --stdio, --url, --transport, --header and
+// --header-env on fs.
 type targetFlags struct {
-	stdio, url          *string
-	headers, headerEnvs multiFlag
+	stdio, url, transport *string
+	headers, headerEnvs   multiFlag
 }
 
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
-	tf := &targetFlags{stdio: fs.String("stdio", "", ""), url: fs.String("url", "", "")}
+	tf := &targetFlags{stdio: fs.String("stdio", "", ""), url: fs.String("url", "", ""), transport: fs.String("transport", "", "")}
 	fs.Var(&tf.headers, "header", "")
 	fs.Var(&tf.headerEnvs, "header-env", "")
 	return tf
@@ -100,6 +111,9 @@ func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
 		if len(tf.headers) > 0 || len(tf.headerEnvs) > 0 {
 			return ft, usagef("%s: --header and --header-env apply to --url only", cmd)
 		}
+		if *tf.transport != "" {
+			return ft, usagef("%s: --transport applies to --url only (a --stdio server speaks stdio)", cmd)
+		}
 		if _, err := splitCommand(*tf.stdio); err != nil {
 			return ft, usagef("%s: --stdio: %v", cmd, err)
 		}
@@ -109,6 +123,17 @@ func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
 		}
 		ft.target, ft.stdio, ft.transport = et, *tf.stdio, reports.TargetStdio
 		return ft, nil
+	}
+	var tr wire.Transport
+	switch strings.ToLower(strings.TrimSpace(*tf.transport)) {
+	case "", "streamable":
+		tr = wire.TransportStreamable
+	case "sse":
+		tr = wire.TransportSSE
+	case "auto":
+		ft.auto = true
+	default:
+		return ft, usagef("%s: --transport %q: use streamable, sse or auto", cmd, *tf.transport)
 	}
 	t := target.URL(*tf.url)
 	hs, err := parseHeaderFlags(cmd, tf.headers, tf.headerEnvs)
@@ -126,9 +151,43 @@ func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
 	if len(hdr) == 0 {
 		hdr = http.Header{}
 	}
-	ft.target = fuzz.HTTPTarget{URL: t.URL, Header: hdr}
-	ft.url, ft.headers, ft.transport = t.URL, t.Headers, "streamable"
+	ft.target = fuzz.HTTPTarget{URL: t.URL, Header: hdr, Transport: tr}
+	ft.url, ft.headers, ft.transport = t.URL, t.Headers, string(tr)
 	return ft, nil
+}
+
+// legacy reports whether ft speaks HTTP+SSE.
+func (ft fuzzTarget) legacy() bool { return ft.transport == string(wire.TransportSSE) }
+
+// describe names the target for progress lines.
+func (ft fuzzTarget) describe() string {
+	if ft.legacy() {
+		return ft.target.Describe() + " (HTTP+SSE)"
+	}
+	return ft.target.Describe()
+}
+
+// detect resolves --transport auto, probing the URL once (target.Detect),
+// and reports on w what it found. Other targets are left as they are.
+func (ft *fuzzTarget) detect(ctx context.Context, w io.Writer, cmd string) error {
+	if !ft.auto {
+		return nil
+	}
+	h := ft.target.(fuzz.HTTPTarget)
+	to := target.Timeouts{}.WithDefaults()
+	dctx, cancel := context.WithTimeout(ctx, to.Start)
+	defer cancel()
+	d, err := target.Detect(dctx, wire.HTTPOptions{URL: h.URL, Header: h.Header}, to.Step)
+	if err != nil {
+		return harnessError{fmt.Errorf("%s: --transport auto: %w", cmd, err)}
+	}
+	h.Transport = wire.TransportStreamable
+	if d.Transport == target.SSE {
+		h.Transport = wire.TransportSSE
+	}
+	ft.target, ft.transport, ft.auto = h, string(h.Transport), false
+	fmt.Fprintf(w, "mcpcheck %s: --transport auto: %s speaks %s (%s)\n", cmd, h.URL, h.Transport, strings.Join(d.Evidence, "; "))
+	return nil
 }
 
 // reproducer is the replay command of a finding against ft, shell-quoted.
@@ -143,6 +202,9 @@ func (ft fuzzTarget) reproducer(f *fuzz.Finding) string {
 		parts = append(parts, "--stdio", shellQuote(ft.stdio))
 	} else {
 		parts = append(parts, "--url", shellQuote(ft.url))
+		if ft.legacy() {
+			parts = append(parts, "--transport", "sse")
+		}
 		for _, h := range ft.headers {
 			if h.Env != "" {
 				parts = append(parts, "--header-env", shellQuote(h.Name+":"+h.Env))
@@ -186,6 +248,9 @@ type fuzzOptions struct {
 	formats  []string
 	seedSet  bool
 	listMuts bool
+	// protocolSet says --protocol was given: without it an HTTP+SSE
+	// target (found by --transport auto too) is fuzzed at 2024-11-05.
+	protocolSet bool
 }
 
 var fuzzFormats = []string{"text", "json", "html", "md"}
@@ -217,8 +282,11 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 		return o, usagef("fuzz: unexpected argument %q", pos[0])
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "seed" {
+		switch f.Name {
+		case "seed":
 			o.seedSet = true
+		case "protocol":
+			o.protocolSet = true
 		}
 	})
 	if o.ft, err = tf.resolve("fuzz"); err != nil {
@@ -227,6 +295,9 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	v, err := parseOneVersion("fuzz", *protocol)
 	if err != nil {
 		return o, err
+	}
+	if !o.protocolSet && o.ft.legacy() {
+		v = spec.V20241105 // the version of the HTTP+SSE transport
 	}
 	switch {
 	case *duration < 0:
@@ -363,6 +434,15 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 func runFuzz(e *env, o fuzzOptions) error {
+	if o.ft.auto {
+		if err := o.ft.detect(e.ctx, e.stderr, "fuzz"); err != nil {
+			return err
+		}
+		o.cfg.Target, o.cfg.Reproducer = o.ft.target, o.ft.reproducer
+		if !o.protocolSet && o.ft.legacy() {
+			o.cfg.Version = spec.V20241105
+		}
+	}
 	cfg := o.cfg
 	stderr := &lockedWriter{w: e.stderr}
 	pp := &progressPrinter{w: stderr}
@@ -371,7 +451,7 @@ func runFuzz(e *env, o fuzzOptions) error {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: new finding: %s %s%s -> %s\n", f.Kind, f.Check, reqSuffix(f.Requirement, string(f.Level)), f.Dir)
 	}
 	fmt.Fprintf(stderr, "mcpcheck fuzz: %s, protocol %s, seed %d, %d worker(s), %s; findings go to %s\n",
-		cfg.Target.Describe(), cfg.Version, cfg.Seed, cfg.Workers, bounds(cfg), cfg.FindingsDir)
+		o.ft.describe(), cfg.Version, cfg.Seed, cfg.Workers, bounds(cfg), cfg.FindingsDir)
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
 	if err != nil {
@@ -507,6 +587,9 @@ func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text s
 	var ropts reports.Options
 	if o.ft.url != "" {
 		run.Target = reports.Target{Role: "server", Kind: reports.TargetHTTP, URL: o.ft.url}
+		if o.ft.legacy() {
+			run.Target.Kind = reports.TargetSSE
+		}
 		for _, h := range o.ft.headers {
 			run.Target.HeaderNames = append(run.Target.HeaderNames, h.Name)
 			ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
@@ -570,6 +653,9 @@ func replayMain(e *env, args []string) error {
 	if err != nil {
 		return usagef("replay: %v", err)
 	}
+	if err := ft.detect(e.ctx, e.stderr, "replay"); err != nil {
+		return err
+	}
 	which := "minimized"
 	if opts.Original {
 		which = "original"
@@ -578,7 +664,7 @@ func replayMain(e *env, args []string) error {
 	if opts.Version != "" {
 		v = opts.Version
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.target.Describe(), v)
+	fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.describe(), v)
 	res, err := fuzz.Replay(e.ctx, pos[0], ft.target, opts)
 	if err != nil {
 		return harnessError{fmt.Errorf("replay: %w", err)}

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +17,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // runFuzzCLI runs mcpcheck with ctx, returning the exit code and outputs.
@@ -278,6 +284,10 @@ func TestFuzzAndReplayUsageErrorsExitTwo(t *testing.T) {
 		{"fuzz", "--url", "ftp://example.com/"},
 		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--header", "novalue"},
 		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--header-env", "X-Token:MCPCHECK_TEST_SURELY_UNSET_VARIABLE"},
+		{"fuzz", "--stdio", "x", "--transport", "sse"},
+		{"fuzz", "--stdio", "x", "--transport", "streamable"},
+		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--transport", "stdio"},
+		{"fuzz", "--url", "http://127.0.0.1:1/mcp", "--transport", "carrier-pigeon"},
 		{"fuzz", "--no-such-flag"},
 		{"replay"},
 		{"replay", "--stdio", "x"},
@@ -286,6 +296,8 @@ func TestFuzzAndReplayUsageErrorsExitTwo(t *testing.T) {
 		{"replay", "a", "b", "--stdio", "x"},
 		{"replay", finding, "--stdio", "x", "--protocol", "nope"},
 		{"replay", finding},
+		{"replay", finding, "--stdio", "x", "--transport", "sse"},
+		{"replay", finding, "--url", "http://127.0.0.1:1/mcp", "--transport", "websocket"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)
@@ -320,4 +332,153 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// legacySSEServer serves the reference server's HTTP transports, the
+// legacy HTTP+SSE one included (GET /sse), on 127.0.0.1.
+func legacySSEServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	ref, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ref.HTTPHandler(server.HTTPOptions{LegacySSE: true}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { _ = ref.Close() }) // first: it ends the SSE streams
+	return srv
+}
+
+// brokenSSEServer is an HTTP+SSE server (GET /sse, POST /message) that
+// answers initialize, ping and tools/list on the stream, and anything else
+// with an event that is not JSON.
+func brokenSSEServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	streams := map[string]chan string{}
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/sse":
+			mu.Lock()
+			n++
+			id := fmt.Sprint(n)
+			ch := make(chan string, 64)
+			streams[id] = ch
+			mu.Unlock()
+			defer func() { mu.Lock(); delete(streams, id); mu.Unlock() }()
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: endpoint\ndata: /message?session=%s\n\n", id)
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case m := <-ch:
+					fmt.Fprintf(w, "event: message\ndata: %s\n\n", m)
+					w.(http.Flusher).Flush()
+				case <-r.Context().Done():
+					return
+				}
+			}
+		case r.Method == http.MethodPost && r.URL.Path == "/message":
+			mu.Lock()
+			ch := streams[r.URL.Query().Get("session")]
+			mu.Unlock()
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			if ch == nil {
+				http.NotFound(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 || m.Method == "" {
+				return
+			}
+			var answer string
+			switch m.Method {
+			case spec.MethodInitialize:
+				answer = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"broken-sse","version":"0"}}}`
+			case spec.MethodPing:
+				answer = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`
+			case spec.MethodToolsList: // asked once before the campaign
+				answer = `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`
+			default:
+				answer = "this is not JSON"
+			}
+			select {
+			case ch <- answer:
+			default:
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestFuzzLegacySSETransport: --transport sse fuzzes an HTTP+SSE server
+// (at 2024-11-05 unless told otherwise); the reference server is clean, a
+// broken one yields findings whose reproducers say --transport sse and
+// reproduce; --transport auto finds the transport itself.
+func TestFuzzLegacySSETransport(t *testing.T) {
+	t.Run("reference", func(t *testing.T) {
+		t.Parallel()
+		srv := legacySSEServer(t)
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--url", srv.URL+"/sse", "--transport", "sse",
+			"--max-execs", "150", "--seed", "1", "--out", out, "--format", "json", "--findings", filepath.Join(dir, "findings"))
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+		if res.Execs != 150 || len(res.Findings) != 0 || res.Version != spec.V20241105 {
+			t.Errorf("campaign: %d execs, %d findings, protocol %s; want 150, none, 2024-11-05", res.Execs, len(res.Findings), res.Version)
+		}
+		if !strings.Contains(stderr, "(HTTP+SSE)") {
+			t.Errorf("stderr does not say HTTP+SSE:\n%s", stderr)
+		}
+	})
+	t.Run("broken", func(t *testing.T) {
+		t.Parallel()
+		srv := brokenSSEServer(t)
+		for _, transport := range []string{"sse", "auto"} {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--url", srv.URL+"/sse", "--transport", transport,
+				"--mutators", "protocol/valid", "--max-execs", "10", "--seed", "1", "--out", out, "--format", "json", "--findings", filepath.Join(dir, "findings"))
+			if code != exitFailed {
+				t.Fatalf("--transport %s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", transport, code, stdout, stderr)
+			}
+			if transport == "auto" && !strings.Contains(stderr, "--transport auto: "+srv.URL+"/sse speaks sse") {
+				t.Errorf("auto: the detection is not reported:\n%s", stderr)
+			}
+			res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+			if len(res.Findings) == 0 {
+				t.Fatalf("--transport %s: no finding\n%s", transport, stdout)
+			}
+			f := res.Findings[0]
+			want := "mcpcheck replay " + shellQuote(f.Dir) + " --url " + shellQuote(srv.URL+"/sse") + " --transport sse --protocol 2024-11-05"
+			if f.Reproducer != want || !strings.Contains(stdout, "reproduce: "+want) {
+				t.Errorf("--transport %s: reproducer %q, want %q", transport, f.Reproducer, want)
+			}
+			// The reproducer, run as printed, reproduces: exit 1.
+			argv, err := splitCommand(f.Reproducer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr = runFuzzCLI(context.Background(), nil, argv[1:]...)
+			if code != exitFailed || !strings.Contains(stdout, "REPRODUCED") {
+				t.Errorf("%s: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", f.Reproducer, code, stdout, stderr)
+			}
+		}
+		// Without --transport the URL is taken for streamable HTTP, which
+		// it is not: the handshake fails (exit 3).
+		code, _, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--url", srv.URL+"/sse", "--protocol", "2025-11-25", "--max-execs", "1")
+		if code != exitHarness {
+			t.Errorf("streamable against an HTTP+SSE server: exit %d, want 3; stderr %q", code, stderr)
+		}
+	})
 }
