@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strconv"
@@ -42,7 +43,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var echoRate float64
+	var echoRate, bareRate float64
 	echo := func(b *testing.B, polled bool) float64 {
 		defer func(old bool) { pollPipes = old }(pollPipes)
 		pollPipes = polled
@@ -89,8 +90,58 @@ func BenchmarkStdioThroughput(b *testing.B) {
 		if echoRate > 0 {
 			b.ReportMetric(100*rate/echoRate, "pct-of-echo")
 		}
+		if bareRate > 0 && target != nil {
+			b.ReportMetric(100*rate/bareRate, "pct-of-bare")
+		}
+	}
+	// bare is the target's own limit for a fuzzing execution's traffic: a
+	// valid generated request and a ping in one write, read back up to
+	// the ping's answer, nothing judged, inputs made before the clock
+	// starts. Against it, a campaign's rate says how much the fuzzer
+	// itself (generation, oracles, bookkeeping) costs.
+	bare := func(b *testing.B, target Target, v spec.Version) float64 {
+		s, err := openSession(context.Background(), target, v, 10*time.Second, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.close()
+		const kinds = 256
+		writes := make([][]byte, kinds)
+		keys := make([][]byte, kinds)
+		for i := range writes {
+			in, err := MakeInput(v, "protocol/valid", Mix(1, 0, i), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			id := "mcpcheck-probe-" + itoa(i)
+			writes[i] = append(append(in.Bytes(), '\n'), line(pingFor(v, id))...)
+			keys[i] = []byte(`"` + id + `"`)
+		}
+		b.ResetTimer()
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			if err := s.conn.Send(writes[i%kinds]); err != nil {
+				b.Fatal(err)
+			}
+			for {
+				f, err := s.conn.Recv(time.Now().Add(10 * time.Second))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bytes.Contains(f.Data, keys[i%kinds]) {
+					break
+				}
+			}
+		}
+		rate := float64(b.N) / time.Since(start).Seconds()
+		b.ReportMetric(rate, "execs/s")
+		if echoRate > 0 {
+			b.ReportMetric(100*rate/echoRate, "pct-of-echo")
+		}
+		return rate
 	}
 	valid, all := []string{"protocol/valid"}, []string(nil)
+	b.Run("careful-server/bare", func(b *testing.B) { bareRate = bare(b, helperTarget(b, spec.V20251125, ""), spec.V20251125) })
 	b.Run("careful-server/valid", func(b *testing.B) {
 		fuzzBench(b, helperTarget(b, spec.V20251125, ""), spec.V20251125, valid)
 	})
@@ -109,6 +160,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Run("target/bare", func(b *testing.B) { bareRate = bare(b, t, v) })
 	b.Run("target/valid", func(b *testing.B) { fuzzBench(b, t, v, valid) })
 	b.Run("target/all", func(b *testing.B) { fuzzBench(b, t, v, all) })
 }
