@@ -325,7 +325,7 @@ func (c *Client) serve(ctx context.Context, method string, params json.RawMessag
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		if p.Task != nil && c.opts.Tasks && !c.Stateless() {
+		if p.Task != nil && c.tasksOn() {
 			return c.tasks.start(c, method, p.Task, func(ctx context.Context) (any, error) { return c.sample(ctx, &p) })
 		}
 		return c.sample(ctx, &p)
@@ -334,17 +334,25 @@ func (c *Client) serve(ctx context.Context, method string, params json.RawMessag
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		if p.Task != nil && c.opts.Tasks && !c.Stateless() {
+		if p.Task != nil && c.tasksOn() {
 			return c.tasks.start(c, method, p.Task, func(ctx context.Context) (any, error) { return c.elicit(ctx, &p) })
 		}
 		return c.elicit(ctx, &p)
 	case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksList, spec.MethodTasksCancel:
-		if !c.opts.Tasks {
-			return nil, methodNotFound("this client did not declare the tasks capability")
+		if !c.tasksOn() {
+			return nil, methodNotFound("this client did not declare the tasks capability, or the negotiated version has no tasks")
 		}
 		return c.tasks.serve(ctx, method, params)
 	}
 	return nil, methodNotFound("the client does not implement %q", method)
+}
+
+// tasksOn reports whether the client runs server requests as tasks: it
+// declared the capability and the negotiated version has core tasks
+// (2025-11-25 only).
+func (c *Client) tasksOn() bool {
+	_, ok := spec.LookupMethod(c.ProtocolVersion(), spec.MethodTasksGet)
+	return c.opts.Tasks && ok
 }
 
 func decodeParams(params json.RawMessage, v any) error {
