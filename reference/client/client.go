@@ -242,7 +242,7 @@ func (c *Client) Discover() *mcp.DiscoverResult {
 }
 
 // capabilities builds the client capabilities from the options.
-func (c *Client) capabilities(stateless bool) mcp.ClientCapabilities {
+func (c *Client) capabilities(stateless bool, v spec.Version) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if c.opts.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{}
@@ -265,7 +265,7 @@ func (c *Client) capabilities(stateless bool) mcp.ClientCapabilities {
 			caps.Elicitation.URL = mcp.Present()
 		}
 	}
-	if c.opts.Tasks && !stateless {
+	if _, tasks := spec.LookupMethod(v, spec.MethodTasksGet); c.opts.Tasks && !stateless && tasks {
 		caps.Tasks = &mcp.ClientTasksCapability{List: mcp.Present(), Cancel: mcp.Present()}
 		req := &mcp.ClientTaskRequests{}
 		if caps.Sampling != nil {

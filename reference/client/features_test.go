@@ -353,3 +353,35 @@ func TestListenSubscription(t *testing.T) {
 	s.Close()
 	<-s.Done()
 }
+
+// TestTasksOnlyInVersionsWithTasks: tasks exist in 2025-11-25 only. A
+// client with tasks turned on that offers 2025-06-18 declares no tasks
+// capability, and against a 2025-06-18 server that (wrongly) declares
+// tasks for tools/call it never sends a task-augmented tools/call: a tool
+// that requires a task is refused with an error that says why.
+func TestTasksOnlyInVersionsWithTasks(t *testing.T) {
+	f := newFake(t, func(f *fakeConn, m jsonrpc.Message) []string {
+		switch m.Method {
+		case "initialize":
+			return []string{result(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"t","version":"1"}}`)}
+		case "tools/list":
+			return []string{result(m.ID, `{"tools":[{"name":"long","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]}`)}
+		case "tools/call":
+			return []string{result(m.ID, `{"content":[]}`)}
+		}
+		return nil
+	})
+	c := connect(t, f, Options{Version: spec.V20250618, Tasks: true, Sampling: &Sampling{Model: &echoModel{}}})
+	if init := f.sent("initialize")[0]; strings.Contains(string(init.Params), `"tasks"`) {
+		t.Errorf("offering 2025-06-18, the client declared tasks: %s", init.Params)
+	}
+	_, err := c.CallTool(tctx(t), "long", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "no core tasks") {
+		t.Errorf("CallTool of a task-required tool on 2025-06-18: err = %v; want a refusal naming the missing core tasks", err)
+	}
+	for _, m := range f.sent("tools/call") {
+		if _, ok := params(m)["task"]; ok {
+			t.Errorf("the client sent a task-augmented tools/call on 2025-06-18: %s", m.Params)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 	c.setMode(false, "")
 	params := mcp.InitializeParams{
 		ProtocolVersion: string(v),
-		Capabilities:    c.capabilities(false),
+		Capabilities:    c.capabilities(false, v),
 		ClientInfo:      c.opts.Info,
 	}
 	raw, err := c.rpc(ctx, spec.MethodInitialize, params, callOpts{noCancel: true})

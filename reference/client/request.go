@@ -52,7 +52,7 @@ func (c *Client) requestMeta() mcp.Meta {
 	v, level := c.version, c.logLevel
 	c.mu.Unlock()
 	info := c.opts.Info
-	m, err := mcp.RequestMeta(string(v), c.capabilities(true), &info)
+	m, err := mcp.RequestMeta(string(v), c.capabilities(true, v), &info)
 	if err != nil {
 		panic(err) // our own values always encode
 	}
