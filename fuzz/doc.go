@@ -31,7 +31,7 @@
 // ids, wrong direction, generated sessions, tool calls with generated
 // arguments). [HTTPMutators] describe hostile HTTP requests ([HTTPRequest])
 // for a runner to apply. An [HTTPTarget] applies every description: a slow
-// body (BodyChunk/BodyDelay, capped at 2 s) and a lying Content-Length
+// body (BodyChunk/BodyDelay, capped at 1 s) and a lying Content-Length
 // (DeclaredLength) are written by hand on a TCP connection of their own
 // (harness/wire DoRaw; over https the body is trickled chunked and the
 // length is the true one); a request declaring more bytes than it sent has

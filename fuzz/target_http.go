@@ -302,7 +302,7 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 const (
 	// maxTrickle bounds how long a slow body takes to go out: a trickle
 	// that would take longer is sent in bigger chunks.
-	maxTrickle = 2 * time.Second
+	maxTrickle = time.Second
 	// rawWait bounds the wait for the answer to a hand-written request,
 	// after its body went out.
 	rawWait = wire.DefaultRawTimeout
