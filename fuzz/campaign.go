@@ -514,7 +514,6 @@ func (c *campaign) worker(ctx context.Context, w int) {
 	defer ending.Wait()
 	endSlots := make(chan struct{}, maxEnding)
 	var queued []planned // inputs made ahead
-	var claimed int64    // the number of queued[0], claimed when it was written ahead
 	failures := 0
 	for {
 		if s == nil {
@@ -534,18 +533,23 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			failures = 0
 			history, seqs = history[:0], seqs[:0]
 		}
-		if _, ok := c.peek(ctx, &queued, inputs); !ok {
-			return // the planner stopped: the campaign is over
+		if len(queued) == 0 {
+			select {
+			case batch, ok := <-inputs:
+				if !ok || len(batch) == 0 {
+					return // the planner stopped: the campaign is over
+				}
+				queued = batch
+			case <-ctx.Done():
+				return
+			}
 		}
 		p := queued[0]
 		queued[0] = planned{}
 		queued = queued[1:]
-		n, ok := claimed, claimed > 0
-		claimed = 0
+		n, ok := c.claim(ctx)
 		if !ok {
-			if n, ok = c.claim(ctx); !ok {
-				return
-			}
+			return
 		}
 		in := p.in
 		if p.err != nil {
@@ -600,17 +604,7 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			continue
 		}
 		run.reset()
-		out := run.execDeferred(in)
-		if !in.Fresh && !out.dead && !out.recycle {
-			// Pipelining: the next input goes out before this one is
-			// judged, so that the target works while the fuzzer judges.
-			if next, ok := c.peek(ctx, &queued, inputs); ok && next.err == nil && s.pipelines(next.in) {
-				if claimed, ok = c.claim(ctx); ok {
-					s.sendAhead(next.in)
-				}
-			}
-		}
-		run.finish(&out)
+		out := run.exec(in)
 		c.judged(ctx, in, history, seqs, n, run, out)
 		c.spent(in.Mutator, began)
 		if in.Fresh {
@@ -632,24 +626,6 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			c.restarts.Add(1)
 		}
 	}
-}
-
-// peek returns the next planned input without taking it, receiving the
-// planner's next batch when none is queued; false when there is none (the
-// campaign is over).
-func (c *campaign) peek(ctx context.Context, queued *[]planned, inputs <-chan []planned) (planned, bool) {
-	if len(*queued) == 0 {
-		select {
-		case batch, ok := <-inputs:
-			if !ok || len(batch) == 0 {
-				return planned{}, false
-			}
-			*queued = batch
-		case <-ctx.Done():
-			return planned{}, false
-		}
-	}
-	return (*queued)[0], true
 }
 
 // spent adds the time since began to mutator's account.

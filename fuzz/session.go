@@ -33,17 +33,6 @@ type session struct {
 	probe  [2][]byte
 	events []event // of the current exec (and the handshake)
 	buf    []byte  // the last write of an exec: the input's end and the probe
-	// stash holds frames of the current exec whose judging waits for
-	// finish: plain answers, read before the probe's, that need no reply
-	// (see deferrable).
-	stash []Frame
-	// An input written ahead (sendAhead) while the exec before it was
-	// still to be judged: its events, its probe's wire id and the error
-	// of its write; exec picks them up.
-	ahead     []event
-	aheadKey  string
-	aheadErr  error
-	sentAhead bool
 }
 
 // event is one transcript entry, kept as the bytes themselves: input chunks
@@ -67,17 +56,10 @@ const maxKeptEvents = 1024
 func (s *session) reset() {
 	if cap(s.events) > maxKeptEvents {
 		s.events = nil
-	} else {
-		clear(s.events)
-		s.events = s.events[:0]
+		return
 	}
-	if s.sentAhead {
-		// The next input went out before this reset: its events open
-		// the new exec's transcript.
-		s.events = append(s.events, s.ahead...)
-		clear(s.ahead)
-		s.ahead = s.ahead[:0]
-	}
+	clear(s.events)
+	s.events = s.events[:0]
 }
 
 // transcript renders the recorded events as the reports model's wire
@@ -253,33 +235,12 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 // input's frames, and the judge attributes it to the input that sent the
 // request (Observation.origin) so that the campaign reproduces that one.
 func (s *session) exec(in Input) execOutcome {
-	out := s.execDeferred(in)
-	s.finish(&out)
-	return out
-}
-
-// execDeferred is exec but for the judging of the frames it stashed (plain
-// answers that need no reply, read before the probe's): finish judges
-// them. In between, the worker may write the next input (sendAhead), so
-// that the target works on it while the fuzzer judges this one; the judge
-// sees every frame and every input in the order of the wire all the same.
-func (s *session) execDeferred(in Input) execOutcome {
 	var out execOutcome
 	s.judge.seq++
 	if len(in.Chunks) == 1 {
 		s.judge.sent(in.Chunks[0])
 	} else {
 		s.judge.sent(in.Bytes())
-	}
-	if s.sentAhead {
-		s.sentAhead = false
-		s.judge.expect(s.aheadKey, probeMethod(s.v))
-		if s.aheadErr != nil {
-			err := s.aheadErr
-			s.aheadErr = nil
-			return s.sendFailed(out, err)
-		}
-		return s.collect(in, out, s.aheadKey, "")
 	}
 	chunks := in.Chunks
 	var last []byte // sent with the probe
@@ -312,11 +273,33 @@ func (s *session) execDeferred(in Input) execOutcome {
 		s.note("closed the target's stdin")
 		out.dead = true
 	} else {
+		w := s.buf[:0]
+		if len(last) > maxKeptWrite {
+			// A large chunk goes out alone rather than copied.
+			s.record(reports.Sent, last)
+			if err := s.conn.Send(last); err != nil {
+				return s.sendFailed(out, err)
+			}
+		} else if len(last) > 0 {
+			s.record(reports.Sent, last)
+			w = append(w, last...)
+		}
+		if c, ok := in.lastByte(); ok && c != '\n' {
+			s.record(reports.Sent, newline)
+			w = append(w, '\n')
+		}
 		s.probes++
 		id := "mcpcheck-probe-" + itoa(s.probes)
 		probeKey = `"` + id + `"`
+		probe := s.probeLine(id)
 		s.judge.expect(probeKey, probeMethod(s.v))
-		if err := s.writeTail(in, last, s.probeLine(id)); err != nil {
+		s.record(reports.Sent, probe)
+		w = append(w, probe...)
+		err := s.conn.Send(w)
+		if cap(w) <= maxKeptWrite {
+			s.buf = w[:0]
+		}
+		if err != nil {
 			return s.sendFailed(out, err)
 		}
 		if hc, ok := s.conn.(*httpConn); ok {
@@ -324,104 +307,6 @@ func (s *session) execDeferred(in Input) execOutcome {
 			out.recycle = hc.gets >= maxGetStreams || len(hc.stray) >= maxStray
 		}
 	}
-	return s.collect(in, out, probeKey, probeStream)
-}
-
-// writeTail writes the input's last chunk, the newline it lacks and the
-// liveness probe, in one write unless the chunk is large.
-func (s *session) writeTail(in Input, last, probe []byte) error {
-	w := s.buf[:0]
-	if len(last) > maxKeptWrite {
-		// A large chunk goes out alone rather than copied.
-		s.record(reports.Sent, last)
-		if err := s.conn.Send(last); err != nil {
-			return err
-		}
-	} else if len(last) > 0 {
-		s.record(reports.Sent, last)
-		w = append(w, last...)
-	}
-	if c, ok := in.lastByte(); ok && c != '\n' {
-		s.record(reports.Sent, newline)
-		w = append(w, '\n')
-	}
-	s.record(reports.Sent, probe)
-	w = append(w, probe...)
-	err := s.conn.Send(w)
-	if cap(w) <= maxKeptWrite {
-		s.buf = w[:0]
-	}
-	return err
-}
-
-// pipelines reports whether in may be written ahead (sendAhead) on s: a
-// stream input of a stdio session that keeps the session open.
-func (s *session) pipelines(in Input) bool {
-	_, isHTTP := s.conn.(*httpConn)
-	return !isHTTP && in.HTTP == nil && !in.CloseAfter && !in.Fresh && len(in.Chunks) > 0 && !s.sentAhead
-}
-
-// sendAhead writes in and its liveness probe now, before the exec before
-// it is finished; the exec of in (next on s) then only reads and judges.
-// A failed write is kept for that exec to report.
-func (s *session) sendAhead(in Input) {
-	saved := s.events
-	s.events = s.ahead[:0]
-	s.probes++
-	id := "mcpcheck-probe-" + itoa(s.probes)
-	s.aheadKey = `"` + id + `"`
-	chunks, last := in.Chunks[:len(in.Chunks)-1], in.Chunks[len(in.Chunks)-1]
-	var err error
-	for _, c := range chunks {
-		s.record(reports.Sent, c)
-		if err = s.conn.Send(c); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		err = s.writeTail(in, last, s.probeLine(id))
-	}
-	s.aheadErr = err
-	s.ahead, s.events = s.events, saved
-	s.sentAhead = true
-}
-
-// deferrable reports whether f can wait to be judged until finish: a
-// stdio line holding one JSON object that is not the probe's answer and
-// cannot be a request (no "method" member, no escapes that could spell
-// one), so that nothing has to be answered before the probe's answer.
-func deferrable(f Frame, probeKey string) bool {
-	d := f.Data
-	if f.HTTPStatus != 0 || f.Problem != "" || len(d) == 0 || d[0] != '{' ||
-		bytes.Contains(d, []byte(`"method"`)) || bytes.Contains(d, []byte(`\u`)) {
-		return false
-	}
-	return string(topLevelMember(d, "id")) != probeKey
-}
-
-// finish judges the frames execDeferred stashed, in order.
-func (s *session) finish(out *execOutcome) {
-	for i, f := range s.stash {
-		s.judgeFrame(f, out)
-		s.stash[i] = Frame{}
-	}
-	s.stash = s.stash[:0]
-}
-
-// judgeFrame judges one frame of the current exec that is not the probe's
-// answer: its observations, the requests in it answered, the methods it
-// answered counted.
-func (s *session) judgeFrame(f Frame, out *execOutcome) frameResult {
-	res := s.judge.received(f)
-	out.obs = append(out.obs, res.obs...)
-	s.answerRequests(res.requests)
-	return res
-}
-
-// collect reads and judges what the target writes after an input, up to
-// the answer to the probe with wire id probeKey (none for an input that
-// closed stdin), stashing plain answers for finish.
-func (s *session) collect(in Input, out execOutcome, probeKey, probeStream string) execOutcome {
 	deadline := time.Now().Add(s.wait)
 	for i := 0; ; i++ {
 		if i == maxFramesPerExec {
@@ -430,9 +315,6 @@ func (s *session) collect(in Input, out execOutcome, probeKey, probeStream strin
 			return out
 		}
 		f, err := s.conn.Recv(deadline)
-		if err != nil {
-			s.finish(&out) // what came before is judged first
-		}
 		switch {
 		case errors.Is(err, ErrClosed):
 			if in.CloseAfter {
@@ -456,12 +338,9 @@ func (s *session) collect(in Input, out execOutcome, probeKey, probeStream strin
 			out.recycle = out.recycle || s.judge.full()
 			return out
 		}
-		if probeKey != "" && probeStream == "" && deferrable(f, probeKey) {
-			s.stash = append(s.stash, f)
-			continue
-		}
-		s.finish(&out)
-		res := s.judgeFrame(f, &out)
+		res := s.judge.received(f)
+		out.obs = append(out.obs, res.obs...)
+		s.answerRequests(res.requests)
 		if probeStream != "" && f.Stream == probeStream && f.HTTPStatus != 0 {
 			// Any HTTP answer to the probe shows the target is alive; an
 			// error status (404: the session is gone) says the session

@@ -2,11 +2,8 @@ package fuzz
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -132,82 +129,5 @@ func TestJudgeBoundRecyclesTheSession(t *testing.T) {
 	}
 	if out := s.exec(in); !out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a full judge: %+v", out)
-	}
-}
-
-// TestPipelinedExecsJudgeLikeSequentialOnes: writing each input ahead,
-// before the exec before it is judged (the campaign's pipelining), must not
-// change what is judged: the same inputs against the same deterministic
-// target give the same observations, credited to the same inputs, and the
-// same transcript per exec as one exec after the other. The target holds
-// back the answer to every tools/call (with result and error, a violation)
-// until the next line, so late answers cross exec boundaries.
-func TestPipelinedExecsJudgeLikeSequentialOnes(t *testing.T) {
-	v := spec.V20251125
-	target := helperTarget(t, v, "late-both")
-	var inputs []Input
-	for i := 0; len(inputs) < 60; i++ {
-		for _, m := range []string{"protocol/valid", "protocol/tool-call", "json/null-id", "json/duplicate-key", "bytes/garbage-line", "framing/split-writes", "protocol/duplicate-id"} {
-			in, err := MakeInput(v, m, uint64(i), []Tool{{Name: "echo"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !in.Fresh && !in.CloseAfter && in.HTTP == nil && len(in.Chunks) > 0 {
-				inputs = append(inputs, in)
-			}
-		}
-	}
-	type execView struct {
-		obs        []string
-		transcript []string
-	}
-	ahead := 0
-	run := func(pipelined bool) []execView {
-		s, err := openSession(context.Background(), target, v, 5*time.Second, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.close()
-		var views []execView
-		for i, in := range inputs {
-			s.reset()
-			var out execOutcome
-			if pipelined {
-				out = s.execDeferred(in)
-				if i+1 < len(inputs) && !out.dead && s.pipelines(inputs[i+1]) {
-					s.sendAhead(inputs[i+1])
-					ahead++
-				}
-				s.finish(&out)
-			} else {
-				out = s.exec(in)
-			}
-			if out.dead {
-				t.Fatalf("exec %d (%s) killed the session: %+v", i, in.Mutator, out.obs)
-			}
-			var view execView
-			for _, o := range out.obs {
-				view.obs = append(view.obs, fmt.Sprintf("%s %s origin %d", o.Kind, o.Check, o.origin))
-			}
-			for _, e := range s.events {
-				view.transcript = append(view.transcript, fmt.Sprintf("%s %q %s", e.dir, e.data, e.note))
-			}
-			views = append(views, view)
-		}
-		return views
-	}
-	seq, pipe := run(false), run(true)
-	found := 0
-	for i := range seq {
-		found += len(seq[i].obs)
-		if diff := cmp.Diff(seq[i], pipe[i], cmp.AllowUnexported(execView{})); diff != "" {
-			t.Errorf("exec %d (%s): pipelined differs from sequential (-sequential +pipelined):\n%s", i, inputs[i].Mutator, diff)
-		}
-	}
-	if found == 0 {
-		t.Fatal("no observation at all: the held-back answers were not judged, the test shows nothing")
-	}
-	if ahead < len(inputs)/2 {
-		t.Fatalf("only %d of %d inputs were written ahead: the test shows little", ahead, len(inputs))
 	}
 }
