@@ -433,8 +433,17 @@ func (c *HTTP) Post(ctx context.Context, body []byte, extra http.Header) (string
 // Do sends r and returns its stream ID. POSTs get the POST defaults (Accept,
 // Content-Type), GETs an Accept of text/event-stream, unless r.Bare.
 func (c *HTTP) Do(ctx context.Context, r Request) (string, error) {
-	if err := ctx.Err(); err != nil {
+	b, err := c.prepare(ctx, r)
+	if err != nil {
 		return "", err
+	}
+	return c.start(b, r.Body)
+}
+
+// prepare builds r with the default headers of its method.
+func (c *HTTP) prepare(ctx context.Context, r Request) (built, error) {
+	if err := ctx.Err(); err != nil {
+		return built{}, err
 	}
 	defaults := postDefaults
 	switch r.Method {
@@ -443,11 +452,7 @@ func (c *HTTP) Do(ctx context.Context, r Request) (string, error) {
 	case http.MethodDelete, http.MethodOptions, http.MethodHead:
 		defaults = nil
 	}
-	b, err := c.build(r, defaults)
-	if err != nil {
-		return "", err
-	}
-	return c.start(b, r.Body)
+	return c.build(r, defaults)
 }
 
 // OpenStream opens the optional GET stream (2025-03-26 through 2025-11-25)

@@ -154,10 +154,20 @@ func (c *LegacySSE) SendRaw(ctx context.Context, b []byte) (string, error) {
 
 // Do sends r; an empty r.URL means the endpoint from the endpoint event.
 func (c *LegacySSE) Do(ctx context.Context, r Request) (string, error) {
+	b, err := c.prepare(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	return c.start(b, r.Body)
+}
+
+// prepare builds r, addressed to the announced endpoint unless r.URL says
+// otherwise, with a JSON Content-Type on a POST.
+func (c *LegacySSE) prepare(ctx context.Context, r Request) (built, error) {
 	if r.URL == "" {
 		ep, err := c.Endpoint(ctx)
 		if err != nil {
-			return "", err
+			return built{}, err
 		}
 		r.URL = ep
 	}
@@ -165,9 +175,5 @@ func (c *LegacySSE) Do(ctx context.Context, r Request) (string, error) {
 	if r.Method == "" || r.Method == http.MethodPost {
 		defaults = func(h http.Header) { h.Set("Content-Type", MediaJSON) }
 	}
-	b, err := c.build(r, defaults)
-	if err != nil {
-		return "", err
-	}
-	return c.start(b, r.Body)
+	return c.build(r, defaults)
 }

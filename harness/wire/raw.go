@@ -59,17 +59,7 @@ const maxInformational = 8
 // declared length is ignored (the client only sends true lengths; a raw
 // TLS writer is not worth its weight for one mutator).
 func (c *HTTP) DoRaw(ctx context.Context, r Request, o RawOptions) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	defaults := postDefaults
-	switch r.Method {
-	case http.MethodGet:
-		defaults = func(h http.Header) { h.Set("Accept", MediaSSE) }
-	case http.MethodDelete, http.MethodOptions, http.MethodHead:
-		defaults = nil
-	}
-	b, err := c.build(r, defaults)
+	b, err := c.prepare(ctx, r)
 	if err != nil {
 		return "", err
 	}
@@ -80,18 +70,7 @@ func (c *HTTP) DoRaw(ctx context.Context, r Request, o RawOptions) (string, erro
 // endpoint from the endpoint event, and the answer to a message arrives on
 // the SSE stream as usual.
 func (c *LegacySSE) DoRaw(ctx context.Context, r Request, o RawOptions) (string, error) {
-	if r.URL == "" {
-		ep, err := c.Endpoint(ctx)
-		if err != nil {
-			return "", err
-		}
-		r.URL = ep
-	}
-	var defaults func(http.Header)
-	if r.Method == "" || r.Method == http.MethodPost {
-		defaults = func(h http.Header) { h.Set("Content-Type", MediaJSON) }
-	}
-	b, err := c.build(r, defaults)
+	b, err := c.prepare(ctx, r)
 	if err != nil {
 		return "", err
 	}
