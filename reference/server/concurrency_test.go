@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -99,5 +100,57 @@ func TestLegacySSE(t *testing.T) {
 	validateServerMessage(t, spec.V20241105, "tools/call", got[0].data)
 	if !strings.Contains(string(got[0].data), "simple text") {
 		t.Errorf("tools/call: %s", got[0].data)
+	}
+}
+
+// TestLegacySSEFloodIsPacedNotDropped: the HTTP+SSE stream carries every
+// server message of its session, so a burst larger than the event buffer
+// must wait for the client rather than evict undelivered events (which
+// ended the stream: the fuzz campaign's crash/closed-output finding with
+// ref_notify_stream and count 100000). With a 4-event buffer, 500 related
+// notifications and then the answer all arrive, in order.
+func TestLegacySSEFloodIsPacedNotDropped(t *testing.T) {
+	s := newTestServer(t, Options{})
+	c := startHTTP(t, s, HTTPOptions{LegacySSE: true, EventBuffer: 4})
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", c.srv.URL+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ev := readSSE(t, resp.Body, 1)
+	if len(ev) != 1 || ev[0].event != "endpoint" {
+		t.Fatalf("endpoint event: %+v", ev)
+	}
+	post := func(body []byte) {
+		r, err := http.Post(c.srv.URL+string(ev[0].data), "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+	}
+	post(rpc(1, "initialize", map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}))
+	if got := readSSE(t, resp.Body, 1); len(got) != 1 {
+		t.Fatal("no initialize response")
+	}
+	post(note("notifications/initialized", nil))
+	const n = 500
+	post(rpc(3, "tools/call", map[string]any{"name": "ref_notify_stream", "arguments": map[string]any{"count": n}}))
+	got := readSSE(t, resp.Body, n+1)
+	seqs := 0
+	for _, e := range got {
+		if strings.Contains(string(e.data), `"seq":`+strconv.Itoa(seqs)+`}`) {
+			seqs++
+		}
+	}
+	if len(got) != n+1 || seqs != n || !strings.Contains(string(got[n].data), `"id":3`) {
+		last := ""
+		if len(got) > 0 {
+			last = string(got[len(got)-1].data)
+		}
+		t.Fatalf("got %d events, %d notifications in order (want %d and then the answer to id 3); the last: %s", len(got), seqs, n, last)
 	}
 }

@@ -19,6 +19,10 @@ func (h *httpHandler) legacyGet(w http.ResponseWriter, r *http.Request) {
 	hs := &httpSession{h: h, streams: map[string]*stream{}, seen: h.srv.opts.Now()}
 	hs.id = h.srv.randomID(16)
 	hs.legacy = newStream("l", h.opts.EventBuffer)
+	// The stream carries every server message of the session and cannot be
+	// resumed, so a burst larger than the buffer waits for the client
+	// instead of evicting undelivered events (which ends the stream).
+	hs.legacy.backpressure = true
 	hs.general = hs.legacy
 	hs.streams["l"] = hs.legacy
 	sess, err := h.srv.NewSession(hs.legacy)
