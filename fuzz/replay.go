@@ -49,8 +49,8 @@ func LoadReplay(path string) (ReplayFile, error) {
 	if err := json.Unmarshal(b, &rf); err != nil {
 		return ReplayFile{}, fmt.Errorf("fuzz: %s is not a replay file: %v", path, err)
 	}
-	if rf.Format != 1 || !rf.Version.Known() || len(rf.Input.Chunks) == 0 {
-		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q and %d chunks; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
+	if rf.Format != 1 || !rf.Version.Known() || (len(rf.Input.Chunks) == 0 && rf.Input.HTTP == nil) {
+		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q, %d chunks and no HTTP request; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
 	}
 	return rf, nil
 }

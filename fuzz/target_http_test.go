@@ -574,3 +574,39 @@ func TestHTTPCampaignSlowAndLyingBodies(t *testing.T) {
 	}
 	t.Logf("%d execs in %v, %d restarts, %v; %d bodies trickled, %d cut", res.Execs, res.Duration, res.Restarts, res.Mutators, trickled, cut)
 }
+
+// TestReplayOfAnHTTPRequestFinding: a finding whose input is a hostile HTTP
+// request (no stream chunks) is written, loaded and replayed with that
+// request; before, LoadReplay refused it for having no chunks.
+func TestReplayOfAnHTTPRequestFinding(t *testing.T) {
+	v := spec.V20251125
+	srv := httpServer(t, v, "")
+	body := []byte(`{"jsonrpc":"2.0","id":"mcpcheck-replayed","method":"ping"}`)
+	in := Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
+	f := &Finding{Observation: Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Message: "made up for the test"},
+		ID: "0123456789ab", Version: v, Mutator: in.Mutator, Input: in, Minimized: in, Wait: 5 * time.Second}
+	if err := f.Write(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := LoadReplay(f.Dir)
+	if err != nil {
+		t.Fatalf("LoadReplay of an HTTP finding: %v", err)
+	}
+	if rf.Input.HTTP == nil || string(rf.Input.HTTP.Body) != string(body) {
+		t.Fatalf("the replay file lost the HTTP request: %+v", rf.Input)
+	}
+	res, err := Replay(context.Background(), f.Dir, HTTPTarget{URL: srv.URL}, ReplayOptions{})
+	if err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	sent := false
+	for _, e := range res.Transcript {
+		sent = sent || (e.Direction == reports.Sent && strings.Contains(string(e.Raw), "mcpcheck-replayed"))
+	}
+	if !sent {
+		t.Fatalf("the replay did not send the finding's HTTP request; transcript %+v", res.Transcript)
+	}
+	if res.Reproduced {
+		t.Errorf("a careful server reproduced a made-up violation: %+v", res.Observations)
+	}
+}
