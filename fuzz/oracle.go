@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"mime"
 	"regexp"
 	"sort"
 	"strconv"
@@ -99,6 +100,11 @@ type judge struct {
 	// one U+FFFD per byte, one per broken sequence, or drops them, and
 	// echoes the id it read.
 	lenient map[string]string
+	// latin1 is set while sent registers a body whose Content-Type declared
+	// a charset other than UTF-8: a target that honours the declaration
+	// reads every byte of a non-ASCII string id as one Latin-1 character
+	// and echoes the id it read, which lenient then maps back.
+	latin1 bool
 
 	// probeAnswer is the last answer to a liveness probe that was judged
 	// clean, cut around its id token: a target answers every probe with
@@ -192,6 +198,9 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		j.register(key, m.Method)
 		if m.Has(jsonrpc.ReasonInvalidUTF8) && strings.ContainsRune(key, utf8.RuneError) {
 			j.lenient[withoutFFFD(key)] = key
+		}
+		if lk := latin1Key(key); j.latin1 && lk != "" {
+			j.lenient[lk] = key
 		}
 		if n, ok := m.ID.Int(); ok && (n > maxExactInt || n < -maxExactInt) {
 			j.lenient[numKey(key)] = key
@@ -496,7 +505,51 @@ func (j *judge) answer(k string) {
 		if nk := numKey(k); nk != "" {
 			delete(j.lenient, nk)
 		}
+		if lk := latin1Key(k); lk != "" && j.lenient[lk] == k {
+			delete(j.lenient, lk)
+		}
 	}
+}
+
+// latin1Key is the lenient key of a string id (wire key k) as a target
+// reads it from UTF-8 bytes it takes for Latin-1: each byte of a non-ASCII
+// character becomes one character. "" for an ASCII or non-string id.
+func latin1Key(k string) string {
+	var s string
+	if !strings.HasPrefix(k, `"`) || json.Unmarshal([]byte(k), &s) != nil {
+		return ""
+	}
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return ""
+	}
+	rs := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		rs[i] = rune(s[i])
+	}
+	return withoutFFFD(jsonrpc.StringID(string(rs)).String())
+}
+
+// declaresForeignCharset reports whether a request's headers give a
+// Content-Type with a charset other than UTF-8.
+func declaresForeignCharset(header [][2]string) bool {
+	for _, kv := range header {
+		if !strings.EqualFold(kv[0], "Content-Type") {
+			continue
+		}
+		if _, params, err := mime.ParseMediaType(kv[1]); err == nil {
+			if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "utf8" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxExactInt is the largest integer every JSON implementation holds

@@ -184,3 +184,33 @@ func TestProbeAnswerShortcut(t *testing.T) {
 		t.Fatal("an answer with another id took the shortcut")
 	}
 }
+
+// TestJudgeLatin1Declared: a request POSTed with a Content-Type that
+// declares charset=latin1 may be read that way; its non-ASCII string id
+// then comes back as the Latin-1 reading of its UTF-8 bytes, which is no
+// wrong id (ts-everything over HTTP+SSE; a false finding before). Without
+// the declaration, the same answer is an id nobody sent.
+func TestJudgeLatin1Declared(t *testing.T) {
+	sent := []byte(`{"jsonrpc":"2.0","id":"é-1","method":"prompts/get","params":{"name":"x"}}`)
+	answer := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"Ã©-1","error":{"code":-32602,"message":"no such prompt"}}`)}
+	for _, declared := range []bool{true, false} {
+		j := newJudge(spec.V20241105)
+		if declared != declaresForeignCharset([][2]string{{"Content-Type", map[bool]string{true: "application/json; charset=latin1", false: "application/json; charset=utf-8"}[declared]}}) {
+			t.Fatalf("declaresForeignCharset does not tell latin1 (%v) from utf-8", declared)
+		}
+		j.latin1 = declared
+		j.sent(sent)
+		j.latin1 = false
+		res := j.received(answer)
+		unknown := false
+		for _, o := range res.obs {
+			unknown = unknown || o.Check == "response-id-unknown"
+		}
+		if unknown == declared {
+			t.Errorf("charset latin1 declared %v: response-id-unknown %v, want %v (observations %+v)", declared, unknown, !declared, res.obs)
+		}
+		if declared && len(j.lenient) != 0 {
+			t.Errorf("the answered request left lenient keys behind: %v", j.lenient)
+		}
+	}
+}

@@ -259,7 +259,9 @@ func (s *session) exec(in Input) execOutcome {
 			s.record(reports.Sent, q.Body)
 			ev := &s.events[len(s.events)-1]
 			ev.http, ev.note = &reports.HTTPInfo{Method: q.Method, Headers: headerMap(q.Header)}, httpNote(q)
+			s.judge.latin1 = declaresForeignCharset(q.Header)
 			s.judge.sent(q.Body)
+			s.judge.latin1 = false
 			if err := hc.doHTTP(*q); err != nil {
 				return s.crashed(out)
 			}
