@@ -105,6 +105,9 @@ type judge struct {
 	// reads every byte of a non-ASCII string id as one Latin-1 character
 	// and echoes the id it read, which lenient then maps back.
 	latin1 bool
+	// latin1Alias maps the key of a request registered with a Latin-1
+	// reading to that reading's lenient key, to forget it with the request.
+	latin1Alias map[string]string
 
 	// probeAnswer is the last answer to a liveness probe that was judged
 	// clean, cut around its id token: a target answers every probe with
@@ -115,7 +118,7 @@ type judge struct {
 
 func newJudge(v spec.Version) *judge {
 	return &judge{v: v, outstanding: map[string]int{}, methods: map[string]string{}, rawIDs: map[string]bool{}, responses: map[string]bool{}, origins: map[string]int{},
-		undeclared: map[string]bool{}, lenient: map[string]string{}}
+		undeclared: map[string]bool{}, lenient: map[string]string{}, latin1Alias: map[string]string{}}
 }
 
 // sent registers the requests in bytes mcpcheck wrote, so that answers can
@@ -199,8 +202,11 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		if m.Has(jsonrpc.ReasonInvalidUTF8) && strings.ContainsRune(key, utf8.RuneError) {
 			j.lenient[withoutFFFD(key)] = key
 		}
-		if lk := latin1Key(key); j.latin1 && lk != "" {
-			j.lenient[lk] = key
+		if j.latin1 {
+			if lk := latin1Key(topLevelMember(m.Raw, "id")); lk != "" {
+				j.lenient[lk] = key
+				j.latin1Alias[key] = lk
+			}
 		}
 		if n, ok := m.ID.Int(); ok && (n > maxExactInt || n < -maxExactInt) {
 			j.lenient[numKey(key)] = key
@@ -505,23 +511,24 @@ func (j *judge) answer(k string) {
 		if nk := numKey(k); nk != "" {
 			delete(j.lenient, nk)
 		}
-		if lk := latin1Key(k); lk != "" && j.lenient[lk] == k {
+		if lk, ok := j.latin1Alias[k]; ok {
 			delete(j.lenient, lk)
+			delete(j.latin1Alias, k)
 		}
 	}
 }
 
-// latin1Key is the lenient key of a string id (wire key k) as a target
-// reads it from UTF-8 bytes it takes for Latin-1: each byte of a non-ASCII
-// character becomes one character. "" for an ASCII or non-string id.
-func latin1Key(k string) string {
-	var s string
-	if !strings.HasPrefix(k, `"`) || json.Unmarshal([]byte(k), &s) != nil {
+// latin1Key is the lenient key of a string id, given as its raw JSON token
+// on the wire, as a target reads it when it takes the bytes for Latin-1:
+// every byte outside ASCII becomes one character, escapes keep their
+// meaning. "" for a non-string token or one that is all ASCII.
+func latin1Key(tok []byte) string {
+	if len(tok) < 2 || tok[0] != '"' {
 		return ""
 	}
 	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+	for _, c := range tok {
+		if c >= utf8.RuneSelf {
 			ascii = false
 			break
 		}
@@ -529,11 +536,15 @@ func latin1Key(k string) string {
 	if ascii {
 		return ""
 	}
-	rs := make([]rune, len(s))
-	for i := 0; i < len(s); i++ {
-		rs[i] = rune(s[i])
+	var b strings.Builder
+	for _, c := range tok {
+		b.WriteRune(rune(c))
 	}
-	return withoutFFFD(jsonrpc.StringID(string(rs)).String())
+	var s string
+	if json.Unmarshal([]byte(b.String()), &s) != nil {
+		return ""
+	}
+	return withoutFFFD(jsonrpc.StringID(s).String())
 }
 
 // declaresForeignCharset reports whether a request's headers give a
@@ -813,7 +824,7 @@ const maxJudgeIDs = 1 << 14
 
 // full reports whether the judge reached maxJudgeIDs.
 func (j *judge) full() bool {
-	return len(j.outstanding)+len(j.rawIDs)+len(j.responses)+len(j.lenient) >= maxJudgeIDs
+	return len(j.outstanding)+len(j.rawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= maxJudgeIDs
 }
 
 // expect registers a request mcpcheck wrote itself (the liveness probe),
