@@ -28,16 +28,7 @@ func TestSSECampaignReferenceServerIsClean(t *testing.T) {
 	if raceEnabled {
 		execs = 120
 	}
-	res, err := Run(context.Background(), Config{Target: LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Findings {
-		t.Errorf("finding on the reference HTTP+SSE server: %s %s (%s seed %d): %s", f.Kind, f.Check, f.Mutator, f.Seed, f.Message)
-	}
-	if len(res.Errors) > 0 {
-		t.Errorf("campaign errors: %v", res.Errors)
-	}
+	res := runClean(t, "the reference HTTP+SSE server", Config{Target: LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
 	if res.Execs != execs {
 		t.Errorf("%d execs, want %d", res.Execs, execs)
 	}

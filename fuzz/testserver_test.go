@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -260,4 +261,21 @@ func knownAnywhere(name string) bool {
 		}
 	}
 	return false
+}
+
+// runClean runs a campaign that must end without an error, a finding or a
+// campaign problem; what names the target in the failure messages.
+func runClean(t testing.TB, what string, cfg Config) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("finding on %s: %s %s (%s seed %d): %s\n%q", what, f.Kind, f.Check, f.Mutator, f.Seed, f.Message, trimmed(f.Minimized.Bytes()))
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("campaign errors: %v", res.Errors)
+	}
+	return res
 }
