@@ -289,6 +289,13 @@ func (c *httpCore) exchange(b built) {
 		return
 	}
 	defer resp.Body.Close()
+	c.response(b, resp)
+}
+
+// response turns a response head and body into frames: the head goes to
+// the request's onHead, a session id is kept, and the body is read as an
+// SSE stream or one JSON body.
+func (c *httpCore) response(b built, resp *http.Response) {
 	info := &HTTPInfo{Method: b.req.Method, URL: b.req.URL.String(), Status: resp.StatusCode, Header: resp.Header.Clone()}
 	if b.onHead != nil {
 		b.onHead(info)
@@ -300,8 +307,7 @@ func (c *httpCore) exchange(b built) {
 		}
 		c.mu.Unlock()
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt == MediaSSE {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == MediaSSE {
 		c.readSSE(resp.Body, b, info, nil)
 		return
 	}

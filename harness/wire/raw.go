@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -209,26 +208,6 @@ func (c *httpCore) writeRaw(ctx context.Context, conn net.Conn, head, body []byt
 		body = body[n:]
 	}
 	return nil
-}
-
-// response turns a response head and body into frames, as exchange does.
-func (c *httpCore) response(b built, resp *http.Response) {
-	info := &HTTPInfo{Method: b.req.Method, URL: b.req.URL.String(), Status: resp.StatusCode, Header: resp.Header.Clone()}
-	if b.onHead != nil {
-		b.onHead(info)
-	}
-	if id := resp.Header.Get(HeaderSessionID); id != "" {
-		c.mu.Lock()
-		if c.session == "" {
-			c.session = id
-		}
-		c.mu.Unlock()
-	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == MediaSSE {
-		c.readSSE(resp.Body, b, info, nil)
-		return
-	}
-	c.readBody(resp.Body, b.stream, info)
 }
 
 // headLimit fails a read once more than n bytes were read before body is
