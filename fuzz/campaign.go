@@ -563,33 +563,24 @@ func (c *campaign) worker(ctx context.Context, w int) {
 
 		run := s
 		if in.Fresh {
-			var err error
-			run, err = pool.get(ctx, true)
-			if err != nil {
-				if ctx.Err() != nil {
-					c.execs.Add(-1) // the time is up before the input could run
-					return
-				}
-				c.fail("exec %d: %v", n, err)
+			var over bool
+			if run, over = c.own(ctx, pool, true, n); over {
+				return
+			} else if run == nil {
 				continue
 			}
-			c.restarts.Add(1)
 		} else if in.CloseAfter {
 			// The input ends its session, and the target may take its time
 			// to finish what is in flight and exit (seconds, for a server
 			// that drains long requests at EOF). It gets an instance of its
 			// own, started ahead, and runs to its end on a goroutine while
 			// the worker goes on; its observations are judged all the same.
-			run, err := pool.get(ctx, false)
-			if err != nil {
-				if ctx.Err() != nil {
-					c.execs.Add(-1) // the time is up before the input could run
-					return
-				}
-				c.fail("exec %d: %v", n, err)
+			run, over := c.own(ctx, pool, false, n)
+			if over {
+				return
+			} else if run == nil {
 				continue
 			}
-			c.restarts.Add(1)
 			endSlots <- struct{}{}
 			ending.Add(1)
 			go func() {
@@ -626,6 +617,25 @@ func (c *campaign) worker(ctx context.Context, w int) {
 			c.restarts.Add(1)
 		}
 	}
+}
+
+// own starts (takes from the pool) an instance of its own for execution
+// n: bare for an input that wants a fresh one. over is true when the
+// campaign's time ran out first (the execution is given back); a nil
+// instance with over false could not be started, which is recorded as a
+// campaign problem.
+func (c *campaign) own(ctx context.Context, pool *warm, bare bool, n int64) (s *session, over bool) {
+	s, err := pool.get(ctx, bare)
+	switch {
+	case err == nil:
+		c.restarts.Add(1)
+		return s, false
+	case ctx.Err() != nil:
+		c.execs.Add(-1) // the time is up before the input could run
+		return nil, true
+	}
+	c.fail("exec %d: %v", n, err)
+	return nil, false
 }
 
 // spent adds the time since began to mutator's account.

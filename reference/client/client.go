@@ -265,7 +265,7 @@ func (c *Client) capabilities(stateless bool, v spec.Version) mcp.ClientCapabili
 			caps.Elicitation.URL = mcp.Present()
 		}
 	}
-	if _, tasks := spec.LookupMethod(v, spec.MethodTasksGet); c.opts.Tasks && !stateless && tasks {
+	if c.opts.Tasks && !stateless && hasTasks(v) {
 		caps.Tasks = &mcp.ClientTasksCapability{List: mcp.Present(), Cancel: mcp.Present()}
 		req := &mcp.ClientTaskRequests{}
 		if caps.Sampling != nil {

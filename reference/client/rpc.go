@@ -351,8 +351,13 @@ func (c *Client) serve(ctx context.Context, method string, params json.RawMessag
 // declared the capability and the negotiated version has core tasks
 // (2025-11-25 only).
 func (c *Client) tasksOn() bool {
-	_, ok := spec.LookupMethod(c.ProtocolVersion(), spec.MethodTasksGet)
-	return c.opts.Tasks && ok
+	return c.opts.Tasks && hasTasks(c.ProtocolVersion())
+}
+
+// hasTasks reports whether protocol version v has core tasks (tasks/get).
+func hasTasks(v spec.Version) bool {
+	_, ok := spec.LookupMethod(v, spec.MethodTasksGet)
+	return ok
 }
 
 func decodeParams(params json.RawMessage, v any) error {

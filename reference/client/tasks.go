@@ -23,8 +23,7 @@ func (c *Client) wantTask(t mcp.Tool, known bool, o *CallOptions) (bool, error) 
 		support = t.Execution.TaskSupport
 	}
 	caps := c.ServerCapabilities()
-	_, versionOK := spec.LookupMethod(c.ProtocolVersion(), spec.MethodTasksGet)
-	serverOK := versionOK && caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil
+	serverOK := hasTasks(c.ProtocolVersion()) && caps.Tasks != nil && caps.Tasks.Requests != nil && caps.Tasks.Requests.Tools != nil && caps.Tasks.Requests.Tools.Call != nil
 	switch support {
 	case mcp.TaskRequired:
 		if !serverOK {

@@ -65,27 +65,7 @@ func TestConcurrentHTTPSessions(t *testing.T) {
 func TestLegacySSE(t *testing.T) {
 	s := newTestServer(t, Options{})
 	c := startHTTP(t, s, HTTPOptions{LegacySSE: true})
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", c.srv.URL+"/sse", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	ev := readSSE(t, resp.Body, 1)
-	if len(ev) != 1 || ev[0].event != "endpoint" || !strings.HasPrefix(string(ev[0].data), "/message?sessionId=") {
-		t.Fatalf("endpoint event: %+v", ev)
-	}
-	post := func(body []byte) int {
-		r, err := http.Post(c.srv.URL+string(ev[0].data), "application/json", strings.NewReader(string(body)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Body.Close()
-		return r.StatusCode
-	}
+	resp, post := openLegacySSE(t, c)
 	if st := post(rpc(1, "initialize", map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})); st != 202 {
 		t.Fatalf("POST initialize: %d", st)
 	}
@@ -112,26 +92,7 @@ func TestLegacySSE(t *testing.T) {
 func TestLegacySSEFloodIsPacedNotDropped(t *testing.T) {
 	s := newTestServer(t, Options{})
 	c := startHTTP(t, s, HTTPOptions{LegacySSE: true, EventBuffer: 4})
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", c.srv.URL+"/sse", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	ev := readSSE(t, resp.Body, 1)
-	if len(ev) != 1 || ev[0].event != "endpoint" {
-		t.Fatalf("endpoint event: %+v", ev)
-	}
-	post := func(body []byte) {
-		r, err := http.Post(c.srv.URL+string(ev[0].data), "application/json", strings.NewReader(string(body)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Body.Close()
-	}
+	resp, post := openLegacySSE(t, c)
 	post(rpc(1, "initialize", map[string]any{"protocolVersion": "2024-11-05", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}))
 	if got := readSSE(t, resp.Body, 1); len(got) != 1 {
 		t.Fatal("no initialize response")
@@ -152,5 +113,33 @@ func TestLegacySSEFloodIsPacedNotDropped(t *testing.T) {
 			last = string(got[len(got)-1].data)
 		}
 		t.Fatalf("got %d events, %d notifications in order (want %d and then the answer to id 3); the last: %s", len(got), seqs, n, last)
+	}
+}
+
+// openLegacySSE opens the HTTP+SSE stream (closed when the test ends),
+// checks its endpoint event, and returns the stream and a function that
+// POSTs a message to the endpoint and returns the status.
+func openLegacySSE(t *testing.T, c *httpClient) (*http.Response, func(body []byte) int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", c.srv.URL+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	ev := readSSE(t, resp.Body, 1)
+	if len(ev) != 1 || ev[0].event != "endpoint" || !strings.HasPrefix(string(ev[0].data), "/message?sessionId=") {
+		t.Fatalf("endpoint event: %+v", ev)
+	}
+	return resp, func(body []byte) int {
+		r, err := http.Post(c.srv.URL+string(ev[0].data), "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		return r.StatusCode
 	}
 }
