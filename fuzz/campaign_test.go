@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -140,8 +141,8 @@ func TestCampaignOracles(t *testing.T) {
 	}{
 		{"exit-garbage", "bytes/garbage-line", reports.FindingCrash, "", spec.V20250618},
 		{"hang-unknown", "protocol/unknown-method", reports.FindingHang, "", spec.V20250618},
-		{"both-on-ping", "protocol/valid", reports.FindingViolation, ReqNotResultAndError, spec.V20241105},
-		{"banner", "protocol/unknown-method", reports.FindingViolation, ReqStdoutOnlyMCP, spec.V20260728},
+		{"both-on-ping", "protocol/valid", reports.FindingViolation, rules.ReqNotResultAndError, spec.V20241105},
+		{"banner", "protocol/unknown-method", reports.FindingViolation, rules.ReqStdoutOnlyMCP, spec.V20260728},
 	}
 	for _, tc := range cases {
 		t.Run(tc.fault, func(t *testing.T) {
@@ -249,7 +250,7 @@ func TestCampaignDurationBoundAndSummary(t *testing.T) {
 		t.Errorf("the summary JSON lacks the memory figures")
 	}
 	meta, err := os.ReadFile(filepath.Join(res.Findings[0].Dir, FileFinding))
-	if err != nil || !bytes.Contains(meta, []byte(`"requirement": "`+ReqNotResultAndError+`"`)) {
+	if err != nil || !bytes.Contains(meta, []byte(`"requirement": "`+rules.ReqNotResultAndError+`"`)) {
 		t.Errorf("finding.json: %v\n%s", err, meta)
 	}
 }

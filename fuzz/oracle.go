@@ -11,32 +11,17 @@ import (
 	"math/big"
 	"mime"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
-)
-
-// Requirement IDs the oracles cite (spec/catalog).
-const (
-	ReqStdoutOnlyMCP        = "transport-stdio.stdout.only-mcp-messages"
-	ReqJSONRPC2             = "base.jsonrpc.messages-are-jsonrpc-2"
-	ReqIDMatchesRequest     = "base.response.id-matches-request"
-	ReqNotResultAndError    = "base.response.not-both-result-and-error"
-	ReqServerNoRequests     = "transport-stdio.messages.server-no-requests"
-	ReqHTTPNoServerRequests = "transport-http.sse.no-server-requests"
-	ReqRetiredCodes         = "base.error-code.retired-codes-not-emitted"
-	ReqErrorCodeInteger     = "base.response.error-code-integer"
-	ReqIDStringOrInteger    = "base.request.id-string-or-integer"
-	ReqErrorCodeAndMessage  = "base.response.error-has-code-and-message"
-	ReqHTTPErrorBodyNoID    = "transport-http.errors.error-body-without-id"
 )
 
 // Observation is one thing an oracle noticed about the target.
@@ -76,24 +61,21 @@ func (o Observation) Fails() bool {
 // judge follows one connection: what mcpcheck asked and what the target
 // answered, and checks every frame the target writes.
 type judge struct {
-	v           spec.Version
-	outstanding map[string]int    // request id (wire form) -> requests awaiting an answer
-	methods     map[string]string // request id -> method
-	rawIDs      map[string]bool   // id tokens of requests whose id MCP forbids
-	responses   map[string]bool   // ids of responses mcpcheck sent
-	seq         int               // number of the input being sent
-	origins     map[string]int    // request id -> seq of the input that sent it
-	http        bool              // the target is spoken to over HTTP
-	status      int               // HTTP status of the frame being judged
+	v         spec.Version
+	pending   rules.Pending[sentInfo] // requests awaiting an answer, by wire id
+	rawIDs    map[string]bool         // id tokens of requests whose id MCP forbids
+	responses map[string]bool         // ids of responses mcpcheck sent
+	seq       int                     // number of the input being sent
+	http      bool                    // the target is spoken to over HTTP
+	status    int                     // HTTP status of the frame being judged
 
 	// In the stateless era a dual-era server answers an initialize by
 	// opening a legacy session on the same connection, and serves every
 	// later message that declares no protocol version in its _meta by the
 	// rules of the version initialize negotiated. legacy is that version
-	// ("" until an initialize succeeded), and undeclared holds the ids of
+	// ("" until an initialize succeeded); sentInfo.undeclared marks the
 	// requests mcpcheck sent without a _meta protocol version.
-	legacy     spec.Version
-	undeclared map[string]bool
+	legacy spec.Version
 
 	// lenient maps the wire id of a request whose id was not valid UTF-8,
 	// with every U+FFFD removed, to its key: a peer decodes such bytes as
@@ -116,9 +98,15 @@ type judge struct {
 	probeAnswer [2][]byte
 }
 
+// sentInfo is what the judge keeps of a request awaiting its answer.
+type sentInfo struct {
+	origin     int  // seq of the input that sent it
+	undeclared bool // sent in a stateless campaign without a _meta protocol version
+}
+
 func newJudge(v spec.Version) *judge {
-	return &judge{v: v, outstanding: map[string]int{}, methods: map[string]string{}, rawIDs: map[string]bool{}, responses: map[string]bool{}, origins: map[string]int{},
-		undeclared: map[string]bool{}, lenient: map[string]string{}, latin1Alias: map[string]string{}}
+	return &judge{v: v, rawIDs: map[string]bool{}, responses: map[string]bool{},
+		lenient: map[string]string{}, latin1Alias: map[string]string{}}
 }
 
 // sent registers the requests in bytes mcpcheck wrote, so that answers can
@@ -198,7 +186,7 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 	}
 	if !m.ID.IsZero() {
 		key := m.ID.String()
-		j.register(key, m.Method)
+		j.register(key, m.Method, j.v.Era() == spec.Stateless && !declaresVersion(m.Params))
 		if m.Has(jsonrpc.ReasonInvalidUTF8) && strings.ContainsRune(key, utf8.RuneError) {
 			j.lenient[withoutFFFD(key)] = key
 		}
@@ -210,11 +198,6 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		}
 		if n, ok := m.ID.Int(); ok && (n > maxExactInt || n < -maxExactInt) {
 			j.lenient[numKey(key)] = key
-		}
-		if j.v.Era() == spec.Stateless && !declaresVersion(m.Params) {
-			j.undeclared[key] = true
-		} else {
-			delete(j.undeclared, key)
 		}
 		return
 	}
@@ -317,17 +300,17 @@ func (j *judge) received(f Frame) frameResult {
 		case f.HTTPStatus >= 400:
 			// An HTTP error status may carry any body.
 		case j.http:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-body-not-json", Requirement: ReqJSONRPC2, Level: catalog.Must,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target answered HTTP " + itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
 		default:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdout-not-json", Requirement: ReqStdoutOnlyMCP, Level: catalog.MustNot,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
 				Message: "the target wrote a line to stdout that is not JSON: " + quoteStart(data)})
 		}
 		return res
 	}
 	if msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch) {
 		if (j.v != spec.V20250326 && j.legacy != spec.V20250326) || msg.Has(jsonrpc.ReasonEmptyBatch) {
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: ReqJSONRPC2, Level: catalog.Must,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target wrote a JSON array (a batch), which protocol version " + string(j.v) + " does not allow: " + quoteStart(data)})
 			return res
 		}
@@ -353,17 +336,17 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		if !msg.ID.IsZero() {
 			k = msg.ID.String()
 		}
-		if j.outstanding[k] == 0 && len(j.lenient) > 0 {
+		if j.pending.Outstanding(k) == 0 && len(j.lenient) > 0 {
 			if orig := j.alias(k, msg.Raw); orig != "" {
 				k, aliased = orig, true
 			}
 		}
 		if k == "" {
 			// An id the codec cannot hold and no request's: judged below.
-		} else if j.outstanding[k] > 0 {
-			method = j.methods[k]
-			origin = j.origins[k]
-			undeclared = j.undeclared[k]
+		} else if m, info, ok := j.pending.Get(k); ok {
+			method = m
+			origin = info.origin
+			undeclared = info.undeclared
 			attributed = true
 			j.answer(k)
 			res.answered = append(res.answered, k)
@@ -416,15 +399,15 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		// describes it as an error response without an id (a MAY), so
 		// echoing the refused response's id is a deviation, not a
 		// MUST-level violation.
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-error-body-echoes-response-id", Requirement: ReqHTTPErrorBodyNoID,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
 			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
 		return
 	case !known && j.responses[msg.ID.String()]:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-to-a-response", Requirement: ReqIDMatchesRequest, Level: catalog.Must,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered a response mcpcheck sent (id " + msg.ID.String() + ") as if it were a request; responses are never answered: " + quoteStart(msg.Raw)})
 		return
 	case !known:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Requirement: ReqIDMatchesRequest, Level: catalog.Must,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
 		return
 	case msg.Shape == jsonrpc.KindRequest:
@@ -432,9 +415,9 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			// A request from the legacy session, which may send them.
 			versions = []spec.Version{j.legacy}
 		} else if j.v.Era() == spec.Stateless {
-			req := ReqServerNoRequests
+			req := rules.ReqServerNoRequests
 			if j.http {
-				req = ReqHTTPNoServerRequests
+				req = rules.ReqHTTPNoServerRequests
 			}
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "server-sent-request", Requirement: req, Level: catalog.MustNot,
 				Message: "in " + string(j.v) + " a stdio server sends no JSON-RPC requests, but the target sent " + msg.Method})
@@ -471,9 +454,7 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 // the first violation (one per message: the rest are usually the same
 // bug).
 func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw []byte) (Observation, bool) {
-	if info, ok := schema.LookupMethod(v, method); !ok || info.Kind() != spec.RequestMethod || info.Carrier || !info.Direction.Allows(spec.ClientToServer) {
-		method = ""
-	}
+	method = rules.Answerable(v, spec.ServerToClient, method)
 	pre, post, cacheable := idSplit(msg, raw)
 	var key validKey
 	if cacheable {
@@ -483,10 +464,9 @@ func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw
 		}
 	}
 	o, bad := Observation{}, false
-	for _, vi := range sortedViolations(schema.Validate(v, spec.ServerToClient, method, raw)) {
-		if vi.Kind == schema.KindUnknownMethod && msg.Shape.IsResponse() {
-			continue
-		}
+	m := msg
+	m.Raw = raw
+	for _, vi := range rules.SortViolations(rules.Schema(v, spec.ServerToClient, method, m)) {
 		o, bad = schemaObservation(v, vi, msg), true
 		break
 	}
@@ -499,12 +479,7 @@ func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw
 // answer settles one request awaiting an answer, forgetting it once no
 // request with its id is left.
 func (j *judge) answer(k string) {
-	j.outstanding[k]--
-	if j.outstanding[k] <= 0 {
-		delete(j.outstanding, k)
-		delete(j.methods, k)
-		delete(j.origins, k)
-		delete(j.undeclared, k)
+	if j.pending.Settle(k) {
 		if strings.ContainsRune(k, utf8.RuneError) {
 			delete(j.lenient, withoutFFFD(k))
 		}
@@ -586,7 +561,7 @@ func (j *judge) alias(k string, raw []byte) string {
 		cands = append(cands, nk)
 	}
 	for _, c := range cands {
-		if orig, ok := j.lenient[c]; ok && j.outstanding[orig] > 0 {
+		if orig, ok := j.lenient[c]; ok && j.pending.Outstanding(orig) > 0 {
 			return orig
 		}
 	}
@@ -633,65 +608,27 @@ func declaresVersion(params json.RawMessage) bool {
 }
 
 // invalid turns the first invalid problem of a message into an
-// observation; ok is false when the problem is excused (an echoed forbidden
-// id).
+// observation (rules.Invalid); ok is false when the problem is excused (an
+// echoed forbidden id).
 func (j *judge) invalid(v spec.Version, msg jsonrpc.Message, aliased bool) (Observation, bool) {
-	for _, p := range msg.Problems {
-		if p.Severity() != jsonrpc.SeverityInvalid {
-			continue
-		}
-		if strings.HasPrefix(string(p.Reason), "id-") && msg.Shape.IsResponse() && (aliased || j.echoesForbiddenID(msg.Raw)) {
-			continue
-		}
-		o := Observation{Kind: reports.FindingViolation, Check: "jsonrpc/" + string(p.Reason), Requirement: ReqJSONRPC2, Level: catalog.Must,
-			Message: "the target wrote an invalid JSON-RPC message (" + p.String() + "): " + quoteStart(msg.Raw)}
-		switch p.Reason {
-		case jsonrpc.ReasonResultAndError:
-			if v.Compare(spec.V20250618) <= 0 {
-				o.Requirement, o.Level = ReqNotResultAndError, catalog.MustNot
-			}
-		case jsonrpc.ReasonErrorCodeFloat, jsonrpc.ReasonErrorCodeNotNumber, jsonrpc.ReasonErrorCodeOutOfRange:
-			o.Requirement = ReqErrorCodeInteger
-		case jsonrpc.ReasonErrorCodeMissing, jsonrpc.ReasonErrorMessageMissing, jsonrpc.ReasonErrorMessageNotString:
-			if v.Compare(spec.V20250326) >= 0 {
-				o.Requirement = ReqErrorCodeAndMessage
-			}
-		case jsonrpc.ReasonIDNull, jsonrpc.ReasonIDFloat, jsonrpc.ReasonIDExponent, jsonrpc.ReasonIDBoolean, jsonrpc.ReasonIDObject, jsonrpc.ReasonIDArray:
-			if !msg.Shape.IsResponse() {
-				o.Requirement = ReqIDStringOrInteger
-			}
-		}
-		return o, true
+	b, ok := rules.Invalid(v, msg, func(p jsonrpc.Problem) bool {
+		return strings.HasPrefix(string(p.Reason), "id-") && msg.Shape.IsResponse() && (aliased || j.echoesForbiddenID(msg.Raw))
+	})
+	if !ok {
+		return Observation{}, false
 	}
-	return Observation{}, false
+	return Observation{Kind: reports.FindingViolation, Check: b.Rule, Requirement: b.Requirement, Level: rules.Level(b.Requirement),
+		Message: "the target wrote an invalid JSON-RPC message (" + b.Actual + "): " + quoteStart(msg.Raw)}, true
 }
-
-var digits = regexp.MustCompile(`/[0-9]+`)
 
 func schemaObservation(v spec.Version, vi schema.Violation, msg jsonrpc.Message) Observation {
-	loc := vi.Schema
-	if loc == "" {
-		loc = string(vi.Kind) + ":" + digits.ReplaceAllString(vi.Pointer, "/*")
+	b := rules.SchemaBreach(v, vi, msg)
+	level := catalog.Must // conformance to the schema
+	if b.Requirement != "" {
+		level = rules.Level(b.Requirement)
 	}
-	o := Observation{Kind: reports.FindingViolation, Check: "schema/" + loc, Level: catalog.Must,
+	return Observation{Kind: reports.FindingViolation, Check: b.Rule, Requirement: b.Requirement, Level: level,
 		Message: "the target's " + msg.Shape.String() + " breaks the " + string(v) + " schema: " + vi.String()}
-	switch {
-	case strings.HasPrefix(vi.Pointer, "/error/code") && msg.Error != nil && (msg.Error.Code == jsonrpc.ResourceNotFound || msg.Error.Code == jsonrpc.URLElicitationRequired) && v.Era() == spec.Stateless:
-		o.Requirement, o.Level = ReqRetiredCodes, catalog.MustNot
-	case vi.Kind == schema.KindNotMessage || vi.Pointer == "/jsonrpc" || vi.Pointer == "/id":
-		o.Requirement = ReqJSONRPC2
-	}
-	return o
-}
-
-func sortedViolations(vs []schema.Violation) []schema.Violation {
-	sort.SliceStable(vs, func(a, b int) bool {
-		if vs[a].Kind != vs[b].Kind {
-			return vs[a].Kind < vs[b].Kind
-		}
-		return vs[a].Schema < vs[b].Schema
-	})
-	return vs
 }
 
 // quoteStart renders the start of some bytes for a message.
@@ -779,7 +716,8 @@ func (j *judge) sentDeep(raw []byte) {
 		}
 		return
 	}
-	j.register(key, name)
+	_, info, _ := j.pending.Get(key)
+	j.register(key, name, info.undeclared)
 }
 
 // probeAnswered reports whether f is the answer to the probe whose wire id
@@ -789,7 +727,7 @@ func (j *judge) sentDeep(raw []byte) {
 func (j *judge) probeAnswered(f Frame, key string) bool {
 	pre, post := j.probeAnswer[0], j.probeAnswer[1]
 	d := f.Data
-	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.outstanding[key] != 1 ||
+	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.pending.Outstanding(key) != 1 ||
 		!bytes.HasPrefix(d, pre) || !bytes.HasSuffix(d, post) || string(d[len(pre):len(pre)+len(key)]) != key {
 		return false
 	}
@@ -824,27 +762,20 @@ const maxJudgeIDs = 1 << 14
 
 // full reports whether the judge reached maxJudgeIDs.
 func (j *judge) full() bool {
-	return len(j.outstanding)+len(j.rawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= maxJudgeIDs
+	return j.pending.Len()+len(j.rawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= maxJudgeIDs
 }
 
 // expect registers a request mcpcheck wrote itself (the liveness probe),
 // which declares the campaign's version, without decoding it.
 func (j *judge) expect(key, method string) {
-	j.register(key, method)
-	delete(j.undeclared, key)
+	j.register(key, method, false)
 }
 
-// register records a request awaiting its answer. When the id is already
-// awaiting an answer to another method, an answer cannot be told apart, so
-// results for that id are judged by the envelope only until none is
-// outstanding.
-func (j *judge) register(key, method string) {
-	if j.outstanding[key] > 0 && j.methods[key] != method {
-		method = ""
-	}
-	j.outstanding[key]++
-	j.methods[key] = method
-	j.origins[key] = j.seq
+// register records a request awaiting its answer (rules.Pending: when the
+// id is already awaiting an answer to another method, results for that id
+// are judged by the envelope only until none is outstanding).
+func (j *judge) register(key, method string, undeclared bool) {
+	j.pending.Add(key, method, sentInfo{origin: j.seq, undeclared: undeclared})
 }
 
 // topLevelMember returns the raw value of a scalar member of the top-level

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
@@ -140,10 +141,10 @@ func TestRequirementIDsExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id, level := range map[string]catalog.Level{
-		ReqStdoutOnlyMCP: catalog.MustNot, ReqJSONRPC2: catalog.Must, ReqIDMatchesRequest: catalog.Must,
-		ReqNotResultAndError: catalog.MustNot, ReqServerNoRequests: catalog.MustNot, ReqHTTPNoServerRequests: catalog.MustNot,
-		ReqRetiredCodes: catalog.MustNot, ReqErrorCodeInteger: catalog.Must, ReqIDStringOrInteger: catalog.Must,
-		ReqErrorCodeAndMessage: catalog.Must, ReqHTTPErrorBodyNoID: catalog.May,
+		rules.ReqStdoutOnlyMCP: catalog.MustNot, rules.ReqJSONRPC2: catalog.Must, rules.ReqIDMatchesRequest: catalog.Must,
+		rules.ReqNotResultAndError: catalog.MustNot, rules.ReqServerNoRequests: catalog.MustNot, rules.ReqHTTPNoServerRequests: catalog.MustNot,
+		rules.ReqRetiredCodes: catalog.MustNot, rules.ReqErrorCodeInteger: catalog.Must, rules.ReqIDStringOrInteger: catalog.Must,
+		rules.ReqErrorCodeAndMessage: catalog.Must, rules.ReqHTTPErrorBodyNoID: catalog.May,
 	} {
 		r, ok := cat.Get(id)
 		if !ok {
@@ -168,8 +169,8 @@ func TestProbeAnswerShortcut(t *testing.T) {
 	}
 	j.rememberProbe(first, `"p-1"`)
 	j.expect(`"p-2"`, spec.MethodPing)
-	if !j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || len(j.outstanding) != 0 {
-		t.Fatalf("the same answer was not settled: %v", j.outstanding)
+	if !j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || j.pending.Len() != 0 {
+		t.Fatalf("the same answer was not settled: %d outstanding", j.pending.Len())
 	}
 	j.expect(`"p-3"`, spec.MethodPing)
 	both := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-3","result":{},"error":{"code":1,"message":"x"}}`)}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -94,32 +95,15 @@ const maxObservations = 50000
 type tap struct {
 	vr      *versionRun
 	conn    int
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]string
+	methods *rules.Methods
 }
 
-func (t *tap) Sent(o wire.Outgoing) {
-	m := jsonrpc.Decode(trimLF(o.Raw))
-	if m.Method != "" && !m.ID.IsZero() {
-		t.mu.Lock()
-		t.pending[m.ID] = m.Method
-		t.mu.Unlock()
-	}
-}
-
-func trimLF(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
+func (t *tap) Sent(o wire.Outgoing) { t.methods.Sent(o.Raw) }
 
 func (t *tap) Received(f wire.Frame) {
 	o := Observation{Frame: f, Conn: t.conn}
-	if f.Kind == wire.KindMessage && f.Msg.Method == "" && !f.Msg.ID.IsZero() {
-		t.mu.Lock()
-		o.Answers = t.pending[f.Msg.ID]
-		t.mu.Unlock()
+	if f.Kind == wire.KindMessage && f.Msg.Method == "" {
+		o.Answers = t.methods.Method(f.Msg.ID)
 	}
 	t.vr.mu.Lock()
 	if len(t.vr.obs) < maxObservations {
@@ -145,7 +129,7 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*harness.Shared, er
 	vr.conns++
 	n := vr.conns
 	vr.mu.Unlock()
-	c.Observe(&tap{vr: vr, conn: n, pending: map[jsonrpc.ID]string{}})
+	c.Observe(&tap{vr: vr, conn: n, methods: rules.NewMethods(0)})
 	if c.Mode == target.SSE && vr.v.Era() != spec.Stateful {
 		// The suites report 2024-11-05 only over HTTP+SSE; later
 		// initialize-based versions are still probed there (allStateful)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -30,6 +31,17 @@ func (t *T) ViolateFirst(ids []string, expected, actual string) {
 		}
 	}
 	t.Fail(expected, actual)
+}
+
+// Breach records a breach found by one of the message rules (harness/rules)
+// as a violation of its requirement, or of every cited requirement when
+// none of the rule's requirements is in force in the check's version.
+func (t *T) Breach(b rules.Breach) {
+	if b.Requirement == "" {
+		t.Fail(b.Expected, b.Actual)
+		return
+	}
+	t.Violation(b.Requirement, b.Expected, b.Actual)
 }
 
 // SendWithID sends a request with a chosen id on c, with the era's _meta and

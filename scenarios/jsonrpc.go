@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -325,14 +325,9 @@ var _ = Register(
 				if o.Kind != wire.KindMessage {
 					continue
 				}
-				m := o.Msg
-				switch {
-				case m.Has(jsonrpc.ReasonResultAndError):
+				if b, broke := rules.ResponseShape(t.Version(), o.Msg); broke {
 					bad++
-					t.ViolateFirst([]string{"base.response.not-both-result-and-error", "base.jsonrpc.messages-are-jsonrpc-2"}, "a response has result or error, not both", "both in "+wire.Excerpt(o.Raw, 200))
-				case m.Has(jsonrpc.ReasonNoMethodResultOrError):
-					bad++
-					t.ViolateFirst([]string{"base.response.result-or-error", "base.response.result-member-present"}, "a response carries result or error", "neither in "+wire.Excerpt(o.Raw, 200))
+					t.Breach(b)
 				}
 			}
 			if bad == 0 {
@@ -347,19 +342,14 @@ var _ = Register(
 		Requirements: []string{"base.response.error-code-integer", "base.response.error-has-code-and-message"},
 		Body: func(t *T) {
 			t.tallyObserved("the server sent no error response in this run", "%d error responses, all well formed", func(o Observation) (bool, bool) {
-				if o.Kind != wire.KindMessage || o.Msg.Shape != jsonrpc.KindErrorResponse {
+				if o.Kind != wire.KindMessage {
 					return false, false
 				}
-				m := o.Msg
-				switch {
-				case m.Has(jsonrpc.ReasonErrorCodeFloat), m.Has(jsonrpc.ReasonErrorCodeNotNumber), m.Has(jsonrpc.ReasonErrorCodeMissing), m.Has(jsonrpc.ReasonErrorCodeOutOfRange):
-					t.Violation("base.response.error-code-integer", "the error code is an integer", wire.Excerpt(o.Raw, 200))
-					return true, true
-				case m.Has(jsonrpc.ReasonErrorMessageMissing), m.Has(jsonrpc.ReasonErrorMessageNotString), m.Has(jsonrpc.ReasonErrorNotObject):
-					t.ViolateFirst([]string{"base.response.error-has-code-and-message", "base.response.error-code-integer"}, "the error object has a code and a string message", wire.Excerpt(o.Raw, 200))
-					return true, true
+				b, counted, broke := rules.ErrorObject(t.Version(), o.Msg)
+				if broke {
+					t.Breach(b)
 				}
-				return true, false
+				return counted, broke
 			})
 		},
 	},
@@ -373,13 +363,14 @@ var _ = Register(
 				None:     "the server sent no notification in this run",
 				Saw:      "%d notifications, none with an id",
 			}, func(o Observation) (bool, string) {
-				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/") {
+				if o.Kind != wire.KindMessage {
 					return false, ""
 				}
-				if !o.Msg.IDAbsent {
-					return true, wire.Excerpt(o.Raw, 200)
+				b, counted, broke := rules.NotificationID(t.Version(), o.Msg)
+				if broke {
+					return true, b.Actual
 				}
-				return true, ""
+				return counted, ""
 			})
 		},
 	},
@@ -389,27 +380,20 @@ var _ = Register(
 		Requirements: []string{"base.request.id-string-or-integer", "base.request.id-not-null", "base.request.id-unique-in-session"},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
-			seen := map[int]map[jsonrpc.ID]bool{}
+			ledgers := map[int]*rules.RequestIDs{}
 			n := 0
 			for _, o := range obs {
-				m := o.Msg
-				if o.Kind != wire.KindMessage || m.Method == "" || m.IDAbsent || strings.HasPrefix(m.Method, "notifications/") {
+				if o.Kind != wire.KindMessage || !rules.IsRequest(o.Msg) {
 					continue
 				}
 				n++
-				switch {
-				case m.IDNull:
-					t.Violation("base.request.id-not-null", "a request id is not null", wire.Excerpt(o.Raw, 200))
-				case m.ID.IsZero():
-					t.Violation("base.request.id-string-or-integer", "a request id is a string or an integer", wire.Excerpt(o.Raw, 200))
-				default:
-					if seen[o.Conn] == nil {
-						seen[o.Conn] = map[jsonrpc.ID]bool{}
-					}
-					if seen[o.Conn][m.ID] && t.InForce("base.request.id-unique-in-session") {
-						t.Violation("base.request.id-unique-in-session", "request ids are not reused within a session", fmt.Sprintf("id %s used again: %s", m.ID, wire.Excerpt(o.Raw, 200)))
-					}
-					seen[o.Conn][m.ID] = true
+				l := ledgers[o.Conn]
+				if l == nil {
+					l = rules.NewRequestIDs(spec.ServerToClient, 0)
+					ledgers[o.Conn] = l
+				}
+				if b, broke := l.Request(t.Version(), o.Msg); broke {
+					t.Breach(b)
 				}
 			}
 			if n == 0 {
@@ -432,8 +416,8 @@ var _ = Register(
 					continue
 				}
 				n++
-				if !utf8.Valid(o.Raw) {
-					t.Fail("every message is valid UTF-8", "invalid UTF-8 in "+wire.Excerpt(o.Raw, 200))
+				if b, broke := rules.UTF8(t.Version(), o.Raw); broke {
+					t.Fail(b.Expected, b.Actual)
 					return
 				}
 			}

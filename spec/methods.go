@@ -27,6 +27,18 @@ func (d Direction) String() string {
 	return "unknown"
 }
 
+// Opposite is the peer that receives what d sends: ServerToClient for
+// ClientToServer and the other way round; 0 for anything else.
+func (d Direction) Opposite() Direction {
+	switch d {
+	case ClientToServer:
+		return ServerToClient
+	case ServerToClient:
+		return ClientToServer
+	}
+	return 0
+}
+
 // Allows reports whether a message of direction d may be sent the way
 // "from" says (ClientToServer or ServerToClient).
 func (d Direction) Allows(from Direction) bool { return d == Both || d == from }

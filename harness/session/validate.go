@@ -5,39 +5,45 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
-	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
 
 // Validator is a wire.Tap that validates every message the target sends
-// against the schema of a protocol version, learning which method each
-// response answers from the requests it sees being sent. Attach it to a
-// Conn with Observe; sessions do so themselves.
+// against the schema of a protocol version (rules.Schema), learning which
+// method each response answers from the requests it sees being sent
+// (rules.Methods). Attach it to a Conn with Observe; sessions do so
+// themselves.
 //
 // Concurrency: safe for concurrent use, as a Tap must be.
 type Validator struct {
 	version atomic.Value // spec.Version
 	max     int
+	from    spec.Direction
+	methods *rules.Methods
 
 	mu       sync.Mutex
-	methods  map[string]string // request id (wire form) -> method
 	findings []Finding
 	dropped  int
 	checked  int64
 }
 
-// maxPending bounds the request ids remembered while waiting for answers.
-const maxPending = 100000
-
-// NewValidator returns a validator for version v that keeps up to max
-// findings (10000 when max <= 0).
+// NewValidator returns a validator of what a server sends in version v
+// that keeps up to max findings (10000 when max <= 0).
 func NewValidator(v spec.Version, max int) *Validator {
+	return NewValidatorOf(spec.ServerToClient, v, max)
+}
+
+// NewValidatorOf returns a validator of the messages a peer sends (from is
+// spec.ServerToClient for a server, spec.ClientToServer for a client, as
+// the stage judges one) in version v, keeping up to max findings (10000
+// when max <= 0).
+func NewValidatorOf(from spec.Direction, v spec.Version, max int) *Validator {
 	if max <= 0 {
 		max = 10000
 	}
-	val := &Validator{max: max, methods: map[string]string{}}
+	val := &Validator{max: max, from: from, methods: rules.NewMethods(0)}
 	val.version.Store(v)
 	return val
 }
@@ -50,17 +56,7 @@ func (v *Validator) SetVersion(ver spec.Version) { v.version.Store(ver) }
 func (v *Validator) Version() spec.Version { return v.version.Load().(spec.Version) }
 
 // Sent learns the method of each request sent.
-func (v *Validator) Sent(o wire.Outgoing) {
-	m := jsonrpc.Decode(o.Raw)
-	if m.Shape == jsonrpc.KindRequest && !m.ID.IsZero() && m.Method != "" {
-		v.mu.Lock()
-		if len(v.methods) >= maxPending {
-			v.methods = map[string]string{} // a target that never answers must not grow this forever
-		}
-		v.methods[m.ID.String()] = m.Method
-		v.mu.Unlock()
-	}
-}
+func (v *Validator) Sent(o wire.Outgoing) { v.methods.Sent(o.Raw) }
 
 // Received validates a message frame.
 func (v *Validator) Received(f wire.Frame) {
@@ -72,17 +68,12 @@ func (v *Validator) Received(f wire.Frame) {
 		return
 	}
 	method := f.Msg.Method
-	if f.Msg.Shape.IsResponse() && !f.Msg.ID.IsZero() {
-		v.mu.Lock()
-		method = v.methods[f.Msg.ID.String()]
-		v.mu.Unlock()
+	if f.Msg.Shape.IsResponse() {
+		// A request sent on purpose with a method the version lacks (to
+		// test the answer) has its answer's envelope judged only.
+		method = rules.Answerable(ver, v.from, v.methods.Method(f.Msg.ID))
 	}
-	if _, ok := spec.LookupMethod(ver, method); method != "" && !ok && f.Msg.Shape.IsResponse() {
-		// We asked for a method this version lacks (on purpose, to test
-		// the answer): judge the response's envelope only.
-		method = ""
-	}
-	vs := schema.Validate(ver, spec.ServerToClient, method, f.Raw)
+	vs := rules.Schema(ver, v.from, method, f.Msg)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.checked++

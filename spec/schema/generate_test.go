@@ -451,7 +451,7 @@ func TestValidateAcceptsGenerated(t *testing.T) {
 					t.Fatal(err)
 				}
 				msg := []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(res.raw) + `}`)
-				if got := Validate(v, opposite(sender), m.Name, msg); len(got) != 0 {
+				if got := Validate(v, sender.Opposite(), m.Name, msg); len(got) != 0 {
 					t.Errorf("version %s: Validate(%s answer %s) = %v, want none", v, m.Name, msg, got)
 				}
 			}

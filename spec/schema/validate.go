@@ -89,16 +89,6 @@ func knownSender(from spec.Direction) bool {
 	return from == spec.ClientToServer || from == spec.ServerToClient
 }
 
-// opposite is the peer that receives what from sends.
-func opposite(from spec.Direction) spec.Direction {
-	switch from {
-	case spec.ClientToServer:
-		return spec.ServerToClient
-	case spec.ServerToClient:
-		return spec.ClientToServer
-	}
-	return 0
-}
 
 func senderName(d spec.Direction) string {
 	if d == spec.ServerToClient {
@@ -166,7 +156,7 @@ func (s *versionSchema) requestOrNotification(from spec.Direction, m map[string]
 	}
 	var out []Violation
 	if knownSender(from) && !info.Direction.Allows(from) {
-		out = append(out, Violation{Kind: KindWrongDirection, Pointer: prefix + "/method", Message: fmt.Sprintf("the %s sent %q, which only the %s may send (%s)", senderName(from), name, senderName(opposite(from)), info.Direction)})
+		out = append(out, Violation{Kind: KindWrongDirection, Pointer: prefix + "/method", Message: fmt.Sprintf("the %s sent %q, which only the %s may send (%s)", senderName(from), name, senderName(from.Opposite()), info.Direction)})
 	}
 	switch {
 	case info.Kind() == spec.NotificationMethod && hasID:
@@ -200,7 +190,7 @@ func (s *versionSchema) response(from spec.Direction, method string, m map[strin
 		case info.Carrier:
 			out = append(out, Violation{Kind: KindCarrier, Pointer: prefix, Message: fmt.Sprintf("in %s, answers to %q are never JSON-RPC responses; they travel inside the inputResponses of the retried request", s.version, method)})
 			known = false
-		case knownSender(from) && !info.Direction.Allows(opposite(from)):
+		case knownSender(from) && !info.Direction.Allows(from.Opposite()):
 			out = append(out, Violation{Kind: KindWrongDirection, Pointer: prefix, Message: fmt.Sprintf("the %s answered %q, but only the %s receives that request (%s)", senderName(from), method, senderName(from), info.Direction)})
 		}
 	}

@@ -1,0 +1,114 @@
+package rules
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/schema"
+)
+
+// Answerable returns method when it names a request the peer opposite to
+// from may send in version v (so that a response from `from` can be
+// judged as its answer), and "" otherwise: a request sent on purpose with
+// a method the version lacks, or that flows the other way, is answered
+// with an error whose envelope alone is judged.
+func Answerable(v spec.Version, from spec.Direction, method string) string {
+	if method == "" {
+		return ""
+	}
+	info, ok := schema.LookupMethod(v, method)
+	if !ok || info.Kind() != spec.RequestMethod || info.Carrier || !info.Direction.Allows(from.Opposite()) {
+		return ""
+	}
+	return method
+}
+
+// Schema validates a message sent by `from` against version v's schema.
+// answers is the method of the request a response answers ("" when not
+// known); it is dropped when the request could not have been answerable
+// (see Answerable). A response's unknown-method finding is left out: the
+// method is the requester's, not the responder's.
+func Schema(v spec.Version, from spec.Direction, answers string, m jsonrpc.Message) []schema.Violation {
+	method := m.Method
+	if m.Shape.IsResponse() {
+		method = Answerable(v, from, answers)
+	}
+	vs := schema.Validate(v, from, method, m.Raw)
+	if !m.Shape.IsResponse() {
+		return vs
+	}
+	out := vs[:0]
+	for _, vi := range vs {
+		if vi.Kind != schema.KindUnknownMethod {
+			out = append(out, vi)
+		}
+	}
+	return out
+}
+
+// SortViolations orders violations by kind, then schema location, so that
+// the first one is the same whichever order the validator found them in.
+func SortViolations(vs []schema.Violation) []schema.Violation {
+	sort.SliceStable(vs, func(a, b int) bool {
+		if vs[a].Kind != vs[b].Kind {
+			return vs[a].Kind < vs[b].Kind
+		}
+		return vs[a].Schema < vs[b].Schema
+	})
+	return vs
+}
+
+var digits = regexp.MustCompile(`/[0-9]+`)
+
+// SchemaBreach maps one schema violation of message m in version v to the
+// requirement it breaks: an error code the version retired, the JSON-RPC
+// envelope (not a message, the jsonrpc member, the id), or else
+// conformance to the schema itself (Requirement ""). Rule is
+// "schema/<schema location>", with array indexes blanked when the
+// violation has no schema location, so one bug has one rule.
+func SchemaBreach(v spec.Version, vi schema.Violation, m jsonrpc.Message) Breach {
+	loc := vi.Schema
+	if loc == "" {
+		loc = string(vi.Kind) + ":" + digits.ReplaceAllString(vi.Pointer, "/*")
+	}
+	b := Breach{Rule: "schema/" + loc, Expected: "every message conforms to the " + string(v) + " schema", Actual: vi.String()}
+	switch {
+	case strings.HasPrefix(vi.Pointer, "/error/code") && m.Error != nil && (m.Error.Code == jsonrpc.ResourceNotFound || m.Error.Code == jsonrpc.URLElicitationRequired) && v.Era() == spec.Stateless:
+		b.Requirement, b.Candidates = ReqRetiredCodes, []string{ReqRetiredCodes}
+	case vi.Kind == schema.KindNotMessage || vi.Pointer == "/jsonrpc" || vi.Pointer == "/id":
+		b.Requirement, b.Candidates = ReqJSONRPC2, []string{ReqJSONRPC2}
+	}
+	return b
+}
+
+// Invalid maps the first problem of m that makes it invalid JSON-RPC to
+// the requirement it breaks: result and error together, an error code
+// that is no integer, an error without code or message, a request id of
+// a forbidden type, or else the JSON-RPC 2.0 envelope. excuse, when not
+// nil, skips problems the caller has a reason to accept. ok is false when
+// m is valid or every problem was excused.
+func Invalid(v spec.Version, m jsonrpc.Message, excuse func(jsonrpc.Problem) bool) (Breach, bool) {
+	for _, p := range m.Problems {
+		if p.Severity() != jsonrpc.SeverityInvalid || (excuse != nil && excuse(p)) {
+			continue
+		}
+		cands := []string{ReqJSONRPC2}
+		switch p.Reason {
+		case jsonrpc.ReasonResultAndError:
+			cands = []string{ReqNotResultAndError, ReqJSONRPC2}
+		case jsonrpc.ReasonErrorCodeFloat, jsonrpc.ReasonErrorCodeNotNumber, jsonrpc.ReasonErrorCodeOutOfRange:
+			cands = []string{ReqErrorCodeInteger}
+		case jsonrpc.ReasonErrorCodeMissing, jsonrpc.ReasonErrorMessageMissing, jsonrpc.ReasonErrorMessageNotString:
+			cands = []string{ReqErrorCodeAndMessage, ReqJSONRPC2}
+		case jsonrpc.ReasonIDNull, jsonrpc.ReasonIDFloat, jsonrpc.ReasonIDExponent, jsonrpc.ReasonIDBoolean, jsonrpc.ReasonIDObject, jsonrpc.ReasonIDArray:
+			if !m.Shape.IsResponse() {
+				cands = []string{ReqIDStringOrInteger}
+			}
+		}
+		return breach(v, "jsonrpc/"+string(p.Reason), "every message is valid JSON-RPC 2.0", p.String(), cands...), true
+	}
+	return Breach{}, false
+}
