@@ -89,7 +89,6 @@ func knownSender(from spec.Direction) bool {
 	return from == spec.ClientToServer || from == spec.ServerToClient
 }
 
-
 func senderName(d spec.Direction) string {
 	if d == spec.ServerToClient {
 		return "server"
