@@ -47,9 +47,13 @@ const (
 	// (connection refused, reset, a malformed response). Frame.Err says what
 	// happened.
 	KindTransportError
+	// KindHTTPRequest is an HTTP request without a body (GET, DELETE), as
+	// a stage that plays the server sees a client's; Frame.HTTP holds its
+	// method, URL and headers.
+	KindHTTPRequest
 )
 
-var kindNames = [...]string{"", "message", "garbage", "too-long", "empty-event", "endpoint", "status", "end", "transport-error"}
+var kindNames = [...]string{"", "message", "garbage", "too-long", "empty-event", "endpoint", "status", "end", "transport-error", "http-request"}
 
 // String is a lower-case name such as "message" or "too-long".
 func (k Kind) String() string {
@@ -176,6 +180,12 @@ func (f Frame) Describe() string {
 		}
 	case KindTransportError:
 		fmt.Fprintf(&b, "no HTTP response: %v", f.Err)
+	case KindHTTPRequest:
+		if f.HTTP != nil {
+			fmt.Fprintf(&b, "an HTTP %s without a body", f.HTTP.Method)
+		} else {
+			b.WriteString("an HTTP request without a body")
+		}
 	default:
 		b.WriteString(f.Kind.String())
 	}
@@ -232,8 +242,11 @@ func Excerpt(b []byte, n int) string {
 	return strconv.Quote(string(b[:cut])) + fmt.Sprintf("… (%d bytes)", len(b))
 }
 
-// classify builds a frame from bytes that were due to be one message.
-func classify(raw []byte) Frame {
+// Classify builds a frame from bytes that were due to be one message: a
+// KindMessage with its JSON-RPC classification, or KindGarbage for bytes
+// that are not exactly one JSON value. Time is now; the caller sets the
+// rest (Stream, HTTP, SSE fields).
+func Classify(raw []byte) Frame {
 	f := Frame{Raw: raw, Time: time.Now()}
 	if len(raw) == 0 {
 		f.Kind = KindGarbage

@@ -327,7 +327,7 @@ func (c *httpCore) readBody(body io.Reader, stream string, info *HTTPInfo) {
 	case err != nil:
 		f = Frame{Kind: KindEnd, Err: fmt.Errorf("reading the response body: %w (after %d bytes)", err, len(data))}
 		if len(data) > 0 {
-			g := classify(data)
+			g := Classify(data)
 			g.Stream, g.HTTP = stream, info
 			g.Unterminated = true
 			if !c.emit(g) {
@@ -337,7 +337,7 @@ func (c *httpCore) readBody(body io.Reader, stream string, info *HTTPInfo) {
 	case len(data) == 0:
 		f = Frame{Kind: KindStatus, Raw: []byte{}}
 	default:
-		f = classify(data)
+		f = Classify(data)
 	}
 	f.Stream, f.HTTP = stream, info
 	// HTTP+SSE: a 2xx without a message ("202 Accepted", often with a
@@ -372,7 +372,7 @@ func (c *httpCore) readSSE(body io.Reader, b built, info *HTTPInfo, onEvent func
 		if onEvent != nil && onEvent(ev) {
 			continue
 		}
-		f := ev.frame()
+		f := ev.Frame()
 		f.Stream, f.HTTP, f.InSSE = b.stream, info, true
 		if !c.emit(f) {
 			return

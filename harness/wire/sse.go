@@ -189,8 +189,9 @@ func isDigits(b []byte) bool {
 	return true
 }
 
-// frame turns an event into a frame.
-func (ev SSEEvent) frame() Frame {
+// Frame turns an event into a frame (its Stream and HTTP are the
+// caller's to set).
+func (ev SSEEvent) Frame() Frame {
 	var f Frame
 	switch {
 	case ev.TooLong:
@@ -202,7 +203,7 @@ func (ev SSEEvent) frame() Frame {
 	case len(ev.Data) == 0:
 		f = Frame{Kind: KindEmptyEvent, Raw: []byte{}, Time: time.Now()}
 	default:
-		f = classify(ev.Data)
+		f = Classify(ev.Data)
 	}
 	f.Event, f.EventID, f.HasEventID, f.Retry, f.HasRetry = ev.Type, ev.ID, ev.HasID, ev.Retry, ev.HasRetry
 	return f

@@ -49,7 +49,7 @@ func TestSSEFormat(t *testing.T) {
 	if evs[4].HasRetry || evs[4].HasID || string(evs[4].Data) != "z" {
 		t.Errorf("event 4 = %+v; a non-digit retry and an id with NUL must be ignored", evs[4])
 	}
-	if f := evs[2].frame(); f.Kind != KindEmptyEvent || !f.HasEventID {
+	if f := evs[2].Frame(); f.Kind != KindEmptyEvent || !f.HasEventID {
 		t.Errorf("a priming event is frame %v, want empty-event with an id", f.Kind)
 	}
 }
@@ -63,7 +63,7 @@ func TestSSETooLong(t *testing.T) {
 	if len(evs) != 3 || !evs[0].TooLong || evs[1].TooLong || string(evs[1].Data) != "small" || !evs[2].TooLong {
 		t.Fatalf("events = %+v; want too-long, small, too-long", evs)
 	}
-	if f := evs[0].frame(); f.Kind != KindTooLong || f.Size < 100 {
+	if f := evs[0].Frame(); f.Kind != KindTooLong || f.Size < 100 {
 		t.Errorf("frame = %+v", f)
 	}
 }

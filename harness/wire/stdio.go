@@ -150,30 +150,43 @@ func (c *Stdio) Close() error {
 
 func (c *Stdio) read(max int) {
 	defer close(c.done)
-	lr := jsonrpc.NewLineReader(c.r, max)
+	ReadLines(c.r, max, func(f Frame) bool {
+		c.taps.received(f)
+		return c.q.push(f)
+	})
+}
+
+// ReadLines reads LF-framed messages (MCP's stdio framing) from r until it
+// ends, handing each line to emit as a frame: a message or garbage (with CR
+// and Unterminated set as the line was framed), a KindTooLong frame for a
+// line over max bytes (discarded), and last a KindEnd frame (with Err set
+// when the stream failed rather than ended). Frames carry StreamStdio and
+// the time they were read. It stops early when emit returns false, and
+// quietly when r was closed by its owner.
+func ReadLines(r io.Reader, max int, emit func(Frame) bool) {
+	lr := jsonrpc.NewLineReader(r, max)
 	lr.KeepEmpty = true
-	emit := func(f Frame) bool {
+	send := func(f Frame) bool {
 		f.Stream = StreamStdio
 		if f.Time.IsZero() {
 			f.Time = time.Now()
 		}
-		c.taps.received(f)
-		return c.q.push(f)
+		return emit(f)
 	}
 	for {
 		line, err := lr.ReadLine()
 		var tl *jsonrpc.LineTooLongError
 		switch {
 		case errors.As(err, &tl):
-			if !emit(Frame{Kind: KindTooLong, Size: tl.Seen}) {
+			if !send(Frame{Kind: KindTooLong, Size: tl.Seen}) {
 				return
 			}
 			continue
 		case line != nil:
-			f := classify(line)
+			f := Classify(line)
 			info := lr.Info()
 			f.CR, f.Unterminated = info.CR, info.Unterminated
-			if !emit(f) {
+			if !send(f) {
 				return
 			}
 		}
@@ -188,7 +201,7 @@ func (c *Stdio) read(max int) {
 		default:
 			end.Err = err
 		}
-		emit(end)
+		send(end)
 		return
 	}
 }

@@ -206,7 +206,7 @@ func (r *request) faultNewResponse(raw json.RawMessage) ([]byte, error) {
 
 // faultMethodNotFound is the error for a method the version does not
 // define: -32601, or -32602 (FaultUnknownMethodWrongCode).
-func (s *Server) faultMethodNotFound(method string) *rpcError {
+func (s *Server) faultMethodNotFound(method string) *Error {
 	if s.faults.on(FaultUnknownMethodWrongCode) {
 		return invalidParams("Invalid params for %q", method)
 	}

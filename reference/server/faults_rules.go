@@ -32,8 +32,8 @@ func init() {
 
 // misusedReservedCode is the error the reserved-code-misused fault answers
 // an unknown method with.
-func misusedReservedCode(method string) *rpcError {
-	return &rpcError{Code: jsonrpc.MissingRequiredClientCapability, Message: "cannot serve " + method, HTTPStatus: 400}
+func misusedReservedCode(method string) *Error {
+	return &Error{Code: jsonrpc.MissingRequiredClientCapability, Message: "cannot serve " + method, HTTPStatus: 400}
 }
 
 // hiddenFromClient reports whether the client-info-dependent fault hides

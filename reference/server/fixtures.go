@@ -80,6 +80,9 @@ type toolFixture struct {
 	// extSupport is "required" for tools that only run as tasks of the
 	// 2026-07-28 tasks extension.
 	extSupport mcp.TaskSupport
+	// custom marks a tool of Options.Tools: its arguments are not checked
+	// and its inputResponses and requestState reach it as sent.
+	custom bool
 }
 
 func (t *toolFixture) availableIn(v spec.Version, listing bool) bool {
@@ -96,6 +99,8 @@ type resourceFixture struct {
 	res  mcp.Resource
 	wire wire
 	read func(uri string) []mcp.ResourceContents
+	// custom reads a resource of Options.Resources.
+	custom func(c *Call) ([]mcp.ResourceContents, error)
 }
 
 type templateFixture struct {
@@ -125,6 +130,15 @@ type fixtures struct {
 
 func newFixtures(s *Server) *fixtures {
 	f := &fixtures{srv: s, tools: map[string]*toolFixture{}, resources: map[string]*resourceFixture{}, prompts: map[string]*promptFixture{}}
+	if !s.opts.NoFixtures {
+		f.addBuiltIn()
+	}
+	f.addCustom(s.opts)
+	return f
+}
+
+// addBuiltIn adds the official suite's fixtures and mcpcheck's own.
+func (f *fixtures) addBuiltIn() {
 	for _, t := range conformanceTools() {
 		f.tools[t.def.Name] = t
 	}
@@ -144,7 +158,6 @@ func newFixtures(s *Server) *fixtures {
 	for _, p := range promptFixtures() {
 		f.prompts[p.def.Name] = p
 	}
-	return f
 }
 
 func (f *fixtures) tool(name string) *toolFixture {

@@ -168,7 +168,7 @@ func refTools() []*toolFixture {
 					}
 					ss.notifyGeneral(spec.MethodElicitationComplete, mcp.ElicitationCompleteParams{ElicitationID: id})
 				})
-				return nil, &rpcError{Code: jsonrpc.URLElicitationRequired, Message: "This request requires the user to complete a URL elicitation first",
+				return nil, &Error{Code: jsonrpc.URLElicitationRequired, Message: "This request requires the user to complete a URL elicitation first",
 					Data: mcp.URLElicitationRequiredData{Elicitations: []mcp.ElicitParams{{Mode: mcp.ElicitURL, Message: "Authorize access", URL: "https://example.com/mcpcheck/authorize?e=" + id, ElicitationID: id}}}}
 			}},
 	}

@@ -41,6 +41,10 @@ type HTTPOptions struct {
 	SessionIdle time.Duration
 	// EventBuffer bounds the events kept per stream; default 1024.
 	EventBuffer int
+	// PathPrefix is put before the paths the server announces to clients
+	// (the HTTP+SSE endpoint event), for a handler mounted under a prefix
+	// with http.StripPrefix.
+	PathPrefix string
 }
 
 // httpHandler serves Streamable HTTP (stateful and stateless) and,

@@ -47,7 +47,7 @@ func (h *httpHandler) legacyGet(w http.ResponseWriter, r *http.Request) {
 	if h.srv.faults.on(FaultEndpointNotFirst) && sw.event("", "message", faultPingRequest, 0) != nil {
 		return
 	}
-	if sw.event("", "endpoint", []byte("/message?sessionId="+hs.id), 0) != nil || sw.flush() != nil {
+	if sw.event("", "endpoint", []byte(h.opts.PathPrefix+"/message?sessionId="+hs.id), 0) != nil || sw.flush() != nil {
 		return
 	}
 	if h.srv.faults.on(FaultSpeakBeforeInitialize) && (sw.event("", "message", earlyLogNotification, 0) != nil || sw.flush() != nil) {

@@ -23,7 +23,7 @@ func (ss *Session) initialize(r *request) (any, error) {
 	}
 	v := ss.srv.negotiate(p.ProtocolVersion)
 	if v == "" {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Unsupported protocol version: this server serves no stateful version", Data: map[string]any{"supported": ss.srv.statelessVersions(), "requested": p.ProtocolVersion}}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "Unsupported protocol version: this server serves no stateful version", Data: map[string]any{"supported": ss.srv.statelessVersions(), "requested": p.ProtocolVersion}}
 	}
 	ss.mu.Lock()
 	if ss.state != stateNew {

@@ -40,7 +40,7 @@ func (s *Server) signState(tool string, payload map[string]any) string {
 	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-var errTampered = &rpcError{Code: jsonrpc.InvalidParams, Message: "requestState integrity check failed: send back exactly the requestState of the previous input_required result", HTTPStatus: 400}
+var errTampered = &Error{Code: jsonrpc.InvalidParams, Message: "requestState integrity check failed: send back exactly the requestState of the previous input_required result", HTTPStatus: 400}
 
 // verifyState checks a requestState and returns its payload.
 func (s *Server) verifyState(tool, state string) (map[string]any, error) {
@@ -65,14 +65,14 @@ func (s *Server) verifyState(tool, state string) (map[string]any, error) {
 		return nil, errTampered
 	}
 	if payload["tool"] != tool {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "requestState was issued for another tool; retry the tool that returned it", HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "requestState was issued for another tool; retry the tool that returned it", HTTPStatus: 400}
 	}
 	if exp, _ := payload["exp"].(float64); int64(exp) < s.opts.Now().Unix() {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "requestState has expired; call the tool again without it", HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "requestState has expired; call the tool again without it", HTTPStatus: 400}
 	}
 	nonce, _ := payload["nonce"].(string)
 	if !s.useNonce(nonce, int64(0)) {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "requestState was already used; each state is accepted once, call the tool again without it", HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "requestState was already used; each state is accepted once, call the tool again without it", HTTPStatus: 400}
 	}
 	return payload, nil
 }
@@ -159,8 +159,8 @@ func inputRequired(r *request, reqs map[string]mcp.InputRequest, state string) (
 }
 
 // missingCapability is the -32021 error for capabilities the client lacks.
-func missingCapability(caps mcp.ClientCapabilities) *rpcError {
-	return &rpcError{Code: jsonrpc.MissingRequiredClientCapability, Message: "MissingRequiredClientCapabilityError: this request needs client capabilities that the request's _meta does not declare",
+func missingCapability(caps mcp.ClientCapabilities) *Error {
+	return &Error{Code: jsonrpc.MissingRequiredClientCapability, Message: "MissingRequiredClientCapabilityError: this request needs client capabilities that the request's _meta does not declare",
 		Data: mcp.MissingRequiredClientCapabilityData{RequiredCapabilities: caps}, HTTPStatus: 400}
 }
 

@@ -50,11 +50,24 @@ func listTemplates(r *request) (any, error) {
 	return res, nil
 }
 
+// customResource returns the resource of Options.Resources at uri, or nil.
+func (f *fixtures) customResource(uri string) *resourceFixture {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if x := f.resources[uri]; x != nil && x.custom != nil {
+		return x
+	}
+	return nil
+}
+
 // lookupResource returns the contents of uri, or nil when unknown.
 func (f *fixtures) lookupResource(v spec.Version, uri string) []mcp.ResourceContents {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if x := f.resources[uri]; x != nil && x.wire.callable(v) {
+		if x.read == nil {
+			return []mcp.ResourceContents{mcp.TextContents(uri, "text/plain", x.res.Name)}
+		}
 		return x.read(uri)
 	}
 	for _, t := range f.templates {
@@ -76,7 +89,15 @@ func readResource(r *request) (any, error) {
 	if p.URI == "" {
 		return nil, invalidParams("resources/read needs params.uri")
 	}
-	contents := r.srv.fx.lookupResource(r.v, p.URI)
+	var contents []mcp.ResourceContents
+	if x := r.srv.fx.customResource(p.URI); x != nil {
+		var err error
+		if contents, err = x.custom(&Call{r: r}); err != nil {
+			return nil, err
+		}
+	} else {
+		contents = r.srv.fx.lookupResource(r.v, p.URI)
+	}
 	if contents == nil {
 		if res, err, ok := r.faultReadUnknown(p.URI); ok {
 			return res, err
@@ -88,7 +109,7 @@ func readResource(r *request) (any, error) {
 		if r.stateless() && !r.srv.faults.on(FaultRetiredNotFoundCode) {
 			code = jsonrpc.InvalidParams
 		}
-		return nil, &rpcError{Code: code, Message: fmt.Sprintf("Resource not found: %s; call resources/list for the resources this server offers", p.URI), Data: map[string]string{"uri": p.URI}}
+		return nil, &Error{Code: code, Message: fmt.Sprintf("Resource not found: %s; call resources/list for the resources this server offers", p.URI), Data: map[string]string{"uri": p.URI}}
 	}
 	for i, c := range contents {
 		c = shapeContents(r.v, c)

@@ -62,6 +62,20 @@ type Options struct {
 	TaskTTL time.Duration
 	// Info overrides the serverInfo; default mcp-conformance-test-server.
 	Info *mcp.Implementation
+
+	// NoFixtures leaves out the built-in tools, resources, templates and
+	// prompts, so that only Tools, Prompts and Resources are served.
+	NoFixtures bool
+	// Tools, Prompts and Resources are added to the fixtures (see seam.go).
+	Tools     []Tool
+	Prompts   []Prompt
+	Resources []Resource
+	// Director, when set, sees every client request first (see Director).
+	Director Director
+	// Rewrite, when set, sees every message the server core writes and
+	// returns the messages to write instead: nil drops it, more than one
+	// adds messages. Transport framing does not pass through it.
+	Rewrite func(Outgoing) [][]byte
 }
 
 // Server is the reference MCP server. It is safe for concurrent use; create

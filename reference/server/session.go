@@ -64,12 +64,13 @@ var ErrClosed = errors.New("server: closed")
 func (s *Server) NewSession(general Sink) (*Session, error) {
 	ss := &Session{
 		srv:      s,
-		general:  &switchSink{to: general},
+		general:  &switchSink{},
 		sem:      make(chan struct{}, s.opts.MaxInflight),
 		inflight: map[jsonrpc.ID]*request{},
 		pending:  map[int64]chan jsonrpc.Message{},
 		subs:     map[string]bool{},
 	}
+	ss.general.set(s.rewriting(general, nil, ss.Version))
 	ss.ctx, ss.cancel = context.WithCancel(s.ctx)
 	ss.tasks = newTaskStore(ss)
 	s.mu.Lock()
@@ -85,7 +86,9 @@ func (s *Server) NewSession(general Sink) (*Session, error) {
 }
 
 // SetGeneral replaces the sink of messages unrelated to any request.
-func (ss *Session) SetGeneral(general Sink) { ss.general.set(general) }
+func (ss *Session) SetGeneral(general Sink) {
+	ss.general.set(ss.srv.rewriting(general, nil, ss.Version))
+}
 
 // Version is the negotiated protocol version ("" before initialize).
 func (ss *Session) Version() spec.Version {
@@ -164,6 +167,7 @@ func (ss *Session) Closed() bool {
 // request go to reply.
 func (ss *Session) Dispatch(raw []byte, reply Sink) {
 	msg := jsonrpc.Decode(raw)
+	reply = ss.srv.rewriting(reply, &msg, ss.Version)
 	if ss.isBatchFor(&msg) {
 		if !ss.enter() {
 			return
@@ -219,6 +223,7 @@ func (ss *Session) Handle(ctx context.Context, raw []byte, reply Sink) {
 // handle is Handle for an already decoded message.
 func (ss *Session) handle(ctx context.Context, msg jsonrpc.Message, reply Sink) {
 	raw := msg.Raw
+	reply = ss.srv.rewriting(reply, &msg, ss.Version)
 	if ss.isBatchFor(&msg) {
 		if !ss.enter() {
 			return
@@ -312,7 +317,7 @@ func errorForVersion(v spec.Version, id jsonrpc.ID, code int64, message string, 
 	return jsonrpc.RawObject(jsonrpc.RawMember{Name: "jsonrpc", Value: []byte(`"2.0"`)}, jsonrpc.RawMember{Name: "id", Value: []byte("null")}, jsonrpc.RawMember{Name: "error", Value: b})
 }
 
-func (ss *Session) sendError(reply Sink, id jsonrpc.ID, e *rpcError) {
+func (ss *Session) sendError(reply Sink, id jsonrpc.ID, e *Error) {
 	if ss.srv.faults.on(FaultErrorIDMismatch) {
 		id = jsonrpc.StringID("mismatched-" + id.String())
 	}
@@ -408,6 +413,10 @@ func (ss *Session) run(r *request, state int) {
 		ss.mu.Unlock()
 	}()
 	if state == stateClosed {
+		return
+	}
+	if result, err, ok := ss.srv.direct(r); ok {
+		r.finish(result, err)
 		return
 	}
 	var result any
@@ -574,6 +583,10 @@ func (r *request) notify(method string, params any) {
 // finish sends the response (or nothing for a cancelled request) and marks
 // the request done so no related message follows it.
 func (r *request) finish(result any, err error) {
+	if errors.Is(err, ErrNoResponse) {
+		r.markDone()
+		return
+	}
 	cancelled := r.cancelled.Load()
 	if cancelled && !r.srv.faults.on(FaultRespondAfterCancel) {
 		r.markDone()
@@ -581,7 +594,7 @@ func (r *request) finish(result any, err error) {
 	}
 	var b []byte
 	if err != nil {
-		var re *rpcError
+		var re *Error
 		if !errors.As(err, &re) {
 			if r.ctx.Err() != nil && !cancelled {
 				r.markDone()

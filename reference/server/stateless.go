@@ -49,6 +49,7 @@ func metaVersion(params json.RawMessage) (string, bool) {
 // special). Notifications and responses are accepted and ignored.
 func (s *Server) HandleStateless(ctx context.Context, raw []byte, out Sink) (status int) {
 	msg := jsonrpc.Decode(raw)
+	out = s.rewriting(out, &msg, func() spec.Version { return spec.V20260728 })
 	switch msg.Kind {
 	case jsonrpc.KindRequest:
 	case jsonrpc.KindNotification, jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
@@ -69,7 +70,11 @@ func (s *Server) HandleStateless(ctx context.Context, raw []byte, out Sink) (sta
 	}()
 	defer r.recoverPanic()
 	result, err := s.prepareStateless(r)
+	directed := false
 	if err == nil {
+		result, err, directed = s.direct(r)
+	}
+	if err == nil && !directed {
 		if r.method == spec.MethodSubscriptionsListen {
 			s.listen(r)
 			return 200
@@ -94,20 +99,20 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 		if r.meta != nil {
 			what = fmt.Sprintf("params._meta %v", missing)
 		}
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Invalid params: %s missing; every 2026-07-28 request needs _meta with %s and %s", what, mcp.MetaProtocolVersion, mcp.MetaClientCapabilities), HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Invalid params: %s missing; every 2026-07-28 request needs _meta with %s and %s", what, mcp.MetaProtocolVersion, mcp.MetaClientCapabilities), HTTPStatus: 400}
 	}
 	v, _, err := r.meta.ProtocolVersion()
 	if err != nil {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta protocolVersion must be a string", HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta protocolVersion must be a string", HTTPStatus: 400}
 	}
 	if ver := spec.Version(v); ver.Era() != spec.Stateless || !s.supports(ver) {
-		return nil, &rpcError{Code: jsonrpc.UnsupportedProtocolVersion, Message: fmt.Sprintf("Unsupported protocol version %q; retry with one of the supported versions", v),
+		return nil, &Error{Code: jsonrpc.UnsupportedProtocolVersion, Message: fmt.Sprintf("Unsupported protocol version %q; retry with one of the supported versions", v),
 			Data: s.faultUnsupportedData(mcp.UnsupportedProtocolVersionData{Supported: s.statelessVersions(), Requested: v}), HTTPStatus: 400}
 	}
 	r.v = spec.Version(v)
 	caps, _, err := r.meta.ClientCapabilities()
 	if err != nil {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta clientCapabilities must be an object: " + err.Error(), HTTPStatus: 400}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta clientCapabilities must be an object: " + err.Error(), HTTPStatus: 400}
 	}
 	r.caps = caps
 	if s.faults.on(FaultCapsFromConnection) {
@@ -115,7 +120,7 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 	}
 	if l, ok, err := r.meta.LogLevel(); ok {
 		if (err != nil || levelRank(l) < 0) && !s.faults.on(FaultInvalidLogLevelIgnored) {
-			return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta logLevel must be one of debug, info, notice, warning, error, critical, alert, emergency", HTTPStatus: 400}
+			return nil, &Error{Code: jsonrpc.InvalidParams, Message: "Invalid params: _meta logLevel must be one of debug, info, notice, warning, error, critical, alert, emergency", HTTPStatus: 400}
 		}
 		r.logLevel = l
 	}

@@ -34,7 +34,7 @@ type task struct {
 	updated     time.Time
 	ttl         time.Duration
 	result      json.RawMessage // the CallToolResult when completed
-	failure     *rpcError       // the JSON-RPC error when failed
+	failure     *Error       // the JSON-RPC error when failed
 	resultSinks []*sinkRef      // streams of waiting tasks/result requests
 }
 
@@ -150,7 +150,7 @@ func (t *task) execute(c *call) {
 	case t.ctx.Err() != nil:
 		t.setStatus(mcp.TaskCancelled, "the task was cancelled")
 	case err != nil:
-		var re *rpcError
+		var re *Error
 		if !errors.As(err, &re) {
 			re = internalError("%v", err)
 		}
@@ -165,7 +165,7 @@ func (t *task) execute(c *call) {
 }
 
 // fail records the error the call ended with and moves the task to failed.
-func (t *task) fail(re *rpcError) {
+func (t *task) fail(re *Error) {
 	t.mu.Lock()
 	t.failure = re
 	t.mu.Unlock()

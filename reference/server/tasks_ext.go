@@ -43,7 +43,7 @@ type extTask struct {
 	created  time.Time
 	updated  time.Time
 	result   json.RawMessage
-	failure  *rpcError
+	failure  *Error
 	pending  map[string]mcp.InputRequest
 	answers  map[string]json.RawMessage
 	answered chan struct{} // closed when pending becomes empty
@@ -55,7 +55,7 @@ func extDeclared(caps mcp.ClientCapabilities) bool {
 	return ok
 }
 
-func missingTasksExtension() *rpcError {
+func missingTasksExtension() *Error {
 	return missingCapability(mcp.ClientCapabilities{Extensions: map[string]mcp.Object{TasksExtension: mcp.Present()}})
 }
 
@@ -111,7 +111,7 @@ func (et *extTask) finish(res any, err error) {
 	}
 	et.updated = et.srv.opts.Now()
 	if err != nil {
-		var re *rpcError
+		var re *Error
 		if !errors.As(err, &re) {
 			if et.ctx.Err() != nil {
 				et.status = mcp.TaskCancelled

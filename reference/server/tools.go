@@ -77,7 +77,7 @@ func callTool(r *request) (any, error) {
 		t = r.srv.faultUnknownTool(p.Name)
 	}
 	if t == nil || !t.availableIn(r.v, false) {
-		return nil, &rpcError{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %q; call tools/list for the tools this server offers", p.Name)}
+		return nil, &Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %q; call tools/list for the tools this server offers", p.Name)}
 	}
 	c := &call{r: r, tool: t, args: map[string]json.RawMessage{}}
 	if len(p.Arguments) > 0 && string(p.Arguments) != "null" {
@@ -89,12 +89,16 @@ func callTool(r *request) (any, error) {
 		if t.extSupport == mcp.TaskRequired && !extDeclared(r.caps) {
 			return nil, missingTasksExtension()
 		}
-		if err := c.readInputs(p.InputResponses, p.RequestState); err != nil {
-			return nil, err
+		if !t.custom {
+			if err := c.readInputs(p.InputResponses, p.RequestState); err != nil {
+				return nil, err
+			}
 		}
 	}
 	reason := ""
-	if missing := missingRequired(t.def.InputSchema, c.args); missing != "" {
+	if t.custom {
+		// A Tool of Options.Tools judges its own arguments.
+	} else if missing := missingRequired(t.def.InputSchema, c.args); missing != "" {
 		reason = fmt.Sprintf("argument %q is required by %s's inputSchema", missing, t.def.Name)
 	} else {
 		args, _ := json.Marshal(c.args)
@@ -118,9 +122,9 @@ func callTool(r *request) (any, error) {
 		augmented := len(p.Task) > 0 && string(p.Task) != "null"
 		switch {
 		case augmented && support == mcp.TaskForbidden:
-			return nil, &rpcError{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("tool %q does not support task-augmented calls (execution.taskSupport is forbidden); call it without params.task", t.def.Name)}
+			return nil, &Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("tool %q does not support task-augmented calls (execution.taskSupport is forbidden); call it without params.task", t.def.Name)}
 		case !augmented && support == mcp.TaskRequired:
-			return nil, &rpcError{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("tool %q must be called as a task (execution.taskSupport is required); add params.task", t.def.Name)}
+			return nil, &Error{Code: jsonrpc.MethodNotFound, Message: fmt.Sprintf("tool %q must be called as a task (execution.taskSupport is required); add params.task", t.def.Name)}
 		case augmented:
 			var tm mcp.TaskMetadata
 			if err := json.Unmarshal(p.Task, &tm); err != nil {

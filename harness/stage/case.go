@@ -1,0 +1,306 @@
+package stage
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+)
+
+// Config configures one case: the engine behind it and how the stage
+// behaves on each transport.
+type Config struct {
+	// Server configures the engine (versions, fixtures, Director, Rewrite).
+	Server server.Options
+	// HTTP configures the engine's HTTP transports; the stage sets
+	// PathPrefix itself.
+	HTTP server.HTTPOptions
+	// Middleware, when set, wraps the engine's HTTP handler: it sees every
+	// request (after the stage recorded it) and may answer it itself
+	// (session loss, refusals, authorization).
+	Middleware func(next http.Handler) http.Handler
+	// Stdio configures stdio connections.
+	Stdio StdioConfig
+	// MaxEvents bounds the recording (default 20000).
+	MaxEvents int
+}
+
+// StdioConfig says how the stage's server process behaves on stdio.
+type StdioConfig struct {
+	// Stderr is written to the server's stderr when a connection begins
+	// (noise a client must not take for an error).
+	Stderr []byte
+	// HoldOnTerm keeps the server running after SIGTERM (it reports the
+	// signal only), so that a client's escalation to SIGKILL shows.
+	HoldOnTerm bool
+	// StayAfterEOF keeps the server running after the client closes its
+	// stdin, until a signal or the end of the case.
+	StayAfterEOF bool
+}
+
+// Case is one scenario run against one client launch: an engine, its
+// transports on the stage, and the recording of everything exchanged.
+type Case struct {
+	stage   *Stage
+	token   string
+	cfg     Config
+	engine  *server.Server
+	handler http.Handler
+	rec     *Recording
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	streams map[string]int
+	conns   int
+	relays  []*relayConn
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+// NewCase creates a case on the stage with its own engine.
+func (s *Stage) NewCase(cfg Config) (*Case, error) {
+	if cfg.Server.Logs == nil {
+		cfg.Server.Logs = io.Discard
+	}
+	eng, err := server.New(cfg.Server)
+	if err != nil {
+		return nil, fmt.Errorf("stage: the case's server: %w", err)
+	}
+	c := &Case{stage: s, token: newToken(), cfg: cfg, engine: eng, rec: newRecording(cfg.MaxEvents, s.start), streams: map[string]int{}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	prefix := "/c/" + c.token
+	ho := cfg.HTTP
+	ho.PathPrefix = prefix
+	var h http.Handler = eng.HTTPHandler(ho)
+	if cfg.Middleware != nil {
+		h = cfg.Middleware(h)
+	}
+	c.handler = http.StripPrefix(prefix, c.recordHTTP(h))
+	if err := s.register(c); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Token identifies the case on the stage.
+func (c *Case) Token() string { return c.token }
+
+// URL is the case's streamable HTTP endpoint (its path is "/mcp" unless
+// Config.HTTP.Endpoint says otherwise).
+func (c *Case) URL() string {
+	ep := c.cfg.HTTP.Endpoint
+	if ep == "" {
+		ep = "/mcp"
+	}
+	return "http://" + c.stage.HTTPAddr() + "/c/" + c.token + ep
+}
+
+// SSEURL is the case's legacy HTTP+SSE endpoint (Config.HTTP.LegacySSE).
+func (c *Case) SSEURL() string { return "http://" + c.stage.HTTPAddr() + "/c/" + c.token + "/sse" }
+
+// RelayArgs are the arguments after the mcpcheck binary that make a relay
+// for this case: relay --stage ADDR --case TOKEN.
+func (c *Case) RelayArgs() []string {
+	return []string{"relay", "--stage", c.stage.RelayAddr(), "--case", c.token}
+}
+
+// Recording is the case's recording.
+func (c *Case) Recording() *Recording { return c.rec }
+
+// Engine is the case's server.
+func (c *Case) Engine() *server.Server { return c.engine }
+
+// Note records an observation of the harness in the case (for example the
+// launched client's exit).
+func (c *Case) Note(what, detail string) { c.rec.note(0, what, detail) }
+
+// Close ends the case: relays are told to exit, the engine stops, and the
+// case's URLs answer 404 from now on.
+func (c *Case) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	relays := append([]*relayConn(nil), c.relays...)
+	c.mu.Unlock()
+	c.stage.unregister(c)
+	c.cancel()
+	for _, rc := range relays {
+		_ = rc.send(frameExit, []byte("0"))
+		rc.conn.Close()
+	}
+	c.engine.Close()
+	c.wg.Wait()
+}
+
+func (c *Case) nextStream(method string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prefix := "req"
+	switch method {
+	case http.MethodPost:
+		prefix = "post"
+	case http.MethodGet:
+		prefix = "get"
+	case http.MethodDelete:
+		prefix = "delete"
+	}
+	c.streams[prefix]++
+	return prefix + "-" + strconv.Itoa(c.streams[prefix])
+}
+
+// serveStdio serves one relay connection: the engine reads what the client
+// writes to the relay's stdin and writes the relay's stdout, and both
+// directions are recorded line by line.
+func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		rc.conn.Close()
+		return
+	}
+	c.conns++
+	conn := c.conns
+	c.relays = append(c.relays, rc)
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
+	defer rc.conn.Close()
+	hold := []byte("0")
+	if c.cfg.Stdio.HoldOnTerm {
+		hold = []byte("1")
+	}
+	if rc.send(frameHoldTerm, hold) != nil {
+		return
+	}
+	c.rec.note(conn, NoteRelayConnect, "connection "+strconv.Itoa(conn))
+	if len(c.cfg.Stdio.Stderr) > 0 {
+		_ = rc.send(frameStderr, c.cfg.Stdio.Stderr)
+		c.rec.note(conn, "stderr", fmt.Sprintf("the server wrote %d bytes to stderr: %s", len(c.cfg.Stdio.Stderr), wire.Excerpt(c.cfg.Stdio.Stderr, 80)))
+	}
+
+	// What the client writes: recorded line by line, and fed to the engine.
+	inR, inW := io.Pipe()
+	recR, recW := io.Pipe()
+	recDone := make(chan struct{})
+	go func() {
+		defer close(recDone)
+		wire.ReadLines(recR, maxBody, func(f wire.Frame) bool {
+			if f.Kind != wire.KindEnd {
+				c.rec.add(Event{From: FromClient, Conn: conn, Frame: f})
+			}
+			return true
+		})
+	}()
+	// What the engine writes: recorded and sent to the relay's stdout.
+	out := &stdioOut{c: c, rc: rc, conn: conn}
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	engineDone := make(chan struct{})
+	go func() {
+		defer close(engineDone)
+		err := c.engine.ServeStdio(ctx, inR, out, io.Discard)
+		how := "after its stdin closed"
+		if err != nil {
+			how = err.Error()
+		}
+		if c.cfg.Stdio.StayAfterEOF && ctx.Err() == nil {
+			c.rec.note(conn, "server-stays", "the server keeps running after stdin closed (the scenario asks it to)")
+			<-ctx.Done()
+			return
+		}
+		c.rec.note(conn, NoteServerExit, "the server exited with status 0 "+how)
+		_ = rc.send(frameExit, []byte("0"))
+	}()
+
+	eof := false
+	for {
+		typ, b, err := readFrame(br)
+		if err != nil {
+			if !isDone(engineDone) && c.ctx.Err() == nil {
+				c.rec.note(conn, NoteRelayDropped, "the server process ended without exiting by itself (killed, or its connection was cut)")
+			}
+			break
+		}
+		switch typ {
+		case frameStdin:
+			_, _ = recW.Write(b)
+			_, _ = inW.Write(b)
+		case frameStdinEOF:
+			if !eof {
+				eof = true
+				recW.Close()
+				c.rec.note(conn, NoteStdinClosed, "the client closed the server's stdin")
+				inW.Close()
+			}
+		case frameSignal:
+			c.rec.note(conn, NoteSignal, string(b))
+			if !c.cfg.Stdio.HoldOnTerm || !bytes.Contains(b, []byte("terminated")) {
+				cancel()
+			}
+		}
+	}
+	recW.Close()
+	inW.CloseWithError(errRelayClosed)
+	cancel()
+	<-recDone
+	select {
+	case <-engineDone:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// stdioOut is the engine's stdout on one relay connection.
+type stdioOut struct {
+	c    *Case
+	rc   *relayConn
+	conn int
+	mu   sync.Mutex
+	buf  []byte
+}
+
+func (o *stdioOut) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	o.buf = append(o.buf, b...)
+	for {
+		i := bytes.IndexByte(o.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := bytes.Clone(o.buf[:i])
+		o.buf = o.buf[i+1:]
+		f := wire.Classify(line)
+		f.Stream = wire.StreamStdio
+		o.c.rec.add(Event{From: FromStage, Conn: o.conn, Frame: f})
+	}
+	o.mu.Unlock()
+	for rest := b; len(rest) > 0; {
+		n := min(len(rest), maxRelayFrame)
+		if err := o.rc.send(frameStdout, rest[:n]); err != nil {
+			return 0, err
+		}
+		rest = rest[n:]
+	}
+	return len(b), nil
+}

@@ -1,0 +1,198 @@
+package stage
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reference/client"
+	"github.com/mcpcheck/mcpcheck/reference/client/transport"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+func newStage(t *testing.T) *Stage {
+	t.Helper()
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newCase(t *testing.T, s *Stage, cfg Config) *Case {
+	t.Helper()
+	if cfg.Server.StepDelay == 0 {
+		cfg.Server.StepDelay = -1
+	}
+	c, err := s.NewCase(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// find returns the first event that matches.
+func find(evs []Event, match func(Event) bool) (Event, bool) {
+	for _, e := range evs {
+		if match(e) {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// TestHTTPCaseRecordsBothWays: a client over streamable HTTP; the recording
+// holds its initialize POST with the request headers, the stage's answer
+// as SSE events, and the session id echoed on a later request.
+func TestHTTPCaseRecordsBothWays(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := transport.NewStreamableHTTP(transport.HTTPOptions{URL: c.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.Connect(ctx, tr, client.Options{Version: spec.V20251125})
+	if err != nil {
+		t.Fatalf("the reference client could not connect to the stage: %v", err)
+	}
+	if _, err := cl.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+
+	evs := c.Recording().Events()
+	init, ok := find(evs, func(e Event) bool { return e.From == FromClient && e.IsMessage() && e.Msg.Method == "initialize" })
+	if !ok {
+		t.Fatalf("no initialize from the client in %d events", len(evs))
+	}
+	if init.HTTP == nil || init.HTTP.Method != "POST" || !strings.Contains(init.HTTP.Header.Get("Accept"), "text/event-stream") {
+		t.Errorf("the initialize event lacks its HTTP request: %+v", init.HTTP)
+	}
+	answer, ok := find(evs, func(e Event) bool {
+		return e.From == FromStage && e.IsMessage() && e.Stream == init.Stream && e.Msg.Shape == jsonrpc.KindResponse
+	})
+	if !ok || !answer.InSSE || answer.HTTP.Status != 200 {
+		t.Fatalf("the stage's answer to initialize was not recorded as an SSE event on %s: %+v", init.Stream, answer)
+	}
+	sid := answer.HTTP.Header.Get("Mcp-Session-Id")
+	list, ok := find(evs, func(e Event) bool { return e.From == FromClient && e.IsMessage() && e.Msg.Method == "tools/list" })
+	if !ok || sid == "" || list.HTTP.Header.Get("Mcp-Session-Id") != sid {
+		t.Errorf("tools/list carries session %q, the stage gave %q", list.HTTP.Header.Get("Mcp-Session-Id"), sid)
+	}
+	if _, ok := find(evs, func(e Event) bool { return e.From == FromClient && e.Kind == wire.KindHTTPRequest && e.HTTP.Method == "DELETE" }); !ok {
+		t.Error("the client's DELETE on close was not recorded as a bodiless request")
+	}
+	if c.Recording().Recorder().Events() == nil {
+		t.Error("the case's transcript is empty")
+	}
+}
+
+// pipeEnds is one side of the stdio pipes between a client and its relay.
+type pipeEnds struct {
+	toRelay   *io.PipeWriter
+	fromRelay *bufio.Reader
+	relayOut  *io.PipeWriter
+}
+
+// startRelay runs RunRelay in-process as if it were the server process a
+// stdio client started, and returns the client's ends of its stdio.
+func startRelay(t *testing.T, c *Case, sigs chan os.Signal) (*pipeEnds, <-chan int) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	args := c.RelayArgs()
+	done := make(chan int, 1)
+	go func() {
+		done <- RunRelay(context.Background(), RelayOptions{Stage: args[2], Case: args[4], Stdin: inR, Stdout: outW, Stderr: io.Discard, Signals: sigs})
+	}()
+	return &pipeEnds{toRelay: inW, fromRelay: bufio.NewReader(outR), relayOut: outW}, done
+}
+
+// TestStdioRelay: a client talks to the stage through a relay; its bytes
+// reach the engine and are recorded, the engine's answer comes back, and
+// closing stdin ends the server, which exits with status 0.
+func TestStdioRelay(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{Stdio: StdioConfig{Stderr: []byte("noise on stderr\n")}})
+	p, done := startRelay(t, c, nil)
+	if _, err := io.WriteString(p.toRelay, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := p.fromRelay.ReadString('\n')
+	if err != nil || !strings.Contains(line, `"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("the relay's stdout gave %q, %v", line, err)
+	}
+	p.toRelay.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("the relay exited with %d after stdin closed, want 0", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay did not exit after stdin closed")
+	}
+	evs := c.Recording().Events()
+	var got []string
+	for _, e := range evs {
+		switch {
+		case e.From == FromHarness:
+			got = append(got, e.Note)
+		case e.IsMessage():
+			got = append(got, e.From.String()+":"+e.Msg.Shape.String())
+		}
+	}
+	want := []string{NoteRelayConnect, "stderr", "client:request", "stage:response", NoteStdinClosed, NoteServerExit}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+}
+
+// TestStdioRelayReportsSignals: a SIGTERM to the relay is recorded, and a
+// server that holds out after SIGTERM stays until the case ends.
+func TestStdioRelayReportsSignals(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{Stdio: StdioConfig{HoldOnTerm: true}})
+	sigs := make(chan os.Signal, 1)
+	_, done := startRelay(t, c, sigs)
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteRelayConnect })
+	sigs <- syscall.SIGTERM
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteSignal })
+	select {
+	case code := <-done:
+		t.Fatalf("the relay exited (%d) after SIGTERM although the server holds out", code)
+	default:
+	}
+	c.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay did not exit when the case ended")
+	}
+}
+
+func waitFor(t *testing.T, c *Case, match func(Event) bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		ch := c.Recording().Changed()
+		if _, ok := find(c.Recording().Events(), match); ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("the awaited event was not recorded; events: %+v", c.Recording().Events())
+		}
+	}
+}
