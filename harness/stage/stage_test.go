@@ -90,7 +90,9 @@ func TestHTTPCaseRecordsBothWays(t *testing.T) {
 	if !ok || sid == "" || list.HTTP.Header.Get("Mcp-Session-Id") != sid {
 		t.Errorf("tools/list carries session %q, the stage gave %q", list.HTTP.Header.Get("Mcp-Session-Id"), sid)
 	}
-	if _, ok := find(evs, func(e Event) bool { return e.From == FromClient && e.Kind == wire.KindHTTPRequest && e.HTTP.Method == "DELETE" }); !ok {
+	if _, ok := find(evs, func(e Event) bool {
+		return e.From == FromClient && e.Kind == wire.KindHTTPRequest && e.HTTP.Method == "DELETE"
+	}); !ok {
 		t.Error("the client's DELETE on close was not recorded as a bodiless request")
 	}
 	if c.Recording().Recorder().Events() == nil {

@@ -34,7 +34,7 @@ type task struct {
 	updated     time.Time
 	ttl         time.Duration
 	result      json.RawMessage // the CallToolResult when completed
-	failure     *Error       // the JSON-RPC error when failed
+	failure     *Error          // the JSON-RPC error when failed
 	resultSinks []*sinkRef      // streams of waiting tasks/result requests
 }
 
