@@ -48,6 +48,8 @@ type Check struct {
 	expected   []string
 	actual     []string
 	ended      *reports.Check
+	transcript []reports.WireEvent // set by UseTranscript
+	ownTrans   bool
 }
 
 type violation struct {
@@ -112,6 +114,9 @@ func (s Scope) Do(id, title string, requirements []string, body func(c *Check)) 
 // ID is the check's ID.
 func (c *Check) ID() string { return c.id }
 
+// Requirements are the requirement IDs the check cites.
+func (c *Check) Requirements() []string { return append([]string(nil), c.cited...) }
+
 // Version is the protocol version the check is for.
 func (c *Check) Version() spec.Version { return c.scope.Version }
 
@@ -151,6 +156,16 @@ func (c *Check) Saw(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.actual = append(c.actual, fmt.Sprintf(format, args...))
+}
+
+// UseTranscript makes events the check's transcript instead of what the
+// run's recorder saw while the check was open: for checks that judge a
+// recording made before they began (the client suite judges each
+// scenario's recording after the client ran).
+func (c *Check) UseTranscript(events []reports.WireEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.transcript, c.ownTrans = events, true
 }
 
 // Note adds an observation to the run's transcript, so it shows in this
@@ -392,7 +407,11 @@ func (c *Check) End() reports.Check {
 	}
 	rc.Expected, rc.Actual = strings.Join(expected, "\n"), strings.Join(actual, "\n")
 	if rc.Outcome != reports.Pass || c.run.opts.Verbose {
-		rc.Transcript = c.run.Recorder().Since(c.mark)
+		if c.ownTrans {
+			rc.Transcript = c.transcript
+		} else {
+			rc.Transcript = c.run.Recorder().Since(c.mark)
+		}
 	}
 	c.ended = &rc
 	c.run.add(rc, c.recs)

@@ -178,9 +178,10 @@ func erasText(es []spec.Era) string {
 	return strings.Join(s, "/")
 }
 
-// levelOf is the strongest level among the records of d in force in v
-// (all versions when v is empty).
-func levelOf(cat *catalog.Catalog, d Def, v spec.Version) catalog.Level {
+// StrongestLevel is the strongest level among the requirements in force
+// in version v ("" for any version), "" when none is: what a check's
+// level label says.
+func StrongestLevel(cat *catalog.Catalog, requirements []string, v spec.Version) catalog.Level {
 	best := catalog.Level("")
 	rank := func(l catalog.Level) int {
 		for i, x := range catalog.Levels {
@@ -190,7 +191,7 @@ func levelOf(cat *catalog.Catalog, d Def, v spec.Version) catalog.Level {
 		}
 		return len(catalog.Levels)
 	}
-	for _, id := range d.Requirements {
+	for _, id := range requirements {
 		rec, ok := cat.Get(id)
 		if !ok || (v != "" && !rec.In(v)) {
 			continue

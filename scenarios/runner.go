@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpcheck/mcpcheck/harness"
@@ -97,11 +95,6 @@ type runner struct {
 	claimed   map[string]bool
 }
 
-// ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
-// run only once, so later runs use the direct engine, which executes the
-// same specs (same order, same label filter) without Ginkgo.
-var ginkgoUsed atomic.Bool
-
 // Run executes the suites against cfg.Target and returns the report. It
 // returns an error only when nothing could be judged (a bad configuration
 // or label filter, or a target that cannot be reached); harness problems
@@ -181,13 +174,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("no protocol version to run over %s (HTTP+SSE carries 2024-11-05 only)", r.transport)
 	}
 
-	engine := "direct"
-	if !cfg.Direct && ginkgoUsed.CompareAndSwap(false, true) {
-		engine = "ginkgo"
-		r.runGinkgo(ctx)
-	} else {
-		r.runDirect(ctx, match)
-	}
+	engine, n := RunSpecs(ctx, r.specList(ctx), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
+		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout})
+	r.specs = n
 
 	var problems []error
 	starts := 0
@@ -244,9 +233,9 @@ func (r *runner) plan() []specItem {
 				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) {
 					continue
 				}
-				lvl := levelOf(r.cat, d, vr.v)
+				lvl := StrongestLevel(r.cat, d.Requirements, vr.v)
 				if lvl == "" {
-					lvl = levelOf(r.cat, d, "")
+					lvl = StrongestLevel(r.cat, d.Requirements, "")
 				}
 				labels := append([]string{Version(vr.v), Role(catalog.RoleServer)}, d.Labels...)
 				if lvl != "" && lvl != catalog.May {
@@ -264,73 +253,13 @@ func (r *runner) plan() []specItem {
 	return out
 }
 
-// ginkgoT is the tiny GinkgoTestingT the binary hands to RunSpecs.
-type ginkgoT struct{ failed bool }
-
-func (t *ginkgoT) Helper() {}
-func (t *ginkgoT) Fail()   { t.failed = true }
-
-var ginkgoOutputMu sync.Mutex
-
-func (r *runner) runGinkgo(ctx context.Context) {
-	items := r.plan()
-	ginkgo.Describe("mcpcheck server conformance", func() {
-		for _, it := range items {
-			it := it
-			ginkgo.It(it.name, ginkgo.Label(it.labels...), func() {
-				r.execute(ctx, it)
-			})
-		}
-	})
-	ginkgo.ReportAfterSuite("mcpcheck", func(rep ginkgo.Report) {
-		n := 0
-		for _, s := range rep.SpecReports {
-			if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped && s.State != types.SpecStatePending {
-				n++
-			}
-		}
-		r.mu.Lock()
-		r.specs = n
-		r.mu.Unlock()
-	})
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = r.cfg.LabelFilter
-	sc.RandomSeed = 1
-	sc.RandomizeAllSpecs = false
-	sc.FailFast = false
-	sc.Timeout = r.cfg.RunTimeout
-	sc.FocusStrings, sc.SkipStrings, sc.FocusFiles, sc.SkipFiles = nil, nil, nil, nil
-	rc.NoColor = true
-	rc.Succinct = true
-	rc.Verbose, rc.VeryVerbose = false, false
-	rc.JSONReport, rc.JUnitReport, rc.TeamcityReport, rc.GoJSONReport = "", "", "", ""
-	t := r.cfg.TestingT
-	if t == nil {
-		t = &ginkgoT{}
-	}
-	ginkgoOutputMu.Lock()
-	out, errOut := formatter.ColorableStdOut, formatter.ColorableStdErr
-	formatter.ColorableStdOut, formatter.ColorableStdErr = r.cfg.Log, r.cfg.Log
-	defer func() {
-		formatter.ColorableStdOut, formatter.ColorableStdErr = out, errOut
-		ginkgoOutputMu.Unlock()
-	}()
-	ginkgo.RunSpecs(t, "mcpcheck server conformance", sc, rc)
-}
-
-func (r *runner) runDirect(ctx context.Context, match func([]string) bool) {
+func (r *runner) specList(ctx context.Context) []Spec {
+	var out []Spec
 	for _, it := range r.plan() {
-		if match != nil && !match(it.labels) {
-			continue
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		r.mu.Lock()
-		r.specs++
-		r.mu.Unlock()
-		r.execute(ctx, it)
+		it := it
+		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) }})
 	}
+	return out
 }
 
 // execute runs one spec: gating first (version window, era, transport,

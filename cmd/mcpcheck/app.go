@@ -40,7 +40,8 @@ Usage:
   mcpcheck                                     full suite against the embedded reference server
   mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
                                                check any MCP server
-  mcpcheck client --command "CMD {url}"        check an MCP client (mcpcheck plays the server)
+  mcpcheck client --command "CMD {url}" | --stdio "CMD {server}"
+                                               check an MCP client (mcpcheck plays the server)
   mcpcheck fuzz --stdio "CMD" | --url URL      fuzz campaign against a server
   mcpcheck replay FINDING --stdio "CMD" | --url URL
                                                reproduce a fuzz finding
@@ -80,7 +81,10 @@ func runEnv(e *env, args []string) int {
 	var ue usageError
 	var nb notBuiltError
 	var ce checkFailed
+	var xs exitStatus
 	switch {
+	case errors.As(err, &xs):
+		return int(xs)
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -120,7 +124,9 @@ func dispatch(e *env, args []string) error {
 	case "server":
 		return serverMain(e, args[1:])
 	case "client":
-		return notBuiltError{"'mcpcheck client'", "Client conformance"}
+		return clientMain(e, args[1:])
+	case "relay":
+		return relayMain(e, args[1:])
 	case "fuzz":
 		return fuzzMain(e, args[1:])
 	case "replay":

@@ -124,6 +124,25 @@ func (c *Case) Engine() *server.Server { return c.engine }
 // launched client's exit).
 func (c *Case) Note(what, detail string) { c.rec.note(0, what, detail) }
 
+// WaitStdio waits up to d for every stdio connection of the case to end
+// by itself (the client closed stdin and the server exited, or the
+// process was killed); it reports whether they all did.
+func (c *Case) WaitStdio(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // Close ends the case: relays are told to exit, the engine stops, and the
 // case's URLs answer 404 from now on.
 func (c *Case) Close() {

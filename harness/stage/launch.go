@@ -15,8 +15,11 @@ type Launch struct {
 	// Command is the client's command line, run through sh -c. For an
 	// HTTP client "{url}" in it is replaced by the case's URL, or the URL
 	// is appended as the last argument (as the official conformance suite
-	// does). For a stdio client "{server}" is replaced by the server
-	// command line the client must run (the relay), or it is appended.
+	// does). For a stdio client "{server}" is replaced by the words of the
+	// server command line the client must run (the relay), each a shell
+	// word, "{server-line}" by that command line as one shell word (for
+	// clients that take it as one string, like --stdio "CMD ARGS"), or the
+	// words are appended.
 	Command string
 	// Stdio says the client speaks stdio: it is given a server command
 	// line instead of a URL.
@@ -51,8 +54,12 @@ func (c *Case) Launch(l Launch) (*Process, error) {
 		if l.Relay == "" {
 			return nil, fmt.Errorf("stage: a stdio client needs the path of the mcpcheck binary to run as its server (Launch.Relay)")
 		}
-		server := shellQuote(append([]string{l.Relay}, c.RelayArgs()...))
-		line = substitute(line, "{server}", server)
+		words := append([]string{l.Relay}, c.RelayArgs()...)
+		if strings.Contains(line, "{server-line}") {
+			line = strings.ReplaceAll(line, "{server-line}", shellQuote([]string{shellQuote(words)}))
+		} else {
+			line = substitute(line, "{server}", shellQuote(words))
+		}
 	} else {
 		u := l.URL
 		if u == "" {

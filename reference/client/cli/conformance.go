@@ -26,13 +26,17 @@ const (
 )
 
 // conformance plays one client scenario of the official conformance suite
-// against the mock server at the URL operand (the suite appends it as the
-// last argument).
+// (or an mcpcheck-* scenario of mcpcheck's client suite) against the mock
+// server at the URL operand (the suite appends it as the last argument),
+// or, with --stdio, against the server that command starts.
 func conformance(e Env, o *options) error {
-	if len(o.pos) != 2 {
-		return usagef("reference client: conformance needs the server URL as its only operand (the suite appends it)")
+	switch {
+	case o.stdio != "" && len(o.pos) == 1:
+	case o.stdio == "" && len(o.pos) == 2:
+		o.url = o.pos[1]
+	default:
+		return usagef("reference client: conformance needs the server URL as its only operand (the suite appends it), or --stdio \"CMD\" and no operand")
 	}
-	o.url = o.pos[1]
 	scenario := e.Getenv(envScenario)
 	if scenario == "" {
 		return usagef("reference client: conformance needs %s set (the conformance suite sets it)", envScenario)
@@ -170,6 +174,9 @@ func conformance(e Env, o *options) error {
 		}
 		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
 	}
+	if strings.HasPrefix(scenario, "mcpcheck-") {
+		return flow(e, tools, call)
+	}
 	if strings.HasPrefix(scenario, "auth/") {
 		// Authorize (done by listing), then call the protected tool.
 		for _, t := range tools {
@@ -181,4 +188,62 @@ func conformance(e Env, o *options) error {
 	// initialize, request-metadata, json-schema-ref-no-deref and unknown
 	// scenarios: connecting and listing the tools is the whole flow.
 	return nil
+}
+
+// flow is what the client does in mcpcheck's own scenarios: call every
+// listed tool once with minimal arguments (the tools were listed, all
+// pages, when the client connected), then exit. A tool that fails is
+// reported and the flow goes on.
+func flow(e Env, tools []mcp.Tool, call func(string, any) error) error {
+	for _, t := range tools {
+		if err := call(t.Name, minimalArgs(t.InputSchema)); err != nil {
+			fmt.Fprintf(e.Stderr, "%v\n", err)
+		}
+	}
+	return nil
+}
+
+// minimalArgs builds arguments from an inputSchema: every required
+// property with its schema's first enum value, default, or the simplest
+// value of its type.
+func minimalArgs(schema json.RawMessage) map[string]any {
+	var s struct {
+		Properties map[string]struct {
+			Type    any   `json:"type"`
+			Enum    []any `json:"enum"`
+			Default any   `json:"default"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	args := map[string]any{}
+	for _, name := range s.Required {
+		p := s.Properties[name]
+		switch {
+		case len(p.Enum) > 0:
+			args[name] = p.Enum[0]
+		case p.Default != nil:
+			args[name] = p.Default
+		default:
+			typ, _ := p.Type.(string)
+			if list, ok := p.Type.([]any); ok && len(list) > 0 {
+				typ, _ = list[0].(string)
+			}
+			switch typ {
+			case "number", "integer":
+				args[name] = 1
+			case "boolean":
+				args[name] = true
+			case "object":
+				args[name] = map[string]any{}
+			case "array":
+				args[name] = []any{}
+			case "null":
+				args[name] = nil
+			default:
+				args[name] = "mcpcheck"
+			}
+		}
+	}
+	return args
 }

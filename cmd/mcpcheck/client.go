@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+const clientUsage = `Usage: mcpcheck client --command "CMD" | --stdio "CMD" [flags]
+
+Checks an MCP client: mcpcheck plays the server and launches the client once
+per scenario, in every protocol version, then judges everything the client
+did against the client-side requirements of the catalog.
+
+  --command "CMD"   an HTTP client: CMD runs through sh -c with the case's URL
+                    in place of {url}, or appended as the last argument
+  --stdio "CMD"     a stdio client: CMD gets the server command line to start
+                    (mcpcheck relaying to the harness) in place of {server},
+                    or appended
+
+Each launch gets MCP_CONFORMANCE_SCENARIO (the scenario: an official
+conformance-suite name or an mcpcheck-* one), MCP_CONFORMANCE_PROTOCOL_VERSION
+and, where a scenario needs it, MCP_CONFORMANCE_CONTEXT, as the official
+suite sets them; clients without a scenario harness are judged on what they
+do on their own and what the stage provokes, and checks that need an action
+they did not take are untestable.
+
+Flags:
+  --protocol V             a version, a comma list, all (default) or latest
+  --label-filter EXPR      Ginkgo label filter, e.g. 'area:lifecycle'
+  --parallel N             client launches at once (default 4)
+  --case-timeout D         bound on one launch (default 20s)
+  --baseline FILE          expected failures (JSON); stale entries fail the run
+  --out DIR                write the reports of --format into DIR
+  --format LIST            text,json,junit,md,html,sarif,badge (default text)
+  --verbose                keep transcripts of passing checks; progress per check
+
+Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
+stale baseline entries; 2 usage error; 3 the client never connected, or a
+harness error.
+`
+
+type clientOptions struct {
+	launch      clientsuite.Launch
+	versions    []spec.Version
+	labelFilter string
+	parallel    int
+	caseTimeout time.Duration
+	baseline    string
+	out         string
+	formats     []reports.Format
+	verbose     bool
+}
+
+// clientMain runs "mcpcheck client ARGS".
+func clientMain(e *env, args []string) error {
+	o, err := parseClientFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, clientUsage)
+			return nil
+		}
+		return err
+	}
+	return runClientSuite(e, o)
+}
+
+func parseClientFlags(args []string) (clientOptions, error) {
+	fs := newFlags("client")
+	command := fs.String("command", "", "")
+	stdio := fs.String("stdio", "", "")
+	protocol := fs.String("protocol", "all", "")
+	labelFilter := fs.String("label-filter", "", "")
+	parallel := fs.Int("parallel", 4, "")
+	caseTimeout := fs.Duration("case-timeout", 20*time.Second, "")
+	baseline := fs.String("baseline", "", "")
+	out := fs.String("out", "", "")
+	format := fs.String("format", "text", "")
+	verbose := fs.Bool("verbose", false, "")
+	if err := parseFlags(fs, args); err != nil {
+		return clientOptions{}, err
+	}
+	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, baseline: *baseline, out: *out, verbose: *verbose}
+	if fs.NArg() > 0 {
+		return o, usagef("client: unexpected argument %q (quote the client's command line: --command \"CMD ARGS\")", fs.Arg(0))
+	}
+	switch {
+	case (*command == "") == (*stdio == ""):
+		return o, usagef("client: give exactly one of --command \"CMD\" (an HTTP client) or --stdio \"CMD\" (a stdio client)")
+	case *command != "":
+		o.launch = clientsuite.Launch{Command: *command}
+	default:
+		o.launch = clientsuite.Launch{Command: *stdio, Stdio: true}
+	}
+	if *parallel <= 0 {
+		return o, usagef("client: --parallel must be at least 1")
+	}
+	if *caseTimeout <= 0 {
+		return o, usagef("client: --case-timeout must be positive")
+	}
+	vs, err := parseProtocol(*protocol)
+	if err != nil {
+		return o, err
+	}
+	o.versions = vs
+	if o.formats, err = lookupFormats(*format); err != nil {
+		return o, err
+	}
+	if o.out == "" && (len(o.formats) != 1 || o.formats[0].Name != "text") {
+		return o, usagef("client: --format %s writes files: give --out DIR", *format)
+	}
+	return o, nil
+}
+
+func runClientSuite(e *env, o clientOptions) error {
+	var bl *reports.Baseline
+	if o.baseline != "" {
+		f, err := os.Open(o.baseline)
+		if err != nil {
+			return usagef("client: --baseline: %v", err)
+		}
+		bl, err = reports.ParseBaseline(o.baseline, f)
+		f.Close()
+		if err != nil {
+			return usagef("client: --baseline: %v", err)
+		}
+	}
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return usagef("client: --out %s: %v", o.out, err)
+		}
+	}
+	start := time.Now()
+	res, err := clientsuite.Run(e.ctx, clientsuite.Config{
+		Launch:      o.launch,
+		Versions:    o.versions,
+		LabelFilter: o.labelFilter,
+		Parallel:    o.parallel,
+		CaseTimeout: o.caseTimeout,
+		Verbose:     o.verbose,
+		Progress:    progress(e.stderr, o.verbose),
+		Tool:        reports.Tool{Name: programName, Version: programVersion},
+	})
+	silent := errors.Is(err, clientsuite.ErrClientSilent)
+	if err != nil && !silent {
+		if strings.Contains(err.Error(), "label filter") {
+			return usagef("client: --label-filter: %v", err)
+		}
+		return harnessError{fmt.Errorf("client: %w", err)}
+	}
+	run := res.Report
+	if bl != nil {
+		reports.Apply(&run, bl)
+	}
+	ropts := reports.Options{Verbose: o.verbose}
+	if err := reports.WriteText(e.stdout, &run, ropts); err != nil {
+		return harnessError{err}
+	}
+	if o.out != "" {
+		for _, f := range o.formats {
+			path := filepath.Join(o.out, "mcpcheck-client"+f.Extension)
+			if err := writeFile(path, func(w io.Writer) error { return f.Write(w, &run, ropts) }); err != nil {
+				return harnessError{fmt.Errorf("writing %s: %v", path, err)}
+			}
+		}
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases)
+	if silent {
+		return harnessError{fmt.Errorf("client: %w", err)}
+	}
+	if len(res.Problems) > 0 {
+		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(res.Problems...))}
+	}
+	j := reports.Verdict(&run)
+	if j.Failed(false) {
+		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
+	}
+	return nil
+}

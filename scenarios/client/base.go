@@ -1,0 +1,179 @@
+package client
+
+import (
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// The JSON-RPC base layer, judged on everything the client sent in every
+// scenario: the same rules (harness/rules) the server suite holds servers
+// to, with the direction turned around.
+
+var _ = Register(
+	Def{
+		ID: "client/base/jsonrpc", Area: "base",
+		Title:        "every message the client sends is valid JSON-RPC 2.0 and conforms to the version's schema",
+		Requirements: []string{rules.ReqJSONRPC2},
+		Proofs:       []Proof{{Fault: "invalid-jsonrpc", Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				methods := map[jsonrpc.ID]string{}
+				for _, m := range c.StageRequests() {
+					methods[m.Msg.ID] = m.Msg.Method
+				}
+				for _, m := range c.Client() {
+					n++
+					if b, broke := rules.Invalid(t.Version(), m.Msg, nil); broke {
+						bad++
+						t.Breach(c, rules.Breach{Rule: b.Rule, Requirement: rules.ReqJSONRPC2, Expected: "every message is valid JSON-RPC 2.0", Actual: b.Actual + " in " + excerpt(m)})
+						continue
+					}
+					answers := ""
+					if m.Msg.Shape.IsResponse() {
+						answers = methods[m.Msg.ID]
+					}
+					for _, vi := range rules.SortViolations(rules.Schema(t.Version(), spec.ClientToServer, answers, m.Msg)) {
+						bad++
+						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(t.Version()) + " schema", Actual: vi.String() + " in " + excerpt(m)})
+						break
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no message", "%d messages, all valid")
+		},
+	},
+	Def{
+		ID: "client/base/utf8", Area: "base",
+		Title:        "every message the client sends is UTF-8",
+		Requirements: []string{rules.ReqUTF8},
+		Proofs:       []Proof{{Fault: "latin1-message", Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, e := range c.Frames() {
+					if e.Kind == wire.KindTooLong {
+						continue
+					}
+					n++
+					if b, broke := rules.UTF8(t.Version(), e.Raw); broke {
+						bad++
+						t.Breach(c, b)
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no message", "%d messages, all UTF-8")
+		},
+	},
+	Def{
+		ID: "client/base/request-ids", Area: "base",
+		Title:        "the client's requests carry string or integer ids, never null, never reused while they must not be",
+		Requirements: []string{rules.ReqIDStringOrInteger, rules.ReqIDNotNull, rules.ReqIDUniqueInSession, rules.ReqIDUniqueOutstanding},
+		Proofs:       []Proof{{Fault: "reuse-request-id", Version: spec.V20251125, Want: reports.Fail}, {Fault: "reuse-request-id", Version: spec.V20260728, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				// One ledger per session: a stdio connection, or an HTTP
+				// session (stateless requests share one: ids only need to
+				// differ among outstanding ones).
+				ledgers := map[string]*rules.RequestIDs{}
+				for _, e := range c.Events {
+					if !e.IsMessage() {
+						continue
+					}
+					key := c.Session(e)
+					l := ledgers[key]
+					if l == nil {
+						l = rules.NewRequestIDs(spec.ClientToServer, 0)
+						ledgers[key] = l
+					}
+					switch {
+					case e.From == stage.FromClient && rules.IsRequest(e.Msg):
+						n++
+						if b, broke := l.Request(t.Version(), e.Msg); broke {
+							bad++
+							t.Breach(c, b)
+						}
+					case e.From == stage.FromStage && e.Msg.Shape.IsResponse():
+						l.Answered(e.Msg.ID)
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no request", "%d requests, ids well formed and not reused")
+		},
+	},
+	Def{
+		ID: "client/base/notifications", Area: "base",
+		Title:        "the client's notifications carry no id",
+		Requirements: []string{rules.ReqNotificationNoID},
+		Proofs:       []Proof{{Fault: "notification-with-id", Want: reports.Fail}},
+		Judge: func(t *T) {
+			t.EachMessage(Rule{Expected: "a notification has no id member", None: "the client sent no notification", Saw: "%d notifications, none with an id"},
+				func(c *Case, m Msg) (bool, string) {
+					b, counted, broke := rules.NotificationID(t.Version(), m.Msg)
+					if broke {
+						return true, b.Actual
+					}
+					return counted, ""
+				})
+		},
+	},
+	Def{
+		ID: "client/base/response-shape", Area: "base",
+		Title:        "the client's responses carry exactly one of result and error, and well-formed errors",
+		Requirements: []string{rules.ReqNotResultAndError, rules.ReqResultOrError, rules.ReqResultMemberPresent, rules.ReqErrorCodeInteger, rules.ReqErrorCodeAndMessage, rules.ReqJSONRPC2},
+		Proofs:       []Proof{{Fault: "response-result-and-error", Version: spec.V20250618, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, m := range c.Client() {
+					if !m.Msg.Shape.IsResponse() && !m.Msg.Has(jsonrpc.ReasonResultAndError) && !m.Msg.Has(jsonrpc.ReasonNoMethodResultOrError) {
+						continue
+					}
+					n++
+					if b, broke := rules.ResponseShape(t.Version(), m.Msg); broke {
+						bad++
+						t.Breach(c, b)
+						continue
+					}
+					if b, _, broke := rules.ErrorObject(t.Version(), m.Msg); broke {
+						bad++
+						t.Breach(c, b)
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no response (the stage's requests to it came in other scenarios, or it answered none)", "%d responses, all well formed")
+		},
+	},
+	Def{
+		ID: "client/base/response-ids", Area: "base",
+		Title:        "the client's responses echo the id of the stage request they answer, and answer nothing else",
+		Requirements: []string{rules.ReqIDMatchesRequest, rules.ReqErrorIDMatchesRequest, rules.ReqNotificationNoReply},
+		Proofs:       []Proof{{Fault: "response-id-mismatch", Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, a := range c.ClientAnswers() {
+					n++
+					if a.Found {
+						continue
+					}
+					bad++
+					req := rules.ReqIDMatchesRequest
+					if a.Response.Msg.Shape == jsonrpc.KindErrorResponse && t.InForce(rules.ReqErrorIDMatchesRequest) {
+						req = rules.ReqErrorIDMatchesRequest
+					}
+					t.Violation(req, "a response carries the id of a request the stage sent on that connection",
+						fmt.Sprintf("the client answered id %s, which no stage request had: %s (%s)", a.Response.Msg.ID, excerpt(a.Response), c.Scenario.Name))
+				}
+			}
+			t.settle(n, bad, "the client sent no response", "%d responses, each to a stage request")
+		},
+	},
+)

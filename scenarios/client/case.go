@@ -1,0 +1,341 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Case is one finished scenario run: what the client and the stage sent,
+// what the harness saw of the processes, and how the client ended. Checks
+// read it through the methods below; it never changes once judged.
+type Case struct {
+	Scenario  *Scenario
+	Version   spec.Version
+	Transport string
+	// Events is the recording, in order (stage.Event).
+	Events  []stage.Event
+	Dropped int
+	// Launched is false when the client could not be started (LaunchErr
+	// says why).
+	Launched  bool
+	LaunchErr error
+	// Exit says how the client process ended ("exited with status 0",
+	// "killed by the harness after 15s").
+	Exit     string
+	ExitCode int
+	// TimedOut is set when the harness had to stop a client that was
+	// still running at the case's time limit.
+	TimedOut bool
+	// Stopped is set when the harness stopped the client after the
+	// scenario had seen what it was about (Scenario.Done).
+	Stopped bool
+	// Stdout and Stderr are the tails of the client's output.
+	Stdout, Stderr []byte
+	// Transcript is the case's wire transcript for reports.
+	Transcript []reports.WireEvent
+}
+
+// Msg is a message in a case: a stage.Event whose Kind is a message.
+type Msg = stage.Event
+
+// Traffic reports whether the client sent anything at all.
+func (c *Case) Traffic() bool {
+	for _, e := range c.Events {
+		if e.From == stage.FromClient {
+			return true
+		}
+	}
+	return false
+}
+
+// From returns the message events one peer sent, in order.
+func (c *Case) From(p stage.Peer) []Msg {
+	var out []Msg
+	for _, e := range c.Events {
+		if e.From == p && e.IsMessage() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Client returns the messages the client sent.
+func (c *Case) Client() []Msg { return c.From(stage.FromClient) }
+
+// Frames returns everything the client put on the wire that was due to be
+// a message: messages, garbage, lines over the limit (not the bodiless
+// HTTP requests).
+func (c *Case) Frames() []stage.Event {
+	var out []stage.Event
+	for _, e := range c.Events {
+		if e.From == stage.FromClient && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage || e.Kind == wire.KindTooLong) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Requests returns the client's requests of method ("" for all).
+func (c *Case) Requests(method string) []Msg {
+	var out []Msg
+	for _, m := range c.Client() {
+		if m.Msg.Shape == jsonrpc.KindRequest && (method == "" || m.Msg.Method == method) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Notifications returns the client's notifications of method ("" for all).
+func (c *Case) Notifications(method string) []Msg {
+	var out []Msg
+	for _, m := range c.Client() {
+		if m.Msg.Shape == jsonrpc.KindNotification && (method == "" || m.Msg.Method == method) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// HTTPRequests returns every HTTP request of the client, with or without
+// a body.
+func (c *Case) HTTPRequests() []stage.Event {
+	var out []stage.Event
+	for _, e := range c.Events {
+		if e.From == stage.FromClient && e.HTTP != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Notes returns the harness's observations of one kind (stage.Note*).
+func (c *Case) Notes(what string) []stage.Event {
+	var out []stage.Event
+	for _, e := range c.Events {
+		if e.From == stage.FromHarness && e.Note == what {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// StageRequests returns the requests the stage sent to the client.
+func (c *Case) StageRequests() []Msg {
+	var out []Msg
+	for _, m := range c.From(stage.FromStage) {
+		if m.Msg.Shape == jsonrpc.KindRequest {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Answer pairs a response with the request it answers.
+type Answer struct {
+	Response Msg
+	// Request is the request it answers; Found is false when no request
+	// of the other peer had that id.
+	Request Msg
+	Found   bool
+}
+
+// ClientAnswers returns the client's responses with the stage's requests
+// they answer (on the same connection).
+func (c *Case) ClientAnswers() []Answer {
+	return c.answers(stage.FromClient, stage.FromStage)
+}
+
+// StageAnswer returns the stage's response to the client request req
+// (false when there was none).
+func (c *Case) StageAnswer(req Msg) (Msg, bool) {
+	for _, a := range c.answers(stage.FromStage, stage.FromClient) {
+		if a.Found && a.Request.Seq == req.Seq {
+			return a.Response, true
+		}
+	}
+	return Msg{}, false
+}
+
+func (c *Case) answers(from, to stage.Peer) []Answer {
+	type key struct {
+		conn int
+		id   jsonrpc.ID
+	}
+	reqs := map[key]Msg{}
+	var out []Answer
+	for _, e := range c.Events {
+		if !e.IsMessage() || e.Msg.ID.IsZero() {
+			continue
+		}
+		k := key{e.Conn, e.Msg.ID}
+		switch {
+		case e.From == to && e.Msg.Shape == jsonrpc.KindRequest:
+			reqs[k] = e
+		case e.From == from && e.Msg.Shape.IsResponse():
+			r, ok := reqs[k]
+			out = append(out, Answer{Response: e, Request: r, Found: ok})
+		}
+	}
+	return out
+}
+
+// Session names the session an event belongs to: "stdio-N" for the Nth
+// stdio connection; over HTTP "http-ID" for the session with id ID (a
+// client request without the header belongs to the session the stage's
+// answer on the same exchange opened, as initialize does), "http-" for
+// exchanges outside any session.
+func (c *Case) Session(e stage.Event) string {
+	if e.HTTP == nil {
+		return fmt.Sprintf("stdio-%d", e.Conn)
+	}
+	if sid := e.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
+		return "http-" + sid
+	}
+	if e.From == stage.FromClient {
+		for _, x := range c.Events {
+			if x.From == stage.FromStage && x.Stream == e.Stream && x.HTTP != nil {
+				if sid := x.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
+					return "http-" + sid
+				}
+			}
+		}
+	}
+	return "http-"
+}
+
+// Sessions groups the message events (both peers) by session, each group
+// in recording order, the groups in order of their first event.
+func (c *Case) Sessions() [][]stage.Event {
+	idx := map[string]int{}
+	var out [][]stage.Event
+	for _, e := range c.Events {
+		if !e.IsMessage() {
+			continue
+		}
+		k := c.Session(e)
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], e)
+	}
+	return out
+}
+
+// Initialize returns the client's first initialize request.
+func (c *Case) Initialize() (Msg, mcp.InitializeParams, bool) {
+	for _, m := range c.Requests(spec.MethodInitialize) {
+		var p mcp.InitializeParams
+		_ = json.Unmarshal(m.Msg.Params, &p)
+		return m, p, true
+	}
+	return Msg{}, mcp.InitializeParams{}, false
+}
+
+// Negotiated is the protocol version the stage answered the client's
+// first initialize with ("" when it answered none), or, in the stateless
+// era, the version of the client's first request that declares one.
+func (c *Case) Negotiated() spec.Version {
+	if m, _, ok := c.Initialize(); ok {
+		if ans, ok := c.StageAnswer(m); ok && ans.Msg.Shape == jsonrpc.KindResponse {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			if json.Unmarshal(ans.Msg.Result, &r) == nil {
+				return spec.Version(r.ProtocolVersion)
+			}
+		}
+		return ""
+	}
+	for _, m := range c.Requests("") {
+		if v, ok := metaVersion(m); ok {
+			return spec.Version(v)
+		}
+	}
+	return ""
+}
+
+// Declared returns the capabilities the client declared: in its first
+// initialize, or else in the _meta of its first request that has them.
+func (c *Case) Declared() (mcp.ClientCapabilities, bool) {
+	if _, p, ok := c.Initialize(); ok {
+		return p.Capabilities, true
+	}
+	for _, m := range c.Requests("") {
+		if meta := metaOf(m); meta != nil {
+			if caps, ok, err := meta.ClientCapabilities(); ok && err == nil {
+				return caps, true
+			}
+		}
+	}
+	return mcp.ClientCapabilities{}, false
+}
+
+// metaOf returns the _meta of a request's params (nil when absent).
+func metaOf(m Msg) mcp.Meta {
+	var p struct {
+		Meta mcp.Meta `json:"_meta"`
+	}
+	if json.Unmarshal(m.Msg.Params, &p) != nil {
+		return nil
+	}
+	return p.Meta
+}
+
+func metaVersion(m Msg) (string, bool) {
+	meta := metaOf(m)
+	if meta == nil {
+		return "", false
+	}
+	v, ok, err := meta.ProtocolVersion()
+	return v, ok && err == nil
+}
+
+// Describe names the case for a report: the scenario, version and how the
+// client ended.
+func (c *Case) Describe() string {
+	s := fmt.Sprintf("scenario %s (%s)", c.Scenario.Name, c.Version)
+	if c.Exit != "" {
+		s += ": the client " + c.Exit
+	}
+	return s
+}
+
+// untestableWhy says why a case shows nothing to judge: the client did not
+// start, sent nothing, or did not act out the scenario.
+func (c *Case) untestableWhy(needs string) string {
+	switch {
+	case !c.Launched:
+		return fmt.Sprintf("the client could not be started for scenario %s: %v", c.Scenario.Name, c.LaunchErr)
+	case !c.Traffic():
+		return fmt.Sprintf("the client sent nothing in scenario %s (it %s); stdout/stderr: %s", c.Scenario.Name, c.Exit, tail(c.Stderr, c.Stdout))
+	}
+	return fmt.Sprintf("in scenario %s the client did not %s (a scripted client would: %s)", c.Scenario.Name, needs, c.Scenario.acts())
+}
+
+func tail(bs ...[]byte) string {
+	var parts []string
+	for _, b := range bs {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			if len(s) > 300 {
+				s = "…" + s[len(s)-300:]
+			}
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "(nothing)"
+	}
+	return strings.Join(parts, " | ")
+}

@@ -1,0 +1,40 @@
+// Package client holds mcpcheck's client conformance suite: mcpcheck plays
+// the server (harness/stage) and judges any MCP client, over stdio or
+// HTTP, against the client-side requirements of the catalog, in every
+// protocol version.
+//
+// # How a run works
+//
+// A run launches the client once per scenario. A Scenario is one way the
+// stage plays the server: which fixtures it offers, what it provokes
+// (requests to the client, a lost session, a closed stream, a refused
+// version), which official conformance-suite scenario it stands for. The
+// client learns the scenario from MCP_CONFORMANCE_SCENARIO (and the version
+// from MCP_CONFORMANCE_PROTOCOL_VERSION), exactly as the official suite
+// tells it, so clients that already act out that suite run unchanged; a
+// client with no scenario harness at all is judged on whatever it does on
+// its own plus everything the stage provokes. Scenarios run concurrently,
+// each on its own case (its own URL, or its own relay token for stdio).
+//
+// Checks (Def) judge the recordings afterwards: every message each way,
+// the HTTP heads, SSE events, stdin EOF, signals and exits. A check names
+// the scenarios whose recordings it judges; with none it judges every
+// scenario of its version. Checks that need the client to act (call a
+// tool, follow a cursor) and find it did not are untestable, never passed
+// and never failed. The rules of harness/rules judge messages here exactly
+// as they judge a server's in the server suite, with the direction turned
+// around.
+//
+// # Proofs beside checks
+//
+// Each Def declares its Proofs: a fault switch of the reference client
+// (reference/client.Faults) that breaks the requirement, the version and
+// transport to run it in and the outcome it must produce.
+// TestEveryCheckIsProvenToFire walks the registry; TestProofs runs them.
+//
+// # Layout
+//
+// registry.go (Def, Scenario, Proof, registration), runner.go (Config,
+// Run), case.go (the view of one recording checks use), env.go (T), and one
+// file per protocol area holding its scenarios and checks.
+package client

@@ -1,0 +1,243 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Lifecycle (2024-11-05 through 2025-11-25): initialize first, the
+// initialized notification, nothing but ping while initialize is
+// unanswered, initialize never batched.
+
+// addNumbers is the official tools_call scenario's tool.
+var addNumbers = server.Tool{
+	Def: mcp.Tool{Name: "add_numbers", Description: "Adds two numbers", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)},
+	Run: func(c *server.Call) (any, error) {
+		var a, b float64
+		_ = json.Unmarshal(c.Arguments()["a"], &a)
+		_ = json.Unmarshal(c.Arguments()["b"], &b)
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(fmt.Sprintf("The sum of %v and %v is %v", a, b, a+b))}}, nil
+	},
+}
+
+var _ = RegisterScenarios(
+	Scenario{
+		Name: "initialize", Title: "a server with nothing to offer: the client connects and lists tools",
+		Acts:  "connect and list the tools",
+		Stage: func(Env) stage.Config { return stage.Config{Server: server.Options{NoFixtures: true}} },
+	},
+	Scenario{
+		Name: "tools_call", Title: "a server with one tool, add_numbers: the client lists the tools and calls it",
+		Acts: "list the tools and call add_numbers with two numbers",
+		Stage: func(Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{addNumbers}}}
+		},
+	},
+)
+
+var stateful = []spec.Era{spec.Stateful}
+
+var _ = Register(
+	Def{
+		ID: "client/lifecycle/initialize-first", Area: "lifecycle", Eras: stateful,
+		Title:        "every session opens with the client's initialize request",
+		Requirements: []string{"lifecycle.initialize.first-interaction"},
+		Proofs:       []Proof{{Fault: "skip-initialize", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, s := range c.Sessions() {
+					first, probes := firstClientMessage(s)
+					if first == nil {
+						continue
+					}
+					n++
+					if first.Msg.Method != spec.MethodInitialize {
+						bad++
+						t.Fail("the client's first message in a session is initialize (a server/discover probe of a dual-era client answered with an error may come before it)",
+							fmt.Sprintf("the first message was %s (%s)", first.Describe(), c.Scenario.Name))
+					} else if probes > 0 {
+						t.Saw("a server/discover probe before initialize, as a dual-era client may send (%s)", c.Scenario.Name)
+					}
+				}
+			}
+			t.settle(n, bad, "the client opened no session", "%d sessions, each opened with initialize")
+		},
+	},
+	Def{
+		ID: "client/lifecycle/initialized", Area: "lifecycle", Eras: stateful,
+		Title:        "after a successful initialize the client sends notifications/initialized before anything but ping",
+		Requirements: []string{"lifecycle.initialized.client-sends-notification"},
+		Proofs:       []Proof{{Fault: "no-initialized", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, s := range c.Sessions() {
+					after, ok := afterInitializeResult(s)
+					if !ok {
+						continue
+					}
+					var next *stage.Event
+					for i := range after {
+						e := &after[i]
+						if e.From != stage.FromClient || e.Msg.Method == spec.MethodPing || e.Msg.Shape.IsResponse() || e.Msg.Method == spec.MethodCancelled {
+							continue
+						}
+						next = e
+						break
+					}
+					if next == nil {
+						continue // the client said nothing more: it disconnected
+					}
+					n++
+					if next.Msg.Method != spec.MethodInitialized {
+						bad++
+						t.Fail("notifications/initialized comes before the client's other requests and notifications",
+							fmt.Sprintf("after the initialize result the client sent %s first (%s)", next.Describe(), c.Scenario.Name))
+					}
+				}
+			}
+			t.settle(n, bad, "no session went on after initialize", "%d sessions, each went on with notifications/initialized")
+		},
+	},
+	Def{
+		ID: "client/lifecycle/ping-only-before-result", Area: "lifecycle", Eras: stateful,
+		Title:        "while its initialize is unanswered the client sends no request but ping",
+		Requirements: []string{"lifecycle.initialize.client-only-ping-before-result"},
+		Proofs:       []Proof{{Fault: "request-before-initialize-result", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, s := range c.Sessions() {
+					init := -1
+					for i, e := range s {
+						if e.From == stage.FromClient && e.Msg.Method == spec.MethodInitialize && e.Msg.Shape == jsonrpc.KindRequest {
+							init = i
+							break
+						}
+					}
+					if init < 0 {
+						continue
+					}
+					n++
+					for _, e := range s[init+1:] {
+						if e.From == stage.FromStage && e.Msg.Shape.IsResponse() && e.Msg.ID == s[init].Msg.ID {
+							break
+						}
+						if e.From == stage.FromClient && e.Msg.Shape == jsonrpc.KindRequest && e.Msg.Method != spec.MethodPing {
+							bad++
+							t.Fail("nothing but ping while initialize is unanswered", fmt.Sprintf("%s before the initialize result (%s)", e.Describe(), c.Scenario.Name))
+							break
+						}
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no initialize", "%d initialize exchanges, nothing else asked before the result")
+		},
+	},
+	Def{
+		ID: "client/lifecycle/initialize-not-batched", Area: "lifecycle", Since: spec.V20250326, Until: spec.V20250326,
+		Title:        "the client sends initialize on its own, never inside a batch",
+		Requirements: []string{"lifecycle.initialize.not-batched"},
+		Unprovable:   "the reference client never batches (it implements no batching at all), so no fault switch can send a batched initialize through it; the check judges the wire: a JSON array holding an initialize request",
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, e := range c.Frames() {
+					n++
+					if e.Kind != 0 && e.Msg.Has(jsonrpc.ReasonBatch) {
+						elems, _ := jsonrpc.DecodeBatch(e.Raw)
+						for _, m := range elems {
+							if m.Method == spec.MethodInitialize {
+								bad++
+								t.Fail("initialize travels as a message of its own", "a batch holding initialize: "+excerpt(e)+" ("+c.Scenario.Name+")")
+								break
+							}
+						}
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent nothing", "%d messages, no batched initialize")
+		},
+	},
+	Def{
+		ID: "client/versioning/offers-released-version", Area: "versioning", Eras: stateful,
+		Title:        "the protocolVersion the client offers in initialize is a released protocol version",
+		Requirements: []string{"versioning.initialize.client-offers-supported-version"},
+		Proofs:       []Proof{{Fault: "offer-unreleased-version", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, m := range c.Requests(spec.MethodInitialize) {
+					var p mcp.InitializeParams
+					_ = json.Unmarshal(m.Msg.Params, &p)
+					n++
+					if !spec.Version(p.ProtocolVersion).Known() || spec.Version(p.ProtocolVersion).Era() != spec.Stateful {
+						bad++
+						t.Fail("initialize offers a released initialize-based protocol version ("+joinVersions()+")",
+							fmt.Sprintf("the client offered %q (%s)", p.ProtocolVersion, c.Scenario.Name))
+					}
+				}
+			}
+			t.settle(n, bad, "the client sent no initialize", "%d initialize requests, each offering a released version")
+		},
+	},
+)
+
+// firstClientMessage returns the client's first message in a session that
+// is not a server/discover probe answered with an error (a dual-era
+// client's probe), and how many such probes came before it.
+func firstClientMessage(s []stage.Event) (*stage.Event, int) {
+	probes := 0
+	failed := map[jsonrpc.ID]bool{}
+	for _, e := range s {
+		if e.From == stage.FromStage && e.Msg.Shape == jsonrpc.KindErrorResponse {
+			failed[e.Msg.ID] = true
+		}
+	}
+	for i := range s {
+		e := &s[i]
+		if e.From != stage.FromClient {
+			continue
+		}
+		if e.Msg.Method == spec.MethodServerDiscover && failed[e.Msg.ID] {
+			probes++
+			continue
+		}
+		return e, probes
+	}
+	return nil, probes
+}
+
+// afterInitializeResult returns the events of a session after the stage's
+// successful answer to the client's initialize, and whether there was one.
+func afterInitializeResult(s []stage.Event) ([]stage.Event, bool) {
+	var id jsonrpc.ID
+	for i, e := range s {
+		switch {
+		case id.IsZero() && e.From == stage.FromClient && e.Msg.Method == spec.MethodInitialize && e.Msg.Shape == jsonrpc.KindRequest:
+			id = e.Msg.ID
+		case !id.IsZero() && e.From == stage.FromStage && e.Msg.ID == id && e.Msg.Shape == jsonrpc.KindResponse:
+			return s[i+1:], true
+		}
+	}
+	return nil, false
+}
+
+func joinVersions() string {
+	var vs []string
+	for _, v := range spec.Versions {
+		if v.Era() == spec.Stateful {
+			vs = append(vs, string(v))
+		}
+	}
+	return strings.Join(vs, ", ")
+}

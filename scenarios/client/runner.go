@@ -1,0 +1,363 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcpcheck/mcpcheck/harness"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+)
+
+// Launch says how the client under test is started (see stage.Launch).
+type Launch struct {
+	// Command is the client's command line, run through sh -c. HTTP
+	// clients get the case's URL in place of {url} or appended; stdio
+	// clients get the server command line in place of {server} or
+	// appended.
+	Command string
+	// Stdio says the client speaks stdio (mcpcheck client --stdio).
+	Stdio bool
+	// Relay is the mcpcheck binary stdio clients run as their server
+	// ("" means this executable).
+	Relay string
+	// Env is added to the client's environment; Dir is its working
+	// directory.
+	Env []string
+	Dir string
+}
+
+// Config says what a client run checks and how.
+type Config struct {
+	Launch Launch
+	// Versions to run (empty: every released version).
+	Versions []spec.Version
+	// LabelFilter is a Ginkgo label filter over the checks' labels.
+	LabelFilter string
+	// Only, when set, runs just the checks with these IDs.
+	Only []string
+	// Parallel is how many cases (client launches) run at once (default 4).
+	Parallel int
+	// CaseTimeout bounds one client launch (default 20 s).
+	CaseTimeout time.Duration
+	// Settle is how long a case stays open after the client's last word
+	// (or the scenario's end), for trailing messages such as a DELETE on
+	// close (default 300 ms).
+	Settle time.Duration
+	// RunTimeout bounds the whole run (default 30 min).
+	RunTimeout time.Duration
+	// Verbose keeps transcripts of passing checks too.
+	Verbose bool
+	// Progress is called after each check ends.
+	Progress func(reports.Check)
+	// Log receives Ginkgo's output (default discarded); TestingT is handed
+	// to ginkgo.RunSpecs; Direct runs without Ginkgo.
+	Log      io.Writer
+	TestingT ginkgo.GinkgoTestingT
+	Direct   bool
+	// Tool names the tool in the report.
+	Tool reports.Tool
+}
+
+// Result is a finished client run.
+type Result struct {
+	Report   reports.Run
+	Problems []error
+	// Cases is how many client launches the run made; Silent how many of
+	// them saw the client send nothing at all.
+	Cases, Silent int
+	Engine        string
+	Specs         int
+}
+
+// ErrClientSilent is returned when the client sent nothing in any case:
+// it never connected, so nothing was judged.
+var ErrClientSilent = errors.New("the client under test never connected to the mcpcheck stage")
+
+type caseKey struct {
+	v        spec.Version
+	scenario string
+}
+
+type runner struct {
+	cfg       Config
+	transport string
+	stage     *stage.Stage
+	run       *harness.Run
+	cat       *catalog.Catalog
+
+	mu    sync.Mutex
+	cases map[caseKey]*pending
+	sem   chan struct{}
+	wg    sync.WaitGroup
+}
+
+// pending is a case that runs (or ran) in the background.
+type pending struct {
+	done chan struct{}
+	c    *Case
+}
+
+// Run launches the client once per scenario the selected checks need, in
+// every version, and judges the recordings.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.Launch.Command == "" {
+		return Result{}, errors.New("client: no client command given (mcpcheck client --command CMD or --stdio CMD)")
+	}
+	if cfg.Launch.Relay == "" && cfg.Launch.Stdio {
+		exe, err := os.Executable()
+		if err != nil {
+			return Result{}, fmt.Errorf("client: cannot find the mcpcheck binary for the stdio relay: %v", err)
+		}
+		cfg.Launch.Relay = exe
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = max(4, runtime.NumCPU())
+	}
+	if cfg.CaseTimeout <= 0 {
+		cfg.CaseTimeout = 20 * time.Second
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = 300 * time.Millisecond
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = 30 * time.Minute
+	}
+	if cfg.Tool.Name == "" {
+		cfg.Tool = reports.Tool{Name: "mcpcheck"}
+	}
+	if len(cfg.Versions) == 0 {
+		cfg.Versions = append([]spec.Version(nil), spec.Versions...)
+	}
+	var match func([]string) bool
+	if cfg.LabelFilter != "" {
+		f, err := types.ParseLabelFilter(cfg.LabelFilter)
+		if err != nil {
+			return Result{}, fmt.Errorf("label filter %q: %v", cfg.LabelFilter, err)
+		}
+		match = f
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		return Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+
+	r := &runner{cfg: cfg, cat: cat, transport: Streamable, cases: map[caseKey]*pending{}, sem: make(chan struct{}, cfg.Parallel)}
+	if cfg.Launch.Stdio {
+		r.transport = Stdio
+	}
+	st, err := stage.New()
+	if err != nil {
+		return Result{}, err
+	}
+	r.stage = st
+	defer st.Close()
+	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
+	if err != nil {
+		return Result{}, err
+	}
+	r.run = run
+
+	specs, need := r.plan(ctx, match)
+	for _, k := range need {
+		r.start(ctx, k)
+	}
+	engine, n := scenarios.RunSpecs(ctx, specs, scenarios.SpecConfig{Title: "mcpcheck client conformance", Direct: cfg.Direct, Match: match,
+		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout})
+	cancel()
+	r.wg.Wait()
+
+	res := Result{Engine: engine, Specs: n, Problems: run.Problems()}
+	for _, p := range r.cases {
+		if p.c == nil {
+			continue
+		}
+		res.Cases++
+		if !p.c.Traffic() {
+			res.Silent++
+		}
+	}
+	target := reports.Target{Kind: reports.TargetHTTP, Command: cfg.Launch.Command, Role: string(catalog.RoleClient)}
+	if cfg.Launch.Stdio {
+		target.Kind = reports.TargetStdio
+	}
+	res.Report = run.Report(cfg.Tool, target)
+	if res.Cases > 0 && res.Silent == res.Cases {
+		return res, fmt.Errorf("%w: in %d of %d cases it sent nothing", ErrClientSilent, res.Silent, res.Cases)
+	}
+	return res, nil
+}
+
+// plan lists the specs (per version, the checks in registration order) and
+// the cases they need, in run order.
+func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]scenarios.Spec, []caseKey) {
+	var specs []scenarios.Spec
+	var need []caseKey
+	seen := map[caseKey]bool{}
+	only := map[string]bool{}
+	for _, id := range r.cfg.Only {
+		only[id] = true
+	}
+	for _, v := range r.cfg.Versions {
+		for _, d := range Checks() {
+			if len(only) > 0 && !only[d.ID] {
+				continue
+			}
+			labels := append([]string{scenarios.Version(v), scenarios.Role(catalog.RoleClient)}, d.Labels...)
+			lvl := scenarios.StrongestLevel(r.cat, d.Requirements, v)
+			if lvl == "" {
+				lvl = scenarios.StrongestLevel(r.cat, d.Requirements, "")
+			}
+			if lvl != "" && lvl != catalog.May {
+				labels = append(labels, scenarios.Level(lvl))
+			}
+			for _, tr := range d.Transports {
+				labels = append(labels, scenarios.Transport(tr))
+			}
+			d, v := d, v
+			specs = append(specs, scenarios.Spec{Name: fmt.Sprintf("[%s] %s: %s", v, d.ID, d.Title), Labels: labels, Run: func() { r.execute(ctx, d, v) }})
+			if match != nil && !match(labels) {
+				continue
+			}
+			if ok, _ := r.applies(d, v); !ok {
+				continue
+			}
+			for _, s := range r.scenariosOf(d, v) {
+				k := caseKey{v, s.Name}
+				if !seen[k] {
+					seen[k] = true
+					need = append(need, k)
+				}
+			}
+		}
+	}
+	return specs, need
+}
+
+// applies reports whether d runs in version v over the run's transport,
+// and why not.
+func (r *runner) applies(d Def, v spec.Version) (bool, string) {
+	switch {
+	case d.Since != "" && v.Compare(d.Since) < 0:
+		return false, fmt.Sprintf("the check applies from %s on", d.Since)
+	case d.Until != "" && v.Compare(d.Until) > 0:
+		return false, fmt.Sprintf("the check applies up to %s", d.Until)
+	case len(d.Eras) > 0 && !containsEra(d.Eras, v.Era()):
+		return false, fmt.Sprintf("the check is about the %s era", d.Eras[0])
+	case len(d.Transports) > 0 && !contains(d.Transports, r.transport):
+		return false, fmt.Sprintf("the check is about clients over %v; this client speaks %s", d.Transports, r.transport)
+	}
+	return true, ""
+}
+
+// scenariosOf returns the scenarios whose recordings d judges in version
+// v over the run's transport.
+func (r *runner) scenariosOf(d Def, v spec.Version) []*Scenario {
+	var out []*Scenario
+	if len(d.Scenarios) == 0 {
+		for _, s := range Scenarios() {
+			if s.runsIn(v, r.transport) {
+				out = append(out, scenarioNamed(s.Name))
+			}
+		}
+		return out
+	}
+	for _, name := range d.Scenarios {
+		if s := scenarioNamed(name); s != nil && s.runsIn(v, r.transport) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// start runs the case k in the background (bounded by Parallel).
+func (r *runner) start(ctx context.Context, k caseKey) *pending {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.cases[k]; p != nil {
+		return p
+	}
+	p := &pending{done: make(chan struct{})}
+	r.cases[k] = p
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer close(p.done)
+		select {
+		case r.sem <- struct{}{}:
+		case <-ctx.Done():
+			p.c = &Case{Scenario: scenarioNamed(k.scenario), Version: k.v, Transport: r.transport, LaunchErr: ctx.Err()}
+			return
+		}
+		defer func() { <-r.sem }()
+		p.c = r.runCase(ctx, scenarioNamed(k.scenario), k.v)
+	}()
+	return p
+}
+
+// execute judges one check in one version.
+func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
+	scope := r.run.Scope(v, r.transport)
+	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		if ok, why := r.applies(d, v); !ok {
+			c.NotApplicable(why)
+			return
+		}
+		scs := r.scenariosOf(d, v)
+		if len(scs) == 0 {
+			c.NotApplicable(fmt.Sprintf("no scenario of this check runs in %s over %s", v, r.transport))
+			return
+		}
+		var cases []*Case
+		for _, s := range scs {
+			p := r.start(ctx, caseKey{v, s.Name})
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				c.Error(fmt.Errorf("the run ended before scenario %s finished: %v", s.Name, ctx.Err()))
+				return
+			}
+			cases = append(cases, p.c)
+		}
+		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
+		c.UseTranscript(transcriptOf(cases))
+		d.Judge(t)
+	})
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(rc)
+	}
+}
+
+// maxTranscript bounds the events a check's report carries.
+const maxTranscript = 4000
+
+// transcriptOf joins the cases' transcripts, each introduced by a note.
+func transcriptOf(cases []*Case) []reports.WireEvent {
+	var out []reports.WireEvent
+	for _, c := range cases {
+		out = append(out, reports.WireEvent{Direction: reports.Note, Note: c.Describe()})
+		ev := c.Transcript
+		if len(out)+len(ev) > maxTranscript {
+			keep := max(0, maxTranscript-len(out))
+			out = append(out, ev[:keep]...)
+			out = append(out, reports.WireEvent{Direction: reports.Note, Note: fmt.Sprintf("the transcript is cut here (%d more events)", len(ev)-keep)})
+			break
+		}
+		out = append(out, ev...)
+	}
+	return out
+}

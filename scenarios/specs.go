@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Spec is one Ginkgo It of a suite: a name, its labels and the body that
+// judges it. The server suite and the client suite (scenarios/client) both
+// run their checks as Specs.
+type Spec struct {
+	Name   string
+	Labels []string
+	Run    func()
+}
+
+// SpecConfig says how RunSpecs runs a suite.
+type SpecConfig struct {
+	// Title names the suite's Describe.
+	Title string
+	// Direct runs the specs without Ginkgo.
+	Direct bool
+	// LabelFilter is handed to Ginkgo; Match is the same filter for the
+	// direct engine (nil: everything).
+	LabelFilter string
+	Match       func(labels []string) bool
+	// TestingT is handed to ginkgo.RunSpecs (nil: a stand-in).
+	TestingT ginkgo.GinkgoTestingT
+	// Log receives Ginkgo's own output (nil: discarded).
+	Log io.Writer
+	// Timeout bounds the suite under Ginkgo.
+	Timeout time.Duration
+}
+
+// ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
+// run only once, so later runs use the direct engine, which executes the
+// same specs (same order, same label filter) without Ginkgo.
+var ginkgoUsed atomic.Bool
+
+// ginkgoT is the tiny GinkgoTestingT the binary hands to RunSpecs.
+type ginkgoT struct{ failed bool }
+
+func (t *ginkgoT) Helper() {}
+func (t *ginkgoT) Fail()   { t.failed = true }
+
+var ginkgoOutputMu sync.Mutex
+
+// RunSpecs runs specs in order: under Ginkgo the first time in a process
+// (unless cfg.Direct), directly afterwards (ginkgo.RunSpecs runs once per
+// process). It returns the engine used ("ginkgo" or "direct") and how many
+// specs ran after the label filter.
+func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string, ran int) {
+	if !cfg.Direct && ginkgoUsed.CompareAndSwap(false, true) {
+		return "ginkgo", runGinkgo(specs, cfg)
+	}
+	for _, s := range specs {
+		if cfg.Match != nil && !cfg.Match(s.Labels) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		ran++
+		s.Run()
+	}
+	return "direct", ran
+}
+
+func runGinkgo(specs []Spec, cfg SpecConfig) int {
+	ginkgo.Describe(cfg.Title, func() {
+		for _, s := range specs {
+			s := s
+			ginkgo.It(s.Name, ginkgo.Label(s.Labels...), func() { s.Run() })
+		}
+	})
+	var ran atomic.Int64
+	ginkgo.ReportAfterSuite("mcpcheck", func(rep ginkgo.Report) {
+		n := 0
+		for _, s := range rep.SpecReports {
+			if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped && s.State != types.SpecStatePending {
+				n++
+			}
+		}
+		ran.Store(int64(n))
+	})
+	sc, rc := ginkgo.GinkgoConfiguration()
+	sc.LabelFilter = cfg.LabelFilter
+	sc.RandomSeed = 1
+	sc.RandomizeAllSpecs = false
+	sc.FailFast = false
+	sc.Timeout = cfg.Timeout
+	sc.FocusStrings, sc.SkipStrings, sc.FocusFiles, sc.SkipFiles = nil, nil, nil, nil
+	rc.NoColor = true
+	rc.Succinct = true
+	rc.Verbose, rc.VeryVerbose = false, false
+	rc.JSONReport, rc.JUnitReport, rc.TeamcityReport, rc.GoJSONReport = "", "", "", ""
+	t := cfg.TestingT
+	if t == nil {
+		t = &ginkgoT{}
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	ginkgoOutputMu.Lock()
+	out, errOut := formatter.ColorableStdOut, formatter.ColorableStdErr
+	formatter.ColorableStdOut, formatter.ColorableStdErr = log, log
+	defer func() {
+		formatter.ColorableStdOut, formatter.ColorableStdErr = out, errOut
+		ginkgoOutputMu.Unlock()
+	}()
+	ginkgo.RunSpecs(t, cfg.Title, sc, rc)
+	return int(ran.Load())
+}
