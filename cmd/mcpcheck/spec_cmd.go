@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpcheck/mcpcheck/scenarios"
+	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -199,7 +200,13 @@ func specCoverage(cat *catalog.Catalog, args []string, stdout io.Writer) error {
 	if r != catalog.RoleServer && r != catalog.RoleClient {
 		return usagef("--role %q: coverage is measured for server or client", *role)
 	}
-	cov := cat.Coverage(r, checkRegistry, exclusionRegistry)
+	checked, excluded := checkRegistry, exclusionRegistry
+	if r == catalog.RoleClient {
+		// The client side is measured by the client suite alone: a server
+		// check citing a requirement both sides share judges the server.
+		checked, excluded = clientsuite.CheckedRequirements(), clientsuite.Exclusions
+	}
+	cov := cat.Coverage(r, checked, excluded)
 	if *asJSON {
 		if cov == nil {
 			cov = []catalog.AreaCoverage{}

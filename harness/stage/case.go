@@ -210,19 +210,11 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 		c.rec.note(conn, "stderr", fmt.Sprintf("the server wrote %d bytes to stderr: %s", len(c.cfg.Stdio.Stderr), wire.Excerpt(c.cfg.Stdio.Stderr, 80)))
 	}
 
-	// What the client writes: recorded line by line, and fed to the engine.
+	// What the client writes: recorded line by line, every line of a
+	// chunk before the engine sees any of them (so an answer is never
+	// recorded before the request it answers), then fed to the engine.
 	inR, inW := io.Pipe()
-	recR, recW := io.Pipe()
-	recDone := make(chan struct{})
-	go func() {
-		defer close(recDone)
-		wire.ReadLines(recR, maxBody, func(f wire.Frame) bool {
-			if f.Kind != wire.KindEnd {
-				c.rec.add(Event{From: FromClient, Conn: conn, Frame: f})
-			}
-			return true
-		})
-	}()
+	split := &lineSplitter{max: maxBody, emit: func(f wire.Frame) { c.rec.add(Event{From: FromClient, Conn: conn, Frame: f}) }}
 	// What the engine writes: recorded and sent to the relay's stdout.
 	out := &stdioOut{c: c, rc: rc, conn: conn}
 	ctx, cancel := context.WithCancel(c.ctx)
@@ -255,12 +247,12 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 		}
 		switch typ {
 		case frameStdin:
-			_, _ = recW.Write(b)
+			split.write(b)
 			_, _ = inW.Write(b)
 		case frameStdinEOF:
 			if !eof {
 				eof = true
-				recW.Close()
+				split.end()
 				c.rec.note(conn, NoteStdinClosed, "the client closed the server's stdin")
 				inW.Close()
 			}
@@ -271,10 +263,11 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 			}
 		}
 	}
-	recW.Close()
+	if !eof {
+		split.end()
+	}
 	inW.CloseWithError(errRelayClosed)
 	cancel()
-	<-recDone
 	select {
 	case <-engineDone:
 	case <-time.After(5 * time.Second):
@@ -322,4 +315,63 @@ func (o *stdioOut) Write(b []byte) (int, error) {
 		rest = rest[n:]
 	}
 	return len(b), nil
+}
+
+// lineSplitter frames what a client writes to stdin into lines as it
+// arrives (MCP's stdio framing: LF-terminated), synchronously, for the
+// recording: messages or garbage (CR set for a CR LF ending), a KindTooLong
+// frame for a line over max bytes, and at the end an Unterminated frame for
+// bytes after the last LF.
+type lineSplitter struct {
+	max  int
+	buf  []byte
+	over int64
+	emit func(wire.Frame)
+}
+
+func (s *lineSplitter) write(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			s.add(b)
+			return
+		}
+		s.add(b[:i])
+		s.line(false)
+		b = b[i+1:]
+	}
+}
+
+func (s *lineSplitter) add(b []byte) {
+	if s.over > 0 || len(s.buf)+len(b) > s.max {
+		s.over += int64(len(s.buf) + len(b))
+		s.buf = nil
+		return
+	}
+	s.buf = append(s.buf, b...)
+}
+
+func (s *lineSplitter) line(unterminated bool) {
+	var f wire.Frame
+	if s.over > 0 {
+		f = wire.Frame{Kind: wire.KindTooLong, Size: s.over}
+	} else {
+		raw, cr := s.buf, false
+		if n := len(raw); n > 0 && raw[n-1] == '\r' && !unterminated {
+			raw, cr = raw[:n-1], true
+		}
+		f = wire.Classify(bytes.Clone(raw))
+		f.CR = cr
+	}
+	f.Unterminated = unterminated
+	f.Stream = wire.StreamStdio
+	s.buf, s.over = s.buf[:0], 0
+	s.emit(f)
+}
+
+// end records bytes left after the last LF.
+func (s *lineSplitter) end() {
+	if len(s.buf) > 0 || s.over > 0 {
+		s.line(true)
+	}
 }

@@ -55,6 +55,10 @@ type Options struct {
 	// rejected tools, unknown response ids); nil discards them.
 	Logf func(format string, args ...any)
 
+	// Faults names fault switches to turn on (see Faults): deliberate
+	// defects for proving mcpcheck's client checks. Leave it empty.
+	Faults []string
+
 	// MaxRounds bounds the rounds of the 2026-07-28 multi round-trip loop
 	// for one request; 0 means 8.
 	MaxRounds int
@@ -67,8 +71,10 @@ type Options struct {
 //
 // A Client is safe for concurrent use. Close it to end the connection.
 type Client struct {
-	conn transport.Conn
-	opts Options
+	conn   transport.Conn // what the client sends through (raw, or the fault seam)
+	raw    transport.Conn // the transport itself, for its optional interfaces
+	faults faultSet
+	opts   Options
 
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
@@ -146,9 +152,16 @@ func Connect(ctx context.Context, conn transport.Conn, opts Options) (*Client, e
 			return nil, err
 		}
 	}
+	fs, err := parseFaults(opts.Faults)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	cctx, cancel := context.WithCancel(context.Background())
 	c := &Client{
 		conn:       conn,
+		raw:        conn,
+		faults:     fs,
 		opts:       opts,
 		ctx:        cctx,
 		cancel:     cancel,
@@ -164,6 +177,7 @@ func Connect(ctx context.Context, conn transport.Conn, opts Options) (*Client, e
 		elic:       newElicitationWaiter(),
 		logLevel:   opts.LogLevel,
 	}
+	c.conn = withFaults(c, conn, fs)
 	c.timeoutNs.Store(int64(opts.Timeout))
 	go c.readLoop()
 	if err := c.negotiate(ctx); err != nil {

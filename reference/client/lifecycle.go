@@ -89,7 +89,7 @@ func (c *Client) setMode(stateless bool, v spec.Version) {
 	c.mu.Lock()
 	c.stateless = stateless
 	c.mu.Unlock()
-	if s, ok := c.conn.(statelessSwitcher); ok {
+	if s, ok := c.raw.(statelessSwitcher); ok {
 		s.SetStateless(stateless)
 	}
 	c.setVersion(v)
@@ -133,6 +133,12 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 		Capabilities:    c.capabilities(false, v),
 		ClientInfo:      c.opts.Info,
 	}
+	if c.fault(FaultUnreleasedVersion) {
+		params.ProtocolVersion = "2099-01-01"
+	}
+	if c.fault(FaultSkipInitialize) {
+		_, _ = c.rpc(ctx, spec.MethodPing, struct{}{}, callOpts{timeout: time.Second})
+	}
 	raw, err := c.rpc(ctx, spec.MethodInitialize, params, callOpts{noCancel: true})
 	if err != nil {
 		return fmt.Errorf("client: initialize failed: %w", err)
@@ -154,6 +160,9 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 	c.instructions = res.Instructions
 	c.mu.Unlock()
 	c.setVersion(got)
+	if c.fault(FaultNoInitialized) {
+		return nil
+	}
 	if err := c.notify(spec.MethodInitialized, struct{}{}); err != nil {
 		return err
 	}

@@ -197,7 +197,7 @@ func (c *Client) setVersion(v spec.Version) {
 	c.mu.Lock()
 	c.version = v
 	c.mu.Unlock()
-	if s, ok := c.conn.(transport.ProtocolVersionSetter); ok {
+	if s, ok := c.raw.(transport.ProtocolVersionSetter); ok {
 		s.SetProtocolVersion(string(v))
 	}
 }

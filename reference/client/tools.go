@@ -46,7 +46,7 @@ func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 
 // isHTTP reports whether the connection is one of the HTTP transports.
 func (c *Client) isHTTP() bool {
-	switch c.conn.(type) {
+	switch c.raw.(type) {
 	case *transport.StreamableHTTP, *transport.AutoHTTP, *transport.LegacySSE:
 		return true
 	}

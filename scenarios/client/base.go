@@ -112,7 +112,7 @@ var _ = Register(
 		ID: "client/base/notifications", Area: "base",
 		Title:        "the client's notifications carry no id",
 		Requirements: []string{rules.ReqNotificationNoID},
-		Proofs:       []Proof{{Fault: "notification-with-id", Want: reports.Fail}},
+		Proofs:       []Proof{{Fault: "notification-with-id", Version: spec.V20251125, Want: reports.Fail}},
 		Judge: func(t *T) {
 			t.EachMessage(Rule{Expected: "a notification has no id member", None: "the client sent no notification", Saw: "%d notifications, none with an id"},
 				func(c *Case, m Msg) (bool, string) {
@@ -155,7 +155,7 @@ var _ = Register(
 		ID: "client/base/response-ids", Area: "base",
 		Title:        "the client's responses echo the id of the stage request they answer, and answer nothing else",
 		Requirements: []string{rules.ReqIDMatchesRequest, rules.ReqErrorIDMatchesRequest, rules.ReqNotificationNoReply},
-		Proofs:       []Proof{{Fault: "response-id-mismatch", Want: reports.Fail}},
+		Proofs:       []Proof{{Fault: "response-id-mismatch", Version: spec.V20251125, Want: reports.Fail}},
 		Judge: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {

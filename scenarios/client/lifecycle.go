@@ -28,6 +28,17 @@ var addNumbers = server.Tool{
 	},
 }
 
+// echoTool is the one tool of scenarios that need the client to make a
+// request and nothing more.
+var echoTool = server.Tool{
+	Def: mcp.Tool{Name: "echo", Description: "Echoes its text", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+	Run: func(c *server.Call) (any, error) {
+		var s string
+		_ = json.Unmarshal(c.Arguments()["text"], &s)
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(s)}}, nil
+	},
+}
+
 var _ = RegisterScenarios(
 	Scenario{
 		Name: "initialize", Title: "a server with nothing to offer: the client connects and lists tools",

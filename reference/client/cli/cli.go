@@ -91,6 +91,9 @@ Flags:
   --browser                   authorize in a browser: print the URL and wait for the redirect
                               on ` + auth.DefaultRedirectURI + ` (default: follow redirects headlessly)
   --json                      print JSON instead of text
+  --fault NAME                turn on a fault switch: a deliberate defect that breaks one
+                              requirement, to prove mcpcheck's client checks (repeatable)
+  --list-faults               list the fault switches and the requirements they break
   --verbose                   show the server's stderr and protocol warnings
 
 Exit codes: 0 done, 2 usage error, 3 the server failed or answered with an error.
@@ -109,7 +112,8 @@ type options struct {
 	logLevel                                                  string
 	watchFor                                                  time.Duration
 	browser                                                   bool
-	headers, envs, roots                                      multi
+	headers, envs, roots, faults                              multi
+	listFaults                                                bool
 	timeout                                                   time.Duration
 	asJSON, verbose                                           bool
 	args, ref, arg, value                                     string
@@ -146,6 +150,8 @@ func parse(args []string) (*options, error) {
 	fs.BoolVar(&o.browser, "browser", false, "")
 	fs.StringVar(&o.logLevel, "log-level", "", "")
 	fs.DurationVar(&o.watchFor, "for", 0, "")
+	fs.Var(&o.faults, "fault", "")
+	fs.BoolVar(&o.listFaults, "list-faults", false, "")
 	// Flags may come before or after the command and its operands.
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -182,6 +188,12 @@ func Main(e Env, args []string) error {
 	o, err := parse(args)
 	if err != nil {
 		return err
+	}
+	if o.listFaults {
+		for _, f := range client.Faults() {
+			fmt.Fprintf(e.Stdout, "%-36s %-58s %s\n", f.Name, f.Requirement, f.Description)
+		}
+		return nil
 	}
 	if len(o.pos) == 0 {
 		return usagef("reference client: no command given; try 'tools' (run 'mcpcheck reference client --help' for all)")
@@ -277,6 +289,7 @@ func dial(e Env, o *options, extra func(*client.Options)) (*client.Client, error
 		Timeout: o.timeout,
 		Logf:    logf,
 		Tasks:   true,
+		Faults:  o.faults,
 	}
 	if !o.verbose {
 		// Protocol warnings that concern the user's result stay visible;
@@ -376,7 +389,15 @@ func openTransport(e Env, o *options) (transport.Conn, error) {
 		}
 		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	ho := transport.HTTPOptions{URL: o.url, Header: h, Client: &http.Client{Transport: authTransport(e, o)}}
+	var rt http.RoundTripper = authTransport(e, o)
+	rewrite, err := client.HTTPRewriter(o.faults)
+	if err != nil {
+		return nil, usagef("reference client: --fault: %v", err)
+	}
+	if rewrite != nil {
+		rt = rewritingTransport{next: rt, rewrite: rewrite}
+	}
+	ho := transport.HTTPOptions{URL: o.url, Header: h, Client: &http.Client{Transport: rt}}
 	if o.verbose {
 		ho.Logf = func(format string, a ...any) { fmt.Fprintf(e.Stderr, "transport: "+format+"\n", a...) }
 	}
@@ -392,6 +413,19 @@ func openTransport(e Env, o *options) (transport.Conn, error) {
 	}
 	t, err := transport.NewAutoHTTP(ho)
 	return t, wrapURL(err)
+}
+
+// rewritingTransport applies the HTTP rewriters of the fault switches that
+// are on to every request (a fault's whole effect on HTTP).
+type rewritingTransport struct {
+	next    http.RoundTripper
+	rewrite func(*http.Request)
+}
+
+func (t rewritingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	t.rewrite(r)
+	return t.next.RoundTrip(r)
 }
 
 // authTransport answers a server's 401 with the OAuth flow.

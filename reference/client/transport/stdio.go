@@ -169,6 +169,18 @@ func (s *Stdio) read(stdout io.Reader, max int, done chan<- struct{}) {
 
 // Send writes msg as one line to the server's stdin.
 func (s *Stdio) Send(ctx context.Context, msg []byte) error {
+	return s.write(ctx, func() error { return s.w.WriteLine(msg) })
+}
+
+// SendRaw writes b to the server's stdin exactly as given, in one write
+// (no LF added, no check): for the reference client's fault switches,
+// which send broken framing on purpose.
+func (s *Stdio) SendRaw(ctx context.Context, b []byte) error {
+	return s.write(ctx, func() error { return s.w.WriteRaw(b) })
+}
+
+// write runs one write to stdin, bounded by ctx and Close.
+func (s *Stdio) write(ctx context.Context, write func() error) error {
 	select {
 	case <-s.stop:
 		return ErrClosed
@@ -180,7 +192,7 @@ func (s *Stdio) Send(ctx context.Context, msg []byte) error {
 	// A write to a pipe blocks when the server does not read; bound it by
 	// ctx by writing in a goroutine that Close unblocks.
 	errc := make(chan error, 1)
-	go func() { errc <- s.w.WriteLine(msg) }()
+	go func() { errc <- write() }()
 	select {
 	case err := <-errc:
 		if err != nil {

@@ -1,0 +1,167 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Ping (2024-11-05 through 2025-11-25), and the scenario in which the
+// stage asks the client things: while serving the client's first request
+// after initialization it sends ping, then roots/list, sampling and
+// elicitation requests for what the client declared, and notifications the
+// client must take in silence; a last ping shows the client still answers.
+
+// askTimeout bounds how long the stage waits for each answer of the client.
+const askTimeout = 5 * time.Second
+
+// ServerRequestsScenario is the name of the scenario in which the stage asks
+// the client things.
+const ServerRequestsScenario = "mcpcheck-server-requests"
+
+var _ = RegisterScenarios(Scenario{
+	Name: ServerRequestsScenario, Eras: stateful,
+	Title: "while serving the client's first request the stage sends it ping, roots/list, sampling/createMessage and elicitation/create (for what it declared) and notifications it must ignore",
+	Stage: func(env Env) stage.Config {
+		var asked atomic.Bool
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+			switch c.Method() {
+			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
+				return nil, nil, false
+			}
+			if !asked.CompareAndSwap(false, true) {
+				return nil, nil, false
+			}
+			provoke(c)
+			return nil, nil, false
+		}}}
+	},
+})
+
+// provoke sends the client the scenario's requests and notifications, each
+// answer awaited at most askTimeout.
+func provoke(c *server.Call) {
+	ask := func(method string, params any) {
+		ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+		defer cancel()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = c.Request(method, params)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+	}
+	caps := c.ClientCapabilities()
+	v := c.Version()
+	ask(spec.MethodPing, nil)
+	// Notifications a client must take in silence: a cancellation of a
+	// request it never sent, progress for a token it never gave.
+	c.Notify(spec.MethodCancelled, map[string]any{"requestId": "mcpcheck-never-sent", "reason": "mcpcheck: no such request"})
+	c.Notify(spec.MethodProgress, map[string]any{"progressToken": "mcpcheck-unknown-token", "progress": 1})
+	if caps.Roots != nil {
+		ask(spec.MethodRootsList, nil)
+	}
+	if caps.Sampling != nil {
+		ask(spec.MethodSamplingCreateMessage, mcp.CreateMessageParams{
+			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say hello"})}},
+			MaxTokens: 50,
+		})
+	}
+	if caps.Elicitation != nil && v.Compare(spec.V20250618) >= 0 {
+		ask(spec.MethodElicitationCreate, map[string]any{
+			"message":         "mcpcheck asks for your name",
+			"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		})
+	}
+	if caps.Elicitation != nil && caps.Elicitation.SupportsURL() && v == spec.V20251125 {
+		c.Notify(spec.MethodElicitationComplete, map[string]any{"elicitationId": "mcpcheck-unknown-elicitation"})
+	}
+	ask(spec.MethodPing, nil)
+}
+
+var _ = Register(
+	Def{
+		ID: "client/ping/answers", Area: "ping", Eras: stateful, Scenarios: []string{ServerRequestsScenario},
+		Title:        "the client answers the stage's ping promptly with an empty result",
+		Requirements: []string{"ping.response.prompt-empty-result"},
+		Proofs:       []Proof{{Fault: "ping-nonempty-result", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, asked := 0, 0, 0
+			for _, c := range t.Cases() {
+				for _, req := range c.StageRequests() {
+					if req.Msg.Method != spec.MethodPing {
+						continue
+					}
+					asked++
+					ans, ok := c.ClientAnswer(req)
+					n++
+					switch {
+					case !ok:
+						bad++
+						t.Fail("an answer to ping within "+askTimeout.String(), fmt.Sprintf("no answer to ping id %s (%s)", req.Msg.ID, c.Scenario.Name))
+					case ans.Msg.Shape != jsonrpc.KindResponse:
+						bad++
+						t.Fail("a result (an empty object) for ping", ans.Describe()+" ("+c.Scenario.Name+")")
+					case ans.Time.Sub(req.Time) > askTimeout:
+						bad++
+						t.Fail("an answer to ping within "+askTimeout.String(), fmt.Sprintf("it came after %v (%s)", ans.Time.Sub(req.Time).Round(time.Millisecond), c.Scenario.Name))
+					default:
+						if empty, why := isEmptyObject(ans.Msg.Result); !empty {
+							bad++
+							t.Fail("ping's result is an empty object", why+": "+excerpt(ans)+" ("+c.Scenario.Name+")")
+						}
+					}
+				}
+			}
+			if asked == 0 {
+				t.NeedAction(false, "make a request after initialization (the stage pings while serving it)")
+				return
+			}
+			t.settle(n, bad, "", "%d pings answered with an empty result")
+		},
+	},
+)
+
+// ClientAnswer returns the client's answer to the stage's request req.
+func (c *Case) ClientAnswer(req Msg) (Msg, bool) {
+	for _, a := range c.ClientAnswers() {
+		if a.Found && a.Request.Seq == req.Seq {
+			return a.Response, true
+		}
+	}
+	return Msg{}, false
+}
+
+// isEmptyObject reports whether raw is {} (a _meta member is tolerated).
+func isEmptyObject(raw json.RawMessage) (bool, string) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return false, "the result is not an object"
+	}
+	for k := range m {
+		if k != "_meta" {
+			return false, "the result has member " + k
+		}
+	}
+	return true, ""
+}
+
+func init() {
+	exclude(map[string]string{
+		"ping.schedule.periodic":             "whether a client pings from time to time shows only over long idle periods; no bounded case can tell a client that never pings from one with a long interval",
+		"ping.schedule.not-excessive":        "the specification gives no rate; a bounded case cannot judge 'noticeable network load'",
+		"ping.timeout.is-connection-failure": "a client's own pings are rare and unprompted; how it then treats the connection is its own business, not a message on the wire",
+	})
+}

@@ -1,0 +1,203 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	refclient "github.com/mcpcheck/mcpcheck/reference/client"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// mcpcheckBinary builds cmd/mcpcheck once per test process: it is both the
+// relay stdio clients start and the reference client the suite judges.
+func mcpcheckBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and launches the mcpcheck binary")
+	}
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpcheck-client-suite")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mcpcheck")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// referenceLaunch is the reference client in conformance mode, with fault
+// switches, over transport.
+func referenceLaunch(t *testing.T, transport string, faults ...string) Launch {
+	bin := mcpcheckBinary(t)
+	flags := ""
+	for _, f := range faults {
+		flags += " --fault " + f
+	}
+	if transport == Stdio {
+		return Launch{Command: bin + " reference client --timeout 10s" + flags + " conformance --stdio {server-line}", Stdio: true, Relay: bin}
+	}
+	return Launch{Command: bin + " reference client --timeout 10s" + flags + " conformance"}
+}
+
+func runSuite(t *testing.T, cfg Config) Result {
+	t.Helper()
+	cfg.Direct = true
+	if cfg.CaseTimeout == 0 {
+		cfg.CaseTimeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("client suite: %v", err)
+	}
+	for _, p := range res.Problems {
+		t.Errorf("harness problem: %v", p)
+	}
+	return res
+}
+
+func describe(c reports.Check) string {
+	s := fmt.Sprintf("%s [%s %s]: %s", c.ID, c.Version, c.Transport, c.Outcome)
+	if c.Reason != "" {
+		s += " — " + c.Reason
+	}
+	if c.Actual != "" {
+		s += "\n    expected: " + c.Expected + "\n    actual:   " + c.Actual
+	}
+	return s
+}
+
+// TestReferenceClientIsClean: the reference client, acting out every
+// scenario, breaks no requirement in any version over stdio or HTTP.
+func TestReferenceClientIsClean(t *testing.T) {
+	for _, tr := range []string{Stdio, Streamable} {
+		t.Run(tr, func(t *testing.T) {
+			res := runSuite(t, Config{Launch: referenceLaunch(t, tr)})
+			for _, c := range res.Report.Checks {
+				if c.Outcome == reports.Fail || c.Outcome == reports.Warn || c.Outcome == reports.Error {
+					t.Errorf("%s", describe(c))
+				}
+			}
+			if res.Silent > 0 {
+				t.Errorf("the reference client sent nothing in %d of %d cases", res.Silent, res.Cases)
+			}
+		})
+	}
+}
+
+// newestVersion is the newest version in which d applies.
+func newestVersion(d Def) spec.Version {
+	cat, _ := catalog.Default()
+	for i := len(spec.Versions) - 1; i >= 0; i-- {
+		v := spec.Versions[i]
+		if d.Since != "" && v.Compare(d.Since) < 0 || d.Until != "" && v.Compare(d.Until) > 0 || len(d.Eras) > 0 && !containsEra(d.Eras, v.Era()) {
+			continue
+		}
+		for _, id := range d.Requirements {
+			if r, ok := cat.Get(id); ok && r.In(v) {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// TestProofs runs every proof: the check against the reference client with
+// the fault switch on gives the outcome the proof expects.
+func TestProofs(t *testing.T) {
+	bin := mcpcheckBinary(t)
+	_ = bin
+	for _, d := range Checks() {
+		for i, p := range d.Proofs {
+			d, p := d, p
+			v := p.Version
+			if v == "" {
+				v = newestVersion(d)
+			}
+			tr := p.Transport
+			if tr == "" {
+				tr = Stdio
+			}
+			t.Run(fmt.Sprintf("%s/%d-%s", d.ID, i, p.Fault), func(t *testing.T) {
+				t.Parallel()
+				res := runSuite(t, Config{Launch: referenceLaunch(t, tr, p.Fault), Versions: []spec.Version{v}, Only: []string{d.ID}})
+				if len(res.Report.Checks) != 1 {
+					t.Fatalf("%d checks ran, want 1", len(res.Report.Checks))
+				}
+				if c := res.Report.Checks[0]; c.Outcome != p.Want {
+					t.Errorf("with fault %s in %s over %s: %s, want %s", p.Fault, v, tr, describe(c), p.Want)
+				}
+			})
+		}
+	}
+}
+
+// TestEveryCheckIsProvenToFire: every client check has a proof or a written
+// reason why none can exist; every proof names a fault switch of the
+// reference client that breaks a requirement the check cites.
+func TestEveryCheckIsProvenToFire(t *testing.T) {
+	faults := map[string]refclient.Fault{}
+	for _, f := range refclient.Faults() {
+		faults[f.Name] = f
+	}
+	var missing []string
+	for _, d := range Checks() {
+		if len(d.Proofs) == 0 && d.Unprovable == "" {
+			missing = append(missing, d.ID)
+		}
+		for _, p := range d.Proofs {
+			f, ok := faults[p.Fault]
+			switch {
+			case !ok:
+				t.Errorf("%s: proof names fault %q, which the reference client does not have", d.ID, p.Fault)
+			case !contains(d.Requirements, f.Requirement):
+				t.Errorf("%s: fault %s breaks %s, which the check does not cite", d.ID, p.Fault, f.Requirement)
+			}
+			if v := p.Version; v != "" {
+				if ok, why := (&runner{}).applies(Def{Since: d.Since, Until: d.Until, Eras: d.Eras}, v); !ok {
+					t.Errorf("%s: proof in %s, where the check does not run: %s", d.ID, v, why)
+				}
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d client checks have neither a proof nor a reason why none can exist: %s", len(missing), strings.Join(missing, ", "))
+	}
+	used := map[string]bool{}
+	for _, d := range Checks() {
+		for _, p := range d.Proofs {
+			used[p.Fault] = true
+		}
+	}
+	for name := range faults {
+		if !used[name] {
+			t.Errorf("reference client fault %s proves no check", name)
+		}
+	}
+}
