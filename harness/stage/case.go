@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -31,6 +32,12 @@ type Config struct {
 	Stdio StdioConfig
 	// MaxEvents bounds the recording (default 20000).
 	MaxEvents int
+	// Dedicated serves the case on a loopback listener of its own, at the
+	// root of its URL space (http://127.0.0.1:PORT/mcp), instead of under
+	// /c/TOKEN/ on the stage's shared one: for scenarios whose clients
+	// request root paths that could not be told apart between cases
+	// (authorization's well-known documents).
+	Dedicated bool
 }
 
 // StdioConfig says how the stage's server process behaves on stdio.
@@ -58,6 +65,9 @@ type Case struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 
+	own     *http.Server // the dedicated listener's server, when Config.Dedicated
+	ownAddr string
+
 	mu      sync.Mutex
 	streams map[string]int
 	conns   int
@@ -78,6 +88,9 @@ func (s *Stage) NewCase(cfg Config) (*Case, error) {
 	c := &Case{stage: s, token: newToken(), cfg: cfg, engine: eng, rec: newRecording(cfg.MaxEvents, s.start), streams: map[string]int{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	prefix := "/c/" + c.token
+	if cfg.Dedicated {
+		prefix = ""
+	}
 	ho := cfg.HTTP
 	ho.PathPrefix = prefix
 	var h http.Handler = eng.HTTPHandler(ho)
@@ -85,11 +98,34 @@ func (s *Stage) NewCase(cfg Config) (*Case, error) {
 		h = cfg.Middleware(h)
 	}
 	c.handler = http.StripPrefix(prefix, c.recordHTTP(h))
+	if cfg.Dedicated {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("stage: cannot listen on 127.0.0.1 for a dedicated case: %w", err)
+		}
+		c.ownAddr = ln.Addr().String()
+		c.own = &http.Server{Handler: c.handler, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 1 << 20}
+		go c.own.Serve(ln)
+	}
 	if err := s.register(c); err != nil {
 		eng.Close()
+		if c.own != nil {
+			c.own.Close()
+		}
 		return nil, err
 	}
 	return c, nil
+}
+
+// Base is the root of the case's URL space: http://127.0.0.1:PORT/c/TOKEN,
+// or http://127.0.0.1:PORT for a dedicated case. Every path under it
+// reaches the case's handler (the middleware first, then the engine).
+func (c *Case) Base() string {
+	if c.own != nil {
+		return "http://" + c.ownAddr
+	}
+	return "http://" + c.stage.HTTPAddr() + "/c/" + c.token
 }
 
 // Token identifies the case on the stage.
@@ -102,11 +138,11 @@ func (c *Case) URL() string {
 	if ep == "" {
 		ep = "/mcp"
 	}
-	return "http://" + c.stage.HTTPAddr() + "/c/" + c.token + ep
+	return c.Base() + ep
 }
 
 // SSEURL is the case's legacy HTTP+SSE endpoint (Config.HTTP.LegacySSE).
-func (c *Case) SSEURL() string { return "http://" + c.stage.HTTPAddr() + "/c/" + c.token + "/sse" }
+func (c *Case) SSEURL() string { return c.Base() + "/sse" }
 
 // RelayArgs are the arguments after the mcpcheck binary that make a relay
 // for this case: relay --stage ADDR --case TOKEN.
@@ -161,6 +197,9 @@ func (c *Case) Close() {
 		rc.conn.Close()
 	}
 	c.engine.Close()
+	if c.own != nil {
+		c.own.Close()
+	}
 	c.wg.Wait()
 }
 

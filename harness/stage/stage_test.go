@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"syscall"
@@ -197,4 +198,34 @@ func waitFor(t *testing.T, c *Case, match func(Event) bool) {
 			t.Fatalf("the awaited event was not recorded; events: %+v", c.Recording().Events())
 		}
 	}
+}
+
+// TestDedicatedCase: a dedicated case answers at the root of its own
+// listener, well-known paths included, and is recorded like any other.
+func TestDedicatedCase(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{Dedicated: true, Middleware: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/.well-known/oauth-protected-resource" {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"resource":"x"}`)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}})
+	if strings.Contains(c.URL(), "/c/") || !strings.HasSuffix(c.URL(), "/mcp") {
+		t.Fatalf("URL = %s, want the root of its own listener", c.URL())
+	}
+	resp, err := http.Get(c.Base() + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("the middleware's document: HTTP %d", resp.StatusCode)
+	}
+	waitFor(t, c, func(e Event) bool {
+		return e.From == FromStage && e.IsMessage() && strings.Contains(string(e.Raw), "resource")
+	})
 }

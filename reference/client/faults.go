@@ -67,8 +67,25 @@ var hookFaults = map[string]bool{
 	FaultUnreleasedVersion: true,
 }
 
-// faultTable is every fault switch, as one literal that reads as a
-// catalogue.
+// registerFaults adds fault switches of one protocol area (from an init of
+// the file that holds them, faults_AREA.go); hooks names those that are
+// named hooks. A duplicate name panics.
+func registerFaults(hooks []string, fs ...Fault) {
+	for _, f := range fs {
+		for _, g := range faultTable {
+			if g.Name == f.Name {
+				panic("client: fault switch " + f.Name + " registered twice")
+			}
+		}
+		faultTable = append(faultTable, f)
+	}
+	for _, h := range hooks {
+		hookFaults[h] = true
+	}
+}
+
+// faultTable is every fault switch: the base and lifecycle ones here, the
+// other areas' added by registerFaults.
 var faultTable = []Fault{
 	{Name: "invalid-jsonrpc", Requirement: "base.jsonrpc.messages-are-jsonrpc-2", Description: "tools/list requests say \"jsonrpc\":\"1.0\"",
 		Rewrite: onMethod(spec.MethodToolsList, func(b []byte) []byte {
