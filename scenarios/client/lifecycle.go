@@ -66,7 +66,7 @@ var _ = Register(
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, s := range c.Sessions() {
-					first, probes := firstClientMessage(s)
+					first, probes := firstClientMessage(c, s)
 					if first == nil {
 						continue
 					}
@@ -204,28 +204,46 @@ var _ = Register(
 )
 
 // firstClientMessage returns the client's first message in a session that
-// is not a server/discover probe answered with an error (a dual-era
-// client's probe), and how many such probes came before it.
-func firstClientMessage(s []stage.Event) (*stage.Event, int) {
+// is not a server/discover probe (see Case.IsDiscoverProbe), and how many
+// such probes came before it.
+func firstClientMessage(c *Case, s []stage.Event) (*stage.Event, int) {
 	probes := 0
-	failed := map[jsonrpc.ID]bool{}
-	for _, e := range s {
-		if e.From == stage.FromStage && e.Msg.Shape == jsonrpc.KindErrorResponse {
-			failed[e.Msg.ID] = true
-		}
-	}
 	for i := range s {
 		e := &s[i]
 		if e.From != stage.FromClient {
 			continue
 		}
-		if e.Msg.Method == spec.MethodServerDiscover && failed[e.Msg.ID] {
+		if c.IsDiscoverProbe(*e) {
 			probes++
 			continue
 		}
 		return e, probes
 	}
 	return nil, probes
+}
+
+// IsDiscoverProbe reports whether m is a dual-era client's probe in a case
+// of an initialize-based version: a server/discover request, sent before
+// any initialize of its session, that the stage did not answer with a
+// result. 2026-07-28 asks clients that speak both eras to open this way,
+// so the probe is judged by the 2026 rules, not by the run's version.
+func (c *Case) IsDiscoverProbe(m Msg) bool {
+	if m.From != stage.FromClient || m.Msg.Method != spec.MethodServerDiscover || c.Version.Era() != spec.Stateful {
+		return false
+	}
+	if ans, ok := c.StageAnswer(m); ok && ans.Msg.Shape == jsonrpc.KindResponse {
+		return false
+	}
+	session := c.Session(m)
+	for _, e := range c.Events {
+		if e.Seq >= m.Seq {
+			break
+		}
+		if e.From == stage.FromClient && e.IsMessage() && e.Msg.Method == spec.MethodInitialize && c.Session(e) == session {
+			return false
+		}
+	}
+	return true
 }
 
 // afterInitializeResult returns the events of a session after the stage's
