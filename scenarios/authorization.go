@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -130,6 +131,7 @@ var _ = Register(
 		Requirements: []string{"authorization.unauthorized.respond-401", "authorization.prm.www-authenticate-on-401",
 			"authorization.prm.discovery-mechanism", "authorization.errors.status-codes",
 			"authorization.scope.challenge-includes-scope", "authorization.refresh-token.server-no-offline-access"},
+		Proofs: []Proof{{Proxy: "auth-no-challenge", Good: "auth", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("")
 			if !ok {
@@ -168,6 +170,7 @@ var _ = Register(
 		Requirements: []string{"authorization.prm.server-implements", "authorization.prm.authorization-servers-field",
 			"authorization.discovery.follow-requirements", "authorization.canonical-uri.no-trailing-slash",
 			"authorization.refresh-token.server-no-offline-access", "authorization.security.communication"},
+		Proofs: []Proof{{Proxy: "auth-prm-no-servers", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("")
 			if !ok {
@@ -230,6 +233,7 @@ var _ = Register(
 		Title: "a request with a forged bearer token gets 401 with an invalid_token challenge and no result",
 		Requirements: []string{"authorization.token-validation.invalid-401", "authorization.token-validation.error-response",
 			"authorization.token-validation.before-processing", "authorization.token-validation.oauth21-section52"},
+		Proofs: []Proof{{Proxy: "auth-forged-accepted", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("Bearer mcpcheck-forged-token-0000")
 			if !ok {
@@ -281,6 +285,7 @@ var _ = Register(
 		Requirements: []string{"authorization.as-metadata.server-should-provide", "authorization.base-url.metadata-at-root",
 			"authorization.default-endpoints.server-without-metadata", "authorization.https.server-authorization-endpoints",
 			"authorization.dcr.server-and-client-should-support"},
+		Proofs: []Proof{{Proxy: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			if _, ok := t.authProbe(""); !ok {
 				return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -63,6 +64,7 @@ var _ = Register(
 		ID: "cancellation/unknown-id", Area: "cancellation",
 		Title:        "notifications/cancelled for an id never sent, or without a requestId, is dropped: no answer, the session keeps working",
 		Requirements: []string{"cancellation.invalid.ignored"},
+		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.cancelEraOK() {
 				return
@@ -81,6 +83,7 @@ var _ = Register(
 		ID: "cancellation/finished-request", Area: "cancellation",
 		Title:        "a cancellation that arrives after the request was answered (including initialize) is handled gracefully",
 		Requirements: []string{"cancellation.race.handled-gracefully", "cancellation.invalid.ignored"},
+		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.cancelEraOK() {
 				return
@@ -118,6 +121,7 @@ var _ = Register(
 		ID: "cancellation/no-response-after-cancel", Area: "cancellation", Labels: []string{featureFixture("ref_slow")},
 		Title:        "a request cancelled while it runs gets no response (the fixture runs for 20 s, so no answer can already be in flight)",
 		Requirements: []string{"cancellation.receiver.stop-and-stay-silent", "cancellation.server.stop-and-stay-silent", "cancellation.transport.no-messages-after-cancel"},
+		Proofs:       []Proof{{Fault: "respond-after-cancel", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.cancelEraOK() {
 				return
@@ -167,6 +171,7 @@ var _ = Register(
 		ID: "cancellation/server-sent", Area: "cancellation", Passive: true,
 		Title:        "a notifications/cancelled from the server names only a request it may cancel: one of its own in-flight requests (up to 2025-11-25), a subscriptions/listen request (2026-07-28)",
 		Requirements: []string{"cancellation.notify.only-in-flight-same-direction", "cancellation.notify.only-in-flight-client-requests", "cancellation.server.only-for-subscriptions"},
+		Proofs:       []Proof{{Fault: "cancel-client-request", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			own := map[int]map[string]bool{}     // ids of the server's requests, per connection

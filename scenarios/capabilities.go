@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -21,6 +22,7 @@ var _ = Register(
 		ID: "capabilities/features-declared", Area: "lifecycle",
 		Title:        "a server that serves tools, prompts, resources or completion declares the matching capability",
 		Requirements: []string{"tools.capability.server-declares", "prompts.capability.server-declares", "resources.capability.server-declares", "completion.capability.server-declares"},
+		Proofs:       []Proof{{Fault: "prompts-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			s := c.S()
@@ -68,6 +70,7 @@ var _ = Register(
 		Labels:       clientFixtureLabels("test_sampling", "ref_sampling_tools", "test_elicitation", "ref_elicit_url", "ref_list_roots"),
 		Title:        "to a client that declared no capabilities the server sends no sampling, elicitation or roots/list request",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory", "roots.server.respect-root-boundaries"},
+		Proofs:       []Proof{{Fault: "client-caps-assumed", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_sampling", "ref_sampling_tools", "test_elicitation", "test_elicitation_sep1034_defaults", "ref_elicit_url", "ref_list_roots"}
 			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")") {
@@ -98,6 +101,7 @@ var _ = Register(
 		Labels:       clientFixtureLabels("test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"),
 		Title:        "in 2026-07-28 a server asks a client that declared nothing for no elicitation, sampling or roots input",
 		Requirements: []string{"base.meta.no-reliance-on-undeclared-capabilities", "mrtr.server.only-declared-input-kinds"},
+		Proofs:       []Proof{{Fault: "undeclared-input-kinds", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"}
 			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for input ("+strings.Join(names, ", ")+")") {
@@ -131,6 +135,7 @@ var _ = Register(
 		ID: "capabilities/prompt-notifications", Area: "prompts", Passive: true,
 		Title:        "no prompt notifications from a server that did not declare prompts (listChanged for list_changed)",
 		Requirements: []string{"prompts.capability.both-respect-negotiation"},
+		Proofs:       []Proof{{Fault: "prompt-notifications-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Warn}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "prompt notifications only with a declared prompts capability",

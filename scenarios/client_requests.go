@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -117,6 +118,7 @@ var _ = Register(
 		ID: "sampling/tool-loop-balance", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
 		Title:        "in a sampling tool loop every assistant tool_use is answered by a user message of tool_result blocks only, one per use",
 		Requirements: []string{"sampling.messages.tool-use-answered", "sampling.messages.tool-results-not-mixed"},
+		Proofs:       []Proof{{Fault: "sampling-tool-results-mixed", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if _, ok := t.RequireTool("ref_sampling_tools"); !ok {
 				return
@@ -162,6 +164,7 @@ var _ = Register(
 		ID: "sampling/tools-only-if-declared", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
 		Title:        "a server sends no sampling/createMessage with tools or toolChoice to a client that did not declare sampling.tools",
 		Requirements: []string{"sampling.tools.server-requires-tools-capability"},
+		Proofs:       []Proof{{Fault: "sampling-tools-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if _, ok := t.RequireTool("ref_sampling_tools"); !ok {
 				return
@@ -195,6 +198,7 @@ var _ = Register(
 		ID: "elicitation/declared-modes", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("ref_elicit_url", "test_elicitation"),
 		Title:        "a server sends only elicitation modes the client declared (no url mode to a form-only client)",
 		Requirements: []string{"elicitation.capability.server-respects-modes"},
+		Proofs:       []Proof{{Fault: "elicit-url-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireFixture(t.hasAny("ref_elicit_url", "test_elicitation"), "the target offers no elicitation trigger (ref_elicit_url, test_elicitation)") {
 				return
@@ -223,6 +227,7 @@ var _ = Register(
 		ID: "elicitation/request-shape", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"),
 		Title:        "elicitation/create carries a message and a mode; form mode a requestedSchema object, url mode a valid url and an elicitationId",
 		Requirements: []string{"elicitation.request.mode-and-message", "elicitation.form.mode-and-schema", "elicitation.url.required-fields", "elicitation.url.valid-url"},
+		Proofs:       []Proof{{Fault: "elicit-url-invalid", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"}
 			if !t.RequireFixture(t.hasAny(names...), "the target offers no elicitation trigger ("+strings.Join(names, ", ")+")") {
@@ -278,6 +283,7 @@ var _ = Register(
 		ID: "elicitation/complete-id", Area: "elicitation", Passive: true, Eras: stateful,
 		Title:        "notifications/elicitation/complete names the elicitationId of a url-mode elicitation sent on the same connection",
 		Requirements: []string{"elicitation.complete.carries-elicitation-id", "elicitation.complete.only-to-initiating-client"},
+		Proofs:       []Proof{{Fault: "elicit-complete-wrong-id", Version: spec.V20251125, Also: []string{"elicitation/request-shape"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			ids := map[int]map[string]bool{}
@@ -345,6 +351,7 @@ var _ = Register(
 		ID: "sampling/input-request-messages", Area: "sampling", Eras: stateless, Labels: clientFixtureLabels("test_input_required_result_sampling"),
 		Title:        "in 2026-07-28 every sampling message an input_required result asks for has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
+		Proofs:       []Proof{{Fault: "sampling-input-bad-role", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_sampling", "test_input_required_result_multiple_inputs"}
 			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")") {

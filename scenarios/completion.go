@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -50,6 +51,7 @@ var _ = Register(
 		ID: "completion/values-bound", Area: "completion",
 		Title:        "completion/complete answers at most 100 values, with total and hasMore consistent with them",
 		Requirements: []string{"completion.server.quality-and-limits"},
+		Proofs:       []Proof{{Fault: "completion-values-unbounded", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("completions") {
 				return
@@ -94,6 +96,7 @@ var _ = Register(
 		ID: "completion/unknown-ref", Area: "completion",
 		Title:        "completion/complete for a prompt the server does not have is refused with -32602",
 		Requirements: []string{"completion.errors.standard-codes"},
+		Proofs:       []Proof{{Fault: "completion-unknown-prompt-code", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("completions") {
 				return
@@ -107,6 +110,7 @@ var _ = Register(
 		ID: "completion/not-supported", Area: "completion",
 		Title:        "a server that did not declare completions answers completion/complete with -32601",
 		Requirements: []string{"completion.errors.standard-codes"},
+		Proofs:       []Proof{{Fault: "completions-undeclared-wrong-code", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.Require(!t.HasCapability("completions"), "the server declared completions") {
 				return
@@ -120,6 +124,7 @@ var _ = Register(
 		ID: "completion/invalid-ref", Area: "completion",
 		Title:        "completion/complete with a reference of an unknown type is refused with an error",
 		Requirements: []string{"security.completion.input-and-disclosure"},
+		Proofs:       []Proof{{Fault: "completion-bogus-ref-served", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("completions") {
 				return

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -44,6 +46,7 @@ var _ = Register(
 		ID: "base/reserved-code-meanings", Area: "base", Passive: true, Eras: stateless,
 		Title:        "the codes -32020, -32021 and -32022 are used only for their defined meanings",
 		Requirements: []string{"base.error-code.reserved-range-defined-meaning"},
+		Proofs:       []Proof{{Fault: "reserved-code-misused", Version: spec.V20260728, Also: []string{"base/unknown-method"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "each of -32020, -32021 and -32022 carries its defined meaning (header mismatch over HTTP; requiredCapabilities; supported and requested versions)",
@@ -66,6 +69,7 @@ var _ = Register(
 		ID: "base/result-type-known", Area: "base", Passive: true, Eras: stateless,
 		Title:        "a result's resultType is a core one or one of an extension the client declared",
 		Requirements: []string{"base.result-type.supported-set"},
+		Proofs:       []Proof{{Fault: "unknown-result-type", Version: spec.V20260728, Also: []string{"base/client-info-neutral"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			// mcpcheck's client declares no extension, so only the core
 			// values are known to it.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // featureAreas are the areas of tools.go, resources.go, prompts.go,
@@ -28,33 +27,6 @@ func featureCheckIDs() []string {
 		}
 	}
 	return out
-}
-
-// featureFaultCases pair each fault switch of the reference server that a
-// feature check is about with that check, in a version where it applies.
-var featureFaultCases = []faultCase{
-	{"output-schema-mismatch", "tools/structured-output", spec.V20251125, reports.Fail},
-	{"output-schema-mismatch", "tools/structured-output", spec.V20260728, reports.Fail},
-	{"no-tools-list-changed", "tools/list-changed", spec.V20251125, reports.Warn},
-	{"blob-not-base64", "resources/read-listed", spec.V20251125, reports.Fail},
-	{"blob-not-base64", "resources/read-listed", spec.V20260728, reports.Fail},
-	{"empty-contents-for-missing", "resources/not-found", spec.V20260728, reports.Fail},
-	{"retired-not-found-code", "resources/not-found", spec.V20260728, reports.Fail},
-	{"progress-decreasing", "progress/increasing", spec.V20251125, reports.Fail},
-	{"progress-decreasing", "progress/increasing", spec.V20260728, reports.Fail},
-	{"progress-after-completion", "progress/none-after-response", spec.V20251125, reports.Fail},
-	{"progress-after-completion", "progress/none-after-response", spec.V20241105, reports.Fail},
-	{"respond-after-cancel", "cancellation/no-response-after-cancel", spec.V20251125, reports.Warn},
-}
-
-// TestFeatureChecksCatchFaults proves the feature checks fire: with the
-// fault switched on the check fails (or warns), without it it passes.
-func TestFeatureChecksCatchFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the reference server")
-	}
-	referenceTarget(t)
-	runFaultCases(t, featureFaultCases, func(fc faultCase) string { return fc.fault + "/" + string(fc.version) }, runReferenceCheck)
 }
 
 // TestFeatureChecksAgainstReference runs the feature checks against the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -23,6 +24,7 @@ var _ = Register(
 		Title: "a POST carrying a request is answered 200 with application/json or text/event-stream, and the stream delivers the response",
 		Requirements: []string{"transport-http.post.request-content-type", "transport-http.endpoint.single-path-post",
 			"transport-http.sse.includes-response"},
+		Proofs: []Proof{{Proxy: "ping-text-plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -65,6 +67,7 @@ var _ = Register(
 		ID: "http/notification-202", Area: "transport-http", Transports: transportHTTPOnly,
 		Title:        "a POST carrying only a notification (or a response) is answered 202 with an empty body, or refused with an HTTP error status",
 		Requirements: []string{"transport-http.post.accepted-202", "transport-http.post.rejected-error-status"},
+		Proofs:       []Proof{{Proxy: "notification-200", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			h := t.transportHTTP(c)
@@ -118,6 +121,7 @@ var _ = Register(
 		ID: "http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "a GET to the MCP endpoint opens a text/event-stream or is answered 405",
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
+		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -149,6 +153,7 @@ var _ = Register(
 		ID: "http/get-stream-no-responses", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
+		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			if t.transportHTTP(c) == nil {
@@ -226,6 +231,7 @@ var _ = Register(
 		ID: "http/origin-403", Area: "transport-http", Transports: []string{"streamable", "sse"},
 		Title:        "a request with a foreign Origin to a local server is refused with 403 (any 4xx before 2025-11-25)",
 		Requirements: []string{"transport-http.security.invalid-origin-403", "transport-http.security.validate-origin"},
+		Proofs:       []Proof{{Fault: "origin-not-validated", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.transportLoopback() {
 				t.Untestable("which Origins a server on a non-loopback address accepts is its own policy; a foreign Origin is only certainly invalid for a local server (DNS rebinding)")
@@ -281,6 +287,7 @@ var _ = Register(
 		ID: "http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful,
 		Title:        "a request whose MCP-Protocol-Version header is not a supported version gets 400",
 		Requirements: []string{"transport-http.protocol-version-header.invalid-400"},
+		Proofs:       []Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			h := t.transportHTTP(c)
@@ -296,6 +303,7 @@ var _ = Register(
 		ID: "http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful,
 		Title:        "a request of an initialized session without MCP-Protocol-Version is still served (the server assumes 2025-03-26)",
 		Requirements: []string{"transport-http.protocol-version-header.default-2025-03-26"},
+		Proofs:       []Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			h := t.transportHTTP(c)

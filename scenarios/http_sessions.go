@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -34,6 +35,7 @@ var _ = Register(
 		ID: "http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "Mcp-Session-Id is visible ASCII (0x21-0x7E) and differs between sessions",
 		Requirements: []string{"transport-http.session.id-visible-ascii", "transport-http.session.id-unique-secure"},
+		Proofs:       []Proof{{Fault: "session-id-not-ascii", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			_, sid := t.httpSessionID(c)
@@ -65,6 +67,7 @@ var _ = Register(
 		ID: "http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "a server that uses sessions answers a request without Mcp-Session-Id with 400",
 		Requirements: []string{"transport-http.session.missing-id-400"},
+		Proofs:       []Proof{{Proxy: "status-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			h, sid := t.httpSessionID(c)
@@ -94,6 +97,7 @@ var _ = Register(
 		ID: "http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "after DELETE ends a session (200/204; 405 refuses), a request with the old Mcp-Session-Id gets 404",
 		Requirements: []string{"transport-http.session.terminated-404"},
+		Proofs:       []Proof{{Fault: "terminated-session-served", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			if t.transportHTTP(c) == nil {

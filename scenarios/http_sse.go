@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -39,6 +40,7 @@ var _ = Register(
 		ID: "http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful,
 		Title:        "an SSE stream opened for a POST starts with an event that has an id and empty data",
 		Requirements: []string{"transport-http.sse.prime-event-id"},
+		Proofs:       []Proof{{Proxy: "strip-priming", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -66,6 +68,7 @@ var _ = Register(
 		ID: "http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "SSE event ids never repeat across the streams of a session",
 		Requirements: []string{"transport-http.resume.event-id-unique"},
+		Proofs:       []Proof{{Proxy: "dup-event-ids", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -103,6 +106,7 @@ var _ = Register(
 		ID: "http/sse-close-after-response", Area: "transport-http", Transports: transportHTTPOnly, Since: spec.V20250326,
 		Title:        "a POST's SSE stream ends once the response has been sent",
 		Requirements: []string{"transport-http.sse.close-after-response"},
+		Proofs:       []Proof{{Proxy: "sse-hold-open", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -130,6 +134,7 @@ var _ = Register(
 		ID: "http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "a GET with Last-Event-ID replays only the stream that event id belongs to",
 		Requirements: []string{"transport-http.resume.no-cross-stream-replay", "transport-http.resume.event-id-identifies-stream"},
+		Proofs:       []Proof{{Fault: "replay-all-streams", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			h := t.transportHTTP(c)
@@ -191,6 +196,7 @@ var _ = Register(
 		ID: "http/sse-x-accel-buffering", Area: "transport-http", Transports: transportHTTPOnly, Passive: true,
 		Title:        "every SSE response stream carries X-Accel-Buffering: no",
 		Requirements: []string{"transport-http.sse.x-accel-buffering"},
+		Proofs:       []Proof{{Proxy: "strip-accel-buffering", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"subscriptions/listen-ack"}, Want: reports.Warn}},
 		Body: func(t *T) {
 			done := map[string]bool{}
 			t.judgeObserved(passiveRule{
@@ -214,6 +220,7 @@ var _ = Register(
 		ID: "http/no-requests-on-response-streams", Area: "transport-http", Transports: transportHTTPOnly, Passive: true, Eras: transportStateless,
 		Title:        "in 2026-07-28 no JSON-RPC request arrives on a response stream",
 		Requirements: []string{"transport-http.sse.no-server-requests"},
+		Proofs:       []Proof{{Fault: "stateless-stream-request", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "responses and notifications only on response streams",
@@ -237,6 +244,10 @@ var _ = Register(
 		ID: "http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
 		Title:        "a POST's SSE stream is not ended before its response (2025-03-26, 2025-06-18); from 2025-11-25 a stream cut early carries a retry field first",
 		Requirements: []string{"transport-http.sse.keep-open-until-response", "transport-http.sse.retry-before-close"},
+		Proofs: []Proof{
+			{Proxy: "sse-cut", Version: spec.V20250618, Transport: "streamable", Want: reports.Warn},
+			{Proxy: "sse-cut", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn},
+		},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {

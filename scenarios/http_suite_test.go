@@ -142,56 +142,6 @@ func TestSuiteOverHTTPAgainstReference(t *testing.T) {
 	}
 }
 
-// httpFaultCases prove that the checks whose HTTP behaviour was corrected
-// (HTTP+SSE acknowledgements, SSE response streams, refused notification
-// POSTs, session-less pings) still fire against a server that breaks the
-// rule, over the transport where the correction applies.
-var httpFaultCases = []struct {
-	fault     string
-	check     string
-	version   spec.Version
-	transport target.Transport
-	want      reports.Outcome
-	also      []string // active checks whose traffic a passive check judges
-}{
-	// HTTP+SSE: the 202 of the POST settles nothing; the answer on the SSE
-	// stream is judged.
-	{"speak-before-initialize", "lifecycle/silent-before-initialize", spec.V20241105, target.SSE, reports.Fail, nil},
-	{"bad-log-level-accepted", "logging/set-level-invalid", spec.V20241105, target.SSE, reports.Warn, nil},
-	{"ping-nonempty-result", "ping/empty-result", spec.V20241105, target.SSE, reports.Fail, nil},
-	// The reference server uses sessions, so ping/before-initialize is n/a
-	// over streamable HTTP (its session-less 400 is the transport's); over
-	// HTTP+SSE the ping before initialize is still judged.
-	{"ping-nonempty-result", "ping/before-initialize", spec.V20241105, target.SSE, reports.Fail, nil},
-	// 2026-07-28 passive checks over streamable HTTP: the legacy
-	// initialize result and the transport's refusal bodies are set aside,
-	// the 2026 results and error codes are still judged.
-	{"no-result-type", "base/result-type", spec.V20260728, target.Streamable, reports.Fail, []string{"http/origin-403", "versioning/modern-names-versions"}},
-	{"retired-not-found-code", "base/error-code-ranges", spec.V20260728, target.Streamable, reports.Fail, []string{"resources/not-found", "http/origin-403"}},
-}
-
-// TestHTTPChecksCatchFaults runs each check of httpFaultCases with and
-// without its fault: with it the check fails (or warns), without it it
-// passes.
-func TestHTTPChecksCatchFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the reference server")
-	}
-	mcpcheckBinary(t)
-	for _, fc := range httpFaultCases {
-		t.Run(fc.fault+"/"+fc.check+"/"+string(fc.version)+"/"+string(fc.transport), func(t *testing.T) {
-			t.Parallel()
-			expectCaught(t, fc.fault, fc.check, fc.version, fc.want, func(faults ...string) Result {
-				u := httpReference(t, faults...)
-				if fc.transport == target.SSE {
-					u = legacySSEURL(u)
-				}
-				return runURL(t, u, fc.transport, Config{Only: append([]string{fc.check}, fc.also...), Versions: []spec.Version{fc.version}})
-			})
-		})
-	}
-}
-
 // TestNotificationAnswerOverHTTP pins what base/notification-no-response
 // forgives over streamable HTTP: only the body of an HTTP error status on
 // the notification's own POST (the transport's refusal, whose body MAY be

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -104,6 +105,7 @@ var _ = Register(
 		ID: "base/client-info-neutral", Area: "base", Eras: stateless,
 		Title:        "the server offers the same capabilities and lists whatever name the client reports in clientInfo",
 		Requirements: []string{"base.meta.implementation-info-no-behaviour-change"},
+		Proofs:       []Proof{{Fault: "client-info-dependent", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			own, err := t.infoLook(c, nil)
@@ -139,6 +141,7 @@ var _ = Register(
 		ID: "capabilities/extension-names", Area: "extensions", Eras: stateless,
 		Title:        "extension identifiers in the server's capabilities have a prefix and follow the _meta key rules",
 		Requirements: []string{"extensions.negotiation.identifier-naming"},
+		Proofs:       []Proof{{Fault: "bad-extension-name", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			d := t.DiscoverResult()
 			if d == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -32,6 +33,7 @@ var _ = Register(
 		ID: "base/response-id-echo", Area: "base",
 		Title:        "a response echoes the request's id exactly, for a string id and an integer id",
 		Requirements: []string{"base.response.id-matches-request"},
+		Proofs:       []Proof{{Fault: "result-id-truncated", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			for _, id := range []jsonrpc.ID{jsonrpc.StringID("mcpcheck-id-echo-1"), jsonrpc.IntID(900001)} {
@@ -56,6 +58,7 @@ var _ = Register(
 		ID: "base/error-id-echo", Area: "base",
 		Title:        "an error response to a request with a readable id echoes that id",
 		Requirements: []string{"base.response.error-id-matches-request"},
+		Proofs:       []Proof{{Fault: "error-id-mismatch", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			id := jsonrpc.StringID("mcpcheck-error-echo-1")
@@ -90,6 +93,7 @@ var _ = Register(
 		ID: "base/unknown-method", Area: "base",
 		Title:        "an unknown method is refused with -32601 (Method not found)",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Proofs:       []Proof{{Fault: "unknown-method-wrong-code", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Expect("JSON-RPC 2.0, which MCP messages follow, reserves -32601 for a method the receiver does not have")
@@ -100,6 +104,7 @@ var _ = Register(
 		ID: "base/parse-error", Area: "base",
 		Title:        "invalid JSON gets -32700 (Parse error) without an id, or no answer, and the server keeps serving",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Proofs:       []Proof{{Fault: "parse-error-wrong-code", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -122,6 +127,7 @@ var _ = Register(
 		ID: "base/invalid-request", Area: "base",
 		Title:        "a message that is not a valid request object gets -32600 (Invalid Request), or no answer, never a result",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Proofs:       []Proof{{Fault: "invalid-request-result", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -145,6 +151,7 @@ var _ = Register(
 		ID: "base/batch-rejected", Area: "base", Since: spec.V20250618,
 		Title:        "from 2025-06-18 a JSON-RPC batch is not answered with a batch response",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "transport-stdio.stdout.only-mcp-messages"},
+		Proofs:       []Proof{{Fault: "batch-answered", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -192,6 +199,7 @@ var _ = Register(
 		ID: "base/batch-accepted", Area: "base",
 		Title:        "in 2025-03-26 a JSON-RPC batch of requests is answered with a batch response holding every answer",
 		Requirements: []string{"base.batch.receiving-required"},
+		Proofs:       []Proof{{Fault: "batch-refused", Version: spec.V20250326, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -247,6 +255,7 @@ var _ = Register(
 		ID: "base/notification-no-response", Area: "base",
 		Title:        "notifications, unknown or invalid ones included, are never answered",
 		Requirements: []string{"base.notification.no-response"},
+		Proofs:       []Proof{{Fault: "reply-to-notification", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -292,6 +301,7 @@ var _ = Register(
 		ID: "base/wire-schema", Area: "base", Passive: true,
 		Title:        "every message the server sent conforms to the JSON-RPC 2.0 framing and the version's schema",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2"},
+		Proofs:       []Proof{{Fault: "ping-meta-not-object", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			n := 0
 			for _, f := range t.SessionFindings() {
@@ -318,6 +328,7 @@ var _ = Register(
 		ID: "base/response-shape", Area: "base", Passive: true,
 		Title:        "every response carries exactly one of result and error",
 		Requirements: []string{"base.response.not-both-result-and-error", "base.response.result-or-error", "base.response.result-member-present", "base.jsonrpc.messages-are-jsonrpc-2"},
+		Proofs:       []Proof{{Fault: "error-with-result", Version: spec.V20250618, Also: []string{"base/unknown-method"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			bad := 0
@@ -340,6 +351,7 @@ var _ = Register(
 		ID: "base/error-objects", Area: "base", Passive: true,
 		Title:        "every error carries an integer code and a string message",
 		Requirements: []string{"base.response.error-code-integer", "base.response.error-has-code-and-message"},
+		Proofs:       []Proof{{Fault: "error-without-message", Version: spec.V20251125, Also: []string{"base/unknown-method"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.tallyObserved("the server sent no error response in this run", "%d error responses, all well formed", func(o Observation) (bool, bool) {
 				if o.Kind != wire.KindMessage {
@@ -357,6 +369,7 @@ var _ = Register(
 		ID: "base/notification-no-id", Area: "base", Passive: true,
 		Title:        "the server's notifications carry no id",
 		Requirements: []string{"base.notification.no-id"},
+		Proofs:       []Proof{{Fault: "notification-with-id", Version: spec.V20251125, Also: []string{"progress/increasing"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "a notification has no id member",
@@ -378,6 +391,7 @@ var _ = Register(
 		ID: "base/request-ids", Area: "base", Passive: true,
 		Title:        "the server's requests carry non-null string or integer ids, never reused in a session",
 		Requirements: []string{"base.request.id-string-or-integer", "base.request.id-not-null", "base.request.id-unique-in-session"},
+		Proofs:       []Proof{{Fault: "server-request-id-reused", Version: spec.V20251125, Also: []string{"sampling/tool-loop-balance"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			ledgers := map[int]*rules.RequestIDs{}
@@ -408,6 +422,7 @@ var _ = Register(
 		ID: "base/utf8", Area: "base", Passive: true,
 		Title:        "every message is UTF-8",
 		Requirements: []string{"base.messages.utf8"},
+		Proofs:       []Proof{{Fault: "latin1-ping", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			n := 0
@@ -429,6 +444,10 @@ var _ = Register(
 		ID: "base/result-type", Area: "base", Passive: true,
 		Title:        "every result carries a resultType string",
 		Requirements: []string{"base.result-type.present"},
+		Proofs: []Proof{
+			{Fault: "no-result-type", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "no-result-type", Version: spec.V20260728, Transport: "streamable", Also: []string{"http/origin-403", "versioning/modern-names-versions"}, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "every result object carries a string resultType",
@@ -450,6 +469,7 @@ var _ = Register(
 		ID: "base/error-code-ranges", Area: "base", Passive: true,
 		Title:        "error codes keep to the 2026-07-28 allocation policy",
 		Requirements: []string{"base.error-code.retired-codes-not-emitted", "base.error-code.reserved-range-only-defined", "base.error-code.legacy-range-avoid", "base.error-code.custom-outside-reserved"},
+		Proofs:       []Proof{{Fault: "retired-not-found-code", Version: spec.V20260728, Transport: "streamable", Also: []string{"resources/not-found", "http/origin-403"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			n := 0
@@ -503,6 +523,7 @@ var _ = Register(
 		ID: "base/server-info-meta", Area: "base", Passive: true,
 		Title:        "results carry io.modelcontextprotocol/serverInfo in _meta",
 		Requirements: []string{"base.meta.server-info-on-results"},
+		Proofs:       []Proof{{Fault: "no-server-info-meta", Version: spec.V20260728, Also: []string{"tools/names"}, Want: reports.Warn}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "every result names the server in _meta io.modelcontextprotocol/serverInfo",
@@ -527,6 +548,7 @@ var _ = Register(
 		ID: "base/no-server-requests", Area: "base", Passive: true,
 		Title:        "from 2026-07-28 the server sends no JSON-RPC requests",
 		Requirements: []string{"base.patterns.server-never-sends-requests", "base.transport.binding-delivery-directions"},
+		Proofs:       []Proof{{Fault: "stateless-server-request", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.noServerRequests("no request from the server (input goes through InputRequiredResult)", "%d frames, no request among them")
 		},

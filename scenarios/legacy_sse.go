@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -17,6 +18,7 @@ var _ = Register(
 		ID: "sse/endpoint-event-first", Area: "transport-sse", Transports: []string{"sse"}, Unsupported: true,
 		Title:        "the first event of the SSE stream is endpoint, naming the URI to POST to",
 		Requirements: []string{"transport-sse.endpoint-event.on-connect"},
+		Proofs:       []Proof{{Fault: "endpoint-not-first", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			if c.Conn.LegacySSE() == nil {
@@ -45,6 +47,7 @@ var _ = Register(
 		ID: "sse/post-and-stream", Area: "transport-sse", Transports: []string{"sse"},
 		Title:        "a POST to the endpoint is accepted with 2xx and its response arrives on the SSE stream",
 		Requirements: []string{"transport-sse.endpoints.sse-and-post"},
+		Proofs:       []Proof{{Fault: "legacy-response-in-post", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if c.Conn.LegacySSE() == nil {

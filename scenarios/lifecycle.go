@@ -8,6 +8,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -28,6 +29,7 @@ var _ = Register(
 		ID: "lifecycle/initialize-result", Area: "lifecycle", Eras: stateful, Unsupported: true,
 		Title:        "initialize is answered with protocolVersion, a capabilities object and serverInfo",
 		Requirements: []string{"lifecycle.initialize.server-replies-capabilities", "base.layers.support-base-and-lifecycle"},
+		Proofs:       []Proof{{Fault: "init-no-server-info", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			_, r, _ := c.Stateful.Initialize(t.Ctx, nil)
@@ -59,6 +61,11 @@ var _ = Register(
 		ID: "lifecycle/silent-before-initialize", Area: "lifecycle", Eras: stateful,
 		Title:        "the server sends nothing before the client's initialize",
 		Requirements: []string{"lifecycle.initialize.first-interaction"},
+		Proofs: []Proof{
+			{Fault: "speak-before-initialize", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "speak-before-initialize", Version: spec.V20241105, Want: reports.Fail},
+			{Fault: "speak-before-initialize", Version: spec.V20241105, Transport: "sse", Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			// Only the ordering duty that falls on the server is judged
 			// here: it must not open the conversation. How it treats a
@@ -77,6 +84,7 @@ var _ = Register(
 		ID: "lifecycle/no-requests-before-initialized", Area: "lifecycle", Eras: stateful,
 		Title:        "until notifications/initialized the server sends no requests but ping",
 		Requirements: []string{"lifecycle.initialize.server-only-ping-logging-before-initialized"},
+		Proofs:       []Proof{{Fault: "request-before-initialized", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateful
@@ -101,6 +109,7 @@ var _ = Register(
 		ID: "lifecycle/second-initialize", Area: "lifecycle", Eras: stateful,
 		Title:        "a second initialize on a live session is answered and the session keeps working",
 		Requirements: []string{"lifecycle.errors.handle-negotiation-failures"},
+		Proofs:       []Proof{{Fault: "second-initialize-unanswered", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -120,6 +129,7 @@ var _ = Register(
 		ID: "versioning/echo-supported", Area: "versioning", Eras: stateful, Unsupported: true,
 		Title:        "initialize with a version the server implements is answered with exactly that version",
 		Requirements: []string{"versioning.initialize.server-echoes-supported-version"},
+		Proofs:       []Proof{{Fault: "init-wrong-version", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			v := t.Version()
 			nego := t.vr.nego
@@ -141,6 +151,7 @@ var _ = Register(
 		ID: "versioning/unknown-version", Area: "versioning", Eras: stateful, Unsupported: true,
 		Title:        "initialize with an unknown version is answered with a version the server implements, its newest",
 		Requirements: []string{"versioning.initialize.server-counters-with-supported", "versioning.initialize.server-counters-latest"},
+		Proofs:       []Proof{{Fault: "unknown-version-oldest", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			supported := t.statefulSupport()
 			if len(supported) == 0 {
@@ -181,6 +192,7 @@ var _ = Register(
 		ID: "versioning/unsupported-version-error", Area: "versioning", Eras: stateless,
 		Title:        "a request naming an unknown protocol version gets -32022 listing the supported versions",
 		Requirements: []string{"versioning.negotiation.unsupported-version-error"},
+		Proofs:       []Proof{{Fault: "unsupported-version-no-list", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
@@ -200,6 +212,7 @@ var _ = Register(
 		ID: "versioning/modern-names-versions", Area: "versioning", Eras: stateless,
 		Title:        "a modern-only server that refuses initialize names its supported versions",
 		Requirements: []string{"versioning.compat.modern-server-names-versions"},
+		Proofs:       []Proof{{Proxy: "modern-only-silent", Good: "modern-only", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
@@ -230,6 +243,7 @@ var _ = Register(
 		ID: "discovery/server-discover", Area: "discovery", Eras: stateless, Unsupported: true,
 		Title:        "a 2026-07-28 server implements server/discover",
 		Requirements: []string{"discovery.versioning.server-implements-discover"},
+		Proofs:       []Proof{{Fault: "no-server-discover", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
@@ -264,6 +278,7 @@ var _ = Register(
 		ID: "base/meta-required", Area: "base", Eras: stateless,
 		Title:        "a 2026-07-28 request without protocolVersion in _meta is refused with -32602",
 		Requirements: []string{"base.meta.missing-required-invalid-params"},
+		Proofs:       []Proof{{Fault: "meta-version-assumed", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
@@ -296,6 +311,7 @@ var _ = Register(
 		ID: "lifecycle/capabilities-respected", Area: "lifecycle", Passive: true,
 		Title:        "the server uses only what was negotiated: no undeclared client features, no notifications for capabilities it did not declare",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
+		Proofs:       []Proof{{Fault: "tools-list-changed-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			ids := []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
 			bad := 0

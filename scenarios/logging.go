@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -31,6 +32,7 @@ var _ = Register(
 		ID: "logging/declared-if-sent", Area: "logging", Passive: true,
 		Title:        "log notifications come only from a server that declared the logging capability",
 		Requirements: []string{"logging.capability.server-declares"},
+		Proofs:       []Proof{{Fault: "logging-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "notifications/message only with a declared logging capability",
@@ -52,6 +54,10 @@ var _ = Register(
 		ID: "logging/set-level-invalid", Area: "logging", Eras: stateful,
 		Title:        "logging/setLevel with an unknown level is refused with -32602",
 		Requirements: []string{"logging.errors.standard-codes-legacy"},
+		Proofs: []Proof{
+			{Fault: "bad-log-level-accepted", Version: spec.V20251125, Want: reports.Warn},
+			{Fault: "bad-log-level-accepted", Version: spec.V20241105, Transport: "sse", Want: reports.Warn},
+		},
 		Body: func(t *T) {
 			if !t.RequireCapability("logging") {
 				return
@@ -71,6 +77,7 @@ var _ = Register(
 		ID: "logging/silent-without-level", Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a tool that logs sends no notifications/message when the request names no logLevel",
 		Requirements: []string{"logging.per-request.silent-without-level"},
+		Proofs:       []Proof{{Fault: "log-without-level", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			name, ok := t.loggingFixture()
 			if !ok {
@@ -97,6 +104,7 @@ var _ = Register(
 		ID: "logging/per-request-invalid-level", Area: "logging", Eras: stateless,
 		Title:        "in 2026-07-28 a request whose _meta logLevel is not a syslog level is refused with -32602",
 		Requirements: []string{"logging.per-request.invalid-level-rejected"},
+		Proofs:       []Proof{{Fault: "invalid-log-level-ignored", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			s := c.Stateless

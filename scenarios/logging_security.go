@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -60,6 +61,11 @@ var _ = Register(
 		ID: "security/logs-no-secrets", Area: "security",
 		Title:        "a credential passed to a tool never shows up in a log notification",
 		Requirements: []string{"security.logging.no-secrets-in-messages"},
+		Proofs: []Proof{
+			{Fault: "log-secrets", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "log-secrets", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "log-secrets", Version: spec.V20241105, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			tools, _ := t.Tools()
 			cands, argNames := secretTools(tools)
@@ -138,6 +144,7 @@ var _ = Register(
 		ID: "logging/per-request-stream", Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
 		Requirements: []string{"logging.per-request.only-on-request-stream"},
+		Proofs:       []Proof{{Fault: "log-on-listen-stream", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			name, ok := t.loggingFixture()
 			if !ok {

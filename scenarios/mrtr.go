@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -99,6 +100,7 @@ var _ = Register(
 		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: transportStateless, Passive: true,
 		Title:        "in 2026-07-28 the server never sends roots/list, sampling or elicitation requests: it asks through InputRequiredResult",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
+		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Also: []string{"mrtr/round-trip"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "input requested only through an InputRequiredResult",
@@ -116,6 +118,7 @@ var _ = Register(
 		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: transportStateless, Passive: true,
 		Title:        "only tools/call, prompts/get and resources/read are ever answered with input_required",
 		Requirements: []string{"mrtr.server.only-supported-requests"},
+		Proofs:       []Proof{{Fault: "input-required-on-complete", Version: spec.V20260728, Also: []string{"completion/values-bound"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "input_required only on tools/call, prompts/get or resources/read",
@@ -136,6 +139,7 @@ var _ = Register(
 		ID: "mrtr/round-trip", Area: "mrtr", Eras: transportStateless,
 		Title:        "a tool that needs elicitation asks with input_required and completes once the answer is sent back",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
+		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const name = "test_input_required_result_elicitation"
 			if _, ok := t.RequireTool(name); !ok {
@@ -162,6 +166,7 @@ var _ = Register(
 		ID: "mrtr/tampered-state", Area: "mrtr", Eras: transportStateless,
 		Title:        "a retry whose requestState was tampered with is refused",
 		Requirements: []string{"mrtr.server.request-state-reject-tampered"},
+		Proofs:       []Proof{{Fault: "accept-tampered-state", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			const name = "test_input_required_result_tampered_state"
 			if _, ok := t.RequireTool(name); !ok {
@@ -231,6 +236,7 @@ var _ = Register(
 		ID: "stateless/interleaved-conversations", Area: "base", Eras: transportStateless,
 		Title:        "two multi round-trip conversations interleaved on one connection both complete",
 		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
+		Proofs:       []Proof{{Fault: "one-conversation-at-a-time", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_request_state", "test_input_required_result_elicitation"}
 			for _, n := range names {

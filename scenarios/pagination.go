@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -77,6 +78,7 @@ var _ = Register(
 		ID: "pagination/walk", Area: "pagination",
 		Title:        "every list walks to its end: cursors are accepted again, no cursor repeats, the walk ends within a bound",
 		Requirements: []string{"pagination.server.stable-cursors"},
+		Proofs:       []Proof{{Fault: "cursor-loops", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			ls, c, ok := t.pagedLists()
 			if !ok {
@@ -144,6 +146,7 @@ var _ = Register(
 		ID: "pagination/invalid-cursor", Area: "pagination",
 		Title:        "a list request with a made-up cursor is refused with -32602",
 		Requirements: []string{"pagination.errors.invalid-cursor"},
+		Proofs:       []Proof{{Fault: "invalid-cursor-accepted", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			ls, c, ok := t.pagedLists()
 			if !ok {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -24,6 +25,10 @@ var _ = Register(
 		ID: "ping/empty-result", Area: "ping",
 		Title:        "ping is answered promptly with an empty result",
 		Requirements: []string{"ping.response.prompt-empty-result"},
+		Proofs: []Proof{
+			{Fault: "ping-nonempty-result", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "ping-nonempty-result", Version: spec.V20241105, Transport: "sse", Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			c := t.Session()
 			s := c.Stateful
@@ -36,6 +41,7 @@ var _ = Register(
 		ID: "ping/before-initialize", Area: "ping", Eras: stateful, Unsupported: true,
 		Title:        "ping before initialize is answered with an empty result (pings are allowed then)",
 		Requirements: []string{"ping.response.prompt-empty-result"},
+		Proofs:       []Proof{{Fault: "ping-nonempty-result", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
 		Body: func(t *T) {
 			// Over streamable HTTP a server that uses sessions refuses a
 			// request without Mcp-Session-Id (other than initialize) with

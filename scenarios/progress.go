@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -147,6 +148,10 @@ var _ = Register(
 		ID: "progress/increasing", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
 		Title:        "the progress value of one token strictly increases from notification to notification",
 		Requirements: []string{"progress.notify.value-increases"},
+		Proofs: []Proof{
+			{Fault: "progress-decreasing", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "progress-decreasing", Version: spec.V20260728, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			c := t.Session()
 			t.transportGetStream(c)
@@ -171,6 +176,10 @@ var _ = Register(
 		ID: "progress/none-after-response", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
 		Title:        "no progress notification for a token follows the response to its request",
 		Requirements: []string{"progress.notify.stop-after-completion"},
+		Proofs: []Proof{
+			{Fault: "progress-after-completion", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "progress-after-completion", Version: spec.V20241105, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			c := t.Session()
 			t.transportGetStream(c)
@@ -197,6 +206,7 @@ var _ = Register(
 		ID: "progress/no-token-no-progress", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
 		Title:        "a request without a progressToken gets no progress notifications",
 		Requirements: []string{"progress.notify.only-active-tokens"},
+		Proofs:       []Proof{{Fault: "progress-without-token", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.transportGetStream(c)
@@ -223,6 +233,7 @@ var _ = Register(
 		ID: "progress/known-tokens", Area: "progress", Passive: true,
 		Title:        "every progress notification of the run carries a token mcpcheck gave with a request",
 		Requirements: []string{"progress.notify.only-active-tokens"},
+		Proofs:       []Proof{{Fault: "progress-without-token", Version: spec.V20251125, Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "notifications/progress only with tokens of the client's requests",
@@ -258,6 +269,7 @@ var _ = Register(
 		ID: "progress/server-request-tokens", Area: "progress", Passive: true,
 		Title:        "a progressToken in the _meta of a request from the server is a string or an integer",
 		Requirements: []string{"progress.token.string-or-integer"},
+		Proofs:       []Proof{{Fault: "request-progress-token-float", Version: spec.V20251125, Also: []string{"sampling/tool-loop-balance"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "progressToken is a JSON string or integer",
@@ -292,6 +304,7 @@ var _ = Register(
 		ID: "progress/observed", Area: "progress", Passive: true,
 		Title:        "progress that any black-box tool call reported increases strictly and stops with the response",
 		Requirements: []string{"progress.notify.value-increases", "progress.notify.stop-after-completion"},
+		Proofs:       []Proof{{Fault: "progress-after-completion", Version: spec.V20251125, Also: []string{"tools/structured-output", "tools/unknown-tool"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			type key struct {

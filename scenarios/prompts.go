@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -124,6 +125,7 @@ var _ = Register(
 		ID: "prompts/get-content", Area: "prompts",
 		Title:        "prompts/get messages carry images as base64 with an image MIME type and embedded resources with uri, mimeType and text or base64 blob",
 		Requirements: []string{"prompts.content.image-base64-mime", "prompts.content.embedded-resource-fields"},
+		Proofs:       []Proof{{Fault: "prompt-image-not-base64", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("prompts") {
 				return
@@ -167,6 +169,7 @@ var _ = Register(
 		ID: "prompts/missing-argument", Area: "prompts",
 		Title:        "prompts/get without a required argument is refused with -32602",
 		Requirements: []string{"prompts.errors.standard-codes", "prompts.get.server-validates-arguments"},
+		Proofs:       []Proof{{Fault: "prompt-arguments-unchecked", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("prompts") {
 				return
@@ -196,6 +199,7 @@ var _ = Register(
 		ID: "prompts/unknown-prompt", Area: "prompts",
 		Title:        "prompts/get of a prompt the server does not have is refused with -32602",
 		Requirements: []string{"prompts.errors.standard-codes"},
+		Proofs:       []Proof{{Fault: "unknown-prompt-wrong-code", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("prompts") {
 				return
@@ -208,6 +212,7 @@ var _ = Register(
 		ID: "prompts/list-changed", Area: "prompts", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with prompts.listChanged announces a change of its prompt list with notifications/prompts/list_changed",
 		Requirements: []string{"prompts.list-changed.server-notifies"},
+		Proofs:       []Proof{{Fault: "no-prompts-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			t.featuresListChanged("prompts", "prompts.listChanged", spec.MethodPromptsListChanged)
 		},
@@ -216,6 +221,7 @@ var _ = Register(
 		ID: "prompts/list-stable", Area: "prompts", Eras: stateless,
 		Title:        "in 2026-07-28 prompts/list gives the current set, the same on every connection",
 		Requirements: []string{"prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence"},
+		Proofs:       []Proof{{Fault: "prompts-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.featuresListStable("prompts", spec.MethodPromptsList, "prompts", "name", "prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence", "")
 		},

@@ -1,58 +1,176 @@
 package scenarios
 
 import (
+	"fmt"
+	"os/exec"
 	"sort"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// unprovableChecks are the checks no test proves fire, each with the
-// reason. It is empty: every check has a fault or proxy case.
-var unprovableChecks = map[string]string{}
+// Proofs live beside their checks (Def.Proofs); the tests here walk the
+// registry. The clean side of every proof, that the check passes against
+// the faithful reference server, is the suites' own clean runs
+// (TestSuiteAgainstReference, TestSuiteOverHTTPAgainstReference,
+// TestTransportSuiteOverHTTP, TestTransportSuiteOverLegacySSE,
+// TestFeatureChecksAgainstReference); a proxy proof with a Good mode also
+// runs the check behind that faithful mode.
 
-// TestEveryCheckIsProvenToFire fails when a registered check has no case
-// in any of the fault and proxy tables (so nothing shows it can fail) and
-// no written reason in unprovableChecks, unprovableFeatureChecks or
-// unprovableTransportChecks.
-func TestEveryCheckIsProvenToFire(t *testing.T) {
-	proven := map[string]bool{}
-	for _, cases := range [][]faultCase{faultCases, featureFaultCases, transportFaultCases, featureProofCases} {
-		for _, c := range cases {
-			proven[c.check] = true
+// faultRequirements lists the reference server's fault switches
+// (mcpcheck reference server --list-faults): name -> requirement broken.
+func faultRequirements(t *testing.T) map[string]string {
+	t.Helper()
+	out, err := exec.Command(mcpcheckBinary(t), "reference", "server", "--list-faults").Output()
+	if err != nil {
+		t.Fatalf("--list-faults: %v", err)
+	}
+	faults := map[string]string{}
+	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); i > 0 && len(f) >= 2 {
+			faults[f[0]] = f[1]
 		}
 	}
-	for _, c := range httpFaultCases {
-		proven[c.check] = true
+	return faults
+}
+
+// TestEveryCheckIsProvenToFire: every registered check declares a proof,
+// or a written reason why none can exist; every proof names a fault switch
+// of the reference server that breaks a requirement the check cites, runs
+// in a version where the check applies, and names only registered checks
+// as Also; every fault switch proves some check.
+func TestEveryCheckIsProvenToFire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the reference server")
 	}
-	for _, c := range proxyFaultCases {
-		proven[c.check] = true
-	}
-	for _, c := range transportProofCases {
-		proven[c.check] = true
-	}
-	for _, c := range ruleFaultCases {
-		proven[c.check] = true
-	}
+	faults := faultRequirements(t)
+	used := map[string]bool{}
 	var missing []string
 	for _, d := range Checks() {
-		if proven[d.ID] {
-			continue
-		}
-		_, a := unprovableChecks[d.ID]
-		_, b := unprovableFeatureChecks[d.ID]
-		_, c := unprovableTransportChecks[d.ID]
-		if !a && !b && !c {
+		if len(d.Proofs) == 0 && d.Unprovable == "" {
 			missing = append(missing, d.ID)
+		}
+		if len(d.Proofs) > 0 && d.Unprovable != "" {
+			t.Errorf("%s has proofs and is also called unprovable (%s)", d.ID, d.Unprovable)
+		}
+		for _, p := range d.Proofs {
+			if ok, why := d.inWindow(p.Version); !ok {
+				t.Errorf("%s: proof in %s, where the check does not apply: %s", d.ID, p.Version, why)
+			}
+			for _, id := range p.Also {
+				if _, ok := lookupCheck(id); !ok {
+					t.Errorf("%s: proof runs %s first, which is not a registered check", d.ID, id)
+				}
+			}
+			if p.Fault == "" {
+				continue
+			}
+			used[p.Fault] = true
+			req, ok := faults[p.Fault]
+			switch {
+			case !ok:
+				t.Errorf("%s: the reference server has no fault switch %q", d.ID, p.Fault)
+			case !contains(d.Requirements, req):
+				t.Errorf("%s: fault %s breaks %s, which the check does not cite (%v)", d.ID, p.Fault, req, d.Requirements)
+			}
 		}
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("%d check(s) have no fault or proxy case proving they can fail, and no reason why not: %v", len(missing), missing)
+		t.Errorf("%d check(s) have no proof and no reason why not: %v", len(missing), missing)
 	}
-	for id := range proven {
-		if _, ok := lookupCheck(id); !ok {
-			t.Errorf("a proof case names %q, which is not a registered check", id)
+	var unused []string
+	for name := range faults {
+		if !used[name] {
+			unused = append(unused, name)
 		}
 	}
+	sort.Strings(unused)
+	if len(unused) > 0 {
+		t.Errorf("reference server fault switches that prove no check: %v", unused)
+	}
+}
+
+// TestProofs runs every proof: with the fault switched on (or behind the
+// misbehaving proxy mode) the check ends as the proof says; behind a Good
+// proxy mode it passes.
+func TestProofs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	mcpcheckBinary(t)
+	for _, d := range Checks() {
+		for i, p := range d.Proofs {
+			d, p := d, p
+			t.Run(fmt.Sprintf("%s/%d-%s%s", d.ID, i, p.Fault, p.Proxy), func(t *testing.T) {
+				t.Parallel()
+				runProof(t, d, p)
+			})
+		}
+	}
+}
+
+// runProof runs one proof of check d.
+func runProof(t *testing.T, d Def, p Proof) {
+	cfg := Config{Only: append([]string{d.ID}, p.Also...), Versions: []spec.Version{p.Version}}
+	if len(p.Also) > 0 {
+		// A passive check judges what the active ones provoke; under a
+		// loaded -race run a short step can end their exchange before the
+		// fault shows, so give them room.
+		cfg.Session = session.Config{Timeout: 15 * time.Second}
+	}
+	if p.Proxy != "" {
+		modes := []string{p.Proxy}
+		if p.Good != "" {
+			modes = append(modes, p.Good)
+		}
+		for _, mode := range modes {
+			want := p.Want
+			if mode != p.Proxy {
+				want = reports.Pass
+			}
+			if mode == "plain" {
+				mode = ""
+			}
+			tg := target.URL(proxyReference(t, mode))
+			tg.Transport = target.Streamable
+			tg.Headers = []target.Header{{Name: "Authorization", Value: proxyGoodToken}}
+			expectOutcome(t, runTarget(t, tg, cfg), d.ID, p.Version, want, "proxy mode "+orPlain(mode))
+		}
+		return
+	}
+	var res Result
+	switch p.Transport {
+	case "", "stdio":
+		cfg.Direct = true
+		res = runReference(t, cfg, p.Fault)
+	case "streamable":
+		res = runURL(t, httpReference(t, p.Fault), target.Streamable, cfg)
+	case "sse":
+		res = runURL(t, legacySSEURL(httpReference(t, p.Fault)), target.SSE, cfg)
+	}
+	if c, ok := expectOutcome(t, res, d.ID, p.Version, p.Want, "fault "+p.Fault+" over "+orStdio(p.Transport)); ok {
+		t.Logf("%s: %s\n  expected: %s\n  actual: %s", c.Outcome, d.ID, c.Expected, c.Actual)
+	}
+}
+
+func orPlain(mode string) string {
+	if mode == "" {
+		return "plain"
+	}
+	return mode
+}
+
+func orStdio(tr string) string {
+	if tr == "" {
+		return "stdio"
+	}
+	return tr
 }
 
 func lookupCheck(id string) (Def, bool) {
@@ -62,4 +180,13 @@ func lookupCheck(id string) (Def, bool) {
 		}
 	}
 	return Def{}, false
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

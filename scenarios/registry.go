@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -49,6 +50,35 @@ type Def struct {
 	// Body is the check. It gets a T (a harness.Check plus the target) and
 	// ends in an outcome through T's methods. Body must not keep T.
 	Body func(t *T)
+
+	// Proofs show the check fires (TestProofs runs them;
+	// TestEveryCheckIsProvenToFire requires one, or Unprovable).
+	Proofs []Proof
+	// Unprovable says why no proof can exist.
+	Unprovable string
+}
+
+// Proof says how a check is shown to fire: against the reference server
+// with a fault switch on (or behind a mode of the tests' misbehaving
+// loopback proxy), in a version and over a transport, it ends in Want.
+type Proof struct {
+	// Fault is a reference server fault switch
+	// (mcpcheck reference server --list-faults).
+	Fault string
+	// Proxy is, instead, a mode of the misbehaving proxy of the tests
+	// (transport_proxy_test.go); Good, when set, is a faithful mode the
+	// check must pass behind as well ("plain" is the proxy that changes
+	// nothing).
+	Proxy, Good string
+	// Version is the version to run.
+	Version spec.Version
+	// Transport is "stdio" (the default), "streamable" or "sse".
+	Transport string
+	// Also names active checks run before a passive one, so that the run
+	// holds the traffic it judges.
+	Also []string
+	// Want is reports.Fail for a MUST, reports.Warn for a SHOULD.
+	Want reports.Outcome
 }
 
 var (
@@ -118,6 +148,18 @@ func (d Def) validate() error {
 	for _, tr := range d.Transports {
 		if !transportNames[tr] {
 			return fmt.Errorf("scenarios: check %q: unknown transport %q", d.ID, tr)
+		}
+	}
+	for _, p := range d.Proofs {
+		switch {
+		case (p.Fault == "") == (p.Proxy == ""):
+			return fmt.Errorf("scenarios: check %q: a proof names a fault switch or a proxy mode", d.ID)
+		case p.Want != reports.Fail && p.Want != reports.Warn:
+			return fmt.Errorf("scenarios: check %q: a proof ends fail or warn, not %s", d.ID, p.Want)
+		case !p.Version.Known():
+			return fmt.Errorf("scenarios: check %q: proof version %q", d.ID, p.Version)
+		case p.Transport != "" && p.Transport != "stdio" && p.Transport != "streamable" && p.Transport != "sse":
+			return fmt.Errorf("scenarios: check %q: proof transport %q", d.ID, p.Transport)
 		}
 	}
 	Area(d.Area) // panics on an unknown area

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -57,6 +58,10 @@ var _ = Register(
 		ID: "resources/read-listed", Area: "resources",
 		Title:        "listed resources read back as contents with uri and either text or base64 blob",
 		Requirements: []string{"resources.contents.binary-encoded"},
+		Proofs: []Proof{
+			{Fault: "blob-not-base64", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "blob-not-base64", Version: spec.V20260728, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			if !t.RequireCapability("resources") {
 				return
@@ -114,6 +119,7 @@ var _ = Register(
 		ID: "resources/not-found-legacy", Area: "resources", Eras: stateful,
 		Title:        "up to 2025-11-25 reading a resource that does not exist is answered with -32002",
 		Requirements: []string{"resources.errors.standard-codes-legacy"},
+		Proofs:       []Proof{{Fault: "not-found-invalid-params-legacy", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if s, id, st, ok := t.resourcesReadMissing(); ok {
 				t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.ResourceNotFound)))
@@ -124,6 +130,7 @@ var _ = Register(
 		ID: "resources/not-found", Area: "resources", Eras: stateless,
 		Title:        "in 2026-07-28 reading a resource that does not exist is answered with -32602, never with empty contents",
 		Requirements: []string{"resources.errors.not-found-invalid-params", "resources.errors.no-empty-contents-for-missing"},
+		Proofs:       []Proof{{Fault: "empty-contents-for-missing", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			s, id, st, ok := t.resourcesReadMissing()
 			if !ok {
@@ -158,6 +165,7 @@ var _ = Register(
 		ID: "resources/uri-syntax", Area: "resources",
 		Title:        "listed resource URIs are syntactically valid RFC 3986 URIs with a scheme",
 		Requirements: []string{"resources.uri.custom-scheme-rfc3986"},
+		Proofs:       []Proof{{Fault: "resource-uri-no-scheme", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("resources") {
 				return
@@ -189,6 +197,7 @@ var _ = Register(
 		ID: "resources/malformed-uri", Area: "resources",
 		Title:        "reading a malformed URI is refused with an error, not served",
 		Requirements: []string{"security.resources.validate-uris"},
+		Proofs:       []Proof{{Fault: "malformed-uri-served", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("resources") {
 				return
@@ -204,6 +213,7 @@ var _ = Register(
 		ID: "resources/list-changed", Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with resources.listChanged announces a change of its resource list with notifications/resources/list_changed",
 		Requirements: []string{"resources.list-changed.server-notifies"},
+		Proofs:       []Proof{{Fault: "no-resources-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			t.featuresListChanged("resources", "resources.listChanged", spec.MethodResourcesListChanged)
 		},
@@ -212,6 +222,7 @@ var _ = Register(
 		ID: "resources/list-stable", Area: "resources", Eras: stateless,
 		Title:        "in 2026-07-28 resources/list gives the current set, the same on every connection",
 		Requirements: []string{"resources.list.current-set-for-caller", "resources.list.no-connection-dependence"},
+		Proofs:       []Proof{{Fault: "resources-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.featuresListStable("resources", spec.MethodResourcesList, "resources", "uri", "resources.list.current-set-for-caller", "resources.list.no-connection-dependence", "")
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -43,6 +44,7 @@ var _ = Register(
 		ID: "discovery/discover-result", Area: "discovery", Eras: transportStateless,
 		Title:        "server/discover answers supportedVersions (with 2026-07-28), capabilities and serverInfo in _meta",
 		Requirements: []string{"discovery.server.implements-discover", "discovery.result.includes-server-info"},
+		Proofs:       []Proof{{Proxy: "no-server-info", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
 			r := c.S().Call(t.Ctx, spec.MethodServerDiscover, nil)
@@ -90,6 +92,7 @@ var _ = Register(
 		ID: "stateless/meta-missing-400", Area: "base", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP a request without the required _meta is refused with -32602 and HTTP 400",
 		Requirements: []string{"base.meta.http-status-400"},
+		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -104,6 +107,7 @@ var _ = Register(
 		ID: "stateless/missing-capability", Area: "base", Eras: transportStateless,
 		Title:        "a request that needs a client capability the request did not declare gets -32021 (HTTP 400)",
 		Requirements: []string{"base.meta.missing-capability-error", "base.meta.http-status-400"},
+		Proofs:       []Proof{{Fault: "missing-capability-wrong-code", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const name = "test_missing_capability"
 			if _, ok := t.RequireTool(name); !ok {
@@ -131,6 +135,7 @@ var _ = Register(
 		ID: "stateless/unsupported-version-400", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "a request for a version the server does not implement gets HTTP 400 and -32022 listing the supported versions",
 		Requirements: []string{"transport-http.protocol-version-header.unsupported-400"},
+		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -154,6 +159,7 @@ var _ = Register(
 		ID: "stateless/unknown-method-404", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP an unknown method gets HTTP 404 with -32601 (and, on a modern-only server, so do the removed initialize, ping and logging/setLevel)",
 		Requirements: []string{"transport-http.method.unknown-404"},
+		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -185,6 +191,7 @@ var _ = Register(
 		ID: "caching/ttl-non-negative", Area: "caching", Eras: transportStateless, Passive: true,
 		Title:        "every ttlMs on a result is a non-negative integer",
 		Requirements: []string{"caching.ttl.server-non-negative"},
+		Proofs:       []Proof{{Proxy: "ttl-negative", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
 				Expected: "ttlMs a non-negative integer",
@@ -223,6 +230,7 @@ var _ = Register(
 		ID: "stateless/no-connection-context", Area: "base", Eras: transportStateless,
 		Title:        "client capabilities are taken from each request's _meta, not from an earlier request on the connection",
 		Requirements: []string{"base.stateless.no-connection-context"},
+		Proofs:       []Proof{{Fault: "caps-from-connection", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const name = "test_missing_capability"
 			if _, ok := t.RequireTool(name); !ok {
@@ -243,6 +251,7 @@ var _ = Register(
 		ID: "stateless/no-connection-affinity", Area: "base", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "the second round of a multi round-trip request is served on a new connection",
 		Requirements: []string{"base.stateless.no-connection-affinity", "base.stateless.explicit-state-handles"},
+		Proofs:       []Proof{{Fault: "state-bound-to-connection", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			const name = "test_input_required_result_request_state"
 			if _, ok := t.RequireTool(name); !ok {
@@ -275,6 +284,7 @@ var _ = Register(
 		ID: "http/modern-only-legacy-traffic", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "a server that speaks only 2026-07-28 answers GET and DELETE with 405 and issues no Mcp-Session-Id",
 		Requirements: []string{"transport-http.compat.modern-server-legacy-traffic"},
+		Proofs:       []Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			if v := t.statefulSupport(); len(v) > 0 {
 				t.NotApplicable(fmt.Sprintf("the server also serves %v, where GET, DELETE and sessions are part of the transport", v))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -63,6 +64,7 @@ var _ = Register(
 		Title: "headers that disagree with the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) get HTTP 400 with -32020",
 		Requirements: []string{"transport-http.validation.header-body-match", "transport-http.validation.reject-400-header-mismatch",
 			"transport-http.protocol-version-header.mismatch-400"},
+		Proofs: []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -110,6 +112,7 @@ var _ = Register(
 		ID: "stateless/protocol-version-header-missing", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "a modern-only server refuses a request without MCP-Protocol-Version with HTTP 400 and -32020",
 		Requirements: []string{"transport-http.protocol-version-header.missing-rejected"},
+		Proofs:       []Proof{{Proxy: "modern-only-lenient", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			h := t.transportHTTP(c)
@@ -131,6 +134,7 @@ var _ = Register(
 		ID: "stateless/header-names-case-insensitive", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "the server matches the MCP header names without regard to case (lower-case names are served)",
 		Requirements: []string{"transport-http.headers.case-insensitive-names"},
+		Proofs:       []Proof{{Proxy: "case-sensitive-headers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -179,6 +183,7 @@ var _ = Register(
 		ID: "stateless/name-header-base64", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
 		Title:        "an Mcp-Name in the base64 sentinel form is decoded before it is compared; other casings of the sentinel are not",
 		Requirements: []string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode", "transport-http.param-headers.sentinel-lowercase"},
+		Proofs:       []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			if t.transportHTTP(c) == nil {
@@ -220,6 +225,10 @@ var _ = Register(
 			"transport-http.param-headers.name-no-control-chars", "transport-http.param-headers.name-unique",
 			"transport-http.param-headers.primitive-only", "transport-http.param-headers.statically-reachable",
 			"transport-http.param-headers.no-dynamic-path", "security.tools.x-mcp-header-not-for-secrets"},
+		Proofs: []Proof{
+			{Proxy: "bad-x-mcp-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail},
+			{Proxy: "secret-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn},
+		},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // The stdio transport: stdout carries MCP messages only, one per line;
@@ -16,6 +18,7 @@ var _ = Register(
 		ID: "stdio/stdout-only-messages", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
 		Title:        "stdout carries nothing but MCP messages, one per line",
 		Requirements: []string{"transport-stdio.stdout.only-mcp-messages", "transport-stdio.framing.no-embedded-newlines"},
+		Proofs:       []Proof{{Fault: "stdout-banner", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			bad := 0
@@ -46,6 +49,7 @@ var _ = Register(
 		ID: "stdio/no-server-requests", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
 		Title:        "in 2026-07-28 a stdio server writes no JSON-RPC requests",
 		Requirements: []string{"transport-stdio.messages.server-no-requests"},
+		Proofs:       []Proof{{Fault: "stdio-server-request", Version: spec.V20260728, Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.noServerRequests("no request on stdout", "%d frames, no request")
 		},
@@ -54,6 +58,7 @@ var _ = Register(
 		ID: "stdio/exit-on-stdin-close", Area: "transport-stdio", Transports: []string{"stdio"},
 		Title:        "the server exits promptly once its stdin is closed",
 		Requirements: []string{"transport-stdio.shutdown.server-exits-on-eof"},
+		Proofs:       []Proof{{Fault: "stdin-eof-ignored", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Fresh()
 			if r := Sentinel(t.Ctx, c.S()); !r.OK() {

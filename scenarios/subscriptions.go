@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -132,6 +133,7 @@ var _ = Register(
 		ID: "stateless/listen-implemented", Area: "base", Eras: transportStateless,
 		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
 		Requirements: []string{"base.layers.support-base-versioning-patterns"},
+		Proofs:       []Proof{{Proxy: "no-listen", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
 			t.Taint()
@@ -163,6 +165,7 @@ var _ = Register(
 		ID: "subscriptions/listen-ack", Area: "subscriptions", Eras: transportStateless,
 		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
 		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},
+		Proofs:       []Proof{{Proxy: "listen-no-ack", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			filter, _, ok := t.subsFilter()
 			if !ok {
@@ -179,6 +182,7 @@ var _ = Register(
 		ID: "subscriptions/listen-notifications", Area: "subscriptions", Eras: transportStateless,
 		Title:        "notifications of a subscription carry its id and are only of the requested types",
 		Requirements: []string{"subscriptions.meta.notification-carries-subscription-id", "subscriptions.listen.only-requested-types"},
+		Proofs:       []Proof{{Fault: "listen-no-subscription-id", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const trigger = "test_trigger_tool_change"
 			if !t.RequireCapability("tools.listChanged") {

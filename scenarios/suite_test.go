@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,15 +128,6 @@ func outcomeOf(res Result, id string, v spec.Version) (reports.Check, bool) {
 	return reports.Check{}, false
 }
 
-// faultCase pairs a fault switch of the reference server with the check
-// that must catch it, in a version where it applies.
-type faultCase struct {
-	fault   string
-	check   string
-	version spec.Version
-	want    reports.Outcome // fail for a MUST, warn for a SHOULD
-}
-
 // expectOutcome fails the test unless check ran in v and ended want; what
 // says what the run had switched on, for the message. It returns the
 // check's result and whether it ended want.
@@ -152,34 +142,6 @@ func expectOutcome(t *testing.T, res Result, check string, v spec.Version, want 
 		return c, false
 	}
 	return c, true
-}
-
-// expectCaught runs check twice through run: with fault switched on it
-// must end want, without it it must pass.
-func expectCaught(t *testing.T, fault, check string, v spec.Version, want reports.Outcome, run func(faults ...string) Result) {
-	t.Helper()
-	for _, withFault := range []bool{true, false} {
-		var faults []string
-		w := reports.Pass
-		if withFault {
-			faults, w = []string{fault}, want
-		}
-		expectOutcome(t, run(faults...), check, v, w, fmt.Sprintf("fault %v", faults))
-	}
-}
-
-// runFaultCases proves each case's check fires (see expectCaught), one
-// parallel subtest per case, named by name; run runs the check against a
-// reference server with the faults given.
-func runFaultCases(t *testing.T, cases []faultCase, name func(faultCase) string, run func(t *testing.T, fc faultCase, faults ...string) Result) {
-	for _, fc := range cases {
-		t.Run(name(fc), func(t *testing.T) {
-			t.Parallel()
-			expectCaught(t, fc.fault, fc.check, fc.version, fc.want, func(faults ...string) Result {
-				return run(t, fc, faults...)
-			})
-		})
-	}
 }
 
 var _ = strings.Contains

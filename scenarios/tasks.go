@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -216,6 +217,7 @@ var _ = Register(
 		ID: "tasks/create-result", Area: "tasks", Eras: stateful,
 		Title:        "a task-augmented tools/call is answered with a CreateTaskResult: string taskId, status working, RFC 3339 createdAt and lastUpdatedAt",
 		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.id.string", "tasks.status.starts-working", "tasks.ttl.created-at", "tasks.ttl.last-updated-at"},
+		Proofs:       []Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c, w, ok := t.tasksStart(50)
 			if !ok {
@@ -241,6 +243,7 @@ var _ = Register(
 		ID: "tasks/lifecycle", Area: "tasks", Eras: stateful,
 		Title:        "a task moves only along legal transitions, tasks/result returns the tool result with related-task _meta, tasks/get reports ttl and the final status, tasks/list shows the task",
 		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final", "tasks.ttl.reported-in-get", "tasks.related.result-response-carries-meta", "tasks.result.success-passthrough", "tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel", "tasks.list.includes-gettable"},
+		Proofs:       []Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c, w, ok := t.tasksStart(50)
 			if !ok {
@@ -348,6 +351,7 @@ var _ = Register(
 		ID: "tasks/cancel-terminal", Area: "tasks", Eras: stateful,
 		Title:        "tasks/cancel of a task that already finished is refused with -32602",
 		Requirements: []string{"tasks.cancel.terminal-invalid-params"},
+		Proofs:       []Proof{{Fault: "task-cancel-terminal-accepted", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c, w, ok := t.tasksStart(0, "tasks.cancel")
 			if !ok {
@@ -370,6 +374,7 @@ var _ = Register(
 		ID: "tasks/cancel-working", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
 		Title:        "a task is created promptly, tasks/cancel of the running task answers it cancelled, and it stays cancelled",
 		Requirements: []string{"tasks.create.return-promptly", "tasks.cancel.cancelled-before-response", "tasks.cancel.stays-cancelled"},
+		Proofs:       []Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tasks.requests.tools.call") || !t.RequireCapability("tasks.cancel") {
 				return
@@ -429,6 +434,7 @@ var _ = Register(
 		ID: "tasks/unknown-id", Area: "tasks", Eras: stateful,
 		Title:        "tasks/get, tasks/result and tasks/cancel of an unknown taskId are refused with -32602 and a message",
 		Requirements: []string{"tasks.errors.protocol-error-codes", "tasks.errors.informative-messages"},
+		Proofs:       []Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tasks") {
 				return
@@ -458,6 +464,7 @@ var _ = Register(
 		ID: "tasks/ids-unique", Area: "tasks", Eras: stateful,
 		Title:        "two tasks get different, unguessable taskIds (no counters or timestamps)",
 		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids"},
+		Proofs:       []Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c, name, args, ok := t.tasksSetup(0)
 			if !ok {
@@ -495,6 +502,7 @@ var _ = Register(
 		ID: "tasks/undeclared-ignored", Area: "tasks", Eras: stateful,
 		Title:        "a server that did not declare task support for tools/call ignores a task field and answers with the ordinary result",
 		Requirements: []string{"tasks.support.undeclared-type-ignores-task", "tasks.capability.declare-when-supported"},
+		Proofs:       []Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -563,6 +571,7 @@ var _ = Register(
 		ID: "tasks/id-receiver-generated", Area: "tasks", Eras: stateful,
 		Title:        "the receiver chooses the taskId: a taskId the requestor slips into params.task is not adopted",
 		Requirements: []string{"tasks.id.receiver-generated"},
+		Proofs:       []Proof{{Fault: "task-id-from-requestor", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			c, name, args, ok := t.tasksSetup(0)
 			if !ok {
@@ -594,6 +603,7 @@ var _ = Register(
 		ID: "tasks/result-same-outcome", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
 		Title:        "tasks/result of a finished task returns the very result the call gives without a task",
 		Requirements: []string{"tasks.result.terminal-returns-outcome"},
+		Proofs:       []Proof{{Fault: "task-result-differs", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tasks.requests.tools.call") {
 				return
@@ -632,6 +642,7 @@ var _ = Register(
 		ID: "tasks/get-plain-json", Area: "tasks", Eras: stateful, Transports: []string{"streamable"},
 		Title:        "on streamable HTTP tasks/get is answered with a plain JSON response, not an SSE stream",
 		Requirements: []string{"tasks.http.no-sse-for-tasks-get"},
+		Proofs:       []Proof{{Fault: "tasks-get-sse", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
 		Body: func(t *T) {
 			c, w, ok := t.tasksStart(0)
 			if !ok {
@@ -655,6 +666,7 @@ var _ = Register(
 		ID: "tasks/server-as-requestor", Area: "tasks", Passive: true, Eras: stateful,
 		Title:        "the server sends no task-augmented requests to a client that declared no tasks, and its task status notifications carry no related-task _meta",
 		Requirements: []string{"tasks.capability.no-tasks-without-capability", "tasks.capability.augment-only-if-declared", "tasks.notify.status-omits-related-meta"},
+		Proofs:       []Proof{{Fault: "task-status-related-meta", Version: spec.V20251125, Also: []string{"tasks/lifecycle"}, Want: reports.Warn}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			n := 0

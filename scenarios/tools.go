@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -25,6 +26,7 @@ var _ = Register(
 		ID: "tools/names", Area: "tools",
 		Title:        "tool names are 1 to 128 characters of ASCII letters, digits, _, - and ., unique within the server",
 		Requirements: []string{"tools.name.length-1-to-128", "tools.name.allowed-characters", "tools.name.no-special-characters", "tools.name.unique-per-server"},
+		Proofs:       []Proof{{Fault: "tool-name-with-space", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -60,6 +62,7 @@ var _ = Register(
 		ID: "tools/input-schema-valid", Area: "tools",
 		Title:        "every inputSchema is a JSON Schema object (not null) valid in its declared dialect, 2020-12 by default",
 		Requirements: []string{"tools.input-schema.valid-object-schema", "base.schema.schemas-valid"},
+		Proofs:       []Proof{{Fault: "input-schema-null", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			toolsSchemas(t, false)
 		},
@@ -68,6 +71,7 @@ var _ = Register(
 		ID: "tools/output-schema-valid", Area: "tools",
 		Title:        "every outputSchema is valid in its declared dialect, 2020-12 by default",
 		Requirements: []string{"base.schema.schemas-valid"},
+		Proofs:       []Proof{{Fault: "output-schema-invalid", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			toolsSchemas(t, true)
 		},
@@ -76,6 +80,10 @@ var _ = Register(
 		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
 		Title:        "a tool with an outputSchema returns structuredContent that conforms to it (arguments generated from its inputSchema)",
 		Requirements: []string{"tools.output-schema.server-conforms"},
+		Proofs: []Proof{
+			{Fault: "output-schema-mismatch", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "output-schema-mismatch", Version: spec.V20260728, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -153,6 +161,7 @@ var _ = Register(
 		ID: "tools/unknown-tool", Area: "tools",
 		Title:        "calling a tool the server does not have is refused (a JSON-RPC error, -32602 by the spec's example, or an isError result), never run",
 		Requirements: []string{"security.tools.server-hardening"},
+		Proofs:       []Proof{{Fault: "unknown-tool-served", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -169,6 +178,7 @@ var _ = Register(
 		ID: "tools/input-validation", Area: "tools",
 		Title:        "a tools/call missing a required argument is refused: an isError result (the form from 2025-11-25) or a JSON-RPC -32602 error, not a success",
 		Requirements: []string{"security.tools.server-hardening"},
+		Proofs:       []Proof{{Fault: "tool-arguments-unchecked", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -212,6 +222,7 @@ var _ = Register(
 		ID: "tools/list-changed", Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with tools.listChanged announces a change of its tool list with notifications/tools/list_changed",
 		Requirements: []string{"tools.list-changed.server-notifies"},
+		Proofs:       []Proof{{Fault: "no-tools-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			t.featuresListChanged("tools", "tools.listChanged", spec.MethodToolsListChanged)
 		},
@@ -220,6 +231,7 @@ var _ = Register(
 		ID: "tools/list-stable", Area: "tools", Eras: stateless,
 		Title:        "in 2026-07-28 tools/list gives the current set, the same on every connection, in a repeatable order",
 		Requirements: []string{"tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order"},
+		Proofs:       []Proof{{Fault: "tools-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			t.featuresListStable("tools", spec.MethodToolsList, "tools", "name", "tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order")
 		},
@@ -228,6 +240,7 @@ var _ = Register(
 		ID: "tools/x-mcp-header", Area: "tools", Eras: stateless,
 		Title:        "in 2026-07-28 x-mcp-header annotations are non-empty unique tokens on statically reachable primitive properties",
 		Requirements: []string{"tools.x-mcp-header.not-empty", "tools.x-mcp-header.no-control-characters", "tools.x-mcp-header.token-syntax", "tools.x-mcp-header.unique-per-schema", "tools.x-mcp-header.primitive-types-only", "tools.x-mcp-header.statically-reachable"},
+		Proofs:       []Proof{{Fault: "duplicate-x-mcp-header", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return
@@ -356,6 +369,7 @@ var _ = Register(
 		ID: "tools/case-sensitive-names", Area: "tools",
 		Title:        "tool names are case-sensitive: a listed tool called with its name in another case is not run",
 		Requirements: []string{"tools.name.case-sensitive"},
+		Proofs:       []Proof{{Fault: "tool-names-case-insensitive", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if !t.RequireCapability("tools") {
 				return

@@ -101,27 +101,3 @@ func TestTransportSuiteOverLegacySSE(t *testing.T) {
 	}
 	judgeTransportRun(t, runURL(t, legacySSEURL(httpReference(t)), target.SSE, Config{Versions: []spec.Version{spec.V20241105}}))
 }
-
-// transportFaultCases pair the reference server's transport fault switches
-// with the check that must catch each.
-var transportFaultCases = []faultCase{
-	{"origin-not-validated", "http/origin-403", spec.V20251125, reports.Fail},
-	{"protocol-version-header-ignored", "http/protocol-version-header-invalid", spec.V20251125, reports.Fail},
-	{"replay-all-streams", "http/resume-same-stream", spec.V20251125, reports.Fail},
-	{"session-id-not-ascii", "http/session-id", spec.V20251125, reports.Fail},
-	{"terminated-session-served", "http/session-terminated-404", spec.V20251125, reports.Fail},
-	{"accept-tampered-state", "mrtr/tampered-state", spec.V20260728, reports.Fail},
-	{"tasks-get-sse", "tasks/get-plain-json", spec.V20251125, reports.Warn},
-}
-
-// TestTransportChecksCatchFaults proves each transport check fires: with
-// the fault on it fails, without it passes (over streamable HTTP).
-func TestTransportChecksCatchFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the reference server")
-	}
-	mcpcheckBinary(t)
-	runFaultCases(t, transportFaultCases, func(fc faultCase) string { return fc.fault }, func(t *testing.T, fc faultCase, faults ...string) Result {
-		return runURL(t, httpReference(t, faults...), target.Auto, Config{Only: []string{fc.check}, Versions: []spec.Version{fc.version}})
-	})
-}
