@@ -73,6 +73,10 @@ func WriteBadge(w io.Writer, run *Run, opts Options) error {
 		vs = &VersionSummary{}
 	}
 	label := strings.TrimSpace("MCP " + printable(string(vs.Version)))
+	if run.Target.Role != "" && run.Target.Role != "server" {
+		// A client's badge says so; a server's keeps the short label.
+		label = strings.TrimSpace("MCP " + printable(run.Target.Role) + " " + printable(string(vs.Version)))
+	}
 	value := "MUST " + vs.Must.Percent()
 	v := badgeView{Label: label, Value: value, Color: BadgeColor(vs.Must)}
 	v.LabelWidth = textWidth(label) + 10

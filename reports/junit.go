@@ -129,6 +129,9 @@ func WriteJUnit(w io.Writer, run *Run, opts Options) error {
 			checks := byKey[key{vs.Version, area}]
 			s := junitSuite{Name: xs(string(vs.Version) + "/" + area), Timestamp: stamp}
 			s.Properties = []junitProperty{{"protocolVersion", xs(string(vs.Version))}, {"area", xs(area)}}
+			if run.Target.Role != "" {
+				s.Properties = append(s.Properties, junitProperty{"role", xs(run.Target.Role)})
+			}
 			var total time.Duration
 			for _, c := range checks {
 				tc := junitCaseOf(run, c)

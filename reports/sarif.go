@@ -191,7 +191,7 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 		Tool:        sarifTool{Driver: driver},
 		Invocations: []sarifInvocation{inv},
 		Results:     results,
-		Properties:  map[string]any{"target": printable(orElse(run.Target.Command, run.Target.URL)), "reportSchema": run.Schema},
+		Properties:  map[string]any{"target": printable(orElse(run.Target.Command, run.Target.URL)), "role": printable(orElse(run.Target.Role, "server")), "reportSchema": run.Schema},
 	}}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
