@@ -74,6 +74,49 @@ type Case struct {
 	relays  []*relayConn
 	wg      sync.WaitGroup
 	closed  bool
+	busy    int           // HTTP exchanges and stdio connections in progress
+	quiet   chan struct{} // closed (and replaced) whenever busy drops to 0
+}
+
+// enter and leave count an HTTP exchange or stdio connection in progress.
+func (c *Case) enter() {
+	c.mu.Lock()
+	c.busy++
+	c.mu.Unlock()
+}
+
+func (c *Case) leave() {
+	c.mu.Lock()
+	c.busy--
+	if c.busy == 0 && c.quiet != nil {
+		close(c.quiet)
+		c.quiet = nil
+	}
+	c.mu.Unlock()
+}
+
+// WaitIdle waits up to d until no HTTP exchange and no stdio connection of
+// the case is in progress (a client that exited leaves none behind once
+// its last exchanges are recorded); it reports whether that happened.
+func (c *Case) WaitIdle(d time.Duration) bool {
+	c.mu.Lock()
+	if c.busy == 0 {
+		c.mu.Unlock()
+		return true
+	}
+	if c.quiet == nil {
+		c.quiet = make(chan struct{})
+	}
+	ch := c.quiet
+	c.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // NewCase creates a case on the stage with its own engine.
@@ -233,8 +276,10 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 	conn := c.conns
 	c.relays = append(c.relays, rc)
 	c.wg.Add(1)
+	c.busy++
 	c.mu.Unlock()
 	defer c.wg.Done()
+	defer c.leave()
 	defer rc.conn.Close()
 	hold := []byte("0")
 	if c.cfg.Stdio.HoldOnTerm {

@@ -27,6 +27,8 @@ const maxBody = 4 << 20
 // as the handler writes it.
 func (c *Case) recordHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.enter()
+		defer c.leave()
 		stream := c.nextStream(r.Method)
 		info := &wire.HTTPInfo{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone()}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))

@@ -80,9 +80,14 @@ wait:
 			break wait
 		}
 	}
-	// Let trailing messages in (a DELETE on close, the relay's end), until
-	// the recording has been quiet for Settle, at most a few seconds.
-	r.settle(rec, exited, p)
+	// Let trailing messages in: a client that exited by itself is done once
+	// its last exchanges are recorded (a DELETE on close, the relay's end);
+	// one still running gets Settle of quiet, at most a few seconds.
+	if exited {
+		sc.WaitIdle(3 * time.Second)
+	} else {
+		r.settle(rec, exited, p)
+	}
 	if !isClosed(p.Exited()) {
 		why := "the scenario had seen what it is about"
 		if res.TimedOut {

@@ -26,7 +26,7 @@ var (
 
 // mcpcheckBinary builds cmd/mcpcheck once per test process: it is both the
 // relay stdio clients start and the reference client the suite judges.
-func mcpcheckBinary(t *testing.T) string {
+func mcpcheckBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and launches the mcpcheck binary")
@@ -51,7 +51,7 @@ func mcpcheckBinary(t *testing.T) string {
 
 // referenceLaunch is the reference client in conformance mode, with fault
 // switches, over transport.
-func referenceLaunch(t *testing.T, transport string, faults ...string) Launch {
+func referenceLaunch(t testing.TB, transport string, faults ...string) Launch {
 	bin := mcpcheckBinary(t)
 	flags := ""
 	for _, f := range faults {

@@ -1,0 +1,127 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// The client suite against the official conformance suite's client mode,
+// measured in one run: each iteration runs both against the same client
+// in 2025-11-25 and counts the checks each judged (a verdict other than
+// n/a, untestable or an informational row) per second of wall time.
+//
+// The lab provides the official suite (npm @modelcontextprotocol/conformance
+// under Node 22) and go-sdk's conformance client; set MCPCHECK_LAB to its
+// directory (default /tmp/lab, as ../shared/lab/setup.sh installs it). The
+// benchmark skips when they are absent.
+//
+//	go test ./scenarios/client -run '^$' -bench ClientSuiteVsOfficial -benchtime 3x
+
+// labDir is where the lab is installed.
+func labDir() string {
+	if d := os.Getenv("MCPCHECK_LAB"); d != "" {
+		return d
+	}
+	return "/tmp/lab"
+}
+
+// officialClientMode runs the official suite's client mode against client
+// in version v and returns how many checks it judged and how long it took.
+func officialClientMode(b *testing.B, node, conformance, client string, v spec.Version) (int, time.Duration) {
+	out := b.TempDir()
+	cmd := exec.Command(node, conformance, "client", "--command", client, "--suite", "all", "--spec-version", string(v), "-o", out)
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(labDir(), "bind-localhost.cjs"))
+	start := time.Now()
+	if msg, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(msg), "Total:") {
+		b.Fatalf("the official suite failed: %v\n%s", err, msg)
+	}
+	took := time.Since(start)
+	n := 0
+	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "checks.json" {
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var checks []struct {
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(raw, &checks) != nil {
+			return nil
+		}
+		for _, c := range checks {
+			switch c.Status {
+			case "SUCCESS", "FAILURE", "WARNING":
+				n++
+			}
+		}
+		return nil
+	})
+	return n, took
+}
+
+// ourClientSuite runs the client suite against launch in version v and
+// returns how many checks it judged and how long it took.
+func ourClientSuite(b *testing.B, launch Launch, v spec.Version) (int, time.Duration) {
+	start := time.Now()
+	res, err := Run(context.Background(), Config{Launch: launch, Versions: []spec.Version{v}, Direct: true})
+	took := time.Since(start)
+	if err != nil {
+		b.Fatalf("client suite: %v", err)
+	}
+	n := 0
+	for _, c := range res.Report.Checks {
+		switch c.Outcome {
+		case reports.Pass, reports.Fail, reports.Warn:
+			n++
+		}
+	}
+	return n, took
+}
+
+func BenchmarkClientSuiteVsOfficial(b *testing.B) {
+	lab := labDir()
+	node := filepath.Join(lab, "node22", "node")
+	conformance := filepath.Join(lab, "npm-conf-next", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	gosdk := filepath.Join(lab, "go", "bin", "gosdk-conformance-client")
+	for _, p := range []string{node, conformance, gosdk} {
+		if _, err := os.Stat(p); err != nil {
+			b.Skipf("the lab is not installed (%s missing); run ../shared/lab/setup.sh or set MCPCHECK_LAB", p)
+		}
+	}
+	bin := mcpcheckBinary(b)
+	ref := Launch{Command: bin + " reference client --timeout 10s conformance"}
+	v := spec.V20251125
+	var offN, gosdkN, refN int
+	var offT, gosdkT, refT time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n, d := officialClientMode(b, node, conformance, gosdk, v)
+		offN, offT = offN+n, offT+d
+		n, d = ourClientSuite(b, Launch{Command: gosdk}, v)
+		gosdkN, gosdkT = gosdkN+n, gosdkT+d
+		n, d = ourClientSuite(b, ref, v)
+		refN, refT = refN+n, refT+d
+	}
+	perSec := func(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
+	off := perSec(offN, offT)
+	b.ReportMetric(off, "official-checks/s")
+	b.ReportMetric(float64(offN)/float64(b.N), "official-checks")
+	b.ReportMetric(perSec(gosdkN, gosdkT), "ours-gosdk-checks/s")
+	b.ReportMetric(float64(gosdkN)/float64(b.N), "ours-gosdk-checks")
+	b.ReportMetric(perSec(refN, refT), "ours-ref-checks/s")
+	b.ReportMetric(float64(refN)/float64(b.N), "ours-ref-checks")
+	b.ReportMetric(perSec(gosdkN, gosdkT)/off, "ratio-gosdk")
+	b.ReportMetric(perSec(refN, refT)/off, "ratio-ref")
+}
