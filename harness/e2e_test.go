@@ -99,7 +99,7 @@ func TestEndToEndAgainstASloppyServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	run, _ := NewRun(RunOptions{Catalog: testCatalog})
-	sh, err := Open(ctx, helperTarget(t, "sloppy"), spec.V20250618, session.Config{Timeout: 30 * time.Second}, run.Recorder())
+	sh, err := Open(ctx, helperTarget(t, "sloppy"), spec.V20250618, OpenOptions{Session: session.Config{Timeout: 30 * time.Second}, Taps: []wire.Tap{run.Recorder()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestHostileTargetsGetVerdicts(t *testing.T) {
 	for name, tg := range map[string]target.Target{"silent stdio": helperTarget(t, "silent"), "http 500": httpTarget} {
 		run, _ := NewRun(RunOptions{Catalog: testCatalog})
 		start := time.Now()
-		sh, err := Open(ctx, tg, spec.V20251125, session.Config{Timeout: 200 * time.Millisecond}, run.Recorder())
+		sh, err := Open(ctx, tg, spec.V20251125, OpenOptions{Session: session.Config{Timeout: 200 * time.Millisecond}, Taps: []wire.Tap{run.Recorder()}})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

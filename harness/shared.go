@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/record"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -27,30 +28,52 @@ type Shared struct {
 	OpenErr error
 }
 
-// Open connects to t, attaches rec (when not nil) to the connection, and
-// opens a session of version v (its era decides which kind). A failed
-// handshake is reported in OpenErr, not as an error; an error means the
-// target could not be reached or started.
-func Open(ctx context.Context, t target.Target, v spec.Version, cfg session.Config, rec *record.Recorder) (*Shared, error) {
+// OpenOptions say how Open opens a session.
+type OpenOptions struct {
+	// Session configures the session's built-in client (its Version is
+	// set by Open).
+	Session session.Config
+	// Taps see everything sent and received on the connection from its
+	// first byte (the run's recorder, passive taps); nil ones are skipped.
+	Taps []wire.Tap
+	// Fresh opens the session without its handshake: nothing is sent yet
+	// (for checks about the handshake itself).
+	Fresh bool
+}
+
+// Open connects to t, attaches the taps to the connection, and opens a
+// session of version v (its era decides which kind), handshake included
+// unless o.Fresh. A failed handshake is reported in OpenErr, not as an
+// error; an error means the target could not be reached or started, or
+// the transport cannot carry v (the HTTP+SSE transport carries the
+// initialize-based versions only).
+func Open(ctx context.Context, t target.Target, v spec.Version, o OpenOptions) (*Shared, error) {
 	c, err := target.Connect(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	if rec != nil {
-		c.Observe(rec)
+	for _, tap := range o.Taps {
+		if tap != nil {
+			c.Observe(tap)
+		}
 	}
-	if c.Mode == target.SSE && v.Compare(spec.V20241105) != 0 {
+	if c.Mode == target.SSE && v.Era() != spec.Stateful {
 		c.Close()
-		return nil, fmt.Errorf("harness: the HTTP+SSE transport carries protocol version 2024-11-05 only, not %s", v)
+		return nil, fmt.Errorf("harness: the HTTP+SSE transport carries initialize-based protocol versions only, not %s", v)
 	}
+	cfg := o.Session
 	cfg.Version = v
 	s := &Shared{Conn: c, Version: v}
 	if v.Era() == spec.Stateless {
 		s.Stateless = session.NewStateless(c, cfg)
-		_, _, s.OpenErr = s.Stateless.Discover(ctx)
+		if !o.Fresh {
+			_, _, s.OpenErr = s.Stateless.Discover(ctx)
+		}
 	} else {
 		s.Stateful = session.NewStateful(c, cfg)
-		_, s.OpenErr = s.Stateful.Open(ctx)
+		if !o.Fresh {
+			_, s.OpenErr = s.Stateful.Open(ctx)
+		}
 	}
 	return s, nil
 }
@@ -136,7 +159,11 @@ func SessionPool(t target.Target, cfg session.Config, rec *record.Recorder) *Poo
 			}
 			tt := t
 			mu.Unlock()
-			return Open(ctx, tt, v, cfg, rec)
+			var taps []wire.Tap
+			if rec != nil {
+				taps = append(taps, rec)
+			}
+			return Open(ctx, tt, v, OpenOptions{Session: cfg, Taps: taps})
 		},
 		Close: func(s *Shared) error { return s.Close() },
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
-	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -118,44 +117,22 @@ func (t *tap) Noted(string, time.Time) {}
 
 // open connects to the target and, unless fresh, runs the handshake of the
 // version. The tap and the recorder see every byte from the start.
+//
+// The suites report 2024-11-05 only over HTTP+SSE; later initialize-based
+// versions are still probed there (allStateful) to learn what the server
+// implements on these endpoints, as harness.Open allows.
 func (vr *versionRun) open(ctx context.Context, fresh bool) (*harness.Shared, error) {
-	tg := vr.r.target
-	c, err := target.Connect(ctx, tg)
-	if err != nil {
-		return nil, err
-	}
-	c.Observe(vr.r.run.Recorder())
 	vr.mu.Lock()
 	vr.conns++
 	n := vr.conns
 	vr.mu.Unlock()
-	c.Observe(&tap{vr: vr, conn: n, methods: rules.NewMethods(0)})
-	if c.Mode == target.SSE && vr.v.Era() != spec.Stateful {
-		// The suites report 2024-11-05 only over HTTP+SSE; later
-		// initialize-based versions are still probed there (allStateful)
-		// to learn what the server implements on these endpoints.
-		c.Close()
-		return nil, fmt.Errorf("the HTTP+SSE transport carries initialize-based protocol versions only, not %s", vr.v)
-	}
-	cfg := vr.r.cfg.Session
-	cfg.Version = vr.v
-	s := &harness.Shared{Conn: c, Version: vr.v}
-	var ss Sess
-	if vr.v.Era() == spec.Stateless {
-		s.Stateless = session.NewStateless(c, cfg)
-		ss = s.Stateless
-		if !fresh {
-			_, _, s.OpenErr = s.Stateless.Discover(ctx)
-		}
-	} else {
-		s.Stateful = session.NewStateful(c, cfg)
-		ss = s.Stateful
-		if !fresh {
-			_, s.OpenErr = s.Stateful.Open(ctx)
-		}
+	taps := []wire.Tap{vr.r.run.Recorder(), &tap{vr: vr, conn: n, methods: rules.NewMethods(0)}}
+	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.r.cfg.Session, Taps: taps, Fresh: fresh})
+	if err != nil {
+		return nil, err
 	}
 	vr.mu.Lock()
-	vr.sessions = append(vr.sessions, ss)
+	vr.sessions = append(vr.sessions, (&Conn{s}).S())
 	vr.mu.Unlock()
 	return s, nil
 }
