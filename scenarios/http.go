@@ -118,7 +118,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
+		ID: "http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "a GET to the MCP endpoint opens a text/event-stream or is answered 405",
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
 		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -150,7 +150,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/get-stream-no-responses", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful, Since: spec.V20250326,
+		ID: "http/get-stream-no-responses", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -284,7 +284,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful,
+		ID: "http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
 		Title:        "a request whose MCP-Protocol-Version header is not a supported version gets 400",
 		Requirements: []string{"transport-http.protocol-version-header.invalid-400"},
 		Proofs:       []Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -300,7 +300,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: transportStateful,
+		ID: "http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
 		Title:        "a request of an initialized session without MCP-Protocol-Version is still served (the server assumes 2025-03-26)",
 		Requirements: []string{"transport-http.protocol-version-header.default-2025-03-26"},
 		Proofs:       []Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},

@@ -97,7 +97,7 @@ func mrtrAnswer(req mcp.InputRequest) (any, bool) {
 
 var _ = Register(
 	Def{
-		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: transportStateless, Passive: true,
+		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: stateless, Passive: true,
 		Title:        "in 2026-07-28 the server never sends roots/list, sampling or elicitation requests: it asks through InputRequiredResult",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
 		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Also: []string{"mrtr/round-trip"}, Want: reports.Fail}},
@@ -115,7 +115,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: transportStateless, Passive: true,
+		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: stateless, Passive: true,
 		Title:        "only tools/call, prompts/get and resources/read are ever answered with input_required",
 		Requirements: []string{"mrtr.server.only-supported-requests"},
 		Proofs:       []Proof{{Fault: "input-required-on-complete", Version: spec.V20260728, Also: []string{"completion/values-bound"}, Want: reports.Fail}},
@@ -136,7 +136,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/round-trip", Area: "mrtr", Eras: transportStateless,
+		ID: "mrtr/round-trip", Area: "mrtr", Eras: stateless,
 		Title:        "a tool that needs elicitation asks with input_required and completes once the answer is sent back",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
 		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Want: reports.Fail}},
@@ -163,7 +163,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/tampered-state", Area: "mrtr", Eras: transportStateless,
+		ID: "mrtr/tampered-state", Area: "mrtr", Eras: stateless,
 		Title:        "a retry whose requestState was tampered with is refused",
 		Requirements: []string{"mrtr.server.request-state-reject-tampered"},
 		Proofs:       []Proof{{Fault: "accept-tampered-state", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -233,7 +233,7 @@ func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
 
 var _ = Register(
 	Def{
-		ID: "stateless/interleaved-conversations", Area: "base", Eras: transportStateless,
+		ID: "stateless/interleaved-conversations", Area: "base", Eras: stateless,
 		Title:        "two multi round-trip conversations interleaved on one connection both complete",
 		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
 		Proofs:       []Proof{{Fault: "one-conversation-at-a-time", Version: spec.V20260728, Want: reports.Warn}},

@@ -41,7 +41,7 @@ func statelessNoCapabilities(name string) map[string]any {
 
 var _ = Register(
 	Def{
-		ID: "discovery/discover-result", Area: "discovery", Eras: transportStateless,
+		ID: "discovery/discover-result", Area: "discovery", Eras: stateless,
 		Title:        "server/discover answers supportedVersions (with 2026-07-28), capabilities and serverInfo in _meta",
 		Requirements: []string{"discovery.server.implements-discover", "discovery.result.includes-server-info"},
 		Proofs:       []Proof{{Proxy: "no-server-info", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
@@ -89,7 +89,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/meta-missing-400", Area: "base", Eras: transportStateless, Transports: transportHTTPOnly,
+		ID: "stateless/meta-missing-400", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP a request without the required _meta is refused with -32602 and HTTP 400",
 		Requirements: []string{"base.meta.http-status-400"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -104,7 +104,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/missing-capability", Area: "base", Eras: transportStateless,
+		ID: "stateless/missing-capability", Area: "base", Eras: stateless,
 		Title:        "a request that needs a client capability the request did not declare gets -32021 (HTTP 400)",
 		Requirements: []string{"base.meta.missing-capability-error", "base.meta.http-status-400"},
 		Proofs:       []Proof{{Fault: "missing-capability-wrong-code", Version: spec.V20260728, Want: reports.Fail}},
@@ -132,7 +132,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/unsupported-version-400", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
+		ID: "stateless/unsupported-version-400", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "a request for a version the server does not implement gets HTTP 400 and -32022 listing the supported versions",
 		Requirements: []string{"transport-http.protocol-version-header.unsupported-400"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -156,7 +156,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/unknown-method-404", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
+		ID: "stateless/unknown-method-404", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP an unknown method gets HTTP 404 with -32601 (and, on a modern-only server, so do the removed initialize, ping and logging/setLevel)",
 		Requirements: []string{"transport-http.method.unknown-404"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -188,7 +188,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "caching/ttl-non-negative", Area: "caching", Eras: transportStateless, Passive: true,
+		ID: "caching/ttl-non-negative", Area: "caching", Eras: stateless, Passive: true,
 		Title:        "every ttlMs on a result is a non-negative integer",
 		Requirements: []string{"caching.ttl.server-non-negative"},
 		Proofs:       []Proof{{Proxy: "ttl-negative", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
@@ -227,7 +227,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "stateless/no-connection-context", Area: "base", Eras: transportStateless,
+		ID: "stateless/no-connection-context", Area: "base", Eras: stateless,
 		Title:        "client capabilities are taken from each request's _meta, not from an earlier request on the connection",
 		Requirements: []string{"base.stateless.no-connection-context"},
 		Proofs:       []Proof{{Fault: "caps-from-connection", Version: spec.V20260728, Want: reports.Fail}},
@@ -248,7 +248,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/no-connection-affinity", Area: "base", Eras: transportStateless, Transports: transportHTTPOnly,
+		ID: "stateless/no-connection-affinity", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "the second round of a multi round-trip request is served on a new connection",
 		Requirements: []string{"base.stateless.no-connection-affinity", "base.stateless.explicit-state-handles"},
 		Proofs:       []Proof{{Fault: "state-bound-to-connection", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -281,7 +281,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/modern-only-legacy-traffic", Area: "transport-http", Eras: transportStateless, Transports: transportHTTPOnly,
+		ID: "http/modern-only-legacy-traffic", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "a server that speaks only 2026-07-28 answers GET and DELETE with 405 and issues no Mcp-Session-Id",
 		Requirements: []string{"transport-http.compat.modern-server-legacy-traffic"},
 		Proofs:       []Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},

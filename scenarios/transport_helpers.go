@@ -19,13 +19,10 @@ import (
 
 // Helpers of the HTTP transport areas (streamable HTTP, HTTP+SSE, the
 // 2026-07-28 headers, authorization): raw requests, the first frame of an
-// exchange, era gates.
+// exchange, the transport gate (the era gates, stateful and stateless,
+// are lifecycle.go's).
 
-var (
-	transportStateful  = []spec.Era{spec.Stateful}
-	transportStateless = []spec.Era{spec.Stateless}
-	transportHTTPOnly  = []string{"streamable"}
-)
+var transportHTTPOnly = []string{"streamable"}
 
 // transportHTTP returns the streamable HTTP wire of c, or ends the check
 // n/a when the target is not reached over streamable HTTP.
