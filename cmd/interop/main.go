@@ -1,12 +1,14 @@
-// Command interop checks third-party MCP servers with mcpcheck and
-// regenerates the interop matrix (reports/interop/MATRIX.md and MATRIX.html).
+// Command interop checks third-party MCP servers and clients with mcpcheck
+// and regenerates the interop matrices (reports/interop/MATRIX.md and
+// MATRIX.html for servers, CLIENTS.md and CLIENTS.html for clients).
 //
 // It reads a list of peers (reports/interop/peers.json), installs the npm
 // packages and Go module-proxy packages the list pins into a cache directory
 // ($MCPCHECK_INTEROP_DIR, else $HOME/.cache/mcpcheck-interop), builds
 // mcpcheck from this checkout, starts each server over stdio or on a free
 // 127.0.0.1 port, runs "mcpcheck server" against it with a time bound, and
-// builds the matrix from the JSON reports. A server that cannot be installed,
+// builds the matrix from the JSON reports. Each client is checked the same
+// way with "mcpcheck client" (mcpcheck plays the server and launches it). A server that cannot be installed,
 // does not start or does not finish in time is a column with an error, never
 // a hang. Run it from the module root: "make interop" or "go run ./cmd/interop".
 package main
@@ -38,7 +40,21 @@ type peerList struct {
 	NPM     []string `json:"npm"`
 	Go      []goPkg  `json:"go"`
 	Peers   []peer   `json:"peers"`
+	Clients []client `json:"clients"`
 }
+
+// client is one MCP client over one transport, checked with mcpcheck
+// client: Command is its command line, with {url} (HTTP) or {server} /
+// {server-line} (stdio) where mcpcheck puts the server.
+type client struct {
+	Name           string            `json:"name"`
+	Transport      string            `json:"transport"` // stdio or streamable
+	Implementation string            `json:"implementation"`
+	Command        string            `json:"command"`
+	Env            map[string]string `json:"env,omitempty"`
+}
+
+func (c client) id() string { return "client-" + c.Name + "-" + c.Transport }
 
 // goPkg is a main package installed from the Go module proxy.
 type goPkg struct {
@@ -120,7 +136,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if c.dir, err = filepath.Abs(c.dir); err != nil {
 		return err
 	}
-	for _, d := range []string{"bin", "runs", "fsroot", "logs"} {
+	for _, d := range []string{"bin", "runs", "fsroot", "logs", "home"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o755); err != nil {
 			return fmt.Errorf("create the cache directory: %v", err)
 		}
@@ -151,14 +167,21 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, g := range list.Go {
 		vars["${GOBIN:"+g.Name+"}"] = filepath.Join(c.dir, "go", g.Name)
 	}
+	vars["${CLIENTS}"], _ = filepath.Abs(filepath.Join(filepath.Dir(c.peers), "clients"))
 	var peers []peer
 	for _, p := range list.Peers {
 		if c.only == "" || containsAny(c.only, p.Name, p.id()) {
 			peers = append(peers, p)
 		}
 	}
-	if len(peers) == 0 {
-		return fmt.Errorf("-only %q matches no peer in %s", c.only, c.peers)
+	var clients []client
+	for _, cl := range list.Clients {
+		if c.only == "" || containsAny(c.only, cl.Name, cl.id()) {
+			clients = append(clients, cl)
+		}
+	}
+	if len(peers)+len(clients) == 0 {
+		return fmt.Errorf("-only %q matches no peer or client in %s", c.only, c.peers)
 	}
 
 	sem := make(chan struct{}, c.jobs)
@@ -179,6 +202,24 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			}
 			sum := reports.Summarize(run)
 			logf("%-32s %-10s %d checks: pass %d, fail %d, warn %d, error %d, untestable %d, n/a %d%s (%s)", p.id(), sum.Headline, len(run.Checks),
+				sum.Total.Pass, sum.Total.Fail, sum.Total.Warn, sum.Total.Error, sum.Total.Untestable, sum.Total.NA, problemNote(run), time.Since(start).Round(time.Second))
+		}()
+	}
+	for _, cl := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			run := checkClient(ctx, c, cl, vars, mcpcheck, installFailureOf(cl.Command, list, installErr))
+			if len(run.Checks) == 0 {
+				if err := saveRun(filepath.Join(c.dir, "runs", cl.id(), "mcpcheck-client.json"), run); err != nil {
+					logf("%s: %v", cl.id(), err)
+				}
+			}
+			sum := reports.Summarize(run)
+			logf("%-32s %-10s %d checks: pass %d, fail %d, warn %d, error %d, untestable %d, n/a %d%s (%s)", cl.id(), sum.Headline, len(run.Checks),
 				sum.Total.Pass, sum.Total.Fail, sum.Total.Warn, sum.Total.Error, sum.Total.Untestable, sum.Total.NA, problemNote(run), time.Since(start).Round(time.Second))
 		}()
 	}
@@ -206,7 +247,38 @@ func writeMatrix(c config, list peerList, stdout io.Writer) error {
 		run.Target.StderrTail = strings.ReplaceAll(run.Target.StderrTail, c.dir, "$MCPCHECK_INTEROP_DIR")
 		inputs = append(inputs, reports.MatrixInput{Name: p.Name + " (" + p.Transport + ")", Description: p.Implementation, Run: run})
 	}
-	m, err := reports.BuildMatrix("MCP interop matrix", inputs, reports.Options{})
+	if err := writeMatrixFiles(c, stdout, "MCP interop matrix", "MATRIX", inputs); err != nil {
+		return err
+	}
+	if len(list.Clients) > 0 {
+		var cinputs []reports.MatrixInput
+		for _, cl := range list.Clients {
+			path := filepath.Join(c.dir, "runs", cl.id(), "mcpcheck-client.json")
+			run, err := loadRun(path)
+			if err != nil {
+				run = failedClientRun(cl, "no report from a run of this client: %v; run 'make interop'", err)
+			}
+			run.Target.Command = strings.ReplaceAll(run.Target.Command, c.dir, "$MCPCHECK_INTEROP_DIR")
+			run.Target.Command = strings.ReplaceAll(run.Target.Command, vars0(c), "$CHECKOUT/reports/interop/clients")
+			cinputs = append(cinputs, reports.MatrixInput{Name: cl.Name + " (" + cl.Transport + ")", Description: cl.Implementation, Run: run})
+		}
+		if err := writeMatrixFiles(c, stdout, "MCP client interop matrix", "CLIENTS", cinputs); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "per-target reports (JSON, HTML) and logs: %s\n", c.dir)
+	return nil
+}
+
+// vars0 is the absolute directory of the committed client scripts.
+func vars0(c config) string {
+	d, _ := filepath.Abs(filepath.Join(filepath.Dir(c.peers), "clients"))
+	return d
+}
+
+// writeMatrixFiles builds one matrix and writes BASE.md and BASE.html.
+func writeMatrixFiles(c config, stdout io.Writer, title, base string, inputs []reports.MatrixInput) error {
+	m, err := reports.BuildMatrix(title, inputs, reports.Options{})
 	if err != nil {
 		return err
 	}
@@ -216,7 +288,7 @@ func writeMatrix(c config, list peerList, stdout io.Writer) error {
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
-	}{{"MATRIX.md", m.WriteMarkdown}, {"MATRIX.html", m.WriteHTML}} {
+	}{{base + ".md", m.WriteMarkdown}, {base + ".html", m.WriteHTML}} {
 		path := filepath.Join(c.out, f.name)
 		var buf bytes.Buffer
 		if err := f.write(&buf); err != nil {
@@ -227,7 +299,6 @@ func writeMatrix(c config, list peerList, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", path)
 	}
-	fmt.Fprintf(stdout, "per-server reports (JSON, HTML) and logs: %s\n", c.dir)
 	return nil
 }
 
@@ -327,7 +398,12 @@ func install(ctx context.Context, dir string, list peerList, logf func(string, .
 
 // installFailure returns the install error that keeps p from running.
 func installFailure(p peer, list peerList, errs map[string]error) error {
-	joined := strings.Join(p.Command, " ")
+	return installFailureOf(strings.Join(p.Command, " "), list, errs)
+}
+
+// installFailureOf returns the install error that keeps a command line
+// from running.
+func installFailureOf(joined string, list peerList, errs map[string]error) error {
 	if err := errs["npm"]; err != nil && strings.Contains(joined, "${NPM}") {
 		return err
 	}
@@ -574,3 +650,64 @@ net.Server.prototype.listen = function (...args) {
   return listen.apply(this, args);
 };
 `
+
+// failedClientRun is the report of a client that could not be checked.
+func failedClientRun(cl client, format string, a ...any) *reports.Run {
+	kind := reports.TargetHTTP
+	if cl.Transport == "stdio" {
+		kind = reports.TargetStdio
+	}
+	return &reports.Run{
+		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpcheck"}, Transport: cl.Transport,
+		Target:   reports.Target{Kind: kind, Command: cl.Command, Role: "client"},
+		Problems: []string{fmt.Sprintf(format, a...)},
+	}
+}
+
+// checkClient runs mcpcheck client against one client and returns its
+// report; every way of failing becomes a run with a problem saying what
+// happened.
+func checkClient(ctx context.Context, c config, cl client, vars map[string]string, mcpcheck string, installErr error) *reports.Run {
+	failed := func(format string, a ...any) *reports.Run {
+		run := failedClientRun(cl, format, a...)
+		run.Started = time.Now().UTC()
+		return run
+	}
+	if installErr != nil {
+		return failed("not installed: %v", installErr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.perServer)
+	defer cancel()
+	outDir := filepath.Join(c.dir, "runs", cl.id())
+	_ = os.RemoveAll(outDir)
+	env := os.Environ()
+	for _, k := range sortedKeys(cl.Env) {
+		env = append(env, k+"="+expand(cl.Env[k], vars))
+	}
+	flag := "--command"
+	if cl.Transport == "stdio" {
+		flag = "--stdio"
+	}
+	args := []string{"client", flag, expand(cl.Command, vars), "--protocol", c.protocol, "--format", "json,html", "--out", outDir}
+	cmd := exec.CommandContext(ctx, mcpcheck, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	_ = os.WriteFile(filepath.Join(c.dir, "logs", cl.id()+".mcpcheck.log"), out.Bytes(), 0o644)
+	if ctx.Err() != nil {
+		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, filepath.Join(c.dir, "logs"))
+	}
+	path := filepath.Join(outDir, "mcpcheck-client.json")
+	if _, serr := os.Stat(path); serr != nil {
+		return failed("mcpcheck wrote no report (%v): %s", err, tail(out.String(), 600))
+	}
+	run, rerr := loadRun(path)
+	if rerr != nil {
+		return failed("the report %s does not read back: %v", path, rerr)
+	}
+	return run
+}
