@@ -463,6 +463,13 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 		defer srv.stop()
 		args = append(args, "--url", url, "--transport", p.Transport)
 	}
+	return runMcpcheck(ctx, c, mcpcheck, p.id(), args, env, filepath.Join(outDir, "mcpcheck-server.json"), failed)
+}
+
+// runMcpcheck runs mcpcheck with args (in its own process group, bounded by
+// ctx), keeps its output in the logs, and returns the JSON report it wrote
+// at report, or failed's report saying why there is none.
+func runMcpcheck(ctx context.Context, c config, mcpcheck, id string, args, env []string, report string, failed func(string, ...any) *reports.Run) *reports.Run {
 	cmd := exec.CommandContext(ctx, mcpcheck, args...)
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -471,17 +478,16 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	_ = os.WriteFile(filepath.Join(c.dir, "logs", p.id()+".mcpcheck.log"), out.Bytes(), 0o644)
+	_ = os.WriteFile(filepath.Join(c.dir, "logs", id+".mcpcheck.log"), out.Bytes(), 0o644)
 	if ctx.Err() != nil {
 		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, filepath.Join(c.dir, "logs"))
 	}
-	path := filepath.Join(outDir, "mcpcheck-server.json")
-	if _, serr := os.Stat(path); serr != nil {
+	if _, serr := os.Stat(report); serr != nil {
 		return failed("mcpcheck wrote no report (%v): %s", err, tail(out.String(), 600))
 	}
-	run, rerr := loadRun(path)
+	run, rerr := loadRun(report)
 	if rerr != nil {
-		return failed("the report %s does not read back: %v", path, rerr)
+		return failed("the report %s does not read back: %v", report, rerr)
 	}
 	return run
 }
@@ -689,25 +695,5 @@ func checkClient(ctx context.Context, c config, cl client, vars map[string]strin
 		flag = "--stdio"
 	}
 	args := []string{"client", flag, expand(cl.Command, vars), "--protocol", c.protocol, "--format", "json,html", "--out", outDir}
-	cmd := exec.CommandContext(ctx, mcpcheck, args...)
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	_ = os.WriteFile(filepath.Join(c.dir, "logs", cl.id()+".mcpcheck.log"), out.Bytes(), 0o644)
-	if ctx.Err() != nil {
-		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, filepath.Join(c.dir, "logs"))
-	}
-	path := filepath.Join(outDir, "mcpcheck-client.json")
-	if _, serr := os.Stat(path); serr != nil {
-		return failed("mcpcheck wrote no report (%v): %s", err, tail(out.String(), 600))
-	}
-	run, rerr := loadRun(path)
-	if rerr != nil {
-		return failed("the report %s does not read back: %v", path, rerr)
-	}
-	return run
+	return runMcpcheck(ctx, c, mcpcheck, cl.id(), args, env, filepath.Join(outDir, "mcpcheck-client.json"), failed)
 }

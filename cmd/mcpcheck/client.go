@@ -4,9 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -122,17 +120,9 @@ func parseClientFlags(args []string) (clientOptions, error) {
 }
 
 func runClientSuite(e *env, o clientOptions) error {
-	var bl *reports.Baseline
-	if o.baseline != "" {
-		f, err := os.Open(o.baseline)
-		if err != nil {
-			return usagef("client: --baseline: %v", err)
-		}
-		bl, err = reports.ParseBaseline(o.baseline, f)
-		f.Close()
-		if err != nil {
-			return usagef("client: --baseline: %v", err)
-		}
+	bl, err := readBaseline("client", o.baseline)
+	if err != nil {
+		return err
 	}
 	if o.out != "" {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
@@ -158,31 +148,12 @@ func runClientSuite(e *env, o clientOptions) error {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}
 	run := res.Report
-	if bl != nil {
-		reports.Apply(&run, bl)
-	}
-	ropts := reports.Options{Verbose: o.verbose}
-	if err := reports.WriteText(e.stdout, &run, ropts); err != nil {
-		return harnessError{err}
-	}
-	if o.out != "" {
-		for _, f := range o.formats {
-			path := filepath.Join(o.out, "mcpcheck-client"+f.Extension)
-			if err := writeFile(path, func(w io.Writer) error { return f.Write(w, &run, ropts) }); err != nil {
-				return harnessError{fmt.Errorf("writing %s: %v", path, err)}
-			}
-		}
+	if err := writeReports(e, &run, bl, reports.Options{Verbose: o.verbose}, o.out, "mcpcheck-client", o.formats); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases)
 	if silent {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}
-	if len(res.Problems) > 0 {
-		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(res.Problems...))}
-	}
-	j := reports.Verdict(&run)
-	if j.Failed(false) {
-		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
-	}
-	return nil
+	return judgeRun(&run, res.Problems)
 }

@@ -26,6 +26,10 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"spec", "show", "no.such.requirement"},
 		{"spec", "coverage", "--role", "both"},
 		{"reference"},
+		{"client"},
+		{"client", "--command", "x", "--stdio", "y"},
+		{"client", "--command", "x", "--parallel", "0"},
+		{"relay"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)
@@ -34,15 +38,6 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		}
 		if !strings.Contains(stderr, "mcpcheck:") || len(stderr) < 20 {
 			t.Errorf("mcpcheck %s: want an explanation on stderr, got %q", strings.Join(args, " "), stderr)
-		}
-	}
-}
-
-func TestUnbuiltCommandsSaySoAndExitFour(t *testing.T) {
-	for _, args := range [][]string{{"client"}} {
-		code, _, stderr := runCLI(args...)
-		if code != exitNotBuilt || !strings.Contains(stderr, "not built yet") {
-			t.Errorf("mcpcheck %v: want exit %d and 'not built yet', got %d %q", args, exitNotBuilt, code, stderr)
 		}
 	}
 }

@@ -212,17 +212,9 @@ func progress(w io.Writer, verbose bool) func(reports.Check) {
 }
 
 func runServerSuite(e *env, o serverOptions) error {
-	var bl *reports.Baseline
-	if o.baseline != "" {
-		f, err := os.Open(o.baseline)
-		if err != nil {
-			return usagef("server: --baseline: %v", err)
-		}
-		bl, err = reports.ParseBaseline(o.baseline, f)
-		f.Close()
-		if err != nil {
-			return usagef("server: --baseline: %v", err)
-		}
+	bl, err := readBaseline("server", o.baseline)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	res, err := scenarios.Run(e.ctx, scenarios.Config{
@@ -241,32 +233,67 @@ func runServerSuite(e *env, o serverOptions) error {
 		return harnessError{fmt.Errorf("server: %w", err)}
 	}
 	run := res.Report
-	if bl != nil {
-		reports.Apply(&run, bl)
-	}
 	ropts := reports.Options{Verbose: o.verbose}
 	for _, h := range o.target.Headers {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
 	}
-	if err := reports.WriteText(e.stdout, &run, ropts); err != nil {
-		return harnessError{err}
-	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return harnessError{fmt.Errorf("--out: %v", err)}
-		}
-		for _, f := range o.formats {
-			path := filepath.Join(o.out, "mcpcheck-server"+f.Extension)
-			if err := writeFile(path, func(w io.Writer) error { return f.Write(w, &run, ropts) }); err != nil {
-				return harnessError{fmt.Errorf("writing %s: %v", path, err)}
-			}
-		}
+	if err := writeReports(e, &run, bl, ropts, o.out, "mcpcheck-server", o.formats); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts)
-	if len(res.Problems) > 0 {
-		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(res.Problems...))}
+	return judgeRun(&run, res.Problems)
+}
+
+// readBaseline reads --baseline (nil when none was given); a file that is
+// missing or malformed is a usage error of cmd.
+func readBaseline(cmd, path string) (*reports.Baseline, error) {
+	if path == "" {
+		return nil, nil
 	}
-	j := reports.Verdict(&run)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("%s: --baseline: %v", cmd, err)
+	}
+	defer f.Close()
+	bl, err := reports.ParseBaseline(path, f)
+	if err != nil {
+		return nil, usagef("%s: --baseline: %v", cmd, err)
+	}
+	return bl, nil
+}
+
+// writeReports applies the baseline, prints the text report and writes
+// the formats into out (as base plus each format's extension).
+func writeReports(e *env, run *reports.Run, bl *reports.Baseline, ropts reports.Options, out, base string, formats []reports.Format) error {
+	if bl != nil {
+		reports.Apply(run, bl)
+	}
+	if err := reports.WriteText(e.stdout, run, ropts); err != nil {
+		return harnessError{err}
+	}
+	if out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return harnessError{fmt.Errorf("--out: %v", err)}
+	}
+	for _, f := range formats {
+		path := filepath.Join(out, base+f.Extension)
+		if err := writeFile(path, func(w io.Writer) error { return f.Write(w, run, ropts) }); err != nil {
+			return harnessError{fmt.Errorf("writing %s: %v", path, err)}
+		}
+	}
+	return nil
+}
+
+// judgeRun turns a finished run into the command's result: a harness
+// error for problems, a failure for unexpected failures, errors and stale
+// baseline entries.
+func judgeRun(run *reports.Run, problems []error) error {
+	if len(problems) > 0 {
+		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(problems...))}
+	}
+	j := reports.Verdict(run)
 	if j.Failed(false) {
 		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
 	}
