@@ -3,7 +3,9 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -41,6 +43,45 @@ type Case struct {
 	Stdout, Stderr []byte
 	// Transcript is the case's wire transcript for reports.
 	Transcript []reports.WireEvent
+
+	indexOnce sync.Once
+	idx       caseIndex
+}
+
+// caseIndex is what Session needs of the whole recording, built once.
+type caseIndex struct {
+	legacy  map[string]string // HTTP+SSE stream -> its session id
+	refused map[string]bool   // client POST streams refused at the HTTP level
+	sids    map[string]string // exchange stream -> the session id the stage's answer carried
+}
+
+func (c *Case) index() *caseIndex {
+	c.indexOnce.Do(func() {
+		ix := caseIndex{legacy: map[string]string{}, refused: map[string]bool{}, sids: map[string]string{}}
+		status, answered := map[string]int{}, map[string]bool{}
+		for _, e := range c.Events {
+			if e.From != stage.FromStage || e.HTTP == nil {
+				continue
+			}
+			if e.Kind == wire.KindEndpoint {
+				if sid := legacySession(strings.TrimSpace(string(e.Raw))); sid != "" {
+					ix.legacy[e.Stream] = sid
+				}
+			}
+			status[e.Stream] = e.HTTP.Status
+			answered[e.Stream] = answered[e.Stream] || e.IsMessage()
+			if sid := e.HTTP.Header.Get("Mcp-Session-Id"); sid != "" && ix.sids[e.Stream] == "" {
+				ix.sids[e.Stream] = sid
+			}
+		}
+		for st, code := range status {
+			if code >= 400 && code < 500 && !answered[st] && strings.HasPrefix(st, "post-") {
+				ix.refused[st] = true
+			}
+		}
+		c.idx = ix
+	})
+	return &c.idx
 }
 
 // Msg is a message in a case: a stage.Event whose Kind is a message.
@@ -189,27 +230,44 @@ func (c *Case) answers(from, to stage.Peer) []Answer {
 }
 
 // Session names the session an event belongs to: "stdio-N" for the Nth
-// stdio connection; over HTTP "http-ID" for the session with id ID (a
-// client request without the header belongs to the session the stage's
-// answer on the same exchange opened, as initialize does), "http-" for
-// exchanges outside any session.
+// stdio connection; over streamable HTTP "http-ID" for the session with id
+// ID (a client request without the header belongs to the session the
+// stage's answer on the same exchange opened, as initialize does), "http-"
+// for exchanges outside any session; over the HTTP+SSE transport "sse-ID"
+// for the session its endpoint event named (the GET stream and the POSTs
+// to that endpoint); "refused-STREAM" for a client POST the stage refused
+// at the HTTP level without a JSON-RPC answer (no session saw it).
 func (c *Case) Session(e stage.Event) string {
 	if e.HTTP == nil {
 		return fmt.Sprintf("stdio-%d", e.Conn)
 	}
+	if sid := legacySession(e.HTTP.URL); sid != "" {
+		return "sse-" + sid
+	}
+	ix := c.index()
+	if sid := ix.legacy[e.Stream]; sid != "" {
+		return "sse-" + sid
+	}
+	if e.From == stage.FromClient && ix.refused[e.Stream] {
+		return "refused-" + e.Stream
+	}
 	if sid := e.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
 		return "http-" + sid
 	}
-	if e.From == stage.FromClient {
-		for _, x := range c.Events {
-			if x.From == stage.FromStage && x.Stream == e.Stream && x.HTTP != nil {
-				if sid := x.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
-					return "http-" + sid
-				}
-			}
-		}
+	if sid := ix.sids[e.Stream]; e.From == stage.FromClient && sid != "" {
+		return "http-" + sid
 	}
 	return "http-"
+}
+
+// legacySession returns the sessionId query parameter of a request URL
+// (the HTTP+SSE transport's message endpoint), "" when there is none.
+func legacySession(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("sessionId")
 }
 
 // Sessions groups the message events (both peers) by session, each group

@@ -377,6 +377,7 @@ func openTransport(e Env, o *options) (transport.Conn, error) {
 		if o.verbose {
 			so.Stderr = e.Stderr
 		}
+		client.ApplyStdioFaults(o.faults, &so)
 		ctx, cancel := context.WithTimeout(e.Ctx, o.timeout)
 		defer cancel()
 		return transport.StartStdio(ctx, so)
@@ -398,6 +399,7 @@ func openTransport(e Env, o *options) (transport.Conn, error) {
 		rt = rewritingTransport{next: rt, rewrite: rewrite}
 	}
 	ho := transport.HTTPOptions{URL: o.url, Header: h, Client: &http.Client{Transport: rt}}
+	client.ApplyHTTPFaults(o.faults, &ho)
 	if o.verbose {
 		ho.Logf = func(format string, a ...any) { fmt.Fprintf(e.Stderr, "transport: "+format+"\n", a...) }
 	}

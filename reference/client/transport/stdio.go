@@ -29,6 +29,10 @@ type StdioOptions struct {
 	// Grace is how long Close waits at each step of the shutdown (after
 	// closing stdin, after SIGTERM); 0 means 2 seconds.
 	Grace time.Duration
+	// SigtermFirst is a fault switch of the reference client
+	// (stdio-sigterm-first): Close sends SIGTERM before it closes stdin.
+	// Leave it false.
+	SigtermFirst bool
 }
 
 // Stdio runs an MCP server as a child process in its own process group and
@@ -43,6 +47,8 @@ type Stdio struct {
 	w     *jsonrpc.LineWriter
 	in    *inbox
 	grace time.Duration
+	// sigtermFirst is StdioOptions.SigtermFirst.
+	sigtermFirst bool
 
 	exited   chan struct{} // closed when Wait returned
 	stdout   *os.File
@@ -125,6 +131,7 @@ func StartStdio(ctx context.Context, o StdioOptions) (*Stdio, error) {
 		stderr:   errR,
 		errDone:  make(chan struct{}),
 	}
+	s.sigtermFirst = o.SigtermFirst
 	go func() {
 		defer close(s.errDone)
 		_, _ = io.Copy(stderr, errR)
@@ -228,6 +235,9 @@ func (s *Stdio) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		s.in.fail(ErrClosed)
+		if s.sigtermFirst {
+			signalGroup(s.cmd, false)
+		}
 		s.stdin.Close()
 		defer func() {
 			// Unblock the reader even if a stray process still holds the

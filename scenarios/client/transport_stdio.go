@@ -1,0 +1,345 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// stdio: what the client writes to the server's stdin (one whole message
+// per line, nothing but messages), that it carries on when the server
+// writes to stderr, and how it ends the server process (stdin closed
+// first, then SIGTERM, then SIGKILL).
+
+const (
+	trScenStderr   = "mcpcheck-stdio-stderr"
+	trScenShutdown = "mcpcheck-stdio-shutdown"
+)
+
+// trStderrNoise is what the stage's server writes to stderr in
+// trScenStderr: log lines that look like failures.
+const trStderrNoise = "ERROR mcpcheck: this stderr line is a log message, not a failure\n" +
+	"Traceback (most recent call last):\n" +
+	"  File \"server.py\", line 1, in <module>\n" +
+	"RuntimeError: mcpcheck writes this to stderr on purpose; the session goes on\n"
+
+var trStdio = []string{Stdio}
+
+var _ = RegisterScenarios(
+	Scenario{
+		Name: trScenStderr, Since: spec.V20251125, Transports: trStdio,
+		Title: "the stage's server writes error-looking log lines to stderr as the connection begins, and then serves as usual",
+		Stage: func(Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Stdio: stage.StdioConfig{Stderr: []byte(trStderrNoise)}}
+		},
+	},
+	Scenario{
+		Name: trScenShutdown, Transports: trStdio,
+		Title: "the stage's server keeps running after its stdin closes and after SIGTERM, so the client's shutdown shows each step up to SIGKILL",
+		Acts:  Flow + ", then shut the server down",
+		Stage: func(Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Stdio: stage.StdioConfig{HoldOnTerm: true, StayAfterEOF: true}}
+		},
+	},
+)
+
+var _ = Register(
+	Def{
+		ID: "client/transport-stdio/one-line-per-message", Area: "transport-stdio", Transports: trStdio,
+		Title:        "each message the client writes to stdin is one line: no message is split by an embedded newline",
+		Requirements: []string{"transport-stdio.framing.no-embedded-newlines"},
+		Proofs:       []Proof{{Fault: "pretty-printed-message", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, lines := range trStdinLines(c) {
+					for i := 0; i < len(lines); i++ {
+						n++
+						if k := trSplitMessage(lines, i); k > 1 {
+							bad++
+							if bad <= 10 {
+								t.Fail("every message on one line, with no raw newline inside it",
+									fmt.Sprintf("lines %d to %d of stdin connection %d together make one message: %s (%s)", i+1, i+k, lines[i].Conn, wire.Excerpt(trJoin(lines[i:i+k]), 200), c.Scenario.Name))
+							}
+							i += k - 1
+						}
+					}
+				}
+			}
+			t.settle(n, bad, "the client wrote nothing to stdin", "%d lines, none a piece of a message")
+		},
+	},
+	Def{
+		ID: "client/transport-stdio/only-messages", Area: "transport-stdio", Transports: trStdio,
+		Title:        "the client writes nothing to the server's stdin but MCP messages",
+		Requirements: []string{"transport-stdio.stdin.only-mcp-messages"},
+		Proofs:       []Proof{{Fault: "stdin-banner", Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, blank := 0, 0, 0
+			for _, c := range t.Cases() {
+				for _, lines := range trStdinLines(c) {
+					for i, e := range lines {
+						why := ""
+						switch {
+						case e.Kind == wire.KindTooLong:
+							continue // over the stage's limit: not judged
+						case e.Kind == wire.KindGarbage && len(bytes.TrimSpace(e.Raw)) == 0 && !e.Unterminated:
+							blank++
+							continue
+						case e.Kind == wire.KindGarbage:
+							why = "a line that is not one JSON value"
+						case e.Kind == wire.KindMessage && e.Msg.Shape == jsonrpc.KindInvalid && !e.Msg.Has(jsonrpc.ReasonBatch) && !e.Msg.Has(jsonrpc.ReasonEmptyBatch):
+							why = "a JSON value that is no JSON-RPC message"
+						}
+						n++
+						if why != "" {
+							bad++
+							if bad <= 10 {
+								t.Fail("nothing but MCP messages on the server's stdin",
+									fmt.Sprintf("line %d of stdin connection %d is %s: %s (%s)", i+1, e.Conn, why, wire.Excerpt(e.Raw, 120), c.Scenario.Name))
+							}
+						}
+					}
+				}
+			}
+			if blank > 0 {
+				t.Saw("%d empty lines between messages (tolerated: they carry nothing)", blank)
+			}
+			t.settle(n, bad, "the client wrote nothing to stdin", "%d lines, each an MCP message")
+		},
+	},
+	Def{
+		ID: "client/transport-stdio/stderr-not-error", Area: "transport-stdio", Since: spec.V20251125, Transports: trStdio,
+		Scenarios:    []string{trScenStderr, "tools_call"},
+		Title:        "the client carries on with the session when the server writes to stderr",
+		Requirements: []string{"transport-stdio.stderr.not-an-error-signal"},
+		Proofs:       []Proof{{Fault: "stderr-is-fatal", Want: reports.Warn}},
+		Judge: func(t *T) {
+			var noisy, quiet *Case
+			for _, c := range t.Cases() {
+				switch c.Scenario.Name {
+				case trScenStderr:
+					noisy = c
+				case "tools_call":
+					quiet = c
+				}
+			}
+			if noisy == nil || quiet == nil {
+				t.Untestable("the scenarios with and without stderr output did not both run")
+				return
+			}
+			if len(noisy.Notes("stderr")) == 0 {
+				t.NeedAction(false, "start the server (the stage writes to stderr when a connection begins)")
+				return
+			}
+			nl, nwhy := trProgress(noisy)
+			ql, qwhy := trProgress(quiet)
+			if !t.NeedAction(nl > 0 || ql > 0, "go on after the answer to its first request") {
+				return
+			}
+			if nl < ql {
+				t.Fail("the session goes on after the server wrote to stderr, as it does without",
+					fmt.Sprintf("after the server wrote to stderr (%s) the client %s (it %s); without stderr output (tools_call) it %s", trScenStderr, nwhy, noisy.Exit, qwhy))
+				return
+			}
+			t.Saw("with stderr output the client %s; without it %s", nwhy, qwhy)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "client/transport-stdio/shutdown", Area: "transport-stdio", Transports: trStdio,
+		Title:        "the client ends the server process by closing its stdin first, and forces termination only after that, SIGTERM before SIGKILL",
+		Requirements: []string{"transport-stdio.shutdown.client-closes-stdin-first"},
+		Proofs:       []Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad, escalated := 0, 0, 0
+			for _, c := range t.Cases() {
+				for _, conn := range trStdioEndings(c) {
+					n++
+					why := ""
+					switch {
+					case conn.first.Note != stage.NoteStdinClosed:
+						why = "the client " + trEndingWhat(conn.first) + " before it closed the server's stdin"
+					case conn.kill != nil && !conn.term:
+						why = "after closing stdin the client killed the server (SIGKILL) without SIGTERM first"
+					case conn.abandoned:
+						why = "the client exited while the server still ran after its stdin closed, without waiting for it to exit or terminating it"
+					}
+					if conn.term || conn.kill != nil {
+						escalated++
+					}
+					if why != "" {
+						bad++
+						t.Fail("stdin closed first; then, if the server stays, SIGTERM and only then SIGKILL",
+							fmt.Sprintf("%s (stdio connection %d, %s)", why, conn.conn, c.Scenario.Name))
+					}
+				}
+			}
+			if escalated > 0 {
+				t.Saw("%d connections in which the server outlived its stdin and the client escalated", escalated)
+			}
+			if !t.NeedAction(n > 0, "end the server process itself (close its stdin) before it exits") {
+				return
+			}
+			t.settle(n, bad, "", "%d stdio connections ended by the client, each closing stdin first")
+		},
+	},
+)
+
+// trStdinLines returns what the client wrote to stdin, per stdio
+// connection (in the order the connections began), line by line, up to
+// the moment the harness began stopping the client (a line it cut short
+// then is the harness's doing).
+func trStdinLines(c *Case) [][]stage.Event {
+	stop := len(c.Events) + 1
+	for _, e := range c.Notes(NoteHarnessStop) {
+		stop = min(stop, e.Seq)
+	}
+	byConn := map[int][]stage.Event{}
+	for _, e := range c.Frames() {
+		if e.HTTP == nil && e.Conn > 0 && e.Seq < stop {
+			byConn[e.Conn] = append(byConn[e.Conn], e)
+		}
+	}
+	conns := make([]int, 0, len(byConn))
+	for k := range byConn {
+		conns = append(conns, k)
+	}
+	sort.Ints(conns)
+	out := make([][]stage.Event, 0, len(conns))
+	for _, k := range conns {
+		out = append(out, byConn[k])
+	}
+	return out
+}
+
+// trMaxSplit bounds how many lines one split message is looked for in.
+const trMaxSplit = 500
+
+// trSplitMessage returns how many lines, from line i on, join with
+// newlines into one JSON value when line i alone is not one (0 when they
+// do not, or line i is whole).
+func trSplitMessage(lines []stage.Event, i int) int {
+	first := lines[i]
+	if first.Kind != wire.KindGarbage {
+		return 0
+	}
+	t := bytes.TrimSpace(first.Raw)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return 0
+	}
+	for k := 2; i+k <= len(lines) && k <= trMaxSplit; k++ {
+		if lines[i+k-1].Kind != wire.KindGarbage {
+			return 0
+		}
+		if json.Valid(trJoin(lines[i : i+k])) {
+			return k
+		}
+	}
+	return 0
+}
+
+func trJoin(lines []stage.Event) []byte {
+	parts := make([][]byte, len(lines))
+	for i, l := range lines {
+		parts[i] = l.Raw
+	}
+	return bytes.Join(parts, []byte("\n"))
+}
+
+// trNoteServerStays is the note of a stage server that keeps running
+// after its stdin closed (stage.StdioConfig.StayAfterEOF).
+const trNoteServerStays = "server-stays"
+
+// trEnding is how the client ended one stdio connection.
+type trEnding struct {
+	conn int
+	// first is the client's first step: stdin closed, a signal, or the
+	// process killed (relay dropped).
+	first stage.Event
+	// term is set when a signal came after stdin closed; kill is the
+	// relay drop (SIGKILL) that came after it, if any.
+	term bool
+	kill *stage.Event
+	// abandoned is set when the client exited while the server ran on
+	// after stdin closed, with no signal.
+	abandoned bool
+}
+
+// trStdioEndings returns the stdio connections of a case that the client
+// ended before the server exited by itself and before the harness began
+// stopping the client.
+func trStdioEndings(c *Case) []trEnding {
+	stop := len(c.Events) + 1
+	for _, e := range c.Notes(NoteHarnessStop) {
+		stop = min(stop, e.Seq)
+	}
+	exit := stop
+	for _, e := range c.Notes(stage.NoteClientExit) {
+		exit = min(exit, e.Seq)
+	}
+	byConn := map[int]*trEnding{}
+	done := map[int]bool{}
+	var order []int
+	for _, e := range c.Events {
+		if e.Seq >= stop || e.From != stage.FromHarness || e.Conn == 0 || done[e.Conn] {
+			continue
+		}
+		end := byConn[e.Conn]
+		switch e.Note {
+		case stage.NoteServerExit:
+			done[e.Conn] = true // the server exited by itself (or after EOF)
+		case stage.NoteStdinClosed, stage.NoteSignal, stage.NoteRelayDropped:
+			if end == nil {
+				end = &trEnding{conn: e.Conn, first: e}
+				byConn[e.Conn] = end
+				order = append(order, e.Conn)
+				if e.Note != stage.NoteStdinClosed {
+					done[e.Conn] = true
+				}
+				continue
+			}
+			switch e.Note {
+			case stage.NoteSignal:
+				end.term = true
+			case stage.NoteRelayDropped:
+				ev := e
+				end.kill = &ev
+				done[e.Conn] = true
+			}
+		}
+	}
+	stays := map[int]bool{}
+	for _, e := range c.Notes(trNoteServerStays) {
+		stays[e.Conn] = true
+	}
+	var out []trEnding
+	for _, k := range order {
+		end := byConn[k]
+		if end.first.Note == stage.NoteStdinClosed && !end.term && end.kill == nil && !done[k] && stays[k] && exit < stop {
+			end.abandoned = exit > end.first.Seq
+		}
+		out = append(out, *end)
+	}
+	return out
+}
+
+// trEndingWhat says in words what a first ending step was.
+func trEndingWhat(e stage.Event) string {
+	switch e.Note {
+	case stage.NoteSignal:
+		return "sent the server a signal (" + strings.TrimSpace(e.Detail) + ")"
+	case stage.NoteRelayDropped:
+		return "killed the server"
+	}
+	return e.Note
+}
