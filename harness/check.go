@@ -233,6 +233,21 @@ func (c *Check) NotApplicable(reason string) { c.setFinal(reports.NA, reason) }
 // fixture or trigger is absent.
 func (c *Check) Untestable(reason string) { c.setFinal(reports.Untestable, reason) }
 
+// Interrupted ends a check the run was stopped in the middle of (a
+// signal, the run's deadline): unless it already found the target
+// breaking a requirement (which stands) or does not apply (n/a stands), it
+// is untestable with why, never a pass (what it saw before the stop may be
+// only half of what it judges) and never a harness error.
+func (c *Check) Interrupted(why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended != nil || len(c.violations) > 0 || c.final == reports.NA {
+		return
+	}
+	c.passed = false
+	c.final, c.reason = reports.Untestable, why
+}
+
 // Error ends the check as a harness error: the target was not judged.
 func (c *Check) Error(err error) {
 	if err == nil {

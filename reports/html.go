@@ -35,6 +35,7 @@ type htmlView struct {
 	Headline    string
 	Verdict     string
 	VerdictOK   bool
+	Interrupted string
 	Rates       []htmlVersion
 	Grid        htmlGrid
 	Areas       []string
@@ -218,6 +219,9 @@ func buildHTMLView(run *Run) htmlView {
 	}
 	v.Versions = strings.Join(vs, ", ")
 	v.Title = fmt.Sprintf("%s report: %s", v.Tool, upper(sum.Headline))
+	if run.Interrupted != "" {
+		v.Interrupted = printable(run.Interrupted)
+	}
 	if v.VerdictOK {
 		v.Verdict = "No unexpected failures."
 	} else {

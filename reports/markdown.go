@@ -82,6 +82,9 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	if run.LabelFilter != "" {
 		p(", label filter %s", md(run.LabelFilter))
 	}
+	if run.Interrupted != "" {
+		p("  \n**Interrupted** (%s): the checks the run did not reach are marked not run", md(run.Interrupted))
+	}
 	p("  \n**Verdict for CI:** ")
 	if j.Failed(false) {
 		p("failed — %d unexpected failures, %d harness errors, %d stale baseline entries\n\n", len(j.Failures), len(j.Errors), len(j.Stale))

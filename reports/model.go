@@ -46,6 +46,9 @@ type Run struct {
 	// check that cited an unknown requirement, recorded no outcome, or
 	// panicked). A run with problems is not trustworthy; the CLI exits 3.
 	Problems []string `json:"problems,omitempty"`
+	// Interrupted, when set, says why the run ended early (a signal, its
+	// deadline): the checks it did not reach are untestable, "not run".
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Tool names the program that produced the run.

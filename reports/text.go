@@ -423,6 +423,9 @@ func execRate(f *FuzzSummary) string {
 }
 
 func (t *textWriter) verdict(run *Run) {
+	if run.Interrupted != "" {
+		t.printf("%s\n", t.paint(ansiBold+ansiYellow, "INTERRUPTED: "+printable(run.Interrupted)+"; the checks it did not reach are marked not run"))
+	}
 	j := Verdict(run)
 	if !j.Failed(false) {
 		msg := "OK: no unexpected failures"

@@ -185,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if err := vr.shutdown(); err != nil {
 			_ = err // closing a target that already died is not a problem of the run
 		}
-		if vr.err != nil {
+		if vr.err != nil && ctx.Err() == nil {
 			unreachable++
 			problems = append(problems, fmt.Errorf("%s: %w: %v", vr.v, ErrUnreachable, vr.err))
 		}
@@ -207,7 +207,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Engine:   engine,
 		Specs:    r.specs,
 	}
-	if unreachable == len(r.versions) && r.specs > 0 {
+	if ctx.Err() != nil {
+		res.Report.Interrupted = StopCause(ctx)
+	}
+	if unreachable == len(r.versions) && r.specs > 0 && ctx.Err() == nil {
 		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
 	}
 	return res, ctx.Err()
@@ -268,6 +271,15 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 	vr, d := it.vr, it.def
 	scope := r.run.Scope(vr.v, r.transport)
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		if ctx.Err() != nil {
+			c.Untestable(NotRun(ctx))
+			return
+		}
+		defer func() {
+			if ctx.Err() != nil {
+				c.Interrupted(Stopped(ctx))
+			}
+		}()
 		if ok, why := d.inWindow(vr.v); !ok {
 			c.NotApplicable(why)
 			return

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,23 @@ type Spec struct {
 	Name   string
 	Labels []string
 	Run    func()
+}
+
+// StopCause says why ctx ended: a signal or the run's deadline.
+func StopCause(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "the run's deadline passed"
+	}
+	return "interrupted"
+}
+
+// NotRun is the reason of a check the run did not reach because it was
+// interrupted (a signal) or ran out of time (its deadline).
+func NotRun(ctx context.Context) string { return "not run (" + StopCause(ctx) + ")" }
+
+// Stopped is the reason of a check the run stopped in the middle of.
+func Stopped(ctx context.Context) string {
+	return "stopped while running (" + StopCause(ctx) + "); what it saw before the stop is no verdict"
 }
 
 // SpecConfig says how RunSpecs runs a suite.
@@ -56,16 +74,34 @@ var ginkgoOutputMu sync.Mutex
 // (unless cfg.Direct), directly afterwards (ginkgo.RunSpecs runs once per
 // process). It returns the engine used ("ginkgo" or "direct") and how many
 // specs ran after the label filter.
+//
+// Every spec that matches the filter runs, also when ctx has ended: its
+// check then records that it was not run (NotRun), so an interrupted
+// run's report still lists every check. Ginkgo stops a suite on SIGINT;
+// the specs it skipped are run here afterwards, directly.
 func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string, ran int) {
 	if !cfg.Direct && ginkgoUsed.CompareAndSwap(false, true) {
-		return "ginkgo", runGinkgo(specs, cfg)
+		done := make([]atomic.Bool, len(specs))
+		tracked := make([]Spec, len(specs))
+		for i, s := range specs {
+			i, s := i, s
+			tracked[i] = Spec{Name: s.Name, Labels: s.Labels, Run: func() { done[i].Store(true); s.Run() }}
+		}
+		ran = runGinkgo(tracked, cfg)
+		if ctx.Err() != nil {
+			for i, s := range specs {
+				if !done[i].Load() && (cfg.Match == nil || cfg.Match(s.Labels)) {
+					s.Run()
+				}
+			}
+		}
+		return "ginkgo", ran
 	}
+	// Once ctx ends the specs still run, quickly: each records that it was
+	// not run, so an interrupted run's report lists every check.
 	for _, s := range specs {
 		if cfg.Match != nil && !cfg.Match(s.Labels) {
 			continue
-		}
-		if ctx.Err() != nil {
-			break
 		}
 		ran++
 		s.Run()

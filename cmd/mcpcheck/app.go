@@ -11,13 +11,14 @@ import (
 
 // Exit codes. CI jobs gate on them, so they never change meaning.
 const (
-	exitOK         = 0 // everything checked passed (or nothing was asked)
-	exitFailed     = 1 // the target broke at least one requirement
-	exitUsage      = 2 // the command line was wrong
-	exitHarness    = 3 // mcpcheck itself could not do its job
-	exitNotBuilt   = 4 // the subcommand exists but is not built yet
-	programName    = "mcpcheck"
-	programVersion = "0.1.0-dev"
+	exitOK          = 0 // everything checked passed (or nothing was asked)
+	exitFailed      = 1 // the target broke at least one requirement
+	exitUsage       = 2 // the command line was wrong
+	exitHarness     = 3 // mcpcheck itself could not do its job
+	exitNotBuilt    = 4 // the subcommand exists but is not built yet
+	exitInterrupted = 5 // a signal or --deadline ended the run; the reports hold what was judged
+	programName     = "mcpcheck"
+	programVersion  = "0.1.0-dev"
 )
 
 // usageError is a mistake on the command line; it exits with exitUsage.
@@ -52,7 +53,9 @@ Usage:
   mcpcheck spec coverage [--role R] [--json]   which requirements have checks
   mcpcheck version
 
-Exit codes: 0 passed, 1 requirements broken, 2 usage error, 3 harness error, 4 not built yet.
+Exit codes: 0 passed, 1 requirements broken, 2 usage error, 3 harness error or target
+unreachable, 4 not built yet, 5 interrupted (a signal or --deadline ended the run; every
+report asked for is written with what was judged, the rest marked "not run").
 `
 
 // env is what a subcommand may touch of the outside world. Tests fill it
@@ -82,9 +85,13 @@ func runEnv(e *env, args []string) int {
 	var nb notBuiltError
 	var ce checkFailed
 	var xs exitStatus
+	var ie interruptedError
 	switch {
 	case errors.As(err, &xs):
 		return int(xs)
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "%s: %v\n", programName, err)
+		return exitInterrupted
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -102,6 +109,12 @@ func runEnv(e *env, args []string) int {
 		return exitHarness
 	}
 }
+
+// interruptedError reports a run that a signal or --deadline ended; its
+// reports were written with what was judged.
+type interruptedError struct{ msg string }
+
+func (e interruptedError) Error() string { return e.msg }
 
 // checkFailed reports that the target broke requirements.
 type checkFailed struct{ msg string }

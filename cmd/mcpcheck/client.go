@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -37,6 +38,8 @@ Flags:
   --label-filter EXPR      Ginkgo label filter, e.g. 'area:lifecycle'
   --parallel N             client launches at once (default 4)
   --case-timeout D         bound on one launch (default 20s)
+  --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
+                           writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif,badge (default text)
@@ -44,7 +47,8 @@ Flags:
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error; 3 the client never connected, or a
-harness error.
+harness error; 5 interrupted (a signal or --deadline; the reports hold what
+was judged).
 `
 
 type clientOptions struct {
@@ -53,6 +57,7 @@ type clientOptions struct {
 	labelFilter string
 	parallel    int
 	caseTimeout time.Duration
+	deadline    time.Duration
 	baseline    string
 	out         string
 	formats     []reports.Format
@@ -80,6 +85,7 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	labelFilter := fs.String("label-filter", "", "")
 	parallel := fs.Int("parallel", 4, "")
 	caseTimeout := fs.Duration("case-timeout", 20*time.Second, "")
+	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
@@ -87,7 +93,10 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return clientOptions{}, err
 	}
-	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, baseline: *baseline, out: *out, verbose: *verbose}
+	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose}
+	if *deadline <= 0 {
+		return o, usagef("client: --deadline must be positive")
+	}
 	if fs.NArg() > 0 {
 		return o, usagef("client: unexpected argument %q (quote the client's command line: --command \"CMD ARGS\")", fs.Arg(0))
 	}
@@ -136,12 +145,14 @@ func runClientSuite(e *env, o clientOptions) error {
 		LabelFilter: o.labelFilter,
 		Parallel:    o.parallel,
 		CaseTimeout: o.caseTimeout,
+		RunTimeout:  o.deadline,
 		Verbose:     o.verbose,
 		Progress:    progress(e.stderr, o.verbose),
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 	})
 	silent := errors.Is(err, clientsuite.ErrClientSilent)
-	if err != nil && !silent {
+	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	if err != nil && !silent && !interrupted {
 		if strings.Contains(err.Error(), "label filter") {
 			return usagef("client: --label-filter: %v", err)
 		}
@@ -152,6 +163,9 @@ func runClientSuite(e *env, o clientOptions) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases)
+	if interrupted {
+		return interruptedRun(err, o.out)
+	}
 	if silent {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}

@@ -5,14 +5,28 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal ends the run: it stops, writes every report it
+		// was asked for with what was judged, and exits with
+		// exitInterrupted. A second one exits at once.
+		<-sigs
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "mcpcheck: second signal: exiting at once, reports may be missing")
+		os.Exit(exitInterrupted)
+	}()
 	code := runEnv(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,13 +32,16 @@ Flags:
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
   --timeout D              wait at most D for each answer (default 10s)
+  --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
+                           writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif (default text)
   --verbose                keep transcripts of passing checks; progress per check
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
-stale baseline entries; 2 usage error; 3 target unreachable or harness error.
+stale baseline entries; 2 usage error; 3 target unreachable or harness error;
+5 interrupted (a signal or --deadline; the reports hold what was judged).
 `
 
 // harnessError is mcpcheck failing to do its job (exit 3).
@@ -52,6 +56,7 @@ type serverOptions struct {
 	versions    []spec.Version
 	labelFilter string
 	timeout     time.Duration
+	deadline    time.Duration
 	baseline    string
 	out         string
 	formats     []reports.Format
@@ -97,6 +102,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	protocol := fs.String("protocol", "all", "")
 	labelFilter := fs.String("label-filter", "", "")
 	timeout := fs.Duration("timeout", 10*time.Second, "")
+	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
@@ -110,7 +116,10 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, baseline: *baseline, out: *out, verbose: *verbose}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose}
+	if *deadline <= 0 {
+		return o, usagef("server: --deadline must be positive")
+	}
 	switch {
 	case (*stdio == "") == (*url == ""):
 		return o, usagef("server: give exactly one of --stdio \"CMD ARGS\" or --url URL")
@@ -222,11 +231,13 @@ func runServerSuite(e *env, o serverOptions) error {
 		Versions:    o.versions,
 		LabelFilter: o.labelFilter,
 		Session:     session.Config{Timeout: o.timeout},
+		RunTimeout:  o.deadline,
 		Verbose:     o.verbose,
 		Progress:    progress(e.stderr, o.verbose),
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 	})
-	if err != nil {
+	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	if err != nil && !interrupted {
 		if strings.Contains(err.Error(), "label filter") {
 			return usagef("server: --label-filter: %v", err)
 		}
@@ -241,6 +252,9 @@ func runServerSuite(e *env, o serverOptions) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts)
+	if interrupted {
+		return interruptedRun(err, o.out)
+	}
 	return judgeRun(&run, res.Problems)
 }
 
@@ -284,6 +298,19 @@ func writeReports(e *env, run *reports.Run, bl *reports.Baseline, ropts reports.
 		}
 	}
 	return nil
+}
+
+// interruptedRun is the result of a run a signal or the deadline ended.
+func interruptedRun(err error, out string) error {
+	why := "interrupted by a signal"
+	if errors.Is(err, context.DeadlineExceeded) {
+		why = "stopped at its --deadline"
+	}
+	where := ""
+	if out != "" {
+		where = " in " + out
+	}
+	return interruptedError{fmt.Sprintf("the run was %s; the reports%s hold what was judged, the rest is marked not run", why, where)}
 }
 
 // judgeRun turns a finished run into the command's result: a harness

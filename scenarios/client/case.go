@@ -39,6 +39,10 @@ type Case struct {
 	// Stopped is set when the harness stopped the client after the
 	// scenario had seen what it was about (Scenario.Done).
 	Stopped bool
+	// Interrupted is set when the run was stopped (a signal, its
+	// deadline) while the client was still at work: the recording may be
+	// only the start of what the client would have done.
+	Interrupted bool
 	// Stdout and Stderr are the tails of the client's output.
 	Stdout, Stderr []byte
 	// Transcript is the case's wire transcript for reports.

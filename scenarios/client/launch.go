@@ -77,6 +77,7 @@ wait:
 			res.TimedOut = true
 			break wait
 		case <-ctx.Done():
+			res.Interrupted = true
 			break wait
 		}
 	}

@@ -178,6 +178,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	engine, n := scenarios.RunSpecs(ctx, specs, scenarios.SpecConfig{Title: "mcpcheck client conformance", Direct: cfg.Direct, Match: match,
 		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout})
+	runErr := ctx.Err() // the run's own end (a signal, the deadline), before the cleanup cancel
 	cancel()
 	r.wg.Wait()
 
@@ -196,6 +197,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		target.Kind = reports.TargetStdio
 	}
 	res.Report = run.Report(cfg.Tool, target)
+	if runErr != nil {
+		res.Report.Interrupted = "interrupted"
+		if errors.Is(runErr, context.DeadlineExceeded) {
+			res.Report.Interrupted = "the run's deadline passed"
+		}
+		return res, runErr
+	}
 	if res.Cases > 0 && res.Silent == res.Cases {
 		return res, fmt.Errorf("%w: in %d of %d cases it sent nothing", ErrClientSilent, res.Silent, res.Cases)
 	}
@@ -317,6 +325,10 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			c.NotApplicable(why)
 			return
 		}
+		if ctx.Err() != nil {
+			c.Untestable(scenarios.NotRun(ctx))
+			return
+		}
 		scs := r.scenariosOf(d, v)
 		if len(scs) == 0 {
 			c.NotApplicable(fmt.Sprintf("no scenario of this check runs in %s over %s", v, r.transport))
@@ -328,7 +340,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			select {
 			case <-p.done:
 			case <-ctx.Done():
-				c.Error(fmt.Errorf("the run ended before scenario %s finished: %v", s.Name, ctx.Err()))
+				c.Untestable(scenarios.NotRun(ctx))
 				return
 			}
 			cases = append(cases, p.c)
@@ -336,6 +348,12 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
 		c.UseTranscript(transcriptOf(cases))
 		d.Judge(t)
+		for _, cs := range cases {
+			if cs.Interrupted {
+				c.Interrupted(scenarios.Stopped(ctx))
+				break
+			}
+		}
 	})
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(rc)

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/xml"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// TestInterruptedRunWritesReports: SIGINT to a run against a server that
+// never answers ends it at once with exit 5, a valid JSON and JUnit report
+// that list every check (the ones not reached marked not run), and no
+// process of the target left behind.
+func TestInterruptedRunWritesReports(t *testing.T) {
+	bin := mcpcheckBin(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "up")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO on this system: %v", err)
+	}
+	out := filepath.Join(dir, "out")
+	// The target says it started (through the FIFO), then never answers.
+	server := "sh -c 'echo up > " + fifo + "; exec sleep 61.25'"
+	cmd := exec.Command(bin, "server", "--stdio", server, "--format", "json,junit", "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	up := make(chan error, 1)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the target writes
+		if err == nil {
+			f.Close()
+		}
+		up <- err
+	}()
+	select {
+	case err := <-up:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the target never started")
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("mcpcheck did not end within 30 s of SIGINT; stderr: %s", stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d; stderr: %s", err, exitInterrupted, stderr.String())
+	}
+	t.Logf("ended %v after SIGINT", time.Since(start).Round(time.Millisecond))
+	f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
+	if err != nil {
+		t.Fatalf("no JSON report: %v", err)
+	}
+	defer f.Close()
+	run, err := reports.ReadJSON(f)
+	if err != nil {
+		t.Fatalf("the JSON report does not read back: %v", err)
+	}
+	notRun := 0
+	for _, c := range run.Checks {
+		if c.Outcome == reports.Untestable && strings.HasPrefix(c.Reason, "not run") {
+			notRun++
+		}
+	}
+	if run.Interrupted == "" || notRun == 0 || len(run.Checks) < 100 {
+		t.Errorf("the report says interrupted=%q, %d checks, %d not run; want the interruption and every check", run.Interrupted, len(run.Checks), notRun)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "mcpcheck-server.junit.xml"))
+	if err != nil {
+		t.Fatalf("no JUnit report: %v", err)
+	}
+	var doc struct {
+		XMLName xml.Name
+		Tests   int `xml:"tests,attr"`
+	}
+	if err := xml.Unmarshal(raw, &doc); err != nil || doc.XMLName.Local != "testsuites" || doc.Tests == 0 {
+		t.Errorf("the JUnit report is not a testsuites document with tests (%v, %+v)", err, doc)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep 61.25").Output(); len(out) > 0 {
+		t.Errorf("the target's process is left behind: %s", out)
+	}
+}
