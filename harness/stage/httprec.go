@@ -68,8 +68,7 @@ type recordingWriter struct {
 	wroteHeader bool
 	status      int
 	header      http.Header
-	sse         *io.PipeWriter
-	sseDone     chan struct{}
+	sse         *sseSplitter
 	body        bytes.Buffer
 	bodyOver    int64
 	mu          sync.Mutex
@@ -96,9 +95,7 @@ func (rw *recordingWriter) writeHeaderLocked(status int) {
 	}
 	rw.wroteHeader, rw.status, rw.header = true, status, rw.w.Header().Clone()
 	if isEventStream(rw.header) {
-		pr, pw := io.Pipe()
-		rw.sse, rw.sseDone = pw, make(chan struct{})
-		go rw.readSSE(pr)
+		rw.sse = &sseSplitter{}
 	}
 	rw.w.WriteHeader(status)
 }
@@ -108,9 +105,13 @@ func (rw *recordingWriter) Write(b []byte) (int, error) {
 	rw.writeHeaderLocked(http.StatusOK)
 	switch {
 	case rw.sse != nil:
-		// The parser consumes at once; the pipe only orders the bytes.
+		// Events are recorded before their bytes reach the client, so an
+		// answer to a request sent in an event is never recorded first.
+		for _, f := range rw.sse.feed(b) {
+			f.Stream, f.HTTP, f.InSSE = rw.stream, rw.info(), true
+			rw.c.rec.add(Event{From: FromStage, Frame: f})
+		}
 		rw.mu.Unlock()
-		_, _ = rw.sse.Write(b)
 		return rw.w.Write(b)
 	case rw.body.Len()+len(b) <= maxBody:
 		rw.body.Write(b)
@@ -136,21 +137,6 @@ func (rw *recordingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return nil, nil, errors.New("stage: the response writer cannot be hijacked")
 }
 
-func (rw *recordingWriter) readSSE(pr *io.PipeReader) {
-	defer close(rw.sseDone)
-	sr := wire.NewSSEReader(pr, maxBody)
-	for {
-		ev, err := sr.Next()
-		if err != nil && !errors.Is(err, wire.ErrSSELineTooLong) {
-			_, _ = io.Copy(io.Discard, pr)
-			return
-		}
-		f := ev.Frame()
-		f.Stream, f.HTTP, f.InSSE = rw.stream, rw.info(), true
-		rw.c.rec.add(Event{From: FromStage, Frame: f})
-	}
-}
-
 // finish records the end of the response: the JSON (or other) body, or
 // the end of the SSE stream.
 func (rw *recordingWriter) finish() {
@@ -162,8 +148,7 @@ func (rw *recordingWriter) finish() {
 	sse := rw.sse
 	rw.mu.Unlock()
 	if sse != nil {
-		sse.Close()
-		<-rw.sseDone
+		// An event the stream ended inside is discarded, as SSE says.
 		rw.c.rec.add(Event{From: FromStage, Frame: wire.Frame{Kind: wire.KindEnd, Stream: rw.stream, HTTP: rw.info(), InSSE: true}})
 		return
 	}
@@ -183,4 +168,79 @@ func (rw *recordingWriter) finish() {
 func isEventStream(h http.Header) bool {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && strings.EqualFold(mt, "text/event-stream")
+}
+
+// sseSplitter parses a text/event-stream as it is written: feed returns
+// the frames of the events the bytes so far complete, and keeps the rest
+// (bounded by maxBody) for the next write.
+type sseSplitter struct {
+	pending   []byte
+	scanned   int // bytes of pending already scanned for line ends
+	lineStart int // where the line being scanned starts
+	cut       int // end of the last complete event in pending
+	started   bool
+	over      bool // an event over the limit was recorded
+}
+
+func (s *sseSplitter) feed(b []byte) []wire.Frame {
+	s.pending = append(s.pending, b...)
+	for i := s.scanned; i < len(s.pending); i++ {
+		c := s.pending[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		next := i + 1
+		if c == '\r' {
+			if i+1 == len(s.pending) {
+				break // CR LF may be split across writes; wait for the next byte
+			}
+			if s.pending[i+1] == '\n' {
+				next = i + 2
+			}
+		}
+		if i == s.lineStart {
+			s.cut = next // a blank line ends an event
+		}
+		s.lineStart, s.scanned = next, next
+		i = next - 1
+	}
+	if s.scanned < len(s.pending) && s.pending[len(s.pending)-1] != '\r' {
+		s.scanned = len(s.pending)
+	}
+	var frames []wire.Frame
+	if s.cut > 0 {
+		frames = s.parse(s.pending[:s.cut])
+		s.pending = append(s.pending[:0], s.pending[s.cut:]...)
+		s.scanned -= s.cut
+		s.lineStart -= s.cut
+		s.cut = 0
+	}
+	if len(s.pending) > maxBody {
+		// An event over the limit is recorded once, and its bytes dropped.
+		if !s.over {
+			frames = append(frames, wire.Frame{Kind: wire.KindTooLong, Size: int64(len(s.pending))})
+		}
+		s.over = true
+		s.pending, s.scanned, s.lineStart = s.pending[:0], 0, 0
+	}
+	return frames
+}
+
+// parse reads the complete events in b.
+func (s *sseSplitter) parse(b []byte) []wire.Frame {
+	if !s.started {
+		s.started = true
+	} else {
+		// The BOM is dropped only at the very start of the stream.
+		b = append([]byte("\n"), b...)
+	}
+	sr := wire.NewSSEReader(bytes.NewReader(b), maxBody)
+	var frames []wire.Frame
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			return frames
+		}
+		frames = append(frames, ev.Frame())
+	}
 }

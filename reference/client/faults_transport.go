@@ -202,10 +202,12 @@ func ApplyHTTPFaults(names []string, o *transport.HTTPOptions) {
 
 // ApplyStdioFaults builds the stdio transport hooks among the named fault
 // switches into o. Call it after o is complete; unknown names are ignored.
-func ApplyStdioFaults(names []string, o *transport.StdioOptions) {
+// giveUp ends the client's connection; stderr-is-fatal calls it once when
+// the server first writes to stderr.
+func ApplyStdioFaults(names []string, o *transport.StdioOptions, giveUp func()) {
 	on := faultsOn(names)
 	if on[FaultStderrIsFatal] {
-		o.Stderr = &fatalStderr{w: o.Stderr}
+		o.Stderr = &fatalStderr{w: o.Stderr, giveUp: giveUp}
 	}
 	if on[FaultStdioSigtermFirst] {
 		o.SigtermFirst = true
@@ -213,15 +215,23 @@ func ApplyStdioFaults(names []string, o *transport.StdioOptions) {
 }
 
 // fatalStderr is the server's stderr under stderr-is-fatal: the first
-// bytes end the client.
-type fatalStderr struct{ w io.Writer }
+// bytes end the client's connection.
+type fatalStderr struct {
+	w      io.Writer
+	giveUp func()
+	once   sync.Once
+}
 
 func (f *fatalStderr) Write(b []byte) (int, error) {
 	if f.w != nil {
 		_, _ = f.w.Write(b)
 	}
-	fmt.Fprintf(os.Stderr, "reference client (fault %s): the server wrote to stderr (%q); giving up\n", FaultStderrIsFatal, truncateBytes(b, 80))
-	os.Exit(1)
+	f.once.Do(func() {
+		fmt.Fprintf(os.Stderr, "reference client (fault %s): the server wrote to stderr (%q); giving up\n", FaultStderrIsFatal, truncateBytes(b, 80))
+		if f.giveUp != nil {
+			f.giveUp()
+		}
+	})
 	return len(b), nil
 }
 

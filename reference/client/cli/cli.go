@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/client"
@@ -377,10 +378,18 @@ func openTransport(e Env, o *options) (transport.Conn, error) {
 		if o.verbose {
 			so.Stderr = e.Stderr
 		}
-		client.ApplyStdioFaults(o.faults, &so)
+		// stderr-is-fatal gives up by closing the connection, at once or as
+		// soon as it is open.
+		var late lateCloser
+		client.ApplyStdioFaults(o.faults, &so, late.close)
 		ctx, cancel := context.WithTimeout(e.Ctx, o.timeout)
 		defer cancel()
-		return transport.StartStdio(ctx, so)
+		c, err := transport.StartStdio(ctx, so)
+		if err != nil {
+			return nil, err
+		}
+		late.open(c)
+		return c, nil
 	}
 	h := http.Header{}
 	for _, kv := range o.headers {
@@ -512,4 +521,30 @@ func SplitCommand(s string) ([]string, error) {
 		out = append(out, cur.String())
 	}
 	return out, nil
+}
+
+// lateCloser closes a connection that may not be open yet when close is
+// called: open then closes it at once.
+type lateCloser struct {
+	mu     sync.Mutex
+	conn   io.Closer
+	closed bool
+}
+
+func (l *lateCloser) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.conn != nil {
+		_ = l.conn.Close()
+	}
+}
+
+func (l *lateCloser) open(c io.Closer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.conn = c
+	if l.closed {
+		_ = c.Close()
+	}
 }

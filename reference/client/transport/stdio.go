@@ -236,7 +236,15 @@ func (s *Stdio) Close() error {
 		close(s.stop)
 		s.in.fail(ErrClosed)
 		if s.sigtermFirst {
+			// The fault: SIGTERM first, and stdin closed only once the
+			// server exited or the grace period ran out.
 			signalGroup(s.cmd, false)
+			t := time.NewTimer(s.grace)
+			select {
+			case <-s.exited:
+			case <-t.C:
+			}
+			t.Stop()
 		}
 		s.stdin.Close()
 		defer func() {
