@@ -60,6 +60,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Faults names the fault switches that are on (see faults.go); only
+	// the reference client's proofs use them.
+	Faults []string
 }
 
 // DefaultRedirectURI is the loopback redirect URI used when none is set.
@@ -132,7 +135,14 @@ func NewTransport(base http.RoundTripper, cfg Config) *Transport {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	return &Transport{Base: base, cfg: cfg, clients: map[string]*client{}}
+	t := &Transport{Base: base, cfg: cfg, clients: map[string]*client{}}
+	if t.fault(FaultUnlimitedStepUp) {
+		t.cfg.MaxRetries = 1000
+	}
+	if t.fault(FaultRedirectHTTP) {
+		t.cfg.RedirectURI = "http://mcpcheck-client.example/callback"
+	}
+	return t
 }
 
 // Token returns the current token, or nil.
@@ -174,6 +184,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !again {
 			return resp, nil
 		}
+		if t.fault(FaultNoTokenOnDelete) && req.Method == http.MethodDelete ||
+			t.fault(FaultNoStepUp) && resp.StatusCode == http.StatusForbidden {
+			return resp, nil
+		}
+		if t.fault(FaultBasicCredentials) && resp.StatusCode == http.StatusUnauthorized {
+			drain(resp.Body)
+			r := req.Clone(req.Context())
+			if req.GetBody != nil {
+				if r.Body, err = req.GetBody(); err != nil {
+					return nil, err
+				}
+			}
+			r.SetBasicAuth("mcpcheck", "not-an-oauth-token")
+			return t.base().RoundTrip(r)
+		}
 		if attempt >= t.cfg.MaxRetries {
 			t.logf("giving up after %d authorization attempts; the server still answers %d", attempt, resp.StatusCode)
 			return resp, nil
@@ -204,8 +229,13 @@ func (t *Transport) send(req *http.Request, tok *Token) (*http.Response, error) 
 		}
 		r.Body = b
 	}
-	if tok != nil {
+	if tok != nil && !(t.fault(FaultNoTokenOnDelete) && r.Method == http.MethodDelete) {
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		if t.fault(FaultTokenInQuery) {
+			q := r.URL.Query()
+			q.Set("access_token", tok.AccessToken)
+			r.URL.RawQuery = q.Encode()
+		}
 	}
 	return t.base().RoundTrip(r)
 }

@@ -448,3 +448,27 @@ func TestLoopbackUserAgent(t *testing.T) {
 		t.Errorf("shown URL %s", u)
 	}
 }
+
+// TestFaultsChangeTheFlow: fault switches named in Config.Faults change
+// what the flow sends, and only then.
+func TestFaultsChangeTheFlow(t *testing.T) {
+	f := newFakeAS(t)
+	c, _ := f.client(Config{Faults: []string{FaultNoPKCE, FaultTokenWithoutResource, FaultDCRNoApplicationType}})
+	// Without PKCE the fake refuses the code: the flow fails at the token
+	// request, after everything this test looks at was sent.
+	if resp, err := f.post(c, `{"x":1}`); err == nil {
+		resp.Body.Close()
+		t.Errorf("the flow without PKCE succeeded; the fake should refuse the code")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.authQuery.Has("code_challenge") || f.authQuery.Has("code_challenge_method") {
+		t.Errorf("with %s the authorization request carries PKCE: %v", FaultNoPKCE, f.authQuery)
+	}
+	if len(f.tokenForms) == 0 || f.tokenForms[0].Has("resource") || f.tokenForms[0].Has("code_verifier") {
+		t.Errorf("token requests = %v; want no resource and no code_verifier", f.tokenForms)
+	}
+	if _, ok := f.registered["application_type"]; ok {
+		t.Errorf("with %s the registration carries application_type: %v", FaultDCRNoApplicationType, f.registered)
+	}
+}

@@ -73,8 +73,11 @@ func (t *Transport) getJSON(ctx context.Context, u string, v any) error {
 // the path-based well-known URL, then the root one. It returns nil without
 // error when the server publishes none.
 func (t *Transport) discoverResource(ctx context.Context, serverURL string, ch challenge) (*resourceMetadata, error) {
+	if t.fault(FaultSkipPRM) {
+		return nil, nil
+	}
 	var candidates []string
-	if ch.ResourceMetadata != "" {
+	if ch.ResourceMetadata != "" && !t.fault(FaultIgnoreResourceMetadata) {
 		candidates = []string{ch.ResourceMetadata}
 	} else {
 		u, err := url.Parse(serverURL)
@@ -86,6 +89,9 @@ func (t *Transport) discoverResource(ctx context.Context, serverURL string, ch c
 			candidates = append(candidates, origin+"/.well-known/oauth-protected-resource"+p)
 		}
 		candidates = append(candidates, origin+"/.well-known/oauth-protected-resource")
+		if t.fault(FaultRootPRMFirst) {
+			reverse(candidates)
+		}
 	}
 	for _, c := range candidates {
 		var md resourceMetadata
@@ -99,7 +105,7 @@ func (t *Transport) discoverResource(ctx context.Context, serverURL string, ch c
 		if len(md.AuthorizationServers) == 0 {
 			return nil, fail("protected resource metadata", "%s names no authorization_servers", c)
 		}
-		if err := checkResource(md.Resource, serverURL); err != nil {
+		if err := checkResource(md.Resource, serverURL); err != nil && !t.fault(FaultAcceptOtherResource) {
 			return nil, fail("protected resource metadata", "%s: %v", c, err)
 		}
 		t.logf("protected resource metadata from %s", c)
@@ -155,6 +161,14 @@ func (t *Transport) discoverServer(ctx context.Context, issuer string) (*serverM
 			origin + "/.well-known/openid-configuration",
 		}
 	}
+	switch {
+	case t.fault(FaultSkipASMetadata), t.fault(FaultDefaultsFirst):
+		return fallbackServer(issuer), nil
+	case t.fault(FaultOIDCFirst) && p == "", t.fault(FaultPathIssuerOrder) && p != "":
+		reverse(candidates)
+	case t.fault(FaultRFC8414Only), t.fault(FaultSingleLocation):
+		candidates = candidates[:1] // the one RFC 8414 location comes first
+	}
 	for _, c := range candidates {
 		var md serverMetadata
 		err := t.getJSON(ctx, c, &md)
@@ -164,7 +178,7 @@ func (t *Transport) discoverServer(ctx context.Context, issuer string) (*serverM
 		if err != nil {
 			return nil, fail("authorization server metadata", "%v", err)
 		}
-		if md.Issuer != issuer {
+		if md.Issuer != issuer && !t.fault(FaultNoIssuerCheck) {
 			return nil, fail("authorization server metadata", "%s says its issuer is %q, but it was fetched for %q; refusing it (RFC 8414 section 3.3)", c, md.Issuer, issuer)
 		}
 		if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
@@ -176,17 +190,24 @@ func (t *Transport) discoverServer(ctx context.Context, issuer string) (*serverM
 	return nil, errNoMetadata
 }
 
-// fallbackServer is the 2025-03-26 default: endpoints at the MCP server's
-// origin when it publishes no metadata.
-func fallbackServer(serverURL string) *serverMetadata {
-	u, _ := url.Parse(serverURL)
-	origin := u.Scheme + "://" + u.Host
+// fallbackServer is the 2025-03-26 default: /authorize, /token and
+// /register under base (the MCP server's origin; only fault switches pass
+// a base with a path) when there is no metadata.
+func fallbackServer(base string) *serverMetadata {
+	origin := strings.TrimSuffix(base, "/")
 	return &serverMetadata{
 		Issuer:                origin,
 		AuthorizationEndpoint: origin + "/authorize",
 		TokenEndpoint:         origin + "/token",
 		RegistrationEndpoint:  origin + "/register",
 		fallback:              true,
+	}
+}
+
+// reverse reverses list in place.
+func reverse(list []string) {
+	for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
+		list[i], list[j] = list[j], list[i]
 	}
 }
 

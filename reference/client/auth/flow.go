@@ -41,9 +41,16 @@ func (t *Transport) authorize(ctx context.Context, serverURL string, ch challeng
 	} else {
 		t.logf("the server publishes no protected resource metadata; using its origin as the authorization server (2025-03-26 style)")
 		u, _ := url.Parse(serverURL)
-		as, err = t.discoverServer(ctx, u.Scheme+"://"+u.Host)
+		base := u.Scheme + "://" + u.Host
+		if t.fault(FaultKeepPath) {
+			base += strings.TrimSuffix(u.EscapedPath(), "/")
+		}
+		as, err = t.discoverServer(ctx, base)
+		if err == errNoMetadata && !t.fault(FaultNoDefaultEndpoints) {
+			as, err = fallbackServer(base), nil
+		}
 		if err == errNoMetadata {
-			as, err = fallbackServer(serverURL), nil
+			return nil, fail("authorization server metadata", "%s publishes no authorization server metadata", base)
 		}
 	}
 	if err != nil {
@@ -65,7 +72,7 @@ func (t *Transport) authorize(ctx context.Context, serverURL string, ch challeng
 		scopes = prm.ScopesSupported
 	}
 	t.mu.Lock()
-	if stepUp {
+	if stepUp && !t.fault(FaultStepUpNoUnion) {
 		scopes = unionScopes(t.scopes, scopes)
 	}
 	t.mu.Unlock()
@@ -120,7 +127,7 @@ func (t *Transport) clientFor(ctx context.Context, as *serverMetadata) (*client,
 	if cl != nil {
 		return cl, nil
 	}
-	if as.RegistrationEndpoint == "" {
+	if as.RegistrationEndpoint == "" || t.fault(FaultNoDCR) {
 		return nil, fail("client registration", "%s offers no dynamic registration and no client id was configured; pass pre-registered credentials", as.Issuer)
 	}
 	cl, err := t.register(ctx, as)
@@ -169,6 +176,14 @@ func (t *Transport) register(ctx context.Context, as *serverMetadata) (*client, 
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": method,
 		"application_type":           "native",
+	}
+	switch {
+	case t.fault(FaultDCRNoApplicationType):
+		delete(body, "application_type")
+	case t.fault(FaultDCRWebApplicationType):
+		body["application_type"] = "web"
+	case t.fault(FaultDCRNoRefreshGrant):
+		body["grant_types"] = []string{"authorization_code"}
 	}
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, as.RegistrationEndpoint, strings.NewReader(string(b)))
@@ -221,8 +236,14 @@ func randomString(n int) string {
 func (t *Transport) codeFlow(ctx context.Context, as *serverMetadata, cl *client, resource string, scopes []string) (*Token, error) {
 	verifier := randomString(32)
 	sum := sha256.Sum256([]byte(verifier))
-	challenge := base64.RawURLEncoding.EncodeToString(sum[:])
+	challenge, method := base64.RawURLEncoding.EncodeToString(sum[:]), "S256"
+	if t.fault(FaultPKCEPlain) {
+		challenge, method = verifier, "plain"
+	}
 	state := randomString(16)
+	if t.fault(FaultResourceTrailingSlash) && !strings.HasSuffix(resource, "/") {
+		resource += "/"
+	}
 	issuer := as.Issuer // recorded before the user agent leaves
 
 	au, err := url.Parse(as.AuthorizationEndpoint)
@@ -234,8 +255,10 @@ func (t *Transport) codeFlow(ctx context.Context, as *serverMetadata, cl *client
 	q.Set("client_id", cl.ID)
 	q.Set("redirect_uri", t.cfg.RedirectURI)
 	q.Set("state", state)
-	q.Set("code_challenge", challenge)
-	q.Set("code_challenge_method", "S256")
+	if !t.fault(FaultNoPKCE) {
+		q.Set("code_challenge", challenge)
+		q.Set("code_challenge_method", method)
+	}
 	q.Set("resource", resource)
 	if len(scopes) > 0 {
 		q.Set("scope", strings.Join(scopes, " "))
@@ -249,11 +272,13 @@ func (t *Transport) codeFlow(ctx context.Context, as *serverMetadata, cl *client
 	params := back.Query()
 	// RFC 9207: a present iss must equal the recorded issuer exactly; an
 	// absent one is an error when the server advertises it.
-	if iss, ok := params["iss"]; ok {
-		if len(iss) != 1 || iss[0] != issuer {
-			return nil, fail("authorization response", "the response's iss %q is not the issuer %q the flow started with; possible mix-up attack, not using the code", strings.Join(iss, ","), issuer)
-		}
-	} else if as.IssParameterSupported {
+	iss, hasIss := params["iss"]
+	switch {
+	case t.fault(FaultIgnoreIss):
+		// the fault: the response goes unchecked
+	case hasIss && (len(iss) != 1 || iss[0] != issuer):
+		return nil, fail("authorization response", "the response's iss %q is not the issuer %q the flow started with; possible mix-up attack, not using the code", strings.Join(iss, ","), issuer)
+	case !hasIss && as.IssParameterSupported:
 		return nil, fail("authorization response", "the authorization server advertises iss in responses but sent none; not using the code")
 	}
 	if params.Get("state") != state {
@@ -272,6 +297,9 @@ func (t *Transport) codeFlow(ctx context.Context, as *serverMetadata, cl *client
 		"redirect_uri":  {t.cfg.RedirectURI},
 		"code_verifier": {verifier},
 		"resource":      {resource},
+	}
+	if t.fault(FaultNoPKCE) {
+		form.Del("code_verifier")
 	}
 	tok, err := t.tokenRequest(ctx, as, cl, form)
 	if err != nil {
@@ -322,6 +350,9 @@ func (t *Transport) refresh(ctx context.Context, old *Token) (*Token, error) {
 // tokenRequest posts form to the token endpoint with the client's
 // authentication.
 func (t *Transport) tokenRequest(ctx context.Context, as *serverMetadata, cl *client, form url.Values) (*Token, error) {
+	if t.fault(FaultTokenWithoutResource) {
+		form.Del("resource")
+	}
 	switch cl.Method {
 	case "client_secret_post":
 		form.Set("client_id", cl.ID)

@@ -446,6 +446,7 @@ func authTransport(e Env, o *options) http.RoundTripper {
 		ClientSecret:      o.clientSecret,
 		ClientMetadataURL: o.clientMetadataURL,
 		Scopes:            strings.Fields(o.scope),
+		Faults:            o.faults,
 	}
 	if o.protocol != "" {
 		cfg.ProtocolVersion = spec.Version(o.protocol)
