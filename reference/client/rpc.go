@@ -278,6 +278,9 @@ func clip(b []byte, n int) string {
 
 // answer handles a request from the server and sends the response.
 func (c *Client) answer(ctx context.Context, m jsonrpc.Message) {
+	if c.sideChannelFault(m) {
+		return
+	}
 	result, err := c.serve(ctx, m.Method, m.Params)
 	if err != nil {
 		var he *handlerError
@@ -326,7 +329,7 @@ func (c *Client) serve(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		if p.Task != nil && c.tasksOn() {
-			return c.tasks.start(c, method, p.Task, func(ctx context.Context) (any, error) { return c.sample(ctx, &p) })
+			return c.tasks.start(c, params, p.Task, func(ctx context.Context) (any, error) { return c.sample(ctx, &p) })
 		}
 		return c.sample(ctx, &p)
 	case spec.MethodElicitationCreate:
@@ -335,14 +338,14 @@ func (c *Client) serve(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		if p.Task != nil && c.tasksOn() {
-			return c.tasks.start(c, method, p.Task, func(ctx context.Context) (any, error) { return c.elicit(ctx, &p) })
+			return c.tasks.start(c, params, p.Task, func(ctx context.Context) (any, error) { return c.elicit(ctx, &p) })
 		}
 		return c.elicit(ctx, &p)
 	case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksList, spec.MethodTasksCancel:
 		if !c.tasksOn() {
 			return nil, methodNotFound("this client did not declare the tasks capability, or the negotiated version has no tasks")
 		}
-		return c.tasks.serve(ctx, method, params)
+		return c.tasks.serve(ctx, c, method, params)
 	}
 	return nil, methodNotFound("the client does not implement %q", method)
 }
@@ -395,6 +398,8 @@ func (c *Client) notification(method string, params json.RawMessage) {
 				cancel()
 			}
 		}
+	case spec.MethodTasksStatus:
+		c.tasks.noteStatus(params)
 	case spec.MethodElicitationComplete:
 		var p mcp.ElicitationCompleteParams
 		if json.Unmarshal(params, &p) == nil {

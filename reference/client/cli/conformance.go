@@ -54,6 +54,10 @@ func conformance(e Env, o *options) error {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"toolCalls"`
+		// AnswerDelayMs is how long the scripted user and model take to
+		// answer elicitation and sampling requests (mcpcheck's task
+		// scenarios).
+		AnswerDelayMs int64 `json:"answerDelayMs"`
 	}
 	if raw := e.Getenv(envContext); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &sctx); err != nil {
@@ -87,9 +91,15 @@ func conformance(e Env, o *options) error {
 			if h != nil {
 				h(ctx)
 			}
+			if err := answerDelay(ctx, sctx.AnswerDelayMs); err != nil {
+				return nil, err
+			}
 			return form(ctx, p)
 		}
 		co.Sampling = &client.Sampling{Model: client.ModelFunc(func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			if err := answerDelay(ctx, sctx.AnswerDelayMs); err != nil {
+				return nil, err
+			}
 			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.Single(&mcp.TextContent{Text: "ok"}), Model: "mcpcheck-canned", StopReason: mcp.StopEndTurn}, nil
 		})}
 	})
@@ -173,6 +183,26 @@ func conformance(e Env, o *options) error {
 			}
 		}
 		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
+	case "mcpcheck-tasks-list":
+		// Call the tools (the task ones run as tasks), then list the tasks.
+		if err := flow(e, tools, call); err != nil {
+			return err
+		}
+		ts, err := c.ListTasks(ctx)
+		fmt.Fprintf(e.Stderr, "%d tasks listed\n", len(ts))
+		return err
+	case "mcpcheck-tasks-cancel":
+		// Give up on each tool after a second: a task still running is
+		// cancelled.
+		for _, t := range tools {
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			_, err := c.CallTool(cctx, t.Name, minimalArgs(t.InputSchema), nil)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(e.Stderr, "%s: %v\n", t.Name, err)
+			}
+		}
+		return nil
 	}
 	if strings.HasPrefix(scenario, "mcpcheck-") {
 		return flow(e, tools, call)
@@ -246,4 +276,20 @@ func minimalArgs(schema json.RawMessage) map[string]any {
 		}
 	}
 	return args
+}
+
+// answerDelay waits ms milliseconds (the scripted user's or model's
+// thinking time), or until ctx ends.
+func answerDelay(ctx context.Context, ms int64) error {
+	if ms <= 0 {
+		return nil
+	}
+	t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -1,0 +1,1038 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Tasks (2025-11-25), the client as receiver: when the client declares
+// task support for sampling/createMessage or elicitation/create, the stage
+// (while serving the client's first request after initialization) sends it
+// task-augmented requests of that type and follows the tasks as a
+// requestor would: tasks/get, tasks/result, tasks/list, tasks/cancel of a
+// working and of a finished task, unknown task ids, a tasks/get whose
+// related-task _meta names another task, and a params.task that proposes a
+// taskId. The checks judge the client's answers. A second scenario sends
+// task-augmented requests of the types the client did not declare task
+// support for.
+
+// The receiver scenarios.
+const (
+	rxScenario           = "mcpcheck-tasks-receiver"
+	rxUndeclaredScenario = "mcpcheck-tasks-undeclared"
+)
+
+// rxAnswerDelayMs is how long a scripted client's user or model takes to
+// answer in the receiver scenario (MCP_CONFORMANCE_CONTEXT answerDelayMs),
+// so that its tasks are still working when the stage cancels one.
+const rxAnswerDelayMs = 1000
+
+// rxUnknownID is a taskId no client has; rxChosenID the one the stage
+// proposes in params.task (a receiver chooses its own).
+const (
+	rxUnknownID = "mcpcheck-no-such-task-7f3a"
+	rxChosenID  = "mcpcheck-chosen-task-id"
+)
+
+// rxPromptWork is the least work (by the client's own timestamps) for
+// which create-promptly judges whether the CreateTaskResult waited for it.
+const rxPromptWork = 500 * time.Millisecond
+
+// rxOnFirstRequest makes a Director that runs provoke once, while serving
+// the client's first request after initialization.
+func rxOnFirstRequest(provoke func(c *server.Call)) server.Director {
+	var asked atomic.Bool
+	return func(c *server.Call) (any, error, bool) {
+		switch c.Method() {
+		case spec.MethodInitialize, spec.MethodPing:
+			return nil, nil, false
+		}
+		if asked.CompareAndSwap(false, true) {
+			provoke(c)
+		}
+		return nil, nil, false
+	}
+}
+
+var _ = RegisterScenarios(
+	Scenario{
+		Name: rxScenario, Since: spec.V20251125, Until: spec.V20251125,
+		Title: "while serving the client's first request the stage sends task-augmented sampling/createMessage (or elicitation/create) for what the client declared task support for, and follows the tasks: tasks/get, tasks/result, tasks/cancel of a working and of a finished task, tasks/list, unknown taskIds, a decoy related-task _meta, a proposed taskId",
+		Acts:  Flow + "; answer sampling and elicitation after answerDelayMs (MCP_CONFORMANCE_CONTEXT)",
+		Context: func(Env, *stage.Case) string {
+			return fmt.Sprintf(`{"answerDelayMs":%d}`, rxAnswerDelayMs)
+		},
+		Stage: func(Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: rxOnFirstRequest(rxProvoke)}}
+		},
+	},
+	Scenario{
+		Name: rxUndeclaredScenario, Since: spec.V20251125, Until: spec.V20251125,
+		Title: "while serving the client's first request the stage sends sampling/createMessage and elicitation/create (for what the client declared), each plainly and then with a task field, for the types the client declared no task support for",
+		Stage: func(Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: rxOnFirstRequest(rxUndeclared)}}
+		},
+	},
+)
+
+// rxRequest is the params of the sampling/createMessage or
+// elicitation/create request (method) the stage sends.
+func rxRequest(method string) map[string]any {
+	if method == spec.MethodSamplingCreateMessage {
+		return map[string]any{"maxTokens": 20,
+			"messages": []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks, as a task: say hello"})}}}
+	}
+	return map[string]any{"mode": "form", "message": "mcpcheck asks, as a task, for your name",
+		"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}
+}
+
+// rxDeclared reports whether caps declare the request type of method and
+// task support for it.
+func rxDeclared(caps mcp.ClientCapabilities, method string) (accepts, tasks bool) {
+	r := (*mcp.ClientTaskRequests)(nil)
+	if caps.Tasks != nil {
+		r = caps.Tasks.Requests
+	}
+	switch method {
+	case spec.MethodSamplingCreateMessage:
+		return caps.Sampling != nil, r != nil && r.Sampling != nil && r.Sampling.CreateMessage != nil
+	case spec.MethodElicitationCreate:
+		return caps.Elicitation.SupportsForm(), r != nil && r.Elicitation != nil && r.Elicitation.Create != nil
+	}
+	return false, false
+}
+
+var rxMethods = []string{spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate}
+
+// rxWith returns params with a task field (ttl 60 s, and the members of
+// extra).
+func rxWith(params map[string]any, extra map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range params {
+		out[k] = v
+	}
+	task := map[string]any{"ttl": 60000}
+	for k, v := range extra {
+		task[k] = v
+	}
+	out["task"] = task
+	return out
+}
+
+// rxProvoke is the receiver scenario's stage: task-augmented requests of
+// the first type the client declared task support for, followed.
+func rxProvoke(c *server.Call) {
+	caps := c.ClientCapabilities()
+	method := ""
+	for _, m := range rxMethods {
+		if accepts, tasks := rxDeclared(caps, m); accepts && tasks {
+			method = m
+			break
+		}
+	}
+	if method == "" {
+		return
+	}
+	canCancel := caps.Tasks.Cancel != nil
+	canList := caps.Tasks.List != nil
+	create := func(extra map[string]any) string {
+		raw, err := tkRequest(c, method, rxWith(rxRequest(method), extra))
+		if err != nil {
+			return ""
+		}
+		w, _ := tkCreated(raw)
+		id, _ := w.id()
+		return id
+	}
+	ask := func(m, id string) { _, _ = tkRequest(c, m, map[string]any{"taskId": id}) }
+	a := create(nil)
+	if a == "" {
+		return
+	}
+	ask(spec.MethodTasksGet, a)
+	ask(spec.MethodTasksResult, a)
+	ask(spec.MethodTasksGet, a)
+	b := create(nil)
+	if b != "" && canCancel {
+		ask(spec.MethodTasksCancel, b)
+	}
+	// The third task's result comes after the second's work would have
+	// ended: a cancelled task that is finished anyway shows by then.
+	d := create(nil)
+	if d != "" {
+		ask(spec.MethodTasksResult, d)
+	}
+	if canList {
+		cursor := ""
+		for page := 0; page < 20; page++ {
+			p := map[string]any{}
+			if cursor != "" {
+				p["cursor"] = cursor
+			}
+			raw, err := tkRequest(c, spec.MethodTasksList, p)
+			var r struct {
+				NextCursor string `json:"nextCursor"`
+			}
+			if err != nil || json.Unmarshal(raw, &r) != nil || r.NextCursor == "" || r.NextCursor == cursor {
+				break
+			}
+			cursor = r.NextCursor
+		}
+	}
+	for _, id := range []string{a, b, d} {
+		if id != "" {
+			ask(spec.MethodTasksGet, id)
+		}
+	}
+	if canCancel {
+		ask(spec.MethodTasksCancel, a)
+	}
+	ask(spec.MethodTasksGet, rxUnknownID)
+	ask(spec.MethodTasksResult, rxUnknownID)
+	if canCancel {
+		ask(spec.MethodTasksCancel, rxUnknownID)
+	}
+	if b != "" {
+		// Last, as it may derail a receiver that follows the _meta.
+		_, _ = tkRequest(c, spec.MethodTasksGet, map[string]any{"taskId": a, "_meta": map[string]any{tkRelatedKey: map[string]any{"taskId": b}}})
+	}
+	create(map[string]any{"taskId": rxChosenID})
+}
+
+// rxUndeclared is the undeclared scenario's stage: for each type the
+// client accepts but declared no task support for, the request plainly,
+// then with a task field.
+func rxUndeclared(c *server.Call) {
+	caps := c.ClientCapabilities()
+	for _, m := range rxMethods {
+		if accepts, tasks := rxDeclared(caps, m); !accepts || tasks {
+			continue
+		}
+		_, _ = tkRequest(c, m, rxRequest(m))
+		_, _ = tkRequest(c, m, rxWith(rxRequest(m), nil))
+	}
+}
+
+// rxStep is one request of the stage in a receiver scenario and the
+// client's answer.
+type rxStep struct {
+	req      Msg
+	ans      Msg
+	answered bool
+	// taskID is the task the step is about: params.taskId, or the task a
+	// task-augmented request created.
+	taskID string
+	// create marks a task-augmented request; wrapped is its method.
+	create  bool
+	wrapped string
+	// decoy marks a tasks/* request with related-task _meta.
+	decoy bool
+}
+
+func (s rxStep) method() string { return s.req.Msg.Method }
+
+// ok reports whether the client answered with a result.
+func (s rxStep) ok() bool { return s.answered && s.ans.Msg.Shape == jsonrpc.KindResponse }
+
+// errCode is the code of the client's error answer (0 when none).
+func (s rxStep) errCode() int64 {
+	if s.answered && s.ans.Msg.Shape == jsonrpc.KindErrorResponse && s.ans.Msg.Error != nil {
+		return s.ans.Msg.Error.Code
+	}
+	return 0
+}
+
+// rxSteps returns the stage's requests in c with the client's answers, and
+// the method each task created by the client wraps.
+func rxSteps(c *Case) ([]rxStep, map[string]string) {
+	var out []rxStep
+	tasks := map[string]string{}
+	for _, req := range c.StageRequests() {
+		st := rxStep{req: req}
+		st.ans, st.answered = c.ClientAnswer(req)
+		switch req.Msg.Method {
+		case spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate:
+			if !tkAugmented(req.Msg.Params) {
+				break
+			}
+			st.create, st.wrapped = true, req.Msg.Method
+			if st.ok() {
+				if w, ok := tkCreated(st.ans.Msg.Result); ok {
+					if id, ok := w.id(); ok {
+						st.taskID = id
+						tasks[id] = req.Msg.Method
+					}
+				}
+			}
+		case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksCancel:
+			st.taskID = tkParamTaskID(req.Msg.Params)
+			_, st.decoy = tkRelated(req.Msg.Params)
+		}
+		out = append(out, st)
+	}
+	return out, tasks
+}
+
+// rxStatus is a status the client reported for one of its tasks.
+type rxStatus struct {
+	status  string
+	updated *string
+	where   string
+	seq     int
+}
+
+// rxPayloads calls each with every task payload the client returned in
+// steps: the task of a CreateTaskResult, tasks/get and tasks/cancel
+// results and tasks/list entries (where names the message).
+func rxPayloads(steps []rxStep, each func(st rxStep, w tkWire, raw json.RawMessage, where string)) {
+	for _, st := range steps {
+		if !st.ok() {
+			continue
+		}
+		res := st.ans.Msg.Result
+		switch {
+		case st.create:
+			var r struct {
+				Task json.RawMessage `json:"task"`
+			}
+			if json.Unmarshal(res, &r) == nil && len(r.Task) > 0 {
+				if w, ok := tkDecode(r.Task); ok {
+					each(st, w, r.Task, "the CreateTaskResult of "+st.wrapped)
+				}
+			}
+		case st.method() == spec.MethodTasksGet, st.method() == spec.MethodTasksCancel:
+			if w, ok := tkDecode(res); ok {
+				each(st, w, res, "the "+st.method()+" result")
+			}
+		case st.method() == spec.MethodTasksList:
+			var r struct {
+				Tasks []json.RawMessage `json:"tasks"`
+			}
+			_ = json.Unmarshal(res, &r)
+			for i, raw := range r.Tasks {
+				if w, ok := tkDecode(raw); ok {
+					each(st, w, raw, fmt.Sprintf("tasks/list entry %d", i))
+				}
+			}
+		}
+	}
+}
+
+// rxStatuses returns the statuses the client reported for each of its
+// tasks, in order.
+func rxStatuses(steps []rxStep) map[string][]rxStatus {
+	out := map[string][]rxStatus{}
+	rxPayloads(steps, func(st rxStep, w tkWire, _ json.RawMessage, where string) {
+		id, ok := w.id()
+		if !ok {
+			return
+		}
+		out[id] = append(out[id], rxStatus{status: w.Status, updated: w.LastUpdatedAt, where: where, seq: st.ans.Seq})
+	})
+	return out
+}
+
+// rxEachCase runs judge on the cases of the receiver scenario in which
+// the client declared task support for a request type the stage sends; it
+// ends the check n/a when there is none.
+func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]string)) bool {
+	judged := 0
+	for _, c := range t.Cases() {
+		if c.Scenario.Name != rxScenario {
+			continue
+		}
+		caps, ok := c.Declared()
+		if !ok {
+			continue
+		}
+		declared := false
+		for _, m := range rxMethods {
+			if accepts, tasks := rxDeclared(caps, m); accepts && tasks {
+				declared = true
+			}
+		}
+		if !declared {
+			continue
+		}
+		judged++
+		steps, tasks := rxSteps(c)
+		judge(c, steps, tasks)
+	}
+	if judged == 0 {
+		for _, c := range t.Cases() {
+			if _, ok := c.Declared(); ok {
+				t.NotApplicable("the client declared no task support for sampling/createMessage or elicitation/create (with the capability itself)")
+				return false
+			}
+		}
+		t.NeedAction(false, "initialize and make a request (the stage sends its task-augmented requests while serving it)")
+		return false
+	}
+	return true
+}
+
+// rxTime parses a task timestamp: RFC 3339, also with a lower-case t or z
+// or a space between date and time, as RFC 3339 allows.
+func rxTime(s string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
+	}
+	n := strings.ToUpper(s)
+	if len(n) > 10 && n[10] == ' ' {
+		n = n[:10] + "T" + n[11:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, n)
+	return t, err == nil
+}
+
+// rxDigitsOnly reports whether s is empty or all ASCII digits.
+func rxDigitsOnly(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// rxLater returns the statuses of task id reported after seq.
+func rxLater(statuses map[string][]rxStatus, id string, seq int) []rxStatus {
+	var out []rxStatus
+	for _, s := range statuses[id] {
+		if s.seq > seq {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// rxBefore returns the last status of task id reported before seq ("" for
+// none).
+func rxBefore(statuses map[string][]rxStatus, id string, seq int) string {
+	last := ""
+	for _, s := range statuses[id] {
+		if s.seq < seq {
+			last = s.status
+		}
+	}
+	return last
+}
+
+var _ = Register(
+	Def{
+		ID: "client/tasks/create-result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the client answers a task-augmented request of a type it declared task support for with a CreateTaskResult whose task is working",
+		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.status.starts-working"},
+		Proofs:       []Proof{{Fault: "task-starts-input-required", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, refused := 0, 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				for _, st := range steps {
+					if !st.create {
+						continue
+					}
+					if !st.ok() {
+						refused++
+						continue
+					}
+					n++
+					w, ok := tkCreated(st.ans.Msg.Result)
+					if !ok || w.Status == "" {
+						bad++
+						t.Violation("tasks.create.returns-create-task-result", "a CreateTaskResult ({task: {taskId, status, ...}}) for a task-augmented "+st.wrapped,
+							fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+						continue
+					}
+					if w.Status != string(mcp.TaskWorking) {
+						bad++
+						t.Violation("tasks.status.starts-working", "a new task is working", fmt.Sprintf("the CreateTaskResult of %s says status %q (%s)", st.wrapped, w.Status, c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable(fmt.Sprintf("the client answered none of the stage's task-augmented requests with a result (%d errors or no answer)", refused))
+				return
+			}
+			t.settle(n, bad, "", "%d CreateTaskResults, each working")
+		},
+	},
+	Def{
+		ID: "client/tasks/task-fields", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "every task the client returns has a string taskId, RFC 3339 createdAt and lastUpdatedAt, and tasks/get states the ttl",
+		Requirements: []string{"tasks.id.string", "tasks.ttl.created-at", "tasks.ttl.last-updated-at", "tasks.ttl.reported-in-get"},
+		Proofs:       []Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				rxPayloads(steps, func(st rxStep, w tkWire, _ json.RawMessage, where string) {
+					n++
+					at := where + " (" + c.Scenario.Name + ")"
+					broke := false
+					if _, ok := w.id(); !ok {
+						broke = true
+						t.Violation("tasks.id.string", "taskId is a non-empty JSON string", fmt.Sprintf("taskId %s in %s", rxOrAbsent(w.TaskID), at))
+					}
+					for _, ts := range []struct {
+						req, name string
+						v         *string
+					}{{"tasks.ttl.created-at", "createdAt", w.CreatedAt}, {"tasks.ttl.last-updated-at", "lastUpdatedAt", w.LastUpdatedAt}} {
+						switch {
+						case ts.v == nil:
+							broke = true
+							t.Violation(ts.req, ts.name+" on every task the client returns", ts.name+" is missing in "+at)
+						default:
+							if _, ok := rxTime(*ts.v); !ok {
+								broke = true
+								t.Violation(ts.req, ts.name+" is an ISO 8601 (RFC 3339) timestamp", fmt.Sprintf("%s %q in %s", ts.name, *ts.v, at))
+							}
+						}
+					}
+					if st.method() == spec.MethodTasksGet {
+						var ms int64
+						if !w.hasTTL || (string(w.TTL) != "null" && json.Unmarshal(w.TTL, &ms) != nil) {
+							broke = true
+							t.Violation("tasks.ttl.reported-in-get", "tasks/get states the ttl in force (milliseconds, or null)", fmt.Sprintf("ttl %s in %s", rxOrAbsent(w.TTL), at))
+						}
+					}
+					if broke {
+						bad++
+					}
+				})
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable("the client returned no task (no CreateTaskResult, tasks/get, tasks/list or tasks/cancel result)")
+				return
+			}
+			t.settle(n, bad, "", "%d task payloads, all with their fields")
+		},
+	},
+	Def{
+		ID: "client/tasks/task-ids", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the client's tasks get distinct, unguessable taskIds of its own choosing (not one the stage proposes)",
+		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids", "tasks.id.receiver-generated"},
+		Proofs: []Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "task-id-from-requestor", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n := 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				var ids []string
+				for _, st := range steps {
+					if !st.create || st.taskID == "" {
+						continue
+					}
+					ids = append(ids, st.taskID)
+					var p struct {
+						Task struct {
+							TaskID string `json:"taskId"`
+						} `json:"task"`
+					}
+					_ = json.Unmarshal(st.req.Msg.Params, &p)
+					if p.Task.TaskID != "" {
+						n++
+						if st.taskID == p.Task.TaskID {
+							t.Violation("tasks.id.receiver-generated", "the receiver generates the taskId; one proposed in params.task is not adopted",
+								fmt.Sprintf("the stage proposed %q and the client's task took it (%s)", p.Task.TaskID, c.Scenario.Name))
+						}
+					}
+				}
+				seen := map[string]bool{}
+				for i, id := range ids {
+					n++
+					if seen[id] {
+						t.Violation("tasks.id.unique-per-receiver", "no two of the client's tasks share a taskId", fmt.Sprintf("taskId %q was given twice (%s)", id, c.Scenario.Name))
+						continue
+					}
+					seen[id] = true
+					if i == 0 {
+						continue
+					}
+					a, b := ids[i-1], id
+					p := 0
+					for p < len(a) && p < len(b) && a[p] == b[p] {
+						p++
+					}
+					if rxDigitsOnly(a[p:]) && rxDigitsOnly(b[p:]) {
+						t.Violation("tasks.security.unguessable-ids", "taskIds from a secure random source, not a counter or a timestamp",
+							fmt.Sprintf("%q then %q differ only in trailing digits (%s)", a, b, c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			if n < 2 {
+				t.Untestable("the client created fewer than two tasks, so their ids cannot be compared")
+				return
+			}
+			if t.Open() {
+				t.Saw("%d taskIds judged", n)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "client/tasks/status-transitions", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the statuses the client reports for a task are known ones, change only along the allowed transitions, and never leave a terminal status",
+		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final"},
+		Proofs:       []Proof{{Fault: "terminal-task-reopens", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				for id, sts := range rxStatuses(steps) {
+					n++
+					var seq []string
+					prev := ""
+					for _, s := range sts {
+						seq = append(seq, s.status)
+						st := mcp.TaskStatus(s.status)
+						switch {
+						case !st.Valid():
+							bad++
+							t.Violation("tasks.status.valid-transitions", "a task's status is working, input_required, completed, failed or cancelled", fmt.Sprintf("task %s: status %q in %s (%s)", id, s.status, s.where, c.Scenario.Name))
+						case prev == "" || prev == s.status:
+						case mcp.Terminal(mcp.TaskStatus(prev)):
+							bad++
+							t.Violation("tasks.status.terminal-is-final", "a completed, failed or cancelled task keeps its status", fmt.Sprintf("task %s went from %s to %s (%s; statuses %v) (%s)", id, prev, s.status, s.where, seq, c.Scenario.Name))
+						case !mcp.LegalTransition(mcp.TaskStatus(prev), st):
+							bad++
+							t.Violation("tasks.status.valid-transitions", "only the allowed status transitions", fmt.Sprintf("task %s went from %s to %s (%s) (%s)", id, prev, s.status, s.where, c.Scenario.Name))
+						}
+						if st.Valid() {
+							prev = s.status
+						}
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable("the client reported no task status")
+				return
+			}
+			t.settle(n, bad, "", "%d tasks, statuses along allowed transitions")
+		},
+	},
+	Def{
+		ID: "client/tasks/result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "tasks/result of a finished task answers the wrapped request's own result (with related-task _meta), or an error only for a task that did not complete",
+		Requirements: []string{"tasks.result.success-passthrough", "tasks.result.terminal-returns-outcome", "tasks.related.result-response-carries-meta"},
+		Proofs:       []Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
+				statuses := rxStatuses(steps)
+				for _, st := range steps {
+					wrapped, known := tasks[st.taskID]
+					if st.method() != spec.MethodTasksResult || !known || !st.answered {
+						continue
+					}
+					n++
+					if !st.ok() {
+						later := rxLater(statuses, st.taskID, st.ans.Seq)
+						if len(later) > 0 && later[0].status == string(mcp.TaskCompleted) {
+							bad++
+							t.Violation("tasks.result.success-passthrough", "tasks/result of a completed task answers the wrapped request's result",
+								fmt.Sprintf("task %s: %s, and tasks/get then said completed (%s)", st.taskID, st.ans.Describe(), c.Scenario.Name))
+						}
+						continue
+					}
+					if vs := rules.Schema(t.Version(), spec.ClientToServer, wrapped, st.ans.Msg); len(vs) > 0 {
+						bad++
+						t.Violation("tasks.result.terminal-returns-outcome", "tasks/result answers exactly the result "+wrapped+" would have had (a "+wrapped+" result)",
+							fmt.Sprintf("task %s: %s in %s (%s)", st.taskID, rules.SortViolations(vs)[0].String(), excerpt(st.ans), c.Scenario.Name))
+						continue
+					}
+					if id, has := tkRelated(st.ans.Msg.Result); !has || id != st.taskID {
+						bad++
+						t.Violation("tasks.related.result-response-carries-meta", "the tasks/result result carries _meta related-task {taskId: "+st.taskID+"}",
+							fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable("the client answered no tasks/result about its tasks")
+				return
+			}
+			t.settle(n, bad, "", "%d tasks/result answers, each the wrapped request's outcome")
+		},
+	},
+	Def{
+		ID: "client/tasks/cancel", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "tasks/cancel of a working task answers it cancelled and it stays cancelled; tasks/cancel of a finished task fails with -32602",
+		Requirements: []string{"tasks.cancel.cancelled-before-response", "tasks.cancel.stays-cancelled", "tasks.cancel.terminal-invalid-params"},
+		Proofs: []Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "cancelled-task-completes", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "task-cancel-terminal-accepted", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, declared := 0, 0, false
+			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
+				if caps, _ := c.Declared(); caps.Tasks != nil && caps.Tasks.Cancel != nil {
+					declared = true
+				}
+				statuses := rxStatuses(steps)
+				for _, st := range steps {
+					if _, known := tasks[st.taskID]; st.method() != spec.MethodTasksCancel || !known || !st.answered {
+						continue
+					}
+					n++
+					before := rxBefore(statuses, st.taskID, st.req.Seq)
+					later := rxLater(statuses, st.taskID, st.ans.Seq)
+					at := fmt.Sprintf("task %s (%s)", st.taskID, c.Scenario.Name)
+					if mcp.Terminal(mcp.TaskStatus(before)) {
+						if code := st.errCode(); code != jsonrpc.InvalidParams {
+							bad++
+							t.Violation("tasks.cancel.terminal-invalid-params", "tasks/cancel of a task already "+before+" fails with -32602", st.ans.Describe()+" for "+at)
+						}
+						continue
+					}
+					if !st.ok() {
+						if len(later) > 0 && !mcp.Terminal(mcp.TaskStatus(later[0].status)) {
+							bad++
+							t.Violation("tasks.cancel.cancelled-before-response", "tasks/cancel of a working task cancels it", fmt.Sprintf("%s, and tasks/get then said %s, for %s", st.ans.Describe(), later[0].status, at))
+						}
+						continue
+					}
+					w, _ := tkDecode(st.ans.Msg.Result)
+					if w.Status == "" {
+						w, _ = tkCreated(st.ans.Msg.Result)
+					}
+					if w.Status != string(mcp.TaskCancelled) {
+						bad++
+						t.Violation("tasks.cancel.cancelled-before-response", "the tasks/cancel result shows the task cancelled", fmt.Sprintf("status %q: %s for %s", w.Status, excerpt(st.ans), at))
+					}
+					for _, s := range later {
+						if s.status != string(mcp.TaskCancelled) {
+							bad++
+							t.Violation("tasks.cancel.stays-cancelled", "a cancelled task stays cancelled", fmt.Sprintf("after its cancellation %s said %s, for %s", s.where, s.status, at))
+							break
+						}
+					}
+				}
+			}) {
+				return
+			}
+			switch {
+			case n > 0:
+				t.settle(n, bad, "", "%d tasks/cancel answers judged")
+			case !declared:
+				t.NotApplicable("the client did not declare tasks.cancel")
+			default:
+				t.Untestable("the client answered no tasks/cancel about its tasks")
+			}
+		},
+	},
+	Def{
+		ID: "client/tasks/errors", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "tasks/get, tasks/result and tasks/cancel of an unknown taskId fail with -32602 and a message that says why",
+		Requirements: []string{"tasks.errors.protocol-error-codes", "tasks.errors.informative-messages"},
+		Proofs:       []Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				for _, st := range steps {
+					if st.taskID != rxUnknownID || !st.answered {
+						continue
+					}
+					n++
+					at := st.method() + " of unknown taskId " + rxUnknownID + " (" + c.Scenario.Name + ")"
+					if st.errCode() != jsonrpc.InvalidParams {
+						bad++
+						t.Violation("tasks.errors.protocol-error-codes", "an error -32602 (Invalid params)", st.ans.Describe()+" for "+at)
+						continue
+					}
+					if strings.TrimSpace(st.ans.Msg.Error.Message) == "" {
+						bad++
+						t.Violation("tasks.errors.informative-messages", "the error message says what is wrong", "an empty message for "+at)
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable("the client answered none of the stage's requests about an unknown task")
+				return
+			}
+			t.settle(n, bad, "", "%d requests about an unknown task refused with -32602 and a message")
+		},
+	},
+	Def{
+		ID: "client/tasks/receiver-related-meta", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the client identifies the task by params.taskId even when related-task _meta names another, and puts no related-task _meta on tasks/get, tasks/list and tasks/cancel results",
+		Requirements: []string{"tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel"},
+		Proofs:       []Proof{{Fault: "task-follows-related-meta", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				for _, st := range steps {
+					switch st.method() {
+					case spec.MethodTasksGet, spec.MethodTasksList, spec.MethodTasksCancel:
+					default:
+						continue
+					}
+					if !st.ok() {
+						if st.decoy && st.answered {
+							t.Saw("the tasks/get with a decoy related-task _meta was refused: %s (%s)", st.ans.Describe(), c.Scenario.Name)
+						}
+						continue
+					}
+					n++
+					if st.decoy {
+						w, _ := tkDecode(st.ans.Msg.Result)
+						if id, _ := w.id(); id != st.taskID {
+							bad++
+							t.Violation("tasks.related.param-is-authoritative", "tasks/get answers about the task params.taskId names, whatever related-task _meta says",
+								fmt.Sprintf("asked about %s with related-task _meta naming another task; the answer is about %s (%s)", st.taskID, rxOrAbsent(w.TaskID), c.Scenario.Name))
+						}
+					}
+					has := false
+					if _, h := tkRelated(st.ans.Msg.Result); h {
+						has = true
+					}
+					if st.method() == spec.MethodTasksList {
+						var r struct {
+							Tasks []json.RawMessage `json:"tasks"`
+						}
+						_ = json.Unmarshal(st.ans.Msg.Result, &r)
+						for _, e := range r.Tasks {
+							if _, h := tkRelated(e); h {
+								has = true
+							}
+						}
+					}
+					if has {
+						bad++
+						t.Violation("tasks.related.omit-on-get-list-cancel", "no related-task _meta on tasks/get, tasks/list and tasks/cancel results", fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable("the client answered no tasks/get, tasks/list or tasks/cancel with a result")
+				return
+			}
+			t.settle(n, bad, "", "%d tasks/get, tasks/list and tasks/cancel results judged")
+		},
+	},
+	Def{
+		ID: "client/tasks/list-complete", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "tasks/list (all pages) includes every task tasks/get returned before and after the listing",
+		Requirements: []string{"tasks.list.includes-gettable"},
+		Proofs:       []Proof{{Fault: "task-list-omits-finished", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, listed := 0, 0, false
+			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
+				first, last := -1, -1
+				ids := map[string]bool{}
+				for i, st := range steps {
+					if st.method() != spec.MethodTasksList || !st.ok() {
+						continue
+					}
+					if first < 0 {
+						first = i
+					}
+					last = i
+					var r struct {
+						Tasks []struct {
+							TaskID string `json:"taskId"`
+						} `json:"tasks"`
+					}
+					_ = json.Unmarshal(st.ans.Msg.Result, &r)
+					for _, e := range r.Tasks {
+						ids[e.TaskID] = true
+					}
+				}
+				if first < 0 {
+					return
+				}
+				listed = true
+				created := map[string]bool{}
+				for _, st := range steps[:first] {
+					if st.create && st.taskID != "" {
+						created[st.taskID] = true
+					}
+				}
+				judged := map[string]bool{}
+				for _, st := range steps[last+1:] {
+					if st.method() != spec.MethodTasksGet || st.decoy || !st.ok() || !created[st.taskID] || judged[st.taskID] {
+						continue
+					}
+					judged[st.taskID] = true
+					n++
+					if !ids[st.taskID] {
+						bad++
+						t.Fail("every task tasks/get returns is in tasks/list", fmt.Sprintf("task %s (%s) was gettable before and after the listing but not listed (%d tasks listed) (%s)", st.taskID, tasks[st.taskID], len(ids), c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			switch {
+			case n > 0:
+				t.settle(n, bad, "", "%d gettable tasks, all listed")
+			case !listed:
+				t.NotApplicable("the client did not declare tasks.list, or answered no tasks/list")
+			default:
+				t.Untestable("no task of the client was gettable both before and after the listing")
+			}
+		},
+	},
+	Def{
+		ID: "client/tasks/create-promptly", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the client's CreateTaskResult does not wait for the task's work: it comes before the task ends (judged when the work took at least 500 ms by the client's own timestamps)",
+		Requirements: []string{"tasks.create.return-promptly"},
+		Proofs:       []Proof{{Fault: "task-create-waits", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad, quick := 0, 0, 0
+			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+				statuses := rxStatuses(steps)
+				for _, st := range steps {
+					if !st.create || st.taskID == "" {
+						continue
+					}
+					w, _ := tkCreated(st.ans.Msg.Result)
+					if w.CreatedAt == nil {
+						continue
+					}
+					created, ok := rxTime(*w.CreatedAt)
+					if !ok {
+						continue
+					}
+					var ended time.Time
+					for _, s := range statuses[st.taskID] {
+						if mcp.Terminal(mcp.TaskStatus(s.status)) && s.updated != nil {
+							ended, ok = rxTime(*s.updated)
+							break
+						}
+					}
+					if ended.IsZero() || !ok {
+						continue
+					}
+					work := ended.Sub(created)
+					if work < rxPromptWork {
+						quick++
+						continue
+					}
+					n++
+					if took := st.ans.Time.Sub(st.req.Time); took >= work-50*time.Millisecond {
+						bad++
+						t.Fail("the CreateTaskResult is sent as soon as the task is accepted, before its work is done",
+							fmt.Sprintf("task %s worked %v by its own timestamps, and its CreateTaskResult came %v after the request (%s)", st.taskID, work.Round(time.Millisecond), took.Round(time.Millisecond), c.Scenario.Name))
+					}
+				}
+			}) {
+				return
+			}
+			if n == 0 {
+				t.Untestable(fmt.Sprintf("none of the client's tasks worked %v or more by its own timestamps (%d ended sooner), too little to tell whether the CreateTaskResult waited for the work", rxPromptWork, quick))
+				return
+			}
+			t.settle(n, bad, "", "%d tasks answered before their work was done")
+		},
+	},
+	Def{
+		ID: "client/tasks/status-notifications", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+		Title:        "the client's notifications/tasks/status carry no related-task _meta",
+		Requirements: []string{"tasks.notify.status-omits-related-meta"},
+		Proofs:       []Proof{{Fault: "task-status-related-meta", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			t.EachMessage(Rule{Expected: "notifications/tasks/status without related-task _meta (the taskId is in its params)", None: "the client sent no notifications/tasks/status (it need not)", Saw: "%d status notifications, none with related-task _meta"},
+				func(c *Case, m Msg) (bool, string) {
+					if m.Msg.Shape != jsonrpc.KindNotification || m.Msg.Method != spec.MethodTasksStatus {
+						return false, ""
+					}
+					if _, has := tkRelated(m.Msg.Params); has {
+						return true, excerpt(m)
+					}
+					return true, ""
+				})
+		},
+	},
+	Def{
+		ID: "client/tasks/undeclared-type", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxUndeclaredScenario, rxScenario},
+		Title:        "a task-augmented request of a type the client declared no task support for is processed normally: the ordinary result, never a CreateTaskResult",
+		Requirements: []string{"tasks.support.undeclared-type-ignores-task", "tasks.capability.declare-when-supported"},
+		Proofs:       []Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				caps, ok := c.Declared()
+				if !ok {
+					continue
+				}
+				plainOK := map[string]bool{}
+				steps, _ := rxSteps(c)
+				for _, st := range steps {
+					m := st.method()
+					_, tasks := rxDeclared(caps, m)
+					if m != spec.MethodSamplingCreateMessage && m != spec.MethodElicitationCreate || tasks {
+						continue
+					}
+					if !st.create {
+						plainOK[m] = plainOK[m] || st.ok()
+						continue
+					}
+					if !st.answered {
+						continue
+					}
+					n++
+					if _, isTask := tkCreated(st.ans.Msg.Result); st.ok() && isTask {
+						bad++
+						actual := fmt.Sprintf("the client declared no task support for %s, yet answered a task-augmented one with a CreateTaskResult: %s (%s)", m, excerpt(st.ans), c.Scenario.Name)
+						t.Violation("tasks.support.undeclared-type-ignores-task", "the task field is ignored and the request processed normally", actual)
+						t.Violation("tasks.capability.declare-when-supported", "a client that runs "+m+" as tasks declares tasks.requests for it in initialize", actual)
+						continue
+					}
+					if !st.ok() && plainOK[m] {
+						bad++
+						t.Violation("tasks.support.undeclared-type-ignores-task", "the task field is ignored and the request processed normally",
+							fmt.Sprintf("%s without a task field got a result, with one: %s (%s)", m, st.ans.Describe(), c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 {
+				for _, c := range t.Cases() {
+					if _, ok := c.Declared(); ok {
+						t.NotApplicable("the client declared task support for every request type it accepts (or accepts neither sampling nor form elicitation), so the stage sent no task field it did not declare")
+						return
+					}
+				}
+				t.NeedAction(false, "initialize and make a request (the stage sends its requests while serving it)")
+				return
+			}
+			t.settle(n, bad, "", "%d task-augmented requests of undeclared types, each processed normally")
+		},
+	},
+)
+
+// rxOrAbsent renders a raw member for a report ("absent" when empty).
+func rxOrAbsent(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "absent"
+	}
+	return string(raw)
+}
+
+func init() {
+	exclude(map[string]string{
+		"tasks.http.streams-follow-transport":     "adds no rule of its own: the Streamable HTTP rules it points to are judged on every request and stream of the client, task requests included, by the transport-http checks",
+		"tasks.security.rate-limit":               "the specification gives no rate, and a client's limits on the tasks a server may create show only under a denial-of-service load that a conformance run must not produce",
+		"tasks.security.no-list-without-identity": "whether a receiver can tell requestors apart (authentication, session binding) is not on the wire, so declaring tasks.list cannot be judged against it; a client also receives from the one server it is connected to",
+	})
+}
