@@ -22,10 +22,16 @@ func (c *Client) negotiate(ctx context.Context) error {
 		return c.initialize(ctx, want)
 	}
 	c.setMode(true, want)
+	if c.fault(FaultSkipDiscoverProbe) {
+		return nil
+	}
 	// A legacy server may ignore server/discover; do not wait the whole
 	// request timeout to find that out.
 	res, err := c.discoverProbe(ctx, min(c.timeout(), ProbeTimeout))
-	if IsCode(err, mcp.CodeUnsupportedProtocolVersion) {
+	if IsCode(err, mcp.CodeUnsupportedProtocolVersion) && c.fault(FaultFallbackOnModern400) {
+		return c.initialize(ctx, spec.V20251125)
+	}
+	if IsCode(err, mcp.CodeUnsupportedProtocolVersion) && !c.fault(FaultIgnoreUnsupportedVersion) {
 		supported := supportedOf(err)
 		if v, ok := pickStateless(supported, want); ok {
 			c.setMode(true, v)
@@ -38,7 +44,7 @@ func (c *Client) negotiate(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		if !legacySignal(err) {
+		if !legacySignal(err) || c.fallbackKeyedFault(err) {
 			return fmt.Errorf("client: server/discover failed: %w", err)
 		}
 		c.logf("server/discover failed (%v); treating the server as a legacy one and sending initialize", err)

@@ -112,7 +112,7 @@ func (c *Client) request(ctx context.Context, method string, params any, o reqOp
 				return nil, err
 			}
 			continue
-		case IsCode(err, mcp.CodeUnsupportedProtocolVersion) && c.Stateless() && !versionRetried:
+		case IsCode(err, mcp.CodeUnsupportedProtocolVersion) && c.Stateless() && !versionRetried && !c.fault(FaultIgnoreUnsupportedVersion):
 			versionRetried = true
 			if v, ok := pickStateless(supportedOf(err), c.opts.Version); ok {
 				c.setVersion(v)
@@ -136,8 +136,14 @@ func (c *Client) request(ctx context.Context, method string, params any, o reqOp
 		if err != nil {
 			return nil, fmt.Errorf("client: the result of %s is unusable: %w", method, err)
 		}
+		if accept, err := c.resultTypeFault(method, rt); err != nil {
+			return nil, err
+		} else if accept {
+			return raw, nil
+		}
 		switch rt.OrComplete() {
 		case mcp.ResultComplete:
+			c.pollFault(ctx, method, p, raw)
 			return raw, nil
 		case mcp.ResultInputRequired:
 		default:

@@ -102,6 +102,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, o *CallOpt
 		}
 		rawArgs = b
 	}
+	if err := c.serverNameFault(name); err != nil {
+		return nil, err
+	}
 	params := mcp.CallToolParams{Name: name, Arguments: rawArgs}
 	ro := reqOpts{onProgress: o.OnProgress}
 	ro.timeout = o.Timeout
@@ -117,6 +120,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, o *CallOpt
 		}
 		if len(hp) > 0 {
 			vals, err := mcp.HeaderValues(hp, rawArgs)
+			if err != nil && c.fault(FaultUnsafeIntegerHeader) {
+				vals, err = unsafeHeaderValues(hp, rawArgs)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("client: the arguments of %q cannot be mirrored into headers: %v", name, err)
 			}
