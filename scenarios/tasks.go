@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -20,35 +21,6 @@ import (
 // tasks/result semantics and related-task _meta, tasks/cancel rules,
 // tasks/list. tasks/result blocks until the task is terminal, so no check
 // polls on a timer.
-
-const tasksRelatedKey = "io.modelcontextprotocol/related-task"
-
-// tasksWire is a task as sent, kept loose to judge every field.
-type tasksWire struct {
-	TaskID        json.RawMessage `json:"taskId"`
-	Status        string          `json:"status"`
-	CreatedAt     *string         `json:"createdAt"`
-	LastUpdatedAt *string         `json:"lastUpdatedAt"`
-	TTL           json.RawMessage `json:"ttl"`
-	PollInterval  json.RawMessage `json:"pollInterval"`
-	hasTTL        bool
-}
-
-func tasksDecode(raw json.RawMessage) (tasksWire, bool) {
-	var w tasksWire
-	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
-		return w, false
-	}
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
-	_, w.hasTTL = m["ttl"]
-	return w, true
-}
-
-func (w tasksWire) id() (string, bool) {
-	var s string
-	return s, json.Unmarshal(w.TaskID, &s) == nil && s != ""
-}
 
 // tasksCandidate picks the tool to run as a task: ref_slow (a fixture whose
 // duration mcpcheck controls) or any safe tool that supports tasks and for
@@ -88,10 +60,10 @@ func (t *T) tasksSetup(ms int, caps ...string) (c *Conn, name string, args json.
 }
 
 // tasksStart is tasksSetup, then the tool run as a task (see tasksCreate).
-func (t *T) tasksStart(ms int, caps ...string) (*Conn, tasksWire, bool) {
+func (t *T) tasksStart(ms int, caps ...string) (*Conn, rules.TaskPayload, bool) {
 	c, name, args, ok := t.tasksSetup(ms, caps...)
 	if !ok {
-		return nil, tasksWire{}, false
+		return nil, rules.TaskPayload{}, false
 	}
 	w, _, ok := t.tasksCreate(c.S(), name, args)
 	return c, w, ok
@@ -103,15 +75,6 @@ func tasksCallParams(name string, args any, task map[string]any) map[string]any 
 	return map[string]any{"name": name, "arguments": args, "task": task}
 }
 
-// tasksOf decodes the task of a CreateTaskResult.
-func tasksOf(result json.RawMessage) (tasksWire, bool) {
-	var res struct {
-		Task json.RawMessage `json:"task"`
-	}
-	_ = json.Unmarshal(result, &res)
-	return tasksDecode(res.Task)
-}
-
 // tasksResult asks tasks/result of task id, which blocks until the task is
 // terminal.
 func (t *T) tasksResult(s Sess, id string) session.Reply {
@@ -120,13 +83,13 @@ func (t *T) tasksResult(s Sess, id string) session.Reply {
 
 // tasksCreate runs a task-augmented tools/call and returns the task and
 // the reply.
-func (t *T) tasksCreate(s Sess, name string, args json.RawMessage) (tasksWire, json.RawMessage, bool) {
+func (t *T) tasksCreate(s Sess, name string, args json.RawMessage) (rules.TaskPayload, json.RawMessage, bool) {
 	r := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(name, args, map[string]any{"ttl": 60000}))
 	if !r.OK() {
 		t.Violation("tasks.create.returns-create-task-result", "a task-augmented tools/call of "+name+" is answered with a CreateTaskResult", r.Describe())
-		return tasksWire{}, nil, false
+		return rules.TaskPayload{}, nil, false
 	}
-	w, ok := tasksOf(r.Result)
+	w, ok := rules.CreatedTask(r.Result)
 	if !ok {
 		t.Violation("tasks.create.returns-create-task-result", "a CreateTaskResult ({task: {taskId, status, ...}}) for the task-augmented call of "+name, "result "+clip(r.Result))
 		return w, r.Result, false
@@ -135,8 +98,8 @@ func (t *T) tasksCreate(s Sess, name string, args json.RawMessage) (tasksWire, j
 }
 
 // tasksFields judges the fields every task payload carries.
-func (t *T) tasksFields(where string, w tasksWire, needTTL bool) {
-	if _, ok := w.id(); !ok {
+func (t *T) tasksFields(where string, w rules.TaskPayload, needTTL bool) {
+	if _, ok := w.ID(); !ok {
 		t.Violation("tasks.id.string", "taskId is a JSON string", fmt.Sprintf("%s: taskId %s", where, w.TaskID))
 	}
 	ts := func(req, name string, v *string) {
@@ -144,72 +107,48 @@ func (t *T) tasksFields(where string, w tasksWire, needTTL bool) {
 			t.Violation(req, name+" on every task payload", where+": "+name+" is missing")
 			return
 		}
-		if _, err := time.Parse(time.RFC3339Nano, *v); err != nil {
+		if _, ok := rules.TaskTime(*v); !ok {
 			t.Violation(req, name+" is an ISO 8601 / RFC 3339 timestamp", fmt.Sprintf("%s: %s %q", where, name, *v))
 		}
 	}
 	ts("tasks.ttl.created-at", "createdAt", w.CreatedAt)
 	ts("tasks.ttl.last-updated-at", "lastUpdatedAt", w.LastUpdatedAt)
 	if needTTL {
-		var n int64
-		if !w.hasTTL || (string(w.TTL) != "null" && json.Unmarshal(w.TTL, &n) != nil) {
-			t.Violation("tasks.ttl.reported-in-get", "tasks/get states the ttl in force (milliseconds, or null)", fmt.Sprintf("%s: ttl %s", where, orAbsent(w.TTL, w.hasTTL)))
+		if !w.TTLValid() {
+			t.Violation("tasks.ttl.reported-in-get", "tasks/get states the ttl in force (milliseconds, or null)", fmt.Sprintf("%s: ttl %s", where, rules.OrAbsent(w.TTL, w.HasTTL)))
 		}
 	}
 }
 
-func orAbsent(raw json.RawMessage, present bool) string {
-	if !present {
-		return "absent"
-	}
-	return string(raw)
+// tasksNext reports whether a task seen in status a may next be seen in
+// status b: a legal transition, or no change of a status that is not
+// terminal.
+func tasksNext(a, b string) bool {
+	return a != "" && (a == b || mcp.LegalTransition(mcp.TaskStatus(a), mcp.TaskStatus(b)))
 }
-
-var tasksNext = map[string]map[string]bool{
-	"working":        {"working": true, "input_required": true, "completed": true, "failed": true, "cancelled": true},
-	"input_required": {"input_required": true, "working": true, "completed": true, "failed": true, "cancelled": true},
-}
-
-func tasksTerminal(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
 
 // tasksGetParams are the params of a tasks/get of task id, optionally with
 // a misleading related-task _meta naming another task.
 func tasksGetParams(id string, decoy bool) map[string]any {
 	p := map[string]any{"taskId": id}
 	if decoy {
-		p["_meta"] = map[string]any{tasksRelatedKey: map[string]any{"taskId": "mcpcheck-decoy-task"}}
+		p["_meta"] = map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": "mcpcheck-decoy-task"}}
 	}
 	return p
 }
 
 // tasksGet asks tasks/get, optionally with a misleading related-task _meta.
-func (t *T) tasksGet(s Sess, id string, decoy bool) (tasksWire, json.RawMessage, bool) {
+func (t *T) tasksGet(s Sess, id string, decoy bool) (rules.TaskPayload, json.RawMessage, bool) {
 	r := s.Call(t.Ctx, spec.MethodTasksGet, tasksGetParams(id, decoy))
 	if !r.OK() {
 		t.Violation("tasks.ttl.reported-in-get", "tasks/get answers for a task that was just created", r.Describe())
-		return tasksWire{}, nil, false
+		return rules.TaskPayload{}, nil, false
 	}
-	w, ok := tasksDecode(r.Result)
+	w, ok := rules.DecodeTask(r.Result)
 	if !ok {
 		t.Violation("tasks.ttl.reported-in-get", "a tasks/get result with the task's fields", clip(r.Result))
 	}
 	return w, r.Result, ok
-}
-
-func tasksHasRelatedMeta(raw json.RawMessage) (string, bool) {
-	var m struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	rel, ok := m.Meta[tasksRelatedKey]
-	if !ok {
-		return "", false
-	}
-	var r struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(rel, &r)
-	return r.TaskID, true
 }
 
 var _ = Register(
@@ -227,7 +166,7 @@ var _ = Register(
 			if w.Status != "working" {
 				t.Violation("tasks.status.starts-working", "a new task has status working", fmt.Sprintf("status %q", w.Status))
 			}
-			if id, ok := w.id(); ok {
+			if id, ok := w.ID(); ok {
 				// Let the task finish before the session is reused.
 				if r := t.tasksResult(c.S(), id); !r.OK() && r.Error == nil {
 					t.Taint()
@@ -250,7 +189,7 @@ var _ = Register(
 				return
 			}
 			s := c.S()
-			id, ok := w.id()
+			id, ok := w.ID()
 			if !ok {
 				t.Violation("tasks.status.valid-transitions", "a usable taskId to follow the task", string(w.TaskID))
 				return
@@ -260,14 +199,14 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			if _, has := tasksHasRelatedMeta(graw); has {
+			if _, has := rules.RelatedTask(graw); has {
 				t.Violation("tasks.related.omit-on-get-list-cancel", "no related-task _meta on a tasks/get result", clip(graw))
 			}
 			t.tasksFields("tasks/get", g, true)
 			statuses = append(statuses, g.Status)
 			r := t.tasksResult(s, id)
 			if r.OK() {
-				rel, has := tasksHasRelatedMeta(r.Result)
+				rel, has := rules.RelatedTask(r.Result)
 				if !has || rel != id {
 					t.Violation("tasks.related.result-response-carries-meta", "the tasks/result result carries _meta related-task {taskId: "+id+"}", clip(r.Result))
 				}
@@ -297,24 +236,24 @@ var _ = Register(
 			}
 			for i := 1; i < len(statuses); i++ {
 				a, b := statuses[i-1], statuses[i]
-				if tasksTerminal(a) && a != b {
+				if mcp.Terminal(mcp.TaskStatus(a)) && a != b {
 					t.Violation("tasks.status.terminal-is-final", "a terminal status never changes", fmt.Sprintf("statuses %v", statuses))
 					break
 				}
-				if !tasksTerminal(a) && !tasksNext[a][b] {
+				if !mcp.Terminal(mcp.TaskStatus(a)) && !tasksNext(a, b) {
 					t.Violation("tasks.status.valid-transitions", "only legal status transitions", fmt.Sprintf("statuses %v", statuses))
 					break
 				}
 			}
-			if last := statuses[len(statuses)-1]; !tasksTerminal(last) {
+			if last := statuses[len(statuses)-1]; !mcp.Terminal(mcp.TaskStatus(last)) {
 				t.Violation("tasks.status.valid-transitions", "after tasks/result answered, tasks/get reports a terminal status", fmt.Sprintf("statuses %v", statuses))
 			}
 			// Last, as it may derail a receiver that honours the _meta: a
 			// tasks/get whose related-task _meta names another task.
 			dr := s.Call(t.Ctx, spec.MethodTasksGet, tasksGetParams(id, true))
 			if dr.OK() {
-				d, _ := tasksDecode(dr.Result)
-				if did, _ := d.id(); did != id {
+				d, _ := rules.DecodeTask(dr.Result)
+				if did, _ := d.ID(); did != id {
 					t.Violation("tasks.related.param-is-authoritative", "tasks/get names the task of params.taskId, whatever related-task _meta says", fmt.Sprintf("asked %s with a decoy related-task _meta, got task %s", id, d.TaskID))
 				}
 			} else {
@@ -325,11 +264,11 @@ var _ = Register(
 				items, err := t.featuresWalk(s, spec.MethodTasksList, "tasks")
 				found := false
 				for _, it := range items {
-					x, _ := tasksDecode(it)
-					if xid, _ := x.id(); xid == id {
+					x, _ := rules.DecodeTask(it)
+					if xid, _ := x.ID(); xid == id {
 						found = true
 					}
-					if _, has := tasksHasRelatedMeta(it); has {
+					if _, has := rules.RelatedTask(it); has {
 						t.Violation("tasks.related.omit-on-get-list-cancel", "no related-task _meta in tasks/list entries", clip(it))
 					}
 				}
@@ -358,10 +297,10 @@ var _ = Register(
 				return
 			}
 			s := c.S()
-			id, _ := w.id()
+			id, _ := w.ID()
 			t.tasksResult(s, id)
 			g, _, ok := t.tasksGet(s, id, false)
-			if !ok || !tasksTerminal(g.Status) {
+			if !ok || !mcp.Terminal(mcp.TaskStatus(g.Status)) {
 				t.Untestable(fmt.Sprintf("the task did not reach a terminal status to cancel (status %q)", g.Status))
 				return
 			}
@@ -390,8 +329,8 @@ var _ = Register(
 				t.Violation("tasks.create.return-promptly", "the CreateTaskResult comes at once, not after the 20 s of work", r.Describe())
 				return
 			}
-			w, _ := tasksOf(r.Result)
-			id, ok := w.id()
+			w, _ := rules.CreatedTask(r.Result)
+			id, ok := w.ID()
 			if !ok {
 				t.Untestable("the call did not create a task: " + clip(r.Result))
 				return
@@ -402,11 +341,11 @@ var _ = Register(
 				t.Violation("tasks.cancel.cancelled-before-response", "tasks/cancel of a working task succeeds", cr.Describe())
 				return
 			}
-			var cres tasksWire
+			var cres rules.TaskPayload
 			_ = json.Unmarshal(cr.Result, &cres)
 			if cres.Status != "cancelled" {
 				var wrapped struct {
-					Task tasksWire `json:"task"`
+					Task rules.TaskPayload `json:"task"`
 				}
 				_ = json.Unmarshal(cr.Result, &wrapped)
 				cres = wrapped.Task
@@ -477,7 +416,7 @@ var _ = Register(
 				if !ok {
 					return
 				}
-				id, _ := w.id()
+				id, _ := w.ID()
 				ids = append(ids, id)
 				t.tasksResult(s, id)
 			}
@@ -490,7 +429,7 @@ var _ = Register(
 			for p < len(a) && p < len(b) && a[p] == b[p] {
 				p++
 			}
-			if tasksDigits(a[p:]) && tasksDigits(b[p:]) {
+			if rules.DigitsOnly(a[p:]) && rules.DigitsOnly(b[p:]) {
 				t.Violation("tasks.security.unguessable-ids", "taskIds from a secure random source, not a counter or timestamp", fmt.Sprintf("%q then %q differ only in trailing digits", a, b))
 				return
 			}
@@ -554,18 +493,6 @@ var _ = Register(
 	},
 )
 
-func tasksDigits(s string) bool {
-	if s == "" {
-		return true
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 var _ = Register(
 	Def{
 		ID: "tasks/id-receiver-generated", Area: "tasks", Eras: stateful,
@@ -584,8 +511,8 @@ var _ = Register(
 				t.Untestable("the server refused params.task with an extra taskId member, so there is no task to judge: " + r.Describe())
 				return
 			}
-			w, _ := tasksOf(r.Result)
-			id, ok := w.id()
+			w, _ := rules.CreatedTask(r.Result)
+			id, ok := w.ID()
 			if !ok {
 				t.Untestable("the call did not create a task: " + clip(r.Result))
 				return
@@ -623,7 +550,7 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			id, _ := w.id()
+			id, _ := w.ID()
 			r := t.tasksResult(s, id)
 			if !r.OK() {
 				t.Fail("tasks/result returns the result the call gives without a task", r.Describe())
@@ -649,7 +576,7 @@ var _ = Register(
 				return
 			}
 			s := c.S()
-			id, _ := w.id()
+			id, _ := w.ID()
 			r := s.Call(t.Ctx, spec.MethodTasksGet, map[string]any{"taskId": id})
 			t.tasksResult(s, id)
 			if !t.JudgeReply(r) {
@@ -682,7 +609,7 @@ var _ = Register(
 				switch {
 				case o.Msg.Method == spec.MethodTasksStatus:
 					n++
-					if _, has := p.Meta[tasksRelatedKey]; has {
+					if _, has := p.Meta[mcp.MetaRelatedTask]; has {
 						t.Violation("tasks.notify.status-omits-related-meta", "notifications/tasks/status without related-task _meta", wire.Excerpt(o.Raw, 200))
 					}
 				case !o.Msg.ID.IsZero() && len(p.Task) > 0 && string(p.Task) != "null":

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -46,8 +47,7 @@ var tkRequestorScenarios = []string{tkToolsScenario, tkNoCapScenario, tkNoToolsC
 // tkPollMs is the pollInterval (milliseconds) of the stage's tasks.
 const tkPollMs = 200
 
-// tkRelatedKey is the related-task _meta key.
-const tkRelatedKey = mcp.MetaRelatedTask
+// mcp.MetaRelatedTask is the related-task _meta key.
 
 // tkDeclare is what the stage declares of tasks in initialize.
 type tkDeclare int
@@ -156,7 +156,7 @@ func (tt tkTool) def() server.Tool {
 func tkToolResult(text, taskID string) map[string]any {
 	r := map[string]any{"content": []mcp.ContentBlock{mcp.Text(text)}, "isError": false}
 	if taskID != "" {
-		r["_meta"] = map[string]any{tkRelatedKey: map[string]any{"taskId": taskID}}
+		r["_meta"] = map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": taskID}}
 	}
 	return r
 }
@@ -364,7 +364,7 @@ func (e *tkEngine) askOnce(c *server.Call, t *tkTask) {
 	}
 	t.asked = true
 	t.status, t.message, t.updated = mcp.TaskInputRequired, "waiting for the client's input", time.Now()
-	params := map[string]any{"_meta": map[string]any{tkRelatedKey: map[string]any{"taskId": t.id}}}
+	params := map[string]any{"_meta": map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": t.id}}}
 	for k, v := range t.ask.params {
 		params[k] = v
 	}
@@ -482,72 +482,6 @@ func tkRequest(c *server.Call, method string, params any) (json.RawMessage, erro
 
 // The recordings, as the requestor checks read them.
 
-// tkWire is a task payload as sent, kept loose to judge every field.
-type tkWire struct {
-	TaskID        json.RawMessage `json:"taskId"`
-	Status        string          `json:"status"`
-	CreatedAt     *string         `json:"createdAt"`
-	LastUpdatedAt *string         `json:"lastUpdatedAt"`
-	TTL           json.RawMessage `json:"ttl"`
-	PollInterval  json.RawMessage `json:"pollInterval"`
-	hasTTL        bool
-}
-
-// tkDecode decodes a task payload (false when raw is not an object).
-func tkDecode(raw json.RawMessage) (tkWire, bool) {
-	var w tkWire
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m == nil || json.Unmarshal(raw, &w) != nil {
-		return tkWire{}, false
-	}
-	_, w.hasTTL = m["ttl"]
-	return w, true
-}
-
-// id is the taskId when it is a non-empty string.
-func (w tkWire) id() (string, bool) {
-	var s string
-	return s, json.Unmarshal(w.TaskID, &s) == nil && s != ""
-}
-
-// poll is pollInterval in milliseconds, when given.
-func (w tkWire) poll() (int64, bool) {
-	var n int64
-	return n, len(w.PollInterval) > 0 && json.Unmarshal(w.PollInterval, &n) == nil && n > 0
-}
-
-// tkCreated returns the task of a CreateTaskResult (false when result is
-// none).
-func tkCreated(result json.RawMessage) (tkWire, bool) {
-	var r struct {
-		Task json.RawMessage `json:"task"`
-	}
-	if json.Unmarshal(result, &r) != nil || len(r.Task) == 0 || string(r.Task) == "null" {
-		return tkWire{}, false
-	}
-	return tkDecode(r.Task)
-}
-
-// tkRelated returns the related-task taskId in the _meta of an object
-// (params or result), and whether the key is there at all.
-func tkRelated(obj json.RawMessage) (string, bool) {
-	var o struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(obj, &o) != nil {
-		return "", false
-	}
-	raw, ok := o.Meta[tkRelatedKey]
-	if !ok {
-		return "", false
-	}
-	var r struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(raw, &r)
-	return r.TaskID, true
-}
-
 // tkParamTaskID is params.taskId of a tasks/* request ("" when absent).
 func tkParamTaskID(params json.RawMessage) string {
 	var p struct {
@@ -614,8 +548,8 @@ func tkClientTasks(c *Case) []*tkClientTask {
 			if !ok || ans.Msg.Shape != jsonrpc.KindResponse {
 				continue
 			}
-			w, ok := tkCreated(ans.Msg.Result)
-			id, idOK := w.id()
+			w, ok := rules.CreatedTask(ans.Msg.Result)
+			id, idOK := w.ID()
 			if !ok || !idOK {
 				continue
 			}
@@ -624,7 +558,7 @@ func tkClientTasks(c *Case) []*tkClientTask {
 			}
 			_ = json.Unmarshal(m.Msg.Params, &p)
 			t := &tkClientTask{id: id, tool: p.Name, call: m, created: ans}
-			t.poll, _ = w.poll()
+			t.poll, _ = w.Poll()
 			byID[id] = t
 			out = append(out, t)
 		case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksCancel:
@@ -635,9 +569,9 @@ func tkClientTasks(c *Case) []*tkClientTask {
 			op := tkOp{req: m, cancelled: cancelled[c.Session(m)+"|"+m.Msg.ID.String()]}
 			op.ans, op.answered = c.StageAnswer(m)
 			if op.ok() && m.Msg.Method != spec.MethodTasksResult {
-				if w, ok := tkDecode(op.ans.Msg.Result); ok {
+				if w, ok := rules.DecodeTask(op.ans.Msg.Result); ok {
 					op.status = w.Status
-					op.poll, _ = w.poll()
+					op.poll, _ = w.Poll()
 				}
 			}
 			t.ops = append(t.ops, op)
@@ -652,11 +586,11 @@ func tkClientTasks(c *Case) []*tkClientTask {
 			}
 			_ = json.Unmarshal(ans.Msg.Result, &r)
 			for _, raw := range r.Tasks {
-				w, _ := tkDecode(raw)
-				id, _ := w.id()
+				w, _ := rules.DecodeTask(raw)
+				id, _ := w.ID()
 				if t := byID[id]; t != nil {
 					op := tkOp{req: m, ans: ans, answered: true, status: w.Status}
-					op.poll, _ = w.poll()
+					op.poll, _ = w.Poll()
 					t.ops = append(t.ops, op)
 				}
 			}
@@ -949,7 +883,7 @@ var _ = Register(
 					last = task.ops[len(task.ops)-1].req
 				}
 				status := "working"
-				if w, ok := tkCreated(task.created.Msg.Result); ok {
+				if w, ok := rules.CreatedTask(task.created.Msg.Result); ok {
 					status = w.Status
 				}
 				left := tkLeft(c)
@@ -1107,7 +1041,7 @@ var _ = Register(
 					results[m.Stream] = true
 				}
 				for _, req := range c.StageRequests() {
-					if _, related := tkRelated(req.Msg.Params); !related || req.HTTP == nil || results[req.Stream] {
+					if _, related := rules.RelatedTask(req.Msg.Params); !related || req.HTTP == nil || results[req.Stream] {
 						continue
 					}
 					n++
@@ -1145,7 +1079,7 @@ var _ = Register(
 						continue
 					}
 					n++
-					if _, has := tkRelated(m.Msg.Params); !has {
+					if _, has := rules.RelatedTask(m.Msg.Params); !has {
 						continue
 					}
 					bad++

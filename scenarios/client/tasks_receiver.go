@@ -151,8 +151,8 @@ func rxProvoke(c *server.Call) {
 		if err != nil {
 			return ""
 		}
-		w, _ := tkCreated(raw)
-		id, _ := w.id()
+		w, _ := rules.CreatedTask(raw)
+		id, _ := w.ID()
 		return id
 	}
 	ask := func(m, id string) { _, _ = tkRequest(c, m, map[string]any{"taskId": id}) }
@@ -205,7 +205,7 @@ func rxProvoke(c *server.Call) {
 	}
 	if b != "" {
 		// Last, as it may derail a receiver that follows the _meta.
-		_, _ = tkRequest(c, spec.MethodTasksGet, map[string]any{"taskId": a, "_meta": map[string]any{tkRelatedKey: map[string]any{"taskId": b}}})
+		_, _ = tkRequest(c, spec.MethodTasksGet, map[string]any{"taskId": a, "_meta": map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": b}}})
 	}
 	create(map[string]any{"taskId": rxChosenID})
 }
@@ -268,8 +268,8 @@ func rxSteps(c *Case) ([]rxStep, map[string]string) {
 			}
 			st.create, st.wrapped = true, req.Msg.Method
 			if st.ok() {
-				if w, ok := tkCreated(st.ans.Msg.Result); ok {
-					if id, ok := w.id(); ok {
+				if w, ok := rules.CreatedTask(st.ans.Msg.Result); ok {
+					if id, ok := w.ID(); ok {
 						st.taskID = id
 						tasks[id] = req.Msg.Method
 					}
@@ -277,7 +277,7 @@ func rxSteps(c *Case) ([]rxStep, map[string]string) {
 			}
 		case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksCancel:
 			st.taskID = tkParamTaskID(req.Msg.Params)
-			_, st.decoy = tkRelated(req.Msg.Params)
+			_, st.decoy = rules.RelatedTask(req.Msg.Params)
 		}
 		out = append(out, st)
 	}
@@ -295,7 +295,7 @@ type rxStatus struct {
 // rxPayloads calls each with every task payload the client returned in
 // steps: the task of a CreateTaskResult, tasks/get and tasks/cancel
 // results and tasks/list entries (where names the message).
-func rxPayloads(steps []rxStep, each func(st rxStep, w tkWire, raw json.RawMessage, where string)) {
+func rxPayloads(steps []rxStep, each func(st rxStep, w rules.TaskPayload, raw json.RawMessage, where string)) {
 	for _, st := range steps {
 		if !st.ok() {
 			continue
@@ -307,12 +307,12 @@ func rxPayloads(steps []rxStep, each func(st rxStep, w tkWire, raw json.RawMessa
 				Task json.RawMessage `json:"task"`
 			}
 			if json.Unmarshal(res, &r) == nil && len(r.Task) > 0 {
-				if w, ok := tkDecode(r.Task); ok {
+				if w, ok := rules.DecodeTask(r.Task); ok {
 					each(st, w, r.Task, "the CreateTaskResult of "+st.wrapped)
 				}
 			}
 		case st.method() == spec.MethodTasksGet, st.method() == spec.MethodTasksCancel:
-			if w, ok := tkDecode(res); ok {
+			if w, ok := rules.DecodeTask(res); ok {
 				each(st, w, res, "the "+st.method()+" result")
 			}
 		case st.method() == spec.MethodTasksList:
@@ -321,7 +321,7 @@ func rxPayloads(steps []rxStep, each func(st rxStep, w tkWire, raw json.RawMessa
 			}
 			_ = json.Unmarshal(res, &r)
 			for i, raw := range r.Tasks {
-				if w, ok := tkDecode(raw); ok {
+				if w, ok := rules.DecodeTask(raw); ok {
 					each(st, w, raw, fmt.Sprintf("tasks/list entry %d", i))
 				}
 			}
@@ -333,8 +333,8 @@ func rxPayloads(steps []rxStep, each func(st rxStep, w tkWire, raw json.RawMessa
 // tasks, in order.
 func rxStatuses(steps []rxStep) map[string][]rxStatus {
 	out := map[string][]rxStatus{}
-	rxPayloads(steps, func(st rxStep, w tkWire, _ json.RawMessage, where string) {
-		id, ok := w.id()
+	rxPayloads(steps, func(st rxStep, w rules.TaskPayload, _ json.RawMessage, where string) {
+		id, ok := w.ID()
 		if !ok {
 			return
 		}
@@ -382,30 +382,6 @@ func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]strin
 	return true
 }
 
-// rxTime parses a task timestamp: RFC 3339, also with a lower-case t or z
-// or a space between date and time, as RFC 3339 allows.
-func rxTime(s string) (time.Time, bool) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	n := strings.ToUpper(s)
-	if len(n) > 10 && n[10] == ' ' {
-		n = n[:10] + "T" + n[11:]
-	}
-	t, err := time.Parse(time.RFC3339Nano, n)
-	return t, err == nil
-}
-
-// rxDigitsOnly reports whether s is empty or all ASCII digits.
-func rxDigitsOnly(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // rxLater returns the statuses of task id reported after seq.
 func rxLater(statuses map[string][]rxStatus, id string, seq int) []rxStatus {
 	var out []rxStatus
@@ -447,7 +423,7 @@ var _ = Register(
 						continue
 					}
 					n++
-					w, ok := tkCreated(st.ans.Msg.Result)
+					w, ok := rules.CreatedTask(st.ans.Msg.Result)
 					if !ok || w.Status == "" {
 						bad++
 						t.Violation("tasks.create.returns-create-task-result", "a CreateTaskResult ({task: {taskId, status, ...}}) for a task-augmented "+st.wrapped,
@@ -477,13 +453,13 @@ var _ = Register(
 		Judge: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
-				rxPayloads(steps, func(st rxStep, w tkWire, _ json.RawMessage, where string) {
+				rxPayloads(steps, func(st rxStep, w rules.TaskPayload, _ json.RawMessage, where string) {
 					n++
 					at := where + " (" + c.Scenario.Name + ")"
 					broke := false
-					if _, ok := w.id(); !ok {
+					if _, ok := w.ID(); !ok {
 						broke = true
-						t.Violation("tasks.id.string", "taskId is a non-empty JSON string", fmt.Sprintf("taskId %s in %s", rxOrAbsent(w.TaskID), at))
+						t.Violation("tasks.id.string", "taskId is a non-empty JSON string", fmt.Sprintf("taskId %s in %s", rules.OrAbsent(w.TaskID, len(w.TaskID) > 0), at))
 					}
 					for _, ts := range []struct {
 						req, name string
@@ -494,7 +470,7 @@ var _ = Register(
 							broke = true
 							t.Violation(ts.req, ts.name+" on every task the client returns", ts.name+" is missing in "+at)
 						default:
-							if _, ok := rxTime(*ts.v); !ok {
+							if _, ok := rules.TaskTime(*ts.v); !ok {
 								broke = true
 								t.Violation(ts.req, ts.name+" is an ISO 8601 (RFC 3339) timestamp", fmt.Sprintf("%s %q in %s", ts.name, *ts.v, at))
 							}
@@ -502,9 +478,9 @@ var _ = Register(
 					}
 					if st.method() == spec.MethodTasksGet {
 						var ms int64
-						if !w.hasTTL || (string(w.TTL) != "null" && json.Unmarshal(w.TTL, &ms) != nil) {
+						if !w.HasTTL || (string(w.TTL) != "null" && json.Unmarshal(w.TTL, &ms) != nil) {
 							broke = true
-							t.Violation("tasks.ttl.reported-in-get", "tasks/get states the ttl in force (milliseconds, or null)", fmt.Sprintf("ttl %s in %s", rxOrAbsent(w.TTL), at))
+							t.Violation("tasks.ttl.reported-in-get", "tasks/get states the ttl in force (milliseconds, or null)", fmt.Sprintf("ttl %s in %s", rules.OrAbsent(w.TTL, len(w.TTL) > 0), at))
 						}
 					}
 					if broke {
@@ -566,7 +542,7 @@ var _ = Register(
 					for p < len(a) && p < len(b) && a[p] == b[p] {
 						p++
 					}
-					if rxDigitsOnly(a[p:]) && rxDigitsOnly(b[p:]) {
+					if rules.DigitsOnly(a[p:]) && rules.DigitsOnly(b[p:]) {
 						t.Violation("tasks.security.unguessable-ids", "taskIds from a secure random source, not a counter or a timestamp",
 							fmt.Sprintf("%q then %q differ only in trailing digits (%s)", a, b, c.Scenario.Name))
 					}
@@ -656,7 +632,7 @@ var _ = Register(
 							fmt.Sprintf("task %s: %s in %s (%s)", st.taskID, rules.SortViolations(vs)[0].String(), excerpt(st.ans), c.Scenario.Name))
 						continue
 					}
-					if id, has := tkRelated(st.ans.Msg.Result); !has || id != st.taskID {
+					if id, has := rules.RelatedTask(st.ans.Msg.Result); !has || id != st.taskID {
 						bad++
 						t.Violation("tasks.related.result-response-carries-meta", "the tasks/result result carries _meta related-task {taskId: "+st.taskID+"}",
 							fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
@@ -708,9 +684,9 @@ var _ = Register(
 						}
 						continue
 					}
-					w, _ := tkDecode(st.ans.Msg.Result)
+					w, _ := rules.DecodeTask(st.ans.Msg.Result)
 					if w.Status == "" {
-						w, _ = tkCreated(st.ans.Msg.Result)
+						w, _ = rules.CreatedTask(st.ans.Msg.Result)
 					}
 					if w.Status != string(mcp.TaskCancelled) {
 						bad++
@@ -793,15 +769,15 @@ var _ = Register(
 					}
 					n++
 					if st.decoy {
-						w, _ := tkDecode(st.ans.Msg.Result)
-						if id, _ := w.id(); id != st.taskID {
+						w, _ := rules.DecodeTask(st.ans.Msg.Result)
+						if id, _ := w.ID(); id != st.taskID {
 							bad++
 							t.Violation("tasks.related.param-is-authoritative", "tasks/get answers about the task params.taskId names, whatever related-task _meta says",
-								fmt.Sprintf("asked about %s with related-task _meta naming another task; the answer is about %s (%s)", st.taskID, rxOrAbsent(w.TaskID), c.Scenario.Name))
+								fmt.Sprintf("asked about %s with related-task _meta naming another task; the answer is about %s (%s)", st.taskID, rules.OrAbsent(w.TaskID, len(w.TaskID) > 0), c.Scenario.Name))
 						}
 					}
 					has := false
-					if _, h := tkRelated(st.ans.Msg.Result); h {
+					if _, h := rules.RelatedTask(st.ans.Msg.Result); h {
 						has = true
 					}
 					if st.method() == spec.MethodTasksList {
@@ -810,7 +786,7 @@ var _ = Register(
 						}
 						_ = json.Unmarshal(st.ans.Msg.Result, &r)
 						for _, e := range r.Tasks {
-							if _, h := tkRelated(e); h {
+							if _, h := rules.RelatedTask(e); h {
 								has = true
 							}
 						}
@@ -906,18 +882,18 @@ var _ = Register(
 					if !st.create || st.taskID == "" {
 						continue
 					}
-					w, _ := tkCreated(st.ans.Msg.Result)
+					w, _ := rules.CreatedTask(st.ans.Msg.Result)
 					if w.CreatedAt == nil {
 						continue
 					}
-					created, ok := rxTime(*w.CreatedAt)
+					created, ok := rules.TaskTime(*w.CreatedAt)
 					if !ok {
 						continue
 					}
 					var ended time.Time
 					for _, s := range statuses[st.taskID] {
 						if mcp.Terminal(mcp.TaskStatus(s.status)) && s.updated != nil {
-							ended, ok = rxTime(*s.updated)
+							ended, ok = rules.TaskTime(*s.updated)
 							break
 						}
 					}
@@ -957,7 +933,7 @@ var _ = Register(
 					if m.Msg.Shape != jsonrpc.KindNotification || m.Msg.Method != spec.MethodTasksStatus {
 						return false, ""
 					}
-					if _, has := tkRelated(m.Msg.Params); has {
+					if _, has := rules.RelatedTask(m.Msg.Params); has {
 						return true, excerpt(m)
 					}
 					return true, ""
@@ -992,7 +968,7 @@ var _ = Register(
 						continue
 					}
 					n++
-					if _, isTask := tkCreated(st.ans.Msg.Result); st.ok() && isTask {
+					if _, isTask := rules.CreatedTask(st.ans.Msg.Result); st.ok() && isTask {
 						bad++
 						actual := fmt.Sprintf("the client declared no task support for %s, yet answered a task-augmented one with a CreateTaskResult: %s (%s)", m, excerpt(st.ans), c.Scenario.Name)
 						t.Violation("tasks.support.undeclared-type-ignores-task", "the task field is ignored and the request processed normally", actual)
@@ -1020,14 +996,6 @@ var _ = Register(
 		},
 	},
 )
-
-// rxOrAbsent renders a raw member for a report ("absent" when empty).
-func rxOrAbsent(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "absent"
-	}
-	return string(raw)
-}
 
 func init() {
 	exclude(map[string]string{
