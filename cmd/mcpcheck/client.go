@@ -36,7 +36,7 @@ they did not take are untestable.
 Flags:
   --protocol V             a version, a comma list, all (default) or latest
   --label-filter EXPR      Ginkgo label filter, e.g. 'area:lifecycle'
-  --parallel N             client launches at once (default 4)
+  --parallel N             client launches at once (default 8)
   --case-timeout D         bound on one launch (default 20s)
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
                            writes every report with what was judged and exits 5
@@ -83,7 +83,7 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	stdio := fs.String("stdio", "", "")
 	protocol := fs.String("protocol", "all", "")
 	labelFilter := fs.String("label-filter", "", "")
-	parallel := fs.Int("parallel", 4, "")
+	parallel := fs.Int("parallel", 8, "")
 	caseTimeout := fs.Duration("case-timeout", 20*time.Second, "")
 	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
@@ -162,7 +162,7 @@ func runClientSuite(e *env, o clientOptions) error {
 	if err := writeReports(e, &run, bl, reports.Options{Verbose: o.verbose}, o.out, "mcpcheck-client", o.formats); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases)
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches, %d case judgements)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases, res.Judgements)
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

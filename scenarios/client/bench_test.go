@@ -16,8 +16,12 @@ import (
 
 // The client suite against the official conformance suite's client mode,
 // measured in one run: each iteration runs both against the same client
-// in 2025-11-25 and counts the checks each judged (a verdict other than
-// n/a, untestable or an informational row) per second of wall time.
+// in 2025-11-25 and counts, per second of wall time, what each judged in
+// two units. The official suite's unit is a row of a scenario's
+// checks.json with a verdict (SUCCESS, FAILURE or WARNING): one check
+// judged on one scenario. Ours in that unit is a case judgement (a check
+// with a verdict times the cases it judged); our checks (one verdict over
+// every case) are reported too, as the stricter unit.
 //
 // The lab provides the official suite (npm @modelcontextprotocol/conformance
 // under Node 22) and go-sdk's conformance client; set MCPCHECK_LAB to its
@@ -72,8 +76,9 @@ func officialClientMode(b *testing.B, node, conformance, client string, v spec.V
 }
 
 // ourClientSuite runs the client suite against launch in version v and
-// returns how many checks it judged and how long it took.
-func ourClientSuite(b *testing.B, launch Launch, v spec.Version) (int, time.Duration) {
+// returns how many checks reached a verdict, how many case judgements
+// they made and how long it took.
+func ourClientSuite(b *testing.B, launch Launch, v spec.Version) (int, int, time.Duration) {
 	start := time.Now()
 	res, err := Run(context.Background(), Config{Launch: launch, Versions: []spec.Version{v}, Direct: true})
 	took := time.Since(start)
@@ -87,7 +92,7 @@ func ourClientSuite(b *testing.B, launch Launch, v spec.Version) (int, time.Dura
 			n++
 		}
 	}
-	return n, took
+	return n, res.Judgements, took
 }
 
 func BenchmarkClientSuiteVsOfficial(b *testing.B) {
@@ -103,25 +108,29 @@ func BenchmarkClientSuiteVsOfficial(b *testing.B) {
 	bin := mcpcheckBinary(b)
 	ref := Launch{Command: bin + " reference client --timeout 10s conformance"}
 	v := spec.V20251125
-	var offN, gosdkN, refN int
+	var offN, gosdkN, gosdkJ, refN, refJ int
 	var offT, gosdkT, refT time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n, d := officialClientMode(b, node, conformance, gosdk, v)
 		offN, offT = offN+n, offT+d
-		n, d = ourClientSuite(b, Launch{Command: gosdk}, v)
-		gosdkN, gosdkT = gosdkN+n, gosdkT+d
-		n, d = ourClientSuite(b, ref, v)
-		refN, refT = refN+n, refT+d
+		n, j, d := ourClientSuite(b, Launch{Command: gosdk}, v)
+		gosdkN, gosdkJ, gosdkT = gosdkN+n, gosdkJ+j, gosdkT+d
+		n, j, d = ourClientSuite(b, ref, v)
+		refN, refJ, refT = refN+n, refJ+j, refT+d
 	}
 	perSec := func(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
+	per := func(n int) float64 { return float64(n) / float64(b.N) }
 	off := perSec(offN, offT)
-	b.ReportMetric(off, "official-checks/s")
-	b.ReportMetric(float64(offN)/float64(b.N), "official-checks")
-	b.ReportMetric(perSec(gosdkN, gosdkT), "ours-gosdk-checks/s")
-	b.ReportMetric(float64(gosdkN)/float64(b.N), "ours-gosdk-checks")
-	b.ReportMetric(perSec(refN, refT), "ours-ref-checks/s")
-	b.ReportMetric(float64(refN)/float64(b.N), "ours-ref-checks")
-	b.ReportMetric(perSec(gosdkN, gosdkT)/off, "ratio-gosdk")
-	b.ReportMetric(perSec(refN, refT)/off, "ratio-ref")
+	b.ReportMetric(off, "official-rows/s")
+	b.ReportMetric(per(offN), "official-rows")
+	b.ReportMetric(perSec(gosdkJ, gosdkT), "gosdk-judgements/s")
+	b.ReportMetric(per(gosdkJ), "gosdk-judgements")
+	b.ReportMetric(per(gosdkN), "gosdk-checks")
+	b.ReportMetric(perSec(refJ, refT), "ref-judgements/s")
+	b.ReportMetric(per(refJ), "ref-judgements")
+	b.ReportMetric(per(refN), "ref-checks")
+	b.ReportMetric(perSec(gosdkJ, gosdkT)/off, "ratio-gosdk")
+	b.ReportMetric(perSec(refJ, refT)/off, "ratio-ref")
+	b.ReportMetric(perSec(refN, refT)/off, "ratio-ref-checks")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -48,7 +49,8 @@ type Config struct {
 	LabelFilter string
 	// Only, when set, runs just the checks with these IDs.
 	Only []string
-	// Parallel is how many cases (client launches) run at once (default 4).
+	// Parallel is how many cases (client launches) run at once (default 8:
+	// most of a case is waiting on the client or on a timer).
 	Parallel int
 	// CaseTimeout bounds one client launch (default 20 s).
 	CaseTimeout time.Duration
@@ -78,8 +80,12 @@ type Result struct {
 	// Cases is how many client launches the run made; Silent how many of
 	// them saw the client send nothing at all.
 	Cases, Silent int
-	Engine        string
-	Specs         int
+	// Judgements counts, over the checks that reached a verdict (pass,
+	// fail or warn), the cases each judged: the unit the official suite
+	// counts in (one row per check per scenario).
+	Judgements int
+	Engine     string
+	Specs      int
 }
 
 // ErrClientSilent is returned when the client sent nothing in any case:
@@ -102,6 +108,8 @@ type runner struct {
 	cases map[caseKey]*pending
 	sem   chan struct{}
 	wg    sync.WaitGroup
+
+	judgements atomic.Int64
 }
 
 // pending is a case that runs (or ran) in the background.
@@ -124,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Launch.Relay = exe
 	}
 	if cfg.Parallel <= 0 {
-		cfg.Parallel = max(4, runtime.NumCPU())
+		cfg.Parallel = max(8, runtime.NumCPU())
 	}
 	if cfg.CaseTimeout <= 0 {
 		cfg.CaseTimeout = 20 * time.Second
@@ -182,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	cancel()
 	r.wg.Wait()
 
-	res := Result{Engine: engine, Specs: n, Problems: run.Problems()}
+	res := Result{Engine: engine, Specs: n, Problems: run.Problems(), Judgements: int(r.judgements.Load())}
 	for _, p := range r.cases {
 		if p.c == nil {
 			continue
@@ -320,6 +328,7 @@ func (r *runner) start(ctx context.Context, k caseKey) *pending {
 // execute judges one check in one version.
 func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 	scope := r.run.Scope(v, r.transport)
+	judged := 0
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
 		if ok, why := r.applies(d, v); !ok {
 			c.NotApplicable(why)
@@ -345,6 +354,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			}
 			cases = append(cases, p.c)
 		}
+		judged = len(cases)
 		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
 		c.UseTranscript(transcriptOf(cases))
 		d.Judge(t)
@@ -355,6 +365,10 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			}
 		}
 	})
+	switch rc.Outcome {
+	case reports.Pass, reports.Fail, reports.Warn:
+		r.judgements.Add(int64(judged))
+	}
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(rc)
 	}

@@ -76,8 +76,8 @@ type tkTool struct {
 }
 
 var (
-	tkRequired  = tkTool{name: "task_required", desc: "Must be called as a task; works for 700 ms", support: mcp.TaskRequired, work: 700 * time.Millisecond}
-	tkOptional  = tkTool{name: "task_optional", desc: "May be called as a task; works for 700 ms", support: mcp.TaskOptional, work: 700 * time.Millisecond}
+	tkRequired  = tkTool{name: "task_required", desc: "Must be called as a task; works for 400 ms", support: mcp.TaskRequired, work: 400 * time.Millisecond}
+	tkOptional  = tkTool{name: "task_optional", desc: "May be called as a task; works for 400 ms", support: mcp.TaskOptional, work: 400 * time.Millisecond}
 	tkForbidden = tkTool{name: "task_forbidden", desc: "Must not be called as a task", support: mcp.TaskForbidden}
 	tkNoSupport = tkTool{name: "no_task_support", desc: "Says nothing about tasks, so must not be called as one"}
 	tkNeedInput = tkTool{name: "task_needs_input", desc: "Must be called as a task; needs input from the client at once", support: mcp.TaskRequired, work: 100 * time.Millisecond, input: true}
@@ -135,7 +135,7 @@ var _ = RegisterScenarios(
 	Scenario{
 		Name: tkCancelScenario, Since: spec.V20251125, Until: spec.V20251125,
 		Title: "task_long (required) works for 15 s; the stage supports tasks/cancel",
-		Acts:  "call task_long as a task, give up on it after a second and cancel it",
+		Acts:  "call task_long as a task, give up on it after 300 ms and cancel it",
 		Stage: tkStage(tkDeclareAll, 0, tkLong),
 	},
 )

@@ -36,7 +36,7 @@ const (
 // rxAnswerDelayMs is how long a scripted client's user or model takes to
 // answer in the receiver scenario (MCP_CONFORMANCE_CONTEXT answerDelayMs),
 // so that its tasks are still working when the stage cancels one.
-const rxAnswerDelayMs = 1000
+const rxAnswerDelayMs = 600
 
 // rxUnknownID is a taskId no client has; rxChosenID the one the stage
 // proposes in params.task (a receiver chooses its own).
@@ -47,7 +47,7 @@ const (
 
 // rxPromptWork is the least work (by the client's own timestamps) for
 // which create-promptly judges whether the CreateTaskResult waited for it.
-const rxPromptWork = 500 * time.Millisecond
+const rxPromptWork = 400 * time.Millisecond
 
 // rxOnFirstRequest makes a Director that runs provoke once, while serving
 // the client's first request after initialization.

@@ -192,10 +192,10 @@ func conformance(e Env, o *options) error {
 		fmt.Fprintf(e.Stderr, "%d tasks listed\n", len(ts))
 		return err
 	case "mcpcheck-tasks-cancel":
-		// Give up on each tool after a second: a task still running is
+		// Give up on each tool after 300 ms: a task still running is
 		// cancelled.
 		for _, t := range tools {
-			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			_, err := c.CallTool(cctx, t.Name, minimalArgs(t.InputSchema), nil)
 			cancel()
 			if err != nil {
