@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -36,6 +37,9 @@ they did not take are untestable.
 Flags:
   --protocol V             a version, a comma list, all (default) or latest
   --label-filter EXPR      Ginkgo label filter, e.g. 'area:lifecycle'
+  --header K:V             add an HTTP header to every answer of the stage (HTTP clients;
+                           repeatable), for clients that need one from their server's gateway
+  --header-env K:ENVVAR    the same, with the value read from ENVVAR (not on the command line)
   --parallel N             client launches at once (default 8)
   --case-timeout D         bound on one launch (default 20s)
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
@@ -62,6 +66,7 @@ type clientOptions struct {
 	out         string
 	formats     []reports.Format
 	verbose     bool
+	header      http.Header
 }
 
 // clientMain runs "mcpcheck client ARGS".
@@ -90,6 +95,9 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
 	verbose := fs.Bool("verbose", false, "")
+	var headers, headerEnvs multiFlag
+	fs.Var(&headers, "header", "")
+	fs.Var(&headerEnvs, "header-env", "")
 	if err := parseFlags(fs, args); err != nil {
 		return clientOptions{}, err
 	}
@@ -107,6 +115,25 @@ func parseClientFlags(args []string) (clientOptions, error) {
 		o.launch = clientsuite.Launch{Command: *command}
 	default:
 		o.launch = clientsuite.Launch{Command: *stdio, Stdio: true}
+	}
+	if (len(headers) > 0 || len(headerEnvs) > 0) && *stdio != "" {
+		return o, usagef("client: --header and --header-env apply to HTTP clients (--command) only")
+	}
+	hs, err := parseHeaderFlags("client", headers, headerEnvs)
+	if err != nil {
+		return o, err
+	}
+	for _, h := range hs {
+		v := h.Value
+		if h.Env != "" {
+			if v = os.Getenv(h.Env); v == "" {
+				return o, usagef("client: --header-env %s:%s: the environment variable %s is empty or unset", h.Name, h.Env, h.Env)
+			}
+		}
+		if o.header == nil {
+			o.header = http.Header{}
+		}
+		o.header.Add(h.Name, v)
 	}
 	if *parallel <= 0 {
 		return o, usagef("client: --parallel must be at least 1")
@@ -140,15 +167,16 @@ func runClientSuite(e *env, o clientOptions) error {
 	}
 	start := time.Now()
 	res, err := clientsuite.Run(e.ctx, clientsuite.Config{
-		Launch:      o.launch,
-		Versions:    o.versions,
-		LabelFilter: o.labelFilter,
-		Parallel:    o.parallel,
-		CaseTimeout: o.caseTimeout,
-		RunTimeout:  o.deadline,
-		Verbose:     o.verbose,
-		Progress:    progress(e.stderr, o.verbose),
-		Tool:        reports.Tool{Name: programName, Version: programVersion},
+		Launch:         o.launch,
+		Versions:       o.versions,
+		LabelFilter:    o.labelFilter,
+		Parallel:       o.parallel,
+		CaseTimeout:    o.caseTimeout,
+		RunTimeout:     o.deadline,
+		Verbose:        o.verbose,
+		Progress:       progress(e.stderr, o.verbose),
+		ResponseHeader: o.header,
+		Tool:           reports.Tool{Name: programName, Version: programVersion},
 	})
 	silent := errors.Is(err, clientsuite.ErrClientSilent)
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

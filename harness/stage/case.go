@@ -61,9 +61,11 @@ type Case struct {
 	cfg     Config
 	engine  *server.Server
 	handler http.Handler
-	rec     *Recording
-	ctx     context.Context
-	cancel  context.CancelFunc
+	// respHeader is added to every HTTP response (Stage.SetResponseHeader).
+	respHeader http.Header
+	rec        *Recording
+	ctx        context.Context
+	cancel     context.CancelFunc
 
 	own     *http.Server // the dedicated listener's server, when Config.Dedicated
 	ownAddr string
@@ -129,6 +131,9 @@ func (s *Stage) NewCase(cfg Config) (*Case, error) {
 		return nil, fmt.Errorf("stage: the case's server: %w", err)
 	}
 	c := &Case{stage: s, token: newToken(), cfg: cfg, engine: eng, rec: newRecording(cfg.MaxEvents, s.start), streams: map[string]int{}}
+	s.mu.Lock()
+	c.respHeader = s.respHeader.Clone()
+	s.mu.Unlock()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	prefix := "/c/" + c.token
 	if cfg.Dedicated {

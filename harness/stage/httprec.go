@@ -51,6 +51,9 @@ func (c *Case) recordHTTP(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		for k, vs := range c.respHeader {
+			w.Header()[k] = append([]string(nil), vs...)
+		}
 		rw := &recordingWriter{w: w, c: c, stream: stream, method: r.Method, url: r.URL.String()}
 		defer rw.finish()
 		next.ServeHTTP(rw, r)

@@ -24,9 +24,19 @@ type Stage struct {
 	srv     *http.Server
 	start   time.Time
 
-	mu     sync.Mutex
-	cases  map[string]*Case
-	closed bool
+	mu         sync.Mutex
+	cases      map[string]*Case
+	closed     bool
+	respHeader http.Header
+}
+
+// SetResponseHeader adds h to every HTTP response of the cases created
+// after the call (mcpcheck client --header: what a client needs from its
+// server's gateway). The engine's own headers win over h.
+func (s *Stage) SetResponseHeader(h http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respHeader = h.Clone()
 }
 
 // New starts a stage: an HTTP server and a relay listener, both on

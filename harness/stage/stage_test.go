@@ -229,3 +229,35 @@ func TestDedicatedCase(t *testing.T) {
 		return e.From == FromStage && e.IsMessage() && strings.Contains(string(e.Raw), "resource")
 	})
 }
+
+// TestResponseHeaderOnEveryAnswer: headers set with SetResponseHeader come
+// with every HTTP answer of a case, and the recording shows them.
+func TestResponseHeaderOnEveryAnswer(t *testing.T) {
+	s := newStage(t)
+	s.SetResponseHeader(http.Header{"X-Gateway": {"mcpcheck"}})
+	c := newCase(t, s, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr, err := transport.NewStreamableHTTP(transport.HTTPOptions{URL: c.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.Connect(ctx, tr, client.Options{Version: spec.V20251125})
+	if err != nil {
+		t.Fatalf("the reference client could not connect to the stage: %v", err)
+	}
+	cl.Close()
+	n := 0
+	for _, e := range c.Recording().Events() {
+		if e.From != FromStage || e.HTTP == nil || e.HTTP.Status == 0 {
+			continue
+		}
+		n++
+		if got := e.HTTP.Header.Get("X-Gateway"); got != "mcpcheck" {
+			t.Errorf("%s %s answered %d without the header (X-Gateway %q)", e.HTTP.Method, e.HTTP.URL, e.HTTP.Status, got)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no HTTP answer of the stage was recorded")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime"
 	"sync"
@@ -71,6 +72,9 @@ type Config struct {
 	Direct   bool
 	// Tool names the tool in the report.
 	Tool reports.Tool
+	// ResponseHeader is added to every HTTP answer of the stage
+	// (mcpcheck client --header).
+	ResponseHeader http.Header
 }
 
 // Result is a finished client run.
@@ -174,6 +178,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r.stage = st
 	defer st.Close()
+	st.SetResponseHeader(cfg.ResponseHeader)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
 	if err != nil {
 		return Result{}, err
