@@ -48,6 +48,12 @@ func relayMain(e *env, args []string) error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	// A client that exits leaves the relay's stdout a broken pipe: the
+	// write fails (EPIPE) instead of killing the relay with SIGPIPE, so the
+	// stage sees what the client did to its server, not a relay that died.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	// The relay's life is the stage's to end (and its signals' to
 	// report), not the process context's.
 	code := stage.RunRelay(context.Background(), stage.RelayOptions{Stage: *addr, Case: *token, Stdin: e.stdin, Stdout: out, Stderr: e.stderr, Signals: sigs})

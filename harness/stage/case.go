@@ -77,6 +77,7 @@ type Case struct {
 	wg      sync.WaitGroup
 	closed  bool
 	busy    int           // HTTP exchanges and stdio connections in progress
+	open    int           // stdio connections in progress
 	quiet   chan struct{} // closed (and replaced) whenever busy drops to 0
 }
 
@@ -208,6 +209,14 @@ func (c *Case) Engine() *server.Server { return c.engine }
 // launched client's exit).
 func (c *Case) Note(what, detail string) { c.rec.note(0, what, detail) }
 
+// StdioOpen returns how many relay connections (stdio servers the client
+// started) are still running.
+func (c *Case) StdioOpen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}
+
 // WaitStdio waits up to d for every stdio connection of the case to end
 // by itself (the client closed stdin and the server exited, or the
 // process was killed); it reports whether they all did.
@@ -282,8 +291,14 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 	c.relays = append(c.relays, rc)
 	c.wg.Add(1)
 	c.busy++
+	c.open++
 	c.mu.Unlock()
 	defer c.wg.Done()
+	defer func() {
+		c.mu.Lock()
+		c.open--
+		c.mu.Unlock()
+	}()
 	defer c.leave()
 	defer rc.conn.Close()
 	hold := []byte("0")

@@ -41,6 +41,10 @@ func (c *Case) recordHTTP(next http.Handler) http.Handler {
 			ev.Frame = wire.Frame{Kind: wire.KindTooLong, Raw: body[:256], Size: int64(len(body))}
 		case len(body) == 0:
 			ev.Frame = wire.Frame{Kind: wire.KindHTTPRequest}
+		case !c.mcpPath(r.URL.Path):
+			// An OAuth registration or token request, a form: a body, but
+			// not an MCP message, so no message rule judges it.
+			ev.Frame = wire.Frame{Kind: wire.KindHTTPRequest, Raw: body}
 		default:
 			ev.Frame = wire.Classify(body)
 		}
@@ -58,6 +62,17 @@ func (c *Case) recordHTTP(next http.Handler) http.Handler {
 		defer rw.finish()
 		next.ServeHTTP(rw, r)
 	})
+}
+
+// mcpPath reports whether path (below the case's prefix) is one where the
+// engine takes MCP messages: the streamable HTTP endpoint, and the
+// HTTP+SSE message endpoint when that transport is on.
+func (c *Case) mcpPath(path string) bool {
+	ep := c.cfg.HTTP.Endpoint
+	if ep == "" {
+		ep = "/mcp"
+	}
+	return path == ep || (c.cfg.HTTP.LegacySSE && path == "/message")
 }
 
 // recordingWriter records what the handler writes: the head once, then the

@@ -261,3 +261,36 @@ func TestResponseHeaderOnEveryAnswer(t *testing.T) {
 		t.Fatal("no HTTP answer of the stage was recorded")
 	}
 }
+
+// TestBodiesOffTheEndpointAreNoMessages: a JSON body posted to another
+// path of the case (an OAuth registration) is recorded with its bytes but
+// not as an MCP message, while the same body at the endpoint is one.
+func TestBodiesOffTheEndpointAreNoMessages(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{})
+	body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for _, u := range []string{c.Base() + "/register", c.URL()} {
+		resp, err := http.Post(u, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	var off, on []Event
+	for _, e := range c.Recording().Events() {
+		if e.From != FromClient || e.HTTP == nil {
+			continue
+		}
+		if strings.HasSuffix(e.HTTP.URL, "/register") {
+			off = append(off, e)
+		} else {
+			on = append(on, e)
+		}
+	}
+	if len(off) != 1 || off[0].IsMessage() || off[0].Kind != wire.KindHTTPRequest || string(off[0].Raw) != body {
+		t.Errorf("the POST to /register was recorded as %+v; want one bodied HTTP request that is no message", off)
+	}
+	if len(on) != 1 || !on[0].IsMessage() {
+		t.Errorf("the POST to the endpoint was recorded as %+v; want one message", on)
+	}
+}

@@ -54,14 +54,10 @@ var authStreamable = []string{Streamable}
 
 // authMidSessionSince is the first version in which the scenarios that
 // refuse a request inside a session (403 insufficient_scope on tools/call)
-// run. The suite makes an exchange refused at the HTTP level a session of
-// its own (so that the client's replay after authorizing is no reused
-// id), and client/lifecycle/initialize-first then takes the refused
-// tools/call for a session opened without initialize: a false failure in
-// every initialize-based version. Until that check leaves refused
-// exchanges alone, these scenarios run only where sessions are not
-// initialize-based; the official suite has them from 2025-11-25.
-const authMidSessionSince = spec.V20260728
+// run, as in the official suite. An exchange refused at the HTTP level is
+// a session of its own (so that the client's replay after authorizing is
+// no reused id), which client/lifecycle/initialize-first leaves alone.
+const authMidSessionSince = spec.V20251125
 
 // authPlays holds the play of every authorization scenario, for the
 // checks.

@@ -335,6 +335,12 @@ func authHasScope(granted, want string) bool {
 
 func (a *authServer) resourceMetadata(base string) map[string]any {
 	resource := base + authMCPPath
+	if a.play.PRM == authPRMAtRoot {
+		// Metadata at the root well-known URL describes the resource the
+		// origin names (RFC 9728 section 3.3: the resource is the URL the
+		// well-known path was inserted into), as in the official suite.
+		resource = base
+	}
 	if a.play.OtherResource {
 		resource = base + "/another-mcp-server"
 	}

@@ -401,3 +401,39 @@ func tail(bs ...[]byte) string {
 	}
 	return strings.Join(parts, " | ")
 }
+
+// SpeaksStateless reports whether the client showed in this case that it
+// speaks the 2026-07-28 (stateless) protocol: a server/discover request,
+// or a request carrying a stateless version in its _meta or in the
+// MCP-Protocol-Version header. Offered lists the versions its initialize
+// requests offered, for a client that did not.
+func (c *Case) SpeaksStateless() (speaks bool, offered []string) {
+	seen := map[string]bool{}
+	for _, m := range c.Client() {
+		if m.Msg.Shape != jsonrpc.KindRequest {
+			continue
+		}
+		if m.Msg.Method == spec.MethodServerDiscover {
+			return true, nil
+		}
+		if m.HTTP != nil {
+			if v := spec.Version(m.HTTP.Header.Get("MCP-Protocol-Version")); v.Known() && v.Era() == spec.Stateless {
+				return true, nil
+			}
+		}
+		var p struct {
+			Meta            map[string]json.RawMessage `json:"_meta"`
+			ProtocolVersion string                     `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(m.Msg.Params, &p)
+		var mv string
+		if json.Unmarshal(p.Meta[mcp.MetaProtocolVersion], &mv) == nil && spec.Version(mv).Known() && spec.Version(mv).Era() == spec.Stateless {
+			return true, nil
+		}
+		if m.Msg.Method == spec.MethodInitialize && p.ProtocolVersion != "" && !seen[p.ProtocolVersion] {
+			seen[p.ProtocolVersion] = true
+			offered = append(offered, p.ProtocolVersion)
+		}
+	}
+	return false, offered
+}

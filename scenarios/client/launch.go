@@ -22,6 +22,11 @@ const (
 // client's.
 const NoteHarnessStop = "harness-stop"
 
+// NoteHarnessCleanup marks the moment the harness ends the stdio servers
+// a client that already exited left running: their end is the harness's
+// doing too.
+const NoteHarnessCleanup = "harness-cleanup"
+
 // runCase runs scenario s in version v: a case on the stage, the client
 // launched against it, and everything recorded until the client exits,
 // the scenario is done or the case times out.
@@ -95,6 +100,8 @@ wait:
 			why = fmt.Sprintf("the client was still running after %v", r.cfg.CaseTimeout)
 		}
 		sc.Note(NoteHarnessStop, "the harness stops the client: "+why)
+	} else if n := sc.StdioOpen(); n > 0 {
+		sc.Note(NoteHarnessCleanup, fmt.Sprintf("the client exited and left %d stdio server(s) running: the harness ends them", n))
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	_ = p.Stop(stopCtx)

@@ -122,6 +122,11 @@ type Def struct {
 	Unprovable string
 	// Labels are further labels (scenarios.Fixture and the like).
 	Labels []string
+	// Unsupported makes the check run even for a client that does not
+	// speak the run's version (a 2026-07-28 run of a client that never sent
+	// anything of 2026-07-28): checks of how a client meets a server of a
+	// version it lacks. Every other check is n/a for such a client.
+	Unsupported bool
 }
 
 var (

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,6 +116,15 @@ type runner struct {
 	wg    sync.WaitGroup
 
 	judgements atomic.Int64
+
+	spokenMu sync.Mutex
+	spoken   map[spec.Version]*spokenVerdict
+}
+
+// spokenVerdict is whether the client speaks a version, decided once.
+type spokenVerdict struct {
+	once sync.Once
+	why  string // empty when it speaks it (or nothing tells)
 }
 
 // pending is a case that runs (or ran) in the background.
@@ -359,6 +370,12 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			}
 			cases = append(cases, p.c)
 		}
+		if !d.Unsupported {
+			if why := r.notSpoken(ctx, v, cases); why != "" {
+				c.NotApplicable(why)
+				return
+			}
+		}
 		judged = len(cases)
 		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
 		c.UseTranscript(transcriptOf(cases))
@@ -377,6 +394,76 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(rc)
 	}
+}
+
+// notSpoken says why the client does not speak version v, or "" when it
+// does or nothing tells. Only the stateless era can be told from the wire
+// alone: a client that in every launch of a 2026-07-28 run sent initialize
+// and nothing of 2026-07-28 is a client of older versions, and the checks
+// of 2026-07-28 clients do not apply to it. The check's own cases answer
+// at once when they show the version; otherwise every case of v is
+// awaited, so that one case where the client did speak it decides.
+func (r *runner) notSpoken(ctx context.Context, v spec.Version, cases []*Case) string {
+	if v.Era() != spec.Stateless {
+		return ""
+	}
+	for _, c := range cases {
+		if ok, _ := c.SpeaksStateless(); ok {
+			return ""
+		}
+	}
+	r.spokenMu.Lock()
+	if r.spoken == nil {
+		r.spoken = map[spec.Version]*spokenVerdict{}
+	}
+	sv := r.spoken[v]
+	if sv == nil {
+		sv = &spokenVerdict{}
+		r.spoken[v] = sv
+	}
+	r.spokenMu.Unlock()
+	sv.once.Do(func() {
+		r.mu.Lock()
+		var all []*pending
+		for k, p := range r.cases {
+			if k.v == v {
+				all = append(all, p)
+			}
+		}
+		r.mu.Unlock()
+		launches, talked := 0, 0
+		offered := map[string]bool{}
+		for _, p := range all {
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return
+			}
+			launches++
+			if p.c == nil || !p.c.Traffic() {
+				continue
+			}
+			talked++
+			ok, off := p.c.SpeaksStateless()
+			if ok {
+				return
+			}
+			for _, o := range off {
+				offered[o] = true
+			}
+		}
+		if talked == 0 || len(offered) == 0 {
+			return // nothing tells: the checks say what they could not see
+		}
+		vs := make([]string, 0, len(offered))
+		for o := range offered {
+			vs = append(vs, o)
+		}
+		sort.Strings(vs)
+		sv.why = fmt.Sprintf("the client does not speak %s: in %d launches it never sent server/discover or a %s request, and its initialize offered %s; the checks of %s clients do not apply (how it meets a server of a version it lacks is still judged)",
+			v, launches, v, strings.Join(vs, ", "), v)
+	})
+	return sv.why
 }
 
 // maxTranscript bounds the events a check's report carries.

@@ -280,7 +280,7 @@ type trEnding struct {
 // stopping the client.
 func trStdioEndings(c *Case) []trEnding {
 	stop := len(c.Events) + 1
-	for _, e := range c.Notes(NoteHarnessStop) {
+	for _, e := range append(c.Notes(NoteHarnessStop), c.Notes(NoteHarnessCleanup)...) {
 		stop = min(stop, e.Seq)
 	}
 	exit := stop

@@ -103,5 +103,8 @@ try {
   await client.close();
 } catch (e) {
   console.error(`ts-client: ${e.message}`);
-  process.exit(1);
+  // Let the SDK shut the server down as it does (close stdin, SIGTERM,
+  // SIGKILL) rather than exiting under it: what is judged is the SDK.
+  await client.close().catch(() => {});
+  process.exitCode = 1;
 }
