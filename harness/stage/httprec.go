@@ -252,6 +252,11 @@ func (s *sseSplitter) parse(b []byte) []wire.Frame {
 		// The BOM is dropped only at the very start of the stream.
 		b = append([]byte("\n"), b...)
 	}
+	return sseFrames(b)
+}
+
+// sseFrames returns the frames of the complete events of an SSE stream.
+func sseFrames(b []byte) []wire.Frame {
 	sr := wire.NewSSEReader(bytes.NewReader(b), maxBody)
 	var frames []wire.Frame
 	for {

@@ -1,7 +1,6 @@
 package stage
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,7 +26,7 @@ func TestSSESplitterMatchesReader(t *testing.T) {
 		if rapid.Bool().Draw(rt, "concat") {
 			stream = append(stream, []byte(rapid.SampledFrom(streams).Draw(rt, "second"))...)
 		}
-		want := readWhole(stream)
+		want := sseFrames(stream)
 		var s sseSplitter
 		var got []wire.Frame
 		for rest := stream; len(rest) > 0; {
@@ -39,16 +38,4 @@ func TestSSESplitterMatchesReader(t *testing.T) {
 			rt.Fatalf("events differ for %q (-whole +pieces):\n%s", stream, d)
 		}
 	})
-}
-
-func readWhole(b []byte) []wire.Frame {
-	sr := wire.NewSSEReader(bytes.NewReader(b), maxBody)
-	var frames []wire.Frame
-	for {
-		ev, err := sr.Next()
-		if err != nil {
-			return frames
-		}
-		frames = append(frames, ev.Frame())
-	}
 }

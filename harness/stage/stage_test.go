@@ -41,6 +41,23 @@ func newCase(t *testing.T, s *Stage, cfg Config) *Case {
 	return c
 }
 
+// connectRef connects the reference client to case c over streamable
+// HTTP in 2025-11-25; the context bounds the test's requests.
+func connectRef(t *testing.T, c *Case) (context.Context, *client.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	tr, err := transport.NewStreamableHTTP(transport.HTTPOptions{URL: c.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.Connect(ctx, tr, client.Options{Version: spec.V20251125})
+	if err != nil {
+		t.Fatalf("the reference client could not connect to the stage: %v", err)
+	}
+	return ctx, cl
+}
+
 // find returns the first event that matches.
 func find(evs []Event, match func(Event) bool) (Event, bool) {
 	for _, e := range evs {
@@ -57,16 +74,7 @@ func find(evs []Event, match func(Event) bool) (Event, bool) {
 func TestHTTPCaseRecordsBothWays(t *testing.T) {
 	s := newStage(t)
 	c := newCase(t, s, Config{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	tr, err := transport.NewStreamableHTTP(transport.HTTPOptions{URL: c.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := client.Connect(ctx, tr, client.Options{Version: spec.V20251125})
-	if err != nil {
-		t.Fatalf("the reference client could not connect to the stage: %v", err)
-	}
+	ctx, cl := connectRef(t, c)
 	if _, err := cl.ListTools(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -236,16 +244,7 @@ func TestResponseHeaderOnEveryAnswer(t *testing.T) {
 	s := newStage(t)
 	s.SetResponseHeader(http.Header{"X-Gateway": {"mcpcheck"}})
 	c := newCase(t, s, Config{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	tr, err := transport.NewStreamableHTTP(transport.HTTPOptions{URL: c.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := client.Connect(ctx, tr, client.Options{Version: spec.V20251125})
-	if err != nil {
-		t.Fatalf("the reference client could not connect to the stage: %v", err)
-	}
+	_, cl := connectRef(t, c)
 	cl.Close()
 	n := 0
 	for _, e := range c.Recording().Events() {
