@@ -35,7 +35,8 @@ var _ = Register(
 						// asks clients to probe so): judged by the 2026 rules.
 						continue
 					}
-					if b, broke := rules.Invalid(t.Version(), m.Msg, nil); broke {
+					v := c.SchemaVersion(m)
+					if b, broke := rules.Invalid(v, m.Msg, nil); broke {
 						bad++
 						t.Breach(c, rules.Breach{Rule: b.Rule, Requirement: rules.ReqJSONRPC2, Expected: "every message is valid JSON-RPC 2.0", Actual: b.Actual + " in " + excerpt(m)})
 						continue
@@ -44,9 +45,9 @@ var _ = Register(
 					if m.Msg.Shape.IsResponse() {
 						answers = methods[m.Msg.ID]
 					}
-					for _, vi := range rules.SortViolations(rules.Schema(t.Version(), spec.ClientToServer, answers, m.Msg)) {
+					for _, vi := range rules.SortViolations(rules.Schema(v, spec.ClientToServer, answers, m.Msg)) {
 						bad++
-						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(t.Version()) + " schema", Actual: vi.String() + " in " + excerpt(m)})
+						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(v) + " schema", Actual: vi.String() + " in " + excerpt(m)})
 						break
 					}
 				}

@@ -437,3 +437,23 @@ func (c *Case) SpeaksStateless() (speaks bool, offered []string) {
 	}
 	return false, offered
 }
+
+// SchemaVersion is the version whose schema m is held to: the case's,
+// except for an initialize request in a 2026-07-28 case, which a dual-era
+// client sends when it falls back to the older protocol; it is held to the
+// version it offers (the latest initialize-based one when it offers none
+// known). Whether falling back was right is judged by the versioning
+// checks, not by the schema.
+func (c *Case) SchemaVersion(m Msg) spec.Version {
+	if c.Version.Era() != spec.Stateless || m.Msg.Method != spec.MethodInitialize {
+		return c.Version
+	}
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(m.Msg.Params, &p)
+	if v := spec.Version(p.ProtocolVersion); v.Known() && v.Era() == spec.Stateful {
+		return v
+	}
+	return spec.V20251125
+}

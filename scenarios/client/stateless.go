@@ -1186,11 +1186,20 @@ func slLooksLikeSentinel(v string) bool {
 	return len(v) >= len(prefix)+len(suffix) && strings.EqualFold(v[:len(prefix)], prefix) && strings.HasSuffix(v, suffix)
 }
 
-// slRequestVersion is the protocol version a request names: _meta, or over
-// HTTP the MCP-Protocol-Version header when _meta has none.
+// slRequestVersion is the protocol version a request names: _meta, the
+// offered version of an initialize, or over HTTP the MCP-Protocol-Version
+// header when neither names one.
 func slRequestVersion(m Msg) string {
 	if v, ok := metaVersion(m); ok {
 		return v
+	}
+	if m.Msg.Method == spec.MethodInitialize {
+		// A fallback to the initialize handshake offers its version there.
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(m.Msg.Params, &p)
+		return p.ProtocolVersion
 	}
 	if m.HTTP != nil {
 		return m.HTTP.Header.Get("Mcp-Protocol-Version")
