@@ -325,11 +325,13 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("# %s\n\n", md(m.Title))
-	p("Each column is one server over one transport, checked by %s in every protocol version it was asked to; each row is a requirement of the catalog that a check cited. ", md(m.tool()))
-	p("A cell shows the worst outcome of that server's checks for the requirement over all versions and, when some broke it, how many of the judged checks passed and, when it held in some versions, the versions it broke in.\n\n")
+	noun, nouns := m.Noun(), m.Noun()+"s"
+	p("Each column is one %s over one transport, checked by %s in every protocol version it was asked to; each row is a requirement of the catalog that a check cited. ", noun, md(m.tool()))
+	p("A cell shows the worst outcome of that %s's checks for the requirement over all versions and, when some broke it, how many of the judged checks passed and, when it held in some versions, the versions it broke in.\n\n", noun)
 	p("Legend: ✅ pass · ❌ fail (MUST broken) · ⚠️ warn (SHOULD broken) · ❗ error (harness) · ❔ untestable · ➖ n/a · blank: not checked\n\n")
 
-	p("## Servers\n\n| # | Server | Target | Transport | Protocol versions | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
+	p("## %s\n\n| # | %s | Target |", title(nouns), title(noun))
+	p(" Transport | Protocol versions | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
 	p("|--:|---|---|---|---|---|---|---|--:|--:|--:|--:|--:|--:|\n")
 	for i, s := range m.Servers {
 		c := s.Summary.Total
@@ -343,7 +345,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		}
 	}
 
-	p("\n## Requirements × servers\n\nColumns are the servers numbered as above. ")
+	p("\n## Requirements × %s\n\nColumns are the %s numbered as above. ", nouns, nouns)
 	p("Requirement IDs are from the catalog: `mcpcheck spec show ID` prints one.\n\n| Requirement | Level |")
 	for i := range m.Servers {
 		p(" %d |", i+1)
@@ -365,7 +367,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n")
 	}
-	p("\n## Broken checks per server\n\n")
+	p("\n## Broken checks per %s\n\n", noun)
 	for _, s := range m.Servers {
 		ps := problems(s.Run)
 		if len(ps) == 0 {
@@ -389,7 +391,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			p("\n")
 		}
 		if more > 0 {
-			p("- … and %d more; the server's own JSON and HTML reports list them all.\n", more)
+			p("- … and %d more; the %s's own JSON and HTML reports list them all.\n", more, noun)
 		}
 		p("\n")
 	}
@@ -397,6 +399,34 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write Markdown matrix: %w", err)
 	}
 	return nil
+}
+
+// Noun is what the matrix compares: "client" when every run judged a
+// client, "server" when every run judged a server, "target" otherwise.
+func (m *Matrix) Noun() string {
+	roles := map[string]bool{}
+	for _, s := range m.Servers {
+		r := s.Run.Target.Role
+		if r == "" {
+			r = "server" // runs from before roles were recorded
+		}
+		roles[r] = true
+	}
+	switch {
+	case len(roles) == 1 && roles["client"]:
+		return "client"
+	case len(roles) <= 1:
+		return "server"
+	}
+	return "target"
+}
+
+// title capitalises the first letter of a word.
+func title(w string) string {
+	if w == "" {
+		return w
+	}
+	return strings.ToUpper(w[:1]) + w[1:]
 }
 
 // tool names the program and version that produced the runs.
@@ -410,12 +440,16 @@ func (m *Matrix) tool() string {
 }
 
 type matrixView struct {
-	Title    string
-	Tool     string
-	Servers  []matrixServerView
-	Areas    []string
-	Rows     []matrixRowView
-	Outcomes []htmlOption
+	Title string
+	Tool  string
+	Noun  string // "server", "client" or "target"
+	Nouns string
+	// NounsTitle is Nouns capitalised, for headings.
+	NounsTitle string
+	Servers    []matrixServerView
+	Areas      []string
+	Rows       []matrixRowView
+	Outcomes   []htmlOption
 }
 
 type matrixServerView struct {
@@ -479,7 +513,7 @@ var matrixTemplate = template.Must(template.New("matrix").Parse(matrixHTML))
 // checks. Printing shows every row. html/template escapes everything, so a
 // hostile target cannot inject markup or script.
 func (m *Matrix) WriteHTML(w io.Writer) error {
-	v := matrixView{Title: printable(m.Title), Tool: printable(m.tool())}
+	v := matrixView{Title: printable(m.Title), Tool: printable(m.tool()), Noun: m.Noun(), Nouns: m.Noun() + "s", NounsTitle: title(m.Noun() + "s")}
 	for _, o := range Outcomes {
 		v.Outcomes = append(v.Outcomes, htmlOption{o.String(), o.Label()})
 	}
@@ -604,9 +638,9 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4px
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="meta">{{len .Servers}} servers × {{len .Rows}} requirements, checked by {{.Tool}}. Each cell is the worst outcome of that server's checks for the requirement over every protocol version it was tested in; hover a cell for its counts (and the checks behind one that is not a clean pass), click a broken one for expected and actual.</p>
+<p class="meta">{{len .Servers}} {{.Nouns}} × {{len .Rows}} requirements, checked by {{.Tool}}. Each cell is the worst outcome of that {{.Noun}}'s checks for the requirement over every protocol version it was tested in; hover a cell for its counts (and the checks behind one that is not a clean pass), click a broken one for expected and actual.</p>
 
-<h2>Servers</h2>
+<h2>{{.NounsTitle}}</h2>
 <div class="cards">
 {{range .Servers}}<div class="card" data-server="{{.N}}">
 <h3>{{.N}}. {{.Name}} <span class="badge o-{{.Headline}}">{{.Headline}}</span></h3>
@@ -619,11 +653,11 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4px
 </div>
 {{end}}</div>
 
-<h2>Requirements × servers</h2>
+<h2>Requirements × {{.Nouns}}</h2>
 <p class="small"><span class="badge o-pass">PASS</span> <span class="badge o-fail">FAIL</span> MUST broken · <span class="badge o-warn">WARN</span> SHOULD broken · <span class="badge o-error">ERROR</span> harness · <span class="badge o-untestable">UNTESTABLE</span> · <span class="badge o-na">N/A</span> · blank: no check. "k/n": k of n judged checks passed.</p>
 <div class="filters">
 <label>area <select id="f-area"><option value="">all</option>{{range .Areas}}<option value="{{.}}">{{.}}</option>{{end}}</select></label>
-<label>rows <select id="f-rows"><option value="">all</option><option value="broken">broken by some server</option><option value="disagree">servers disagree</option></select></label>
+<label>rows <select id="f-rows"><option value="">all</option><option value="broken">broken by some {{.Noun}}</option><option value="disagree">{{.Nouns}} disagree</option></select></label>
 <span class="small" id="f-count"></span>
 </div>
 <table class="m"><thead><tr><th>requirement</th><th>level</th>{{range .Servers}}<th class="srv" title="{{.Name}}">{{.N}}. {{.Name}}</th>{{end}}</tr></thead>
@@ -631,7 +665,7 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4px
 {{range .Rows}}<tr class="row" data-area="{{.Area}}" data-broken="{{.Broken}}" data-disagree="{{.Disagree}}"><td class="req" title="{{.Summary}}{{if .Source}} — {{.Source}}{{end}}"><span class="mono">{{.ID}}</span></td><td>{{.Level}}</td>{{range .Cells}}<td class="c {{.Class}}" title="{{.Title}}">{{if .Link}}<a href="#{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 
-<h2>Broken checks per server</h2>
+<h2>Broken checks per {{.Noun}}</h2>
 {{range .Servers}}{{if .Broken}}<h3>{{.N}}. {{.Name}} ({{len .Broken}})</h3>
 {{range .Broken}}<details class="b o-{{.Outcome}}" id="{{.Anchor}}"><summary><span class="badge o-{{.Outcome}}">{{.Label}}</span> <span class="mono">{{.Key}}</span> {{.Title}}</summary>
 <dl class="kv"><dt>requirements</dt><dd class="mono">{{.Reqs}}</dd>{{if .Expected}}<dt>expected</dt><dd><pre>{{.Expected}}</pre></dd>{{end}}{{if .Actual}}<dt>actual</dt><dd><pre>{{.Actual}}</pre></dd>{{end}}{{if .Reason}}<dt>reason</dt><dd>{{.Reason}}</dd>{{end}}</dl>
