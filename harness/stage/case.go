@@ -427,11 +427,15 @@ func (o *stdioOut) Write(b []byte) (int, error) {
 // frame for a line over max bytes, and at the end an Unterminated frame for
 // bytes after the last LF.
 type lineSplitter struct {
-	max  int
-	buf  []byte
-	over int64
-	emit func(wire.Frame)
+	max    int
+	buf    []byte
+	over   int64
+	prefix []byte // the first bytes of a line over the limit
+	emit   func(wire.Frame)
 }
+
+// tooLongPrefix is how much of a line over the limit the recording keeps.
+const tooLongPrefix = 256
 
 func (s *lineSplitter) write(b []byte) {
 	for len(b) > 0 {
@@ -448,6 +452,10 @@ func (s *lineSplitter) write(b []byte) {
 
 func (s *lineSplitter) add(b []byte) {
 	if s.over > 0 || len(s.buf)+len(b) > s.max {
+		if s.over == 0 {
+			s.prefix = append(append([]byte(nil), s.buf...), b[:min(len(b), tooLongPrefix)]...)
+			s.prefix = s.prefix[:min(len(s.prefix), tooLongPrefix)]
+		}
 		s.over += int64(len(s.buf) + len(b))
 		s.buf = nil
 		return
@@ -458,7 +466,7 @@ func (s *lineSplitter) add(b []byte) {
 func (s *lineSplitter) line(unterminated bool) {
 	var f wire.Frame
 	if s.over > 0 {
-		f = wire.Frame{Kind: wire.KindTooLong, Size: s.over}
+		f = wire.Frame{Kind: wire.KindTooLong, Raw: s.prefix, Size: s.over}
 	} else {
 		raw, cr := s.buf, false
 		if n := len(raw); n > 0 && raw[n-1] == '\r' && !unterminated {
@@ -469,7 +477,7 @@ func (s *lineSplitter) line(unterminated bool) {
 	}
 	f.Unterminated = unterminated
 	f.Stream = wire.StreamStdio
-	s.buf, s.over = s.buf[:0], 0
+	s.buf, s.over, s.prefix = s.buf[:0], 0, nil
 	s.emit(f)
 }
 
