@@ -28,7 +28,7 @@ import (
 // directory (default /tmp/lab, as ../shared/lab/setup.sh installs it). The
 // benchmark skips when they are absent.
 //
-//	go test ./scenarios/client -run '^$' -bench ClientSuiteVsOfficial -benchtime 3x
+//	go test ./scenarios/client -run '^$' -bench 'ClientSuite.*VsOfficial' -benchtime 3x
 
 // labDir is where the lab is installed.
 func labDir() string {
@@ -75,12 +75,16 @@ func officialClientMode(b *testing.B, node, conformance, client string, v spec.V
 	return n, took
 }
 
+// officialVersions are the versions the official suite's client mode
+// takes (it has no mode for all of them at once, nor for 2024-11-05).
+var officialVersions = []spec.Version{spec.V20250326, spec.V20250618, spec.V20251125, spec.V20260728}
+
 // ourClientSuite runs the client suite against launch in version v and
 // returns how many checks reached a verdict, how many case judgements
 // they made and how long it took.
-func ourClientSuite(b *testing.B, launch Launch, v spec.Version) (int, int, time.Duration) {
+func ourClientSuite(b *testing.B, launch Launch, vs ...spec.Version) (int, int, time.Duration) {
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Launch: launch, Versions: []spec.Version{v}, Direct: true})
+	res, err := Run(context.Background(), Config{Launch: launch, Versions: vs, Direct: true})
 	took := time.Since(start)
 	if err != nil {
 		b.Fatalf("client suite: %v", err)
@@ -133,4 +137,42 @@ func BenchmarkClientSuiteVsOfficial(b *testing.B) {
 	b.ReportMetric(perSec(gosdkJ, gosdkT)/off, "ratio-gosdk")
 	b.ReportMetric(perSec(refJ, refT)/off, "ratio-ref")
 	b.ReportMetric(perSec(refN, refT)/off, "ratio-ref-checks")
+}
+
+// BenchmarkClientSuiteAllVersionsVsOfficial compares whole runs against
+// go-sdk's conformance client: ours is one run over every version
+// (mcpcheck client --protocol all); the official suite's is one run per
+// version it knows, one after another, as a CI job would have to do.
+func BenchmarkClientSuiteAllVersionsVsOfficial(b *testing.B) {
+	lab := labDir()
+	node := filepath.Join(lab, "node22", "node")
+	conformance := filepath.Join(lab, "npm-conf-next", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	gosdk := filepath.Join(lab, "go", "bin", "gosdk-conformance-client")
+	for _, p := range []string{node, conformance, gosdk} {
+		if _, err := os.Stat(p); err != nil {
+			b.Skipf("the lab is not installed (%s missing); run ../shared/lab/setup.sh or set MCPCHECK_LAB", p)
+		}
+	}
+	var offN, ourN, ourJ int
+	var offT, ourT time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, v := range officialVersions {
+			n, d := officialClientMode(b, node, conformance, gosdk, v)
+			offN, offT = offN+n, offT+d
+		}
+		n, j, d := ourClientSuite(b, Launch{Command: gosdk}, spec.Versions...)
+		ourN, ourJ, ourT = ourN+n, ourJ+j, ourT+d
+	}
+	per := func(n int) float64 { return float64(n) / float64(b.N) }
+	off := float64(offN) / offT.Seconds()
+	ours := float64(ourJ) / ourT.Seconds()
+	b.ReportMetric(per(offN), "official-rows")
+	b.ReportMetric(offT.Seconds()/float64(b.N), "official-s")
+	b.ReportMetric(off, "official-rows/s")
+	b.ReportMetric(per(ourJ), "ours-judgements")
+	b.ReportMetric(per(ourN), "ours-checks")
+	b.ReportMetric(ourT.Seconds()/float64(b.N), "ours-s")
+	b.ReportMetric(ours, "ours-judgements/s")
+	b.ReportMetric(ours/off, "ratio")
 }
