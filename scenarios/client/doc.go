@@ -25,6 +25,25 @@
 // as they judge a server's in the server suite, with the direction turned
 // around.
 //
+// # Versions a client does not speak
+//
+// A version the client lacks is no failure. For 2026-07-28 the wire tells:
+// a client that in none of its launches sent server/discover or a
+// 2026-07-28 request, and whose initialize offered an older version, gets
+// n/a for the checks of 2026-07-28 clients (Def.Unsupported keeps the few
+// about meeting a server of a version it lacks). A dual-era client's
+// server/discover probe in an older version's case, and its fallback
+// initialize in a 2026-07-28 case, are held to the rules of the version
+// each belongs to.
+//
+// # Hostile clients
+//
+// Every launch is bounded (Config.CaseTimeout); the harness stops a client
+// still running then, and ends what a client that exited left running
+// (both are noted in the recording, so what follows is never held against
+// the client). Lines and bodies over the stage's limit are recorded by
+// size and prefix, never kept whole.
+//
 // # Proofs beside checks
 //
 // Each Def declares its Proofs: a fault switch of the reference client
