@@ -33,6 +33,9 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"client", "--command", "x", "--header", "no-colon"},
 		{"client", "--command", "x", "--header-env", "X-A:MCPCHECK_TEST_SURELY_UNSET"},
 		{"relay"},
+		// A selection that matches no check judged nothing: no pass.
+		{"client", "--command", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
+		{"server", "--stdio", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)

@@ -313,10 +313,14 @@ func interruptedRun(err error, out string) error {
 	return interruptedError{fmt.Sprintf("the run was %s; the reports%s hold what was judged, the rest is marked not run", why, where)}
 }
 
-// judgeRun turns a finished run into the command's result: a harness
+// judgeRun turns a finished run into the command's result: a usage error
+// when the selection matched no check (nothing judged is no pass), a harness
 // error for problems, a failure for unexpected failures, errors and stale
 // baseline entries.
 func judgeRun(run *reports.Run, problems []error) error {
+	if len(run.Checks) == 0 && len(problems) == 0 {
+		return usagef("the selection (--label-filter, --protocol) matched no check: nothing was judged; widen it (mcpcheck spec list shows the areas)")
+	}
 	if len(problems) > 0 {
 		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(problems...))}
 	}
