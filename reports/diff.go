@@ -24,8 +24,12 @@ type Diff struct {
 	NewFailures []Change `json:"newFailures,omitempty"`
 	// Fixed are checks that pass now and were broken before.
 	Fixed []Change `json:"fixed,omitempty"`
-	// Changed are the other outcome changes (fail to warn, pass to
-	// untestable, n/a to pass, ...).
+	// Lost are checks judged before (pass, fail or warn) that are not
+	// judged now (n/a, untestable, error): coverage lost, which can hide a
+	// failure as well as a pass.
+	Lost []Change `json:"lost,omitempty"`
+	// Changed are the other outcome changes (fail to warn, untestable to
+	// n/a, n/a to pass, ...).
 	Changed []Change `json:"changed,omitempty"`
 	// Added and Removed are checks only the new or only the old run has.
 	Added   []Change `json:"added,omitempty"`
@@ -34,7 +38,7 @@ type Diff struct {
 
 // Empty reports whether the runs agree on every check.
 func (d Diff) Empty() bool {
-	return len(d.NewFailures)+len(d.Fixed)+len(d.Changed)+len(d.Added)+len(d.Removed) == 0
+	return len(d.NewFailures)+len(d.Fixed)+len(d.Lost)+len(d.Changed)+len(d.Added)+len(d.Removed) == 0
 }
 
 // Compare compares an older run with a newer one, matching checks by ID,
@@ -66,6 +70,8 @@ func Compare(before, after *Run) Diff {
 				d.NewFailures = append(d.NewFailures, ch)
 			case c.Outcome == Pass && o.Broken():
 				d.Fixed = append(d.Fixed, ch)
+			case judged(o.Outcome) && !judged(c.Outcome):
+				d.Lost = append(d.Lost, ch)
 			default:
 				d.Changed = append(d.Changed, ch)
 			}
@@ -76,11 +82,14 @@ func Compare(before, after *Run) Diff {
 			d.Removed = append(d.Removed, Change{Key: k, Title: c.Title, Before: c.Outcome})
 		}
 	}
-	for _, l := range []*[]Change{&d.NewFailures, &d.Fixed, &d.Changed, &d.Added, &d.Removed} {
+	for _, l := range []*[]Change{&d.NewFailures, &d.Fixed, &d.Lost, &d.Changed, &d.Added, &d.Removed} {
 		sortChanges(*l)
 	}
 	return d
 }
+
+// judged reports whether an outcome is a verdict on the target.
+func judged(o Outcome) bool { return o == Pass || o == Fail || o == Warn }
 
 func sortChanges(cs []Change) {
 	sort.Slice(cs, func(i, j int) bool {
@@ -108,6 +117,7 @@ var diffSections = []struct {
 }{
 	{"New failures", func(d Diff) []Change { return d.NewFailures }},
 	{"Fixed", func(d Diff) []Change { return d.Fixed }},
+	{"Lost coverage (judged before, not now)", func(d Diff) []Change { return d.Lost }},
 	{"Changed", func(d Diff) []Change { return d.Changed }},
 	{"Added checks", func(d Diff) []Change { return d.Added }},
 	{"Removed checks", func(d Diff) []Change { return d.Removed }},
@@ -149,8 +159,8 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 	if d.Empty() {
 		fmt.Fprintf(bw, "No changes: every check has the same outcome in both runs.\n")
 	} else {
-		fmt.Fprintf(bw, "%d new failures · %d fixed · %d changed · %d added · %d removed\n\n",
-			len(d.NewFailures), len(d.Fixed), len(d.Changed), len(d.Added), len(d.Removed))
+		fmt.Fprintf(bw, "%d new failures · %d fixed · %d lost · %d changed · %d added · %d removed\n\n",
+			len(d.NewFailures), len(d.Fixed), len(d.Lost), len(d.Changed), len(d.Added), len(d.Removed))
 	}
 	for _, s := range diffSections {
 		cs := s.get(d)

@@ -21,16 +21,16 @@ convert  rewrites a JSON report (mcpcheck server --format json) in other
          formats: text, json, junit, md, html, sarif, badge (default html).
          With one format and no --out the report goes to stdout; with --out
          each format is written to DIR/<RUN>.<ext>.
-diff     compares two runs check by check: new failures, fixed, changed
-         outcomes, added and removed checks. Exits 1 when there are new
-         failures, so CI can gate on it.
-matrix   compares servers: one column per run, one row per requirement, in
+diff     compares two runs check by check: new failures, fixed, lost (judged
+         before, n/a or untestable now), changed outcomes, added and removed
+         checks. Exits 1 on new failures or lost checks, so CI can gate on it.
+matrix   compares servers or clients: one column per run, one row per requirement, in
          html and/or md (default md to stdout; with --out, DIR/MATRIX.html
          and DIR/MATRIX.md). NAME= labels a column; the default label is the
          file name (or its directory's name for mcpcheck-server.json).
 
-Exit codes: 0 done; 1 (diff only) new failures; 2 usage error or unreadable
-input; 3 a report could not be written.
+Exit codes: 0 done; 1 (diff only) new failures or lost checks; 2 usage error or
+unreadable input; 3 a report could not be written.
 `
 
 // reportMain runs "mcpcheck report ARGS".
@@ -179,8 +179,8 @@ func reportDiff(e *env, args []string) error {
 	if err != nil {
 		return harnessError{fmt.Errorf("report diff: %w", err)}
 	}
-	if n := len(d.NewFailures); n > 0 {
-		return checkFailed{fmt.Sprintf("%d new failures since %s", n, pos[0])}
+	if n, lost := len(d.NewFailures), len(d.Lost); n > 0 || lost > 0 {
+		return checkFailed{fmt.Sprintf("%d new failures and %d checks no longer judged since %s", n, lost, pos[0])}
 	}
 	return nil
 }

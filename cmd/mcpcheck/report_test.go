@@ -112,13 +112,18 @@ func TestReportDiff(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("diff with a new failure exited %d, want %d; stderr %s", code, exitFailed, stderr)
 	}
-	for _, want := range []string{"New failures (1)", "ping/check-0 [2025-11-25 stdio]: pass -> fail", "Fixed (1)", "Changed (1)"} {
+	for _, want := range []string{"New failures (1)", "ping/check-0 [2025-11-25 stdio]: pass -> fail", "Fixed (1)", "Lost coverage (judged before, not now) (1)", "ping/check-2 [2025-11-25 stdio]: pass -> untestable"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("diff output lacks %q:\n%s", want, stdout)
 		}
 	}
 	if !strings.Contains(stderr, "1 new failures") {
 		t.Errorf("diff stderr does not say why it failed: %q", stderr)
+	}
+	// A check that stops being judged fails the diff even with no new failure.
+	lost := writeRunFile(t, dir, "lost.json", fixtureRun(reports.Pass, reports.Fail, reports.NA))
+	if code, _, stderr := runCmd("report", "diff", old, lost); code != exitFailed || !strings.Contains(stderr, "1 checks no longer judged") {
+		t.Errorf("diff with a pass turned n/a: exit %d, stderr %q; want %d", code, stderr, exitFailed)
 	}
 	code, stdout, _ = runCmd("report", "diff", "--format", "md", old, fixed)
 	if code != exitOK || !strings.Contains(stdout, "#### Fixed (1)") {
