@@ -160,10 +160,8 @@ func runClientSuite(e *env, o clientOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return usagef("client: --out %s: %v", o.out, err)
-		}
+	if err := checkOutDir("client", o.out); err != nil {
+		return err
 	}
 	start := time.Now()
 	res, err := clientsuite.Run(e.ctx, clientsuite.Config{

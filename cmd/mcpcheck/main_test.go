@@ -33,6 +33,11 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"client", "--command", "x", "--header", "no-colon"},
 		{"client", "--command", "x", "--header-env", "X-A:MCPCHECK_TEST_SURELY_UNSET"},
 		{"relay"},
+		// Found before any traffic: an unset --header-env variable, an
+		// --out that cannot be written.
+		{"server", "--url", "http://127.0.0.1:1/mcp", "--header-env", "Authorization:MCPCHECK_TEST_SURELY_UNSET"},
+		{"server", "--stdio", "x", "--format", "json", "--out", "/proc/mcpcheck-cannot-write-here"},
+		{"client", "--command", "x", "--format", "json", "--out", "/proc/mcpcheck-cannot-write-here"},
 		// A selection that matches no check judged nothing: no pass.
 		{"client", "--command", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
 		{"server", "--stdio", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},

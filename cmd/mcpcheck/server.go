@@ -147,6 +147,11 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if err != nil {
 		return o, err
 	}
+	for _, h := range hs {
+		if h.Env != "" && os.Getenv(h.Env) == "" {
+			return o, usagef("server: --header-env %s:%s: the environment variable %s is empty or unset; export it or drop the header", h.Name, h.Env, h.Env)
+		}
+	}
 	o.target.Headers = append(o.target.Headers, hs...)
 	if *timeout <= 0 {
 		return o, usagef("server: --timeout must be positive")
@@ -225,6 +230,9 @@ func runServerSuite(e *env, o serverOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutDir("server", o.out); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := scenarios.Run(e.ctx, scenarios.Config{
 		Target:      o.target,
@@ -278,6 +286,25 @@ func readBaseline(cmd, path string) (*reports.Baseline, error) {
 
 // writeReports applies the baseline, prints the text report and writes
 // the formats into out (as base plus each format's extension).
+// checkOutDir makes sure --out can take the reports before any traffic:
+// a run whose results cannot be written is a usage error found at once,
+// not after the run.
+func checkOutDir(cmd, out string) error {
+	if out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usagef("%s: --out %s: %v", cmd, out, err)
+	}
+	f, err := os.CreateTemp(out, ".mcpcheck-write-test-*")
+	if err != nil {
+		return usagef("%s: --out %s is not writable: %v", cmd, out, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
 func writeReports(e *env, run *reports.Run, bl *reports.Baseline, ropts reports.Options, out, base string, formats []reports.Format) error {
 	if bl != nil {
 		reports.Apply(run, bl)
