@@ -50,8 +50,9 @@ Flags:
   --verbose                keep transcripts of passing checks; progress per check
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
-stale baseline entries; 2 usage error; 3 the client never connected, or a
-harness error; 5 interrupted (a signal or --deadline; the reports hold what
+stale baseline entries; 2 usage error (also a selection that matches no
+check); 3 the client never connected, nothing was judged (in a version
+--protocol named), or a harness error; 5 interrupted (a signal or --deadline; the reports hold what
 was judged).
 `
 
@@ -67,6 +68,8 @@ type clientOptions struct {
 	formats     []reports.Format
 	verbose     bool
 	header      http.Header
+	// explicitVersions: --protocol named the versions (each must be judged).
+	explicitVersions bool
 }
 
 // clientMain runs "mcpcheck client ARGS".
@@ -141,6 +144,7 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	if *caseTimeout <= 0 {
 		return o, usagef("client: --case-timeout must be positive")
 	}
+	o.explicitVersions = explicitProtocol(*protocol)
 	vs, err := parseProtocol(*protocol)
 	if err != nil {
 		return o, err
@@ -195,5 +199,5 @@ func runClientSuite(e *env, o clientOptions) error {
 	if silent {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}
-	return judgeRun(&run, res.Problems)
+	return judgeRun(&run, res.Problems, o.explicitVersions)
 }

@@ -40,8 +40,9 @@ Flags:
   --verbose                keep transcripts of passing checks; progress per check
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
-stale baseline entries; 2 usage error; 3 target unreachable or harness error;
-5 interrupted (a signal or --deadline; the reports hold what was judged).
+stale baseline entries; 2 usage error (also a selection that matches no
+check); 3 target unreachable, nothing judged (in a version --protocol named)
+or harness error; 5 interrupted (a signal or --deadline; the reports hold what was judged).
 `
 
 // harnessError is mcpcheck failing to do its job (exit 3).
@@ -61,6 +62,8 @@ type serverOptions struct {
 	out         string
 	formats     []reports.Format
 	verbose     bool
+	// explicitVersions: --protocol named the versions (each must be judged).
+	explicitVersions bool
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -160,6 +163,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if err := o.target.Validate(); err != nil {
 		return o, usagef("server: %v", err)
 	}
+	o.explicitVersions = explicitProtocol(*protocol)
 	vs, err := parseProtocol(*protocol)
 	if err != nil {
 		return o, err
@@ -175,6 +179,13 @@ func parseServerFlags(args []string) (serverOptions, error) {
 }
 
 // parseProtocol reads --protocol: all, latest, a version, or a comma list.
+// explicitProtocol reports whether --protocol named versions (a list, or
+// latest) rather than asking for all the target speaks.
+func explicitProtocol(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "all" && s != ""
+}
+
 func parseProtocol(s string) ([]spec.Version, error) {
 	switch strings.TrimSpace(s) {
 	case "all", "":
@@ -263,7 +274,7 @@ func runServerSuite(e *env, o serverOptions) error {
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}
-	return judgeRun(&run, res.Problems)
+	return judgeRun(&run, res.Problems, o.explicitVersions)
 }
 
 // readBaseline reads --baseline (nil when none was given); a file that is
@@ -343,8 +354,9 @@ func interruptedRun(err error, out string) error {
 // judgeRun turns a finished run into the command's result: a usage error
 // when the selection matched no check (nothing judged is no pass), a harness
 // error for problems, a failure for unexpected failures, errors and stale
-// baseline entries.
-func judgeRun(run *reports.Run, problems []error) error {
+// baseline entries, and a harness error when nothing was judged (see
+// nothingJudged).
+func judgeRun(run *reports.Run, problems []error, explicit bool) error {
 	if len(run.Checks) == 0 && len(problems) == 0 {
 		return usagef("the selection (--label-filter, --protocol) matched no check: nothing was judged; widen it (mcpcheck spec list shows the areas)")
 	}
@@ -354,6 +366,38 @@ func judgeRun(run *reports.Run, problems []error) error {
 	j := reports.Verdict(run)
 	if j.Failed(false) {
 		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
+	}
+	return nothingJudged(run, explicit)
+}
+
+// nothingJudged is the verdict of a run in which no check reached pass,
+// fail or warn (every one n/a or untestable: the target spoke none of the
+// versions, or never got through initialization), or, when the versions
+// were named (--protocol V or latest), in which some named version had no
+// such check. Nothing judged is no pass.
+func nothingJudged(run *reports.Run, explicit bool) error {
+	judged := map[spec.Version]int{}
+	total := 0
+	for _, c := range run.Checks {
+		if c.Outcome == reports.Pass || c.Outcome == reports.Fail || c.Outcome == reports.Warn {
+			judged[c.Version]++
+			total++
+		}
+	}
+	if total == 0 {
+		return harnessError{errors.New("nothing was judged: every check is n/a or untestable (the target spoke none of the requested versions, or never got through initialization); the report says why for each")}
+	}
+	if !explicit {
+		return nil
+	}
+	var none []string
+	for _, v := range run.Versions {
+		if judged[v] == 0 {
+			none = append(none, string(v))
+		}
+	}
+	if len(none) > 0 {
+		return harnessError{fmt.Errorf("nothing was judged in %s, which --protocol asked for: every check there is n/a or untestable (the target does not speak it, or never got through initialization)", strings.Join(none, ", "))}
 	}
 	return nil
 }

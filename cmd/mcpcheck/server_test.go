@@ -163,3 +163,13 @@ func TestNoArgumentsChecksTheReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingJudgedIsNoPass: a target that exits at once leaves every
+// check n/a or untestable; with the version named (--protocol latest) that
+// is a harness verdict (exit 3), never "OK" with exit 0.
+func TestNothingJudgedIsNoPass(t *testing.T) {
+	code, _, stderr := runBin(t, "server", "--stdio", "true", "--protocol", "latest")
+	if code != exitHarness || !strings.Contains(stderr, "nothing was judged") {
+		t.Fatalf("exit %d, stderr %q; want %d and 'nothing was judged'", code, stderr, exitHarness)
+	}
+}
