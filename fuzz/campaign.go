@@ -400,14 +400,14 @@ func verdict(fs []*Finding) Verdict {
 	var crash, hang, must, other int
 	for _, f := range fs {
 		switch {
+		case !reports.FailingFinding(reports.Finding{Kind: f.Kind, Level: f.Level}):
+			other++ // the one rule every report format judges findings by
 		case f.Kind == reports.FindingCrash:
 			crash++
 		case f.Kind == reports.FindingHang:
 			hang++
-		case f.Level.Mandatory():
-			must++
 		default:
-			other++
+			must++
 		}
 	}
 	if crash+hang+must == 0 {

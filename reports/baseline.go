@@ -321,13 +321,22 @@ type Judgement struct {
 	Warnings []CheckKey `json:"warnings,omitempty"`
 	// Stale are baseline entries that no longer describe the run.
 	Stale []Stale `json:"stale,omitempty"`
+	// Findings are the fuzz findings that fail a campaign (FailingFinding).
+	Findings []string `json:"findings,omitempty"`
 }
 
 // Failed reports whether the run should fail a build: an unexpected failure
 // or harness error, or a stale baseline entry; with strict, also an
 // unexpected warning.
 func (j Judgement) Failed(strict bool) bool {
-	return len(j.Failures) > 0 || len(j.Errors) > 0 || len(j.Stale) > 0 || (strict && len(j.Warnings) > 0)
+	return len(j.Failures) > 0 || len(j.Errors) > 0 || len(j.Stale) > 0 || len(j.Findings) > 0 || (strict && len(j.Warnings) > 0)
+}
+
+// FailingFinding reports whether a fuzz finding fails the campaign: a
+// crash, a hang, or a violation of a MUST-level requirement. The CLI, the
+// campaign summary and every report format judge findings by this one rule.
+func FailingFinding(f Finding) bool {
+	return f.Kind == FindingCrash || f.Kind == FindingHang || (f.Kind == FindingViolation && f.Level.Mandatory())
 }
 
 // Verdict judges a run (after Apply, if a baseline is used): the checks that
@@ -354,6 +363,13 @@ func Verdict(run *Run) Judgement {
 	}
 	if run.Baseline != nil {
 		j.Stale = append(j.Stale, run.Baseline.Stale...)
+	}
+	if run.Fuzz != nil {
+		for _, f := range run.Fuzz.Findings {
+			if FailingFinding(f) {
+				j.Findings = append(j.Findings, f.ID)
+			}
+		}
 	}
 	return j
 }

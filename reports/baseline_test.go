@@ -157,7 +157,8 @@ func TestWriteBaselineRoundTrip(t *testing.T) {
 	if stale := Apply(fresh, b); len(stale) != 0 {
 		t.Errorf("a baseline written from a run is stale against that run: %v", stale)
 	}
-	if j := Verdict(fresh); j.Failed(true) {
+	// Fuzz findings are bugs to fix, never baselined: only checks count here.
+	if j := Verdict(fresh); len(j.Failures)+len(j.Errors)+len(j.Warnings)+len(j.Stale) > 0 {
 		t.Errorf("a baseline written from a run must cover all its broken checks: %+v", j)
 	}
 	if err := WriteBaseline(&buf, run, " "); err == nil {

@@ -226,6 +226,9 @@ func buildHTMLView(run *Run) htmlView {
 		v.Verdict = "No unexpected failures."
 	} else {
 		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
+		if len(j.Findings) > 0 {
+			v.Verdict += fmt.Sprintf(" %d fuzz findings fail the campaign (a crash, a hang or a MUST-level violation).", len(j.Findings))
+		}
 	}
 	for _, o := range Outcomes {
 		v.Outcomes = append(v.Outcomes, htmlOption{o.String(), o.Label()})

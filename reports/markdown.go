@@ -87,7 +87,11 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	}
 	p("  \n**Verdict for CI:** ")
 	if j.Failed(false) {
-		p("failed — %d unexpected failures, %d harness errors, %d stale baseline entries\n\n", len(j.Failures), len(j.Errors), len(j.Stale))
+		p("failed — %d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))
+		if len(j.Findings) > 0 {
+			p(", %d fuzz findings (crash, hang or MUST-level violation)", len(j.Findings))
+		}
+		p("\n\n")
 	} else {
 		p("passed — no unexpected failures\n\n")
 	}

@@ -248,6 +248,14 @@ func Summarize(run *Run) Summary {
 		s.Versions = append(s.Versions, *vs)
 	}
 	s.Headline = s.Total.Headline()
+	if run.Fuzz != nil {
+		for _, f := range run.Fuzz.Findings {
+			if FailingFinding(f) {
+				s.Headline = "fail" // a campaign's findings decide its headline too
+				break
+			}
+		}
+	}
 	s.Baselined = s.Total.Baselined
 	return s
 }
