@@ -48,6 +48,7 @@ Flags:
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif,badge (default text)
   --verbose                keep transcripts of passing checks; progress per check
+  --strict                 unexpected warnings (SHOULD broken) fail the run too (exit 1)
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error (also a selection that matches no
@@ -70,6 +71,8 @@ type clientOptions struct {
 	header      http.Header
 	// explicitVersions: --protocol named the versions (each must be judged).
 	explicitVersions bool
+	// strict: unexpected warnings (SHOULD broken) fail the run too.
+	strict bool
 }
 
 // clientMain runs "mcpcheck client ARGS".
@@ -98,13 +101,14 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
 	verbose := fs.Bool("verbose", false, "")
+	strict := fs.Bool("strict", false, "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
 	if err := parseFlags(fs, args); err != nil {
 		return clientOptions{}, err
 	}
-	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose}
+	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
 	if *deadline <= 0 {
 		return o, usagef("client: --deadline must be positive")
 	}
@@ -199,5 +203,5 @@ func runClientSuite(e *env, o clientOptions) error {
 	if silent {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}
-	return judgeRun(&run, res.Problems, o.explicitVersions)
+	return judgeRun(&run, res.Problems, o.explicitVersions, o.strict)
 }

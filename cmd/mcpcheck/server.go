@@ -38,6 +38,7 @@ Flags:
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif (default text)
   --verbose                keep transcripts of passing checks; progress per check
+  --strict                 unexpected warnings (SHOULD broken) fail the run too (exit 1)
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error (also a selection that matches no
@@ -64,6 +65,8 @@ type serverOptions struct {
 	verbose     bool
 	// explicitVersions: --protocol named the versions (each must be judged).
 	explicitVersions bool
+	// strict: unexpected warnings (SHOULD broken) fail the run too.
+	strict bool
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -110,6 +113,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
 	verbose := fs.Bool("verbose", false, "")
+	strict := fs.Bool("strict", false, "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -119,7 +123,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
 	if *deadline <= 0 {
 		return o, usagef("server: --deadline must be positive")
 	}
@@ -274,7 +278,7 @@ func runServerSuite(e *env, o serverOptions) error {
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}
-	return judgeRun(&run, res.Problems, o.explicitVersions)
+	return judgeRun(&run, res.Problems, o.explicitVersions, o.strict)
 }
 
 // readBaseline reads --baseline (nil when none was given); a file that is
@@ -356,7 +360,7 @@ func interruptedRun(err error, out string) error {
 // error for problems, a failure for unexpected failures, errors and stale
 // baseline entries, and a harness error when nothing was judged (see
 // nothingJudged).
-func judgeRun(run *reports.Run, problems []error, explicit bool) error {
+func judgeRun(run *reports.Run, problems []error, explicit, strict bool) error {
 	if len(run.Checks) == 0 && len(problems) == 0 {
 		return usagef("the selection (--label-filter, --protocol) matched no check: nothing was judged; widen it (mcpcheck spec list shows the areas)")
 	}
@@ -364,8 +368,12 @@ func judgeRun(run *reports.Run, problems []error, explicit bool) error {
 		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(problems...))}
 	}
 	j := reports.Verdict(run)
-	if j.Failed(false) {
-		return checkFailed{fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))}
+	if j.Failed(strict) {
+		msg := fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))
+		if strict {
+			msg += fmt.Sprintf(", %d unexpected warnings (--strict)", len(j.Warnings))
+		}
+		return checkFailed{msg}
 	}
 	return nothingJudged(run, explicit)
 }

@@ -173,3 +173,17 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want %d and 'nothing was judged'", code, stderr, exitHarness)
 	}
 }
+
+// TestStrictFailsOnWarnings: a broken SHOULD is a warning that passes the
+// run, and fails it with --strict.
+func TestStrictFailsOnWarnings(t *testing.T) {
+	bin := mcpcheckBin(t)
+	args := []string{"server", "--stdio", bin + " reference server --stdio --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation"}
+	if code, _, stderr := runBin(t, args...); code != exitOK {
+		t.Fatalf("without --strict: exit %d, want 0 (a warning only); stderr %s", code, stderr)
+	}
+	code, _, stderr := runBin(t, append(args, "--strict")...)
+	if code != exitFailed || !strings.Contains(stderr, "unexpected warnings (--strict)") {
+		t.Fatalf("with --strict: exit %d, stderr %q; want %d", code, stderr, exitFailed)
+	}
+}
