@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -301,6 +302,9 @@ func Apply(run *Run, b *Baseline) []Stale {
 			}
 		}
 		switch {
+		case !found && outOfScope(e, run):
+			// A run of other versions, another transport or a narrower
+			// selection says nothing about this entry.
 		case !found:
 			stale = append(stale, Stale{Entry: e, Why: StaleAbsent})
 		case !broken && passing:
@@ -309,6 +313,28 @@ func Apply(run *Run, b *Baseline) []Stale {
 	}
 	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale}
 	return stale
+}
+
+// outOfScope reports whether a run could not have judged what entry e
+// covers: the entry names a version the run did not ask for or a transport
+// it did not use, or the run was narrowed by a label filter (an entry whose
+// check it left out is not stale).
+func outOfScope(e BaselineEntry, run *Run) bool {
+	if e.Version != "" && !slices.Contains(run.Versions, e.Version) {
+		return true
+	}
+	if e.Transport != "" && run.Transport != "" && e.Transport != run.Transport {
+		return true
+	}
+	if run.LabelFilter != "" {
+		for _, c := range run.Checks {
+			if c.ID == e.Check {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Judgement is what a run means for a CI job, after Apply.

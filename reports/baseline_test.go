@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 func TestParseBaseline(t *testing.T) {
@@ -63,7 +64,7 @@ func TestParseBaselineErrors(t *testing.T) {
 }
 
 func TestApplyMarksAndFindsStaleEntries(t *testing.T) {
-	run := &Run{Checks: []Check{
+	run := &Run{Versions: []spec.Version{"2024-11-05", "2025-11-25", "2026-07-28"}, Checks: []Check{
 		{ID: "fails", Version: "2025-11-25", Transport: "stdio", Outcome: Fail},
 		{ID: "fails", Version: "2026-07-28", Transport: "stdio", Outcome: Pass},
 		{ID: "warns", Version: "2025-11-25", Outcome: Warn},
@@ -80,6 +81,7 @@ func TestApplyMarksAndFindsStaleEntries(t *testing.T) {
 		{Check: "broke-harness", Reason: "r5"},                                // in use
 		{Check: "untestable-now", Reason: "r6"},                               // cannot tell: not stale
 		{Check: "unexpected", Version: "2024-11-05", Reason: "other version"}, // stale: absent in that version
+		{Check: "fails", Version: "2025-06-18", Reason: "a version not run"},  // out of scope: not stale
 	}}
 	stale := Apply(run, b)
 	want := []Stale{
@@ -99,8 +101,8 @@ func TestApplyMarksAndFindsStaleEntries(t *testing.T) {
 	if diff := cmp.Diff([]string{"fails:r1", "warns:r2", "broke-harness:r5"}, marked); diff != "" {
 		t.Errorf("baselined checks (-want +got)\n%s", diff)
 	}
-	if run.Baseline == nil || run.Baseline.Matched != 3 || run.Baseline.Entries != 7 || len(run.Baseline.Stale) != 3 {
-		t.Errorf("run.Baseline = %+v, want 7 entries, 3 matched, 3 stale", run.Baseline)
+	if run.Baseline == nil || run.Baseline.Matched != 3 || run.Baseline.Entries != 8 || len(run.Baseline.Stale) != 3 {
+		t.Errorf("run.Baseline = %+v, want 8 entries, 3 matched, 3 stale", run.Baseline)
 	}
 
 	j := Verdict(run)
@@ -112,6 +114,13 @@ func TestApplyMarksAndFindsStaleEntries(t *testing.T) {
 	}
 	if !strings.Contains(stale[0].String(), "now passes") || !strings.Contains(stale[1].String(), "matches no check") {
 		t.Errorf("stale messages must say which kind: %q, %q", stale[0], stale[1])
+	}
+
+	// A run narrowed by a label filter says nothing of the checks it left
+	// out: an entry for one of them is not stale.
+	narrowed := &Run{Versions: run.Versions, LabelFilter: "area:tools", Checks: []Check{{ID: "tools/x", Version: "2025-11-25", Outcome: Pass}}}
+	if st := Apply(narrowed, &Baseline{Entries: []BaselineEntry{{Check: "fails", Reason: "r"}}}); len(st) != 0 {
+		t.Errorf("a label-filtered run made an entry for a check it did not select stale: %v", st)
 	}
 
 	// Re-applying without a baseline clears every mark.

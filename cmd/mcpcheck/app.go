@@ -48,6 +48,7 @@ Usage:
                                                reproduce a fuzz finding
   mcpcheck reference server|client ...         the reference MCP server and client
   mcpcheck report ...                          convert and compare results
+  mcpcheck baseline write RUN.json --reason R  expected failures of a run, for --baseline
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
   mcpcheck spec show ID [--json]               one requirement of the catalog
   mcpcheck spec coverage [--role R] [--json]   which requirements have checks
@@ -146,6 +147,8 @@ func dispatch(e *env, args []string) error {
 		return replayMain(e, args[1:])
 	case "report":
 		return reportMain(e, args[1:])
+	case "baseline":
+		return baselineMain(e, args[1:])
 	case "reference":
 		if len(args) > 1 && args[1] == "client" {
 			return referenceClientMain(e, args[2:])
@@ -155,5 +158,5 @@ func dispatch(e *env, args []string) error {
 		}
 		return usagef("reference needs 'server' or 'client'")
 	}
-	return usagef("unknown command %q (commands: server, client, fuzz, replay, reference, report, spec, version)", strings.Join(args[:1], ""))
+	return usagef("unknown command %q (commands: server, client, fuzz, replay, reference, report, baseline, spec, version)", strings.Join(args[:1], ""))
 }

@@ -187,3 +187,35 @@ func TestStrictFailsOnWarnings(t *testing.T) {
 		t.Fatalf("with --strict: exit %d, stderr %q; want %d", code, stderr, exitFailed)
 	}
 }
+
+// TestBaselineWriteRoundTrip: a baseline written from a run's JSON report
+// makes the same run pass (its warning expected, even under --strict), and
+// the same baseline on a run of another version is not stale.
+func TestBaselineWriteRoundTrip(t *testing.T) {
+	bin := mcpcheckBin(t)
+	dir := t.TempDir()
+	srv := bin + " reference server --stdio --fault respond-after-cancel"
+	args := []string{"server", "--stdio", srv, "--label-filter", "area:cancellation", "--strict"}
+	if code, _, stderr := runBin(t, append(args, "--protocol", "2025-11-25", "--format", "json", "--out", dir)...); code != exitFailed {
+		t.Fatalf("the faulty run: exit %d, want %d; stderr %s", code, exitFailed, stderr)
+	}
+	base := filepath.Join(dir, "base.json")
+	if code, _, stderr := runBin(t, "baseline", "write", filepath.Join(dir, "mcpcheck-server.json"), "--reason", "known: answers after cancel", "--out", base); code != exitOK {
+		t.Fatalf("baseline write: exit %d; stderr %s", code, stderr)
+	}
+	if code, _, stderr := runBin(t, append(args, "--protocol", "2025-11-25", "--baseline", base)...); code != exitOK {
+		t.Errorf("the same run with its baseline: exit %d, want 0; stderr %s", code, stderr)
+	}
+	// Another version: the entry is out of scope (not stale), and that
+	// version's own warning is not covered by it.
+	other := []string{"server", "--stdio", srv, "--label-filter", "area:cancellation", "--protocol", "2025-06-18", "--baseline", base}
+	if code, _, stderr := runBin(t, other...); code != exitOK || !strings.Contains(stderr, "0 stale") && strings.Contains(stderr, "stale") {
+		t.Errorf("a run of another version with a 2025-11-25 baseline: exit %d, want 0 (not stale); stderr %s", code, stderr)
+	}
+	if code, _, stderr := runBin(t, append(other, "--strict")...); code != exitFailed || !strings.Contains(stderr, "0 stale baseline entries, 1 unexpected warnings") {
+		t.Errorf("the other version's warning under --strict: exit %d, want %d (not covered by a 2025-11-25 entry); stderr %s", code, exitFailed, stderr)
+	}
+	if code, _, _ := runBin(t, "baseline", "write", filepath.Join(dir, "mcpcheck-server.json")); code != exitUsage {
+		t.Errorf("baseline write without --reason: exit %d, want %d", code, exitUsage)
+	}
+}

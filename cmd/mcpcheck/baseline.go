@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+const baselineUsage = `Usage: mcpcheck baseline write RUN.json --reason "WHY" [--out FILE]
+
+Writes a baseline of expected failures from a JSON report (mcpcheck server or
+client --format json): one entry per broken check (fail, warn, error), scoped
+to its protocol version and transport, each with the reason given. Pass it to
+a later run with --baseline FILE: those checks no longer fail the run, and an
+entry whose check passes again, or no longer exists in a run that covers its
+version and transport, is reported stale and fails the run. Fuzz findings are
+never baselined. Without --out the baseline goes to stdout.
+
+Exit codes: 0 written; 2 usage error or unreadable report; 3 the file could
+not be written.
+`
+
+// baselineMain runs "mcpcheck baseline ARGS".
+func baselineMain(e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("baseline needs a subcommand: write (see 'mcpcheck baseline --help')")
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(e.stdout, baselineUsage)
+		return nil
+	case "write":
+	default:
+		return usagef("baseline: unknown subcommand %q (use write)", args[0])
+	}
+	fs := newFlags("baseline write")
+	reason := fs.String("reason", "", "")
+	out := fs.String("out", "", "")
+	pos, err := parseInterleaved(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, baselineUsage)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("baseline write: give one JSON report (mcpcheck server --format json writes one)")
+	}
+	if strings.TrimSpace(*reason) == "" {
+		return usagef("baseline write: --reason is required: say why these failures are accepted (it is kept with every entry)")
+	}
+	run, err := readRun(pos[0])
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := reports.WriteBaseline(&buf, run, *reason); err != nil {
+		return harnessError{fmt.Errorf("baseline write: %w", err)}
+	}
+	if *out == "" {
+		_, err := e.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return harnessError{fmt.Errorf("baseline write: %v", err)}
+	}
+	return nil
+}
