@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -54,24 +55,60 @@ func pre(s string) string {
 }
 
 // WriteMarkdown writes a GitHub-flavoured Markdown report for CI step
-// summaries: a headline verdict, a table of protocol versions with MUST and
-// SHOULD pass rates and every outcome count, a table per version by area
-// and level, the list of failures, warnings and harness errors (each with
-// its requirements and, collapsed, expected versus actual and the
-// transcript), collapsed lists of untestable and n/a checks, the baseline's
-// stale entries and fuzzing findings. Long lists are cut to stay under
-// GitHub's 1 MiB step-summary limit. Text the target controls is escaped:
-// pipes, backticks, Markdown punctuation and HTML cannot break out.
+// summaries and PR comments, failures first and under MarkdownBudget bytes:
+// a headline verdict, a table of protocol versions with MUST and SHOULD
+// pass rates and every outcome count, the failures, warnings and harness
+// errors (each with its requirements and, collapsed, expected versus actual
+// and a short transcript; past a share of the budget only one line each),
+// the stale baseline entries and fuzzing findings, then a table per
+// version by area and level and collapsed lists of untestable, n/a and
+// passing checks. What does not fit is left out with a note pointing at
+// the JSON and HTML reports, which hold everything. Text the target
+// controls is escaped: pipes, backticks, Markdown punctuation and HTML
+// cannot break out.
 func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	run, err := Prepare(run, opts)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
-	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	var head, probs, tail strings.Builder
 	sum := Summarize(run)
-	j := Verdict(run)
+	mdHead(&head, run, sum)
+	mdProblems(&probs, run, opts, MarkdownBudget/2)
+	mdExtras(&probs, run)
+	// The rest, section by section, while it fits.
+	used := head.Len() + probs.Len()
+	omitted := 0
+	for _, sec := range mdTailSections(run, sum) {
+		if used+tail.Len()+len(sec) > MarkdownBudget-512 {
+			omitted++
+			continue
+		}
+		tail.WriteString(sec)
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString(head.String())
+	bw.WriteString(probs.String())
+	bw.WriteString(tail.String())
+	if omitted > 0 {
+		fmt.Fprintf(bw, "*%d further sections (area tables, check lists) were left out to keep this summary under %d KB; the JSON and HTML reports hold everything.*\n", omitted, MarkdownBudget>>10)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write Markdown report: %w", err)
+	}
+	return nil
+}
 
+// MarkdownBudget bounds the Markdown report (GitHub PR comments take 64 KiB;
+// job summaries more, but a summary is read, not searched).
+const MarkdownBudget = 60 << 10
+
+// mdDetailBudget bounds one problem's collapsed details.
+const mdDetailBudget = 2 << 10
+
+func mdHead(b *strings.Builder, run *Run, sum Summary) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	j := Verdict(run)
 	p("## %s %s: %s\n\n", headlineIcon[sum.Headline], md(toolName(run)), upper(sum.Headline))
 	where := run.Target.Command
 	if where == "" {
@@ -108,54 +145,115 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 		p("%s expected by the baseline; they are still counted above.\n", plural(sum.Baselined, "broken check is", "broken checks are"))
 	}
 	p("\n")
+}
 
+// mdProblems writes the failures, warnings and errors: in detail while the
+// section stays under budget bytes, then one line each.
+func mdProblems(b *strings.Builder, run *Run, opts Options, budget int) {
+	ps := problems(run)
+	if len(ps) == 0 {
+		return
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	// Failures first, then harness errors, then warnings; run order within.
+	rank := map[Outcome]int{Fail: 0, Error: 1, Warn: 2}
+	sort.SliceStable(ps, func(i, k int) bool { return rank[ps[i].Outcome] < rank[ps[k].Outcome] })
+	p("### Failures, warnings and errors (%d)\n\n", len(ps))
+	more := 0
+	if len(ps) > mdMaxProblems {
+		more, ps = len(ps)-mdMaxProblems, ps[:mdMaxProblems]
+	}
+	start := b.Len()
+	short := false
+	for i, c := range ps {
+		if !short && b.Len()-start > budget {
+			short = true
+			p("The rest in one line each (the JSON and HTML reports have their details):\n\n")
+		}
+		if short && b.Len()-start > budget*3/2 {
+			more += len(ps) - i
+			break
+		}
+		if short {
+			p("- %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
+			if c.Actual != "" {
+				p(": %s", md(truncate(firstLine(c.Actual), 160)))
+			}
+			p("\n")
+			continue
+		}
+		p("#### %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
+		if c.Level != "" {
+			p(" (%s)", md(string(c.Level)))
+		}
+		p("\n\n")
+		if c.Title != "" {
+			p("%s  \n", md(c.Title))
+		}
+		if c.Baselined {
+			p("*Baselined (expected):* %s  \n", md(c.BaselineReason))
+		}
+		p("\n")
+		for _, id := range c.Requirements {
+			if r, ok := run.Requirements[id]; ok {
+				p("- %s (%s): %s — %s\n", mdCode(id), md(string(r.Level)), md(r.Summary), md(r.Source()))
+			} else {
+				p("- %s\n", mdCode(id))
+			}
+		}
+		p("\n<details><summary>Expected, actual and transcript</summary>\n\n")
+		p("%s\n\n</details>\n\n", pre(truncate(mdDetails(c, opts.Verbose), mdDetailBudget)))
+	}
+	if short {
+		p("\n")
+	}
+	if more > 0 {
+		p("… and %d more; the JSON and HTML reports list them all.\n\n", more)
+	}
+}
+
+// mdExtras writes the stale baseline entries and the fuzzing findings.
+func mdExtras(b *strings.Builder, run *Run) {
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	if bl := run.Baseline; bl != nil && len(bl.Stale) > 0 {
+		p("### Stale baseline entries (%d)\n\n", len(bl.Stale))
+		for _, s := range bl.Stale {
+			p("- %s\n", md(s.String()))
+		}
+		p("\n")
+	}
+	if f := run.Fuzz; f != nil {
+		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, f.Duration, execRate(f), f.Seed, len(f.Findings))
+		for _, fd := range f.Findings {
+			p("- **%s** %s: %s", md(fd.Kind), mdCode(fd.ID), md(truncate(fd.Message, 400)))
+			if len(fd.Requirements) > 0 {
+				p(" (%s %s)", md(strings.Join(fd.Requirements, ", ")), md(string(fd.Level)))
+			}
+			p("  \n  reproduce: %s\n", mdCode(fd.Reproducer))
+		}
+		p("\n")
+	}
+}
+
+// mdTailSections are the sections after the problems, in the order they
+// are kept while the budget lasts: the area tables per version, then the
+// lists of untestable, n/a and passing checks.
+func mdTailSections(run *Run, sum Summary) []string {
+	var out []string
 	for _, vs := range sum.Versions {
 		if len(vs.Cells) == 0 {
 			continue
 		}
-		p("### %s by area and level\n\n", md(string(vs.Version)))
-		p("| Area | Level | | pass | fail | warn | error | untestable | n/a |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+		var b strings.Builder
+		fmt.Fprintf(&b, "### %s by area and level\n\n", md(string(vs.Version)))
+		b.WriteString("| Area | Level | | pass | fail | warn | error | untestable | n/a |\n|---|---|---|--:|--:|--:|--:|--:|--:|\n")
 		for _, c := range vs.Cells {
-			p("| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(c.Area), md(orElse(string(c.Level), "-")), outcomeIcon[c.Counts.Worst()],
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(c.Area), md(orElse(string(c.Level), "-")), outcomeIcon[c.Counts.Worst()],
 				c.Counts.Pass, c.Counts.Fail, c.Counts.Warn, c.Counts.Error, c.Counts.Untestable, c.Counts.NA)
 		}
-		p("\n")
+		b.WriteString("\n")
+		out = append(out, b.String())
 	}
-
-	if ps := problems(run); len(ps) > 0 {
-		p("### Failures, warnings and errors (%d)\n\n", len(ps))
-		more := 0
-		if len(ps) > mdMaxProblems {
-			more, ps = len(ps)-mdMaxProblems, ps[:mdMaxProblems]
-		}
-		for _, c := range ps {
-			p("#### %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
-			if c.Level != "" {
-				p(" (%s)", md(string(c.Level)))
-			}
-			p("\n\n")
-			if c.Title != "" {
-				p("%s  \n", md(c.Title))
-			}
-			if c.Baselined {
-				p("*Baselined (expected):* %s  \n", md(c.BaselineReason))
-			}
-			p("\n")
-			for _, id := range c.Requirements {
-				if r, ok := run.Requirements[id]; ok {
-					p("- %s (%s): %s — %s\n", mdCode(id), md(string(r.Level)), md(r.Summary), md(r.Source()))
-				} else {
-					p("- %s\n", mdCode(id))
-				}
-			}
-			p("\n<details><summary>Expected, actual and transcript</summary>\n\n")
-			p("%s\n\n</details>\n\n", pre(mdDetails(c, opts.Verbose)))
-		}
-		if more > 0 {
-			p("… and %d more; the JSON and HTML reports list them all.\n\n", more)
-		}
-	}
-
 	for _, o := range []Outcome{Untestable, NA, Pass} {
 		var cs []Check
 		for _, c := range run.Checks {
@@ -166,46 +264,34 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 		if len(cs) == 0 {
 			continue
 		}
-		p("<details><summary>%s %s checks (%d)</summary>\n\n", outcomeIcon[o], o.Label(), len(cs))
+		var b strings.Builder
+		fmt.Fprintf(&b, "<details><summary>%s %s checks (%d)</summary>\n\n", outcomeIcon[o], o.Label(), len(cs))
 		more := 0
 		if len(cs) > mdMaxListed {
 			more, cs = len(cs)-mdMaxListed, cs[:mdMaxListed]
 		}
 		for _, c := range cs {
-			p("- %s %s", mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
+			fmt.Fprintf(&b, "- %s %s", mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
 			if c.Reason != "" {
-				p(": %s", md(c.Reason))
+				fmt.Fprintf(&b, ": %s", md(truncate(c.Reason, 200)))
 			}
-			p("\n")
+			b.WriteString("\n")
 		}
 		if more > 0 {
-			p("- … and %d more\n", more)
+			fmt.Fprintf(&b, "- … and %d more\n", more)
 		}
-		p("\n</details>\n\n")
+		b.WriteString("\n</details>\n\n")
+		out = append(out, b.String())
 	}
+	return out
+}
 
-	if b := run.Baseline; b != nil && len(b.Stale) > 0 {
-		p("### Stale baseline entries (%d)\n\n", len(b.Stale))
-		for _, s := range b.Stale {
-			p("- %s\n", md(s.String()))
-		}
-		p("\n")
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
 	}
-	if f := run.Fuzz; f != nil {
-		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, f.Duration, execRate(f), f.Seed, len(f.Findings))
-		for _, fd := range f.Findings {
-			p("- **%s** %s: %s", md(fd.Kind), mdCode(fd.ID), md(fd.Message))
-			if len(fd.Requirements) > 0 {
-				p(" (%s %s)", md(strings.Join(fd.Requirements, ", ")), md(string(fd.Level)))
-			}
-			p("  \n  reproduce: %s\n", mdCode(fd.Reproducer))
-		}
-		p("\n")
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write Markdown report: %w", err)
-	}
-	return nil
+	return s
 }
 
 func mdRate(r Rate) string {
