@@ -41,11 +41,19 @@ type sarifRule struct {
 	FullDescription      *sarifText     `json:"fullDescription,omitempty"`
 	DefaultConfiguration sarifConfig    `json:"defaultConfiguration"`
 	HelpURI              string         `json:"helpUri,omitempty"`
+	Help                 *sarifHelp     `json:"help,omitempty"`
 	Properties           map[string]any `json:"properties,omitempty"`
 }
 
 type sarifText struct {
 	Text string `json:"text"`
+}
+
+// sarifHelp is a rule's help, which GitHub code scanning shows beside an
+// alert and requires of every rule.
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type sarifConfig struct {
@@ -122,11 +130,18 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 			rule.DefaultConfiguration.Level = sarifLevel(r.Level.Advisory())
 			rule.Properties = map[string]any{"level": string(r.Level), "area": r.Area, "source": r.Source()}
 			rule.HelpURI = specPageURI(r)
+			rule.Help = &sarifHelp{
+				Text: printable(fmt.Sprintf("%s (%s, %s). Source: %s. Run 'mcpcheck spec show %s' for the requirement and its versions; the report's transcript shows what the target did.", r.Summary, r.Level, r.Area, r.Source(), id)),
+				Markdown: fmt.Sprintf("**%s** (%s, area %s)\n\n%s\n\nSource: %s. `mcpcheck spec show %s` prints the requirement and its versions; the mcpcheck report holds what was expected, what the target did and the wire transcript.",
+					md(id), md(string(r.Level)), md(r.Area), md(r.Summary), md(r.Source()), strings.ReplaceAll(id, "`", "")),
+			}
 		} else {
 			rule.Name = ruleName(id)
 			rule.ShortDescription = sarifText{Text: printable(orElse(fallback.Title, id))}
 			rule.DefaultConfiguration.Level = sarifLevel(fallback.Level.Advisory())
 			rule.Properties = map[string]any{"level": string(fallback.Level), "area": fallback.Area}
+			rule.FullDescription = &sarifText{Text: printable(fmt.Sprintf("%s (a check whose requirement is not in this report's catalog extract).", orElse(fallback.Title, id)))}
+			rule.Help = &sarifHelp{Text: printable(fmt.Sprintf("%s: %s. The mcpcheck report holds what was expected, what the target did and the wire transcript.", id, orElse(fallback.Title, "an mcpcheck check")))}
 		}
 		driver.Rules = append(driver.Rules, rule)
 		ruleIndex[id] = len(driver.Rules) - 1

@@ -30,8 +30,9 @@ func sarifMultitool(t *testing.T) string {
 }
 
 // sarifValidate runs the Multitool's validate command on log and returns
-// the results of level error and warning it reports.
-func sarifValidate(t *testing.T, tool string, log []byte) []string {
+// the results of level error and warning it reports; extra arguments go to
+// the command (--rule-kind Gh;Sarif adds GitHub code scanning's rules).
+func sarifValidate(t *testing.T, tool string, log []byte, extra ...string) []string {
 	t.Helper()
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.sarif"), filepath.Join(dir, "validation.sarif")
@@ -40,7 +41,8 @@ func sarifValidate(t *testing.T, tool string, log []byte) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tool, "validate", in, "-o", out, "--log", "ForceOverwrite", "--level", "Error;Warning")
+	args := append([]string{"validate", in, "-o", out, "--log", "ForceOverwrite", "--level", "Error;Warning"}, extra...)
+	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = append(os.Environ(), "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1", "DOTNET_CLI_TELEMETRY_OPTOUT=1")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -89,6 +91,11 @@ func TestSARIFPassesMicrosoftValidator(t *testing.T) {
 		if found := sarifValidate(t, tool, buf.Bytes()); len(found) > 0 {
 			t.Errorf("%s run: the SARIF Multitool reports %d problem(s):\n%v", name, len(found), found)
 		}
+		// GitHub code scanning's own rules (GH1xxx, GH2xxx): what an upload
+		// to code scanning is held to.
+		if found := sarifValidate(t, tool, buf.Bytes(), "--rule-kind", "Gh;Sarif"); len(found) > 0 {
+			t.Errorf("%s run: under GitHub's rules the SARIF Multitool reports %d problem(s):\n%v", name, len(found), found)
+		}
 		if name != "sample" {
 			continue
 		}
@@ -97,6 +104,13 @@ func TestSARIFPassesMicrosoftValidator(t *testing.T) {
 			t.Fatal(err)
 		}
 		driver := log["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)
+		if rules, _ := driver["rules"].([]any); len(rules) > 0 {
+			delete(rules[0].(map[string]any), "help") // GitHub requires help on every rule
+			noHelp, _ := json.Marshal(log)
+			if found := sarifValidate(t, tool, noHelp, "--rule-kind", "Gh;Sarif"); len(found) == 0 {
+				t.Error("the SARIF Multitool accepted a rule without help under GitHub's rules: they are not judging")
+			}
+		}
 		delete(driver, "name") // required by SARIF 2.1.0
 		broken, _ := json.Marshal(log)
 		if found := sarifValidate(t, tool, broken); len(found) == 0 {
