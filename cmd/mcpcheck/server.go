@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -247,6 +248,13 @@ func runServerSuite(e *env, o serverOptions) error {
 	}
 	if err := checkOutDir("server", o.out); err != nil {
 		return err
+	}
+	if c := o.target.Command; c != "" {
+		// A command that cannot start gets its verdict at once, not one
+		// error line per check.
+		if _, err := exec.LookPath(c); err != nil {
+			return harnessError{fmt.Errorf("server: the target could not be started: %v; check the command and PATH", err)}
+		}
 	}
 	start := time.Now()
 	res, err := scenarios.Run(e.ctx, scenarios.Config{

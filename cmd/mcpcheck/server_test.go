@@ -143,8 +143,8 @@ func TestServerFaultFailsAndBaseline(t *testing.T) {
 
 func TestServerUnreachable(t *testing.T) {
 	code, stdout, stderr := runBin(t, "server", "--stdio", "/nonexistent/mcp-server", "--protocol", "2025-11-25")
-	if code != exitHarness {
-		t.Errorf("a command that does not exist: exit %d, want %d\n%s\n%s", code, exitHarness, stdout, stderr)
+	if code != exitHarness || !strings.Contains(stderr, "could not be started") || strings.Count(stdout+stderr, "\n") > 3 {
+		t.Errorf("a command that does not exist: exit %d, want %d at once with one line saying so\n%s\n%s", code, exitHarness, stdout, stderr)
 	}
 	code, stdout, stderr = runBin(t, "server", "--url", "http://127.0.0.1:1/mcp", "--protocol", "2025-11-25", "--timeout", "2s")
 	if code != exitHarness {
