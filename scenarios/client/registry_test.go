@@ -20,6 +20,7 @@ var coverageFloors = map[string]int{
 	"lifecycle":       4,
 	"mrtr":            6,
 	"ping":            4,
+	"roots":           3,
 	"subscriptions":   1,
 	"tasks":           42,
 	"transport-http":  23,

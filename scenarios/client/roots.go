@@ -1,0 +1,167 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// Roots (2024-11-05 through 2025-11-25, where the server asks with a
+// request of its own): the roots a client lists are file URIs, a client
+// that lists roots declared the capability, and one without roots support
+// answers roots/list with the standard error. The stage asks for roots in
+// the server-requests scenario (clients that declared them) and, as a
+// deliberate deviation, in rtUndeclaredScenario (clients that did not).
+
+// rtUndeclaredScenario asks a client that did not declare roots for them.
+const rtUndeclaredScenario = "mcpcheck-roots-undeclared"
+
+var _ = RegisterScenarios(Scenario{
+	Name: rtUndeclaredScenario, Eras: stateful,
+	Title: "deliberate deviation: while serving the client's first request the stage sends roots/list to a client that did not declare roots (nothing for one that did)",
+	Stage: func(env Env) stage.Config {
+		var asked atomic.Bool
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+			switch c.Method() {
+			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
+				return nil, nil, false
+			}
+			if c.ClientCapabilities().Roots != nil || !asked.CompareAndSwap(false, true) {
+				return nil, nil, false
+			}
+			ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+			defer cancel()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = c.Request(spec.MethodRootsList, nil)
+			}()
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+			return nil, nil, false
+		}}}
+	},
+})
+
+// rtAnswers returns the client's answers to the stage's roots/list
+// requests in the case, with whether the client declared roots there.
+func rtAnswers(c *Case) (answers []Answer, declared, known bool) {
+	caps, ok := c.Declared()
+	for _, a := range c.ClientAnswers() {
+		if a.Found && a.Request.Msg.Method == spec.MethodRootsList {
+			answers = append(answers, a)
+		}
+	}
+	return answers, ok && caps.Roots != nil, ok
+}
+
+var _ = Register(
+	Def{
+		ID: "client/roots/file-uris", Area: "roots", Eras: stateful, Scenarios: []string{ServerRequestsScenario, rtUndeclaredScenario},
+		Title:        "every root the client lists has a file:// URI",
+		Requirements: []string{"roots.root.uri-is-file-scheme"},
+		Proofs:       []Proof{{Fault: "roots-http-uri", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, results := 0, 0, 0
+			for _, c := range t.Cases() {
+				answers, _, _ := rtAnswers(c)
+				for _, a := range answers {
+					if a.Response.Msg.Shape != jsonrpc.KindResponse {
+						continue
+					}
+					results++
+					var r struct {
+						Roots []struct {
+							URI json.RawMessage `json:"uri"`
+						} `json:"roots"`
+					}
+					_ = json.Unmarshal(a.Response.Msg.Result, &r)
+					for i, root := range r.Roots {
+						n++
+						var uri string
+						if json.Unmarshal(root.URI, &uri) != nil || !strings.HasPrefix(strings.ToLower(uri), "file://") {
+							bad++
+							t.Fail("roots with file:// URIs", fmt.Sprintf("root %d has uri %s (%s)", i, rules.OrAbsent(root.URI, len(root.URI) > 0), c.Scenario.Name))
+						}
+					}
+				}
+			}
+			if results == 0 {
+				t.NeedAction(false, "declare roots and answer the stage's roots/list")
+				return
+			}
+			t.settle(n, bad, "the client listed no roots", "%d roots, each a file:// URI")
+		},
+	},
+	Def{
+		ID: "client/roots/declared", Area: "roots", Eras: stateful, Scenarios: []string{rtUndeclaredScenario},
+		Title:        "a client that did not declare roots does not list any: it answers roots/list with an error",
+		Requirements: []string{"roots.capability.client-declares"},
+		Proofs:       []Proof{{Fault: "roots-undeclared", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad, declared := 0, 0, 0
+			for _, c := range t.Cases() {
+				answers, decl, known := rtAnswers(c)
+				if known && decl {
+					declared++
+					continue
+				}
+				for _, a := range answers {
+					n++
+					if a.Response.Msg.Shape == jsonrpc.KindResponse {
+						bad++
+						t.Fail("roots only from a client that declared the roots capability",
+							fmt.Sprintf("the client declared no roots capability, yet answered roots/list with roots: %s (%s)", excerpt(a.Response), c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 && declared > 0 {
+				t.NotApplicable("the client declared roots, so the stage did not ask it without")
+				return
+			}
+			t.settle(n, bad, "the client was not asked for roots (it made no request after initialization)", "%d roots/list requests to a client without roots, each answered with an error")
+		},
+	},
+	Def{
+		ID: "client/roots/error-code", Area: "roots", Eras: stateful, Scenarios: []string{rtUndeclaredScenario},
+		Title:        "a client without roots answers roots/list with -32601 (method not found)",
+		Requirements: []string{"roots.errors.client-standard-codes"},
+		Proofs:       []Proof{{Fault: "roots-error-code", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad, declared := 0, 0, 0
+			for _, c := range t.Cases() {
+				answers, decl, known := rtAnswers(c)
+				if known && decl {
+					declared++
+					continue
+				}
+				for _, a := range answers {
+					if e := a.Response.Msg.Error; a.Response.Msg.Shape == jsonrpc.KindErrorResponse && e != nil {
+						n++
+						if e.Code != jsonrpc.MethodNotFound {
+							bad++
+							t.Fail("error -32601 (method not found) from a client without roots",
+								fmt.Sprintf("error %d (%q) (%s)", e.Code, e.Message, c.Scenario.Name))
+						}
+					}
+				}
+			}
+			if n == 0 && declared > 0 {
+				t.NotApplicable("the client declared roots, so the stage did not ask it without")
+				return
+			}
+			t.settle(n, bad, "the client answered no roots/list with an error", "%d roots/list errors, each -32601")
+		},
+	},
+)
