@@ -183,6 +183,14 @@ func conformance(e Env, o *options) error {
 			}
 		}
 		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
+	case "mcpcheck-pagination":
+		// The generic flow, then every page of the prompts.
+		if err := flow(e, tools, call); err != nil {
+			return err
+		}
+		ps, err := c.ListPrompts(ctx)
+		fmt.Fprintf(e.Stderr, "%d prompts listed\n", len(ps))
+		return err
 	case "mcpcheck-tasks-list":
 		// Call the tools (the task ones run as tasks), then list the tasks.
 		if err := flow(e, tools, call); err != nil {
