@@ -234,8 +234,8 @@ var _ = Register(
 			for _, c := range t.Cases() {
 				ls := pgListings(c, spec.MethodToolsList)
 				for i, l := range ls {
-					if !l.answered || l.next == nil || l.cursor == nil || l.items >= pgToolPages[0] {
-						continue // only the short page behind a cursor
+					if !l.answered || l.next == nil || *l.next == "" || l.cursor == nil || l.items >= pgToolPages[0] {
+						continue // only the short page behind a cursor ("" is empty-cursor's to judge)
 					}
 					n++
 					if !pgFollowed(ls, i, *l.next) {
