@@ -19,8 +19,9 @@ import (
 // that ride on the same scenario: the stage serves tools/list in pages of
 // 3, 1 and 3 tools and prompts/list in pages of 1 and 2, behind cursors
 // that look like data (base64 with spaces and non-ASCII, JSON) to tempt a
-// client into parsing them; from 2026-07-28 the short page's nextCursor is
-// "", which is a cursor there, not the end. Two of the tools differ only in
+// client into parsing them; from 2026-07-28 the tools come in pages of 3,
+// 1, 2 and 1, the last behind nextCursor "", which is a cursor there, not
+// the end. Two of the tools differ only in
 // case. Every list response of every scenario feeds the cursor check.
 
 // pgScenario is the paginated server.
@@ -62,14 +63,13 @@ func pgPrompts() []server.Prompt {
 	return out
 }
 
-// pgCursors is the cursors of a list in v: from 2026-07-28 the one after
-// the short page is "".
-func pgCursors(base []string, short int, v spec.Version) []string {
-	out := append([]string(nil), base...)
-	if v.Era() == spec.Stateless && short < len(out) {
-		out[short] = ""
+// pgToolLayout is how tools/list is cut in v: page sizes and the cursors
+// between them. From 2026-07-28 a fourth page follows behind nextCursor "".
+func pgToolLayout(v spec.Version) ([]int, []string) {
+	if v.Era() == spec.Stateless {
+		return []int{3, 1, 2, 1}, append(append([]string(nil), pgToolCursors...), "")
 	}
-	return out
+	return pgToolPages, pgToolCursors
 }
 
 // pgPage serves one page of a list: the items of page i, and nextCursor
@@ -104,7 +104,7 @@ func pgPage(c *server.Call, key string, items []json.RawMessage, sizes []int, cu
 
 var _ = RegisterScenarios(Scenario{
 	Name:  pgScenario,
-	Title: "a server whose tools/list comes in pages of 3, 1 and 3 and prompts/list in pages of 1 and 2, behind cursors that look like data (from 2026-07-28 the short page's nextCursor is \"\"); two tools differ only in case",
+	Title: "a server whose tools/list comes in pages of 3, 1 and 3 (from 2026-07-28: 3, 1, 2 and 1, the last behind nextCursor \"\") and prompts/list in pages of 1 and 2, behind cursors that look like data; two tools differ only in case",
 	Acts:  Flow + "; then list every prompt (all pages)",
 	Stage: func(env Env) stage.Config {
 		tools, prompts := pgTools(), pgPrompts()
@@ -123,7 +123,8 @@ var _ = RegisterScenarios(Scenario{
 			})
 			switch c.Method() {
 			case spec.MethodToolsList:
-				res, err := pgPage(c, "tools", toolDefs, pgToolPages, pgCursors(pgToolCursors, 1, c.Version()))
+				sizes, cursors := pgToolLayout(c.Version())
+				res, err := pgPage(c, "tools", toolDefs, sizes, cursors)
 				return res, err, true
 			case spec.MethodPromptsList:
 				res, err := pgPage(c, "prompts", promptDefs, pgPromptPages, pgPromptCursors)
