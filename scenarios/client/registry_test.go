@@ -20,6 +20,7 @@ var coverageFloors = map[string]int{
 	"lifecycle":       4,
 	"mrtr":            6,
 	"pagination":      4,
+	"progress":        4,
 	"ping":            4,
 	"prompts":         2,
 	"roots":           3,

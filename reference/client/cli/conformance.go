@@ -183,6 +183,24 @@ func conformance(e Env, o *options) error {
 			}
 		}
 		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
+	case "mcpcheck-progress":
+		// Two calls at once, each asking for progress.
+		errs := make(chan error, 2)
+		for i := 0; i < 2; i++ {
+			go func() {
+				_, err := c.CallTool(ctx, "progress_pair", map[string]any{}, &client.CallOptions{OnProgress: func(p mcp.ProgressNotificationParams) {
+					fmt.Fprintf(e.Stderr, "progress %v\n", p.Progress)
+				}})
+				errs <- err
+			}()
+		}
+		var first error
+		for i := 0; i < 2; i++ {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
 	case "mcpcheck-pagination":
 		// The generic flow, then every page of the prompts.
 		if err := flow(e, tools, call); err != nil {
