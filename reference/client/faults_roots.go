@@ -31,24 +31,29 @@ func init() {
 
 // withoutRootsCapability drops roots from the capabilities initialize
 // declares; every other message goes out as it is.
-func withoutRootsCapability(w Written) [][]byte {
-	if w.Decoded.Method != spec.MethodInitialize {
-		return [][]byte{w.Msg}
+func withoutRootsCapability(w Written) [][]byte { return withoutCapability("roots")(w) }
+
+// withoutCapability drops one capability from those initialize declares.
+func withoutCapability(name string) func(Written) [][]byte {
+	return func(w Written) [][]byte {
+		if w.Decoded.Method != spec.MethodInitialize {
+			return [][]byte{w.Msg}
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(w.Msg, &m) != nil {
+			return [][]byte{w.Msg}
+		}
+		var p map[string]json.RawMessage
+		var caps map[string]json.RawMessage
+		if json.Unmarshal(m["params"], &p) != nil || json.Unmarshal(p["capabilities"], &caps) != nil {
+			return [][]byte{w.Msg}
+		}
+		delete(caps, name)
+		p["capabilities"], _ = json.Marshal(caps)
+		m["params"], _ = json.Marshal(p)
+		b, _ := json.Marshal(m)
+		return [][]byte{b}
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(w.Msg, &m) != nil {
-		return [][]byte{w.Msg}
-	}
-	var p map[string]json.RawMessage
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(m["params"], &p) != nil || json.Unmarshal(p["capabilities"], &caps) != nil {
-		return [][]byte{w.Msg}
-	}
-	delete(caps, "roots")
-	p["capabilities"], _ = json.Marshal(caps)
-	m["params"], _ = json.Marshal(p)
-	b, _ := json.Marshal(m)
-	return [][]byte{b}
 }
 
 // isRootsResult reports whether w is a result listing roots (an answer to

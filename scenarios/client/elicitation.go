@@ -1,0 +1,226 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Elicitation and sampling against what the client declared (2024-11-05
+// through 2025-11-25, where the server asks with requests of its own): a
+// client answers them only when it declared the capability, rejects an
+// elicitation in a mode it did not declare with -32602, and takes an
+// elicitation without a mode as form mode. The server-requests scenario
+// asks for what the client declared (a form request without mode);
+// elUndeclaredScenario, a deliberate deviation, asks for what it did not.
+
+// elUndeclaredScenario asks the client for what it did not declare.
+const elUndeclaredScenario = "mcpcheck-undeclared-requests"
+
+// elFormRequest is an elicitation without a mode field (form mode).
+func elFormRequest() map[string]any {
+	return map[string]any{
+		"message":         "mcpcheck asks for your name",
+		"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+	}
+}
+
+var _ = RegisterScenarios(Scenario{
+	Name: elUndeclaredScenario, Eras: stateful,
+	Title: "deliberate deviation: while serving the client's first request the stage sends sampling/createMessage and elicitation/create to a client that did not declare them, and an elicitation in the mode it did not declare (URL mode to a form-only client, form mode to a URL-only one)",
+	Stage: func(env Env) stage.Config {
+		var asked atomic.Bool
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+			switch c.Method() {
+			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
+				return nil, nil, false
+			}
+			if !asked.CompareAndSwap(false, true) {
+				return nil, nil, false
+			}
+			caps, v := c.ClientCapabilities(), c.Version()
+			ask := func(method string, params any) {
+				ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+				defer cancel()
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					_, _ = c.Request(method, params)
+				}()
+				select {
+				case <-done:
+				case <-ctx.Done():
+				}
+			}
+			if caps.Sampling == nil {
+				ask(spec.MethodSamplingCreateMessage, mcp.CreateMessageParams{
+					Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say hello"})}},
+					MaxTokens: 50,
+				})
+			}
+			switch {
+			case v.Compare(spec.V20250618) < 0:
+			case caps.Elicitation == nil:
+				ask(spec.MethodElicitationCreate, elFormRequest())
+			case v == spec.V20251125 && !caps.Elicitation.SupportsURL():
+				ask(spec.MethodElicitationCreate, map[string]any{"mode": "url", "message": "mcpcheck asks you to open a page", "url": "https://example.test/mcpcheck", "elicitationId": "mcpcheck-undeclared-url"})
+			case v == spec.V20251125 && !caps.Elicitation.SupportsForm():
+				p := elFormRequest()
+				p["mode"] = "form"
+				ask(spec.MethodElicitationCreate, p)
+			}
+			return nil, nil, false
+		}}}
+	},
+})
+
+// elAnswers returns the client's answers to the stage's requests of method
+// in the case.
+func elAnswers(c *Case, method string) []Answer {
+	var out []Answer
+	for _, a := range c.ClientAnswers() {
+		if a.Found && a.Request.Msg.Method == method {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// elMode is the mode an elicitation request asked for ("" when absent).
+func elMode(req Msg) string {
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	_ = json.Unmarshal(req.Msg.Params, &p)
+	return p.Mode
+}
+
+// elUndeclaredJudge judges the answers to requests of method sent to a
+// client that did not declare capability (declared reports whether it
+// did): a result means the client serves what it did not declare.
+func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities) bool) {
+	n, bad, decl := 0, 0, 0
+	for _, c := range t.Cases() {
+		caps, known := c.Declared()
+		if known && declared(caps) {
+			decl++
+			continue
+		}
+		for _, a := range elAnswers(c, method) {
+			n++
+			if a.Response.Msg.Shape == jsonrpc.KindResponse {
+				bad++
+				t.Fail(method+" served only by a client that declared the capability",
+					fmt.Sprintf("the client declared no such capability, yet answered %s with a result: %s (%s)", method, excerpt(a.Response), c.Scenario.Name))
+			}
+		}
+	}
+	if n == 0 && decl > 0 {
+		t.NotApplicable("the client declared the capability, so the stage did not ask it without")
+		return
+	}
+	t.settle(n, bad, "the client was not asked (it made no request after initialization)", "%d requests to a client without the capability, each refused")
+}
+
+var _ = Register(
+	Def{
+		ID: "client/sampling/declared", Area: "sampling", Eras: stateful, Scenarios: []string{elUndeclaredScenario},
+		Title:        "a client that did not declare sampling samples nothing: it refuses sampling/createMessage",
+		Requirements: []string{"sampling.capability.client-declares"},
+		Proofs:       []Proof{{Fault: "sampling-undeclared", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			elUndeclaredJudge(t, spec.MethodSamplingCreateMessage, func(c mcp.ClientCapabilities) bool { return c.Sampling != nil })
+		},
+	},
+	Def{
+		ID: "client/elicitation/declared", Area: "elicitation", Eras: stateful, Since: spec.V20250618, Scenarios: []string{elUndeclaredScenario},
+		Title:        "a client that did not declare elicitation elicits nothing: it refuses elicitation/create",
+		Requirements: []string{"elicitation.capability.client-declares"},
+		Proofs:       []Proof{{Fault: "elicitation-undeclared", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			elUndeclaredJudge(t, spec.MethodElicitationCreate, func(c mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+		},
+	},
+	Def{
+		ID: "client/elicitation/undeclared-mode", Area: "elicitation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{elUndeclaredScenario},
+		Title:        "an elicitation in a mode the client did not declare is refused with -32602",
+		Requirements: []string{"elicitation.errors.client-rejects-undeclared-mode"},
+		Proofs:       []Proof{{Fault: "elicitation-undeclared-mode-accepted", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				caps, known := c.Declared()
+				if !known || caps.Elicitation == nil {
+					continue
+				}
+				for _, a := range elAnswers(c, spec.MethodElicitationCreate) {
+					mode := elMode(a.Request)
+					if (mode == "url" && caps.Elicitation.SupportsURL()) || (mode != "url" && caps.Elicitation.SupportsForm()) {
+						continue
+					}
+					n++
+					if e := a.Response.Msg.Error; e == nil || e.Code != jsonrpc.InvalidParams {
+						bad++
+						t.Fail("error -32602 for an elicitation in a mode the client did not declare",
+							fmt.Sprintf("a %q-mode elicitation was answered %s (%s)", orForm(mode), excerpt(a.Response), c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 {
+				t.NeedAction(false, "declare elicitation in one mode and make a request after initialization")
+				return
+			}
+			t.settle(n, bad, "", "%d elicitations in undeclared modes, each refused with -32602")
+		},
+	},
+	Def{
+		ID: "client/elicitation/form-without-mode", Area: "elicitation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{ServerRequestsScenario},
+		Title:        "a client that declared form elicitation handles a request without mode as form mode: it answers with an action, not an error",
+		Requirements: []string{"elicitation.request.missing-mode-means-form", "elicitation.capability.at-least-one-mode"},
+		Proofs:       []Proof{{Fault: "elicitation-mode-required", Version: spec.V20251125, Want: reports.Fail}},
+		Judge: func(t *T) {
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				caps, known := c.Declared()
+				if !known || !caps.Elicitation.SupportsForm() {
+					continue
+				}
+				for _, a := range elAnswers(c, spec.MethodElicitationCreate) {
+					if elMode(a.Request) != "" {
+						continue
+					}
+					n++
+					var r struct {
+						Action string `json:"action"`
+					}
+					if a.Response.Msg.Shape != jsonrpc.KindResponse || json.Unmarshal(a.Response.Msg.Result, &r) != nil || r.Action == "" {
+						bad++
+						t.Fail("an action (accept, decline or cancel) for a form elicitation without mode",
+							fmt.Sprintf("it was answered %s (%s)", excerpt(a.Response), c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 {
+				t.NeedAction(false, "declare form elicitation and make a request after initialization")
+				return
+			}
+			t.settle(n, bad, "", "%d elicitations without mode, each handled as form mode")
+		},
+	},
+)
+
+// orForm names an absent mode.
+func orForm(mode string) string {
+	if mode == "" {
+		return "form (no mode)"
+	}
+	return mode
+}
