@@ -1,0 +1,27 @@
+package client
+
+import (
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// Fault switches of cancellation: notifications/cancelled the client adds
+// to what it sends.
+
+func init() {
+	registerFaults(nil,
+		Fault{Name: "cancel-unknown-request", Requirement: "cancellation.notify.only-in-flight-client-requests", Description: "right after initialization the client cancels a request it never sent",
+			Rewrite: func(w Written) [][]byte {
+				if w.Decoded.Method != spec.MethodInitialized {
+					return [][]byte{w.Msg}
+				}
+				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent","reason":"fault"}}`)}
+			}},
+		Fault{Name: "cancel-initialize", Requirement: "cancellation.initialize.never-cancelled", Description: "initialize is followed at once by a notifications/cancelled for it",
+			Rewrite: func(w Written) [][]byte {
+				if w.Decoded.Method != spec.MethodInitialize {
+					return [][]byte{w.Msg}
+				}
+				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + w.Decoded.ID.String() + `,"reason":"fault"}}`)}
+			}},
+	)
+}
