@@ -71,6 +71,9 @@ type Options struct {
 //
 // A Client is safe for concurrent use. Close it to end the connection.
 type Client struct {
+	// notes counts notifications sent in the background (cancellations);
+	// Close waits for them.
+	notes  sync.WaitGroup
 	conn   transport.Conn // what the client sends through (raw, or the fault seam)
 	raw    transport.Conn // the transport itself, for its optional interfaces
 	faults faultSet
@@ -195,6 +198,9 @@ func (c *Client) Close() error {
 		c.closedErr = ErrClosed
 	}
 	c.mu.Unlock()
+	// Cancellations on their way go out first (bounded by the timeout of
+	// each), so a client that gives up and closes still says so.
+	c.notes.Wait()
 	c.cancel()
 	err := c.conn.Close()
 	<-c.readerDone

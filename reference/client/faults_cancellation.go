@@ -25,3 +25,15 @@ func init() {
 			}},
 	)
 }
+
+func init() {
+	registerFaults(nil,
+		Fault{Name: "timeout-without-cancel", Requirement: "cancellation.timeout.cancel-on-expiry", Description: "a request given up on after its timeout is not cancelled: notifications/cancelled is never sent",
+			Rewrite: func(w Written) [][]byte {
+				if w.Decoded.Method == spec.MethodCancelled {
+					return nil
+				}
+				return [][]byte{w.Msg}
+			}},
+	)
+}

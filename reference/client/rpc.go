@@ -123,7 +123,11 @@ func (c *Client) sendCancelled(id jsonrpc.ID, reason string) {
 	if c.Stateless() {
 		p.Meta = c.requestMeta()
 	}
-	go func() { _ = c.notify(spec.MethodCancelled, p) }()
+	c.notes.Add(1)
+	go func() {
+		defer c.notes.Done()
+		_ = c.notify(spec.MethodCancelled, p)
+	}()
 }
 
 // readLoop reads every message of the connection and routes it.

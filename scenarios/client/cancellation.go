@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Cancellation as the client sends it, judged on every scenario: a
@@ -97,6 +100,82 @@ var _ = Register(
 				}
 			}
 			t.settle(n, bad, "the client cancelled nothing", "%d cancellations, none of initialize")
+		},
+	},
+)
+
+// caNoAnswerScenario never answers a tool call; caTimeoutMs is the timeout
+// it asks the client to use (MCP_CONFORMANCE_CONTEXT requestTimeoutMs).
+const (
+	caNoAnswerScenario = "mcpcheck-no-answer"
+	caTimeoutMs        = 500
+)
+
+var _ = RegisterScenarios(Scenario{
+	Name:  caNoAnswerScenario,
+	Title: "a server whose tool never_answers never answers; the client is asked (MCP_CONFORMANCE_CONTEXT requestTimeoutMs) to give up after 500 ms",
+	Acts:  "call never_answers and give up after requestTimeoutMs (MCP_CONFORMANCE_CONTEXT)",
+	Context: func(env Env, sc *stage.Case) string {
+		return fmt.Sprintf(`{"requestTimeoutMs":%d}`, caTimeoutMs)
+	},
+	Stage: func(env Env) stage.Config {
+		tool := server.Tool{
+			Def: mcp.Tool{Name: "never_answers", Description: "Never answers (until the client goes)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+			Run: func(c *server.Call) (any, error) {
+				<-c.Context().Done()
+				return nil, server.ErrNoResponse
+			},
+		}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{tool}}}
+	},
+})
+
+var _ = Register(
+	Def{
+		ID: "client/cancellation/on-timeout", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
+		Title:        "a client that gives up on a request that is never answered tells the server with notifications/cancelled",
+		Requirements: []string{"cancellation.timeout.cancel-on-expiry", "lifecycle.timeouts.cancel-on-timeout"},
+		Proofs:       []Proof{{Fault: "timeout-without-cancel", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad, waiting := 0, 0, 0
+			for _, c := range t.Cases() {
+				for _, call := range c.Requests(spec.MethodToolsCall) {
+					if _, answered := c.StageAnswer(call); answered {
+						continue
+					}
+					cancelled := false
+					for _, cc := range caCancels(c) {
+						if cc.found && cc.req.Seq == call.Seq {
+							cancelled = true
+						}
+					}
+					switch {
+					case cancelled:
+						n++
+					case c.Version.Era() == spec.Stateless && t.Transport() == Streamable:
+						// From 2026-07-28 over HTTP, closing the request's
+						// stream is the cancellation: nothing more to send.
+						n++
+						t.Saw("over 2026-07-28 HTTP the client's giving up closes the request's stream, which cancels it (%s)", c.Scenario.Name)
+					case c.Stopped || c.TimedOut || len(c.Notes(NoteHarnessStop)) > 0:
+						waiting++ // still waiting when the case ended: its timeout may be longer
+					default:
+						n++
+						bad++
+						t.Fail("notifications/cancelled for the request the client gave up on",
+							fmt.Sprintf("the client gave up on tools/call (id %s) without cancelling it; it %s (%s)", call.Msg.ID, c.Exit, c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 {
+				if waiting > 0 {
+					t.Untestable(fmt.Sprintf("the client was still waiting for the unanswered call when the case ended (%d calls): its timeout, if any, is longer than the case", waiting))
+					return
+				}
+				t.NeedAction(false, "call never_answers and give up on it")
+				return
+			}
+			t.settle(n, bad, "", "%d unanswered calls, each cancelled when the client gave up")
 		},
 	},
 )

@@ -58,6 +58,9 @@ func conformance(e Env, o *options) error {
 		// answer elicitation and sampling requests (mcpcheck's task
 		// scenarios).
 		AnswerDelayMs int64 `json:"answerDelayMs"`
+		// RequestTimeoutMs is how long the client waits for an answer to a
+		// tool call before it gives up (mcpcheck's timeout scenario).
+		RequestTimeoutMs int64 `json:"requestTimeoutMs"`
 	}
 	if raw := e.Getenv(envContext); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &sctx); err != nil {
@@ -183,6 +186,16 @@ func conformance(e Env, o *options) error {
 			}
 		}
 		return fmt.Errorf("conformance: the server lists no json_schema_2020_12_tool")
+	case "mcpcheck-no-answer":
+		// Give up on a call that is never answered, after the timeout the
+		// scenario gives (the client cancels it).
+		d := time.Duration(sctx.RequestTimeoutMs) * time.Millisecond
+		if d <= 0 {
+			d = time.Second
+		}
+		_, err := c.CallTool(ctx, "never_answers", map[string]any{}, &client.CallOptions{Timeout: d})
+		fmt.Fprintf(e.Stderr, "never_answers: %v\n", err)
+		return nil
 	case "mcpcheck-progress":
 		// Two calls at once, each asking for progress.
 		errs := make(chan error, 2)
