@@ -191,6 +191,14 @@ func (w *elicitationWaiter) ch(id string) chan struct{} {
 	return ch
 }
 
+// known reports whether id is an elicitation the client has heard of.
+func (w *elicitationWaiter) known(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.done[id]
+	return ok
+}
+
 func (w *elicitationWaiter) complete(id string) {
 	ch := w.ch(id)
 	w.mu.Lock()

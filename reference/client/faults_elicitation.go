@@ -10,8 +10,14 @@ import (
 // Fault switches of elicitation and sampling: rewrites of the capabilities
 // initialize declares and of the client's answers to the server.
 
+// FaultElicitCompleteUnknownFatal is the hook of elicitation: the client
+// ends the session on notifications/elicitation/complete for an id it does
+// not know.
+const FaultElicitCompleteUnknownFatal = "elicitation-complete-unknown-fatal"
+
 func init() {
-	registerFaults(nil,
+	registerFaults([]string{FaultElicitCompleteUnknownFatal},
+		Fault{Name: FaultElicitCompleteUnknownFatal, Requirement: "elicitation.complete.client-ignores-unknown-ids", Description: "notifications/elicitation/complete for an unknown elicitationId ends the session"},
 		Fault{Name: "sampling-undeclared", Requirement: "sampling.capability.client-declares", Description: "initialize declares no sampling capability, yet sampling/createMessage is answered with a result",
 			Rewrite: withoutCapability("sampling")},
 		Fault{Name: "elicitation-undeclared", Requirement: "elicitation.capability.client-declares", Description: "initialize declares no elicitation capability, yet elicitation/create is answered with a result",

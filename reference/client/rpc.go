@@ -407,6 +407,10 @@ func (c *Client) notification(method string, params json.RawMessage) {
 	case spec.MethodElicitationComplete:
 		var p mcp.ElicitationCompleteParams
 		if json.Unmarshal(params, &p) == nil {
+			if c.fault(FaultElicitCompleteUnknownFatal) && !c.elic.known(p.ElicitationID) {
+				_ = c.conn.Close() // the fault: an unknown elicitation id ends the connection
+				return
+			}
 			c.elic.complete(p.ElicitationID)
 		}
 	case spec.MethodToolsListChanged:

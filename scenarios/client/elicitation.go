@@ -224,3 +224,48 @@ func orForm(mode string) string {
 	}
 	return mode
 }
+
+var _ = Register(Def{
+	ID: "client/elicitation/unknown-complete", Area: "elicitation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{ServerRequestsScenario},
+	Title:        "notifications/elicitation/complete for an elicitationId the client does not know changes nothing: it still answers the stage's next ping",
+	Requirements: []string{"elicitation.complete.client-ignores-unknown-ids"},
+	Proofs:       []Proof{{Fault: FaultElicitCompleteUnknownFatalName, Version: spec.V20251125, Want: reports.Fail}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			var note *Msg
+			for _, e := range c.Events {
+				if e.From == stage.FromStage && e.IsMessage() && e.Msg.Method == spec.MethodElicitationComplete {
+					e := e
+					note = &e
+					break
+				}
+			}
+			if note == nil {
+				continue
+			}
+			for _, req := range c.StageRequests() {
+				if req.Seq < note.Seq || req.Msg.Method != spec.MethodPing {
+					continue
+				}
+				n++
+				if ans, ok := c.ClientAnswer(req); !ok || ans.Msg.Shape != jsonrpc.KindResponse {
+					bad++
+					t.Fail("the next ping answered as before, the unknown completion disregarded",
+						fmt.Sprintf("after notifications/elicitation/complete for an unknown id the stage's ping went unanswered; the client %s (%s)", c.Exit, c.Scenario.Name))
+				}
+				break
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "declare URL-mode elicitation and make a request after initialization")
+			return
+		}
+		t.settle(n, bad, "", "%d unknown completions disregarded")
+	},
+})
+
+// FaultElicitCompleteUnknownFatalName is the reference client's fault
+// switch for an unknown completion (reference/client's
+// FaultElicitCompleteUnknownFatal; the suite names it, never imports it).
+const FaultElicitCompleteUnknownFatalName = "elicitation-complete-unknown-fatal"

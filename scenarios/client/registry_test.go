@@ -16,7 +16,7 @@ var coverageFloors = map[string]int{
 	"caching":         2,
 	"cancellation":    5,
 	"discovery":       1,
-	"elicitation":     4,
+	"elicitation":     5,
 	"extensions":      1,
 	"lifecycle":       6,
 	"mrtr":            6,
