@@ -65,6 +65,13 @@ func init() {
 				}
 				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","id":"mcpcheck-prompts","method":"prompts/list"}`)}
 			}},
+		Fault{Name: "undeclared-feature-request", Requirement: "lifecycle.operation.respect-negotiated", Description: "right after initialization the client lists prompts, whatever the server declared",
+			Rewrite: func(w Written) [][]byte {
+				if w.Decoded.Method != spec.MethodInitialized {
+					return [][]byte{w.Msg}
+				}
+				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","id":"mcpcheck-undeclared","method":"prompts/list"}`)}
+			}},
 		Fault{Name: "tool-names-lowercased", Requirement: "tools.name.case-sensitive", Description: "tools/call sends tool names in lower case",
 			Rewrite: onParams(func(method string, p map[string]json.RawMessage) bool {
 				var name string

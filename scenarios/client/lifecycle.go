@@ -273,3 +273,58 @@ func joinVersions() string {
 	}
 	return strings.Join(vs, ", ")
 }
+
+// lcFeatureOf maps a client request method to the server capability it
+// needs ("" for methods every server takes).
+func lcFeatureOf(method string) string {
+	switch {
+	case strings.HasPrefix(method, "prompts/"):
+		return "prompts"
+	case strings.HasPrefix(method, "resources/"):
+		return "resources"
+	case strings.HasPrefix(method, "tools/"):
+		return "tools"
+	case method == spec.MethodCompletionComplete:
+		return "completions"
+	case method == spec.MethodLoggingSetLevel:
+		return "logging"
+	}
+	return ""
+}
+
+var _ = Register(Def{
+	ID: "client/lifecycle/negotiated-features", Area: "lifecycle", Eras: stateful, Scenarios: []string{prNoPromptsScenario},
+	Title:        "after initialization the client uses only the features the server declared (mcpcheck-no-prompts declares no prompts)",
+	Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
+	Proofs:       []Proof{{Fault: "undeclared-feature-request", Version: spec.V20251125, Want: reports.Fail}, {Fault: "undeclared-feature-request", Version: spec.V20250326, Want: reports.Warn}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			m, _, ok := c.Initialize()
+			if !ok {
+				continue
+			}
+			ans, ok := c.StageAnswer(m)
+			if !ok || ans.Msg.Shape != jsonrpc.KindResponse {
+				continue
+			}
+			var r struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+			}
+			_ = json.Unmarshal(ans.Msg.Result, &r)
+			for _, req := range c.Requests("") {
+				f := lcFeatureOf(req.Msg.Method)
+				if f == "" || req.Seq < ans.Seq {
+					continue
+				}
+				n++
+				if _, declared := r.Capabilities[f]; !declared {
+					bad++
+					t.Fail("requests only for features the server declared",
+						fmt.Sprintf("the server declared no %s, yet the client sent %s (%s)", f, excerpt(req), c.Scenario.Name))
+				}
+			}
+		}
+		t.settle(n, bad, "the client made no feature request", "%d feature requests, each for a declared capability")
+	},
+})

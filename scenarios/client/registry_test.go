@@ -18,7 +18,7 @@ var coverageFloors = map[string]int{
 	"discovery":       1,
 	"elicitation":     5,
 	"extensions":      1,
-	"lifecycle":       6,
+	"lifecycle":       8,
 	"mrtr":            6,
 	"pagination":      4,
 	"progress":        4,
