@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -78,9 +77,6 @@ func (c *Client) urlConsent(ctx context.Context, p *mcp.ElicitParams) (*mcp.Elic
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, invalidParams("the elicitation URL %q is not an http(s) URL", p.URL)
-	}
-	if c.fault(FaultElicitURLPrefetch) {
-		c.prefetch(ctx, p.URL)
 	}
 	action, err := e.URL(ctx, p)
 	if err != nil {
@@ -220,19 +216,5 @@ func (w *elicitationWaiter) wait(ctx context.Context, id string) bool {
 		return true
 	case <-ctx.Done():
 		return false
-	}
-}
-
-// prefetch is the elicitation-url-prefetch fault: the client fetches the
-// URL before asking the user (a preview), bounded by a short timeout.
-func (c *Client) prefetch(ctx context.Context, u string) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return
-	}
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		_ = resp.Body.Close()
 	}
 }

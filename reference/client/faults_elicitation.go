@@ -15,13 +15,8 @@ import (
 // not know.
 const FaultElicitCompleteUnknownFatal = "elicitation-complete-unknown-fatal"
 
-// FaultElicitURLPrefetch is a hook of elicitation: the client fetches a
-// URL elicitation's page before asking the user.
-const FaultElicitURLPrefetch = "elicitation-url-prefetch"
-
 func init() {
-	registerFaults([]string{FaultElicitCompleteUnknownFatal, FaultElicitURLPrefetch},
-		Fault{Name: FaultElicitURLPrefetch, Requirement: "security.elicitation.url-no-prefetch", Description: "a URL elicitation's page is fetched before the user is asked"},
+	registerFaults([]string{FaultElicitCompleteUnknownFatal},
 		Fault{Name: FaultElicitCompleteUnknownFatal, Requirement: "elicitation.complete.client-ignores-unknown-ids", Description: "notifications/elicitation/complete for an unknown elicitationId ends the session"},
 		Fault{Name: "sampling-undeclared", Requirement: "sampling.capability.client-declares", Description: "initialize declares no sampling capability, yet sampling/createMessage is answered with a result",
 			Rewrite: withoutCapability("sampling")},

@@ -25,7 +25,6 @@ var coverageFloors = map[string]int{
 	"ping":            4,
 	"prompts":         2,
 	"roots":           3,
-	"security":        1,
 	"sampling":        2,
 	"subscriptions":   1,
 	"tasks":           42,
