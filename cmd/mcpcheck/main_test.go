@@ -40,7 +40,7 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"client", "--command", "x", "--format", "json", "--out", "/proc/mcpcheck-cannot-write-here"},
 		// A selection that matches no check judged nothing: no pass.
 		{"client", "--command", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
-		{"server", "--stdio", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
+		{"server", "--stdio", "true", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)

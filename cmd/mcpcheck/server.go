@@ -17,6 +17,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 const serverUsage = `Usage: mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
@@ -125,6 +126,12 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
 	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
+	if *labelFilter != "" {
+		// A filter that does not parse is a usage error before anything runs.
+		if _, err := types.ParseLabelFilter(*labelFilter); err != nil {
+			return o, usagef("server: --label-filter %q: %v", *labelFilter, err)
+		}
+	}
 	if *deadline <= 0 {
 		return o, usagef("server: --deadline must be positive")
 	}
