@@ -1,10 +1,8 @@
 package client
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
@@ -37,50 +35,32 @@ var _ = RegisterScenarios(Scenario{
 	Name: elUndeclaredScenario, Eras: stateful,
 	Title: "deliberate deviation: while serving the client's first request the stage sends sampling/createMessage and elicitation/create to a client that did not declare them, and an elicitation in the mode it did not declare (URL mode to a form-only client, form mode to a URL-only one)",
 	Stage: func(env Env) stage.Config {
-		var asked atomic.Bool
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
-			switch c.Method() {
-			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
-				return nil, nil, false
-			}
-			if !asked.CompareAndSwap(false, true) {
-				return nil, nil, false
-			}
-			caps, v := c.ClientCapabilities(), c.Version()
-			ask := func(method string, params any) {
-				ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
-				defer cancel()
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					_, _ = c.Request(method, params)
-				}()
-				select {
-				case <-done:
-				case <-ctx.Done():
-				}
-			}
-			if caps.Sampling == nil {
-				ask(spec.MethodSamplingCreateMessage, mcp.CreateMessageParams{
-					Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say hello"})}},
-					MaxTokens: 50,
-				})
-			}
-			switch {
-			case v.Compare(spec.V20250618) < 0:
-			case caps.Elicitation == nil:
-				ask(spec.MethodElicitationCreate, elFormRequest())
-			case v == spec.V20251125 && !caps.Elicitation.SupportsURL():
-				ask(spec.MethodElicitationCreate, map[string]any{"mode": "url", "message": "mcpcheck asks you to open a page", "url": "https://example.test/mcpcheck", "elicitationId": "mcpcheck-undeclared-url"})
-			case v == spec.V20251125 && !caps.Elicitation.SupportsForm():
-				p := elFormRequest()
-				p["mode"] = "form"
-				ask(spec.MethodElicitationCreate, p)
-			}
-			return nil, nil, false
-		}}}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(elAskUndeclared)}}
 	},
 })
+
+// elAskUndeclared asks the client for what it did not declare: sampling,
+// elicitation, an elicitation mode.
+func elAskUndeclared(c *server.Call) {
+	caps, v := c.ClientCapabilities(), c.Version()
+	if caps.Sampling == nil {
+		askBounded(c, spec.MethodSamplingCreateMessage, mcp.CreateMessageParams{
+			Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say hello"})}},
+			MaxTokens: 50,
+		})
+	}
+	switch {
+	case v.Compare(spec.V20250618) < 0:
+	case caps.Elicitation == nil:
+		askBounded(c, spec.MethodElicitationCreate, elFormRequest())
+	case v == spec.V20251125 && !caps.Elicitation.SupportsURL():
+		askBounded(c, spec.MethodElicitationCreate, map[string]any{"mode": "url", "message": "mcpcheck asks you to open a page", "url": "https://example.test/mcpcheck", "elicitationId": "mcpcheck-undeclared-url"})
+	case v == spec.V20251125 && !caps.Elicitation.SupportsForm():
+		p := elFormRequest()
+		p["mode"] = "form"
+		askBounded(c, spec.MethodElicitationCreate, p)
+	}
+}
 
 // elAnswers returns the client's answers to the stage's requests of method
 // in the case.

@@ -32,37 +32,47 @@ var _ = RegisterScenarios(Scenario{
 	Name: ServerRequestsScenario, Eras: stateful,
 	Title: "while serving the client's first request the stage sends it ping, roots/list, sampling/createMessage and elicitation/create (for what it declared) and notifications it must ignore",
 	Stage: func(env Env) stage.Config {
-		var asked atomic.Bool
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
-			switch c.Method() {
-			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
-				return nil, nil, false
-			}
-			if !asked.CompareAndSwap(false, true) {
-				return nil, nil, false
-			}
-			provoke(c)
-			return nil, nil, false
-		}}}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(provoke)}}
 	},
 })
+
+// onFirstRequest makes a Director that runs provoke once, while serving
+// the client's first request after initialization (initialize, ping and a
+// server/discover probe do not count).
+func onFirstRequest(provoke func(c *server.Call)) server.Director {
+	var asked atomic.Bool
+	return func(c *server.Call) (any, error, bool) {
+		switch c.Method() {
+		case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
+			return nil, nil, false
+		}
+		if asked.CompareAndSwap(false, true) {
+			provoke(c)
+		}
+		return nil, nil, false
+	}
+}
+
+// askBounded sends the client a request while serving c and waits for
+// the answer at most askTimeout.
+func askBounded(c *server.Call, method string, params any) {
+	ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = c.Request(method, params)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
 
 // provoke sends the client the scenario's requests and notifications, each
 // answer awaited at most askTimeout.
 func provoke(c *server.Call) {
-	ask := func(method string, params any) {
-		ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
-		defer cancel()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_, _ = c.Request(method, params)
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
-	}
+	ask := func(method string, params any) { askBounded(c, method, params) }
 	caps := c.ClientCapabilities()
 	v := c.Version()
 	ask(spec.MethodPing, nil)

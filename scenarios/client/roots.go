@@ -1,11 +1,9 @@
 package client
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
@@ -29,28 +27,11 @@ var _ = RegisterScenarios(Scenario{
 	Name: rtUndeclaredScenario, Eras: stateful,
 	Title: "deliberate deviation: while serving the client's first request the stage sends roots/list to a client that did not declare roots (nothing for one that did)",
 	Stage: func(env Env) stage.Config {
-		var asked atomic.Bool
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
-			switch c.Method() {
-			case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
-				return nil, nil, false
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(func(c *server.Call) {
+			if c.ClientCapabilities().Roots == nil {
+				askBounded(c, spec.MethodRootsList, nil)
 			}
-			if c.ClientCapabilities().Roots != nil || !asked.CompareAndSwap(false, true) {
-				return nil, nil, false
-			}
-			ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
-			defer cancel()
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_, _ = c.Request(spec.MethodRootsList, nil)
-			}()
-			select {
-			case <-done:
-			case <-ctx.Done():
-			}
-			return nil, nil, false
-		}}}
+		})}}
 	},
 })
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/rules"
@@ -49,22 +48,6 @@ const (
 // which create-promptly judges whether the CreateTaskResult waited for it.
 const rxPromptWork = 400 * time.Millisecond
 
-// rxOnFirstRequest makes a Director that runs provoke once, while serving
-// the client's first request after initialization.
-func rxOnFirstRequest(provoke func(c *server.Call)) server.Director {
-	var asked atomic.Bool
-	return func(c *server.Call) (any, error, bool) {
-		switch c.Method() {
-		case spec.MethodInitialize, spec.MethodPing:
-			return nil, nil, false
-		}
-		if asked.CompareAndSwap(false, true) {
-			provoke(c)
-		}
-		return nil, nil, false
-	}
-}
-
 var _ = RegisterScenarios(
 	Scenario{
 		Name: rxScenario, Since: spec.V20251125, Until: spec.V20251125,
@@ -74,14 +57,14 @@ var _ = RegisterScenarios(
 			return fmt.Sprintf(`{"answerDelayMs":%d}`, rxAnswerDelayMs)
 		},
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: rxOnFirstRequest(rxProvoke)}}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(rxProvoke)}}
 		},
 	},
 	Scenario{
 		Name: rxUndeclaredScenario, Since: spec.V20251125, Until: spec.V20251125,
 		Title: "while serving the client's first request the stage sends sampling/createMessage and elicitation/create (for what the client declared), each plainly and then with a task field, for the types the client declared no task support for",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: rxOnFirstRequest(rxUndeclared)}}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(rxUndeclared)}}
 		},
 	},
 )
