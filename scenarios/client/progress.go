@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
@@ -24,30 +25,31 @@ const prScenario = "mcpcheck-progress"
 
 // prPairWait bounds how long a call of the progress tool waits for a
 // second one to arrive.
-const prPairWait = 2 * time.Second
+const prPairWait = 4 * time.Second
 
 var _ = RegisterScenarios(Scenario{
 	Name:  prScenario,
-	Title: "a server whose tool progress_pair reports progress for the call's token and answers once a second call is in (or after 2 s), so two concurrent calls overlap",
+	Title: "a server whose tool progress_pair reports progress for the call's token and answers once a second call is in (or after 4 s), so two concurrent calls overlap",
 	Acts:  "call progress_pair twice at the same time, asking for progress on each",
 	Stage: func(env Env) stage.Config {
-		arrived := make(chan struct{}, 16)
+		var mu sync.Mutex
+		calls := 0
+		both := make(chan struct{})
 		tool := server.Tool{
-			Def: mcp.Tool{Name: "progress_pair", Description: "Reports progress, then answers once a second call is in (or after 2 s)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+			Def: mcp.Tool{Name: "progress_pair", Description: "Reports progress, then answers once a second call is in (or after 4 s)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 			Run: func(c *server.Call) (any, error) {
 				if tok, ok, err := c.Meta().ProgressToken(); ok && err == nil {
 					c.Notify(spec.MethodProgress, map[string]any{"progressToken": tok, "progress": 1, "total": 2})
 				}
-				arrived <- struct{}{}
+				mu.Lock()
+				if calls++; calls == 2 {
+					close(both)
+				}
+				mu.Unlock()
 				t := time.NewTimer(prPairWait)
 				defer t.Stop()
-				// Wait for a second arrival (and give it back for its own wait).
 				select {
-				case <-arrived:
-					select {
-					case arrived <- struct{}{}:
-					default:
-					}
+				case <-both:
 				case <-t.C:
 				case <-c.Context().Done():
 				}
@@ -112,7 +114,7 @@ var _ = Register(
 		ID: "client/progress/unique-tokens", Area: "progress",
 		Title:        "no two of the client's requests active at the same time carry the same progressToken",
 		Requirements: []string{"progress.token.unique-among-active", "progress.token.client-unique-among-active"},
-		Proofs:       []Proof{{Fault: "progress-token-reused", Version: spec.V20251125, Want: reports.Fail}, {Fault: "progress-token-reused", Version: spec.V20260728, Want: reports.Fail}},
+		Proofs:       []Proof{{Fault: "progress-token-reused", Version: spec.V20251125, Want: reports.Fail}, {Fault: "progress-token-reused", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail}},
 		Judge: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
