@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,6 +49,16 @@ func (c *Client) elicit(ctx context.Context, p *mcp.ElicitParams) (any, error) {
 		if e.Form == nil {
 			return nil, invalidParams("this client did not declare form-mode elicitation")
 		}
+		if rs := p.RequestedSchema; rs != nil && rs.Schema != "" && !knownDialects[strings.TrimSuffix(rs.Schema, "#")] {
+			if !c.fault(FaultSchemaDialectIgnored) {
+				return nil, invalidParams("requestedSchema declares the JSON Schema dialect %q, which this client does not support", rs.Schema)
+			}
+			plain := *rs
+			plain.Schema = ""
+			q := *p
+			q.RequestedSchema = &plain
+			p = &q
+		}
 		res, err := e.Form(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("the form handler failed: %w", err)
@@ -77,6 +89,9 @@ func (c *Client) urlConsent(ctx context.Context, p *mcp.ElicitParams) (*mcp.Elic
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, invalidParams("the elicitation URL %q is not an http(s) URL", p.URL)
+	}
+	if c.fault(FaultElicitURLPrefetch) {
+		probeURL(ctx, http.MethodHead, p.URL)
 	}
 	action, err := e.URL(ctx, p)
 	if err != nil {

@@ -48,6 +48,11 @@ func (c *Client) sample(ctx context.Context, p *mcp.CreateMessageParams) (any, e
 	if (len(p.Tools) > 0 || p.ToolChoice != nil) && !s.Tools {
 		return nil, invalidParams("the request carries tools or toolChoice, but this client did not declare the sampling.tools capability")
 	}
+	if !c.fault(FaultSamplingUnchecked) {
+		if err := checkMessages(p.Messages); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkToolResults(p.Messages); err != nil {
 		return nil, err
 	}
@@ -123,6 +128,23 @@ func checkToolResults(msgs []mcp.SamplingMessage) error {
 			for _, id := range uses {
 				pending[id] = true
 			}
+		}
+	}
+	return nil
+}
+
+// checkMessages refuses sampling messages the client cannot use: a role
+// other than user or assistant, or no content.
+func checkMessages(msgs []mcp.SamplingMessage) error {
+	if len(msgs) == 0 {
+		return invalidParams("the request has no messages")
+	}
+	for i, m := range msgs {
+		if m.Role != mcp.RoleUser && m.Role != mcp.RoleAssistant {
+			return invalidParams("messages[%d] has role %q; a sampling message is from the user or the assistant", i, m.Role)
+		}
+		if len(m.Content.Blocks) == 0 {
+			return invalidParams("messages[%d] has no content", i)
 		}
 	}
 	return nil

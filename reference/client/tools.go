@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/client/transport"
@@ -29,6 +30,17 @@ func (c *Client) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	kept := tools[:0]
 	cache := make(map[string]mcp.Tool, len(tools))
 	for _, t := range tools {
+		if c.fault(FaultSchemaRefFetch) {
+			for _, u := range networkRefs(t.InputSchema) {
+				probeURL(ctx, http.MethodGet, u)
+			}
+		}
+		if c.Stateless() && !c.fault(FaultSchemaUnresolvedKept) {
+			if _, err := compileSchema(t.InputSchema); err != nil {
+				c.logf("leaving out tool %q: its inputSchema is unusable: %v", t.Name, err)
+				continue
+			}
+		}
 		if checkHeaders {
 			if _, err := mcp.HeaderParams(t.InputSchema); err != nil {
 				c.logf("leaving out tool %q: its x-mcp-header annotations are invalid: %v", t.Name, err)
@@ -162,7 +174,7 @@ func (c *Client) toolResult(name string, raw json.RawMessage, t mcp.Tool, known 
 		if len(res.StructuredContent) == 0 {
 			return &res, &OutputSchemaError{Tool: name, Detail: "the tool declares an outputSchema but the result has no structuredContent"}
 		}
-		if err := validateJSON(t.OutputSchema, res.StructuredContent); err != nil {
+		if err := validateJSONBounded(t.OutputSchema, res.StructuredContent, !c.fault(FaultSchemaUnbounded)); err != nil {
 			return &res, &OutputSchemaError{Tool: name, Detail: err.Error()}
 		}
 	}

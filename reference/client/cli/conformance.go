@@ -99,7 +99,7 @@ func conformance(e Env, o *options) error {
 			}
 			return form(ctx, p)
 		}
-		co.Sampling = &client.Sampling{Model: client.ModelFunc(func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		co.Sampling = &client.Sampling{Tools: true, Model: client.ModelFunc(func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			if err := answerDelay(ctx, sctx.AnswerDelayMs); err != nil {
 				return nil, err
 			}
