@@ -96,6 +96,15 @@ func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities
 		}
 		for _, a := range elAnswers(c, method) {
 			n++
+			var r struct {
+				Action string `json:"action"`
+			}
+			if method == spec.MethodElicitationCreate && a.Response.Msg.Shape == jsonrpc.KindResponse && json.Unmarshal(a.Response.Msg.Result, &r) == nil && r.Action != "accept" {
+				// Declining or cancelling is no elicitation served: a client
+				// without the capability may answer so.
+				t.Saw("the client, without elicitation, answered with action %q (%s)", r.Action, c.Scenario.Name)
+				continue
+			}
 			if a.Response.Msg.Shape == jsonrpc.KindResponse {
 				bad++
 				t.Fail(method+" served only by a client that declared the capability",
