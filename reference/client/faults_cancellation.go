@@ -7,8 +7,14 @@ import (
 // Fault switches of cancellation: notifications/cancelled the client adds
 // to what it sends.
 
+// FaultUnknownCancelFatal is the hook of cancellation: a
+// notifications/cancelled naming no request of the server in progress ends
+// the connection.
+const FaultUnknownCancelFatal = "unknown-cancel-fatal"
+
 func init() {
-	registerFaults(nil,
+	registerFaults([]string{FaultUnknownCancelFatal},
+		Fault{Name: FaultUnknownCancelFatal, Requirement: "cancellation.invalid.ignored", Description: "a notifications/cancelled for no request in progress ends the connection"},
 		Fault{Name: "cancel-unknown-request", Requirement: "cancellation.notify.only-in-flight-client-requests", Description: "right after initialization the client cancels a request it never sent",
 			Rewrite: func(w Written) [][]byte {
 				if w.Decoded.Method != spec.MethodInitialized {

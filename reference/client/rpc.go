@@ -400,6 +400,9 @@ func (c *Client) notification(method string, params json.RawMessage) {
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
+			} else if c.fault(FaultUnknownCancelFatal) {
+				_ = c.conn.Close() // the fault: a cancellation of no known request ends the connection
+				return
 			}
 		}
 	case spec.MethodTasksStatus:

@@ -179,3 +179,46 @@ var _ = Register(
 		},
 	},
 )
+
+var _ = Register(Def{
+	ID: "client/cancellation/unknown-ignored", Area: "cancellation", Eras: stateful, Scenarios: []string{ServerRequestsScenario},
+	Title:        "a notifications/cancelled naming no request in progress (the stage sends one for requestId mcpcheck-never-sent) is dropped in silence: the client still answers the stage's next ping",
+	Requirements: []string{"cancellation.invalid.ignored"},
+	Proofs:       []Proof{{Fault: "unknown-cancel-fatal", Version: spec.V20251125, Want: reports.Warn}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			var note *Msg
+			for _, e := range c.Events {
+				if e.From == stage.FromStage && e.IsMessage() && e.Msg.Method == spec.MethodCancelled {
+					e := e
+					note = &e
+					break
+				}
+			}
+			if note == nil {
+				continue
+			}
+			// The stage asks more after its stray cancellation (at least a
+			// last ping): a client that dropped it answers.
+			n++
+			alive := false
+			for _, m := range c.Client() {
+				if m.Seq > note.Seq {
+					alive = true
+					break
+				}
+			}
+			if !alive {
+				bad++
+				t.Fail("the client goes on after a stray cancellation (it answers the stage's next requests)",
+					fmt.Sprintf("after notifications/cancelled for a request it never got, the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "make a request after initialization (the stage sends its notifications while serving it)")
+			return
+		}
+		t.settle(n, bad, "", "%d stray cancellations dropped in silence")
+	},
+})

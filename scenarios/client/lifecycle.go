@@ -60,7 +60,7 @@ var _ = Register(
 	Def{
 		ID: "client/lifecycle/initialize-first", Area: "lifecycle", Eras: stateful,
 		Title:        "every session opens with the client's initialize request",
-		Requirements: []string{"lifecycle.initialize.first-interaction", "lifecycle.initialize.client-sends-initialize"},
+		Requirements: []string{"lifecycle.initialize.first-interaction", "lifecycle.initialize.client-sends-initialize", "base.layers.support-base-and-lifecycle"},
 		Proofs:       []Proof{{Fault: "skip-initialize", Version: spec.V20251125, Want: reports.Fail}},
 		Judge: func(t *T) {
 			n, bad := 0, 0

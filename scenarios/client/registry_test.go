@@ -12,9 +12,9 @@ import (
 // when any area shrinks, so a check lost in a refactor cannot go unseen.
 var coverageFloors = map[string]int{
 	"authorization":   25,
-	"base":            26,
+	"base":            27,
 	"caching":         2,
-	"cancellation":    5,
+	"cancellation":    6,
 	"discovery":       1,
 	"elicitation":     5,
 	"extensions":      1,
