@@ -59,12 +59,16 @@ const (
 	FaultSkipInitialize    = "skip-initialize"
 	FaultNoInitialized     = "no-initialized"
 	FaultUnreleasedVersion = "offer-unreleased-version"
+	// FaultContinueOnUnknownVersion goes on with a session whose
+	// initialize result names a revision the client does not implement.
+	FaultContinueOnUnknownVersion = "continue-on-unknown-version"
 )
 
 var hookFaults = map[string]bool{
-	FaultSkipInitialize:    true,
-	FaultNoInitialized:     true,
-	FaultUnreleasedVersion: true,
+	FaultSkipInitialize:           true,
+	FaultNoInitialized:            true,
+	FaultUnreleasedVersion:        true,
+	FaultContinueOnUnknownVersion: true,
 }
 
 // registerFaults adds fault switches of one protocol area (from an init of
@@ -142,6 +146,7 @@ var faultTable = []Fault{
 			return append(append(append([]byte(nil), b...), '\n'), `{"jsonrpc":"2.0","id":"mcpcheck-eager","method":"tools/list"}`...)
 		})},
 	{Name: FaultUnreleasedVersion, Requirement: "versioning.initialize.client-offers-supported-version", Description: "initialize offers the version 2099-01-01"},
+	{Name: FaultContinueOnUnknownVersion, Requirement: "versioning.initialize.client-disconnects-on-unsupported", Description: "a session goes on after the initialize result names a revision the client does not implement"},
 }
 
 // onMethod makes a Rewrite that changes the messages of one method.

@@ -154,7 +154,9 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 		return err
 	}
 	got := spec.Version(res.ProtocolVersion)
-	if !got.Known() || got.Era() != spec.Stateful {
+	if (!got.Known() || got.Era() != spec.Stateful) && c.fault(FaultContinueOnUnknownVersion) {
+		got = v // the fault: carry on as if the server had agreed
+	} else if !got.Known() || got.Era() != spec.Stateful {
 		return &VersionError{Offered: string(v), Server: []string{res.ProtocolVersion}, Detail: fmt.Sprintf("the server chose %q, which this client cannot use with initialize (it speaks %s to %s); disconnecting", res.ProtocolVersion, spec.V20241105, spec.V20251125)}
 	}
 	if res.ServerInfo.Name == "" {

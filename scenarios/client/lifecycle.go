@@ -328,3 +328,65 @@ var _ = Register(Def{
 		t.settle(n, bad, "the client made no feature request", "%d feature requests, each for a declared capability")
 	},
 })
+
+// lcUnknownVersionScenario answers initialize with a revision no client
+// implements.
+const lcUnknownVersionScenario = "mcpcheck-unknown-version"
+
+// lcUnknownVersion is the revision the stage's initialize result names.
+const lcUnknownVersion = "2099-01-01"
+
+var _ = RegisterScenarios(Scenario{
+	Name: lcUnknownVersionScenario, Eras: stateful,
+	Title: "a server whose initialize result names the revision 2099-01-01, which no client implements",
+	Stage: func(env Env) stage.Config {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Rewrite: func(o server.Outgoing) [][]byte {
+			if o.Method != spec.MethodInitialize {
+				return [][]byte{o.Msg}
+			}
+			var msg, res map[string]json.RawMessage
+			if json.Unmarshal(o.Msg, &msg) != nil || json.Unmarshal(msg["result"], &res) != nil || res == nil {
+				return [][]byte{o.Msg}
+			}
+			res["protocolVersion"] = json.RawMessage(`"` + lcUnknownVersion + `"`)
+			msg["result"], _ = json.Marshal(res)
+			b, err := json.Marshal(msg)
+			if err != nil {
+				return [][]byte{o.Msg}
+			}
+			return [][]byte{b}
+		}}}
+	},
+})
+
+var _ = Register(Def{
+	ID: "client/versioning/disconnects-on-unknown", Area: "versioning", Eras: stateful, Scenarios: []string{lcUnknownVersionScenario},
+	Title:        "a client whose initialize is answered with a revision it does not implement goes no further in that session",
+	Requirements: []string{"versioning.initialize.client-disconnects-on-unsupported"},
+	Proofs:       []Proof{{Fault: "continue-on-unknown-version", Version: spec.V20251125, Want: reports.Warn}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			for _, s := range c.Sessions() {
+				rest, ok := afterInitializeResult(s)
+				if !ok {
+					continue
+				}
+				n++
+				for _, e := range rest {
+					if e.From == stage.FromClient && e.IsMessage() && e.Msg.Method != "" && e.Msg.Method != spec.MethodCancelled {
+						bad++
+						t.Fail("no further message in a session whose initialize result names an unknown revision",
+							fmt.Sprintf("after the stage chose %s the client sent %s (%s)", lcUnknownVersion, excerpt(e), c.Scenario.Name))
+						break
+					}
+				}
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "send initialize")
+			return
+		}
+		t.settle(n, bad, "", "%d sessions left after the unknown revision")
+	},
+})
