@@ -33,7 +33,7 @@ var coverageFloors = map[string]int{
 	"transport-http":  23,
 	"transport-sse":   1,
 	"transport-stdio": 6,
-	"versioning":      3,
+	"versioning":      4,
 }
 
 func TestClientCoverageDoesNotRegress(t *testing.T) {
