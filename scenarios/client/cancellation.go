@@ -188,27 +188,12 @@ var _ = Register(Def{
 	Judge: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
-			var note *Msg
-			for _, e := range c.Events {
-				if e.From == stage.FromStage && e.IsMessage() && e.Msg.Method == spec.MethodCancelled {
-					e := e
-					note = &e
-					break
-				}
-			}
-			if note == nil {
+			note, ok := stageNotification(c, spec.MethodCancelled)
+			if !ok {
 				continue
 			}
-			// The stage asks more after its stray cancellation (at least a
-			// last ping): a client that dropped it answers.
 			n++
-			alive := false
-			for _, m := range c.Client() {
-				if m.Seq > note.Seq {
-					alive = true
-					break
-				}
-			}
+			alive := clientSpokeAfter(c, note.Seq)
 			if !alive {
 				bad++
 				t.Fail("the client goes on after a stray cancellation (it answers the stage's next requests)",
@@ -222,3 +207,25 @@ var _ = Register(Def{
 		t.settle(n, bad, "", "%d stray cancellations dropped in silence")
 	},
 })
+
+// stageNotification returns the stage's first notification of method in
+// the case.
+func stageNotification(c *Case, method string) (Msg, bool) {
+	for _, e := range c.Events {
+		if e.From == stage.FromStage && e.IsMessage() && e.Msg.Method == method {
+			return e, true
+		}
+	}
+	return Msg{}, false
+}
+
+// clientSpokeAfter reports whether the client sent any message after seq:
+// a client the stage still asks things of goes on answering.
+func clientSpokeAfter(c *Case, seq int) bool {
+	for _, m := range c.Client() {
+		if m.Seq > seq {
+			return true
+		}
+	}
+	return false
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Roots (2024-11-05 through 2025-11-25, where the server asks with a
@@ -91,27 +92,7 @@ var _ = Register(
 		Requirements: []string{"roots.capability.client-declares"},
 		Proofs:       []Proof{{Fault: "roots-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Judge: func(t *T) {
-			n, bad, declared := 0, 0, 0
-			for _, c := range t.Cases() {
-				answers, decl, known := rtAnswers(c)
-				if known && decl {
-					declared++
-					continue
-				}
-				for _, a := range answers {
-					n++
-					if a.Response.Msg.Shape == jsonrpc.KindResponse {
-						bad++
-						t.Fail("roots only from a client that declared the roots capability",
-							fmt.Sprintf("the client declared no roots capability, yet answered roots/list with roots: %s (%s)", excerpt(a.Response), c.Scenario.Name))
-					}
-				}
-			}
-			if n == 0 && declared > 0 {
-				t.NotApplicable("the client declared roots, so the stage did not ask it without")
-				return
-			}
-			t.settle(n, bad, "the client was not asked for roots (it made no request after initialization)", "%d roots/list requests to a client without roots, each answered with an error")
+			elUndeclaredJudge(t, spec.MethodRootsList, func(c mcp.ClientCapabilities) bool { return c.Roots != nil })
 		},
 	},
 	Def{
