@@ -111,6 +111,7 @@ type Client struct {
 	initMu sync.Mutex // serialises re-initialization
 
 	tasks *taskStore
+	race  raceFaults // state of the race fault switches only
 	elic  *elicitationWaiter
 }
 

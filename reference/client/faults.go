@@ -62,6 +62,9 @@ const (
 	// FaultContinueOnUnknownVersion goes on with a session whose
 	// initialize result names a revision the client does not implement.
 	FaultContinueOnUnknownVersion = "continue-on-unknown-version"
+	// FaultOfferOlderVersion offers the revision before the configured one
+	// in initialize, while still accepting any revision it implements.
+	FaultOfferOlderVersion = "offer-older-version"
 )
 
 var hookFaults = map[string]bool{
@@ -69,6 +72,7 @@ var hookFaults = map[string]bool{
 	FaultNoInitialized:            true,
 	FaultUnreleasedVersion:        true,
 	FaultContinueOnUnknownVersion: true,
+	FaultOfferOlderVersion:        true,
 }
 
 // registerFaults adds fault switches of one protocol area (from an init of
@@ -146,6 +150,7 @@ var faultTable = []Fault{
 			return append(append(append([]byte(nil), b...), '\n'), `{"jsonrpc":"2.0","id":"mcpcheck-eager","method":"tools/list"}`...)
 		})},
 	{Name: FaultUnreleasedVersion, Requirement: "versioning.initialize.client-offers-supported-version", Description: "initialize offers the version 2099-01-01"},
+	{Name: FaultOfferOlderVersion, Requirement: "versioning.initialize.client-offers-latest", Description: "initialize offers the revision before the newest one the client is set to use, though it goes on with any it implements"},
 	{Name: FaultContinueOnUnknownVersion, Requirement: "versioning.initialize.client-disconnects-on-unsupported", Description: "a session goes on after the initialize result names a revision the client does not implement"},
 }
 

@@ -1,7 +1,13 @@
 package client
 
 import (
+	"context"
+	"sync"
+	"time"
+
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Fault switches of cancellation: notifications/cancelled the client adds
@@ -42,4 +48,124 @@ func init() {
 				return [][]byte{w.Msg}
 			}},
 	)
+}
+
+// Fault switches of timeouts and of the races between a cancellation and
+// the answer it crosses (named hooks, in rpc.go and request.go).
+const (
+	// FaultLateAnswerFatal ends the connection when a response arrives for
+	// a request the client cancelled.
+	FaultLateAnswerFatal = "late-answer-fatal"
+	// FaultAnsweredCancelFatal ends the connection when the server cancels
+	// a request the client has already answered.
+	FaultAnsweredCancelFatal = "answered-cancel-fatal"
+	// FaultNoRequestTimeout waits for a tools/call answer forever.
+	FaultNoRequestTimeout = "no-request-timeout"
+	// FaultProgressExtendsTimeout makes every progress notification start
+	// a call's timeout afresh, with no upper bound.
+	FaultProgressExtendsTimeout = "progress-extends-timeout"
+)
+
+func init() {
+	registerFaults([]string{FaultLateAnswerFatal, FaultAnsweredCancelFatal, FaultNoRequestTimeout, FaultProgressExtendsTimeout},
+		Fault{Name: FaultLateAnswerFatal, Requirement: "cancellation.sender.ignore-late-response", Description: "a response that arrives after the client cancelled its request ends the connection"},
+		Fault{Name: FaultAnsweredCancelFatal, Requirement: "cancellation.race.handled-gracefully", Description: "a notifications/cancelled for a server request the client has already answered ends the connection"},
+		Fault{Name: FaultNoRequestTimeout, Requirement: "lifecycle.timeouts.per-request-timeout", Description: "tools/call waits for its answer without any time limit"},
+		Fault{Name: FaultProgressExtendsTimeout, Requirement: "lifecycle.timeouts.maximum-despite-progress", Description: "each progress notification restarts a tools/call's timeout, so a server that keeps sending progress is waited for without end"},
+	)
+}
+
+// raceFaults remembers, for the race faults only, the ids of requests the
+// client cancelled and of server requests it answered (at most raceKeep
+// of each).
+type raceFaults struct {
+	mu        sync.Mutex
+	cancelled map[jsonrpc.ID]bool
+	answered  map[jsonrpc.ID]bool
+}
+
+const raceKeep = 256
+
+func remember(m *map[jsonrpc.ID]bool, id jsonrpc.ID) {
+	if *m == nil || len(*m) >= raceKeep {
+		*m = map[jsonrpc.ID]bool{}
+	}
+	(*m)[id] = true
+}
+
+// noteCancelled records that the client cancelled its request id.
+func (c *Client) noteCancelled(id jsonrpc.ID) {
+	if !c.fault(FaultLateAnswerFatal) {
+		return
+	}
+	c.race.mu.Lock()
+	remember(&c.race.cancelled, id)
+	c.race.mu.Unlock()
+}
+
+// noteAnswered records that the client answered the server's request id.
+func (c *Client) noteAnswered(id jsonrpc.ID) {
+	if !c.fault(FaultAnsweredCancelFatal) {
+		return
+	}
+	c.race.mu.Lock()
+	remember(&c.race.answered, id)
+	c.race.mu.Unlock()
+}
+
+// raceFatal reports whether a race fault ends the connection on a late
+// response (response true) or a late cancellation for id.
+func (c *Client) raceFatal(id jsonrpc.ID, response bool) bool {
+	c.race.mu.Lock()
+	defer c.race.mu.Unlock()
+	if response {
+		return c.race.cancelled[id] && c.fault(FaultLateAnswerFatal)
+	}
+	return c.race.answered[id] && c.fault(FaultAnsweredCancelFatal)
+}
+
+// callTimeout is the time limit of a call: FaultNoRequestTimeout lifts it
+// for tools/call.
+func (c *Client) callTimeout(method string, d time.Duration) time.Duration {
+	if method == spec.MethodToolsCall && c.fault(FaultNoRequestTimeout) {
+		return 24 * time.Hour
+	}
+	return d
+}
+
+// progressExtends is FaultProgressExtendsTimeout: with it on, the call
+// runs without its own time limit and ctx ends only when no progress came
+// for timeout; it returns the wrapped progress handler, the context and
+// its cancel function.
+func (c *Client) progressExtends(ctx context.Context, timeout time.Duration, onProgress func(p mcp.ProgressNotificationParams)) (context.Context, func(p mcp.ProgressNotificationParams), context.CancelFunc, bool) {
+	if onProgress == nil || !c.fault(FaultProgressExtendsTimeout) {
+		return ctx, onProgress, func() {}, false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	kick := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+				if !t.Stop() {
+					<-t.C
+				}
+				t.Reset(timeout)
+			case <-t.C:
+				cancel()
+				return
+			}
+		}
+	}()
+	return ctx, func(p mcp.ProgressNotificationParams) {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+		onProgress(p)
+	}, cancel, true
 }

@@ -424,7 +424,7 @@ func (c *Client) pollFault(ctx context.Context, method string, p object, raw jso
 // It is off while the client suite cannot judge a 2026-07-28 case in which
 // a client falls back to initialize (see slDualEra in
 // scenarios/client/stateless.go); flip both together.
-const dualEraFaults = false
+const dualEraFaults = true
 
 // FaultFallbackOnly32601 makes the dual-era fallback depend on one code.
 const FaultFallbackOnly32601 = "fallback-only-on-32601"

@@ -142,6 +142,9 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 	if c.fault(FaultUnreleasedVersion) {
 		params.ProtocolVersion = "2099-01-01"
 	}
+	if c.fault(FaultOfferOlderVersion) {
+		params.ProtocolVersion = string(olderStateful(v))
+	}
 	if c.fault(FaultSkipInitialize) {
 		_, _ = c.rpc(ctx, spec.MethodPing, struct{}{}, callOpts{timeout: time.Second})
 	}
@@ -175,6 +178,18 @@ func (c *Client) initialize(ctx context.Context, v spec.Version) error {
 		return err
 	}
 	return nil
+}
+
+// olderStateful is the initialize-based revision released before v (v
+// itself when there is none).
+func olderStateful(v spec.Version) spec.Version {
+	older := v
+	for _, w := range spec.Versions {
+		if w.Era() == spec.Stateful && w.Compare(v) < 0 && (older == v || w.Compare(older) > 0) {
+			older = w
+		}
+	}
+	return older
 }
 
 // reinitialize starts a new session after the server forgot the old one.

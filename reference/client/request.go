@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/client/transport"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -91,6 +92,14 @@ func (c *Client) request(ctx context.Context, method string, params any, o reqOp
 		return nil, err
 	}
 	if o.onProgress != nil {
+		limit := c.timeout()
+		if o.timeout > 0 {
+			limit = o.timeout
+		}
+		if pctx, h, stop, on := c.progressExtends(ctx, limit, o.onProgress); on {
+			defer stop()
+			ctx, o.onProgress, o.timeout = pctx, h, 24*time.Hour
+		}
 		tok, done := c.progressToken(o.onProgress)
 		defer done()
 		m := p.meta()
@@ -146,6 +155,9 @@ func (c *Client) request(ctx context.Context, method string, params any, o reqOp
 			c.pollFault(ctx, method, p, raw)
 			return raw, nil
 		case mcp.ResultInputRequired:
+			if c.fault(FaultMRTRUnsupported) {
+				return nil, fmt.Errorf("client: the result of %s asks for input, which this client cannot give", method)
+			}
 		default:
 			return nil, fmt.Errorf("client: the result of %s has resultType %q, which this client does not know (want %q or %q)", method, rt, mcp.ResultComplete, mcp.ResultInputRequired)
 		}

@@ -51,6 +51,7 @@ func (c *Client) rpc(ctx context.Context, method string, params any, o callOpts)
 	if o.timeout > 0 {
 		timeout = o.timeout
 	}
+	timeout = c.callTimeout(method, timeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	sctx := tctx
@@ -84,6 +85,7 @@ func (c *Client) rpc(ctx context.Context, method string, params any, o callOpts)
 		// On 2026-07-28 HTTP, ending tctx closed the response stream,
 		// which is the cancellation; elsewhere the client says so.
 		if !o.noCancel && !(c.Stateless() && c.isHTTP()) {
+			c.noteCancelled(id)
 			c.sendCancelled(id, "the client stopped waiting")
 		}
 		if ctx.Err() != nil {
@@ -191,6 +193,8 @@ func (c *Client) route(raw []byte) {
 	msgs, batch := jsonrpc.DecodeBatch(raw)
 	if !batch {
 		msgs = msgs[:1]
+	} else if c.fault(FaultBatchIgnored) {
+		return
 	}
 	for i := range msgs {
 		c.routeOne(msgs[i])
@@ -211,6 +215,10 @@ func (c *Client) routeOne(m jsonrpc.Message) {
 			r = response{err: fmt.Errorf("client: the server's response is not valid JSON-RPC: %s", describe(m))}
 		}
 		if !c.deliver(m.ID, r) {
+			if c.raceFatal(m.ID, true) {
+				_ = c.conn.Close() // the fault: a late answer ends the connection
+				return
+			}
 			c.noteGarbage(fmt.Sprintf("a response with id %s, which no pending request has", m.ID))
 		}
 	case jsonrpc.KindRequest:
@@ -240,6 +248,7 @@ func (c *Client) routeOne(m jsonrpc.Message) {
 				c.mu.Unlock()
 			}()
 			c.answer(ctx, m)
+			c.noteAnswered(m.ID)
 		}()
 	case jsonrpc.KindNotification:
 		if !m.Valid() {
@@ -400,6 +409,9 @@ func (c *Client) notification(method string, params json.RawMessage) {
 			c.mu.Unlock()
 			if cancel != nil {
 				cancel()
+			} else if c.raceFatal(p.RequestID, false) {
+				_ = c.conn.Close() // the fault: a cancellation crossing the client's answer ends the connection
+				return
 			} else if c.fault(FaultUnknownCancelFatal) {
 				_ = c.conn.Close() // the fault: a cancellation of no known request ends the connection
 				return

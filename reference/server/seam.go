@@ -148,9 +148,39 @@ func (c *Call) Request(method string, params any) (json.RawMessage, error) {
 func (c *Call) Notify(method string, params any) { c.r.notify(method, params) }
 
 // SendRaw writes b as one message on the stream of this request, exactly
-// as given (it still passes Options.Rewrite). It may break the protocol:
-// that is what it is for.
-func (c *Call) SendRaw(b []byte) { c.r.send(b) }
+// as given (it still passes Options.Rewrite), also after the client
+// cancelled the request, as long as the stream is open. It may break the
+// protocol: that is what it is for.
+func (c *Call) SendRaw(b []byte) {
+	r := c.r
+	r.mu.Lock()
+	done := r.done
+	r.mu.Unlock()
+	if done {
+		return
+	}
+	if err := unsilence(r.out).Send(b); err != nil {
+		r.srv.logf("dropped a raw message related to request %s: %v", r.id, err)
+	}
+}
+
+// unsilencer is a Sink that drops what is sent once its request is
+// cancelled; unsilenced returns one that does not.
+type unsilencer interface{ unsilenced() Sink }
+
+// unsilence returns s without the silence a cancelled request keeps.
+func unsilence(s Sink) Sink {
+	if u, ok := s.(unsilencer); ok {
+		return u.unsilenced()
+	}
+	return s
+}
+
+func (w *rewriteSink) unsilenced() Sink {
+	cp := *w
+	cp.to = unsilence(w.to)
+	return &cp
+}
 
 // InputRequired returns the 2026-07-28 input_required result that asks the
 // client for reqs (keyed as the client must answer them) with requestState

@@ -186,6 +186,8 @@ type cancelSilently struct {
 	ctx context.Context
 }
 
+func (c cancelSilently) unsilenced() Sink { return c.to }
+
 func (c cancelSilently) Send(b []byte) error {
 	if c.ctx.Err() != nil {
 		return nil

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
@@ -183,3 +184,75 @@ var _ = Register(
 		},
 	},
 )
+
+var _ = Register(Def{
+	ID: "client/base/batch-answered", Area: "base", Since: spec.V20250326, Until: spec.V20250326, Scenarios: []string{ServerRequestsScenario},
+	Title:        "in 2025-03-26 the client takes a JSON-RPC batch (the stage sends two pings in one) and answers every request in it, as one batch response or one by one",
+	Requirements: []string{"base.batch.receiving-required"},
+	Proofs:       []Proof{{Fault: "batch-ignored", Version: spec.V20250326, Want: reports.Fail}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			answers := c.ClientAnswers()
+			for _, e := range c.Events {
+				if e.From != stage.FromStage || !e.IsMessage() || !e.Msg.Has(jsonrpc.ReasonBatch) {
+					continue
+				}
+				n++
+				answered := map[jsonrpc.ID]bool{}
+				for _, a := range answers {
+					if a.Found && a.Request.Seq == e.Seq {
+						answered[a.Request.Msg.ID] = true
+					}
+				}
+				var missing []string
+				for _, el := range BatchElements(e) {
+					if el.Msg.Shape == jsonrpc.KindRequest && !answered[el.Msg.ID] {
+						missing = append(missing, el.Msg.ID.String())
+					}
+				}
+				if len(missing) > 0 {
+					bad++
+					t.Fail("an answer to every request of a batch the server sends",
+						fmt.Sprintf("the stage sent %s; the client answered %d of its requests, none to id %s; it %s (%s)", excerpt(e), len(answered), strings.Join(missing, ", "), c.Exit, c.Scenario.Name))
+				}
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "make a request after initialization (the stage sends its batch while serving it)")
+			return
+		}
+		t.settle(n, bad, "", "%d batches, every request in them answered")
+	},
+})
+
+var _ = Register(Def{
+	ID: "client/base/layers-2026", Area: "base", Eras: slEra, Scenarios: []string{mrtrScenario},
+	Title:        "a 2026-07-28 client speaks the multi round-trip pattern every implementation must: it fulfils input_required results and retries",
+	Requirements: []string{"base.layers.support-base-versioning-patterns"},
+	Proofs:       []Proof{{Fault: "mrtr-unsupported", Want: reports.Fail}},
+	Judge: func(t *T) {
+		n, retried := 0, 0
+		var first string
+		for _, c := range t.Cases() {
+			for _, r := range mrtrRounds(c) {
+				n++
+				if r.retry != nil {
+					retried++
+				} else if first == "" {
+					first = mrtrDescribe(c, r)
+				}
+			}
+		}
+		switch {
+		case n == 0:
+			mrtrUntestable(t, "call the tools that answer input_required")
+		case retried == 0:
+			t.Fail("the client fulfils input_required results and retries the request (multi round-trip requests are a core pattern of 2026-07-28)",
+				fmt.Sprintf("it retried none of the %d requests the stage answered with input_required, the first %s", n, first))
+		default:
+			t.Saw("the client retried %d of %d requests answered with input_required", retried, n)
+			t.Pass()
+		}
+	},
+})

@@ -3,6 +3,9 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
@@ -106,29 +109,135 @@ var _ = Register(
 
 // caNoAnswerScenario never answers a tool call; caTimeoutMs is the timeout
 // it asks the client to use (MCP_CONFORMANCE_CONTEXT requestTimeoutMs).
+// caPatience is how long the stage waits for the client to give up before
+// it answers the call itself (with caPatienceText), so a client without a
+// timeout still ends its case: six times what the client was asked for.
 const (
 	caNoAnswerScenario = "mcpcheck-no-answer"
 	caTimeoutMs        = 500
+	caPatience         = 3 * time.Second
+	caPatienceText     = "mcpcheck stopped waiting for the client to give up"
+	caLateText         = "a late answer to a call the client gave up on (mcpcheck)"
 )
 
 var _ = RegisterScenarios(Scenario{
 	Name:  caNoAnswerScenario,
-	Title: "a server whose tool never_answers never answers; the client is asked (MCP_CONFORMANCE_CONTEXT requestTimeoutMs) to give up after 500 ms",
-	Acts:  "call never_answers and give up after requestTimeoutMs (MCP_CONFORMANCE_CONTEXT)",
+	Title: "a server whose tool never_answers does not answer until the client gives up (asked, by MCP_CONFORMANCE_CONTEXT requestTimeoutMs, to do so after 500 ms), then answers it late anyway; echo answers once that has happened; after 3 s the stage answers never_answers itself",
+	Acts:  "call never_answers and give up after requestTimeoutMs (MCP_CONFORMANCE_CONTEXT), then call echo twice",
 	Context: func(env Env, sc *stage.Case) string {
 		return fmt.Sprintf(`{"requestTimeoutMs":%d}`, caTimeoutMs)
 	},
 	Stage: func(env Env) stage.Config {
-		tool := server.Tool{
-			Def: mcp.Tool{Name: "never_answers", Description: "Never answers (until the client goes)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+		settled := make(chan struct{})
+		var once sync.Once
+		settle := func() { once.Do(func() { close(settled) }) }
+		never := server.Tool{
+			Def: mcp.Tool{Name: "never_answers", Description: "Never answers (until the client gives up)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 			Run: func(c *server.Call) (any, error) {
-				<-c.Context().Done()
-				return nil, server.ErrNoResponse
+				defer settle()
+				t := time.NewTimer(caPatience)
+				defer t.Stop()
+				select {
+				case <-c.Context().Done():
+					// The client gave up: its cancellation and this answer
+					// cross, as they may on any wire.
+					if b, err := jsonrpc.NewResponse(c.ID(), caToolText(c.Version(), caLateText)); err == nil {
+						c.SendRaw(b)
+					}
+					return nil, server.ErrNoResponse
+				case <-t.C:
+					return caToolText(c.Version(), caPatienceText), nil
+				}
 			},
 		}
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{tool}}}
+		echo := echoTool
+		echo.Run = func(c *server.Call) (any, error) {
+			// Hold the answer until never_answers is settled, so the
+			// client's next request follows the late answer.
+			t := time.NewTimer(askTimeout)
+			defer t.Stop()
+			select {
+			case <-settled:
+			case <-t.C:
+			case <-c.Context().Done():
+			}
+			return echoTool.Run(c)
+		}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{never, echo}}}
 	},
 })
+
+// caToolText is a tools/call result holding text (with resultType in
+// 2026-07-28, where results carry one).
+func caToolText(v spec.Version, text string) map[string]any {
+	res := map[string]any{"content": []mcp.ContentBlock{mcp.Text(text)}}
+	if v.Era() == spec.Stateless {
+		res["resultType"] = "complete"
+	}
+	return res
+}
+
+// caCall is one of the client's calls of a tool the stage leaves
+// unanswered, and what became of it.
+type caCall struct {
+	call Msg
+	// cancel is the client's cancellation of it (ok false: none).
+	cancel   Msg
+	canceled bool
+	// answer is the stage's answer (answered false: none); patience is
+	// set when it is the stage's own, given because the client had not
+	// given up after caPatience, late when it followed the cancellation.
+	answer             Msg
+	answered, patience bool
+	late               bool
+	// movedOn is set when the client sent another request while the call
+	// was open (before the stage's patience answer).
+	movedOn bool
+}
+
+// caCalls returns the client's calls of tool in c.
+func caCalls(c *Case, tool string) []caCall {
+	var out []caCall
+	cancels := caCancels(c)
+	reqs := c.Requests("")
+	for _, call := range c.Requests(spec.MethodToolsCall) {
+		if slTarget(call) != tool {
+			continue
+		}
+		cc := caCall{call: call}
+		for _, k := range cancels {
+			if k.found && k.req.Seq == call.Seq {
+				cc.cancel, cc.canceled = k.note, true
+				break
+			}
+		}
+		cc.answer, cc.answered = c.StageAnswer(call)
+		if cc.answered {
+			cc.patience = strings.Contains(string(cc.answer.Msg.Result), caPatienceText)
+			cc.late = cc.canceled && cc.cancel.Seq < cc.answer.Seq
+		}
+		for _, r := range reqs {
+			if r.Seq > call.Seq && (!cc.patience || r.Seq < cc.answer.Seq) {
+				cc.movedOn = true
+				break
+			}
+		}
+		out = append(out, cc)
+	}
+	return out
+}
+
+// caStillWaiting reports whether the harness ended c while the client
+// may still have been waiting.
+func caStillWaiting(c *Case) bool {
+	return c.Stopped || c.TimedOut || c.Interrupted || len(c.Notes(NoteHarnessStop)) > 0
+}
+
+// caStatelessHTTP reports whether, in the check's version and transport,
+// a client cancels by closing the request's stream (2026-07-28 HTTP).
+func caStatelessHTTP(t *T) bool {
+	return t.Version().Era() == spec.Stateless && t.Transport() == Streamable
+}
 
 var _ = Register(
 	Def{
@@ -139,43 +248,110 @@ var _ = Register(
 		Judge: func(t *T) {
 			n, bad, waiting := 0, 0, 0
 			for _, c := range t.Cases() {
-				for _, call := range c.Requests(spec.MethodToolsCall) {
-					if _, answered := c.StageAnswer(call); answered {
-						continue
-					}
-					cancelled := false
-					for _, cc := range caCancels(c) {
-						if cc.found && cc.req.Seq == call.Seq {
-							cancelled = true
-						}
-					}
+				for _, cc := range caCalls(c, "never_answers") {
 					switch {
-					case cancelled:
+					case cc.canceled:
 						n++
-					case c.Version.Era() == spec.Stateless && t.Transport() == Streamable:
+					case cc.patience && cc.movedOn:
+						n++
+						bad++
+						t.Fail("notifications/cancelled for the request the client gave up on",
+							fmt.Sprintf("the client went on to other requests while tools/call never_answers (id %s) was open, and never cancelled it (%s)", cc.call.Msg.ID, c.Scenario.Name))
+					case cc.patience:
+						waiting++ // it had not given up at all: judged by request-timeout
+					case caStatelessHTTP(t):
 						// From 2026-07-28 over HTTP, closing the request's
 						// stream is the cancellation: nothing more to send.
 						n++
 						t.Saw("over 2026-07-28 HTTP the client's giving up closes the request's stream, which cancels it (%s)", c.Scenario.Name)
-					case c.Stopped || c.TimedOut || len(c.Notes(NoteHarnessStop)) > 0:
-						waiting++ // still waiting when the case ended: its timeout may be longer
+					case caStillWaiting(c):
+						waiting++
 					default:
 						n++
 						bad++
 						t.Fail("notifications/cancelled for the request the client gave up on",
-							fmt.Sprintf("the client gave up on tools/call (id %s) without cancelling it; it %s (%s)", call.Msg.ID, c.Exit, c.Scenario.Name))
+							fmt.Sprintf("the client gave up on tools/call never_answers (id %s) without cancelling it; it %s (%s)", cc.call.Msg.ID, c.Exit, c.Scenario.Name))
 					}
 				}
 			}
 			if n == 0 {
 				if waiting > 0 {
-					t.Untestable(fmt.Sprintf("the client was still waiting for the unanswered call when the case ended (%d calls): its timeout, if any, is longer than the case", waiting))
+					t.Untestable(fmt.Sprintf("the client never gave up on the unanswered call (%d calls); client/cancellation/request-timeout judges that", waiting))
 					return
 				}
 				t.NeedAction(false, "call never_answers and give up on it")
 				return
 			}
 			t.settle(n, bad, "", "%d unanswered calls, each cancelled when the client gave up")
+		},
+	},
+	Def{
+		ID: "client/cancellation/request-timeout", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
+		Title:        "a client gives up on a request that is never answered: asked to wait 500 ms, it has not still got the call open after 3 s",
+		Requirements: []string{"lifecycle.timeouts.per-request-timeout", "cancellation.timeout.set-for-requests", "lifecycle.errors.handle-negotiation-failures"},
+		Proofs:       []Proof{{Fault: "no-request-timeout", Version: spec.V20251125, Want: reports.Warn}},
+		Judge: func(t *T) {
+			n, bad, unclear := 0, 0, 0
+			for _, c := range t.Cases() {
+				for _, cc := range caCalls(c, "never_answers") {
+					switch {
+					case !cc.patience && !caStillWaiting(c):
+						n++ // it cancelled, closed the stream or left
+					case cc.patience && !cc.movedOn:
+						n++
+						bad++
+						t.Fail("a request the server never answers is given up on (the scenario asked for requestTimeoutMs 500)",
+							fmt.Sprintf("tools/call never_answers (id %s) was still open %v later, with no notifications/cancelled and no other request meanwhile; the stage answered it itself (%s)", cc.call.Msg.ID, caPatience, c.Scenario.Name))
+					default:
+						unclear++
+					}
+				}
+			}
+			switch {
+			case n == 0 && unclear > 0:
+				t.Untestable(fmt.Sprintf("whether the client gave up cannot be told: it kept %d unanswered calls open without cancelling them, while making other requests or until the case ended", unclear))
+			case n == 0:
+				t.NeedAction(false, "call never_answers and give up on it")
+			default:
+				t.settle(n, bad, "", "%d unanswered calls, each given up on within "+caPatience.String())
+			}
+		},
+	},
+	Def{
+		ID: "client/cancellation/late-answer", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
+		Title:        "an answer that arrives after the client cancelled its request (the stage answers never_answers once cancelled) is ignored: the client goes on with its next requests",
+		Requirements: []string{"cancellation.sender.ignore-late-response", "cancellation.client.ignore-late-response", "cancellation.race.handled-gracefully"},
+		Proofs: []Proof{
+			{Fault: "late-answer-fatal", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "late-answer-fatal", Version: spec.V20260728, Want: reports.Fail},
+		},
+		Judge: func(t *T) {
+			if caStatelessHTTP(t) {
+				t.NotApplicable("over 2026-07-28 HTTP a client cancels by closing the request's stream, so no answer can reach it after the cancellation")
+				return
+			}
+			n, bad := 0, 0
+			for _, c := range t.Cases() {
+				for _, cc := range caCalls(c, "never_answers") {
+					if !cc.late {
+						continue
+					}
+					switch {
+					case len(c.Requests("")) > 0 && c.Requests("")[len(c.Requests(""))-1].Seq > cc.answer.Seq:
+						n++
+					case c.ExitCode > 0:
+						n++
+						bad++
+						t.Fail("the client takes a late answer to a cancelled request in its stride and goes on",
+							fmt.Sprintf("after the late answer to tools/call never_answers (id %s) the client made no further request; it %s (%s)", cc.call.Msg.ID, c.Exit, c.Scenario.Name))
+					}
+				}
+			}
+			if n == 0 {
+				t.NeedAction(false, "call never_answers, give up on it with notifications/cancelled, then make another request")
+				return
+			}
+			t.settle(n, bad, "", "%d late answers, after each of which the client went on")
 		},
 	},
 )
@@ -229,3 +405,148 @@ func clientSpokeAfter(c *Case, seq int) bool {
 	}
 	return false
 }
+
+var _ = Register(Def{
+	ID: "client/cancellation/cancel-after-answer", Area: "cancellation", Eras: stateful, Scenarios: []string{ServerRequestsScenario},
+	Title:        "a notifications/cancelled that crosses the client's answer (the stage cancels the ping the client has just answered) does the client no harm: it still answers the stage's next requests",
+	Requirements: []string{"cancellation.race.handled-gracefully"},
+	Proofs:       []Proof{{Fault: "answered-cancel-fatal", Version: spec.V20251125, Want: reports.Fail}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			note, req, ok := caCrossedCancel(c)
+			if !ok {
+				continue
+			}
+			n++
+			if !clientSpokeAfter(c, note.Seq) {
+				bad++
+				t.Fail("the client goes on after a cancellation of a request it has already answered",
+					fmt.Sprintf("after notifications/cancelled for %s id %s, which it had answered, the client sent nothing more; it %s (%s)", req.Msg.Method, req.Msg.ID, c.Exit, c.Scenario.Name))
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "answer the stage's ping (the stage then cancels it, as if the two had crossed)")
+			return
+		}
+		t.settle(n, bad, "", "%d cancellations crossing the client's answer taken in its stride")
+	},
+})
+
+// caCrossedCancel finds the stage's notifications/cancelled for one of its
+// requests the client had already answered, and that request.
+func caCrossedCancel(c *Case) (note, req Msg, ok bool) {
+	bySeq := map[int]Msg{}
+	for _, a := range c.ClientAnswers() {
+		if a.Found {
+			bySeq[a.Response.Seq] = a.Request
+		}
+	}
+	answered := map[string]Msg{}
+	for _, e := range c.Events {
+		if r, found := bySeq[e.Seq]; found && e.From == stage.FromClient {
+			answered[c.Session(e)+"/"+r.Msg.ID.String()] = r
+		}
+		if e.From != stage.FromStage || !e.IsMessage() || e.Msg.Method != spec.MethodCancelled {
+			continue
+		}
+		var p struct {
+			RequestID jsonrpc.ID `json:"requestId"`
+		}
+		if json.Unmarshal(e.Msg.Params, &p) != nil || p.RequestID.IsZero() {
+			continue
+		}
+		if r, found := answered[c.Session(e)+"/"+p.RequestID.String()]; found {
+			return e, r, true
+		}
+	}
+	return Msg{}, Msg{}, false
+}
+
+// caEndlessScenario reports progress on a call without end and never
+// answers it; caMaxTotalMs is the upper bound it asks the client to keep
+// (MCP_CONFORMANCE_CONTEXT maxTotalTimeoutMs), caTick how often progress
+// comes.
+const (
+	caEndlessScenario = "mcpcheck-endless-progress"
+	caMaxTotalMs      = 1000
+	caTick            = 100 * time.Millisecond
+)
+
+var _ = RegisterScenarios(Scenario{
+	Name:  caEndlessScenario,
+	Title: "a server whose tool endless_progress reports progress every 100 ms and never answers; the client is asked (MCP_CONFORMANCE_CONTEXT requestTimeoutMs 500, maxTotalTimeoutMs 1000) to give up after 1 s however much progress comes; after 3 s the stage answers itself",
+	Acts:  "call endless_progress with a progressToken and give up after maxTotalTimeoutMs (MCP_CONFORMANCE_CONTEXT) even though progress keeps coming",
+	Context: func(env Env, sc *stage.Case) string {
+		return fmt.Sprintf(`{"requestTimeoutMs":%d,"maxTotalTimeoutMs":%d}`, caTimeoutMs, caMaxTotalMs)
+	},
+	Stage: func(env Env) stage.Config {
+		tool := server.Tool{
+			Def: mcp.Tool{Name: "endless_progress", Description: "Reports progress every 100 ms and never finishes", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
+			Run: func(c *server.Call) (any, error) {
+				tok, has, err := c.Meta().ProgressToken()
+				has = has && err == nil && !tok.IsZero()
+				patience := time.NewTimer(caPatience)
+				defer patience.Stop()
+				tick := time.NewTicker(caTick)
+				defer tick.Stop()
+				for i := 1; ; i++ {
+					select {
+					case <-c.Context().Done():
+						return nil, server.ErrNoResponse
+					case <-patience.C:
+						return caToolText(c.Version(), caPatienceText), nil
+					case <-tick.C:
+						if has {
+							c.Notify(spec.MethodProgress, mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Message: "still working"})
+						}
+					}
+				}
+			},
+		}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{tool}}}
+	},
+})
+
+var _ = Register(Def{
+	ID: "client/cancellation/maximum-despite-progress", Area: "cancellation", Scenarios: []string{caEndlessScenario},
+	Title:        "progress does not keep a request alive for ever: asked for an upper bound of 1 s, the client has given up on a call that reports progress every 100 ms within 3 s",
+	Requirements: []string{"lifecycle.timeouts.maximum-despite-progress", "cancellation.timeout.hard-maximum"},
+	Proofs:       []Proof{{Fault: "progress-extends-timeout", Version: spec.V20251125, Want: reports.Warn}},
+	Judge: func(t *T) {
+		n, bad, unclear, tokenless := 0, 0, 0, 0
+		for _, c := range t.Cases() {
+			for _, cc := range caCalls(c, "endless_progress") {
+				var p struct {
+					Meta mcp.Meta `json:"_meta"`
+				}
+				_ = json.Unmarshal(cc.call.Msg.Params, &p)
+				if tok, has, err := p.Meta.ProgressToken(); !has || err != nil || tok.IsZero() {
+					tokenless++
+					continue
+				}
+				switch {
+				case !cc.patience && !caStillWaiting(c):
+					n++
+				case cc.patience && !cc.movedOn:
+					n++
+					bad++
+					t.Fail("an upper bound on a request however much progress it reports (the scenario asked for maxTotalTimeoutMs 1000)",
+						fmt.Sprintf("tools/call endless_progress (id %s) was still open %v later while progress came every %v, with no notifications/cancelled and no other request; the stage answered it itself (%s)", cc.call.Msg.ID, caPatience, caTick, c.Scenario.Name))
+				default:
+					unclear++
+				}
+			}
+		}
+		switch {
+		case n > 0:
+			t.settle(n, bad, "", "%d calls with endless progress, each given up on within "+caPatience.String())
+		case unclear > 0:
+			t.Untestable(fmt.Sprintf("whether the client gave up cannot be told: it kept %d calls open without cancelling them, while making other requests or until the case ended", unclear))
+		case tokenless > 0:
+			t.Untestable("the client called endless_progress without a progressToken, so no progress could keep the call alive")
+		default:
+			t.NeedAction(false, "call endless_progress with a progressToken and give up on it")
+		}
+	},
+})

@@ -50,6 +50,9 @@ type Case struct {
 
 	indexOnce sync.Once
 	idx       caseIndex
+
+	legacyOnce    sync.Once
+	legacyVersion func(stage.Event) (spec.Version, bool)
 }
 
 // caseIndex is what Session needs of the whole recording, built once.
@@ -217,18 +220,39 @@ func (c *Case) answers(from, to stage.Peer) []Answer {
 	}
 	reqs := map[key]Msg{}
 	var out []Answer
-	for _, e := range c.Events {
-		if !e.IsMessage() || e.Msg.ID.IsZero() {
-			continue
+	for _, ev := range c.Events {
+		for _, e := range BatchElements(ev) {
+			if !e.IsMessage() || e.Msg.ID.IsZero() {
+				continue
+			}
+			k := key{e.Conn, e.Msg.ID}
+			switch {
+			case e.From == to && e.Msg.Shape == jsonrpc.KindRequest:
+				reqs[k] = e
+			case e.From == from && e.Msg.Shape.IsResponse():
+				r, ok := reqs[k]
+				out = append(out, Answer{Response: e, Request: r, Found: ok})
+			}
 		}
-		k := key{e.Conn, e.Msg.ID}
-		switch {
-		case e.From == to && e.Msg.Shape == jsonrpc.KindRequest:
-			reqs[k] = e
-		case e.From == from && e.Msg.Shape.IsResponse():
-			r, ok := reqs[k]
-			out = append(out, Answer{Response: e, Request: r, Found: ok})
-		}
+	}
+	return out
+}
+
+// BatchElements returns the messages of a JSON-RPC batch event, each as a
+// copy of e (same Seq, Raw the whole batch) holding one element, or e
+// alone when it is no batch.
+func BatchElements(e Msg) []Msg {
+	if !e.IsMessage() || !e.Msg.Has(jsonrpc.ReasonBatch) {
+		return []Msg{e}
+	}
+	elems, ok := jsonrpc.DecodeBatch(e.Raw)
+	if !ok {
+		return []Msg{e}
+	}
+	out := make([]Msg, len(elems))
+	for i := range elems {
+		out[i] = e
+		out[i].Msg = elems[i]
 	}
 	return out
 }
@@ -439,21 +463,17 @@ func (c *Case) SpeaksStateless() (speaks bool, offered []string) {
 }
 
 // SchemaVersion is the version whose schema m is held to: the case's,
-// except for an initialize request in a 2026-07-28 case, which a dual-era
-// client sends when it falls back to the older protocol; it is held to the
-// version it offers (the latest initialize-based one when it offers none
-// known). Whether falling back was right is judged by the versioning
-// checks, not by the schema.
+// except, in a 2026-07-28 case, for the messages of a legacy session (see
+// LegacyVersions): a dual-era client that falls back to initialize speaks
+// the version it offered or negotiated there. Whether falling back was
+// right is judged by the versioning checks, not by the schema.
 func (c *Case) SchemaVersion(m Msg) spec.Version {
-	if c.Version.Era() != spec.Stateless || m.Msg.Method != spec.MethodInitialize {
+	if c.Version.Era() != spec.Stateless {
 		return c.Version
 	}
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(m.Msg.Params, &p)
-	if v := spec.Version(p.ProtocolVersion); v.Known() && v.Era() == spec.Stateful {
+	c.legacyOnce.Do(func() { c.legacyVersion = c.LegacyVersions() })
+	if v, ok := c.legacyVersion(m); ok {
 		return v
 	}
-	return spec.V20251125
+	return c.Version
 }

@@ -390,3 +390,72 @@ var _ = Register(Def{
 		t.settle(n, bad, "", "%d sessions left after the unknown revision")
 	},
 })
+
+// lcNewestOnlyScenario serves only the newest initialize-based revision, so
+// an older offer is answered with it.
+const lcNewestOnlyScenario = "mcpcheck-newest-only"
+
+var _ = RegisterScenarios(Scenario{
+	Name: lcNewestOnlyScenario, Since: spec.V20251125, Until: spec.V20251125, Eras: stateful,
+	Title: "a server that implements only 2025-11-25: an initialize offering an older revision is answered with 2025-11-25",
+	Stage: func(env Env) stage.Config {
+		return stage.Config{Server: server.Options{NoFixtures: true, Versions: []spec.Version{spec.V20251125}, Tools: []server.Tool{echoTool}}}
+	},
+})
+
+var _ = Register(Def{
+	ID: "client/versioning/offers-latest", Area: "versioning", Since: spec.V20251125, Until: spec.V20251125, Eras: stateful, Scenarios: []string{lcNewestOnlyScenario},
+	Title:        "the client offers the newest revision it implements: one that offers an older revision and then goes on when the server answers 2025-11-25 implements 2025-11-25 and should have offered it",
+	Requirements: []string{"versioning.initialize.client-offers-latest"},
+	Proofs:       []Proof{{Fault: "offer-older-version", Want: reports.Warn}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			for _, s := range c.Sessions() {
+				offer, countered, ok := lcOffer(c, s)
+				if !ok {
+					continue
+				}
+				switch {
+				case offer == spec.V20251125:
+					n++
+				case offer.Known() && offer.Era() == spec.Stateful && countered == spec.V20251125:
+					n++
+					rest, _ := afterInitializeResult(s)
+					for _, e := range rest {
+						if e.From == stage.FromClient && e.IsMessage() && e.Msg.Method != "" && e.Msg.Method != spec.MethodCancelled {
+							bad++
+							t.Fail("initialize offers the newest revision the client implements",
+								fmt.Sprintf("it offered %s, and when the stage answered %s it went on (%s), so it implements %s and should have offered it (%s)", offer, countered, excerpt(e), countered, c.Scenario.Name))
+							break
+						}
+					}
+				}
+			}
+		}
+		if n == 0 {
+			t.NeedAction(false, "send initialize offering a released revision")
+			return
+		}
+		t.settle(n, bad, "", "%d initialize offers, each the newest revision the client went on with")
+	},
+})
+
+// lcOffer returns the revision a session's initialize offered and the one
+// the stage's result named.
+func lcOffer(c *Case, s []stage.Event) (offer, countered spec.Version, ok bool) {
+	for _, e := range s {
+		if e.From != stage.FromClient || e.Msg.Method != spec.MethodInitialize || e.Msg.Shape != jsonrpc.KindRequest {
+			continue
+		}
+		var p, r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(e.Msg.Params, &p)
+		if ans, found := c.StageAnswer(e); found && ans.Msg.Shape == jsonrpc.KindResponse {
+			_ = json.Unmarshal(ans.Msg.Result, &r)
+		}
+		return spec.Version(p.ProtocolVersion), spec.Version(r.ProtocolVersion), true
+	}
+	return "", "", false
+}

@@ -75,11 +75,18 @@ func provoke(c *server.Call) {
 	ask := func(method string, params any) { askBounded(c, method, params) }
 	caps := c.ClientCapabilities()
 	v := c.Version()
+	if v == spec.V20250326 {
+		// 2025-03-26 has JSON-RPC batches: two pings in one.
+		c.SendRaw([]byte(pingBatch))
+	}
 	ask(spec.MethodPing, nil)
 	// Notifications a client must take in silence: a cancellation of a
-	// request it never sent, progress for a token it never gave.
+	// request it never sent, progress for a token it never gave, and a
+	// cancellation of the ping it has just answered (the stage's first
+	// request in the session, id 1), as if the two had crossed.
 	c.Notify(spec.MethodCancelled, map[string]any{"requestId": "mcpcheck-never-sent", "reason": "mcpcheck: no such request"})
 	c.Notify(spec.MethodProgress, map[string]any{"progressToken": "mcpcheck-unknown-token", "progress": 1})
+	c.Notify(spec.MethodCancelled, map[string]any{"requestId": 1, "reason": "mcpcheck: this crossed your answer"})
 	if caps.Roots != nil {
 		ask(spec.MethodRootsList, nil)
 	}
@@ -100,6 +107,9 @@ func provoke(c *server.Call) {
 	}
 	ask(spec.MethodPing, nil)
 }
+
+// pingBatch is the batch of two pings the stage sends in 2025-03-26.
+const pingBatch = `[{"jsonrpc":"2.0","id":"mcpcheck-batch-1","method":"ping"},{"jsonrpc":"2.0","id":"mcpcheck-batch-2","method":"ping"}]`
 
 var _ = Register(
 	Def{

@@ -1374,7 +1374,7 @@ func slDescribeRaw(raw json.RawMessage) string {
 // initialize against the version negotiated in it (slLegacy finds
 // those messages), flip slDualEra and reference/client's dualEraFaults
 // together.
-const slDualEra = false
+const slDualEra = true
 
 // slFallbackCodes are the errors the dual-era scenarios answer the probe
 // with, as legacy servers do to a request before initialize.

@@ -61,6 +61,9 @@ func conformance(e Env, o *options) error {
 		// RequestTimeoutMs is how long the client waits for an answer to a
 		// tool call before it gives up (mcpcheck's timeout scenario).
 		RequestTimeoutMs int64 `json:"requestTimeoutMs"`
+		// MaxTotalTimeoutMs bounds a call however much progress the
+		// server reports (mcpcheck's endless-progress scenario).
+		MaxTotalTimeoutMs int64 `json:"maxTotalTimeoutMs"`
 	}
 	if raw := e.Getenv(envContext); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &sctx); err != nil {
@@ -195,6 +198,23 @@ func conformance(e Env, o *options) error {
 		}
 		_, err := c.CallTool(ctx, "never_answers", map[string]any{}, &client.CallOptions{Timeout: d})
 		fmt.Fprintf(e.Stderr, "never_answers: %v\n", err)
+		// Then go on: a late answer to the abandoned call must not get
+		// in the way of the next ones.
+		for i := 0; i < 2; i++ {
+			if err := call("echo", map[string]any{"text": "after the timeout"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "mcpcheck-endless-progress":
+		// Give up on a call that reports progress without end, after the
+		// upper bound the scenario gives.
+		d := time.Duration(sctx.MaxTotalTimeoutMs) * time.Millisecond
+		if d <= 0 {
+			d = 2 * time.Second
+		}
+		_, err := c.CallTool(ctx, "endless_progress", map[string]any{}, &client.CallOptions{Timeout: d, OnProgress: func(mcp.ProgressNotificationParams) {}})
+		fmt.Fprintf(e.Stderr, "endless_progress: %v\n", err)
 		return nil
 	case "mcpcheck-progress":
 		// Two calls at once, each asking for progress.

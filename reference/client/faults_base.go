@@ -1,0 +1,18 @@
+package client
+
+// Fault switches of the base protocol's layers: receiving batches
+// (2025-03-26) and speaking the multi round-trip pattern (2026-07-28).
+const (
+	// FaultBatchIgnored drops every JSON-RPC batch the server sends.
+	FaultBatchIgnored = "batch-ignored"
+	// FaultMRTRUnsupported treats an input_required result as an error
+	// instead of fulfilling it and retrying.
+	FaultMRTRUnsupported = "mrtr-unsupported"
+)
+
+func init() {
+	registerFaults([]string{FaultBatchIgnored, FaultMRTRUnsupported},
+		Fault{Name: FaultBatchIgnored, Requirement: "base.batch.receiving-required", Description: "a JSON-RPC batch from the server is dropped unread"},
+		Fault{Name: FaultMRTRUnsupported, Requirement: "base.layers.support-base-versioning-patterns", Description: "an input_required result fails the request: the client does not speak multi round-trip requests"},
+	)
+}
