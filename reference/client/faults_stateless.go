@@ -420,24 +420,16 @@ func (c *Client) pollFault(ctx context.Context, method string, p object, raw jso
 	}
 }
 
-// dualEraFaults registers the fault switch of the dual-era stdio fallback.
-// It is off while the client suite cannot judge a 2026-07-28 case in which
-// a client falls back to initialize (see slDualEra in
-// scenarios/client/stateless.go); flip both together.
-const dualEraFaults = true
-
 // FaultFallbackOnly32601 makes the dual-era fallback depend on one code.
 const FaultFallbackOnly32601 = "fallback-only-on-32601"
 
 func init() {
-	if dualEraFaults {
-		registerFaults([]string{FaultFallbackOnly32601},
-			Fault{Name: FaultFallbackOnly32601, Requirement: "transport-stdio.compat.fallback-any-error", Description: "the client falls back to initialize only when its server/discover probe gets -32601"})
-	}
+	registerFaults([]string{FaultFallbackOnly32601},
+		Fault{Name: FaultFallbackOnly32601, Requirement: "transport-stdio.compat.fallback-any-error", Description: "the client falls back to initialize only when its server/discover probe gets -32601"})
 }
 
 // fallbackKeyedFault reports whether FaultFallbackOnly32601 vetoes the
 // fallback after err (any error but -32601).
 func (c *Client) fallbackKeyedFault(err error) bool {
-	return dualEraFaults && c.fault(FaultFallbackOnly32601) && !IsCode(err, jsonrpc.MethodNotFound)
+	return c.fault(FaultFallbackOnly32601) && !IsCode(err, jsonrpc.MethodNotFound)
 }

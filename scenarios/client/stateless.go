@@ -1362,19 +1362,11 @@ func slDescribeRaw(raw json.RawMessage) string {
 	return wire.Excerpt(raw, 80)
 }
 
-// slDualEra registers the dual-era stdio scenarios (a stage that serves
-// only 2025-11-25 and refuses the server/discover probe with -32601, -32602
-// or -32600) and the check that the fallback to initialize does not hang
-// on one code. It is off because the client suite cannot judge such a case
-// yet: client/base/jsonrpc (base.go) validates every message of a
-// 2026-07-28 case against the 2026-07-28 schema, so the legacy session a
-// correct dual-era client opens there (initialize, notifications/
-// initialized, tools/list without _meta) is reported as schema
-// violations. Once that check judges the messages of a session opened by
-// initialize against the version negotiated in it (slLegacy finds
-// those messages), flip slDualEra and reference/client's dualEraFaults
-// together.
-const slDualEra = true
+// The dual-era stdio scenarios: a stage that serves only 2025-11-25 and
+// refuses the server/discover probe with -32601, -32602 or -32600, and the
+// check that the fallback to initialize does not hang on one code. The
+// messages of the legacy session a dual-era client opens there are held to
+// the version negotiated in it (Case.SchemaVersion).
 
 // slFallbackCodes are the errors the dual-era scenarios answer the probe
 // with, as legacy servers do to a request before initialize.
@@ -1390,9 +1382,6 @@ var slFallbackCodes = []struct {
 var _ = slRegisterDualEra()
 
 func slRegisterDualEra() bool {
-	if !slDualEra {
-		return false
-	}
 	var names []string
 	for _, fc := range slFallbackCodes {
 		fc := fc
