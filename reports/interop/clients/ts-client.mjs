@@ -3,7 +3,8 @@
 // check with 'mcpcheck client'. It connects, lists every tool (all pages),
 // calls each once with minimal arguments, answers roots, sampling and
 // elicitation requests, and exits: the generic flow of mcpcheck's client
-// scenarios.
+// scenarios. The timeouts a scenario asks for in MCP_CONFORMANCE_CONTEXT
+// (requestTimeoutMs, maxTotalTimeoutMs) become the SDK's request options.
 //
 //   node ts-client.mjs URL              streamable HTTP
 //   node ts-client.mjs --stdio CMD ARGS stdio (the server command line)
@@ -79,6 +80,24 @@ function minimalArgs(schema) {
   return out;
 }
 
+// callOptions turns the scenario's timeouts into the SDK's RequestOptions.
+function callOptions() {
+  let ctx = {};
+  try {
+    ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  } catch {
+    ctx = {};
+  }
+  const o = {};
+  if (ctx.requestTimeoutMs > 0) o.timeout = ctx.requestTimeoutMs;
+  if (ctx.maxTotalTimeoutMs > 0) {
+    o.maxTotalTimeout = ctx.maxTotalTimeoutMs;
+    o.resetTimeoutOnProgress = true;
+    o.onprogress = () => {};
+  }
+  return o;
+}
+
 const transport = args[0] === '--stdio'
   ? new StdioClientTransport({ command: args[1], args: args.slice(2), stderr: 'inherit' })
   : new StreamableHTTPClientTransport(new URL(args[0]));
@@ -95,7 +114,7 @@ try {
   }
   for (const tool of tools) {
     try {
-      await client.callTool({ name: tool.name, arguments: minimalArgs(tool.inputSchema) });
+      await client.callTool({ name: tool.name, arguments: minimalArgs(tool.inputSchema) }, undefined, callOptions());
     } catch (e) {
       console.error(`calling ${tool.name}: ${e.message}`);
     }
