@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
@@ -130,10 +131,12 @@ var _ = RegisterScenarios(Scenario{
 	Stage: func(env Env) stage.Config {
 		settled := make(chan struct{})
 		var once sync.Once
+		var started atomic.Bool
 		settle := func() { once.Do(func() { close(settled) }) }
 		never := server.Tool{
 			Def: mcp.Tool{Name: "never_answers", Description: "Never answers (until the client gives up)", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 			Run: func(c *server.Call) (any, error) {
+				started.Store(true)
 				defer settle()
 				t := time.NewTimer(caPatience)
 				defer t.Stop()
@@ -152,8 +155,12 @@ var _ = RegisterScenarios(Scenario{
 		}
 		echo := echoTool
 		echo.Run = func(c *server.Call) (any, error) {
-			// Hold the answer until never_answers is settled, so the
-			// client's next request follows the late answer.
+			// Once never_answers was called, hold the answer until it is
+			// settled, so the client's next request follows the late
+			// answer.
+			if !started.Load() {
+				return echoTool.Run(c)
+			}
 			t := time.NewTimer(askTimeout)
 			defer t.Stop()
 			select {
@@ -213,7 +220,9 @@ func caCalls(c *Case, tool string) []caCall {
 		}
 		cc.answer, cc.answered = c.StageAnswer(call)
 		if cc.answered {
-			cc.patience = strings.Contains(string(cc.answer.Msg.Result), caPatienceText)
+			// The stage's own answer only shows the client still waiting
+			// when the client had not left before it.
+			cc.patience = strings.Contains(string(cc.answer.Msg.Result), caPatienceText) && !caLeftBefore(c, call, cc.answer.Seq)
 			cc.late = cc.canceled && cc.cancel.Seq < cc.answer.Seq
 		}
 		for _, r := range reqs {
@@ -225,6 +234,24 @@ func caCalls(c *Case, tool string) []caCall {
 		out = append(out, cc)
 	}
 	return out
+}
+
+// caLeftBefore reports whether the client ended the connection of call
+// (closed the server's stdin, exited) before event seq.
+func caLeftBefore(c *Case, call Msg, seq int) bool {
+	for _, e := range c.Events {
+		if e.Seq >= seq {
+			return false
+		}
+		if e.From != stage.FromHarness || e.Seq <= call.Seq || (e.Conn != 0 && e.Conn != call.Conn) {
+			continue
+		}
+		switch e.Note {
+		case stage.NoteStdinClosed, stage.NoteClientExit, stage.NoteRelayDropped:
+			return true
+		}
+	}
+	return false
 }
 
 // caStillWaiting reports whether the harness ended c while the client
