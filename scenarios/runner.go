@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpcheck/mcpcheck/harness"
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -121,6 +122,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(cfg.Versions) == 0 {
 		cfg.Versions = append([]spec.Version(nil), spec.Versions...)
 	}
+	// One Health for the run: a target that stops answering gets shorter
+	// deadlines, and a mute one is not waited for again (expect.Health).
+	ctx = expect.WithHealth(ctx, expect.NewHealth())
 	var match func([]string) bool
 	if cfg.LabelFilter != "" {
 		f, err := types.ParseLabelFilter(cfg.LabelFilter)

@@ -139,6 +139,9 @@ func Describe(alts []Alt) string {
 	return strings.Join(ds, "; or ")
 }
 
+// errMute is the Err of a wait skipped because the target is mute.
+var errMute = errors.New("the target answers nothing: not waited for")
+
 // Wait receives frames from src until one settles an alternative, one is
 // about the check but wrong, the stream ends, the timeout passes or too
 // many frames arrive. Frames that are about none of the alternatives are
@@ -156,10 +159,17 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 	}
 	start := time.Now()
 	res := Observed{Alt: -1, Expected: Describe(alts)}
-	wctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	health := HealthOf(ctx)
+	if mute, why := health.Mute(); mute {
+		res.Status, res.Err, res.Actual = Aborted, errMute, why
+		return res
+	}
+	timeout, shortened := health.deadline(o.Timeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	finish := func(s Status, actual string) Observed {
 		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
+		health.record(res, (s == Matched || s == Mismatched) && res.Frame.Kind != 0)
 		return res
 	}
 	seen := 0
@@ -171,10 +181,10 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 				for i, a := range alts {
 					if a.OnTimeout {
 						res.Alt = i
-						return finish(Matched, fmt.Sprintf("nothing within %v%s", o.Timeout, res.meanwhile()))
+						return finish(Matched, fmt.Sprintf("nothing within %v%s%s", timeout, res.meanwhile(), shortened))
 					}
 				}
-				return finish(TimedOut, fmt.Sprintf("no answer within %v%s", o.Timeout, res.meanwhile()))
+				return finish(TimedOut, fmt.Sprintf("no answer within %v%s%s", timeout, res.meanwhile(), shortened))
 			default:
 				res.Err = err
 				return finish(Aborted, fmt.Sprintf("the harness stopped waiting: %v", err))

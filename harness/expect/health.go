@@ -1,0 +1,127 @@
+package expect
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Health follows how a target answers across a whole run, so a badly
+// broken target gets a fast verdict instead of every check waiting out its
+// own deadline:
+//
+//   - While the target answers, waits keep the deadline they ask for.
+//   - Once it has left MissesBeforeAdapting waits unanswered, deadlines
+//     adapt to its measured answer times: SlowFactor times its slowest
+//     answer so far, never less than MinAdapted nor more than asked. A
+//     target that is only slow keeps long deadlines; one that answers
+//     in milliseconds and then goes silent is waited for a second.
+//   - A target that has answered nothing, and left a wait unanswered, is
+//     waited for 2*MinAdapted at most.
+//   - A target that has answered nothing at all after MissesBeforeMute
+//     waits is mute: later waits do not wait; they end Aborted at once,
+//     saying so, and checks record that as a harness error, not as the
+//     target's failure (what the target did is in the first checks).
+//
+// Wait finds the Health of a run in its context (WithHealth). It is safe
+// for concurrent use.
+type Health struct {
+	mu       sync.Mutex
+	answers  int
+	misses   int
+	slowest  time.Duration
+	firstBad string // the Expected text of the first unanswered wait
+}
+
+// The Health thresholds.
+const (
+	MissesBeforeAdapting = 2
+	MissesBeforeMute     = 3
+	SlowFactor           = 5
+	MinAdapted           = time.Second
+)
+
+// NewHealth returns the Health of a run that has not started.
+func NewHealth() *Health { return &Health{} }
+
+type healthKey struct{}
+
+// WithHealth returns ctx carrying h: every Wait under it reports to h and
+// takes its deadlines from it.
+func WithHealth(ctx context.Context, h *Health) context.Context {
+	return context.WithValue(ctx, healthKey{}, h)
+}
+
+// HealthOf returns the Health ctx carries (nil: none).
+func HealthOf(ctx context.Context) *Health {
+	h, _ := ctx.Value(healthKey{}).(*Health)
+	return h
+}
+
+// deadline is the timeout a wait that asked for asked gets, and why it is
+// shorter when it is ("" when it is not).
+func (h *Health) deadline(asked time.Duration) (time.Duration, string) {
+	if h == nil {
+		return asked, ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.answers == 0 && h.misses > 0 {
+		// Nothing answered yet and a wait already went unanswered: a
+		// target that answers at all does so in MinAdapted*2.
+		if d := 2 * MinAdapted; d < asked {
+			return d, fmt.Sprintf(" (the deadline was %v, not %v: the target has answered none of the %d requests so far)", d, asked, h.misses)
+		}
+		return asked, ""
+	}
+	if h.misses < MissesBeforeAdapting {
+		return asked, ""
+	}
+	d := SlowFactor * h.slowest
+	if d < MinAdapted {
+		d = MinAdapted
+	}
+	if d >= asked {
+		return asked, ""
+	}
+	return d, fmt.Sprintf(" (the deadline was %v, not %v: the target had left %d requests unanswered, and its slowest answer took %v)",
+		d, asked, h.misses, h.slowest.Round(time.Millisecond))
+}
+
+// Mute reports whether the target has answered nothing in all the waits
+// so far (at least MissesBeforeMute of them), with a sentence saying so.
+func (h *Health) Mute() (bool, string) {
+	if h == nil {
+		return false, ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.answers > 0 || h.misses < MissesBeforeMute {
+		return false, ""
+	}
+	return true, fmt.Sprintf("the target has answered none of the %d requests of this run (the first was for %s): it is treated as mute and not waited for again", h.misses, h.firstBad)
+}
+
+// record notes how a wait ended: answered when a frame of the target
+// settled it (its latency is measured), or a timeout no alternative
+// accepted.
+func (h *Health) record(r Observed, answered bool) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case answered:
+		h.answers++
+		if r.Elapsed > h.slowest {
+			h.slowest = r.Elapsed
+		}
+	case r.Status == TimedOut:
+		h.misses++
+		if h.firstBad == "" {
+			h.firstBad = r.Expected
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package expect
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+)
+
+// TestHealthMuteTargetIsNotWaitedFor: a target that answered none of
+// MissesBeforeMute waits is mute: the next wait ends at once, Aborted,
+// saying why, and later waits too.
+func TestHealthMuteTargetIsNotWaitedFor(t *testing.T) {
+	ctx := WithHealth(context.Background(), NewHealth())
+	for i := 0; i < MissesBeforeMute; i++ {
+		if obs := Wait(ctx, src(), Options{Timeout: 20 * time.Millisecond}, AnyResponse(id3)); obs.Status != TimedOut {
+			t.Fatalf("wait %d: status %v, want timed out", i, obs.Status)
+		}
+	}
+	start := time.Now()
+	obs := Wait(ctx, src(), Options{Timeout: time.Minute}, AnyResponse(id3))
+	if obs.Status != Aborted || !errors.Is(obs.Err, errMute) {
+		t.Fatalf("after %d unanswered waits: status %v (err %v), want aborted as mute", MissesBeforeMute, obs.Status, obs.Err)
+	}
+	if time.Since(start) > time.Second || !strings.Contains(obs.Actual, "treated as mute") {
+		t.Fatalf("the mute verdict took %v and says %q", time.Since(start), obs.Actual)
+	}
+}
+
+// TestHealthSilenceIsNoMiss: an accepted silence is no unanswered request,
+// so waits for silence never make a target mute.
+func TestHealthSilenceIsNoMiss(t *testing.T) {
+	h := NewHealth()
+	ctx := WithHealth(context.Background(), h)
+	for i := 0; i < MissesBeforeMute+1; i++ {
+		if obs := Wait(ctx, src(), Options{Timeout: 10 * time.Millisecond}, Silence("nothing")); !obs.OK() {
+			t.Fatalf("silence wait %d: %v", i, obs.Status)
+		}
+	}
+	if mute, _ := h.Mute(); mute {
+		t.Fatal("accepted silences made the target mute")
+	}
+}
+
+// TestHealthAdaptsDeadlines: a target that answers in milliseconds and
+// then leaves requests unanswered gets MinAdapted, not the minute asked;
+// a slow one keeps what was asked.
+func TestHealthAdaptsDeadlines(t *testing.T) {
+	ctx := WithHealth(context.Background(), NewHealth())
+	answer := msg(`{"jsonrpc":"2.0","id":3,"result":{}}`)
+	if obs := Wait(ctx, src(answer), Options{}, AnyResponse(id3)); !obs.OK() {
+		t.Fatalf("answer: %v", obs.Status)
+	}
+	for i := 0; i < MissesBeforeAdapting; i++ {
+		Wait(ctx, src(), Options{Timeout: 20 * time.Millisecond}, AnyResponse(jsonrpc.IntID(4)))
+	}
+	start := time.Now()
+	obs := Wait(ctx, src(), Options{Timeout: time.Minute}, AnyResponse(jsonrpc.IntID(5)))
+	if obs.Status != TimedOut || time.Since(start) > 5*MinAdapted {
+		t.Fatalf("status %v after %v, want a timeout after about %v", obs.Status, time.Since(start), MinAdapted)
+	}
+	if !strings.Contains(obs.Actual, "the deadline was 1s, not 1m0s") {
+		t.Fatalf("the verdict does not say the deadline was shortened: %q", obs.Actual)
+	}
+
+	slow := NewHealth()
+	slow.record(Observed{Status: Matched, Elapsed: 400 * time.Millisecond}, true)
+	slow.record(Observed{Status: TimedOut}, false)
+	slow.record(Observed{Status: TimedOut}, false)
+	if d, why := slow.deadline(1500 * time.Millisecond); d != 1500*time.Millisecond || why != "" {
+		t.Fatalf("a target whose slowest answer took 400ms got %v (%s) instead of the 1.5s asked", d, why)
+	}
+}
