@@ -93,24 +93,20 @@ func remember(m *map[jsonrpc.ID]bool, id jsonrpc.ID) {
 	(*m)[id] = true
 }
 
-// noteCancelled records that the client cancelled its request id.
-func (c *Client) noteCancelled(id jsonrpc.ID) {
-	if !c.fault(FaultLateAnswerFatal) {
+// noteRace records, while fault is on, id as a request the client
+// cancelled (FaultLateAnswerFatal) or a server request it answered
+// (FaultAnsweredCancelFatal).
+func (c *Client) noteRace(fault string, id jsonrpc.ID) {
+	if !c.fault(fault) {
 		return
 	}
 	c.race.mu.Lock()
-	remember(&c.race.cancelled, id)
-	c.race.mu.Unlock()
-}
-
-// noteAnswered records that the client answered the server's request id.
-func (c *Client) noteAnswered(id jsonrpc.ID) {
-	if !c.fault(FaultAnsweredCancelFatal) {
-		return
+	defer c.race.mu.Unlock()
+	if fault == FaultAnsweredCancelFatal {
+		remember(&c.race.answered, id)
+	} else {
+		remember(&c.race.cancelled, id)
 	}
-	c.race.mu.Lock()
-	remember(&c.race.answered, id)
-	c.race.mu.Unlock()
 }
 
 // raceFatal reports whether a race fault ends the connection on a late

@@ -85,7 +85,7 @@ func (c *Client) rpc(ctx context.Context, method string, params any, o callOpts)
 		// On 2026-07-28 HTTP, ending tctx closed the response stream,
 		// which is the cancellation; elsewhere the client says so.
 		if !o.noCancel && !(c.Stateless() && c.isHTTP()) {
-			c.noteCancelled(id)
+			c.noteRace(FaultLateAnswerFatal, id)
 			c.sendCancelled(id, "the client stopped waiting")
 		}
 		if ctx.Err() != nil {
@@ -248,7 +248,7 @@ func (c *Client) routeOne(m jsonrpc.Message) {
 				c.mu.Unlock()
 			}()
 			c.answer(ctx, m)
-			c.noteAnswered(m.ID)
+			c.noteRace(FaultAnsweredCancelFatal, m.ID)
 		}()
 	case jsonrpc.KindNotification:
 		if !m.Valid() {

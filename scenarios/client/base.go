@@ -218,11 +218,7 @@ var _ = Register(Def{
 				}
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "make a request after initialization (the stage sends its batch while serving it)")
-			return
-		}
-		t.settle(n, bad, "", "%d batches, every request in them answered")
+		t.settleActed(n, bad, "make a request after initialization (the stage sends its batch while serving it)", "%d batches, every request in them answered")
 	},
 })
 

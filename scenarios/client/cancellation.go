@@ -374,11 +374,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call never_answers, give up on it with notifications/cancelled, then make another request")
-				return
-			}
-			t.settle(n, bad, "", "%d late answers, after each of which the client went on")
+			t.settleActed(n, bad, "call never_answers, give up on it with notifications/cancelled, then make another request", "%d late answers, after each of which the client went on")
 		},
 	},
 )
@@ -403,11 +399,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/cancelled for a request it never got, the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "make a request after initialization (the stage sends its notifications while serving it)")
-			return
-		}
-		t.settle(n, bad, "", "%d stray cancellations dropped in silence")
+		t.settleActed(n, bad, "make a request after initialization (the stage sends its notifications while serving it)", "%d stray cancellations dropped in silence")
 	},
 })
 
@@ -452,11 +444,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/cancelled for %s id %s, which it had answered, the client sent nothing more; it %s (%s)", req.Msg.Method, req.Msg.ID, c.Exit, c.Scenario.Name))
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "answer the stage's ping (the stage then cancels it, as if the two had crossed)")
-			return
-		}
-		t.settle(n, bad, "", "%d cancellations crossing the client's answer taken in its stride")
+		t.settleActed(n, bad, "answer the stage's ping (the stage then cancels it, as if the two had crossed)", "%d cancellations crossing the client's answer taken in its stride")
 	},
 })
 

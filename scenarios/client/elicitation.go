@@ -163,11 +163,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare elicitation in one mode and make a request after initialization")
-				return
-			}
-			t.settle(n, bad, "", "%d elicitations in undeclared modes, each refused with -32602")
+			t.settleActed(n, bad, "declare elicitation in one mode and make a request after initialization", "%d elicitations in undeclared modes, each refused with -32602")
 		},
 	},
 	Def{
@@ -197,11 +193,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare form elicitation and make a request after initialization")
-				return
-			}
-			t.settle(n, bad, "", "%d elicitations without mode, each handled as form mode")
+			t.settleActed(n, bad, "declare form elicitation and make a request after initialization", "%d elicitations without mode, each handled as form mode")
 		},
 	},
 )
@@ -233,11 +225,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/elicitation/complete for an unknown id the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "declare URL-mode elicitation and make a request after initialization")
-			return
-		}
-		t.settle(n, bad, "", "%d unknown completions disregarded")
+		t.settleActed(n, bad, "declare URL-mode elicitation and make a request after initialization", "%d unknown completions disregarded")
 	},
 })
 

@@ -111,6 +111,17 @@ func (t *T) settle(n, bad int, none, saw string) {
 	}
 }
 
+// settleActed is settle for a check that needs the client to act: with
+// nothing counted it ends untestable, needs saying what the client did not
+// do (see NeedAction).
+func (t *T) settleActed(n, bad int, needs, saw string) {
+	if n == 0 {
+		t.NeedAction(false, needs)
+		return
+	}
+	t.settle(n, bad, "", saw)
+}
+
 // whyNothing adds, for an n/a reason, what the cases were like when the
 // client sent nothing at all.
 func (t *T) whyNothing() string {

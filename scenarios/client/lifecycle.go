@@ -383,11 +383,7 @@ var _ = Register(Def{
 				}
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "send initialize")
-			return
-		}
-		t.settle(n, bad, "", "%d sessions left after the unknown revision")
+		t.settleActed(n, bad, "send initialize", "%d sessions left after the unknown revision")
 	},
 })
 
@@ -433,11 +429,7 @@ var _ = Register(Def{
 				}
 			}
 		}
-		if n == 0 {
-			t.NeedAction(false, "send initialize offering a released revision")
-			return
-		}
-		t.settle(n, bad, "", "%d initialize offers, each the newest revision the client went on with")
+		t.settleActed(n, bad, "send initialize offering a released revision", "%d initialize offers, each the newest revision the client went on with")
 	},
 })
 

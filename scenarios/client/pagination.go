@@ -218,11 +218,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "follow a nextCursor (list every page of the tools)")
-				return
-			}
-			t.settle(n, bad, "", "%d cursors sent back exactly as issued")
+			t.settleActed(n, bad, "follow a nextCursor (list every page of the tools)", "%d cursors sent back exactly as issued")
 		},
 	},
 	Def{
@@ -246,11 +242,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list every page of the tools")
-				return
-			}
-			t.settle(n, bad, "", "%d short pages, each followed")
+			t.settleActed(n, bad, "list every page of the tools", "%d short pages, each followed")
 		},
 	},
 	Def{
@@ -274,11 +266,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list every page of the tools")
-				return
-			}
-			t.settle(n, bad, "", `%d empty cursors followed`)
+			t.settleActed(n, bad, "list every page of the tools", `%d empty cursors followed`)
 		},
 	},
 	Def{
@@ -308,11 +296,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list every page of the tools")
-				return
-			}
-			t.settle(n, bad, "", "%d last pages, none followed further")
+			t.settleActed(n, bad, "list every page of the tools", "%d last pages, none followed further")
 		},
 	},
 	Def{
@@ -336,11 +320,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list the prompts")
-				return
-			}
-			t.settle(n, bad, "", "%d prompt pages followed")
+			t.settleActed(n, bad, "list the prompts", "%d prompt pages followed")
 		},
 	},
 	Def{
@@ -369,11 +349,7 @@ var _ = Register(
 						fmt.Sprintf("the client called Pg_case %d time(s) and pg_case %d time(s) (%s)", called["Pg_case"], called["pg_case"], c.Scenario.Name))
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call the listed tools")
-				return
-			}
-			t.settle(n, bad, "", "%d cases in which both tools were called by their own names")
+			t.settleActed(n, bad, "call the listed tools", "%d cases in which both tools were called by their own names")
 		},
 	},
 )

@@ -103,11 +103,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "ask for progress on a request")
-				return
-			}
-			t.settle(n, bad, "", "%d progress tokens, each a string or an integer")
+			t.settleActed(n, bad, "ask for progress on a request", "%d progress tokens, each a string or an integer")
 		},
 	},
 	Def{
@@ -137,11 +133,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "ask for progress on requests")
-				return
-			}
-			t.settle(n, bad, "", "%d progress tokens, none shared by active requests")
+			t.settleActed(n, bad, "ask for progress on requests", "%d progress tokens, none shared by active requests")
 		},
 	},
 	Def{

@@ -184,11 +184,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare sampling and make a request after initialization")
-				return
-			}
-			t.settle(n, bad, "", "%d sampling requests carrying tools, no tool use without sampling.tools")
+			t.settleActed(n, bad, "declare sampling and make a request after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
 		},
 	},
 	Def{
@@ -211,11 +207,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare sampling.tools and make a request after initialization")
-				return
-			}
-			t.settle(n, bad, "", "%d requests mixing tool results with text, each refused with -32602")
+			t.settleActed(n, bad, "declare sampling.tools and make a request after initialization", "%d requests mixing tool results with text, each refused with -32602")
 		},
 	},
 	Def{
@@ -254,11 +246,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result")
-				return
-			}
-			t.settle(n, bad, "", "%d sampling results, each with role and content")
+			t.settleActed(n, bad, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result", "%d sampling results, each with role and content")
 		},
 	},
 )

@@ -166,11 +166,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call "+scEchoTool+" with the inputSchema of "+scFocalTool)
-				return
-			}
-			t.settle(n, bad, "", "%d schemas handed back, each valid in its dialect")
+			t.settleActed(n, bad, "call "+scEchoTool+" with the inputSchema of "+scFocalTool, "%d schemas handed back, each valid in its dialect")
 		},
 	},
 	Def{
@@ -247,11 +243,7 @@ var _ = Register(
 						fmt.Sprintf("the client called it %d time(s), the first %s (%s)", len(calls), excerpt(calls[0]), c.Scenario.Name))
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call the tools it listed")
-				return
-			}
-			t.settle(n, bad, "", "%d listings: the tool with the unresolvable schema was left alone")
+			t.settleActed(n, bad, "call the tools it listed", "%d listings: the tool with the unresolvable schema was left alone")
 		},
 	},
 )

@@ -289,11 +289,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare URL-mode elicitation, make a request after initialization and answer the elicitation")
-				return
-			}
-			t.settle(n, bad, "", "%d URL elicitations, the page fetched by nothing but consented navigation")
+			t.settleActed(n, bad, "declare URL-mode elicitation, make a request after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
 		},
 	},
 	Def{
@@ -314,11 +310,7 @@ var _ = Register(
 						fmt.Sprintf("the client requested it %d time(s), the first %s %s (%s)", len(hits), hits[0].HTTP.Method, hits[0].HTTP.URL, c.Scenario.Name))
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list the tools")
-				return
-			}
-			t.settle(n, bad, "", "%d listings with a network $ref, none fetched")
+			t.settleActed(n, bad, "list the tools", "%d listings with a network $ref, none fetched")
 		},
 	},
 	Def{
@@ -352,11 +344,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call "+seBombTool)
-				return
-			}
-			t.settle(n, bad, "", "%d results under the exponential outputSchema, the client going on each time")
+			t.settleActed(n, bad, "call "+seBombTool, "%d results under the exponential outputSchema, the client going on each time")
 		},
 	},
 	Def{
@@ -376,11 +364,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "declare sampling and make a request after initialization")
-				return
-			}
-			t.settle(n, bad, "", "%d malformed sampling requests, each refused")
+			t.settleActed(n, bad, "declare sampling and make a request after initialization", "%d malformed sampling requests, each refused")
 		},
 	},
 )

@@ -745,11 +745,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call "+tkForbidden.name+" or "+tkNoSupport.name)
-				return
-			}
-			t.settle(n, bad, "", "%d calls of tools without task support, none as a task")
+			t.settleActed(n, bad, "call "+tkForbidden.name+" or "+tkNoSupport.name, "%d calls of tools without task support, none as a task")
 		},
 	},
 	Def{
@@ -775,11 +771,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "call "+tkRequired.name+" (its taskSupport is required)")
-				return
-			}
-			t.settle(n, bad, "", "%d calls of task-required tools, all as tasks")
+			t.settleActed(n, bad, "call "+tkRequired.name+" (its taskSupport is required)", "%d calls of task-required tools, all as tasks")
 		},
 	},
 	Def{
@@ -861,11 +853,7 @@ var _ = Register(
 					prev = op
 				}
 			})
-			if n == 0 {
-				t.NeedAction(false, "poll a task with tasks/get more than once")
-				return
-			}
-			t.settle(n, bad, "", "%d tasks/get polls, each at least the pollInterval after the one before")
+			t.settleActed(n, bad, "poll a task with tasks/get more than once", "%d tasks/get polls, each at least the pollInterval after the one before")
 		},
 	},
 	Def{
@@ -965,11 +953,7 @@ var _ = Register(
 				t.Fail("a requestor reaches its task's outcome by asking, never by waiting for notifications/tasks/status (the stage sends none)",
 					fmt.Sprintf("task %s (%s) was created, then the client sent nothing at all for %v (%s) and never asked about the task (%s)", task.id, task.tool, idle.Round(time.Millisecond), until, c.Scenario.Name))
 			})
-			if n == 0 {
-				t.NeedAction(false, "call "+tkRequired.name+" as a task")
-				return
-			}
-			t.settle(n, bad, "", "%d tasks; the client never sat waiting for a status notification")
+			t.settleActed(n, bad, "call "+tkRequired.name+" as a task", "%d tasks; the client never sat waiting for a status notification")
 		},
 	},
 	Def{
@@ -1136,11 +1120,7 @@ var _ = Register(
 					}
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "list the tasks and follow nextCursor")
-				return
-			}
-			t.settle(n, bad, "", "%d tasks/list cursors, each handed back as given")
+			t.settleActed(n, bad, "list the tasks and follow nextCursor", "%d tasks/list cursors, each handed back as given")
 		},
 	},
 	Def{
@@ -1174,11 +1154,7 @@ var _ = Register(
 					t.Fail("a task is cancelled with tasks/cancel naming its taskId", fmt.Sprintf("notifications/cancelled for tools/call %s, which the stage had answered with a CreateTaskResult: %s (%s)", p.RequestID, excerpt(m), c.Scenario.Name))
 				}
 			}
-			if n == 0 {
-				t.NeedAction(false, "cancel a running task")
-				return
-			}
-			t.settle(n, bad, "", "%d task cancellations, all with tasks/cancel")
+			t.settleActed(n, bad, "cancel a running task", "%d task cancellations, all with tasks/cancel")
 		},
 	},
 )
