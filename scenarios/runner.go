@@ -304,6 +304,11 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 			return
 		}
 		if !vr.support && !d.Unsupported {
+			if mute, why := expect.HealthOf(ctx).Mute(); mute {
+				// Not "does not speak": nothing is known of a mute target.
+				c.Untestable(fmt.Sprintf("whether the server speaks %s is unknown: %s", vr.v, why))
+				return
+			}
 			c.NotApplicable(vr.unsupportedReason())
 			return
 		}

@@ -1,0 +1,57 @@
+package scenarios
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// TestMuteServerGetsAFastVerdict: a stdio server that reads its stdin and
+// never answers is judged quickly: after three unanswered requests it is
+// mute, the remaining checks end at once as errors or untestable naming
+// that cause, and none of them is a pass.
+func TestMuteServerGetsAFastVerdict(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := Run(ctx, Config{
+		Target:   target.Command("sleep", "300"),
+		Versions: []spec.Version{spec.V20250618, spec.V20251125},
+		Session:  session.Config{Timeout: time.Second},
+		Direct:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	counts := map[reports.Outcome]int{}
+	mute := 0
+	for _, c := range res.Report.Checks {
+		counts[c.Outcome]++
+		if c.Outcome == reports.Pass {
+			t.Errorf("%s passed against a server that answers nothing", c.ID)
+		}
+		if strings.Contains(c.Reason+c.Actual, "treated as mute") {
+			mute++
+		}
+	}
+	if mute == 0 {
+		for _, c := range res.Report.Checks {
+			if c.Outcome != reports.NA {
+				t.Logf("%s %s: %s %s", c.ID, c.Outcome, c.Reason, c.Actual)
+			}
+		}
+		t.Fatalf("no check names the mute target as its cause: %v", counts)
+	}
+	// Each check would otherwise wait its own 1 s deadline at least once.
+	if limit := time.Duration(len(res.Report.Checks)) * time.Second / 4; took > limit {
+		t.Errorf("the run took %v for %d checks (limit %v): the mute target was waited for", took, len(res.Report.Checks), limit)
+	}
+	t.Logf("%d checks in %v: %v, %d naming the mute target", len(res.Report.Checks), took, counts, mute)
+}
