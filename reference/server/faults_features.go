@@ -19,69 +19,18 @@ func (s *Server) servesBatch(v spec.Version) bool {
 	return v != "" && s.faults.on(FaultBatchAnswered)
 }
 
-// faultReplyInvalid answers an invalid message wrongly and reports true
-// when FaultParseErrorWrongCode or FaultInvalidRequestResult applies.
-func (s *Server) faultReplyInvalid(msg jsonrpc.Message, reply Sink, v spec.Version) bool {
+// faultReplyInvalid answers an invalid message that looks like a request
+// with an empty result and reports true when FaultInvalidRequestResult
+// applies.
+func (s *Server) faultReplyInvalid(msg jsonrpc.Message, reply Sink) bool {
 	parse := msg.Has(jsonrpc.ReasonNotJSON) || msg.Has(jsonrpc.ReasonTooDeep) || msg.Has(jsonrpc.ReasonInvalidUTF8)
 	batch := msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch)
-	switch {
-	case parse && s.faults.on(FaultParseErrorWrongCode):
-		_ = reply.Send(errorForVersion(v, msg.ID, jsonrpc.InvalidRequest, "Invalid Request", nil))
-		return true
-	case !parse && !batch && msg.Shape == jsonrpc.KindRequest && !msg.ID.IsZero() && s.faults.on(FaultInvalidRequestResult):
-		b, _ := jsonrpc.NewResponse(msg.ID, struct{}{})
-		_ = reply.Send(b)
-		return true
+	if parse || batch || msg.Shape != jsonrpc.KindRequest || msg.ID.IsZero() || !s.faults.on(FaultInvalidRequestResult) {
+		return false
 	}
-	return false
-}
-
-// faultErrorResponse spoils an encoded error response
-// (FaultErrorWithoutMessage, FaultErrorWithResult).
-func (s *Server) faultErrorResponse(b []byte) []byte {
-	without, with := s.faults.on(FaultErrorWithoutMessage), s.faults.on(FaultErrorWithResult)
-	if !without && !with {
-		return b
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return b
-	}
-	if without {
-		var e map[string]json.RawMessage
-		if json.Unmarshal(m["error"], &e) == nil {
-			delete(e, "message")
-			m["error"], _ = json.Marshal(e)
-		}
-	}
-	if with {
-		m["result"] = json.RawMessage(`{}`)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return b
-	}
-	return out
-}
-
-// faultNewResponse encodes a successful response to r with result raw:
-// string ids longer than 16 characters are cut to 16
-// (FaultResultIDTruncated); a ping result carries a Latin-1 string, which
-// jsonrpc.NewResponse refuses to encode (FaultLatin1Ping).
-func (r *request) faultNewResponse(raw json.RawMessage) ([]byte, error) {
-	id := r.id
-	if str, ok := id.Str(); ok && len(str) > 16 && r.srv.faults.on(FaultResultIDTruncated) {
-		id = jsonrpc.StringID(str[:16])
-	}
-	if r.method == spec.MethodPing && r.srv.faults.on(FaultLatin1Ping) {
-		idb, err := json.Marshal(id)
-		if err != nil {
-			return nil, err
-		}
-		return jsonrpc.RawObject(jsonrpc.RawMember{Name: "jsonrpc", Value: []byte(`"2.0"`)}, jsonrpc.RawMember{Name: "id", Value: idb},
-			jsonrpc.RawMember{Name: "result", Value: []byte("{\"_meta\":{\"note\":\"caf\xe9\"}}")}), nil
-	}
-	return jsonrpc.NewResponse(id, raw)
+	b, _ := jsonrpc.NewResponse(msg.ID, struct{}{})
+	_ = reply.Send(b)
+	return true
 }
 
 // faultMethodNotFound is the error for a method the version does not
@@ -91,14 +40,6 @@ func (s *Server) faultMethodNotFound(method string) *Error {
 		return invalidParams("Invalid params for %q", method)
 	}
 	return methodNotFound(method)
-}
-
-// faultPing returns the wrong ping result of FaultPingMetaNotObject.
-func (s *Server) faultPing() (any, bool) {
-	if s.faults.on(FaultPingMetaNotObject) {
-		return json.RawMessage(`{"_meta":"pong"}`), true
-	}
-	return nil, false
 }
 
 // faultStaleCancel answers a cancellation that names no request in
@@ -117,84 +58,21 @@ func (ss *Session) faultStaleCancel(msg jsonrpc.Message, reply Sink) {
 	}
 }
 
-// faultAfterFinish runs once a request is answered: FaultCancelClientRequest
-// cancels the client's request it just answered.
-func (r *request) faultAfterFinish() {
-	if !r.srv.faults.on(FaultCancelClientRequest) {
+// faultInitialize applies FaultClientCapsAssumed to a successful
+// handshake: every client capability is taken as declared.
+func (ss *Session) faultInitialize(r *request) {
+	if !ss.srv.faults.on(FaultClientCapsAssumed) {
 		return
 	}
-	if b, err := jsonrpc.NewNotification(spec.MethodCancelled, map[string]any{"requestId": r.id, "reason": "fault: cancelling the client's request"}); err == nil {
-		_ = r.out.Send(b)
+	all := mcp.ClientCapabilities{
+		Roots:       &mcp.RootsCapability{},
+		Sampling:    &mcp.SamplingCapability{Tools: mcp.Present()},
+		Elicitation: &mcp.ElicitationCapability{Form: mcp.Present(), URL: mcp.Present()},
 	}
-}
-
-// faultNotification spoils a notification related to r
-// (FaultNotificationWithID gives it the request's id).
-func (r *request) faultNotification(b []byte) []byte {
-	if !r.srv.faults.on(FaultNotificationWithID) {
-		return b
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil {
-		return b
-	}
-	m["id"], _ = json.Marshal(r.id)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return b
-	}
-	return out
-}
-
-// faultRequestParams spoils the params of a request to the client
-// (FaultRequestProgressTokenFloat).
-func (s *Server) faultRequestParams(params any) any {
-	if !s.faults.on(FaultRequestProgressTokenFloat) {
-		return params
-	}
-	b, _ := json.Marshal(params)
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil || m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	var meta map[string]json.RawMessage
-	_ = json.Unmarshal(m["_meta"], &meta)
-	if meta == nil {
-		meta = map[string]json.RawMessage{}
-	}
-	meta["progressToken"] = json.RawMessage(`1.5`)
-	m["_meta"], _ = json.Marshal(meta)
-	return m
-}
-
-// faultInitialize applies the initialize faults to a successful
-// handshake and returns the result to send.
-func (ss *Session) faultInitialize(r *request, res mcp.InitializeResult) any {
-	f := ss.srv.faults
-	if f.on(FaultClientCapsAssumed) {
-		all := mcp.ClientCapabilities{
-			Roots:       &mcp.RootsCapability{},
-			Sampling:    &mcp.SamplingCapability{Tools: mcp.Present()},
-			Elicitation: &mcp.ElicitationCapability{Form: mcp.Present(), URL: mcp.Present()},
-		}
-		ss.mu.Lock()
-		ss.caps = all
-		ss.mu.Unlock()
-		r.caps = all
-	}
-	if f.on(FaultRequestBeforeInitialized) {
-		r.afterResponse(func() {
-			_ = r.out.Send([]byte(`{"jsonrpc":"2.0","id":"ref-early-roots","method":"roots/list"}`))
-		})
-	}
-	if f.on(FaultInitNoServerInfo) {
-		b, _ := json.Marshal(res)
-		var m map[string]json.RawMessage
-		_ = json.Unmarshal(b, &m)
-		delete(m, "serverInfo")
-		return m
-	}
-	return res
+	ss.mu.Lock()
+	ss.caps = all
+	ss.mu.Unlock()
+	r.caps = all
 }
 
 // faultOldestStateful is the counter-offer to an unknown version under
@@ -215,20 +93,16 @@ func (s *Server) faultOldestStateful() spec.Version {
 
 // faultCapabilities leaves out what the capability faults undeclare.
 func (s *Server) faultCapabilities(c *mcp.ServerCapabilities) {
-	f := s.faults
-	if f.on(FaultPromptsUndeclared) {
-		c.Prompts = nil
-	}
-	if f.on(FaultPromptNotesUndeclared) && c.Prompts != nil {
+	if s.faults.on(FaultPromptNotesUndeclared) && c.Prompts != nil {
 		c.Prompts = &mcp.ListChangedCapability{}
 	}
-	if f.on(FaultToolNotesUndeclared) && c.Tools != nil {
+	if s.faults.on(FaultToolNotesUndeclared) && c.Tools != nil {
 		c.Tools = &mcp.ListChangedCapability{}
 	}
-	if f.on(FaultLoggingUndeclared) {
+	if s.faults.on(FaultLoggingUndeclared) {
 		c.Logging = nil
 	}
-	if f.on(FaultCompletionUndeclaredCode) {
+	if s.faults.on(FaultCompletionUndeclaredCode) {
 		c.Completions = nil
 	}
 }
@@ -236,14 +110,13 @@ func (s *Server) faultCapabilities(c *mcp.ServerCapabilities) {
 // faultInitialized sends what the capability faults send once the client
 // says it is initialized, although the capability is not declared.
 func (ss *Session) faultInitialized() {
-	f := ss.srv.faults
-	if f.on(FaultLoggingUndeclared) {
+	if ss.srv.faults.on(FaultLoggingUndeclared) {
 		ss.notifyGeneral(spec.MethodLoggingMessage, mcp.LoggingMessageParams{Level: mcp.LevelInfo, Logger: "reference-server", Data: rawJSON("session initialized")})
 	}
-	if f.on(FaultPromptNotesUndeclared) {
+	if ss.srv.faults.on(FaultPromptNotesUndeclared) {
 		ss.notifyGeneral(spec.MethodPromptsListChanged, struct{}{})
 	}
-	if f.on(FaultToolNotesUndeclared) {
+	if ss.srv.faults.on(FaultToolNotesUndeclared) {
 		ss.notifyGeneral(spec.MethodToolsListChanged, struct{}{})
 	}
 }
@@ -251,13 +124,12 @@ func (ss *Session) faultInitialized() {
 // faultComplete answers completion/complete wrongly under the completion
 // faults; ok reports that it did.
 func (r *request) faultComplete(p *mcp.CompleteParams) (res any, err error, ok bool) {
-	f := r.srv.faults
 	switch {
-	case f.on(FaultCompletionUndeclaredCode):
+	case r.srv.faults.on(FaultCompletionUndeclaredCode):
 		return nil, invalidParams("completion/complete: invalid params"), true
-	case f.on(FaultCompletionBogusRefServed) && p.Ref.Type != mcp.RefPrompt && p.Ref.Type != mcp.RefResource:
+	case r.srv.faults.on(FaultCompletionBogusRefServed) && p.Ref.Type != mcp.RefPrompt && p.Ref.Type != mcp.RefResource:
 		return mcp.CompleteResult{Completion: mcp.Completion{Values: []string{}, Total: mcp.Int(0), HasMore: mcp.Bool(false)}}, nil, true
-	case f.on(FaultCompletionUnknownCode) && p.Ref.Type == mcp.RefPrompt:
+	case r.srv.faults.on(FaultCompletionUnknownCode) && p.Ref.Type == mcp.RefPrompt:
 		r.srv.fx.mu.RLock()
 		x := r.srv.fx.prompts[p.Ref.Name]
 		r.srv.fx.mu.RUnlock()
@@ -266,15 +138,6 @@ func (r *request) faultComplete(p *mcp.CompleteParams) (res any, err error, ok b
 		}
 	}
 	return nil, nil, false
-}
-
-// faultUnsupportedData is the data of the -32022 error: without the
-// supported versions under FaultUnsupportedNoList.
-func (s *Server) faultUnsupportedData(d mcp.UnsupportedProtocolVersionData) mcp.UnsupportedProtocolVersionData {
-	if s.faults.on(FaultUnsupportedNoList) {
-		d.Supported = nil
-	}
-	return d
 }
 
 // faultCursorEnd is the end of the page a nextCursor names: the page's
@@ -294,70 +157,33 @@ func (c *call) faultProgressWithoutToken(p float64, total *float64, message stri
 	}
 }
 
-// faultPromptBlock spoils a prompt message's content block
-// (FaultPromptImageNotBase64).
-func (s *Server) faultPromptBlock(b mcp.ContentBlock) mcp.ContentBlock {
-	if img, ok := b.Content.(*mcp.ImageContent); ok && s.faults.on(FaultPromptImageNotBase64) {
-		n := *img
-		n.Data = "\x89PNG raw bytes, not base64!"
-		return mcp.Block(&n)
+// faultListRefused refuses a 2026-07-28 list under the list faults
+// (FaultToolsListRefused, FaultPromptsListRefused,
+// FaultResourcesListRefused).
+func (r *request) faultListRefused() error {
+	if !r.stateless() {
+		return nil
 	}
-	return b
-}
-
-// faultDropListChanged reports whether a list_changed notification is
-// left out (FaultNoPromptsListChanged, FaultNoResourcesListChanged).
-func (s *Server) faultDropListChanged(method string) bool {
-	switch method {
-	case spec.MethodPromptsListChanged:
-		return s.faults.on(FaultNoPromptsListChanged)
-	case spec.MethodResourcesListChanged:
-		return s.faults.on(FaultNoResourcesListChanged)
+	refused := false
+	switch r.method {
+	case spec.MethodToolsList:
+		refused = r.srv.faults.on(FaultToolsListRefused)
+	case spec.MethodPromptsList:
+		refused = r.srv.faults.on(FaultPromptsListRefused)
+	case spec.MethodResourcesList:
+		refused = r.srv.faults.on(FaultResourcesListRefused)
 	}
-	return false
-}
-
-// faultListRefused refuses a 2026-07-28 list under the list faults.
-func (r *request) faultListRefused(fault string) error {
-	if r.stateless() && r.srv.faults.on(fault) {
+	if refused {
 		return internalError("internal error: %s is unavailable", r.method)
 	}
 	return nil
 }
 
-// faultTool spoils a listed tool under the tool listing faults.
-func (s *Server) faultTool(t mcp.Tool) mcp.Tool {
-	f := s.faults
-	switch {
-	case t.Name == "test_simple_text" && f.on(FaultInputSchemaNull):
-		t.InputSchema = json.RawMessage(`null`)
-	case t.Name == "test_simple_text" && f.on(FaultToolNameWithSpace):
-		t.Name = "test simple text"
-	case t.Name == "ref_structured" && len(t.OutputSchema) > 0 && f.on(FaultOutputSchemaInvalid):
-		t.OutputSchema = json.RawMessage(`{"type":"object","properties":{"sum":{"type":"numbr"}}}`)
-	case t.Name == "ref_header_params" && f.on(FaultDuplicateXMCPHeader):
-		t.InputSchema = json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"priority":{"type":"integer","x-mcp-header":"Priority"},"query":{"type":"string","x-mcp-header":"region"}}}`)
-	}
-	return t
-}
-
-// faultResource spoils a listed resource (FaultResourceURINoScheme).
-func (s *Server) faultResource(res mcp.Resource) mcp.Resource {
-	if s.faults.on(FaultResourceURINoScheme) {
-		res.URI = strings.TrimPrefix(res.URI, "test://")
-	}
-	return res
-}
-
-// faultReadUnknown answers a read of an unknown URI wrongly: a URI that
-// does not parse is served (FaultMalformedURIServed), a missing one gets
-// -32602 in the legacy versions (FaultNotFoundInvalidParams).
+// faultReadUnknown answers a read of a URI that does not parse as if it
+// were an empty text resource (FaultMalformedURIServed).
 func (r *request) faultReadUnknown(uri string) (any, error, bool) {
 	if r.srv.faults.on(FaultMalformedURIServed) && !faultURIWellFormed(uri) {
 		return mcp.ReadResourceResult{Contents: []mcp.ResourceContents{mcp.TextContents(uri, "text/plain", "")}, Cacheable: cache(r, 0, mcp.CachePrivate)}, nil, true
-	}
-	if !r.stateless() && r.srv.faults.on(FaultNotFoundInvalidParams) {
-		return nil, invalidParams("Resource not found: %s", uri), true
 	}
 	return nil, nil, false
 }
@@ -417,12 +243,4 @@ func (s *Server) faultAssumeVersion(b []byte) []byte {
 		return b
 	}
 	return out
-}
-
-// faultDiscover sends a request to the client before server/discover is
-// answered (FaultStatelessServerRequest).
-func (r *request) faultDiscover() {
-	if r.srv.faults.on(FaultStatelessServerRequest) {
-		r.send([]byte(`{"jsonrpc":"2.0","id":"ref-stateless-ping","method":"ping"}`))
-	}
 }

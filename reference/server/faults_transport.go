@@ -88,24 +88,6 @@ func faultAskByRequest(r *request, inputs map[string]json.RawMessage) error {
 	return internalError("waiting for the client's answers to the %d request(s) sent on the stream", len(keys))
 }
 
-// faultBadRoles gives every sampling message of reqs the role system
-// (FaultSamplingInputBadRole).
-func faultBadRoles(reqs map[string]mcp.InputRequest) map[string]mcp.InputRequest {
-	out := make(map[string]mcp.InputRequest, len(reqs))
-	for k, q := range reqs {
-		if p, ok := q.Params.(*mcp.CreateMessageParams); ok {
-			cp := *p
-			cp.Messages = append([]mcp.SamplingMessage(nil), p.Messages...)
-			for i := range cp.Messages {
-				cp.Messages[i].Role = mcp.Role("system")
-			}
-			q.Params = &cp
-		}
-		out[k] = q
-	}
-	return out
-}
-
 // faultRememberInputs records the keys of the input_required issued last
 // (FaultOneConversation).
 func (s *Server) faultRememberInputs(reqs map[string]mcp.InputRequest) {
