@@ -114,16 +114,7 @@ var faultRewriters = map[string]func(Outgoing) [][]byte{
 
 	// Lifecycle and server/discover.
 	FaultInitNoServerInfo: onResult(func(res []byte) []byte {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(res, &m) != nil {
-			return res
-		}
-		delete(m, "serverInfo")
-		out, err := json.Marshal(m)
-		if err != nil {
-			return res
-		}
-		return out
+		return remarshal(res, func(m map[string]json.RawMessage) { delete(m, "serverInfo") })
 	}, spec.MethodInitialize),
 	FaultRequestBeforeInitialized: onResponse(func(_ Outgoing, msg []byte) [][]byte {
 		if jsonrpc.Decode(msg).Shape != jsonrpc.KindResponse {
@@ -533,7 +524,7 @@ func listedTool(name string, f func(tool []byte) []byte) func(Outgoing) [][]byte
 }
 
 // remarshal decodes the object msg, lets f change its members and encodes
-// it again with its members sorted, as the error faults always have.
+// it again with its members sorted, as these faults always have.
 func remarshal(msg []byte, f func(m map[string]json.RawMessage)) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil {
