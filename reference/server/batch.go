@@ -27,16 +27,22 @@ func (ss *Session) handleBatch(ctx context.Context, raw []byte, reply Sink) {
 		responses [][]byte
 		wg        sync.WaitGroup
 	)
-	collect := func(id jsonrpc.ID) Sink {
-		return SinkFunc(func(b []byte) error {
-			if isResponseTo(b, id) {
+	// The messages of each of the batch's messages pass the fault
+	// rewriters on their own (the batch as a whole passes only
+	// Options.Rewrite: Session.Dispatch).
+	faulty := func(to Sink, m *jsonrpc.Message) Sink {
+		return ss.srv.rewritingLayers(to, m, ss.Version, faultLayer)
+	}
+	collect := func(m *jsonrpc.Message) Sink {
+		return faulty(SinkFunc(func(b []byte) error {
+			if isResponseTo(b, m.ID) {
 				mu.Lock()
 				responses = append(responses, b)
 				mu.Unlock()
 				return nil
 			}
 			return reply.Send(b)
-		})
+		}), m)
 	}
 	for _, m := range msgs {
 		switch {
@@ -48,21 +54,21 @@ func (ss *Session) handleBatch(ctx context.Context, raw []byte, reply Sink) {
 			wg.Add(1)
 			go func(m jsonrpc.Message) {
 				defer wg.Done()
-				ss.serveRequest(ctx, m, collect(m.ID))
+				ss.serveRequest(ctx, m, collect(&m))
 			}(m)
 		case m.Kind == jsonrpc.KindInvalid:
-			s := collect(m.ID)
+			s := collect(&m)
 			if m.ID.IsZero() {
-				s = SinkFunc(func(b []byte) error {
+				s = faulty(SinkFunc(func(b []byte) error {
 					mu.Lock()
 					responses = append(responses, b)
 					mu.Unlock()
 					return nil
-				})
+				}), &m)
 			}
 			ss.srv.replyInvalid(m, s, spec.V20250326)
 		default:
-			ss.handleDecoded(ctx, m, reply)
+			ss.handleDecoded(ctx, m, faulty(reply, &m))
 		}
 	}
 	wg.Wait()

@@ -78,11 +78,8 @@ func (s *Server) encodeResult(r *request, result any) (json.RawMessage, error) {
 	if obj == nil {
 		obj = map[string]json.RawMessage{}
 	}
-	if _, ok := obj["resultType"]; !ok && !s.faults.on(FaultNoResultType) {
+	if _, ok := obj["resultType"]; !ok {
 		obj["resultType"] = json.RawMessage(`"complete"`)
-	}
-	if s.faults.on(FaultNoResultType) {
-		delete(obj, "resultType")
 	}
 	if string(obj["resultType"]) == `"complete"` && mcp.CacheableMethod(r.method) {
 		if _, ok := obj["ttlMs"]; !ok {
@@ -99,7 +96,7 @@ func (s *Server) encodeResult(r *request, result any) (json.RawMessage, error) {
 	if m, ok := obj["_meta"]; ok {
 		_ = json.Unmarshal(m, &meta)
 	}
-	if !meta.Has(mcp.MetaServerInfo) && !s.faults.on(FaultNoServerInfoMeta) {
+	if !meta.Has(mcp.MetaServerInfo) {
 		_ = meta.SetServerInfo(s.info(r.v))
 		b, _ := json.Marshal(meta)
 		obj["_meta"] = b

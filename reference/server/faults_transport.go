@@ -11,81 +11,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Fault switches that prove the transport, 2026-07-28, tasks, sampling and
-// elicitation checks fire. Like those of faults.go, each breaks one catalog
-// requirement at one hook point and is off unless named in Options.Faults.
-const (
-	// Streamable HTTP, HTTP+SSE and stdio.
-	FaultResponseOnGetStream    = "response-on-get-stream"
-	FaultStatelessStreamRequest = "stateless-stream-request"
-	FaultStateBoundToConnection = "state-bound-to-connection"
-	FaultEndpointNotFirst       = "endpoint-not-first"
-	FaultLegacyResponseInPost   = "legacy-response-in-post"
-	FaultStdioServerRequest     = "stdio-server-request"
-	FaultStdinEOFIgnored        = "stdin-eof-ignored"
-	// 2026-07-28 stateless protocol.
-	FaultNoServerDiscover         = "no-server-discover"
-	FaultInputViaRequest          = "input-via-request"
-	FaultInputRequiredOnComplete  = "input-required-on-complete"
-	FaultSamplingInputBadRole     = "sampling-input-bad-role"
-	FaultOneConversation          = "one-conversation-at-a-time"
-	FaultMissingCapabilityCode    = "missing-capability-wrong-code"
-	FaultCapsFromConnection       = "caps-from-connection"
-	FaultListenNoSubscriptionID   = "listen-no-subscription-id"
-	FaultSamplingToolsUndeclared  = "sampling-tools-undeclared"
-	FaultSamplingToolResultsMixed = "sampling-tool-results-mixed"
-	// Elicitation.
-	FaultElicitURLUndeclared   = "elicit-url-undeclared"
-	FaultElicitURLInvalid      = "elicit-url-invalid"
-	FaultElicitCompleteWrongID = "elicit-complete-wrong-id"
-	// Tasks (2025-11-25).
-	FaultTaskCancelTerminalAccepted = "task-cancel-terminal-accepted"
-	FaultTaskCancelAnswersWorking   = "task-cancel-answers-working"
-	FaultTaskCreatedAtNotRFC3339    = "task-created-at-not-rfc3339"
-	FaultTaskIDFromRequestor        = "task-id-from-requestor"
-	FaultTaskIDCounter              = "task-ids-counter"
-	FaultTaskResultNoRelatedMeta    = "task-result-no-related-meta"
-	FaultTaskResultDiffers          = "task-result-differs"
-	FaultTaskStatusRelatedMeta      = "task-status-related-meta"
-	FaultTasksUndeclaredHonoured    = "tasks-undeclared-honoured"
-	FaultUnknownTaskInternalError   = "unknown-task-internal-error"
-)
-
-func init() {
-	faultTable = append(faultTable, []Fault{
-		{FaultResponseOnGetStream, "transport-http.get.no-responses", "with a GET stream open, responses to POSTed requests are sent on the GET stream too"},
-		{FaultStatelessStreamRequest, "transport-http.sse.no-server-requests", "a 2026-07-28 POST's response stream starts with a ping request to the client"},
-		{FaultStateBoundToConnection, "base.stateless.no-connection-affinity", "a retry carrying a requestState is refused unless it comes on the TCP connection the state was issued on"},
-		{FaultEndpointNotFirst, "transport-sse.endpoint-event.on-connect", "the HTTP+SSE stream sends a ping request before its endpoint event"},
-		{FaultLegacyResponseInPost, "transport-sse.endpoints.sse-and-post", "HTTP+SSE responses are written in the body of the POST instead of on the SSE stream"},
-		{FaultStdioServerRequest, "transport-stdio.messages.server-no-requests", "on stdio every 2026-07-28 request is preceded by a ping request to the client"},
-		{FaultStdinEOFIgnored, "transport-stdio.shutdown.server-exits-on-eof", "the stdio server keeps running after its stdin is closed"},
-		{FaultNoServerDiscover, "discovery.versioning.server-implements-discover", "server/discover is answered -32601 although 2026-07-28 requests are served"},
-		{FaultInputViaRequest, "mrtr.server.input-via-mrtr-only", "a 2026-07-28 retry carrying inputResponses is answered by asking again with elicitation/create requests to the client, then failing"},
-		{FaultInputRequiredOnComplete, "mrtr.server.only-supported-requests", "2026-07-28 completion/complete is answered with resultType input_required"},
-		{FaultSamplingInputBadRole, "sampling.messages.role-and-content", "the sampling messages of input_required results have role system"},
-		{FaultOneConversation, "base.stateless.handle-interleaved-conversations", "only the input_required issued last is honoured: inputResponses to an earlier one are discarded and the input asked again"},
-		{FaultMissingCapabilityCode, "base.meta.missing-capability-error", "a request that needs an undeclared client capability is refused with -32602 instead of -32021"},
-		{FaultCapsFromConnection, "base.stateless.no-connection-context", "a 2026-07-28 request declaring no client capabilities gets those an earlier request declared"},
-		{FaultListenNoSubscriptionID, "subscriptions.meta.notification-carries-subscription-id", "notifications on a subscriptions/listen stream carry no subscriptionId in _meta"},
-		{FaultSamplingToolsUndeclared, "sampling.tools.server-requires-tools-capability", "ref_sampling_tools offers tools in sampling/createMessage to a client that did not declare sampling.tools"},
-		{FaultSamplingToolResultsMixed, "sampling.messages.tool-results-not-mixed", "in the sampling tool loop the user turn mixes a text block with the tool results"},
-		{FaultElicitURLUndeclared, "elicitation.capability.server-respects-modes", "ref_elicit_url sends a url-mode elicitation to a client that declared form mode only"},
-		{FaultElicitURLInvalid, "elicitation.url.valid-url", "ref_elicit_url's url-mode elicitation carries a relative url"},
-		{FaultElicitCompleteWrongID, "elicitation.complete.carries-elicitation-id", "notifications/elicitation/complete names an elicitationId no elicitation carried"},
-		{FaultTaskCancelTerminalAccepted, "tasks.cancel.terminal-invalid-params", "tasks/cancel of a task that already finished succeeds instead of answering -32602"},
-		{FaultTaskCancelAnswersWorking, "tasks.cancel.cancelled-before-response", "tasks/cancel answers with the task still reported working"},
-		{FaultTaskCreatedAtNotRFC3339, "tasks.ttl.created-at", "the CreateTaskResult gives createdAt as Unix seconds, not an RFC 3339 timestamp"},
-		{FaultTaskIDFromRequestor, "tasks.id.receiver-generated", "a taskId the requestor puts in params.task is adopted as the task's id"},
-		{FaultTaskIDCounter, "tasks.security.unguessable-ids", "task ids come from a counter (task-1, task-2, ...)"},
-		{FaultTaskResultNoRelatedMeta, "tasks.related.result-response-carries-meta", "tasks/result returns the tool result without the related-task _meta"},
-		{FaultTaskResultDiffers, "tasks.result.terminal-returns-outcome", "tasks/result of a completed task returns a canned result instead of the call's"},
-		{FaultTaskStatusRelatedMeta, "tasks.notify.status-omits-related-meta", "notifications/tasks/status carry the related-task _meta"},
-		{FaultTasksUndeclaredHonoured, "tasks.support.undeclared-type-ignores-task", "tasks.requests.tools.call is not declared, yet the task field of tools/call is acted on instead of ignored"},
-		{FaultUnknownTaskInternalError, "tasks.errors.protocol-error-codes", "tasks/get, tasks/result and tasks/cancel of an unknown taskId answer -32603 instead of -32602"},
-	}...)
-}
-
 // faultPingRequest is the request the request-sending faults put on a
 // stream.
 var faultPingRequest = []byte(`{"jsonrpc":"2.0","id":"mcpcheck-ref-fault-ping","method":"ping"}`)
@@ -161,24 +86,6 @@ func faultAskByRequest(r *request, inputs map[string]json.RawMessage) error {
 		}
 	}
 	return internalError("waiting for the client's answers to the %d request(s) sent on the stream", len(keys))
-}
-
-// faultBadRoles gives every sampling message of reqs the role system
-// (FaultSamplingInputBadRole).
-func faultBadRoles(reqs map[string]mcp.InputRequest) map[string]mcp.InputRequest {
-	out := make(map[string]mcp.InputRequest, len(reqs))
-	for k, q := range reqs {
-		if p, ok := q.Params.(*mcp.CreateMessageParams); ok {
-			cp := *p
-			cp.Messages = append([]mcp.SamplingMessage(nil), p.Messages...)
-			for i := range cp.Messages {
-				cp.Messages[i].Role = mcp.Role("system")
-			}
-			q.Params = &cp
-		}
-		out[k] = q
-	}
-	return out
 }
 
 // faultRememberInputs records the keys of the input_required issued last

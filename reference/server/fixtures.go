@@ -224,8 +224,6 @@ func errorResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(s)}, IsError: mcp.Bool(true)}
 }
 
-func strp(s string) *string { return &s }
-
 func resourceFixtures() []*resourceFixture {
 	text := func(uri, mime, s string) func(string) []mcp.ResourceContents {
 		return func(string) []mcp.ResourceContents { return []mcp.ResourceContents{mcp.TextContents(uri, mime, s)} }

@@ -134,10 +134,7 @@ func refTools() []*toolFixture {
 					return errorResult("The client did not declare URL-mode elicitation."), nil
 				}
 				id := c.r.srv.randomID(8)
-				u := "https://example.com/mcpcheck/confirm?e=" + id
-				if c.r.srv.faults.on(FaultElicitURLInvalid) {
-					u = "mcpcheck/confirm?e=" + id
-				}
+				u := refElicitURL + id
 				raw, err := c.ask(spec.MethodElicitationCreate, &mcp.ElicitParams{Mode: mcp.ElicitURL, Message: "Please visit the page to continue", URL: u, ElicitationID: id})
 				if err != nil {
 					return errorResult("Elicitation failed: " + err.Error()), nil
@@ -214,9 +211,6 @@ func samplingToolLoop(c *call) (any, error) {
 		results := make([]mcp.Content, len(uses))
 		for i, u := range uses {
 			results[i] = &mcp.ToolResultContent{ToolUseID: u.ID, Content: []mcp.ContentBlock{mcp.Text("Sunny, 21°C (round " + strconv.Itoa(round+1) + ")")}}
-		}
-		if c.r.srv.faults.on(FaultSamplingToolResultsMixed) {
-			results = append(results, &mcp.TextContent{Text: "Here are the tool results."})
 		}
 		msgs = append(msgs, mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.Many(assistant...)}, mcp.SamplingMessage{Role: mcp.RoleUser, Content: mcp.Many(results...)})
 	}

@@ -28,9 +28,6 @@ func (ss *Session) initialize(r *request) (any, error) {
 	ss.mu.Lock()
 	if ss.state != stateNew {
 		ss.mu.Unlock()
-		if ss.srv.faults.on(FaultSecondInitUnanswered) {
-			r.cancelled.Store(true) // finish then sends nothing
-		}
 		return nil, newError(jsonrpc.InvalidRequest, "the session is already initialized; initialize may be sent only once per session")
 	}
 	ss.state = stateInitialized
@@ -40,12 +37,13 @@ func (ss *Session) initialize(r *request) (any, error) {
 	ss.mu.Unlock()
 	r.v = v
 	r.caps = p.Capabilities
-	return ss.faultInitialize(r, mcp.InitializeResult{
+	ss.faultInitialize(r)
+	return mcp.InitializeResult{
 		ProtocolVersion: string(v),
 		Capabilities:    ss.srv.capabilities(v),
 		ServerInfo:      ss.srv.info(v),
 		Instructions:    instructions,
-	}), nil
+	}, nil
 }
 
 // negotiate picks the version to answer initialize with: the requested one
@@ -89,9 +87,6 @@ func (s *Server) capabilities(v spec.Version) mcp.ServerCapabilities {
 			Cancel:   mcp.Present(),
 			Requests: &mcp.ServerTaskRequests{Tools: &mcp.ToolsTaskRequests{Call: mcp.Present()}},
 		}
-		if s.faults.on(FaultTasksUndeclaredHonoured) {
-			c.Tasks.Requests = nil
-		}
 	}
 	if v.Era() == spec.Stateless {
 		// Resource subscriptions moved to subscriptions/listen; logging is
@@ -103,12 +98,6 @@ func (s *Server) capabilities(v spec.Version) mcp.ServerCapabilities {
 }
 
 // ping answers with an empty result.
-func ping(r *request) (any, error) {
-	if res, ok := r.srv.faultPing(); ok {
-		return res, nil
-	}
-	if r.srv.faults.on(FaultPingNonEmpty) {
-		return map[string]any{"pong": true}, nil
-	}
+func ping(*request) (any, error) {
 	return struct{}{}, nil
 }

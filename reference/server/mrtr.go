@@ -149,9 +149,6 @@ func inputRequired(r *request, reqs map[string]mcp.InputRequest, state string) (
 	if need && !r.srv.faults.on(FaultUndeclaredInputKinds) {
 		return nil, missingCapability(missing)
 	}
-	if r.srv.faults.on(FaultSamplingInputBadRole) {
-		reqs = faultBadRoles(reqs)
-	}
 	if r.srv.faults.on(FaultOneConversation) {
 		r.srv.faultRememberInputs(reqs)
 	}

@@ -12,7 +12,7 @@ func listPrompts(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
-	if err := r.faultListRefused(FaultPromptsListRefused); err != nil {
+	if err := r.faultListRefused(); err != nil {
 		return nil, err
 	}
 	all := r.srv.fx.sortedPrompts(r.v)
@@ -57,7 +57,7 @@ func getPrompt(r *request) (any, error) {
 		cp := *gp
 		cp.Messages = make([]mcp.PromptMessage, len(gp.Messages))
 		for i, m := range gp.Messages {
-			m.Content = r.srv.faultPromptBlock(shapeBlock(r.v, m.Content))
+			m.Content = shapeBlock(r.v, m.Content)
 			cp.Messages[i] = m
 		}
 		return &cp, nil

@@ -14,7 +14,7 @@ func listResources(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
-	if err := r.faultListRefused(FaultResourcesListRefused); err != nil {
+	if err := r.faultListRefused(); err != nil {
 		return nil, err
 	}
 	all := r.srv.fx.sortedResources(r.v)
@@ -25,7 +25,7 @@ func listResources(r *request) (any, error) {
 	res := mcp.ListResourcesResult{Resources: make([]mcp.Resource, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
 	res.NextCursor = next
 	for i, x := range page {
-		res.Resources[i] = r.srv.faultResource(shapeResource(r.v, x.res))
+		res.Resources[i] = shapeResource(r.v, x.res)
 	}
 	return res, nil
 }
@@ -106,17 +106,13 @@ func readResource(r *request) (any, error) {
 			return mcp.ReadResourceResult{Contents: []mcp.ResourceContents{}, Cacheable: cache(r, 0, mcp.CachePrivate)}, nil
 		}
 		code := jsonrpc.ResourceNotFound
-		if r.stateless() && !r.srv.faults.on(FaultRetiredNotFoundCode) {
+		if r.stateless() {
 			code = jsonrpc.InvalidParams
 		}
 		return nil, &Error{Code: code, Message: fmt.Sprintf("Resource not found: %s; call resources/list for the resources this server offers", p.URI), Data: map[string]string{"uri": p.URI}}
 	}
 	for i, c := range contents {
-		c = shapeContents(r.v, c)
-		if c.Blob != nil && r.srv.faults.on(FaultBlobNotBase64) {
-			c.Blob = strp("\x89PNG raw bytes, not base64!")
-		}
-		contents[i] = c
+		contents[i] = shapeContents(r.v, c)
 	}
 	return mcp.ReadResourceResult{Contents: contents, Cacheable: cache(r, 300000, mcp.CachePrivate)}, nil
 }
@@ -170,12 +166,6 @@ func (s *Server) resourceUpdated(uri string) {
 // listChanged tells every session and stateless listener that a list
 // changed; method is the list_changed notification.
 func (s *Server) listChanged(method string) {
-	if method == spec.MethodToolsListChanged && s.faults.on(FaultNoToolsListChanged) {
-		return
-	}
-	if s.faultDropListChanged(method) {
-		return
-	}
 	for _, ss := range s.sessionList() {
 		if ss.Initialized() {
 			ss.notifyGeneral(method, struct{}{})

@@ -26,6 +26,8 @@ import (
 //     notifications, requests to the client) and may change, drop or add
 //     messages. Transport framing (SSE events, HTTP status lines, the
 //     HTTP+SSE endpoint event) is not a message and does not pass through it.
+//     The rewrite fault switches (faultRewriters) act at the same place,
+//     before it.
 
 // Tool is a tool added to the server with Options.Tools.
 type Tool struct {
@@ -198,17 +200,32 @@ func (s *Server) direct(r *request) (any, error, bool) {
 }
 
 // rewriteSink passes every message written for one request (or for the
-// general stream) through Options.Rewrite.
+// general stream) through the seam: the rewriters of the fault switches
+// that are on (faultRewriters), then Options.Rewrite.
 type rewriteSink struct {
-	srv     *Server
 	to      Sink
 	version func() spec.Version
-	id      jsonrpc.ID
-	method  string
+	// faults are the fault rewriters; fid and fmethod name the request for
+	// them (zero unless the message is a valid request).
+	faults  []func(Outgoing) [][]byte
+	fid     jsonrpc.ID
+	fmethod string
+	// user is Options.Rewrite (nil: none); id and method name the message
+	// the sink was made for, whatever it is.
+	user   func(Outgoing) [][]byte
+	id     jsonrpc.ID
+	method string
 }
 
 func (w *rewriteSink) Send(msg []byte) error {
-	out := w.srv.opts.Rewrite(Outgoing{Msg: msg, Version: w.version(), Request: w.id, Method: w.method})
+	v := w.version()
+	out := [][]byte{msg}
+	if len(w.faults) > 0 {
+		out = rewriteAll(w.faults, Outgoing{Version: v, Request: w.fid, Method: w.fmethod}, out)
+	}
+	if w.user != nil {
+		out = rewriteAll([]func(Outgoing) [][]byte{w.user}, Outgoing{Version: v, Request: w.id, Method: w.method}, out)
+	}
 	var err error
 	for _, b := range out {
 		if e := w.to.Send(b); e != nil && err == nil {
@@ -218,15 +235,46 @@ func (w *rewriteSink) Send(msg []byte) error {
 	return err
 }
 
-// rewriting wraps a sink that the server core writes to for the request
-// msg (zero for the general stream) in Options.Rewrite, when it is set.
+// The layers of the seam a sink gets.
+const (
+	faultLayer = 1 << iota // the fault rewriters
+	userLayer              // Options.Rewrite
+)
+
+// rewriting wraps a sink that the server core writes to for the message
+// msg (nil for the general stream) in the seam: the fault rewriters, then
+// Options.Rewrite. A JSON-RPC batch gets Options.Rewrite only: its
+// requests' messages pass the fault rewriters one request at a time
+// (handleBatch).
 func (s *Server) rewriting(to Sink, msg *jsonrpc.Message, version func() spec.Version) Sink {
-	if s.opts.Rewrite == nil || to == nil {
+	layers := faultLayer | userLayer
+	if msg != nil && (msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch)) {
+		layers = userLayer
+	}
+	return s.rewritingLayers(to, msg, version, layers)
+}
+
+// rewritingLayers wraps to in the given layers of the seam (to itself when
+// they have nothing to do).
+func (s *Server) rewritingLayers(to Sink, msg *jsonrpc.Message, version func() spec.Version, layers int) Sink {
+	if to == nil {
 		return to
 	}
-	w := &rewriteSink{srv: s, to: to, version: version}
+	w := &rewriteSink{to: to, version: version}
+	if layers&faultLayer != 0 {
+		w.faults = s.rewriters
+	}
+	if layers&userLayer != 0 {
+		w.user = s.opts.Rewrite
+	}
+	if len(w.faults) == 0 && w.user == nil {
+		return to
+	}
 	if msg != nil {
 		w.id, w.method = msg.ID, msg.Method
+		if msg.Kind == jsonrpc.KindRequest {
+			w.fid, w.fmethod = msg.ID, msg.Method
+		}
 	}
 	return w
 }

@@ -81,11 +81,13 @@ type Options struct {
 // Server is the reference MCP server. It is safe for concurrent use; create
 // it with New and release it with Close.
 type Server struct {
-	opts    Options
-	faults  faultSet
-	fx      *fixtures
-	schemas schemaCache
-	key     []byte // HMAC key for requestState and cursors
+	opts   Options
+	faults faultSet
+	// rewriters are the fault rewriters of the switches that are on.
+	rewriters []func(Outgoing) [][]byte
+	fx        *fixtures
+	schemas   schemaCache
+	key       []byte // HMAC key for requestState and cursors
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -166,11 +168,12 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("server: cannot read a random key from Options.Rand: %v", err)
 	}
 	s := &Server{
-		opts:     opts,
-		faults:   fs,
-		key:      key,
-		sessions: map[*Session]struct{}{},
-		listens:  map[*listener]struct{}{},
+		opts:      opts,
+		faults:    fs,
+		rewriters: faultRewritersFor(fs),
+		key:       key,
+		sessions:  map[*Session]struct{}{},
+		listens:   map[*listener]struct{}{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.fx = newFixtures(s)

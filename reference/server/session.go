@@ -277,7 +277,7 @@ func (s *Server) replyInvalid(msg jsonrpc.Message, reply Sink, v spec.Version) {
 		s.logf("dropped an invalid response from the client: %v", msg.Problems)
 		return
 	}
-	if s.faultReplyInvalid(msg, reply, v) {
+	if s.faultReplyInvalid(msg, reply) {
 		return
 	}
 	code := int64(jsonrpc.InvalidRequest)
@@ -318,9 +318,6 @@ func errorForVersion(v spec.Version, id jsonrpc.ID, code int64, message string, 
 }
 
 func (ss *Session) sendError(reply Sink, id jsonrpc.ID, e *Error) {
-	if ss.srv.faults.on(FaultErrorIDMismatch) {
-		id = jsonrpc.StringID("mismatched-" + id.String())
-	}
 	_ = reply.Send(errorMessage(id, e.Code, e.Message, e.Data))
 }
 
@@ -458,7 +455,7 @@ func (ss *Session) call(ctx context.Context, out Sink, method string, params any
 		delete(ss.pending, id)
 		ss.mu.Unlock()
 	}
-	b, err := jsonrpc.NewRequest(jsonrpc.IntID(id), method, ss.srv.faultRequestParams(params))
+	b, err := jsonrpc.NewRequest(jsonrpc.IntID(id), method, params)
 	if err != nil {
 		drop()
 		return nil, fmt.Errorf("server: cannot encode %s: %v", method, err)
@@ -577,7 +574,7 @@ func (r *request) notify(method string, params any) {
 		r.srv.logf("cannot encode %s: %v", method, err)
 		return
 	}
-	r.send(r.faultNotification(b))
+	r.send(b)
 }
 
 // finish sends the response (or nothing for a cancelled request) and marks
@@ -605,17 +602,13 @@ func (r *request) finish(result any, err error) {
 		if re.HTTPStatus != 0 {
 			r.httpStatus = re.HTTPStatus
 		}
-		id := r.id
-		if r.srv.faults.on(FaultErrorIDMismatch) {
-			id = jsonrpc.StringID("mismatched-" + id.String())
-		}
-		b = r.srv.faultErrorResponse(errorMessage(id, re.Code, re.Message, re.Data))
+		b = errorMessage(r.id, re.Code, re.Message, re.Data)
 	} else {
 		raw, encErr := r.srv.encodeResult(r, result)
 		if encErr != nil {
 			b = errorMessage(r.id, jsonrpc.InternalError, "internal error: cannot encode the result: "+encErr.Error(), nil)
 		} else {
-			b, encErr = r.faultNewResponse(raw)
+			b, encErr = jsonrpc.NewResponse(r.id, raw)
 			if encErr != nil {
 				b = errorMessage(r.id, jsonrpc.InternalError, "internal error: "+encErr.Error(), nil)
 			}
@@ -628,7 +621,6 @@ func (r *request) finish(result any, err error) {
 		r.srv.logf("could not deliver the response to %s: %v", r.id, err)
 	}
 	r.runAfter()
-	r.faultAfterFinish()
 	if r.srv.faults.on(FaultProgressAfterCompletion) && r.hasToken {
 		n, _ := jsonrpc.NewNotification(spec.MethodProgress, progressParams(r.v, r.token, r.lastProg+1, nil, "after completion"))
 		_ = r.out.Send(n)

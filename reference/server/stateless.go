@@ -107,7 +107,7 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 	}
 	if ver := spec.Version(v); ver.Era() != spec.Stateless || !s.supports(ver) {
 		return nil, &Error{Code: jsonrpc.UnsupportedProtocolVersion, Message: fmt.Sprintf("Unsupported protocol version %q; retry with one of the supported versions", v),
-			Data: s.faultUnsupportedData(mcp.UnsupportedProtocolVersionData{Supported: s.statelessVersions(), Requested: v}), HTTPStatus: 400}
+			Data: mcp.UnsupportedProtocolVersionData{Supported: s.statelessVersions(), Requested: v}, HTTPStatus: 400}
 	}
 	r.v = spec.Version(v)
 	caps, _, err := r.meta.ClientCapabilities()
@@ -143,7 +143,6 @@ func (s *Server) prepareStateless(r *request) (any, error) {
 
 // discover serves server/discover.
 func discover(r *request) (any, error) {
-	r.faultDiscover()
 	if r.stateless() && r.srv.faults.on(FaultNoServerDiscover) {
 		return nil, methodNotFound(r.method)
 	}
@@ -159,9 +158,6 @@ func discover(r *request) (any, error) {
 	}
 	caps := r.srv.capabilities(v)
 	caps.Extensions = map[string]mcp.Object{TasksExtension: mcp.Present()}
-	if r.srv.faults.on(FaultBadExtensionName) {
-		caps.Extensions["tasks"] = mcp.Present()
-	}
 	res := mcp.DiscoverResult{SupportedVersions: versions, Capabilities: caps, Instructions: instructions, Cacheable: mcp.Cacheable{TTLMs: mcp.Int(300000), CacheScope: mcp.CachePublic}}
 	_ = res.Meta.SetServerInfo(r.srv.info(v))
 	return res, nil

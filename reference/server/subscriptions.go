@@ -89,11 +89,9 @@ func (s *Server) broadcastListen(match func(mcp.SubscriptionFilter) bool, method
 		if m == nil {
 			m = map[string]json.RawMessage{}
 		}
-		if !s.faults.on(FaultListenNoSubscriptionID) {
-			var meta mcp.Meta
-			meta.SetSubscriptionID(l.id)
-			m["_meta"], _ = json.Marshal(meta)
-		}
+		var meta mcp.Meta
+		meta.SetSubscriptionID(l.id)
+		m["_meta"], _ = json.Marshal(meta)
 		n, err := jsonrpc.NewNotification(method, m)
 		if err == nil {
 			_ = l.out.Send(n)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -88,11 +87,7 @@ func (t *task) setStatus(status mcp.TaskStatus, message string) bool {
 	if mcp.Terminal(status) {
 		close(t.done)
 	}
-	params := mcp.TaskStatusParams{Task: snap}
-	if t.store.ss.srv.faults.on(FaultTaskStatusRelatedMeta) {
-		params.Meta.SetRelatedTask(t.id)
-	}
-	t.store.ss.notifyGeneral(spec.MethodTasksStatus, params)
+	t.store.ss.notifyGeneral(spec.MethodTasksStatus, mcp.TaskStatusParams{Task: snap})
 	return true
 }
 
@@ -123,9 +118,6 @@ func (st *taskStore) start(c *call, tm mcp.TaskMetadata) (any, error) {
 	st.mu.Unlock()
 	c.task = t
 	snap := t.snapshot() // the task starts working; its outcome comes later
-	if srv.faults.on(FaultTaskCreatedAtNotRFC3339) {
-		snap.CreatedAt = strconv.FormatInt(now.Unix(), 10)
-	}
 	if !st.ss.enter() {
 		t.stop()
 		return nil, internalError("the session is closing; no new tasks")
@@ -240,12 +232,6 @@ func taskResult(r *request) (any, error) {
 	defer t.mu.Unlock()
 	switch t.status {
 	case mcp.TaskCompleted:
-		if r.srv.faults.on(FaultTaskResultNoRelatedMeta) {
-			return t.result, nil
-		}
-		if r.srv.faults.on(FaultTaskResultDiffers) {
-			return withRelatedTask(textResult("task finished"), t.id), nil
-		}
 		return withRelatedTask(t.result, t.id), nil
 	case mcp.TaskFailed:
 		return nil, t.failure
@@ -292,11 +278,7 @@ func cancelTask(r *request) (any, error) {
 	}
 	t.setStatus(mcp.TaskCancelled, "cancelled by the client")
 	t.stop()
-	res := mcp.CancelTaskResult{Task: t.snapshot()}
-	if r.srv.faults.on(FaultTaskCancelAnswersWorking) {
-		res.Status = mcp.TaskWorking
-	}
-	return res, nil
+	return mcp.CancelTaskResult{Task: t.snapshot()}, nil
 }
 
 // sink is where the task's messages go: the stream of a waiting

@@ -18,7 +18,7 @@ func listTools(r *request) (any, error) {
 	if err := r.decodeParams(&p); err != nil {
 		return nil, err
 	}
-	if err := r.faultListRefused(FaultToolsListRefused); err != nil {
+	if err := r.faultListRefused(); err != nil {
 		return nil, err
 	}
 	all := r.srv.fx.sortedTools(r.v)
@@ -38,10 +38,7 @@ func listTools(r *request) (any, error) {
 	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
 	res.NextCursor = next
 	for i, t := range page {
-		res.Tools[i] = r.srv.faultTool(shapeTool(r.v, t.def))
-	}
-	if r.stateless() && r.srv.faults.on(FaultUnknownResultType) {
-		res.ResultType = "partial"
+		res.Tools[i] = shapeTool(r.v, t.def)
 	}
 	return res, nil
 }
@@ -143,11 +140,6 @@ func (c *call) run() (any, error) {
 		return nil, err
 	}
 	if ctr, ok := res.(*mcp.CallToolResult); ok {
-		if c.r.srv.faults.on(FaultOutputSchemaMismatch) && len(ctr.StructuredContent) > 0 {
-			cp := *ctr
-			cp.StructuredContent = json.RawMessage(`{"unexpected":"this does not match the outputSchema"}`)
-			ctr = &cp
-		}
 		return shapeCallResult(c.r.v, ctr), nil
 	}
 	return res, nil
