@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 )
 
 // Health follows how a target answers across a whole run, so a badly
@@ -32,6 +34,10 @@ type Health struct {
 	misses   int
 	slowest  time.Duration
 	firstBad string // the Expected text of the first unanswered wait
+	// stray counts responses that came while a wait went unanswered (they
+	// answered nothing waited for); firstStray describes the first.
+	stray      int
+	firstStray string
 }
 
 // The Health thresholds.
@@ -100,7 +106,11 @@ func (h *Health) Mute() (bool, string) {
 	if h.answers > 0 || h.misses < MissesBeforeMute {
 		return false, ""
 	}
-	return true, fmt.Sprintf("the target has answered none of the %d requests of this run (the first was for %s): it is treated as mute and not waited for again", h.misses, h.firstBad)
+	why := fmt.Sprintf("the target has answered none of the %d requests of this run (the first was for %s)", h.misses, h.firstBad)
+	if h.stray > 0 {
+		why += fmt.Sprintf("; it sent %d responses meanwhile, none carrying the id of a request it was waited on for (the first: %s)", h.stray, h.firstStray)
+	}
+	return true, why + ": it is treated as mute and not waited for again"
 }
 
 // record notes how a wait ended: answered when a frame of the target
@@ -122,6 +132,14 @@ func (h *Health) record(r Observed, answered bool) {
 		h.misses++
 		if h.firstBad == "" {
 			h.firstBad = r.Expected
+		}
+		for _, f := range r.Others {
+			if f.Kind == wire.KindMessage && f.Msg.Shape.IsResponse() {
+				h.stray++
+				if h.firstStray == "" {
+					h.firstStray = f.Describe()
+				}
+			}
 		}
 	}
 }
