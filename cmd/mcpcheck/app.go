@@ -54,9 +54,11 @@ Usage:
   mcpcheck spec coverage [--role R] [--json]   which requirements have checks
   mcpcheck version
 
-Exit codes: 0 passed, 1 requirements broken, 2 usage error (also a selection that
-matches no check), 3 harness error, target unreachable or nothing judged, 4 not built yet, 5 interrupted (a signal or --deadline ended the run; every
-report asked for is written with what was judged, the rest marked "not run").
+Exit codes: 0 passed, 1 requirements broken, 2 usage error (also a selection
+that matches no check), 3 harness error, target unreachable or nothing judged
+(also a target that never got through initialization), 4 not built yet,
+5 interrupted (a signal or --deadline ended the run; every report asked for is
+written with what was judged, the rest marked "not run").
 `
 
 // env is what a subcommand may touch of the outside world. Tests fill it

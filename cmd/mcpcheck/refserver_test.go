@@ -223,7 +223,7 @@ func TestReferenceServerStdioProcess(t *testing.T) {
 	}
 }
 
-var listenURL = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+var listenURL = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/\S*)`)
 
 // TestReferenceServerHTTP starts --http on a free loopback port: the URL
 // goes to stderr, the server answers initialize and ping there, and it

@@ -44,8 +44,8 @@ Flags:
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error (also a selection that matches no
-check); 3 target unreachable, nothing judged (in a version --protocol named)
-or harness error; 5 interrupted (a signal or --deadline; the reports hold what was judged).
+check); 3 target unreachable, nothing judged (in a version --protocol named,
+or initialization never completed in any version) or harness error; 5 interrupted (a signal or --deadline; the reports hold what was judged).
 `
 
 // harnessError is mcpcheck failing to do its job (exit 3).
@@ -382,6 +382,9 @@ func judgeRun(run *reports.Run, problems []error, explicit, strict bool) error {
 	if len(problems) > 0 {
 		return harnessError{fmt.Errorf("the run had harness problems: %w", errors.Join(problems...))}
 	}
+	if err := neverInitialized(run); err != nil {
+		return err
+	}
 	j := reports.Verdict(run)
 	if j.Failed(strict) {
 		msg := fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))
@@ -391,6 +394,43 @@ func judgeRun(run *reports.Run, problems []error, explicit, strict bool) error {
 		return checkFailed{msg}
 	}
 	return nothingJudged(run, explicit)
+}
+
+// initializeCheck is the check whose outcome says whether a server target
+// got through initialization in a version.
+const initializeCheck = "lifecycle/initialize-result"
+
+// neverInitialized is the verdict of a server run in which initialization
+// never completed in any version because the harness could not even talk
+// to the target (every initialize check ended in error or untestable: the
+// URL serves something that is not MCP, the transport is the wrong one).
+// Such a run is a harness verdict (exit 3) naming the first cause, even
+// when a transport check failed on the way: the failures it holds are
+// about a target that is not an MCP server, not conformance findings a
+// baseline should absorb. A target that answered initialize wrongly fails
+// that check instead, and the run is judged as usual.
+func neverInitialized(run *reports.Run) error {
+	seen := false
+	var cause string
+	for _, c := range run.Checks {
+		if c.ID != initializeCheck {
+			continue
+		}
+		seen = true
+		switch c.Outcome {
+		case reports.Error, reports.Untestable:
+			if cause == "" {
+				cause = fmt.Sprintf("%s over %s: %s", c.Version, c.Transport, c.Reason)
+			}
+		case reports.NA:
+		default:
+			return nil
+		}
+	}
+	if !seen || cause == "" {
+		return nil
+	}
+	return harnessError{fmt.Errorf("the target never completed initialization in any version, so nothing about its conformance was judged (first cause: %s); check the URL, --transport and that the target is an MCP server", cause)}
 }
 
 // nothingJudged is the verdict of a run in which no check reached pass,

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExitCodes is the exit-code table of the README and --help, one row
+// per way a run can end, each reproduced against a real target. Every row
+// also bounds the time: a usage error or a target that is not MCP gets its
+// verdict before (or instead of) a full run.
+func TestExitCodes(t *testing.T) {
+	bin := mcpcheckBin(t)
+	ref := bin + " reference server --stdio"
+	// A web server that is not an MCP server: HTML on every path.
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!DOCTYPE html><html><body>not MCP</body></html>"))
+	}))
+	defer web.Close()
+	file := filepath.Join(t.TempDir(), "plain-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPCHECK_TEST_UNSET_HEADER", "")
+
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // a phrase the verdict must contain
+		within time.Duration
+	}{
+		{"clean target", []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitOK, "OK", time.Minute},
+		{"broken MUST", []string{"server", "--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitFailed, "unexpected failures", time.Minute},
+		{"broken SHOULD under --strict", []string{"server", "--stdio", ref + " --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation", "--strict"}, exitFailed, "(--strict)", time.Minute},
+		{"selection matches nothing", []string{"server", "--stdio", ref, "--label-filter", "area:no-such-area"}, exitUsage, "matched no check", 10 * time.Second},
+		{"unset --header-env variable", []string{"server", "--url", web.URL + "/mcp", "--header-env", "X-Token:MCPCHECK_TEST_UNSET_HEADER"}, exitUsage, "MCPCHECK_TEST_UNSET_HEADER is empty or unset", 10 * time.Second},
+		{"unwritable --out", []string{"server", "--stdio", ref, "--out", filepath.Join(file, "reports")}, exitUsage, "--out", 10 * time.Second},
+		{"command that does not exist", []string{"server", "--stdio", "/nonexistent/mcp-server"}, exitHarness, "could not be started", 10 * time.Second},
+		{"target that exits at once", []string{"server", "--stdio", "true", "--protocol", "latest"}, exitHarness, "nothing was judged", time.Minute},
+		{"URL that is not MCP", []string{"server", "--url", web.URL + "/"}, exitHarness, "could not be reached", 10 * time.Second},
+		{"URL that is not MCP over --transport sse", []string{"server", "--url", web.URL + "/", "--transport", "sse"}, exitHarness, "never completed initialization", 10 * time.Second},
+		{"a run ended by --deadline", []string{"server", "--stdio", "sleep 60.5", "--deadline", "1s"}, exitInterrupted, "--deadline", 30 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, stdout, stderr := runBin(t, tc.args...)
+			took := time.Since(start)
+			if code != tc.code || !strings.Contains(stderr+stdout, tc.stderr) {
+				t.Errorf("exit %d, want %d with %q\nstderr:\n%s", code, tc.code, tc.stderr, tail(stderr, 1500))
+			}
+			if took > tc.within {
+				t.Errorf("took %s, want under %s", took.Round(time.Millisecond), tc.within)
+			}
+		})
+	}
+}
+
+// tail is the end of s, at most n bytes.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
