@@ -66,3 +66,29 @@ func BenchmarkSuiteStdio(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWrongIDServer measures a full run (every version, stdio)
+// against a server whose every answer carries a wrong id, next to a
+// clean run against the reference server in the same benchmark: the
+// x-clean metric is how many clean runs one broken run costs.
+func BenchmarkWrongIDServer(b *testing.B) {
+	var clean time.Duration
+	for _, tc := range []struct {
+		name   string
+		faults []string
+	}{{"clean", nil}, {"response-ids-wrong", []string{"response-ids-wrong"}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				runReference(b, Config{Direct: true, Versions: spec.Versions}, tc.faults...)
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			b.ReportMetric(per.Seconds(), "s/run")
+			if tc.faults == nil {
+				clean = per
+			} else if clean > 0 {
+				b.ReportMetric(float64(per)/float64(clean), "x-clean")
+			}
+		})
+	}
+}

@@ -55,3 +55,45 @@ func TestMuteServerGetsAFastVerdict(t *testing.T) {
 	}
 	t.Logf("%d checks in %v: %v, %d naming the mute target", len(res.Report.Checks), took, counts, mute)
 }
+
+// TestWrongIDServerFailsFastCitingIDs: a server that answers every request
+// with an id no request had (response-ids-wrong) gets, in every version,
+// a failure citing the id-echo requirement at the handshake, every check
+// that needs a session untestable with that cause (never n/a: it answers,
+// so "does not speak the version" would be a guess), no pass, and a run
+// far shorter than one deadline per check.
+func TestWrongIDServerFailsFastCitingIDs(t *testing.T) {
+	start := time.Now()
+	res := runReference(t, Config{Direct: true, Versions: spec.Versions}, "response-ids-wrong")
+	took := time.Since(start)
+	cited := map[spec.Version]bool{}
+	untestable := 0
+	for _, c := range res.Report.Checks {
+		switch c.Outcome {
+		case reports.Pass:
+			t.Errorf("%s %s passed against a server whose every answer carries a wrong id", c.ID, c.Version)
+		case reports.Fail:
+			for _, r := range c.Violated {
+				if r == "base.response.id-matches-request" {
+					cited[c.Version] = true
+				}
+			}
+		case reports.Untestable:
+			if strings.Contains(c.Reason, "not the id of any request") {
+				untestable++
+			}
+		}
+	}
+	for _, v := range spec.Versions {
+		if !cited[v] {
+			t.Errorf("%s: no failure cites base.response.id-matches-request", v)
+		}
+	}
+	if untestable == 0 {
+		t.Errorf("no check is untestable naming the wrong ids as the cause")
+	}
+	if limit := time.Minute; took > limit {
+		t.Errorf("the run took %v, want under %v", took, limit)
+	}
+	t.Logf("%d checks in %v; %d untestable naming the wrong ids", len(res.Report.Checks), took, untestable)
+}

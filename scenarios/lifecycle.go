@@ -28,11 +28,21 @@ var _ = Register(
 	Def{
 		ID: "lifecycle/initialize-result", Area: "lifecycle", Eras: stateful, Unsupported: true,
 		Title:        "initialize is answered with protocolVersion, a capabilities object and serverInfo",
-		Requirements: []string{"lifecycle.initialize.server-replies-capabilities", "base.layers.support-base-and-lifecycle"},
-		Proofs:       []Proof{{Fault: "init-no-server-info", Version: spec.V20251125, Want: reports.Fail}},
+		Requirements: []string{"lifecycle.initialize.server-replies-capabilities", "base.layers.support-base-and-lifecycle", "base.response.id-matches-request"},
+		Proofs: []Proof{
+			{Fault: "init-no-server-info", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "response-ids-wrong", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "response-ids-wrong", Version: spec.V20241105, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			c := t.Fresh()
 			_, r, _ := c.Stateful.Initialize(t.Ctx, nil)
+			if r.WrongID() {
+				// Answered, but not with initialize's id: no session can
+				// start, and the id rule is what broke.
+				t.JudgeAs(r.Observed, "base.response.id-matches-request")
+				return
+			}
 			if !t.JudgeReply(r) {
 				return
 			}
@@ -242,12 +252,19 @@ var _ = Register(
 	Def{
 		ID: "discovery/server-discover", Area: "discovery", Eras: stateless, Unsupported: true,
 		Title:        "a 2026-07-28 server implements server/discover",
-		Requirements: []string{"discovery.versioning.server-implements-discover"},
-		Proofs:       []Proof{{Fault: "no-server-discover", Version: spec.V20260728, Want: reports.Fail}},
+		Requirements: []string{"discovery.versioning.server-implements-discover", "base.response.id-matches-request"},
+		Proofs: []Proof{
+			{Fault: "no-server-discover", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "response-ids-wrong", Version: spec.V20260728, Want: reports.Fail},
+		},
 		Body: func(t *T) {
 			c := t.Fresh()
 			s := c.Stateless
 			d, r, _ := s.Discover(t.Ctx)
+			if r.WrongID() {
+				t.JudgeAs(r.Observed, "base.response.id-matches-request")
+				return
+			}
 			if r.OK() && d != nil {
 				for _, v := range d.SupportedVersions {
 					if v == string(spec.V20260728) {

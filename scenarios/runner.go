@@ -309,6 +309,11 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 				c.Untestable(fmt.Sprintf("whether the server speaks %s is unknown: %s", vr.v, why))
 				return
 			}
+			if errors.Is(vr.openErr, session.ErrWrongID) {
+				// It answers, so "does not speak" would be a guess.
+				c.Untestable(fmt.Sprintf("no %s session could start, so whether the server speaks it is unknown: %v", vr.v, vr.openErr))
+				return
+			}
 			c.NotApplicable(vr.unsupportedReason())
 			return
 		}

@@ -101,6 +101,12 @@ type Options struct {
 	// KeepOthers bounds how many other frames the result keeps (default
 	// 256; the rest are counted).
 	KeepOthers int
+	// Stray, when set, is asked about every frame no alternative is about;
+	// a non-empty answer says the frame proves the awaited answer will not
+	// come as it should (a response carrying an id no request had: the
+	// target does not echo ids), and the wait ends at once as Mismatched
+	// with that reason instead of running into its deadline.
+	Stray func(wire.Frame) string
 }
 
 // Observed is how a wait ended, with the evidence.
@@ -215,6 +221,12 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 				actual += ": " + strings.Join(dedupe(reasons), "; ")
 			}
 			return finish(Mismatched, actual)
+		}
+		if o.Stray != nil {
+			if why := o.Stray(f); why != "" {
+				res.Frame = f
+				return finish(Mismatched, "got "+f.Describe()+": "+why)
+			}
 		}
 		if settlesByEnd(f, o.Stream) {
 			res.Frame = f

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -57,6 +58,20 @@ type Reply struct {
 
 // OK reports whether a success response arrived.
 func (r Reply) OK() bool { return r.Err == nil && r.Result != nil }
+
+// ErrWrongID is wrapped by the handshake's error when the target answered
+// it with a response carrying another id: it answers, but no session can
+// start, and whether it speaks the version is unknown.
+var ErrWrongID = errors.New("the target answered with an id the request did not have")
+
+// WrongID reports a wait that ended on a response carrying an id other
+// than the request's: the target answered, but not with the request's id
+// (see core.strayResponse), which breaks the id-echo rule, not the rules
+// of the method asked.
+func (r Reply) WrongID() bool {
+	f := r.Observed.Frame
+	return r.Observed.Status == expect.Mismatched && f.Kind == wire.KindMessage && f.Msg.Shape.IsResponse() && f.Msg.ID != r.ID
+}
 
 // Decode decodes the result into v.
 func (r Reply) Decode(v any) error {
@@ -252,7 +267,7 @@ const maxResumes = 5
 // GET and Last-Event-ID, as the transport asks of a client, at most
 // maxResumes times.
 func (c *core) waitResponse(ctx context.Context, id jsonrpc.ID, method, stream string) Reply {
-	o := expect.Options{Timeout: c.cfg.Timeout}
+	o := expect.Options{Timeout: c.cfg.Timeout, Stray: c.strayResponse(id)}
 	h, isHTTP := c.raw.(*wire.HTTP)
 	if isHTTP {
 		o.Stream = stream // on HTTP+SSE the answer comes on the GET stream instead
@@ -296,6 +311,23 @@ func (c *core) waitResponse(ctx context.Context, id jsonrpc.ID, method, stream s
 		}
 	}
 	return r
+}
+
+// strayResponse is the expect.Options.Stray of a wait for the answer to
+// id: a response whose id is usable but is neither id nor the id of any
+// request this session sent cannot answer anything the session asked, so
+// the target is not echoing ids; waiting on would only run into the
+// deadline.
+func (c *core) strayResponse(id jsonrpc.ID) func(wire.Frame) string {
+	return func(f wire.Frame) string {
+		if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() || f.Msg.ID.IsZero() || f.Msg.ID == id {
+			return ""
+		}
+		if c.val.methods.Method(f.Msg.ID) != "" {
+			return ""
+		}
+		return fmt.Sprintf("its id %s is not the id of any request this session sent (the answer to %s was awaited): the target does not echo request ids", f.Msg.ID, id)
+	}
 }
 
 // isHTTP reports whether the session speaks streamable HTTP.

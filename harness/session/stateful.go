@@ -46,6 +46,9 @@ func (s *Stateful) Initialize(ctx context.Context, p *mcp.InitializeParams) (*mc
 		p = &d
 	}
 	r := s.Call(ctx, spec.MethodInitialize, p)
+	if r.WrongID() {
+		return nil, r, fmt.Errorf("session: initialize: %w: %s", ErrWrongID, r.Describe())
+	}
 	if !r.OK() {
 		return nil, r, fmt.Errorf("session: initialize got no result: %s", r.Describe())
 	}

@@ -200,6 +200,9 @@ func (s *Stateless) RequestRaw(ctx context.Context, id jsonrpc.ID, method string
 // Discover calls server/discover and decodes the result.
 func (s *Stateless) Discover(ctx context.Context) (*mcp.DiscoverResult, Reply, error) {
 	r := s.Call(ctx, spec.MethodServerDiscover, nil)
+	if r.WrongID() {
+		return nil, r, fmt.Errorf("session: server/discover: %w: %s", ErrWrongID, r.Describe())
+	}
 	if !r.OK() {
 		return nil, r, fmt.Errorf("session: server/discover got no result: %s", r.Describe())
 	}

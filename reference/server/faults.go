@@ -92,6 +92,8 @@ const (
 	FaultServerRequestIDReused     = "server-request-id-reused"
 	FaultRequestProgressTokenFloat = "request-progress-token-float"
 	FaultResultIDTruncated         = "result-id-truncated"
+	FaultResponseIDsWrong          = "response-ids-wrong"
+	FaultIDsThroughFloat           = "ids-through-float64"
 	FaultNoServerInfoMeta          = "no-server-info-meta"
 	FaultUnknownMethodWrongCode    = "unknown-method-wrong-code"
 	FaultLatin1Ping                = "latin1-ping"
@@ -219,6 +221,8 @@ var faultTable = []Fault{
 	{FaultServerRequestIDReused, "base.request.id-unique-in-session", "every request to the client carries id 1, so request ids repeat within a session", Hook},
 	{FaultRequestProgressTokenFloat, "progress.token.string-or-integer", "requests to the client carry a progressToken that is the number 1.5, neither a string nor an integer", Rewrite},
 	{FaultResultIDTruncated, "base.response.id-matches-request", "string request ids longer than 16 characters are cut to 16 in successful responses", Rewrite},
+	{FaultResponseIDsWrong, "base.response.id-matches-request", "every response carries an id no request had (\"wrong-\" and the request's id), initialize's included, as an SDK that renumbers ids would", Rewrite},
+	{FaultIDsThroughFloat, "base.response.id-matches-request", "integer request ids are echoed after a trip through a 64-bit float, as a JavaScript server would: ids beyond 2^53 come back changed", Rewrite},
 	{FaultNoServerInfoMeta, "base.meta.server-info-on-results", "2026-07-28 results other than server/discover lack io.modelcontextprotocol/serverInfo in _meta", Rewrite},
 	{FaultUnknownMethodWrongCode, "base.jsonrpc.messages-are-jsonrpc-2", "a method the version does not define is answered -32602 instead of -32601 (Method not found)", Hook},
 	{FaultLatin1Ping, "base.messages.utf8", "ping results carry a Latin-1 encoded string (byte 0xE9), which is not UTF-8", Rewrite},

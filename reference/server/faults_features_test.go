@@ -251,6 +251,19 @@ func init() {
 		f.requestID(id, "ping", nil)
 		return f.next().ID != id
 	}
+	faultProbes[FaultResponseIDsWrong] = func(t *testing.T, s *Server) bool {
+		f := ffStart(t, s)
+		id := jsonrpc.IntID(5)
+		f.requestID(id, "ping", nil) // ping is answered before initialize too
+		return f.next().ID != id
+	}
+	faultProbes[FaultIDsThroughFloat] = func(t *testing.T, s *Server) bool {
+		f := ffStart(t, s)
+		f.init(spec.V20251125, nil)
+		id := jsonrpc.IntID(1<<53 + 1)
+		f.requestID(id, "ping", nil)
+		return f.next().ID != id
+	}
 	faultProbes[FaultNoServerInfoMeta] = func(t *testing.T, s *Server) bool {
 		f := ffStart(t, s)
 		m, _ := f.call("tools/list", withMeta(nil, nil))

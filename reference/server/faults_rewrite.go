@@ -48,6 +48,17 @@ var faultRewriters = map[string]func(Outgoing) [][]byte{
 		id, _ := jsonrpc.StringID(str[:16]).MarshalJSON()
 		return one(setMember(msg, []string{"id"}, id))
 	}),
+	FaultResponseIDsWrong: onResponse(func(o Outgoing, msg []byte) [][]byte {
+		id, _ := jsonrpc.StringID("wrong-" + o.Request.String()).MarshalJSON()
+		return one(setMember(msg, []string{"id"}, id))
+	}),
+	FaultIDsThroughFloat: onResponse(func(o Outgoing, msg []byte) [][]byte {
+		n, ok := o.Request.Int()
+		if !ok || int64(float64(n)) == n {
+			return one(msg)
+		}
+		return one(setMember(msg, []string{"id"}, []byte(strconv.FormatInt(int64(float64(n)), 10))))
+	}),
 	FaultParseErrorWrongCode: func(o Outgoing) [][]byte {
 		if m := jsonrpc.Decode(o.Msg); m.Shape != jsonrpc.KindErrorResponse || m.Error == nil || m.Error.Code != jsonrpc.ParseError {
 			return one(o.Msg)
