@@ -124,7 +124,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// One Health for the run: a target that stops answering gets shorter
 	// deadlines, and a mute one is not waited for again (expect.Health).
-	ctx = expect.WithHealth(ctx, expect.NewHealth())
+	health := expect.NewHealth()
+	health.Probe = livenessProbe(cfg)
+	ctx = expect.WithHealth(ctx, health)
 	var match func([]string) bool
 	if cfg.LabelFilter != "" {
 		f, err := types.ParseLabelFilter(cfg.LabelFilter)
@@ -370,4 +372,30 @@ func (r *runner) versionRunFor(v spec.Version) *versionRun {
 	vr := &versionRun{r: r, v: v}
 	r.side = append(r.side, vr)
 	return vr
+}
+
+// livenessProbe is the run's expect.Health.Probe: a fresh connection to
+// the target, the handshake of the newest version asked for, and the
+// era's sentinel request. Any answer to the handshake and an answer to
+// the sentinel are a sign of life; its ctx bounds it all.
+func livenessProbe(cfg Config) func(ctx context.Context) error {
+	v := cfg.Versions[len(cfg.Versions)-1]
+	return func(ctx context.Context) error {
+		sc := cfg.Session
+		if dl, ok := ctx.Deadline(); ok {
+			sc.Timeout = time.Until(dl)
+		}
+		s, err := harness.Open(ctx, cfg.Target, v, harness.OpenOptions{Session: sc})
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if s.OpenErr != nil {
+			return fmt.Errorf("the %s handshake: %v", v, s.OpenErr)
+		}
+		if r := Sentinel(ctx, (&Conn{s}).S()); !r.OK() {
+			return fmt.Errorf("%s after the %s handshake: %s", sentinelMethod(v), v, r.Describe())
+		}
+		return nil
+	}
 }

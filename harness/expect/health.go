@@ -38,6 +38,18 @@ type Health struct {
 	// answered nothing waited for); firstStray describes the first.
 	stray      int
 	firstStray string
+
+	// Probe, when set, asks the target for a sign of life on a fresh
+	// connection (connect, handshake, ping) and says why there was none.
+	// It runs once ProbeAfter waits in a row went unanswered by a target
+	// that had answered before; when it fails too the target is dead: it
+	// is not waited for again, like a mute one.
+	Probe     func(ctx context.Context) error
+	streak    int    // unanswered waits since the last answer
+	probing   bool   // a probe is under way
+	probed    bool   // the probe of the current streak found the target alive
+	dead      string // why the target is dead ("" while it is not)
+	lastCheck string // the Expected text of the last answered wait
 }
 
 // The Health thresholds.
@@ -46,6 +58,7 @@ const (
 	MissesBeforeMute     = 3
 	SlowFactor           = 5
 	MinAdapted           = time.Second
+	ProbeAfter           = 3
 )
 
 // NewHealth returns the Health of a run that has not started.
@@ -103,6 +116,9 @@ func (h *Health) Mute() (bool, string) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.dead != "" {
+		return true, h.dead
+	}
 	if h.answers > 0 || h.misses < MissesBeforeMute {
 		return false, ""
 	}
@@ -121,15 +137,27 @@ func (h *Health) record(r Observed, answered bool) {
 		return
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	probe := false
+	defer func() {
+		h.mu.Unlock()
+		if probe {
+			h.probe()
+		}
+	}()
 	switch {
 	case answered:
 		h.answers++
+		h.streak, h.probed = 0, false
+		h.lastCheck = r.Expected
 		if r.Elapsed > h.slowest {
 			h.slowest = r.Elapsed
 		}
 	case r.Status == TimedOut:
 		h.misses++
+		h.streak++
+		if h.Probe != nil && h.answers > 0 && h.streak >= ProbeAfter && !h.probing && !h.probed && h.dead == "" {
+			h.probing, probe = true, true
+		}
 		if h.firstBad == "" {
 			h.firstBad = r.Expected
 		}
@@ -142,4 +170,28 @@ func (h *Health) record(r Observed, answered bool) {
 			}
 		}
 	}
+}
+
+// probe runs Probe with a deadline fitted to the target's answer times
+// and records the verdict: alive (the streak is forgiven until the next
+// answer) or dead.
+func (h *Health) probe() {
+	h.mu.Lock()
+	d := SlowFactor * h.slowest
+	if d < 2*MinAdapted {
+		d = 2 * MinAdapted
+	}
+	streak, last := h.streak, h.lastCheck
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*d)
+	err := h.Probe(ctx)
+	cancel()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.probing = false
+	if err == nil {
+		h.probed = true
+		return
+	}
+	h.dead = fmt.Sprintf("the target stopped answering: %d requests in a row went unanswered after its last answer (to %s), and on a fresh connection it gave no sign of life either (%v); it is treated as dead and not waited for again", streak, last, err)
 }

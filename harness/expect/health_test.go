@@ -74,3 +74,37 @@ func TestHealthAdaptsDeadlines(t *testing.T) {
 		t.Fatalf("a target whose slowest answer took 400ms got %v (%s) instead of the 1.5s asked", d, why)
 	}
 }
+
+// TestHealthProbesATargetThatStopsAnswering: after ProbeAfter unanswered
+// waits in a row from a target that had answered, the probe runs once;
+// when it finds no sign of life the target is dead (waits do not wait,
+// and the cause names the last answer and the probe's error); when it
+// finds one the streak is forgiven and no second probe runs until the
+// target answers again.
+func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
+	for _, alive := range []bool{false, true} {
+		h := NewHealth()
+		probes := 0
+		h.Probe = func(ctx context.Context) error {
+			probes++
+			if alive {
+				return nil
+			}
+			return errors.New("ping after the handshake: no answer")
+		}
+		h.record(Observed{Status: Matched, Elapsed: time.Millisecond, Expected: "a response to id 1"}, true)
+		for i := 0; i < ProbeAfter+2; i++ {
+			h.record(Observed{Status: TimedOut, Expected: "a response to id 2"}, false)
+		}
+		mute, why := h.Mute()
+		if probes != 1 {
+			t.Errorf("alive=%v: %d probes, want 1", alive, probes)
+		}
+		if mute == alive {
+			t.Errorf("alive=%v: mute %v (%s)", alive, mute, why)
+		}
+		if !alive && (!strings.Contains(why, "a response to id 1") || !strings.Contains(why, "no answer") || !strings.Contains(why, "dead")) {
+			t.Errorf("the cause does not name the last answer and the probe's error: %s", why)
+		}
+	}
+}
