@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strings"
 	"time"
 
@@ -42,6 +43,10 @@ type badRequest struct {
 	// as a proper request with _meta and headers instead of line).
 	valid bool
 	idv   jsonrpc.ID
+	// refuseOK accepts, for a valid row, an error without an id: the
+	// server says it cannot read the id (one beyond what it can
+	// represent) rather than answering another.
+	refuseOK bool
 }
 
 const (
@@ -71,12 +76,12 @@ var envelopeRows = []badRequest{
 // one carrying another id), and legal ids a careless implementation
 // changes on the way back (beyond 2^53, negative, escapes).
 var idRows = []badRequest{
-	{what: "id true", line: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, codes: []int64{invalidCode}},
-	{what: "id an object", line: `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`, codes: []int64{invalidCode}},
-	{what: "id an array", line: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, codes: []int64{invalidCode}},
+	{what: "id true", line: `{"jsonrpc":"2.0","id":true,"method":"ping"}`, id: `true`, codes: []int64{invalidCode}},
+	{what: "id an object", line: `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`, id: `{"n":1}`, codes: []int64{invalidCode}},
+	{what: "id an array", line: `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, id: `[1]`, codes: []int64{invalidCode}},
 	{what: "id null (JSON-RPC allows it, MCP does not)", line: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, id: `null`, result: true},
 	{what: "id 1.5 (JSON-RPC allows fractions, MCP wants an integer)", line: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, id: `1.5`, result: true},
-	{what: "id 9007199254740993, beyond a 64-bit float's exact integers", line: `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, id: `9007199254740993`, result: true, valid: true, idv: jsonrpc.IntID(1<<53 + 1)},
+	{what: "id 9007199254740993, beyond a 64-bit float's exact integers", line: `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, id: `9007199254740993`, result: true, valid: true, idv: jsonrpc.IntID(1<<53 + 1), refuseOK: true},
 	{what: "id -7", line: `{"jsonrpc":"2.0","id":-7,"method":"ping"}`, id: `-7`, result: true, valid: true, idv: jsonrpc.IntID(-7)},
 	{what: `id "mcpcheck-\"q\"-é-\u0001" (escapes and non-ASCII)`, line: `{"jsonrpc":"2.0","id":"mcpcheck-\"q\"-\u00e9-\u0001","method":"ping"}`, id: `"mcpcheck-\"q\"-é-\u0001"`, result: true, valid: true, idv: jsonrpc.StringID("mcpcheck-\"q\"-é-\u0001")},
 }
@@ -139,7 +144,10 @@ func (t *T) badRequests(rows []badRequest) {
 		})}
 		if !row.valid {
 			alts = append(alts, expect.Silence("no answer"))
-			for _, a := range t.httpRefusal(st) {
+			// 202 with no body acknowledges the message without
+			// answering it, as for a notification or a response: no
+			// answer, which is allowed.
+			for _, a := range append(t.httpRefusal(st), t.httpAck(st)...) {
 				// A refusing status with a JSON-RPC body is judged by its
 				// body: a result under HTTP 400 still treats the message as
 				// a valid request.
@@ -240,6 +248,9 @@ func (row badRequest) judge(f wire.Frame) (expect.Verdict, string, string) {
 	got := rawMember(f.Msg.Raw, "id")
 	idless := got == "" || got == "null"
 	echoed := row.id != "" && sameJSON(got, row.id)
+	if row.valid && row.refuseOK && idless && f.Msg.Error != nil {
+		return expect.Accepted, "", ""
+	}
 	if row.valid && !echoed {
 		return expect.Rejected, fmt.Sprintf("the answer carries id %s, not the id sent (%s)", nonEmpty(got, "(none)"), row.id), reqIDEcho
 	}
@@ -297,4 +308,15 @@ func sameJSON(a, b string) bool {
 		return ra.Cmp(rb) == 0
 	}
 	return a == b
+}
+
+// httpAck accepts, on streamable HTTP, the exchange st ending in 202 Accepted with
+// no JSON-RPC answer.
+func (t *T) httpAck(st string) []expect.Alt {
+	if t.Transport() != "streamable" {
+		// On HTTP+SSE 202 is every POST's receipt; the answer follows on
+		// the event stream.
+		return nil
+	}
+	return []expect.Alt{expect.HTTPStatus(st, http.StatusAccepted)}
 }

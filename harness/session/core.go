@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,6 +110,7 @@ type core struct {
 	requests  []ServerRequest
 	dropped   int
 	answer    func(ctx context.Context, f wire.Frame) []byte
+	rawIDs    map[jsonrpc.ID]bool // ids of raw sends (see SendRaw)
 }
 
 func newCore(conn wire.Conn, cfg Config) *core {
@@ -240,7 +242,22 @@ func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt
 }
 
 // SendRaw sends b exactly (see wire.Conn.SendRaw).
-func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) { return c.conn.SendRaw(ctx, b) }
+func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) {
+	// Whatever id raw bytes carry was sent: an answer echoing it is not
+	// stray, even when the message was not a valid request.
+	if m := jsonrpc.Decode(bytes.TrimRight(b, "\r\n")); !m.ID.IsZero() {
+		c.mu.Lock()
+		if c.rawIDs == nil || len(c.rawIDs) >= maxRawIDs {
+			c.rawIDs = map[jsonrpc.ID]bool{}
+		}
+		c.rawIDs[m.ID] = true
+		c.mu.Unlock()
+	}
+	return c.conn.SendRaw(ctx, b)
+}
+
+// maxRawIDs bounds the ids of raw sends a session remembers.
+const maxRawIDs = 4096
 
 // send encodes and sends one message, with extra HTTP headers when the
 // connection is streamable HTTP.
@@ -324,6 +341,12 @@ func (c *core) strayResponse(id jsonrpc.ID) func(wire.Frame) string {
 			return ""
 		}
 		if c.val.methods.Method(f.Msg.ID) != "" {
+			return ""
+		}
+		c.mu.Lock()
+		raw := c.rawIDs[f.Msg.ID]
+		c.mu.Unlock()
+		if raw {
 			return ""
 		}
 		return fmt.Sprintf("its id %s is not the id of any request this session sent (the answer to %s was awaited): the target does not echo request ids", f.Msg.ID, id)
