@@ -151,7 +151,7 @@ func TestShardUsageErrorsExitTwoBeforeAnyTraffic(t *testing.T) {
 	marker := filepath.Join(dir, "started")
 	target := "sh -c " + shellQuote("touch "+shellQuote(marker))
 	for _, shard := range []string{"3/2", "0/0", "x", "0/2", "1/0", "1/2/3", "-1/2", "1/", "/2", " "} {
-		for _, cmd := range []string{"server"} {
+		for _, cmd := range []string{"server", "fuzz"} {
 			args := []string{cmd, "--stdio", target, "--shard", shard}
 			if cmd == "fuzz" {
 				args = append(args, "--max-execs", "10")
