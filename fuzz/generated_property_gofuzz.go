@@ -9,7 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
 
-// generatedMessageValid is FuzzGeneratedMessages's property in a libFuzzer
+// generatedMessageValid is the generated-messages fuzz target's property in a libFuzzer
 // build (go-118-fuzz-build builds with -tags gofuzz; see
 // .clusterfuzzlite/build.sh). Its testing.T is not the standard library's,
 // so rapid's bit stream (rapid.MakeFuzz) cannot be driven: the first byte

@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// generatedMessageValid is FuzzGeneratedMessages's property under go test:
+// generatedMessageValid is the generated-messages fuzz target's property under go test:
 // data is rapid's bit stream (rapid.MakeFuzz), so the fuzzer's coverage
 // guides every choice the generators make. A libFuzzer build has its own
 // (generated_property_gofuzz.go).

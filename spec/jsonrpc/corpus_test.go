@@ -9,15 +9,16 @@ import (
 	"testing"
 )
 
-// TestWriteDecodeCorpus writes the decode cases as seed files for FuzzDecode
-// in testdata/fuzz/FuzzDecode. It only runs when MCPCHECK_WRITE_CORPUS=1:
+// TestWriteDecodeCorpus writes the decode cases as seed files of the
+// decoder's fuzz target in decodeCorpus. It only runs when
+// MCPCHECK_WRITE_CORPUS=1:
 //
 //	MCPCHECK_WRITE_CORPUS=1 go test -run TestWriteDecodeCorpus ./spec/jsonrpc
 func TestWriteDecodeCorpus(t *testing.T) {
 	if os.Getenv("MCPCHECK_WRITE_CORPUS") != "1" {
-		t.Skip("set MCPCHECK_WRITE_CORPUS=1 to rewrite testdata/fuzz/FuzzDecode")
+		t.Skip("set MCPCHECK_WRITE_CORPUS=1 to rewrite " + decodeCorpus)
 	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	dir := filepath.FromSlash(decodeCorpus)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func slug(s string) string {
 }
 
 // TestDecodeCorpusHasEveryCase: every decode case (but the huge ones) is a
-// seed of FuzzDecode in testdata/fuzz/FuzzDecode, byte for byte; rewrite
+// seed of the decoder's fuzz target in decodeCorpus, byte for byte; rewrite
 // them with MCPCHECK_WRITE_CORPUS=1 (TestWriteDecodeCorpus) when a case is
 // added or changed.
 func TestDecodeCorpusHasEveryCase(t *testing.T) {
@@ -59,7 +60,7 @@ func TestDecodeCorpusHasEveryCase(t *testing.T) {
 			continue
 		}
 		sum := sha256.Sum256([]byte(tc.in))
-		name := filepath.Join("testdata", "fuzz", "FuzzDecode", fmt.Sprintf("seed-%s-%x", slug(tc.name), sum[:4]))
+		name := filepath.Join(filepath.FromSlash(decodeCorpus), fmt.Sprintf("seed-%s-%x", slug(tc.name), sum[:4]))
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Errorf("decode case %q has no seed: %v; run MCPCHECK_WRITE_CORPUS=1 go test -run TestWriteDecodeCorpus ./spec/jsonrpc", tc.name, err)

@@ -11,6 +11,10 @@ import (
 	"testing/iotest"
 )
 
+// decodeCorpus holds FuzzDecode's seeds. (Other files name neither: OSS-Fuzz
+// finds a target's file by its name.)
+const decodeCorpus = "testdata/fuzz/FuzzDecode"
+
 // The native fuzz targets of this package. This file compiles on its own
 // with the package's production files: OSS-Fuzz's compile_native_go_fuzzer
 // (.clusterfuzzlite/build.sh) builds it alone, with a testing package that
@@ -18,9 +22,8 @@ import (
 
 // FuzzDecode checks that Decode never panics, keeps Raw, is deterministic,
 // agrees with encoding/json on what is JSON, and that valid messages survive
-// a canonical re-encoding. Its seeds are the decode cases, in
-// testdata/fuzz/FuzzDecode (TestDecodeCorpusHasEveryCase keeps them in
-// step).
+// a canonical re-encoding. Its seeds are the decode cases, in decodeCorpus
+// (TestDecodeCorpusHasEveryCase keeps them in step).
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkDecode(t, data) })
 }
