@@ -36,7 +36,7 @@ fuzz-smoke:
 # Every native fuzz target built as ClusterFuzzLite builds it
 # (.clusterfuzzlite/build.sh: compile_native_go_fuzzer, go-118-fuzz-build,
 # libFuzzer), without Docker (.clusterfuzzlite/local.sh), then run for 2 s
-# on its seed corpus; about 2 minutes on 2 cores. Needs clang++ with
+# on its seed corpus; about 3 minutes on 2 cores. Needs clang++ with
 # libFuzzer (Debian: clang libclang-rt-14-dev) and the Go module proxy.
 # MCPCHECK_LIBFUZZER=FuzzDecode,FuzzJudge builds only those.
 fuzz-libfuzzer:
