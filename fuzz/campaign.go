@@ -77,6 +77,9 @@ type Config struct {
 	// Reproducer formats the command that replays a finding directory; the
 	// default is ReproducerFor(Target).
 	Reproducer func(f *Finding) string
+	// Shard, when set, runs only that shard's part of the input sequence
+	// (see Shard); MaxExecs then bounds the whole sequence.
+	Shard Shard
 }
 
 // Progress is a live view of a campaign.
@@ -119,10 +122,15 @@ type Verdict struct {
 
 // Result is the outcome of a campaign.
 type Result struct {
-	Version  spec.Version  `json:"version"`
-	Target   string        `json:"target"`
-	Seed     uint64        `json:"seed"`
-	Workers  int           `json:"workers"`
+	Version spec.Version `json:"version"`
+	Target  string       `json:"target"`
+	Seed    uint64       `json:"seed"`
+	Workers int          `json:"workers"`
+	// Transport is how the target was spoken to: "stdio", "streamable"
+	// or "sse".
+	Transport string `json:"transport,omitempty"`
+	// Shard is "K/N" for shard K of a campaign split N ways (Config.Shard).
+	Shard    string        `json:"shard,omitempty"`
 	Duration time.Duration `json:"durationNs"`
 	Execs    int64         `json:"execs"`
 	Restarts int64         `json:"restarts"`
@@ -151,6 +159,8 @@ type Result struct {
 	// Errors lists problems of the campaign itself (a worker that could not
 	// restart the target, a finding that could not be written).
 	Errors []string `json:"errors,omitempty"`
+	// Parts lists the campaigns a merged result was made of (Merge).
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // Summary fills the reports model's FuzzSummary, with each finding's
@@ -190,6 +200,17 @@ func ReproducerFor(t Target) func(*Finding) string {
 		}
 	}
 	return DefaultReproducer(t.Describe())
+}
+
+// transportOf names how t is spoken to, as Result.Transport does.
+func transportOf(t Target) string {
+	if h, ok := t.(HTTPTarget); ok {
+		if h.Transport == wire.TransportSSE {
+			return string(wire.TransportSSE)
+		}
+		return string(wire.TransportStreamable)
+	}
+	return "stdio"
 }
 
 func findingPath(f *Finding) string {
@@ -242,6 +263,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 1
+	}
+	if !cfg.Shard.Valid() {
+		return nil, fmt.Errorf("fuzz: shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
+	}
+	if cfg.MaxExecs > 0 {
+		if cfg.MaxExecs = cfg.Shard.Share(cfg.MaxExecs); cfg.MaxExecs == 0 {
+			return nil, fmt.Errorf("fuzz: shard %s of a campaign bounded to fewer executions than shards runs nothing; raise the bound or use fewer shards", cfg.Shard)
+		}
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = DefaultWait
@@ -378,7 +407,7 @@ func (c *campaign) progress(rate float64) Progress {
 func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Result{Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers,
+	r := &Result{Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.restarts.Load(), PeakHeapBytes: c.peakHeap.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, Samples: samples, Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
 	for k, v := range c.methods {
@@ -447,7 +476,8 @@ type planned struct {
 	err error
 }
 
-// plan makes worker w's inputs in order (execution i uses Mix(Seed, w, i))
+// plan makes worker w's inputs in order (execution i uses Mix(Seed, w, i);
+// a shard makes only its own, see Shard)
 // on a goroutine of its own, ahead of the worker, so that building the next
 // inputs overlaps with waiting for the target's answers. It hands them over
 // in batches (of planBatch inputs, or fewer that hold planBytes), so that
@@ -459,7 +489,7 @@ func (c *campaign) plan(ctx context.Context, w int) <-chan []planned {
 		defer close(ch)
 		var batch []planned
 		size := 0
-		for i := 0; ; i++ {
+		for i := c.cfg.Shard.start(); ; i += c.cfg.Shard.step() {
 			seed := Mix(c.cfg.Seed, w, i)
 			m := c.mutators[seed%uint64(len(c.mutators))]
 			in, err := MakeInput(c.cfg.Version, m.Name, seed, c.tools)
@@ -776,7 +806,7 @@ func (c *campaign) observe(ctx context.Context, o Observation, in Input, history
 		return
 	}
 	f := &Finding{Observation: o, ID: sig, Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Mutator: in.Mutator, Seed: in.Seed,
-		Exec: exec, At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
+		Exec: c.cfg.Shard.global(exec), At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
 		Transcript: s.transcript(), StderrTail: s.conn.StderrTail()}
 	c.findings[sig] = f
 	c.order = append(c.order, f)

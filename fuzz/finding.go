@@ -24,7 +24,8 @@ type Finding struct {
 	// Mutator and Seed made the input that first showed the problem.
 	Mutator string `json:"mutator,omitempty"`
 	Seed    uint64 `json:"seed"`
-	// Exec is the campaign-wide number of the execution that found it, and
+	// Exec is the campaign-wide number of the execution that found it (in
+	// a shard, the number its input has in the unsharded sequence), and
 	// At how far into the campaign.
 	Exec int64         `json:"exec"`
 	At   time.Duration `json:"atNs"`

@@ -326,7 +326,7 @@ func outOfScope(e BaselineEntry, run *Run) bool {
 	if e.Transport != "" && run.Transport != "" && e.Transport != run.Transport {
 		return true
 	}
-	if run.LabelFilter != "" {
+	if run.LabelFilter != "" || run.Shard != "" {
 		for _, c := range run.Checks {
 			if c.ID == e.Check {
 				return false

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -10,14 +9,6 @@ import (
 	"testing"
 	"time"
 )
-
-// hostilePayload is what a malicious target might put in every field it
-// can influence: markup, script, attribute breakouts, a javascript: URL,
-// Markdown syntax, terminal escapes, XML-illegal controls, bytes that are
-// not UTF-8 and a bidi override.
-const hostilePayload = `<script>alert(1)</script>"><img src=x onerror=alert(2)></textarea>` +
-	`<a href="javascript:alert(3)">x</a> javascript:alert(4) | pipe ` + "`tick` ```fence``` </pre> ]]> " +
-	"[md](javascript:alert(5)) <!-- c --> \x1b[2J\x1b]0;title\x07 \x00\x01\x0b\x0c\r \xff\xfe \u202e"
 
 // fillStrings sets every string reachable from v (struct fields, slice
 // elements, map keys and values) to payload plus its path, so a failure
@@ -157,21 +148,6 @@ func TestHostileTargetCannotInject(t *testing.T) {
 	// XML stays well-formed.
 	checkWellFormedXML(t, "junit", out["junit"])
 	checkWellFormedXML(t, "badge", out["badge"])
-}
-
-func checkWellFormedXML(t *testing.T, name, s string) {
-	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader(s))
-	dec.Strict = true
-	for {
-		_, err := dec.Token()
-		if err != nil {
-			if err.Error() == "EOF" {
-				return
-			}
-			t.Fatalf("%s output is not well-formed XML: %v", name, err)
-		}
-	}
 }
 
 var unescapedPipe = regexp.MustCompile(`(^|[^\\])\|`)

@@ -32,8 +32,12 @@ type Run struct {
 	// "sse" (or "auto" as requested when the run could not tell).
 	Transport string `json:"transport"`
 	// LabelFilter is the label expression that selected the checks, if any.
-	LabelFilter string  `json:"labelFilter,omitempty"`
-	Checks      []Check `json:"checks"`
+	LabelFilter string `json:"labelFilter,omitempty"`
+	// Shard is "K/N" when the run was shard K of a suite split N ways
+	// (mcpcheck server --shard): it holds only that shard's active checks.
+	// A merged report (MergeRuns) has none.
+	Shard  string  `json:"shard,omitempty"`
+	Checks []Check `json:"checks"`
 	// Fuzz summarises a fuzzing campaign, when the run included one.
 	Fuzz *FuzzSummary `json:"fuzz,omitempty"`
 	// Baseline says which baseline file the run was held to (see Apply).

@@ -58,6 +58,9 @@ type Config struct {
 	// many small suites use this; a second Run in a process is direct
 	// anyway.
 	Direct bool
+	// Shard, when set, runs only the active checks of that shard (and
+	// every passive one); see Shard.
+	Shard Shard
 }
 
 // Result is a finished run.
@@ -115,6 +118,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
+	}
+	if !cfg.Shard.Valid() {
+		return Result{}, fmt.Errorf("shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
 	}
 	if cfg.Tool.Name == "" {
 		cfg.Tool = reports.Tool{Name: "mcpcheck"}
@@ -213,6 +219,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Engine:   engine,
 		Specs:    r.specs,
 	}
+	res.Report.Shard = cfg.Shard.String()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
@@ -239,7 +246,7 @@ func (r *runner) plan() []specItem {
 	for _, vr := range r.versions {
 		for _, passive := range []bool{false, true} {
 			for _, d := range defs {
-				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) {
+				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) || (!passive && !r.cfg.Shard.Includes(vr.v, d.ID)) {
 					continue
 				}
 				lvl := StrongestLevel(r.cat, d.Requirements, vr.v)

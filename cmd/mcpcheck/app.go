@@ -44,10 +44,11 @@ Usage:
   mcpcheck client --command "CMD {url}" | --stdio "CMD {server}"
                                                check an MCP client (mcpcheck plays the server)
   mcpcheck fuzz --stdio "CMD" | --url URL      fuzz campaign against a server
+  mcpcheck fuzz merge DIR... --out DIR         join campaigns (shards of --shard K/N)
   mcpcheck replay FINDING --stdio "CMD" | --url URL
                                                reproduce a fuzz finding
   mcpcheck reference server|client ...         the reference MCP server and client
-  mcpcheck report ...                          convert and compare results
+  mcpcheck report ...                          convert, compare and merge results
   mcpcheck baseline write RUN.json --reason R  expected failures of a run, for --baseline
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
   mcpcheck spec show ID [--json]               one requirement of the catalog

@@ -25,6 +25,7 @@ import (
 )
 
 const fuzzUsage = `Usage: mcpcheck fuzz --stdio "CMD ARGS" | --url URL [--transport T] [flags]
+       mcpcheck fuzz merge DIR... --out DIR [--format LIST]
 
 Runs a fuzz campaign against one MCP server: mutated bytes, framing, JSON and
 protocol state (and hostile HTTP requests with --url: bad headers, slow
@@ -52,6 +53,16 @@ Flags:
   --findings DIR           where findings are written (default OUT/findings with --out, else mcpcheck-findings)
   --out DIR                write the campaign summary (mcpcheck-fuzz.json) and the reports of --format into DIR
   --format LIST            text,json,html,md (default text; json is the campaign summary)
+  --shard K/N              run shard K of N of the campaign: the inputs i of the seed's sequence
+                           with i mod N = K-1 (--max-execs bounds the whole sequence); run K=1..N
+                           with the same --seed and flags, e.g. as CI matrix jobs, each with its
+                           own --out, and join them with 'mcpcheck fuzz merge'
+
+fuzz merge joins campaigns (the shards of one, or any campaigns of one protocol
+version) from their --out directories: executions, time and per-mutator figures
+add up, findings are deduplicated by signature, each keeping its reproducer
+(its directory is copied to OUT/findings). It writes OUT/mcpcheck-fuzz.json and
+the reports of --format, prints the summary and names any shard that is missing.
 
 Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
 2 usage error; 3 target unreachable or harness error.
@@ -270,8 +281,13 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	findings := fs.String("findings", "", "")
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
+	shardFlag := fs.String("shard", "", "")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
+		return o, err
+	}
+	var shard fuzz.Shard
+	if shard.K, shard.N, err = parseShard("fuzz", *shardFlag); err != nil {
 		return o, err
 	}
 	if *listMuts {
@@ -311,6 +327,9 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	}
 	if *duration == 0 && *maxExecs == 0 {
 		*duration = time.Minute
+	}
+	if *maxExecs > 0 && shard.Share(*maxExecs) == 0 {
+		return o, usagef("fuzz: --shard %s: --max-execs %d leaves this shard no input; split the campaign into at most %d shards", shard, *maxExecs, *maxExecs)
 	}
 	if !o.seedSet {
 		*seed = uint64(now().UnixNano())
@@ -363,13 +382,16 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	}
 	o.cfg = fuzz.Config{
 		Target: o.ft.target, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
-		Workers: *workers, FindingsDir: dir, Wait: *wait, Mutators: muts, Reproducer: o.ft.reproducer,
+		Workers: *workers, FindingsDir: dir, Wait: *wait, Mutators: muts, Reproducer: o.ft.reproducer, Shard: shard,
 	}
 	return o, nil
 }
 
 // fuzzMain runs "mcpcheck fuzz ARGS".
 func fuzzMain(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return fuzzMergeMain(e, args[1:])
+	}
 	o, err := parseFuzzFlags(args, time.Now)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -450,8 +472,12 @@ func runFuzz(e *env, o fuzzOptions) error {
 	cfg.OnFinding = func(f *fuzz.Finding) {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: new finding: %s %s%s -> %s\n", f.Kind, f.Check, reqSuffix(f.Requirement, string(f.Level)), f.Dir)
 	}
-	fmt.Fprintf(stderr, "mcpcheck fuzz: %s, protocol %s, seed %d, %d worker(s), %s; findings go to %s\n",
-		o.ft.describe(), cfg.Version, cfg.Seed, cfg.Workers, bounds(cfg), cfg.FindingsDir)
+	shard := ""
+	if cfg.Shard.N > 0 {
+		shard = ", shard " + cfg.Shard.String()
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: %s, protocol %s, seed %d%s, %d worker(s), %s; findings go to %s\n",
+		o.ft.describe(), cfg.Version, cfg.Seed, shard, cfg.Workers, bounds(cfg), cfg.FindingsDir)
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
 	if err != nil {
@@ -520,7 +546,18 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		rate = fmt.Sprintf("%.1f", float64(res.Execs)/res.Duration.Seconds())
 	}
 	fmt.Fprintf(w, "Fuzz campaign against %s\n", printableText(res.Target))
-	fmt.Fprintf(w, "  protocol %s, seed %d, %d worker(s)\n", res.Version, res.Seed, res.Workers)
+	fmt.Fprintf(w, "  protocol %s, seed %d, %d worker(s)", res.Version, res.Seed, res.Workers)
+	if res.Shard != "" {
+		fmt.Fprintf(w, ", shard %s", res.Shard)
+	}
+	fmt.Fprintln(w)
+	for _, p := range res.Parts {
+		shard := ""
+		if p.Shard != "" {
+			shard = " shard " + p.Shard
+		}
+		fmt.Fprintf(w, "  merged from %s:%s seed %d, %d execs in %s, %d finding(s)\n", printableText(p.Dir), shard, p.Seed, p.Execs, p.Duration.Round(time.Millisecond), p.Findings)
+	}
 	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d target restarts", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts)
 	if res.PeakHeapBytes > 0 {
 		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
@@ -560,42 +597,49 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 }
 
 func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text string) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	target := reports.Target{Role: "server", Kind: reports.TargetStdio, Command: o.ft.stdio}
+	var ropts reports.Options
+	if o.ft.url != "" {
+		target = reports.Target{Role: "server", Kind: reports.TargetHTTP, URL: o.ft.url}
+		if o.ft.legacy() {
+			target.Kind = reports.TargetSSE
+		}
+		for _, h := range o.ft.headers {
+			target.HeaderNames = append(target.HeaderNames, h.Name)
+			ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
+		}
+	}
+	return writeFuzzFiles(o.out, o.formats, res, o.cfg.Reproducer, started, text, target, o.ft.transport, ropts)
+}
+
+// writeFuzzFiles writes the campaign summary (fuzz.SummaryFile) and the
+// reports of formats into out.
+func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer func(*fuzz.Finding) string, started time.Time, text string, target reports.Target, transport string, ropts reports.Options) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return harnessError{fmt.Errorf("--out: %v", err)}
 	}
 	write := func(name string, fn func(io.Writer) error) error {
-		path := filepath.Join(o.out, name)
+		path := filepath.Join(out, name)
 		if err := writeFile(path, fn); err != nil {
 			return harnessError{fmt.Errorf("writing %s: %v", path, err)}
 		}
 		return nil
 	}
 	// The campaign summary is always written: it is what CI keeps.
-	if err := write("mcpcheck-fuzz.json", res.WriteJSON); err != nil {
+	if err := write(fuzz.SummaryFile, res.WriteJSON); err != nil {
 		return err
 	}
-	sum := res.Summary(o.cfg.Reproducer, 200)
+	sum := res.Summary(reproducer, 200)
 	run := reports.Run{
 		Tool:      reports.Tool{Name: programName, Version: programVersion},
-		Target:    reports.Target{Role: "server", Kind: reports.TargetStdio, Command: o.ft.stdio},
+		Target:    target,
 		Started:   started,
 		Duration:  res.Duration,
 		Versions:  []spec.Version{res.Version},
-		Transport: o.ft.transport,
+		Transport: transport,
 		Fuzz:      &sum,
 	}
-	var ropts reports.Options
-	if o.ft.url != "" {
-		run.Target = reports.Target{Role: "server", Kind: reports.TargetHTTP, URL: o.ft.url}
-		if o.ft.legacy() {
-			run.Target.Kind = reports.TargetSSE
-		}
-		for _, h := range o.ft.headers {
-			run.Target.HeaderNames = append(run.Target.HeaderNames, h.Name)
-			ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
-		}
-	}
-	for _, f := range o.formats {
+	for _, f := range formats {
 		var err error
 		switch f {
 		case "text":

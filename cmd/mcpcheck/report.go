@@ -16,6 +16,7 @@ const reportUsage = `Usage:
   mcpcheck report convert RUN.json [--format LIST] [--out DIR] [--badge-version V] [--verbose]
   mcpcheck report diff OLD.json NEW.json [--format text|md|json]
   mcpcheck report matrix [NAME=]RUN.json... [--format LIST] [--out DIR] [--title T]
+  mcpcheck report merge RUN.json... --out DIR [--format LIST] [--baseline FILE] [--strict]
 
 convert  rewrites a JSON report (mcpcheck server --format json) in other
          formats: text, json, junit, md, html, sarif, badge (default html).
@@ -28,15 +29,24 @@ matrix   compares servers or clients: one column per run, one row per requiremen
          html and/or md (default md to stdout; with --out, DIR/MATRIX.html
          and DIR/MATRIX.md). NAME= labels a column; the default label is the
          file name (or its directory's name for mcpcheck-server.json).
+merge    joins the JSON reports of a suite split with mcpcheck server --shard K/N
+         (one per shard, in any order) into the report of one unsharded run:
+         every check once, a passive check (run by every shard) with its most
+         severe outcome. Writes DIR/mcpcheck-server.<ext> for each format of
+         --format (default json; also text, junit, md, html, sarif, badge),
+         prints the text report, names any shard that is missing, and judges
+         the merged run as mcpcheck server does (--baseline, --strict).
 
-Exit codes: 0 done; 1 (diff only) new failures or lost checks; 2 usage error or
-unreadable input; 3 a report could not be written.
+Exit codes: 0 done; 1 (diff) new failures or lost checks, (merge) unexpected
+failures or stale baseline entries in the merged run; 2 usage error or
+unreadable input; 3 a report could not be written, or the runs had harness
+problems (merge).
 `
 
 // reportMain runs "mcpcheck report ARGS".
 func reportMain(e *env, args []string) error {
 	if len(args) == 0 {
-		return usagef("report needs a subcommand: convert, diff or matrix (see 'mcpcheck report --help')")
+		return usagef("report needs a subcommand: convert, diff, matrix or merge (see 'mcpcheck report --help')")
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
@@ -48,8 +58,10 @@ func reportMain(e *env, args []string) error {
 		return reportDiff(e, args[1:])
 	case "matrix":
 		return reportMatrix(e, args[1:])
+	case "merge":
+		return reportMerge(e, args[1:])
 	}
-	return usagef("report: unknown subcommand %q (use convert, diff or matrix)", args[0])
+	return usagef("report: unknown subcommand %q (use convert, diff, matrix or merge)", args[0])
 }
 
 // parseInterleaved parses flags that may come before, between or after the

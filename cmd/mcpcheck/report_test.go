@@ -82,8 +82,8 @@ func TestReportConvert(t *testing.T) {
 		{"unknown format", []string{"report", "convert", in, "--format", "pdf"}, `unknown report format "pdf"`},
 		{"missing file", []string{"report", "convert", filepath.Join(dir, "nope.json")}, "cannot open the report"},
 		{"overwrite input", []string{"report", "convert", in, "--format", "json", "--out", dir}, "overwrite the input"},
-		{"no subcommand", []string{"report"}, "convert, diff or matrix"},
-		{"unknown subcommand", []string{"report", "merge"}, `unknown subcommand "merge"`},
+		{"no subcommand", []string{"report"}, "convert, diff, matrix or merge"},
+		{"unknown subcommand", []string{"report", "split"}, `unknown subcommand "split"`},
 	} {
 		code, _, stderr := runCmd(c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {

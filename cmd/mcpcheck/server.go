@@ -41,6 +41,10 @@ Flags:
   --format LIST            text,json,junit,md,html,sarif (default text)
   --verbose                keep transcripts of passing checks; progress per check
   --strict                 unexpected warnings (SHOULD broken) fail the run too (exit 1)
+  --shard K/N              run shard K of N: the active checks split N ways by check and version
+                           (every passive check runs in each shard); run K=1..N with the same
+                           flags, e.g. as CI matrix jobs, and join the JSON reports with
+                           'mcpcheck report merge' (see the README)
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error (also a selection that matches no
@@ -69,6 +73,8 @@ type serverOptions struct {
 	explicitVersions bool
 	// strict: unexpected warnings (SHOULD broken) fail the run too.
 	strict bool
+	// shard is --shard K/N (the zero value runs every check).
+	shard scenarios.Shard
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -116,6 +122,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	format := fs.String("format", "text", "")
 	verbose := fs.Bool("verbose", false, "")
 	strict := fs.Bool("strict", false, "")
+	shard := fs.String("shard", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -126,6 +133,10 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
 	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
+	var err error
+	if o.shard.K, o.shard.N, err = parseShard("server", *shard); err != nil {
+		return o, err
+	}
 	if *labelFilter != "" {
 		// A filter that does not parse is a usage error before anything runs.
 		if _, err := types.ParseLabelFilter(*labelFilter); err != nil {
@@ -273,6 +284,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		Verbose:     o.verbose,
 		Progress:    progress(e.stderr, o.verbose),
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
+		Shard:       o.shard,
 	})
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if err != nil && !interrupted {

@@ -149,6 +149,12 @@ type fuzzViolation struct{ msg string }
 
 func (v *fuzzViolation) Error() string { return v.msg }
 
+// The native fuzz target of this package. This file compiles on its own
+// with the package's production files: OSS-Fuzz's compile_native_go_fuzzer
+// (.clusterfuzzlite/build.sh) builds it alone, with a testing package whose
+// T has no Failed, Run or Parallel and runs cleanups at once, and which has
+// no Verbose.
+
 // FuzzClientMessages plays a scripted server against the reference client.
 //
 // version picks the protocol version the client offers (modulo the number
@@ -210,11 +216,16 @@ func runFuzzClient(t *testing.T, v spec.Version, op fuzzOp, flags uint8, script 
 		}
 	}
 	fc := newFuzzConn(srv)
-	t.Cleanup(func() {
-		if t.Failed() || testing.Verbose() {
+	finished := false
+	defer func() {
+		// A failure (every one is a t.Fatalf) leaves before finished is
+		// set: the transcript explains it. Not t.Cleanup with t.Failed, nor
+		// testing.Verbose: in a libFuzzer build T runs a cleanup at once,
+		// and Failed and Verbose panic.
+		if !finished {
 			fc.logTranscript(t)
 		}
-	})
+	}()
 	served := make(chan struct{})
 	go fc.serve(served)
 	defer func() {
@@ -272,6 +283,7 @@ func runFuzzClient(t *testing.T, v spec.Version, op fuzzOp, flags uint8, script 
 	fc.Close()
 	waitBounded(t, served, "the fake server to stop")
 	fc.check(t, negotiated, out.connected)
+	finished = true
 }
 
 // waitBounded waits for ch to be closed, failing the test after fuzzGrace.

@@ -13,6 +13,10 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
+// The native fuzz targets of this package. This file compiles on its own
+// with the package's production files: OSS-Fuzz's compile_native_go_fuzzer
+// (.clusterfuzzlite/build.sh) builds it alone.
+
 // FuzzSessionMessages feeds arbitrary lines to a stdio session (after a
 // handshake) and to the stateless path: the server must never panic and
 // every line it writes must be a valid JSON-RPC message.
@@ -38,7 +42,7 @@ func FuzzSessionMessages(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer s.Close()
-	init := string(rpc(1, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "f", "version": "1"}}))
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"clientInfo":{"name":"f","version":"1"},"protocolVersion":"2025-11-25"}}`
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, b := range line {
 			if b == '\n' || b == '\r' {

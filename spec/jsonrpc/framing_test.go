@@ -31,11 +31,6 @@ func readAll(lr *LineReader) []readResult {
 	panic("ReadLine never stopped")
 }
 
-func isLineTooLong(err error) bool {
-	var e *LineTooLongError
-	return errors.As(err, &e)
-}
-
 func TestLineReader(t *testing.T) {
 	tooLong := func(limit int, seen int64) error { return &LineTooLongError{Limit: limit, Seen: seen} }
 	tests := []struct {

@@ -8,6 +8,10 @@ import (
 	"testing"
 )
 
+// The native fuzz targets of this package. This file compiles on its own
+// with the package's production files: OSS-Fuzz's compile_native_go_fuzzer
+// (.clusterfuzzlite/build.sh) builds it alone.
+
 // FuzzDecodeEncode checks that any params or result that decodes also
 // encodes, and that encoding is stable: decoding the encoding and encoding
 // again gives the same bytes. Seeds are the messages under testdata/.
@@ -74,4 +78,15 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// wireMessage is the JSON-RPC envelope as the round-trip test (and
+// FuzzDecodeEncode's seeding) reads it.
+type wireMessage struct {
+	JSONRPC *string          `json:"jsonrpc"`
+	ID      json.RawMessage  `json:"id"`
+	Method  *string          `json:"method"`
+	Params  json.RawMessage  `json:"params"`
+	Result  json.RawMessage  `json:"result"`
+	Error   *json.RawMessage `json:"error"`
 }

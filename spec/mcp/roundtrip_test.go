@@ -20,16 +20,6 @@ type example struct {
 	text  string
 }
 
-// wireMessage is the JSON-RPC envelope as the round-trip test reads it.
-type wireMessage struct {
-	JSONRPC *string          `json:"jsonrpc"`
-	ID      json.RawMessage  `json:"id"`
-	Method  *string          `json:"method"`
-	Params  json.RawMessage  `json:"params"`
-	Result  json.RawMessage  `json:"result"`
-	Error   *json.RawMessage `json:"error"`
-}
-
 type msgKind int
 
 const (

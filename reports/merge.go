@@ -1,0 +1,168 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MergeRuns joins the reports of one suite split into shards (mcpcheck
+// server --shard K/N) into the report one unsharded run would have
+// written. The runs must be of the same target, transport, tool and label
+// filter, and no shard may come twice. A check that appears in more than
+// one run (a passive check, which every shard runs on its own traffic)
+// keeps its most severe outcome: error, then fail, warn, pass, untestable,
+// n/a. Checks are ordered by version, then by "ID: Title" (the spec name
+// the suite orders an unsharded run by). The result's Started is the
+// earliest start and Duration spans to the latest end; Versions, Problems
+// and Requirements are the union; Interrupted joins the runs' causes. The
+// baselines the shards were held to are dropped: apply one to the result.
+// missing lists the shards "K/N" absent from a sharded set (empty when
+// the set is complete or the runs were not sharded).
+func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
+	if len(runs) == 0 {
+		return nil, nil, errors.New("nothing to merge: give one or more JSON reports")
+	}
+	first := runs[0]
+	out := &Run{Schema: Schema, Tool: first.Tool, Target: first.Target, Started: first.Started, Transport: first.Transport, LabelFilter: first.LabelFilter}
+	shards := map[string]bool{}
+	total := 0
+	var end time.Time
+	index := map[CheckKey]int{}
+	for i, r := range runs {
+		switch {
+		case r.Target.Kind != first.Target.Kind || r.Target.Command != first.Target.Command || r.Target.URL != first.Target.URL || r.Target.Role != first.Target.Role:
+			return nil, nil, fmt.Errorf("report %d is of %s, report 1 of %s: merge the shards of one target only", i+1, describeTarget(r.Target), describeTarget(first.Target))
+		case r.Transport != first.Transport:
+			return nil, nil, fmt.Errorf("report %d ran over %s, report 1 over %s: merge the shards of one transport only", i+1, r.Transport, first.Transport)
+		case r.LabelFilter != first.LabelFilter:
+			return nil, nil, fmt.Errorf("report %d was selected by --label-filter %q, report 1 by %q: shards must run the same selection", i+1, r.LabelFilter, first.LabelFilter)
+		case r.Fuzz != nil:
+			return nil, nil, fmt.Errorf("report %d holds a fuzz campaign: merge campaigns with mcpcheck fuzz merge", i+1)
+		}
+		if r.Shard != "" {
+			_, n, err := parseShardLabel(r.Shard)
+			if err != nil {
+				return nil, nil, fmt.Errorf("report %d: %v", i+1, err)
+			}
+			if total != 0 && n != total {
+				return nil, nil, fmt.Errorf("report %d is shard %s, another is of %d shards: merge the shards of one split", i+1, r.Shard, total)
+			}
+			if shards[r.Shard] {
+				return nil, nil, fmt.Errorf("shard %s comes twice (report %d): give each shard's report once", r.Shard, i+1)
+			}
+			shards[r.Shard], total = true, n
+		}
+		if r.Started.Before(out.Started) {
+			out.Started = r.Started
+		}
+		if e := r.Started.Add(r.Duration); e.After(end) {
+			end = e
+		}
+		for _, v := range r.Versions {
+			if !slices.Contains(out.Versions, v) {
+				out.Versions = append(out.Versions, v)
+			}
+		}
+		if out.Target.StderrTail == "" {
+			out.Target.StderrTail = r.Target.StderrTail
+		}
+		if out.Target.ExitStatus == "" {
+			out.Target.ExitStatus = r.Target.ExitStatus
+		}
+		for _, h := range r.Target.HeaderNames {
+			if !slices.Contains(out.Target.HeaderNames, h) {
+				out.Target.HeaderNames = append(out.Target.HeaderNames, h)
+			}
+		}
+		for _, p := range r.Problems {
+			if !slices.Contains(out.Problems, p) {
+				out.Problems = append(out.Problems, p)
+			}
+		}
+		if r.Interrupted != "" && !strings.Contains(out.Interrupted, r.Interrupted) {
+			if out.Interrupted != "" {
+				out.Interrupted += "; "
+			}
+			out.Interrupted += r.Interrupted
+		}
+		for id, req := range r.Requirements {
+			if out.Requirements == nil {
+				out.Requirements = map[string]Requirement{}
+			}
+			if _, ok := out.Requirements[id]; !ok {
+				out.Requirements[id] = req
+			}
+		}
+		for _, c := range r.Checks {
+			c.Baselined, c.BaselineReason = false, ""
+			if j, ok := index[c.Key()]; ok {
+				if severity(c.Outcome) > severity(out.Checks[j].Outcome) {
+					out.Checks[j] = c
+				}
+				continue
+			}
+			index[c.Key()] = len(out.Checks)
+			out.Checks = append(out.Checks, c)
+		}
+	}
+	out.Duration = end.Sub(out.Started)
+	sort.Slice(out.Versions, func(i, j int) bool { return out.Versions[i].Compare(out.Versions[j]) < 0 })
+	sort.SliceStable(out.Checks, func(i, j int) bool {
+		a, b := out.Checks[i], out.Checks[j]
+		if c := a.Version.Compare(b.Version); c != 0 {
+			return c < 0
+		}
+		return a.ID+": "+a.Title < b.ID+": "+b.Title
+	})
+	for k := 1; k <= total; k++ {
+		if s := fmt.Sprintf("%d/%d", k, total); !shards[s] {
+			missing = append(missing, s)
+		}
+	}
+	return out, missing, nil
+}
+
+// severity orders outcomes for merging: the higher wins.
+func severity(o Outcome) int {
+	switch o {
+	case Error:
+		return 6
+	case Fail:
+		return 5
+	case Warn:
+		return 4
+	case Pass:
+		return 3
+	case Untestable:
+		return 2
+	case NA:
+		return 1
+	}
+	return 7 // unset: a harness fault, never hidden
+}
+
+// parseShardLabel reads a run's Shard, "K/N".
+func parseShardLabel(s string) (k, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("shard %q is not K/N with 1 <= K <= N; was the report written by mcpcheck server --shard?", s)
+	}
+	return k, n, nil
+}
+
+func describeTarget(t Target) string {
+	switch {
+	case t.Command != "":
+		return fmt.Sprintf("the %s command %q", t.Kind, t.Command)
+	case t.URL != "":
+		return fmt.Sprintf("the %s endpoint %s", t.Kind, t.URL)
+	}
+	return "an unnamed target"
+}
