@@ -18,7 +18,9 @@ const (
 	exitNotBuilt    = 4 // the subcommand exists but is not built yet
 	exitInterrupted = 5 // a signal or --deadline ended the run; the reports hold what was judged
 	programName     = "mcpcheck"
-	programVersion  = "0.1.0-dev"
+	// baseVersion is the version of this source tree; a build adds its
+	// revision (see toolVersion).
+	baseVersion = "0.1.0-dev"
 )
 
 // usageError is a mistake on the command line; it exits with exitUsage.
@@ -52,7 +54,7 @@ Usage:
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
   mcpcheck spec show ID [--json]               one requirement of the catalog
   mcpcheck spec coverage [--role R] [--json]   which requirements have checks
-  mcpcheck version
+  mcpcheck version [--json]                    version, VCS revision, Go and protocol versions
 
 Exit codes: 0 passed, 1 requirements broken, 2 usage error (also a selection that
 matches no check), 3 harness error, target unreachable or nothing judged, 4 not built yet, 5 interrupted (a signal or --deadline ended the run; every
@@ -131,8 +133,7 @@ func dispatch(e *env, args []string) error {
 	case "help", "-h", "--help", "-help":
 		return flag.ErrHelp
 	case "version", "--version":
-		fmt.Fprintf(stdout, "%s %s\n", programName, programVersion)
-		return nil
+		return versionMain(e, args[1:])
 	case "spec":
 		return specCmd(args[1:], stdout)
 	case "server":

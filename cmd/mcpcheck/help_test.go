@@ -11,7 +11,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	for _, args := range [][]string{
 		{"--help"}, {"server", "--help"}, {"fuzz", "--help"}, {"replay", "--help"},
 		{"report", "--help"}, {"spec", "--help"}, {"reference", "server", "--help"}, {"reference", "client", "--help"},
-		{"client", "--help"}, {"relay", "--help"},
+		{"client", "--help"}, {"relay", "--help"}, {"version", "--help"},
 	} {
 		code, stdout, stderr := runBin(t, args...)
 		if code != 0 || !strings.Contains(stdout, "sage") {
