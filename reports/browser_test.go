@@ -166,11 +166,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Errorf("the page says %q about what was not tested, want it to name %q", got, want)
 	}
 	for _, width := range []int{1280, 794} {
-		over, err := b.Overflows(ctx, page, width, ".card, header, details.check, table.na")
+		l, err := b.Layout(ctx, page, width, ".card, header, details.check, table.na")
 		if err != nil {
 			t.Fatalf("measure the layout at %dpx: %v", width, err)
 		}
-		for _, o := range over {
+		for _, o := range l.Overflows {
 			t.Errorf("at %dpx wide: %s", width, o)
 		}
 	}

@@ -45,7 +45,10 @@ type htmlView struct {
 	Levels      []string
 	Outcomes    []htmlOption
 	VersionOpts []string
-	Checks      []htmlCheck
+	// HasChecks: the run judged checks (a fuzz campaign alone has none,
+	// and then the per-version, coverage and check sections are left out).
+	HasChecks bool
+	Checks    []htmlCheck
 	// NAChecks are the n/a checks, listed apart in one compact table:
 	// they do not apply, and they are most of a clean run.
 	NAChecks []htmlCheck
@@ -243,6 +246,9 @@ func buildHTMLView(run *Run) htmlView {
 	}
 	if v.VerdictOK {
 		v.Verdict = "No unexpected failures."
+	} else if len(run.Checks) == 0 && run.Fuzz != nil {
+		// A campaign alone: its findings are the whole verdict.
+		v.Verdict = fmt.Sprintf("%s the campaign (a crash, a hang or a MUST-level violation).", plural(len(j.Findings), "fuzz finding fails", "fuzz findings fail"))
 	} else {
 		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
 		if len(j.Findings) > 0 {
@@ -285,6 +291,7 @@ func buildHTMLView(run *Run) htmlView {
 	for _, l := range levelsOf(allCells) {
 		v.Levels = append(v.Levels, printable(string(l)))
 	}
+	v.HasChecks = len(run.Checks) > 0
 	cited := map[string]bool{}
 	for i, c := range run.Checks {
 		h := htmlCheckOf(run, i, c)
@@ -453,9 +460,10 @@ func htmlEvents(evs []WireEvent) []htmlEvent {
 }
 
 // chart scales throughput samples into a 640×200 SVG plot area; nil when
-// there is nothing to draw.
+// there is no line to draw (fewer than two samples: the average rate is
+// printed beside it anyway).
 func chart(samples []ThroughputSample) *svgChart {
-	if len(samples) == 0 {
+	if len(samples) < 2 {
 		return nil
 	}
 	c := &svgChart{Width: 640, Height: 200, Left: 56, Right: 12, Top: 24, Bottom: 28} // the top margin holds the axis label

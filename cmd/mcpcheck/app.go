@@ -40,7 +40,8 @@ func (e notBuiltError) Error() string {
 const usageText = `mcpcheck — conformance harness and fuzzer for the Model Context Protocol
 
 Usage:
-  mcpcheck                                     full suite against the embedded reference server
+  mcpcheck [--format LIST --out DIR ...]       full suite against the embedded reference server
+                                               (the flags of 'mcpcheck server' that name no target)
   mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
                                                check any MCP server
   mcpcheck client --command "CMD {url}" | --stdio "CMD {server}"
@@ -134,6 +135,11 @@ func dispatch(e *env, args []string) error {
 		return flag.ErrHelp
 	case "version", "--version":
 		return versionMain(e, args[1:])
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return defaultWithFlags(e, args)
+	}
+	switch args[0] {
 	case "spec":
 		return specCmd(args[1:], stdout)
 	case "server":

@@ -50,42 +50,52 @@ window.addEventListener("load",function(){setTimeout(function(){
 
 var overflowAttr = regexp.MustCompile(`<html[^>]*\sdata-overflow="([^"]*)"`)
 
-// Overflows renders page in a window width CSS pixels wide and returns one
-// line per text that does not fit inside the element around it that
-// matches the CSS selector (".card", "details.check"), and a line when the
-// page is wider than the window. It measures a copy of the page with a
-// measuring script added, so the page itself is untouched.
-func (b *Browser) Overflows(ctx context.Context, page string, width int, selector string) ([]string, error) {
+// Layout is a page as rendered at one window width.
+type Layout struct {
+	// DOM is the serialized DOM after the page's scripts ran (with the
+	// measuring script added at the end of <body>).
+	DOM string
+	// Overflows has one line per text that does not fit inside the
+	// element around it that matches the selector, and one when the page
+	// is wider than the window; empty when everything fits.
+	Overflows []string
+}
+
+// Layout renders page in a window width CSS pixels wide and measures
+// every text inside the elements that match the CSS selector (".card",
+// "details.check"): see Layout.Overflows. It renders a copy of the page
+// with a measuring script added, so the page itself is untouched.
+func (b *Browser) Layout(ctx context.Context, page string, width int, selector string) (Layout, error) {
 	src, err := os.ReadFile(page)
 	if err != nil {
-		return nil, err
+		return Layout{}, err
 	}
 	i := strings.LastIndex(string(src), "</body>")
 	if i < 0 {
-		return nil, fmt.Errorf("%s has no </body> to put the measuring script before", page)
+		return Layout{}, fmt.Errorf("%s has no </body> to put the measuring script before", page)
 	}
 	sel, _ := json.Marshal(selector)
 	measured := string(src[:i]) + fmt.Sprintf(overflowScript, sel) + string(src[i:])
 	dir, err := os.MkdirTemp("", "mcpcheck-overflow-")
 	if err != nil {
-		return nil, err
+		return Layout{}, err
 	}
 	defer os.RemoveAll(dir)
 	copyPath := filepath.Join(dir, filepath.Base(page))
 	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
-		return nil, err
+		return Layout{}, err
 	}
 	out, err := b.run(ctx, copyPath, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,1000", width), "--dump-dom")
 	if err != nil {
-		return nil, err
+		return Layout{}, err
 	}
 	m := overflowAttr.FindSubmatch(out)
 	if m == nil {
-		return nil, fmt.Errorf("the measuring script did not run in %s (no data-overflow on <html>); does the page's Content-Security-Policy allow inline script?", page)
+		return Layout{}, fmt.Errorf("the measuring script did not run in %s (no data-overflow on <html>); does the page's Content-Security-Policy allow inline script?", page)
 	}
-	var found []string
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &found); err != nil {
-		return nil, fmt.Errorf("the measuring script's result: %v", err)
+	l := Layout{DOM: string(out)}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &l.Overflows); err != nil {
+		return Layout{}, fmt.Errorf("the measuring script's result: %v", err)
 	}
-	return found, nil
+	return l, nil
 }
