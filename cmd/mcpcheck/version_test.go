@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -106,21 +110,23 @@ func TestVersionPrintsTheBuildRevision(t *testing.T) {
 		src = checkoutOfWorkingTree(t, git, src)
 	}
 	head := gitOut(src, "rev-parse", "HEAD")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
 	bin := filepath.Join(t.TempDir(), "mcpcheck")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "./cmd/mcpcheck")
+	build := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", bin, "./cmd/mcpcheck")
 	build.Dir = src
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Skipf("go build -buildvcs=true cannot stamp this checkout (%v): %s", err, out)
 	}
-	out, err := exec.Command(bin, "version").Output()
+	out, err := exec.CommandContext(ctx, bin, "version").Output()
 	if err != nil {
 		t.Fatalf("mcpcheck version: %v", err)
 	}
 	if !strings.Contains(string(out), "revision  "+head) {
 		t.Errorf("mcpcheck version does not print the revision %s it was built from:\n%s", head, out)
 	}
-	out, err = exec.Command(bin, "version", "--json").Output()
+	out, err = exec.CommandContext(ctx, bin, "version", "--json").Output()
 	var b buildInfo
 	if err == nil {
 		err = json.Unmarshal(out, &b)
@@ -129,7 +135,7 @@ func TestVersionPrintsTheBuildRevision(t *testing.T) {
 		t.Errorf("mcpcheck version --json: %v; want revision %s, vcs git, a time and the short revision in the version:\n%s", err, head, out)
 	}
 	dir := t.TempDir()
-	run := exec.Command(bin, "server", "--stdio", bin+" reference server --stdio", "--protocol", "2025-11-25", "--label-filter", "area:ping", "--format", "json", "--out", dir)
+	run := exec.CommandContext(ctx, bin, "server", "--stdio", bin+" reference server --stdio", "--protocol", "2025-11-25", "--label-filter", "area:ping", "--deadline", "1m", "--format", "json", "--out", dir)
 	if out, err := run.CombinedOutput(); err != nil {
 		t.Fatalf("a run of the stamped binary: %v\n%s", err, out)
 	}
@@ -150,14 +156,19 @@ func TestVersionPrintsTheBuildRevision(t *testing.T) {
 // checkoutOfWorkingTree copies the files of the working tree at src
 // (tracked and untracked, not ignored) into a new git repository, commits
 // them and returns its directory: a checkout Go can stamp, holding the code
-// under test.
+// under test. The directory's name depends on src only, so that the build
+// cache (whose keys include a package's directory) serves the next run.
 func checkoutOfWorkingTree(t *testing.T, git, src string) string {
 	t.Helper()
 	list, err := exec.Command(git, "-C", src, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("list the working tree's files: %v", err)
 	}
-	dst := filepath.Join(t.TempDir(), "checkout")
+	dst := filepath.Join(os.TempDir(), fmt.Sprintf("mcpcheck-vcs-checkout-%x", sha256.Sum256([]byte(src)))[:len("mcpcheck-vcs-checkout-")+16])
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dst) })
 	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if os.IsNotExist(err) {
