@@ -154,8 +154,24 @@ func TestHTMLReportInChromium(t *testing.T) {
 		want[o]++
 	}
 	for _, o := range Outcomes {
-		if got := browsertest.Count(dom, `^<details class="check o-`+o.String()+`" id="check-`); got != want[o] {
+		row := `^<details class="check o-` + o.String() + `" id="check-`
+		if o == NA {
+			row = `^<tr class="check o-na" id="check-` // n/a checks are rows of one compact table
+		}
+		if got := browsertest.Count(dom, row); got != want[o] {
 			t.Errorf("the rendered page has %d %s rows, want %d", got, o, want[o])
+		}
+	}
+	if got, want := browsertest.ElementText(dom, "not-tested"), NotTested(run); want == "" || !strings.Contains(got, want) {
+		t.Errorf("the page says %q about what was not tested, want it to name %q", got, want)
+	}
+	for _, width := range []int{1280, 794} {
+		l, err := b.Layout(ctx, page, width, ".card, header, details.check, table.na")
+		if err != nil {
+			t.Fatalf("measure the layout at %dpx: %v", width, err)
+		}
+		for _, o := range l.Overflows {
+			t.Errorf("at %dpx wide: %s", width, o)
 		}
 	}
 	if got, wantCount := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(run.Checks), len(run.Checks)); got != wantCount {

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"time"
 )
@@ -33,6 +34,8 @@ type htmlView struct {
 	Versions    string
 	LabelFilter string
 	Headline    string
+	// NotTested says in words what the run could not test (NotTested).
+	NotTested   string
 	Verdict     string
 	VerdictOK   bool
 	Interrupted string
@@ -42,9 +45,18 @@ type htmlView struct {
 	Levels      []string
 	Outcomes    []htmlOption
 	VersionOpts []string
-	Checks      []htmlCheck
-	Baseline    *htmlBaseline
-	Fuzz        *htmlFuzz
+	// HasChecks: the run judged checks (a fuzz campaign alone has none,
+	// and then the per-version, coverage and check sections are left out).
+	HasChecks bool
+	Checks    []htmlCheck
+	// NAChecks are the n/a checks, listed apart in one compact table:
+	// they do not apply, and they are most of a clean run.
+	NAChecks []htmlCheck
+	// Cited are the requirements that passing checks cite by ID only,
+	// each printed once.
+	Cited    []htmlReq
+	Baseline *htmlBaseline
+	Fuzz     *htmlFuzz
 }
 
 type htmlOption struct{ Value, Label string }
@@ -82,16 +94,19 @@ type htmlCell struct {
 }
 
 type htmlCheck struct {
-	Anchor         string
-	ID             string
-	Title          string
-	Level          string
-	Area           string
-	Version        string
-	Transport      string
-	Outcome        string
-	Label          string
-	Open           bool
+	Anchor    string
+	ID        string
+	Title     string
+	Level     string
+	Area      string
+	Version   string
+	Transport string
+	Outcome   string
+	Label     string
+	Open      bool
+	// Inline prints the requirements' text in the check (a broken or
+	// untestable check, read on its own); other checks link to Cited.
+	Inline         bool
 	Expected       string
 	Actual         string
 	Reason         string
@@ -103,7 +118,10 @@ type htmlCheck struct {
 }
 
 type htmlReq struct {
-	ID      string
+	ID string
+	// Anchor is the element id of the requirement in the Cited list
+	// ("req-" + ID), empty where it is printed in a check.
+	Anchor  string
 	Level   string
 	Summary string
 	Source  string
@@ -207,10 +225,11 @@ func buildHTMLView(run *Run) htmlView {
 		Kind:        printable(run.Target.Kind),
 		Where:       printable(orElse(run.Target.Command, run.Target.URL)),
 		Started:     startedAt(run),
-		Duration:    run.Duration.String(),
+		Duration:    humanDuration(run.Duration),
 		Transport:   printable(run.Transport),
 		LabelFilter: printable(run.LabelFilter),
 		Headline:    sum.Headline,
+		NotTested:   printable(NotTested(run)),
 		VerdictOK:   !j.Failed(false),
 	}
 	var vs []string
@@ -219,11 +238,17 @@ func buildHTMLView(run *Run) htmlView {
 	}
 	v.Versions = strings.Join(vs, ", ")
 	v.Title = fmt.Sprintf("%s report: %s", v.Tool, upper(sum.Headline))
+	if u := sum.Total.Untestable; u > 0 {
+		v.Title += fmt.Sprintf(" (%s untestable)", plural(u, "check", "checks"))
+	}
 	if run.Interrupted != "" {
 		v.Interrupted = printable(run.Interrupted)
 	}
 	if v.VerdictOK {
 		v.Verdict = "No unexpected failures."
+	} else if len(run.Checks) == 0 && run.Fuzz != nil {
+		// A campaign alone: its findings are the whole verdict.
+		v.Verdict = fmt.Sprintf("%s the campaign (a crash, a hang or a MUST-level violation).", plural(len(j.Findings), "fuzz finding fails", "fuzz findings fail"))
 	} else {
 		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
 		if len(j.Findings) > 0 {
@@ -266,9 +291,27 @@ func buildHTMLView(run *Run) htmlView {
 	for _, l := range levelsOf(allCells) {
 		v.Levels = append(v.Levels, printable(string(l)))
 	}
+	v.HasChecks = len(run.Checks) > 0
+	cited := map[string]bool{}
 	for i, c := range run.Checks {
-		v.Checks = append(v.Checks, htmlCheckOf(run, i, c))
+		h := htmlCheckOf(run, i, c)
+		if c.Outcome == NA {
+			v.NAChecks = append(v.NAChecks, h)
+			continue
+		}
+		v.Checks = append(v.Checks, h)
+		if h.Inline {
+			continue
+		}
+		for _, r := range h.Requirements {
+			if !cited[r.ID] {
+				cited[r.ID] = true
+				r.Anchor = "req-" + r.ID
+				v.Cited = append(v.Cited, r)
+			}
+		}
 	}
+	sort.Slice(v.Cited, func(i, k int) bool { return v.Cited[i].ID < v.Cited[k].ID })
 	if b := run.Baseline; b != nil {
 		hb := &htmlBaseline{Source: printable(b.Source), Entries: b.Entries, Matched: b.Matched}
 		for _, s := range b.Stale {
@@ -277,7 +320,7 @@ func buildHTMLView(run *Run) htmlView {
 		v.Baseline = hb
 	}
 	if f := run.Fuzz; f != nil {
-		hf := &htmlFuzz{Execs: f.Execs, Duration: f.Duration.String(), Rate: execRate(f), Seed: f.Seed, Chart: chart(f.Samples)}
+		hf := &htmlFuzz{Execs: f.Execs, Duration: humanDuration(f.Duration), Rate: execRate(f), Seed: f.Seed, Chart: chart(f.Samples)}
 		for _, fd := range f.Findings {
 			hf.Findings = append(hf.Findings, htmlFinding{
 				ID: printable(fd.ID), Kind: printable(fd.Kind), Requirements: printable(strings.Join(fd.Requirements, ", ")),
@@ -378,10 +421,11 @@ func htmlCheckOf(run *Run, i int, c Check) htmlCheck {
 		Outcome:        c.Outcome.String(),
 		Label:          c.Outcome.Label(),
 		Open:           c.Outcome == Fail || c.Outcome == Error,
+		Inline:         c.Outcome != Pass && c.Outcome != NA,
 		Expected:       printable(c.Expected),
 		Actual:         printable(c.Actual),
 		Reason:         printable(c.Reason),
-		Duration:       c.Duration.String(),
+		Duration:       humanDuration(c.Duration),
 		Baselined:      c.Baselined && c.Broken(),
 		BaselineReason: printable(c.BaselineReason),
 		Events:         htmlEvents(c.Transcript),
@@ -399,7 +443,7 @@ func htmlEvents(evs []WireEvent) []htmlEvent {
 	var out []htmlEvent
 	for _, e := range evs {
 		he := htmlEvent{
-			Offset: "+" + e.Offset.String(), Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
+			Offset: "+" + humanDuration(e.Offset), Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
 			Note: printable(e.Note), Body: display(e), NotUTF8: e.Base64,
 		}
 		if e.HTTP != nil {
@@ -416,12 +460,13 @@ func htmlEvents(evs []WireEvent) []htmlEvent {
 }
 
 // chart scales throughput samples into a 640×200 SVG plot area; nil when
-// there is nothing to draw.
+// there is no line to draw (fewer than two samples: the average rate is
+// printed beside it anyway).
 func chart(samples []ThroughputSample) *svgChart {
-	if len(samples) == 0 {
+	if len(samples) < 2 {
 		return nil
 	}
-	c := &svgChart{Width: 640, Height: 200, Left: 56, Right: 12, Top: 12, Bottom: 28}
+	c := &svgChart{Width: 640, Height: 200, Left: 56, Right: 12, Top: 24, Bottom: 28} // the top margin holds the axis label
 	maxT := samples[len(samples)-1].Offset
 	for _, s := range samples {
 		if s.Offset > maxT {
@@ -458,7 +503,7 @@ func chart(samples []ThroughputSample) *svgChart {
 		r := maxR * float64(i) / 4
 		c.YTicks = append(c.YTicks, svgTick{X: float64(c.Left) - 6, Y: y(r), Label: trimFloat(r)})
 		t := time.Duration(float64(maxT) * float64(i) / 4)
-		c.XTicks = append(c.XTicks, svgTick{X: x(t), Y: float64(c.Height - c.Bottom + 16), Label: t.Round(time.Millisecond).String()})
+		c.XTicks = append(c.XTicks, svgTick{X: x(t), Y: float64(c.Height - c.Bottom + 16), Label: humanDuration(t)})
 	}
 	c.Max = trimFloat(maxR)
 	c.PlotRight = c.Width - c.Right

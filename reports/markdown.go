@@ -115,7 +115,7 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 		where = run.Target.URL
 	}
 	p("**Target** (%s, %s): %s  \n", md(orElse(run.Target.Role, "target")), md(run.Target.Kind), md(where))
-	p("**Run** started %s, took %s, transport %s", startedAt(run), run.Duration, md(run.Transport))
+	p("**Run** started %s, took %s, transport %s", startedAt(run), humanDuration(run.Duration), md(run.Transport))
 	if run.LabelFilter != "" {
 		p(", label filter %s", md(run.LabelFilter))
 	}
@@ -131,6 +131,9 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 		p("\n\n")
 	} else {
 		p("passed — no unexpected failures\n\n")
+	}
+	if nt := NotTested(run); nt != "" {
+		p("**Not tested:** %s. Untestable checks are never counted as passing.\n\n", md(nt))
 	}
 
 	p("| Protocol | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
@@ -223,7 +226,7 @@ func mdExtras(b *strings.Builder, run *Run) {
 		p("\n")
 	}
 	if f := run.Fuzz; f != nil {
-		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, f.Duration, execRate(f), f.Seed, len(f.Findings))
+		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, humanDuration(f.Duration), execRate(f), f.Seed, len(f.Findings))
 		for _, fd := range f.Findings {
 			p("- **%s** %s: %s", md(fd.Kind), mdCode(fd.ID), md(truncate(fd.Message, 400)))
 			if len(fd.Requirements) > 0 {

@@ -164,7 +164,7 @@ func (t *textWriter) header(run *Run) {
 	for _, v := range run.Versions {
 		vs = append(vs, string(v))
 	}
-	t.printf("started %s · took %s · transport %s · protocol %s\n", startedAt(run), run.Duration,
+	t.printf("started %s · took %s · transport %s · protocol %s\n", startedAt(run), humanDuration(run.Duration),
 		printable(run.Transport), printable(strings.Join(vs, ", ")))
 	if run.LabelFilter != "" {
 		t.printf("label filter: %s\n", printable(run.LabelFilter))
@@ -313,7 +313,7 @@ func (t *textWriter) transcript(pad string, evs []WireEvent, verbose bool) {
 // eventLine renders one wire event; in excerpt mode on one line, cut short.
 func eventLine(e WireEvent, verbose bool, contPad string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "+%-9s %s ", e.Offset, arrow(e.Direction))
+	fmt.Fprintf(&b, "+%-9s %s ", humanDuration(e.Offset), arrow(e.Direction))
 	if e.HTTP != nil {
 		if e.HTTP.Method != "" {
 			fmt.Fprintf(&b, "%s %s ", printable(e.HTTP.Method), printable(e.HTTP.URL))
@@ -398,7 +398,7 @@ func (t *textWriter) fuzz(run *Run) {
 	if f == nil {
 		return
 	}
-	t.printf("%s: %d execs in %s (%s/s average), seed %d, %d findings\n", t.paint(ansiBold, "Fuzzing"), f.Execs, f.Duration,
+	t.printf("%s: %d execs in %s (%s/s average), seed %d, %d findings\n", t.paint(ansiBold, "Fuzzing"), f.Execs, humanDuration(f.Duration),
 		execRate(f), f.Seed, len(f.Findings))
 	for _, fd := range f.Findings {
 		t.printf("  %s  %s", t.paint(ansiRed, fmt.Sprintf("%-9s", printable(fd.Kind))), printable(fd.ID))

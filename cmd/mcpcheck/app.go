@@ -18,7 +18,9 @@ const (
 	exitNotBuilt    = 4 // the subcommand exists but is not built yet
 	exitInterrupted = 5 // a signal or --deadline ended the run; the reports hold what was judged
 	programName     = "mcpcheck"
-	programVersion  = "0.1.0-dev"
+	// baseVersion is the version of this source tree; a build adds its
+	// revision (see toolVersion).
+	baseVersion = "0.1.0-dev"
 )
 
 // usageError is a mistake on the command line; it exits with exitUsage.
@@ -38,7 +40,8 @@ func (e notBuiltError) Error() string {
 const usageText = `mcpcheck — conformance harness and fuzzer for the Model Context Protocol
 
 Usage:
-  mcpcheck                                     full suite against the embedded reference server
+  mcpcheck [--format LIST --out DIR ...]       full suite against the embedded reference server
+                                               (the flags of 'mcpcheck server' that name no target)
   mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
                                                check any MCP server
   mcpcheck client --command "CMD {url}" | --stdio "CMD {server}"
@@ -53,7 +56,7 @@ Usage:
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
   mcpcheck spec show ID [--json]               one requirement of the catalog
   mcpcheck spec coverage [--role R] [--json]   which requirements have checks
-  mcpcheck version
+  mcpcheck version [--json]                    version, VCS revision, Go and protocol versions
 
 Exit codes: 0 passed, 1 requirements broken, 2 usage error (also a selection
 that matches no check), 3 harness error, target unreachable or nothing judged
@@ -134,8 +137,12 @@ func dispatch(e *env, args []string) error {
 	case "help", "-h", "--help", "-help":
 		return flag.ErrHelp
 	case "version", "--version":
-		fmt.Fprintf(stdout, "%s %s\n", programName, programVersion)
-		return nil
+		return versionMain(e, args[1:])
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return defaultWithFlags(e, args)
+	}
+	switch args[0] {
 	case "spec":
 		return specCmd(args[1:], stdout)
 	case "server":

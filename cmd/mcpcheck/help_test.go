@@ -12,6 +12,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{"--help"}, {"server", "--help"}, {"fuzz", "--help"}, {"replay", "--help"},
 		{"report", "--help"}, {"spec", "--help"}, {"reference", "server", "--help"}, {"reference", "client", "--help"},
 		{"client", "--help"}, {"relay", "--help"}, {"fuzz", "merge", "--help"}, {"report", "merge", "--help"},
+		{"version", "--help"},
 	} {
 		code, stdout, stderr := runBin(t, args...)
 		if code != 0 || !strings.Contains(stdout, "sage") {

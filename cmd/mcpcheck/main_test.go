@@ -41,6 +41,11 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		// A selection that matches no check judged nothing: no pass.
 		{"client", "--command", "x", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
 		{"server", "--stdio", "true", "--label-filter", "area:ping && area:tasks", "--protocol", "2025-11-25"},
+		// The main job with flags checks the embedded reference server only.
+		{"--stdio", "./my-server"},
+		{"--url=http://127.0.0.1:1/mcp"},
+		{"--format", "json"},
+		{"--protocol", "1999-01-01"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(args...)

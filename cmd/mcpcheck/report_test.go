@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,17 +179,124 @@ func TestReportMatrix(t *testing.T) {
 	}
 }
 
-// TestHTMLReportOfRealRunsInChromium checks the reference server with the
-// mcpcheck binary, writes the HTML report and reads it back in headless
-// Chromium: the CI verdict and the number of failing rows on the rendered
-// page must match the JSON report of the same run. When the interop cache
-// ($MCPCHECK_INTEROP_DIR, see 'make interop') holds the go-sdk's
-// "everything" server, the same is done against that third-party server.
+// mainJob runs the main job with reports, "mcpcheck --format
+// json,html,md --out DIR" (every server check of every version against the
+// embedded reference server), once for the tests that read its reports.
+func mainJob(t *testing.T) (dir string, code int) {
+	t.Helper()
+	bin := mcpcheckBin(t)
+	mainJobOnce.Do(func() {
+		mainJobDir, mainJobErr = os.MkdirTemp("", "mcpcheck-main-job-")
+		if mainJobErr != nil {
+			return
+		}
+		var stderr bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--format", "json,html,md", "--out", mainJobDir, "--deadline", "4m")
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			mainJobCode = ee.ExitCode()
+		case err != nil:
+			mainJobErr = err
+		}
+		mainJobStderr = stderr.String()
+	})
+	if mainJobErr != nil {
+		t.Fatalf("the main job did not run: %v", mainJobErr)
+	}
+	return mainJobDir, mainJobCode
+}
+
+var (
+	mainJobOnce   sync.Once
+	mainJobDir    string
+	mainJobCode   int
+	mainJobStderr string
+	mainJobErr    error
+)
+
+// mainJobHTMLBudget bounds the HTML report of the clean main job. It was
+// 1,008,084 bytes when every n/a check was a full card and every check
+// repeated its requirements' text; the compact page is about half that.
+const mainJobHTMLBudget = 600 << 10
+
+// TestMainJobReportsAreCleanAndSmall: the main job with reports ("mcpcheck
+// --format json,html,md --out DIR") passes with nothing untestable, so its
+// headline is "pass" and not "incomplete"; its HTML report stays under
+// mainJobHTMLBudget and its Markdown under the Markdown budget.
+func TestMainJobReportsAreCleanAndSmall(t *testing.T) {
+	dir, code := mainJob(t)
+	if code != exitOK {
+		t.Fatalf("the main job exited %d: %s", code, mainJobStderr)
+	}
+	run := readRunJSON(t, filepath.Join(dir, "mcpcheck-server.json"))
+	if len(run.Versions) != len(spec.Versions) {
+		t.Errorf("the main job ran %v, want every version", run.Versions)
+	}
+	sum := reports.Summarize(run)
+	if sum.Headline != "pass" || sum.Total.Untestable != 0 || sum.Total.Fail+sum.Total.Warn+sum.Total.Error != 0 {
+		t.Errorf("the main job's headline is %q (%+v), want pass with nothing untestable; not tested: %s", sum.Headline, sum.Total, reports.NotTested(run))
+	}
+	for name, budget := range map[string]int64{"mcpcheck-server.html": mainJobHTMLBudget, "mcpcheck-server.md": reports.MarkdownBudget} {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > budget {
+			t.Errorf("%s of the clean main job is %d bytes, over its budget of %d", name, st.Size(), budget)
+		}
+		t.Logf("%s: %d bytes", name, st.Size())
+	}
+}
+
+func readRunJSON(t *testing.T, path string) *reports.Run {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := reports.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestHTMLReportOfRealRunsInChromium reads HTML reports of real runs in
+// headless Chromium as a person would: the main job's (clean, every
+// version), a short fuzz campaign's against a reference server with a
+// fault, and, when the interop cache ($MCPCHECK_INTEROP_DIR, see 'make
+// interop') holds the go-sdk's "everything" server, a third-party run's.
+// The CI verdict and the number of failing rows on the rendered page must
+// match the JSON report of the same run; the clean main job is headlined
+// "pass" with no "Not tested" line; and no text runs out of its card, its
+// check or the page at desktop (1280 px) or print (794 px) width.
+// Screenshots are kept as artifacts (the main job's at both widths).
 func TestHTMLReportOfRealRunsInChromium(t *testing.T) {
 	b := browsertest.Chromium(t)
 	bin := mcpcheckBin(t)
 	art := browsertest.Artifacts(t)
-	targets := []struct{ name, stdio string }{{"reference", bin + " reference server --stdio --page-size 3"}}
+	type page struct {
+		name, html, json string
+		code             int
+	}
+	var pages []page
+	dir, code := mainJob(t)
+	pages = append(pages, page{"main-job", filepath.Join(dir, "mcpcheck-server.html"), filepath.Join(dir, "mcpcheck-server.json"), code})
+
+	fz := filepath.Join(art, "fuzz-campaign")
+	faulty := bin + " reference server --stdio --fault error-id-mismatch"
+	code, _, stderr := runBin(t, "fuzz", "--stdio", faulty, "--protocol", "2025-11-25", "--max-execs", "300", "--seed", "1", "--findings", filepath.Join(fz, "findings"), "--format", "html", "--out", fz)
+	if code != exitFailed {
+		t.Fatalf("the fuzz campaign against %q exited %d, want %d (a finding): %s", faulty, code, exitFailed, stderr)
+	}
+	pages = append(pages, page{"fuzz-campaign", filepath.Join(fz, "mcpcheck-fuzz.html"), "", code})
+
 	cache := os.Getenv("MCPCHECK_INTEROP_DIR")
 	if cache == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -194,59 +304,68 @@ func TestHTMLReportOfRealRunsInChromium(t *testing.T) {
 		}
 	}
 	if p := filepath.Join(cache, "go", "gosdk-everything", "everything"); fileExists(p) {
-		targets = append(targets, struct{ name, stdio string }{"gosdk-everything", p})
+		out := filepath.Join(art, "gosdk-everything")
+		code, _, stderr := runBin(t, "server", "--stdio", p, "--protocol", "2025-11-25", "--timeout", "5s", "--format", "json,html", "--out", out)
+		if code != exitOK && code != exitFailed {
+			t.Fatalf("mcpcheck server %s exited %d: %s", p, code, stderr)
+		}
+		pages = append(pages, page{"gosdk-everything", filepath.Join(out, "mcpcheck-server.html"), filepath.Join(out, "mcpcheck-server.json"), code})
 	} else {
-		t.Logf("no third-party server in %s (run 'make interop' to install them); rendering the reference server's report only", cache)
+		t.Logf("no third-party server in %s (run 'make interop' to install them); rendering no third-party report", cache)
 	}
-	for _, tg := range targets {
-		t.Run(tg.name, func(t *testing.T) {
-			out := filepath.Join(art, tg.name)
-			code, _, stderr := runBin(t, "server", "--stdio", tg.stdio, "--protocol", "2025-11-25", "--timeout", "5s", "--format", "json,html", "--out", out)
-			if code != exitOK && code != exitFailed {
-				t.Fatalf("mcpcheck server exited %d: %s", code, stderr)
-			}
-			f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			run, err := reports.ReadJSON(f)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			fails := 0
-			for _, c := range run.Checks {
-				if c.Outcome == reports.Fail {
-					fails++
-				}
-			}
-			if tg.name == "reference" && (code != exitOK || fails != 0) {
-				t.Errorf("the reference server has %d failing checks (exit %d); the report should be clean", fails, code)
-			}
+	for _, pg := range pages {
+		t.Run(pg.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			page := filepath.Join(out, "mcpcheck-server.html")
-			dom, err := b.DumpDOM(ctx, page)
-			if err != nil {
-				t.Fatalf("render: %v", err)
+			var dom string
+			for _, width := range []int{1280, 794} {
+				l, err := b.Layout(ctx, pg.html, width, ".card, header, details.check, table.na, table.grid")
+				if err != nil {
+					t.Fatalf("render and measure at %d px: %v", width, err)
+				}
+				for _, o := range l.Overflows {
+					t.Errorf("at %d px wide: %s", width, o)
+				}
+				if dom == "" {
+					dom = l.DOM
+				}
+				if width != 1280 && pg.name != "main-job" {
+					continue // print-width screenshots of the main job are enough to look at
+				}
+				shot := filepath.Join(art, fmt.Sprintf("%s-%d.png", pg.name, width))
+				if err := b.Screenshot(ctx, pg.html, shot, width, 1800); err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
 			}
 			verdict := "CI verdict: <strong>passed</strong>"
-			if code == exitFailed {
+			if pg.code == exitFailed {
 				verdict = "CI verdict: <strong>failed</strong>"
 			}
 			if !strings.Contains(dom, verdict) {
 				t.Errorf("the rendered page does not read %q", verdict)
 			}
-			if got := browsertest.Count(dom, `^<details class="check o-fail" id="check-`); got != fails {
-				t.Errorf("the rendered page has %d failing rows, the JSON report %d failed checks", got, fails)
+			if pg.json != "" {
+				run := readRunJSON(t, pg.json)
+				fails := 0
+				for _, c := range run.Checks {
+					if c.Outcome == reports.Fail {
+						fails++
+					}
+				}
+				if got := browsertest.Count(dom, `^<details class="check o-fail" id="check-`); got != fails {
+					t.Errorf("the rendered page has %d failing rows, the JSON report %d failed checks", got, fails)
+				}
+				if got, want := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(run.Checks), len(run.Checks)); got != want {
+					t.Errorf("the filter count reads %q, want %q", got, want)
+				}
+				t.Logf("%d checks, %d failing", len(run.Checks), fails)
 			}
-			if got, want := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(run.Checks), len(run.Checks)); got != want {
-				t.Errorf("the filter count reads %q, want %q", got, want)
+			if pg.name == "main-job" {
+				if !strings.Contains(dom, `<h1><span class="badge o-pass">pass</span>`) || strings.Contains(dom, `id="not-tested"`) {
+					t.Errorf("the clean main job is not headlined pass, or says something was not tested: %s", browsertest.ElementText(dom, "not-tested"))
+				}
 			}
-			if err := b.Screenshot(ctx, page, filepath.Join(out, "report.png"), 1280, 1800); err != nil {
-				t.Fatalf("screenshot: %v", err)
-			}
-			t.Logf("%s: %d checks, %d failing; report and screenshot in %s", tg.name, len(run.Checks), fails, out)
+			t.Logf("report and screenshots in %s", art)
 		})
 	}
 }

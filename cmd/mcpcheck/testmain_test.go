@@ -16,5 +16,9 @@ func TestMain(m *testing.M) {
 		e := &env{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 		os.Exit(runEnv(e, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if mainJobDir != "" {
+		os.RemoveAll(mainJobDir) // the main job's reports, shared by the tests that read them
+	}
+	os.Exit(code)
 }

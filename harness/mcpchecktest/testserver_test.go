@@ -1,0 +1,157 @@
+package mcpchecktest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// reference is mcpcheck's reference server as an http.Handler, with the
+// fault switches given turned on; it is closed when t ends.
+func reference(t *testing.T, faults ...string) http.Handler {
+	t.Helper()
+	srv, err := server.New(server.Options{Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv.HTTPHandler(server.HTTPOptions{})
+}
+
+// latest keeps the tests short: one protocol version.
+var latest = []spec.Version{spec.V20251125}
+
+// TestMCP is the example of the package documentation, run for real: the
+// tools checks against the reference server served in-process, each a
+// subtest of this test that must pass or be skipped with its reason.
+func TestMCP(t *testing.T) {
+	TestServer(t, Handler(reference(t), "/mcp"), Options{Versions: latest, LabelFilter: "area:tools"})
+}
+
+// TestFaultyServerFailsLoudly runs the ping checks against a reference
+// server whose ping answers a non-empty result, through a recording T:
+// the subtest of the check that catches it fails with the requirement ID,
+// expected, actual and the transcript in its message, and only the checks
+// that the fault breaks fail.
+func TestFaultyServerFailsLoudly(t *testing.T) {
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Handler(reference(t, "ping-nonempty-result"), "/mcp"), Options{Versions: latest, LabelFilter: "area:ping"}, "")
+	if len(r.fatals) > 0 || len(r.errors) > 0 {
+		t.Fatalf("the test itself reported problems:\n%s", r)
+	}
+	sub := r.sub("ping/empty-result/2025-11-25/streamable")
+	if sub == nil || !sub.failed() {
+		t.Fatalf("the subtest ping/empty-result/2025-11-25/streamable did not fail against a server whose ping result is not empty:\n%s", r)
+	}
+	msg := strings.Join(sub.errors, "\n")
+	for _, want := range []string{"fail (MUST)", "ping.response.prompt-empty-result", "expected:", "actual:", "transcript (", "→", "←"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, msg)
+		}
+	}
+	for _, name := range r.failedSubs() {
+		if !strings.HasPrefix(name, "ping/") {
+			t.Errorf("subtest %s failed; only ping checks ran", name)
+		}
+	}
+	if len(r.subs) < 2 {
+		t.Errorf("only %d subtests ran; the ping area has more checks", len(r.subs))
+	}
+}
+
+// TestBaselineExpectsFailuresAndCatchesStaleEntries: the failures a
+// baseline lists are skipped with its reason and fail nothing; the same
+// baseline against a server that is not broken fails the test, naming the
+// stale entry.
+func TestBaselineExpectsFailuresAndCatchesStaleEntries(t *testing.T) {
+	opts := Options{Versions: latest, LabelFilter: "area:ping"}
+	first := newRecord(t.Context(), "TestMCP")
+	testServer(first, Handler(reference(t, "ping-nonempty-result"), "/mcp"), opts, "")
+	broken := first.failedSubs()
+	if len(broken) == 0 {
+		t.Fatalf("the faulty server broke nothing:\n%s", first)
+	}
+	bl := &reports.Baseline{Source: "test baseline"}
+	for _, name := range broken {
+		id := name[:strings.LastIndex(name[:strings.LastIndex(name, "/")], "/")]
+		bl.Entries = append(bl.Entries, reports.BaselineEntry{Check: id, Version: spec.V20251125, Reason: "known: the reference runs with a fault"})
+	}
+	opts.Baseline = bl
+	again := newRecord(t.Context(), "TestMCP")
+	testServer(again, Handler(reference(t, "ping-nonempty-result"), "/mcp"), opts, "")
+	if again.failed() || len(again.failedSubs()) > 0 {
+		t.Errorf("with the failures baselined the test still failed:\n%s", again)
+	}
+	for _, name := range broken {
+		s := again.sub(name)
+		if s == nil || !s.skipped() || !strings.Contains(s.skips[0], "known: the reference runs with a fault") {
+			t.Errorf("the baselined check %s is not skipped with the baseline's reason:\n%s", name, again)
+		}
+	}
+	clean := newRecord(t.Context(), "TestMCP")
+	testServer(clean, Handler(reference(t), "/mcp"), opts, "")
+	if len(clean.errors) != len(broken) || !strings.Contains(strings.Join(clean.errors, "\n"), "now passes; remove it from the baseline") {
+		t.Errorf("the baseline against a healthy server: want %d stale entries reported on the test, got:\n%s", len(broken), clean)
+	}
+}
+
+// TestSkipsSayWhy: with the reference server's default page size every
+// list fits one page, so the pagination checks that need a second page
+// are untestable, and checks outside their version are n/a: both are
+// skipped, with the reason, never passed.
+func TestSkipsSayWhy(t *testing.T) {
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Handler(reference(t), "/mcp"), Options{Versions: latest, LabelFilter: "area:pagination || area:authorization"}, "")
+	var untestable, na int
+	for _, s := range r.subs {
+		for _, why := range s.skips {
+			switch {
+			case strings.HasPrefix(why, "untestable: ") && len(why) > len("untestable: "):
+				untestable++
+			case strings.HasPrefix(why, "n/a: ") && len(why) > len("n/a: "):
+				na++
+			}
+		}
+		if s.failed() {
+			t.Errorf("%s failed against the reference server: %q", s.name, s.errors)
+		}
+	}
+	if untestable == 0 || na == 0 {
+		t.Errorf("want untestable and n/a checks skipped with a reason, got %d and %d:\n%s", untestable, na, r)
+	}
+}
+
+// TestRunPatternRunsOnlyWhatItSelects: a -run pattern naming one check in
+// one version runs that check alone, not the suite.
+func TestRunPatternRunsOnlyWhatItSelects(t *testing.T) {
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Handler(reference(t), "/mcp"), Options{}, "TestMCP/ping/empty-result/2025-11-25")
+	if len(r.subs) != 1 || r.subs[0].name != "TestMCP/ping/empty-result/2025-11-25/streamable" || r.failed() || r.subs[0].failed() {
+		t.Errorf("want exactly the subtest ping/empty-result/2025-11-25/streamable, passing; got:\n%s", r)
+	}
+	none := newRecord(t.Context(), "TestMCP")
+	testServer(none, Handler(reference(t), "/mcp"), Options{}, "TestMCP/no-such-area/")
+	if len(none.subs) != 0 || len(none.skips) != 1 {
+		t.Errorf("a pattern that selects no check: want the test skipped, got:\n%s", none)
+	}
+}
+
+// TestUnreachableTargetIsFatal: a command that does not exist ends the
+// test at once with one fatal message saying so.
+func TestUnreachableTargetIsFatal(t *testing.T) {
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Command("/nonexistent/mcp-server"), Options{Versions: latest}, "")
+	if len(r.fatals) != 1 || len(r.subs) != 0 {
+		t.Errorf("want one fatal message and no subtests, got:\n%s", r)
+	}
+	if r := newRecord(t.Context(), "TestMCP"); true {
+		testServer(r, Command("x").WithHeader("Authorization", "secret"), Options{}, "")
+		if len(r.fatals) != 1 || !strings.Contains(r.fatals[0], "WithHeader applies to URL and Handler") || strings.Contains(r.fatals[0], "secret") {
+			t.Errorf("a header on a command target: want one fatal message naming the mistake, got:\n%s", r)
+		}
+	}
+}

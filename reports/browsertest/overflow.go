@@ -1,0 +1,101 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// overflowScript measures, after the page's own script ran, every shown
+// text node (not one inside a closed <details>) inside each element
+// matching the selector: a line box of the text that reaches outside its
+// container's box (by more than half a pixel) is an overflow. It also
+// reports a page wider than the window. The first 20 findings go into a
+// data attribute of <html>, which --dump-dom serializes.
+const overflowScript = `<script>
+window.addEventListener("load",function(){setTimeout(function(){
+  var out=[],sel=%s;
+  document.querySelectorAll(sel).forEach(function(box,i){
+    var br=box.getBoundingClientRect();
+    if(br.width===0&&br.height===0){return;}
+    var w=document.createTreeWalker(box,NodeFilter.SHOW_TEXT),n;
+    while((n=w.nextNode())){
+      var text=n.textContent.trim();
+      if(!text){continue;}
+      var el=n.parentElement;
+      if(el.checkVisibility&&!el.checkVisibility({contentVisibilityAuto:true,opacityProperty:true,visibilityProperty:true})){continue;}
+      var r=document.createRange();r.selectNodeContents(n);
+      var rs=r.getClientRects();
+      for(var k=0;k<rs.length;k++){
+        var b=rs[k];
+        if(b.width===0){continue;}
+        var past=Math.max(b.right-br.right,br.left-b.left,b.bottom-br.bottom,br.top-b.top);
+        if(past>0.5&&out.length<20){
+          out.push((box.className||box.tagName)+" #"+i+": the text \""+text.slice(0,60)+"\" runs "+Math.round(past)+"px out of it");
+          break;
+        }
+      }
+    }
+  });
+  var de=document.documentElement;
+  if(de.scrollWidth>de.clientWidth+1){out.push("the page is "+de.scrollWidth+"px wide in a "+de.clientWidth+"px window: something does not wrap");}
+  de.setAttribute("data-overflow",JSON.stringify(out));
+},0);});
+</script>`
+
+var overflowAttr = regexp.MustCompile(`<html[^>]*\sdata-overflow="([^"]*)"`)
+
+// Layout is a page as rendered at one window width.
+type Layout struct {
+	// DOM is the serialized DOM after the page's scripts ran (with the
+	// measuring script added at the end of <body>).
+	DOM string
+	// Overflows has one line per text that does not fit inside the
+	// element around it that matches the selector, and one when the page
+	// is wider than the window; empty when everything fits.
+	Overflows []string
+}
+
+// Layout renders page in a window width CSS pixels wide and measures
+// every text inside the elements that match the CSS selector (".card",
+// "details.check"): see Layout.Overflows. It renders a copy of the page
+// with a measuring script added, so the page itself is untouched.
+func (b *Browser) Layout(ctx context.Context, page string, width int, selector string) (Layout, error) {
+	src, err := os.ReadFile(page)
+	if err != nil {
+		return Layout{}, err
+	}
+	i := strings.LastIndex(string(src), "</body>")
+	if i < 0 {
+		return Layout{}, fmt.Errorf("%s has no </body> to put the measuring script before", page)
+	}
+	sel, _ := json.Marshal(selector)
+	measured := string(src[:i]) + fmt.Sprintf(overflowScript, sel) + string(src[i:])
+	dir, err := os.MkdirTemp("", "mcpcheck-overflow-")
+	if err != nil {
+		return Layout{}, err
+	}
+	defer os.RemoveAll(dir)
+	copyPath := filepath.Join(dir, filepath.Base(page))
+	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
+		return Layout{}, err
+	}
+	out, err := b.run(ctx, copyPath, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,1000", width), "--dump-dom")
+	if err != nil {
+		return Layout{}, err
+	}
+	m := overflowAttr.FindSubmatch(out)
+	if m == nil {
+		return Layout{}, fmt.Errorf("the measuring script did not run in %s (no data-overflow on <html>); does the page's Content-Security-Policy allow inline script?", page)
+	}
+	l := Layout{DOM: string(out)}
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &l.Overflows); err != nil {
+		return Layout{}, fmt.Errorf("the measuring script's result: %v", err)
+	}
+	return l, nil
+}
