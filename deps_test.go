@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,22 +58,12 @@ var importRules = []importRule{
 		"fuzz and cmd reuse the harness, so it must not pull in test frameworks or a particular target (harness/stage plays the server with the reference server's engine: see stageEngine)"},
 	{"scenarios", []string{"reference", "fuzz", "cmd"},
 		"suites judge any target; the target comes from configuration"},
-	{"harness/mcpchecktest", []string{"reference", "fuzz", "cmd"},
-		"the go test API runs the suites (scenarios, and Ginkgo through them) against the caller's target; nothing of ours imports it, and only its tests use the reference server"},
 	{"reference", []string{"harness", "scenarios", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"the reference pair is an ordinary MCP implementation, not part of the judge"},
 	{"fuzz", []string{"scenarios", "reference", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"the fuzzer uses the harness directly, not the suites, and judges any target"},
 	{"reports", []string{"harness", "scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"reports are pure writers over a neutral result model that harness and fuzz fill in"},
-}
-
-// ruleExceptions lists, per rule (by its pkgs), the packages under it that
-// the rule does not apply to; each has a rule of its own above. The go
-// test API sits under harness/ where users look for test helpers, but it
-// stands on the suites, above the harness.
-var ruleExceptions = map[string][]string{
-	"harness": {"harness/mcpchecktest"},
 }
 
 type pkgInfo struct {
@@ -197,7 +186,7 @@ func TestPackageImportRules(t *testing.T) {
 	for _, pkg := range names {
 		deps := closure(pkgs, pkg)
 		for _, rule := range importRules {
-			if !under(pkg, rule.pkgs) || slices.ContainsFunc(ruleExceptions[rule.pkgs], func(e string) bool { return under(pkg, e) }) {
+			if !under(pkg, rule.pkgs) {
 				continue
 			}
 			checked++

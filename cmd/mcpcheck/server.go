@@ -94,18 +94,7 @@ func serverMain(e *env, args []string) error {
 // embedded reference server, over stdio, in every version. The target is
 // this very binary ("mcpcheck reference server --stdio").
 func defaultMain(e *env) error {
-	self, err := os.Executable()
-	if err != nil {
-		return harnessError{fmt.Errorf("cannot find the mcpcheck binary to start the embedded reference server: %v", err)}
-	}
-	fmt.Fprintf(e.stderr, "mcpcheck: no target given, checking the embedded reference server (%s reference server --stdio); see 'mcpcheck server --help' to check your own\n", filepath.Base(self))
-	fs, _ := lookupFormats("text")
-	return runServerSuite(e, serverOptions{
-		target:   target.Command(self, "reference", "server", "--stdio", "--page-size", "3"), // small pages so every list paginates,
-		versions: append([]spec.Version(nil), spec.Versions...),
-		timeout:  10 * time.Second,
-		formats:  fs,
-	})
+	return defaultWithFlags(e, nil)
 }
 
 func parseServerFlags(args []string) (serverOptions, error) {

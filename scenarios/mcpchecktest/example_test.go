@@ -6,7 +6,7 @@ import (
 	"log"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/harness/mcpchecktest"
+	"github.com/mcpcheck/mcpcheck/scenarios/mcpchecktest"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
