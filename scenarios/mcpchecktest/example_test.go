@@ -6,8 +6,8 @@ import (
 	"log"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/scenarios/mcpchecktest"
 	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/scenarios/mcpchecktest"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
