@@ -50,6 +50,7 @@ type Check struct {
 	ended      *reports.Check
 	transcript []reports.WireEvent // set by UseTranscript
 	ownTrans   bool
+	gone       string // why a wait of the check was not made (TargetGone)
 }
 
 type violation struct {
@@ -185,12 +186,30 @@ func (c *Check) Fail(expected, actual string) {
 	c.Violation("", expected, actual)
 }
 
+// TargetGone notes that a wait of the check was not made because the
+// target is mute or dead (why says so; expect.OnSkip calls it). From then
+// on the check judges nothing: later violations rest on a wait never made
+// and are dropped, and unless one came before (or the check had already
+// ended n/a or untestable) it ends as a harness error saying why, never
+// as a pass.
+func (c *Check) TargetGone(why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone == "" {
+		c.gone = why
+	}
+}
+
 // Violation records a violation of one cited requirement (req "" means all
 // of them). Its level decides between fail and warn. Citing a requirement
-// the check did not cite is a programming error.
+// the check did not cite is a programming error. After TargetGone it
+// records nothing.
 func (c *Check) Violation(req, expected, actual string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.gone != "" {
+		return
+	}
 	level, ok := c.levelOf(req)
 	if !ok {
 		err := fmt.Errorf("harness: check %q records a violation of %q, which it does not cite (or which is not in force in %s)", c.id, req, c.scope.Version)
@@ -413,6 +432,8 @@ func (c *Check) End() reports.Check {
 		}
 	case c.final != 0:
 		rc.Outcome, rc.Reason = c.final, c.reason
+	case c.gone != "":
+		rc.Outcome, rc.Reason = reports.Error, "not judged: "+c.gone
 	case c.passed:
 		rc.Outcome = reports.Pass
 	default:

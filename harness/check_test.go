@@ -54,6 +54,10 @@ func TestOutcomes(t *testing.T) {
 		{"unknown id", []string{"t.nope"}, func(c *Check) { c.Pass() }, reports.Error},
 		{"may cannot fail", []string{"t.may"}, func(c *Check) { c.Fail("x", "y") }, reports.Error},
 		{"panic", []string{"t.must"}, func(c *Check) { panic("scenario bug") }, reports.Error},
+		{"gone: no pass", []string{"t.must"}, func(c *Check) { c.TargetGone("dead"); c.Pass() }, reports.Error},
+		{"gone: later violations dropped", []string{"t.must"}, func(c *Check) { c.TargetGone("dead"); c.Fail("x", "y") }, reports.Error},
+		{"gone: earlier violations stand", []string{"t.must"}, func(c *Check) { c.Fail("x", "y"); c.TargetGone("dead") }, reports.Fail},
+		{"gone: n/a stands", []string{"t.must"}, func(c *Check) { c.NotApplicable("no"); c.TargetGone("dead") }, reports.NA},
 	}
 	for _, tc := range cases {
 		got := r.Scope(spec.V20251125, "stdio").Do("c/"+tc.name, tc.name, tc.reqs, tc.do)

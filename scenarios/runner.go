@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -97,6 +98,10 @@ type runner struct {
 	specs     int
 	claimOnce sync.Once
 	claimed   map[string]bool
+	// probing is the version the liveness probe handshakes in: the
+	// version of the check under way, so a target that speaks only some
+	// versions is not found dead for want of another's handshake.
+	probing atomic.Value // spec.Version
 }
 
 // Run executes the suites against cfg.Target and returns the report. It
@@ -130,8 +135,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	// One Health for the run: a target that stops answering gets shorter
 	// deadlines, and a mute one is not waited for again (expect.Health).
+	r := &runner{cfg: cfg}
+	r.probing.Store(cfg.Versions[len(cfg.Versions)-1])
 	health := expect.NewHealth()
-	health.Probe = livenessProbe(cfg)
+	health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
 	ctx = expect.WithHealth(ctx, health)
 	var match func([]string) bool
 	if cfg.LabelFilter != "" {
@@ -148,7 +155,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
 
-	r := &runner{cfg: cfg, cat: cat}
+	r.cat = cat
 	if len(cfg.Only) > 0 {
 		r.only = map[string]bool{}
 		for _, id := range cfg.Only {
@@ -284,6 +291,7 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 	vr, d := it.vr, it.def
 	scope := r.run.Scope(vr.v, r.transport)
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		ctx := expect.OnSkip(ctx, c.TargetGone)
 		if ctx.Err() != nil {
 			c.Untestable(NotRun(ctx))
 			return
@@ -307,6 +315,7 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 				return
 			}
 		}
+		r.probing.Store(vr.v)
 		vr.setup(ctx)
 		if vr.err != nil {
 			c.Error(fmt.Errorf("%w: %v", ErrUnreachable, vr.err))
@@ -382,12 +391,13 @@ func (r *runner) versionRunFor(v spec.Version) *versionRun {
 }
 
 // livenessProbe is the run's expect.Health.Probe: a fresh connection to
-// the target, the handshake of the newest version asked for, and the
-// era's sentinel request. Any answer to the handshake and an answer to
-// the sentinel are a sign of life; its ctx bounds it all.
-func livenessProbe(cfg Config) func(ctx context.Context) error {
-	v := cfg.Versions[len(cfg.Versions)-1]
+// the target, the handshake of the version version names (the one of the
+// check under way), and the era's sentinel request. Any answer to the
+// handshake and an answer to the sentinel are a sign of life; its ctx
+// bounds it all.
+func livenessProbe(cfg Config, version func() spec.Version) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
+		v := version()
 		sc := cfg.Session
 		if dl, ok := ctx.Deadline(); ok {
 			sc.Timeout = time.Until(dl)

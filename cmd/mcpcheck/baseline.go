@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -66,6 +67,9 @@ func baselineMain(e *env, args []string) error {
 	if *out == "" {
 		_, err := e.stdout.Write(buf.Bytes())
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil { // .mcpcheck/expected-failures.json in a fresh checkout
+		return harnessError{fmt.Errorf("baseline write: %v", err)}
 	}
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return harnessError{fmt.Errorf("baseline write: %v", err)}

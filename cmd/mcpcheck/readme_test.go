@@ -95,6 +95,8 @@ func TestREADMEExamplesRun(t *testing.T) {
 	ref := "mcpcheck reference server --stdio"
 	ping := []string{"--label-filter", "area:ping", "--protocol", "2025-11-25"}
 	short := []string{"--duration", "2s"}
+	base := []string{"--label-filter", "area:base", "--protocol", "2025-11-25"} // every shard of it has checks
+	onPath := append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	copyFile := func(t *testing.T, from, to string) {
 		b, err := os.ReadFile(filepath.Join(work, from))
 		if err != nil {
@@ -170,6 +172,37 @@ func TestREADMEExamplesRun(t *testing.T) {
 		`mcpcheck spec list --version 2025-11-25 --level MUST --role server --area tools --json`:             {},
 		`mcpcheck spec show lifecycle.initialize.first-interaction`:                                          {},
 		`mcpcheck spec coverage --role client --json`:                                                        {},
+		`mcpcheck version`: {},
+		`mcpcheck server --stdio "node build/index.js" --format text,json,html,md --out mcpcheck-out/`:                                                       {replace: []string{"node build/index.js", ref}, bound: ping},
+		`mcpcheck baseline write mcpcheck-out/mcpcheck-server.json --reason "known: #42, cursors are not stable yet" --out .mcpcheck/expected-failures.json`: {},
+		`mcpcheck server --stdio "node build/index.js" --baseline .mcpcheck/expected-failures.json`:                                                          {replace: []string{"node build/index.js", ref}, bound: ping},
+		`mcpcheck server --stdio "./my-server" --shard 2/4 --out shard-2 --format json`:                                                                      {replace: []string{"./my-server", ref}, bound: base},
+		`mcpcheck report merge shard-*/mcpcheck-server.json --out merged --format json,html,junit`: {
+			setup: func(t *testing.T, dir string) []string {
+				// The other shards of the README's CI matrix.
+				for _, k := range []string{"1", "3", "4"} {
+					cmd := exec.Command(bin, append([]string{"server", "--stdio", ref, "--shard", k + "/4", "--out", "shard-" + k, "--format", "json"}, base...)...)
+					cmd.Dir, cmd.Env = dir, onPath
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("shard %s/4: %v\n%s", k, err, out)
+					}
+				}
+				return nil
+			},
+		},
+		`mcpcheck fuzz --stdio "./my-server" --seed 42 --max-execs 200000 --shard 2/4 --out fuzz-2`: {replace: []string{"./my-server", ref, "200000", "40"}},
+		`mcpcheck fuzz merge fuzz-1 fuzz-2 fuzz-3 fuzz-4 --out fuzz-merged --format text,json,html`: {
+			setup: func(t *testing.T, dir string) []string {
+				for _, k := range []string{"1", "3", "4"} {
+					cmd := exec.Command(bin, "fuzz", "--stdio", ref, "--seed", "42", "--max-execs", "40", "--shard", k+"/4", "--out", "fuzz-"+k)
+					cmd.Dir, cmd.Env = dir, onPath
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("fuzz shard %s/4: %v\n%s", k, err, out)
+					}
+				}
+				return nil
+			},
+		},
 	}
 
 	examples := readmeExamples(t)

@@ -166,7 +166,9 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 	start := time.Now()
 	res := Observed{Alt: -1, Expected: Describe(alts)}
 	health := HealthOf(ctx)
-	if mute, why := health.Mute(); mute {
+	handshake := isHandshake(ctx)
+	if mute, why := health.skip(handshake); mute {
+		skipped(ctx, why)
 		res.Status, res.Err, res.Actual = Aborted, errMute, why
 		return res
 	}
@@ -175,7 +177,7 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 	defer cancel()
 	finish := func(s Status, actual string) Observed {
 		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
-		health.record(res, (s == Matched || s == Mismatched) && res.Frame.Kind != 0)
+		health.record(res, (s == Matched || s == Mismatched) && res.Frame.Kind != 0, handshake)
 		return res
 	}
 	seen := 0

@@ -25,6 +25,10 @@ import (
 //     waits is mute: later waits do not wait; they end Aborted at once,
 //     saying so, and checks record that as a harness error, not as the
 //     target's failure (what the target did is in the first checks).
+//   - A target that answered and then stopped is probed (Probe); when it
+//     is dead, later waits end at once too, except the handshake of a
+//     fresh session (Handshake): a target that answers only initialize
+//     still gets that answer judged, with an adapted deadline.
 //
 // Wait finds the Health of a run in its context (WithHealth). It is safe
 // for concurrent use.
@@ -44,12 +48,15 @@ type Health struct {
 	// It runs once ProbeAfter waits in a row went unanswered by a target
 	// that had answered before; when it fails too the target is dead: it
 	// is not waited for again, like a mute one.
-	Probe     func(ctx context.Context) error
-	streak    int    // unanswered waits since the last answer
-	probing   bool   // a probe is under way
-	probed    bool   // the probe of the current streak found the target alive
-	dead      string // why the target is dead ("" while it is not)
-	lastCheck string // the Expected text of the last answered wait
+	Probe   func(ctx context.Context) error
+	streak  int    // unanswered waits since the last answer
+	probing bool   // a probe is under way
+	probed  bool   // the probe of the current streak found the target alive
+	dead    string // why the target is dead ("" while it is not)
+	// deadToHandshakes is set when a handshake went unanswered after the
+	// target was found dead: then no wait is made any more.
+	deadToHandshakes bool
+	lastCheck        string // the Expected text of the last answered wait
 }
 
 // The Health thresholds.
@@ -65,6 +72,35 @@ const (
 func NewHealth() *Health { return &Health{} }
 
 type healthKey struct{}
+
+type handshakeKey struct{}
+
+type skipKey struct{}
+
+// OnSkip returns ctx carrying fn: a wait under ctx that is not made
+// because the target is mute or dead calls it with why (a check's
+// TargetGone), before it ends Aborted.
+func OnSkip(ctx context.Context, fn func(why string)) context.Context {
+	return context.WithValue(ctx, skipKey{}, fn)
+}
+
+func skipped(ctx context.Context, why string) {
+	if fn, ok := ctx.Value(skipKey{}).(func(string)); ok {
+		fn(why)
+	}
+}
+
+// Handshake returns ctx marking the waits under it as the handshake of a
+// fresh session (initialize, server/discover): a dead target still gets
+// them, with an adapted deadline; only a mute one does not.
+func Handshake(ctx context.Context) context.Context {
+	return context.WithValue(ctx, handshakeKey{}, true)
+}
+
+func isHandshake(ctx context.Context) bool {
+	b, _ := ctx.Value(handshakeKey{}).(bool)
+	return b
+}
 
 // WithHealth returns ctx carrying h: every Wait under it reports to h and
 // takes its deadlines from it.
@@ -108,15 +144,22 @@ func (h *Health) deadline(asked time.Duration) (time.Duration, string) {
 		d, asked, h.misses, h.slowest.Round(time.Millisecond))
 }
 
-// Mute reports whether the target has answered nothing in all the waits
-// so far (at least MissesBeforeMute of them), with a sentence saying so.
+// Mute reports whether the target is not waited for any more, with a
+// sentence saying why: it has answered nothing in all the waits so far
+// (at least MissesBeforeMute of them), or it was found dead.
 func (h *Health) Mute() (bool, string) {
+	return h.skip(false)
+}
+
+// skip reports whether a wait is not made: none when the target is mute,
+// all but handshakes when it is dead.
+func (h *Health) skip(handshake bool) (bool, string) {
 	if h == nil {
 		return false, ""
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.dead != "" {
+	if h.dead != "" && (!handshake || h.deadToHandshakes) {
 		return true, h.dead
 	}
 	if h.answers > 0 || h.misses < MissesBeforeMute {
@@ -131,8 +174,8 @@ func (h *Health) Mute() (bool, string) {
 
 // record notes how a wait ended: answered when a frame of the target
 // settled it (its latency is measured), or a timeout no alternative
-// accepted.
-func (h *Health) record(r Observed, answered bool) {
+// accepted; handshake says it was a session's handshake.
+func (h *Health) record(r Observed, answered, handshake bool) {
 	if h == nil {
 		return
 	}
@@ -153,6 +196,9 @@ func (h *Health) record(r Observed, answered bool) {
 			h.slowest = r.Elapsed
 		}
 	case r.Status == TimedOut:
+		if handshake && h.dead != "" {
+			h.deadToHandshakes = true
+		}
 		h.misses++
 		h.streak++
 		if h.Probe != nil && h.answers > 0 && h.streak >= ProbeAfter && !h.probing && !h.probed && h.dead == "" {

@@ -21,7 +21,11 @@ func TestHealthMuteTargetIsNotWaitedFor(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	obs := Wait(ctx, src(), Options{Timeout: time.Minute}, AnyResponse(id3))
+	var told string
+	obs := Wait(OnSkip(ctx, func(why string) { told = why }), src(), Options{Timeout: time.Minute}, AnyResponse(id3))
+	if told == "" || told != obs.Actual {
+		t.Errorf("the skipped wait told its check %q, want the verdict %q", told, obs.Actual)
+	}
 	if obs.Status != Aborted || !errors.Is(obs.Err, errMute) {
 		t.Fatalf("after %d unanswered waits: status %v (err %v), want aborted as mute", MissesBeforeMute, obs.Status, obs.Err)
 	}
@@ -67,9 +71,9 @@ func TestHealthAdaptsDeadlines(t *testing.T) {
 	}
 
 	slow := NewHealth()
-	slow.record(Observed{Status: Matched, Elapsed: 400 * time.Millisecond}, true)
-	slow.record(Observed{Status: TimedOut}, false)
-	slow.record(Observed{Status: TimedOut}, false)
+	slow.record(Observed{Status: Matched, Elapsed: 400 * time.Millisecond}, true, false)
+	slow.record(Observed{Status: TimedOut}, false, false)
+	slow.record(Observed{Status: TimedOut}, false, false)
 	if d, why := slow.deadline(1500 * time.Millisecond); d != 1500*time.Millisecond || why != "" {
 		t.Fatalf("a target whose slowest answer took 400ms got %v (%s) instead of the 1.5s asked", d, why)
 	}
@@ -92,9 +96,9 @@ func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
 			}
 			return errors.New("ping after the handshake: no answer")
 		}
-		h.record(Observed{Status: Matched, Elapsed: time.Millisecond, Expected: "a response to id 1"}, true)
+		h.record(Observed{Status: Matched, Elapsed: time.Millisecond, Expected: "a response to id 1"}, true, false)
 		for i := 0; i < ProbeAfter+2; i++ {
-			h.record(Observed{Status: TimedOut, Expected: "a response to id 2"}, false)
+			h.record(Observed{Status: TimedOut, Expected: "a response to id 2"}, false, false)
 		}
 		mute, why := h.Mute()
 		if probes != 1 {
@@ -105,6 +109,23 @@ func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
 		}
 		if !alive && (!strings.Contains(why, "a response to id 1") || !strings.Contains(why, "no answer") || !strings.Contains(why, "dead")) {
 			t.Errorf("the cause does not name the last answer and the probe's error: %s", why)
+		}
+		if alive {
+			continue
+		}
+		// Dead: a fresh session's handshake is still waited for (a target
+		// that answers only initialize gets that judged) ...
+		if skip, why := h.skip(true); skip {
+			t.Errorf("a dead target's handshake is not waited for: %s", why)
+		}
+		h.record(Observed{Status: Matched, Elapsed: time.Millisecond}, true, true)
+		if skip, _ := h.skip(false); !skip {
+			t.Errorf("an answered handshake brought a dead target back for every wait")
+		}
+		// ... until a handshake goes unanswered too.
+		h.record(Observed{Status: TimedOut}, false, true)
+		if skip, _ := h.skip(true); !skip {
+			t.Errorf("a dead target that left a handshake unanswered is still waited for")
 		}
 	}
 }

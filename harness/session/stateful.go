@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -45,7 +46,7 @@ func (s *Stateful) Initialize(ctx context.Context, p *mcp.InitializeParams) (*mc
 		d := s.InitializeParams()
 		p = &d
 	}
-	r := s.Call(ctx, spec.MethodInitialize, p)
+	r := s.Call(expect.Handshake(ctx), spec.MethodInitialize, p)
 	if r.WrongID() {
 		return nil, r, fmt.Errorf("session: initialize: %w: %s", ErrWrongID, r.Describe())
 	}

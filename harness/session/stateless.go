@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -199,7 +200,7 @@ func (s *Stateless) RequestRaw(ctx context.Context, id jsonrpc.ID, method string
 
 // Discover calls server/discover and decodes the result.
 func (s *Stateless) Discover(ctx context.Context) (*mcp.DiscoverResult, Reply, error) {
-	r := s.Call(ctx, spec.MethodServerDiscover, nil)
+	r := s.Call(expect.Handshake(ctx), spec.MethodServerDiscover, nil)
 	if r.WrongID() {
 		return nil, r, fmt.Errorf("session: server/discover: %w: %s", ErrWrongID, r.Describe())
 	}
