@@ -444,9 +444,9 @@ func (c *Check) End() reports.Check {
 	rc.Expected, rc.Actual = strings.Join(expected, "\n"), strings.Join(actual, "\n")
 	if rc.Outcome != reports.Pass || c.run.opts.Verbose {
 		if c.ownTrans {
-			rc.Transcript = c.transcript
+			rc.Transcript = c.run.keepTranscript(c.transcript)
 		} else {
-			rc.Transcript = c.run.Recorder().Since(c.mark)
+			rc.Transcript = c.run.keepTranscript(c.run.Recorder().Since(c.mark))
 		}
 	}
 	c.ended = &rc

@@ -90,6 +90,24 @@ func (p *Pool[T]) Created() int {
 	return p.created
 }
 
+// CloseIdle closes the values waiting for reuse; the pool stays open and
+// makes new ones when asked.
+func (p *Pool[T]) CloseIdle() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	var errs []error
+	for _, vs := range idle {
+		for _, v := range vs {
+			if p.Close != nil {
+				errs = append(errs, p.Close(v))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Shutdown closes every idle value and refuses later Gets; values still
 // lent are closed when released.
 func (p *Pool[T]) Shutdown() error {

@@ -52,6 +52,33 @@ type Run struct {
 	keys     map[reports.CheckKey]bool
 	problems []error
 	reqs     map[string]catalog.Record
+	// transcripts is the Cost of the transcripts the run's checks keep.
+	transcripts int
+}
+
+// The bounds of the transcripts a run keeps in its report: each check's
+// is trimmed (record.Trim) to the first bound while the run's total is
+// under transcriptRunBytes, to the second after.
+const (
+	transcriptEvents, transcriptBytes         = 400, 512 << 10
+	transcriptRunBytes                        = 96 << 20
+	transcriptEventsLate, transcriptBytesLate = 20, 32 << 10
+)
+
+// keepTranscript trims events for a check's report within the run's
+// budget and accounts for what is kept.
+func (r *Run) keepTranscript(events []reports.WireEvent) []reports.WireEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, b := transcriptEvents, transcriptBytes
+	if r.transcripts >= transcriptRunBytes {
+		n, b = transcriptEventsLate, transcriptBytesLate
+	}
+	events = record.Trim(events, n, b)
+	for _, e := range events {
+		r.transcripts += record.Cost(e)
+	}
+	return events
 }
 
 // NewRun starts a run.

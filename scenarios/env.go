@@ -82,13 +82,25 @@ type versionRun struct {
 	conns    int
 	sessions []Sess
 	obs      []Observation
+	obsBytes int // wire.Frame.Cost of obs
 	dropped  int
+	// budget bounds what the version's sessions keep of what the target
+	// sends, together (session.Config.Budget).
+	budget *session.Budget
+	// pending counts the version's specs not yet run: at 0 what the
+	// version kept is let go (release).
+	pending  int
 	tools    []mcp.Tool
 	toolsErr error
 	toolsOK  bool
 }
 
-const maxObservations = 50000
+// The bounds of what a version run keeps for passive checks: a target
+// that floods is judged on the first of its frames.
+const (
+	maxObservations     = 50000
+	maxObservationBytes = 16 << 20
+)
 
 // tap records what the target sends on one connection for passive checks.
 type tap struct {
@@ -105,8 +117,9 @@ func (t *tap) Received(f wire.Frame) {
 		o.Answers = t.methods.Method(f.Msg.ID)
 	}
 	t.vr.mu.Lock()
-	if len(t.vr.obs) < maxObservations {
+	if len(t.vr.obs) < maxObservations && t.vr.obsBytes+f.Cost() <= maxObservationBytes {
 		t.vr.obs = append(t.vr.obs, o)
+		t.vr.obsBytes += f.Cost()
 	} else {
 		t.vr.dropped++
 	}
@@ -135,6 +148,43 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*harness.Shared, er
 	vr.sessions = append(vr.sessions, (&Conn{s}).S())
 	vr.mu.Unlock()
 	return s, nil
+}
+
+// sessionBudget is what the sessions of one version run keep together of
+// what the target sends (notifications, its requests, irregular frames).
+const sessionBudget = 16 << 20
+
+// sessionConfig is the run's session configuration with the version's
+// shared budget.
+func (vr *versionRun) sessionConfig() session.Config {
+	sc := vr.r.cfg.Session
+	vr.mu.Lock()
+	if vr.budget == nil {
+		vr.budget = session.NewBudget(sessionBudget)
+	}
+	sc.Budget = vr.budget
+	vr.mu.Unlock()
+	return sc
+}
+
+// done notes that one of the version's specs has run; after the last one
+// what the version kept for passive checks is let go (and its sessions'
+// budget renewed for the checks of other versions that still use it) and
+// its idle connections are closed, so a run of five versions holds about
+// one version's worth.
+func (vr *versionRun) done() {
+	vr.mu.Lock()
+	vr.pending--
+	last := vr.pending == 0
+	if last {
+		vr.obs, vr.sessions, vr.obsBytes, vr.budget = nil, nil, 0, nil
+		vr.tools, vr.toolsOK, vr.toolsErr = nil, false, nil // listed again if asked
+	}
+	pool := vr.pool
+	vr.mu.Unlock()
+	if last && pool != nil {
+		_ = pool.CloseIdle() // a target that already died is no problem of the run
+	}
 }
 
 // setup probes the version once: can the target be reached, does it speak
@@ -296,7 +346,9 @@ func (t *T) Quiet() time.Duration {
 func (t *T) Observed() ([]Observation, int) {
 	t.vr.mu.Lock()
 	defer t.vr.mu.Unlock()
-	return append([]Observation(nil), t.vr.obs...), t.vr.dropped
+	// Only appended to: the kept ones never change, so callers share them
+	// (a copy per passive check would cost as much as a flood kept).
+	return t.vr.obs[:len(t.vr.obs):len(t.vr.obs)], t.vr.dropped
 }
 
 // SessionFindings returns the findings of every session of the version so

@@ -270,6 +270,7 @@ func (r *runner) plan() []specItem {
 				}
 				seen[name] = true
 				out = append(out, specItem{vr: vr, def: d, name: name, labels: labels})
+				vr.pending++
 			}
 		}
 	}
@@ -290,6 +291,7 @@ func (r *runner) specList(ctx context.Context) []Spec {
 func (r *runner) execute(ctx context.Context, it specItem) {
 	vr, d := it.vr, it.def
 	scope := r.run.Scope(vr.v, r.transport)
+	defer vr.done()
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
 		ctx := expect.OnSkip(ctx, c.TargetGone)
 		if ctx.Err() != nil {

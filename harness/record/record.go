@@ -22,6 +22,10 @@ type Options struct {
 	// MaxRaw is how many bytes of one event are kept (default 64 KiB); the
 	// rest is cut and the event's note says so.
 	MaxRaw int
+	// MaxBytes bounds the memory of the events kept (default 32 MiB, by
+	// Cost); beyond it the oldest are dropped and counted, as for
+	// MaxEvents.
+	MaxBytes int
 }
 
 // Mark is a position in a transcript.
@@ -37,8 +41,25 @@ type Recorder struct {
 	start   time.Time
 	opts    Options
 	events  []reports.WireEvent
+	bytes   int // Cost of events
 	base    int // Mark of events[0]
 	dropped int
+}
+
+// Cost is an estimate of the memory e holds, for byte budgets over
+// transcripts.
+func Cost(e reports.WireEvent) int {
+	n := 128 + len(e.Raw) + len(e.Note)
+	if e.HTTP != nil {
+		n += 256 + len(e.HTTP.URL)
+		for k, vs := range e.HTTP.Headers {
+			n += len(k)
+			for _, v := range vs {
+				n += len(v)
+			}
+		}
+	}
+	return n
 }
 
 // New returns a recorder whose offsets count from start (the start of the
@@ -49,6 +70,9 @@ func New(start time.Time, o Options) *Recorder {
 	}
 	if o.MaxRaw <= 0 {
 		o.MaxRaw = 64 << 10
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 32 << 20
 	}
 	return &Recorder{start: start, opts: o}
 }
@@ -64,11 +88,28 @@ func (r *Recorder) add(e reports.WireEvent, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
-	if over := len(r.events) - r.opts.MaxEvents; over > 0 {
-		r.events = append(r.events[:0:0], r.events[over:]...)
-		r.base += over
-		r.dropped += over
+	r.bytes += Cost(e)
+	if len(r.events) <= r.opts.MaxEvents && r.bytes <= r.opts.MaxBytes {
+		return
 	}
+	// Over a bound: drop the oldest, an eighth of them at least, so a
+	// flood costs amortized constant time per event, not a copy each.
+	n, bytes := 0, r.bytes
+	for n < len(r.events)-1 && (n < len(r.events)/8 || len(r.events)-n > r.opts.MaxEvents || bytes > r.opts.MaxBytes) {
+		bytes -= Cost(r.events[n])
+		n++
+	}
+	r.drop(n)
+	r.dropped += n
+}
+
+// drop forgets the first n events. r.mu is held.
+func (r *Recorder) drop(n int) {
+	for _, e := range r.events[:n] {
+		r.bytes -= Cost(e)
+	}
+	r.events = append(r.events[:0:0], r.events[n:]...)
+	r.base += n
 }
 
 func (r *Recorder) raw(e *reports.WireEvent, b []byte) string {
@@ -188,8 +229,7 @@ func (r *Recorder) Discard(m Mark) {
 	if i > len(r.events) {
 		i = len(r.events)
 	}
-	r.events = append(r.events[:0:0], r.events[i:]...)
-	r.base += i
+	r.drop(i)
 }
 
 // Events returns a copy of every event kept.
@@ -207,3 +247,34 @@ func (r *Recorder) Dropped() int {
 }
 
 var _ wire.Tap = (*Recorder)(nil)
+
+// Trim bounds a transcript for a report: at most maxEvents events and
+// about maxBytes (by Cost). When it is over, the first and the last events
+// are kept, half the budget each, with a note in between saying how many
+// were left out: a check's transcript shows how it began and how it ended
+// even when the target flooded it.
+func Trim(events []reports.WireEvent, maxEvents, maxBytes int) []reports.WireEvent {
+	total := 0
+	for _, e := range events {
+		total += Cost(e)
+	}
+	if len(events) <= maxEvents && total <= maxBytes {
+		return events
+	}
+	head, hb := 0, 0
+	for head < len(events) && head < maxEvents/2 && hb+Cost(events[head]) <= maxBytes/2 {
+		hb += Cost(events[head])
+		head++
+	}
+	tail, tb := len(events), 0
+	for tail > head && len(events)-tail < maxEvents/2 && tb+Cost(events[tail-1]) <= maxBytes/2 {
+		tb += Cost(events[tail-1])
+		tail--
+	}
+	left, lb := tail-head, total-hb-tb
+	out := make([]reports.WireEvent, 0, head+1+len(events)-tail)
+	out = append(out, events[:head]...)
+	out = append(out, reports.WireEvent{Direction: reports.Note, Offset: events[head].Offset,
+		Note: fmt.Sprintf("%d events (about %d KiB) left out of this transcript; the first %d and the last %d are shown", left, (lb+1023)/1024, head, len(events)-tail)})
+	return append(out, events[tail:]...)
+}

@@ -62,3 +62,33 @@ func TestRecorderBound(t *testing.T) {
 		t.Errorf("events %+v dropped %d", ev, r.Dropped())
 	}
 }
+
+// TestRecorderBoundsAFlood: a flood of events costs the recorder its byte
+// budget, no more; a check's mark into the dropped part still gets the
+// rest with a note; Trim keeps the head and tail of a long transcript.
+func TestRecorderBoundsAFlood(t *testing.T) {
+	r := New(time.Now(), Options{MaxBytes: 1 << 20})
+	m := r.Mark()
+	line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 900) + `"}}`)
+	for i := 0; i < 20000; i++ {
+		r.Received(wire.Frame{Kind: wire.KindMessage, Raw: line})
+	}
+	total := 0
+	for _, e := range r.Events() {
+		total += Cost(e)
+	}
+	if total > 1<<20 || len(r.Events()) < 500 {
+		t.Fatalf("after a flood the recorder keeps %d events of %d bytes, want at most 1 MiB and most of it used", len(r.Events()), total)
+	}
+	since := r.Since(m)
+	if !strings.Contains(since[0].Note, "dropped") {
+		t.Fatalf("a mark into the dropped events gets no note saying so: %+v", since[0])
+	}
+	trimmed := Trim(since, 10, 1<<20)
+	if len(trimmed) != 11 || !strings.Contains(trimmed[5].Note, "left out") || trimmed[10].Raw != since[len(since)-1].Raw || trimmed[0].Note != since[0].Note {
+		t.Fatalf("Trim to 10 events: %d events, middle note %q", len(trimmed), trimmed[5].Note)
+	}
+	if short := Trim(since[:3], 10, 1<<20); len(short) != 3 {
+		t.Fatalf("Trim changed a transcript within its bounds: %d events", len(short))
+	}
+}

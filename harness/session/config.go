@@ -1,6 +1,7 @@
 package session
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -31,6 +32,38 @@ type Config struct {
 	// MaxKept bounds the notifications, server requests and findings kept
 	// (default 10000 each; the rest are counted).
 	MaxKept int
+	// MaxKeptBytes bounds the memory the kept notifications, server
+	// requests and irregular frames hold together (default 8 MiB, by
+	// wire.Frame.Cost): a target that floods costs no more.
+	MaxKeptBytes int
+	// Budget, when set, is shared by sessions that live together (those
+	// of one version run) and bounds what they keep in all, on top of
+	// each one's MaxKeptBytes.
+	Budget *Budget
+}
+
+// Budget is a byte budget shared by sessions (Config.Budget): what one
+// session keeps of a flood is not left for the others. It is safe for
+// concurrent use.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget returns a budget of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{}
+	b.left.Store(n)
+	return b
+}
+
+// take reports whether n bytes are left, and takes them when they are.
+func (b *Budget) take(n int) bool {
+	if b == nil {
+		return true
+	}
+	if b.left.Add(-int64(n)) < 0 {
+		b.left.Add(int64(n))
+		return false
+	}
+	return true
 }
 
 // Sampling configures the canned model that answers sampling requests.
@@ -107,6 +140,9 @@ func (c Config) withDefaults(era spec.Era) Config {
 	}
 	if c.MaxKept <= 0 {
 		c.MaxKept = 10000
+	}
+	if c.MaxKeptBytes <= 0 {
+		c.MaxKeptBytes = 8 << 20
 	}
 	return c
 }

@@ -109,6 +109,7 @@ type core struct {
 	notes     []wire.Frame
 	requests  []ServerRequest
 	dropped   int
+	keptBytes int // wire.Frame.Cost of notes, requests and irregular
 	answer    func(ctx context.Context, f wire.Frame) []byte
 	rawIDs    map[jsonrpc.ID]bool // ids of raw sends (see SendRaw)
 }
@@ -182,7 +183,7 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 	}
 	if f.Kind == wire.KindGarbage || f.Kind == wire.KindTooLong || f.CR || f.Unterminated {
 		c.mu.Lock()
-		if len(c.irregular) < c.cfg.MaxKept {
+		if len(c.irregular) < c.cfg.MaxKept && c.room(f) {
 			c.irregular = append(c.irregular, f)
 		}
 		c.mu.Unlock()
@@ -206,7 +207,7 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 		switch f.Msg.Shape {
 		case jsonrpc.KindNotification:
 			c.mu.Lock()
-			if len(c.notes) < c.cfg.MaxKept {
+			if len(c.notes) < c.cfg.MaxKept && c.room(f) {
 				c.notes = append(c.notes, f)
 			} else {
 				c.dropped++
@@ -218,13 +219,25 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 				ans = c.answer(ctx, f)
 			}
 			c.mu.Lock()
-			if len(c.requests) < c.cfg.MaxKept {
+			if len(c.requests) < c.cfg.MaxKept && c.room(f) {
 				c.requests = append(c.requests, ServerRequest{Frame: f, Answer: ans})
+			} else {
+				c.dropped++
 			}
 			c.mu.Unlock()
 		}
 	}
 	return f, nil
+}
+
+// room reports whether f fits the session's byte budget for kept frames,
+// and takes its share when it does. c.mu is held.
+func (c *core) room(f wire.Frame) bool {
+	if c.keptBytes+f.Cost() > c.cfg.MaxKeptBytes || !c.cfg.Budget.take(f.Cost()) {
+		return false
+	}
+	c.keptBytes += f.Cost()
+	return true
 }
 
 // Wait waits for one of alts with the session's timeout, answering server

@@ -26,7 +26,15 @@ const (
 	// such as params that do not decode, or a server-to-client request in
 	// the stateless era.
 	FindingProtocol FindingKind = "protocol"
+	// FindingNotValidated: a message over MaxValidatedBytes, not judged
+	// against the schema (validating it would cost the harness hundreds of
+	// megabytes); no violation, a gap the schema checks say.
+	FindingNotValidated FindingKind = "not-validated"
 )
+
+// MaxValidatedBytes is the size of the largest message the session
+// validates against the schema (4 MiB, a list of some ten thousand tools).
+const MaxValidatedBytes = 4 << 20
 
 // Finding is one problem the session noticed in what the target sent,
 // for the caller to turn into a check with the right requirement IDs.

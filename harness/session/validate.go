@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
 
 // Validator is a wire.Tap that validates every message the target sends
@@ -73,11 +75,17 @@ func (v *Validator) Received(f wire.Frame) {
 		// test the answer) has its answer's envelope judged only.
 		method = rules.Answerable(ver, v.from, v.methods.Method(f.Msg.ID))
 	}
-	vs := rules.Schema(ver, v.from, method, f.Msg)
+	kind := FindingSchema
+	var vs []schema.Violation
+	if len(f.Raw) > MaxValidatedBytes {
+		kind = FindingNotValidated
+	} else {
+		vs = rules.Schema(ver, v.from, method, f.Msg)
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.checked++
-	if len(vs) == 0 {
+	if len(vs) == 0 && kind == FindingSchema {
 		return
 	}
 	if len(v.findings) >= v.max {
@@ -88,7 +96,12 @@ func (v *Validator) Received(f wire.Frame) {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	v.findings = append(v.findings, Finding{Kind: FindingSchema, Method: method, Stream: f.Stream, Raw: f.Raw, Violations: vs, Time: t})
+	fd := Finding{Kind: kind, Method: method, Stream: f.Stream, Raw: f.Raw, Violations: vs, Time: t}
+	if kind == FindingNotValidated {
+		fd.Raw = f.Raw[:1024]
+		fd.Detail = fmt.Sprintf("a message of %d bytes, over the %d the schema is checked on", len(f.Raw), MaxValidatedBytes)
+	}
+	v.findings = append(v.findings, fd)
 }
 
 // Noted ignores observations.

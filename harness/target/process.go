@@ -22,6 +22,7 @@ type Process struct {
 	stderr *os.File
 	ring   *Ring
 	grace  time.Duration
+	key    string // stopKey of the target
 
 	errDone chan struct{} // stderr drained
 	exited  chan struct{}
@@ -91,7 +92,7 @@ func StartProcess(t Target) (*Process, error) {
 	errW.Close()
 	p := &Process{
 		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
-		ring: NewRing(t.StderrTail), grace: t.Timeouts.WithDefaults().Grace,
+		ring: NewRing(t.StderrTail), grace: t.Timeouts.WithDefaults().Grace, key: stopKey(t),
 		errDone: make(chan struct{}), exited: make(chan struct{}), started: time.Now(),
 	}
 	go func() {
@@ -182,17 +183,33 @@ func (p *Process) stop(ctx context.Context) error {
 		}
 	}
 	begin := time.Now()
+	// A command whose last process ignored a step gets a short wait at
+	// that step (stopMemory); the first process of a command, and any
+	// after one that behaved, get the full grace periods.
+	eofWait, termWait := p.grace, p.grace
+	switch lastStop(p.key) {
+	case stoppedByTerm:
+		eofWait = shortGrace(p.grace)
+	case stoppedByKill:
+		eofWait, termWait = shortGrace(p.grace), shortGrace(p.grace)
+	}
 	p.stdin.Close()
-	if wait(p.grace) {
+	step := stoppedByEOF
+	if wait(eofWait) {
 		p.log("closed stdin; the process %s after %v", describeState(p.state), time.Since(begin).Round(time.Millisecond))
 	} else {
-		p.log("closed stdin; the process was still running after %v; sent SIGTERM to its process group", p.grace)
+		step = stoppedByTerm
+		p.log("closed stdin; the process was still running after %v; sent SIGTERM to its process group", eofWait)
 		signalGroup(p.cmd, sigTerm)
-		if wait(p.grace) {
+		if wait(termWait) {
 			p.log("after SIGTERM the process %s", describeState(p.state))
 		} else {
-			p.log("the process ignored SIGTERM for %v; sent SIGKILL to its process group", p.grace)
+			step = stoppedByKill
+			p.log("the process ignored SIGTERM for %v; sent SIGKILL to its process group", termWait)
 		}
+	}
+	if ctx.Err() == nil {
+		rememberStop(p.key, step)
 	}
 	// Always: stragglers in the group (grandchildren) must not outlive us.
 	signalGroup(p.cmd, sigKill)

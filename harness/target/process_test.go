@@ -76,6 +76,36 @@ func TestStdioChildIgnoringSIGTERMIsKilled(t *testing.T) {
 	}
 }
 
+// TestStopRemembersAStubbornCommand: once a command's process has ignored
+// stdin's end and SIGTERM, the next process of the same command gets
+// short waits at those steps (a run starts hundreds), still ending with
+// SIGKILL to the group.
+func TestStopRemembersAStubbornCommand(t *testing.T) {
+	tg := helperTarget(t, "ignore-term")
+	tg.Args = []string{"stubborn-" + t.Name()} // a command line of its own
+	var logs []string
+	for i := 0; i < 2; i++ {
+		c, err := Connect(ctxT(t, 30*time.Second), tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, err := c.Recv(ctxT(t, 30*time.Second)); err != nil || f.Msg.Method != "ready" {
+			t.Fatalf("%v %s", err, f.Describe())
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, strings.Join(c.Process.ShutdownLog(), "; "))
+	}
+	short := shortGrace(tg.Timeouts.Grace).String()
+	if strings.Contains(logs[0], short) || !strings.Contains(logs[0], "ignored SIGTERM for 500ms") {
+		t.Errorf("the first process did not get the full grace periods: %s", logs[0])
+	}
+	if !strings.Contains(logs[1], "still running after "+short) || !strings.Contains(logs[1], "ignored SIGTERM for "+short) {
+		t.Errorf("the second process of a command known to ignore stdin's end and SIGTERM was waited for as long (want %s): %s", short, logs[1])
+	}
+}
+
 func TestStdioGrandchildIsKilledWithTheGroup(t *testing.T) {
 	checkGoroutines(t)
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {

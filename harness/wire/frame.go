@@ -262,3 +262,12 @@ func Classify(raw []byte) Frame {
 	f.Msg = m
 	return f
 }
+
+// frameOverhead is what a kept Frame costs besides its Raw bytes: the
+// struct, the decoded message's fields, HTTP metadata. An estimate, used
+// only to bound how much of a flood is kept.
+const frameOverhead = 512
+
+// Cost is an estimate of the memory a kept copy of f holds, for byte
+// budgets over frames kept from a target that may flood.
+func (f Frame) Cost() int { return len(f.Raw) + frameOverhead }

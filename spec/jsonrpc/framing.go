@@ -233,8 +233,18 @@ func (lr *LineReader) consume(to int) {
 	lr.r = to
 	if lr.r == lr.w {
 		lr.r, lr.w = 0, 0
+		if len(lr.buf) > shrinkAbove {
+			// A long line grew the buffer: let it go, so that a reader
+			// that once read a 10 MB line does not hold 16 MB for the
+			// rest of its life (a run keeps many readers open).
+			lr.buf = make([]byte, initialBufSize)
+		}
 	}
 }
+
+// shrinkAbove is the buffer size over which an empty buffer is replaced
+// by a fresh small one.
+const shrinkAbove = 1 << 20
 
 // makeRoom frees space at the end of a full buffer, by moving unread data
 // to the front or by growing the buffer towards limit+2 bytes (a full line,
