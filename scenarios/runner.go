@@ -163,13 +163,22 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	tg := cfg.Target
+	var resolveErr error // the URL's transport could not be detected
 	switch {
 	case tg.IsStdio():
 		r.transport = "stdio"
 	default:
 		rt, _, err := target.Resolve(ctx, tg)
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %v", ErrUnreachable, err)
+			if ctx.Err() != nil {
+				return Result{}, fmt.Errorf("%w: %v", ErrUnreachable, err)
+			}
+			// Judged anyway, over streamable HTTP: every check then ends
+			// on what the target does to it, fast, and the run still
+			// has a report saying so (the run's error cites this cause).
+			resolveErr = err
+			rt = tg
+			rt.Transport = target.Streamable
 		}
 		tg = rt
 		r.transport = string(tg.Transport)
@@ -231,7 +240,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.Report.Interrupted = StopCause(ctx)
 	}
 	if unreachable == len(r.versions) && r.specs > 0 && ctx.Err() == nil {
-		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
+		cause := r.versions[0].err
+		if resolveErr != nil {
+			cause = resolveErr
+		}
+		return res, fmt.Errorf("%w: %v", ErrUnreachable, cause)
 	}
 	return res, ctx.Err()
 }

@@ -276,7 +276,8 @@ func runServerSuite(e *env, o serverOptions) error {
 		Shard:       o.shard,
 	})
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-	if err != nil && !interrupted {
+	unreachable := errors.Is(err, scenarios.ErrUnreachable) && len(res.Report.Checks) > 0
+	if err != nil && !interrupted && !unreachable {
 		if strings.Contains(err.Error(), "label filter") {
 			return usagef("server: --label-filter: %v", err)
 		}
@@ -293,6 +294,10 @@ func runServerSuite(e *env, o serverOptions) error {
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts)
 	if interrupted {
 		return interruptedRun(err, o.out)
+	}
+	if unreachable {
+		// The reports say, check by check, what the target did instead.
+		return harnessError{fmt.Errorf("server: %w", err)}
 	}
 	return judgeRun(&run, res.Problems, o.explicitVersions, o.strict)
 }

@@ -223,6 +223,9 @@ func describeMessage(m *jsonrpc.Message) string {
 		}
 	default:
 		s = "a JSON value that is no JSON-RPC message: " + Excerpt(m.Raw, 80)
+		if len(m.Problems) > 0 {
+			s = "a JSON value that is no JSON-RPC message (" + m.Problems[0].Detail + "): " + Excerpt(m.Raw, 80)
+		}
 	}
 	if !m.Valid() && m.Shape != jsonrpc.KindInvalid && len(m.Problems) > 0 {
 		s += " that is invalid (" + m.Problems[0].Detail + ")"

@@ -154,6 +154,8 @@ func honest(m msg) map[string]any {
 		result = initResult(m, nil)
 	case "ping":
 		result = map[string]any{}
+	case "server/discover": // the 2026-07-28 era
+		result = map[string]any{"supportedVersions": []string{"2026-07-28"}, "capabilities": map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{}}}
 	case "tools/list":
 		result = map[string]any{"tools": []any{map[string]any{"name": "echo", "description": "echo", "inputSchema": map[string]any{"type": "object"}}}}
 	case "tools/call":
@@ -268,14 +270,22 @@ func grandchild() {
 }
 
 // hold keeps its inherited descriptors open and does nothing.
-func hold() { select {} }
+func hold() { block() }
+
+// block never returns. A goroutine asleep in time.Sleep keeps the runtime
+// from seeing a deadlock (an empty select alone could end the program).
+func block() {
+	for {
+		time.Sleep(time.Minute)
+	}
+}
 
 // ignoreTerm ignores SIGTERM and stdin EOF: it answers honestly while its
 // input lasts, then keeps running until SIGKILL.
 func ignoreTerm() {
 	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
 	serve(nil)
-	select {}
+	block()
 }
 
 // paginate answers every list with one item and a nextCursor never seen
