@@ -5,7 +5,7 @@ PKGS     ?= ./...
 BIN      ?= bin/mcpcheck
 FUZZTIME ?= 10s
 
-.PHONY: all build run test race fuzz-smoke fuzz-long fuzz-libfuzzer bench lint cover tidy clean
+.PHONY: all build run test race fuzz-smoke fuzz-long fuzz-libfuzzer bench lint cover tidy clean zoo
 
 all: build
 
@@ -45,6 +45,12 @@ fuzz-libfuzzer:
 # The codec's long run: five minutes without a finding is the bar.
 fuzz-long:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 5m ./spec/jsonrpc
+
+# The hostile-target zoo alone, one entry at a time, with 30 s fuzz
+# campaigns: the figures table (wall, exit, peak RSS, what the report says)
+# is printed and written to zoo.md.
+zoo:
+	MCPCHECK_ZOO_FUZZ=30s MCPCHECK_ZOO_PARALLEL=1 MCPCHECK_ZOO_TABLE=$(CURDIR)/zoo.md $(GO) test -count=1 -v -timeout 60m -run '^TestHostileTargetZoo$$' ./cmd/mcpcheck
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
