@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,7 +171,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	default:
 		rt, _, err := target.Resolve(ctx, tg)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || neverConnected(err) {
 				return Result{}, fmt.Errorf("%w: %v", ErrUnreachable, err)
 			}
 			// Judged anyway, over streamable HTTP: every check then ends
@@ -239,12 +240,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
+	if resolveErr != nil && ctx.Err() == nil {
+		// Not an MCP server as far as detection could tell: the report
+		// says what it did, and the run is no conformance verdict.
+		return res, fmt.Errorf("%w: %v", ErrUnreachable, resolveErr)
+	}
 	if unreachable == len(r.versions) && r.specs > 0 && ctx.Err() == nil {
-		cause := r.versions[0].err
-		if resolveErr != nil {
-			cause = resolveErr
-		}
-		return res, fmt.Errorf("%w: %v", ErrUnreachable, cause)
+		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
 	}
 	return res, ctx.Err()
 }
@@ -430,4 +432,13 @@ func livenessProbe(cfg Config, version func() spec.Version) func(ctx context.Con
 		}
 		return nil
 	}
+}
+
+// neverConnected reports whether err says no connection to the target was
+// ever made (refused, no route, a name that does not resolve): then there
+// is nothing of the target's to judge or report. Any other failure to
+// detect its transport came from the target and is judged.
+func neverConnected(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, target.ErrNoConnection) || errors.As(err, &dns)
 }

@@ -163,7 +163,7 @@ func zooKeepAliveOnly(w http.ResponseWriter, r *http.Request) {
 type zooRun struct {
 	wall   time.Duration
 	exit   int
-	rss    int64 // bytes, peak resident set of the mcpcheck process
+	rss    int64 // bytes, peak resident set of the mcpcheck process (sampled)
 	stderr string
 }
 
@@ -178,8 +178,34 @@ func runZoo(t *testing.T, bin string, limit time.Duration, args ...string) zooRu
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
 	start := time.Now()
-	err := cmd.Run()
-	r := zooRun{wall: time.Since(start), stderr: stderr.String()}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("mcpcheck %s: %v", strings.Join(args, " "), err)
+	}
+	// The peak RSS is sampled from /proc (VmHWM, a high-water mark)
+	// while mcpcheck runs: the rusage of the exited process would count
+	// this test binary's memory too (the child starts sharing its memory
+	// until exec, and Linux keeps that peak).
+	stop := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		var hwm int64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v := vmHWM(cmd.Process.Pid); v > hwm {
+				hwm = v
+			}
+			select {
+			case <-stop:
+				peak <- hwm
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(stop)
+	r := zooRun{wall: time.Since(start), stderr: stderr.String(), rss: <-peak}
 	if ctx.Err() != nil {
 		t.Errorf("mcpcheck %s did not end within %v (killed)\n%s", strings.Join(args, " "), limit, tail(r.stderr, 2000))
 	}
@@ -190,10 +216,25 @@ func runZoo(t *testing.T, bin string, limit time.Duration, args ...string) zooRu
 	case err != nil:
 		t.Fatalf("mcpcheck %s: %v", strings.Join(args, " "), err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
 	return r
+}
+
+// vmHWM is the peak resident set of process pid, in bytes (0 once it has
+// exited).
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			if n, err := strconv.ParseInt(f[0], 10, 64); err == nil && len(f) == 2 && f[1] == "kB" {
+				return n << 10
+			}
+		}
+	}
+	return 0
 }
 
 // zooLeftovers returns the pids listed in pidFile that still run (a

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -48,6 +49,11 @@ var modernCodes = map[int64]bool{
 //  3. Otherwise GET with Accept: text/event-stream. An endpoint event as
 //     the first event means SSE.
 //
+// ErrNoConnection is wrapped by Detect's error when no connection to the
+// URL could be made at all (refused, no route, unknown host): nothing of
+// the target's was seen.
+var ErrNoConnection = errors.New("no connection could be made")
+
 // step bounds each probe. A target that refuses connections is reported
 // at once; one that matches no probe gets an error listing the evidence.
 func Detect(ctx context.Context, o wire.HTTPOptions, step time.Duration) (Detection, error) {
@@ -59,7 +65,7 @@ func Detect(ctx context.Context, o wire.HTTPOptions, step time.Duration) (Detect
 		return d, err
 	}
 	if unreachable {
-		return d, fmt.Errorf("target: %s is unreachable: %s", o.URL, d.Evidence[len(d.Evidence)-1])
+		return d, fmt.Errorf("target: %s is unreachable: %s: %w", o.URL, d.Evidence[len(d.Evidence)-1], ErrNoConnection)
 	}
 	if modern {
 		d.Transport, d.Modern = Streamable, true
