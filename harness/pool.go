@@ -113,16 +113,6 @@ func (p *Pool[T]) CloseIdle() error {
 func (p *Pool[T]) Shutdown() error {
 	p.mu.Lock()
 	p.closed = true
-	idle := p.idle
-	p.idle = nil
 	p.mu.Unlock()
-	var errs []error
-	for _, vs := range idle {
-		for _, v := range vs {
-			if p.Close != nil {
-				errs = append(errs, p.Close(v))
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return p.CloseIdle()
 }
