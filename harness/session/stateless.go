@@ -148,7 +148,11 @@ func (s *Stateless) LearnTools(tools []mcp.Tool) {
 			s.badTools[t.Name] = err
 			continue
 		}
-		s.toolHeaders[t.Name] = hp
+		if len(hp) > 0 {
+			s.toolHeaders[t.Name] = hp // only tools with headers: a list of 200,000 costs nothing
+		} else {
+			delete(s.toolHeaders, t.Name)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -98,7 +99,7 @@ func (v *Validator) Received(f wire.Frame) {
 	}
 	fd := Finding{Kind: kind, Method: method, Stream: f.Stream, Raw: f.Raw, Violations: vs, Time: t}
 	if kind == FindingNotValidated {
-		fd.Raw = f.Raw[:1024]
+		fd.Raw = bytes.Clone(f.Raw[:1024]) // not a slice of it: that would keep it all
 		fd.Detail = fmt.Sprintf("a message of %d bytes, over the %d the schema is checked on", len(f.Raw), MaxValidatedBytes)
 	}
 	v.findings = append(v.findings, fd)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -135,7 +136,9 @@ func probeModern(ctx context.Context, o wire.HTTPOptions, step time.Duration, no
 		note("server/discover: no answer within %v", step)
 	case f.Kind == wire.KindTransportError:
 		note("server/discover: %v", f.Err)
-		return false, true, nil
+		// Only a connection never made is unreachable; a reset, a header
+		// flood or a redirect loop came from the target.
+		return false, noConnection(f.Err), nil
 	case f.Kind == wire.KindMessage && f.Msg.Shape == jsonrpc.KindResponse:
 		var r struct {
 			SupportedVersions []string `json:"supportedVersions"`
@@ -202,4 +205,12 @@ func probeSSE(ctx context.Context, o wire.HTTPOptions, step time.Duration, note 
 	}
 	note("GET: an endpoint event (%s): HTTP+SSE", ep)
 	return true
+}
+
+// noConnection reports whether err means no connection was made at all:
+// a dial that failed or a host name that does not resolve.
+func noConnection(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &dns) || (errors.As(err, &op) && op.Op == "dial")
 }
