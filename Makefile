@@ -19,10 +19,10 @@ run:
 
 # The test command CI runs: formatting, vet, and every test under the race detector.
 test: lint
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 race:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 # A short run of every native fuzz target (FUZZTIME each).
 fuzz-smoke:
