@@ -67,7 +67,12 @@ type judge struct {
 	responses map[string]bool         // ids of responses mcpcheck sent
 	seq       int                     // number of the input being sent
 	http      bool                    // the target is spoken to over HTTP
-	status    int                     // HTTP status of the frame being judged
+	// client is set when the target is an MCP client (a client campaign):
+	// its frames are judged as a client's (the client-to-server schema,
+	// stdin framing), requests from it are its normal traffic, and "sent"
+	// is what mcpcheck's stage wrote to it.
+	client bool
+	status int // HTTP status of the frame being judged
 
 	// In the stateless era a dual-era server answers an initialize by
 	// opening a legacy session on the same connection, and serves every
@@ -299,6 +304,12 @@ func (j *judge) received(f Frame) frameResult {
 		switch {
 		case f.HTTPStatus >= 400:
 			// An HTTP error status may carry any body.
+		case j.client && j.http:
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the client POSTed a body that is not JSON: " + quoteStart(data)})
+		case j.client:
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
+				Message: "the client wrote a line to the server's stdin that is not JSON: " + quoteStart(data)})
 		case j.http:
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target answered HTTP " + itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
@@ -410,6 +421,9 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
 		return
+	case msg.Shape == jsonrpc.KindRequest && j.client:
+		// A client's own request: its ordinary traffic, which the stage's
+		// engine answers; only its schema is judged below.
 	case msg.Shape == jsonrpc.KindRequest:
 		if j.legacy != "" {
 			// A request from the legacy session, which may send them.
@@ -454,11 +468,19 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 // the first violation (one per message: the rest are usually the same
 // bug).
 func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw []byte) (Observation, bool) {
-	method = rules.Answerable(v, spec.ServerToClient, method)
+	from := spec.ServerToClient
+	if j.client {
+		from = spec.ClientToServer
+	}
+	method = rules.Answerable(v, from, method)
+	keyMethod := method
+	if j.client {
+		keyMethod = "\x00client\x00" + method // one cache, two directions
+	}
 	pre, post, cacheable := idSplit(msg, raw)
 	var key validKey
 	if cacheable {
-		key = verdicts.key(v, method, pre, post)
+		key = verdicts.key(v, keyMethod, pre, post)
 		if o, bad, ok := verdicts.get(key, pre, post); ok {
 			return o, bad
 		}
@@ -466,7 +488,7 @@ func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw
 	o, bad := Observation{}, false
 	m := msg
 	m.Raw = raw
-	for _, vi := range rules.SortViolations(rules.Schema(v, spec.ServerToClient, method, m)) {
+	for _, vi := range rules.SortViolations(rules.Schema(v, from, method, m)) {
 		o, bad = schemaObservation(v, vi, msg), true
 		break
 	}
