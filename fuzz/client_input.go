@@ -149,20 +149,22 @@ var clientMutators = []Mutator{
 	{Name: "reply/empty", Doc: "answers a request with 202, 204 or 200 and no body: the answer never comes (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{Status: pick(r, []int{200, 202, 204}), ReplaceBody: true})
 	}},
-	{Name: "reply/header", Doc: "answers with bent headers: a wrong or missing Content-Type, a new, garbage or doubled Mcp-Session-Id, a huge header", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/content-type", Doc: "answers with a wrong or missing Content-Type: the client may read no answer in the body (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+		q := &HTTPReply{Omit: []string{"Content-Type"}}
+		if ct := pick(r, []string{"", "text/html", "application/octet-stream", "application/json; charset=utf-16", "text/event-stream", "application/json", "text/event-stream; charset=latin1", "*/*"}); ct != "" {
+			q.Header = [][2]string{{"Content-Type", ct}}
+		}
+		return replyInput(q)
+	}},
+	{Name: "reply/header", Doc: "answers with bent headers: a new, garbage or doubled Mcp-Session-Id, a huge header, a bogus MCP-Protocol-Version", Mutate: func(r *rand.Rand, b Base) Input {
 		q := &HTTPReply{}
-		switch r.IntN(5) {
+		switch r.IntN(4) {
 		case 0:
-			q.Omit = []string{"Content-Type"}
-			if ct := pick(r, []string{"", "text/html", "application/octet-stream", "application/json; charset=utf-16", "text/event-stream", "application/json", "text/event-stream; charset=latin1", "*/*"}); ct != "" {
-				q.Header = [][2]string{{"Content-Type", ct}}
-			}
-		case 1:
 			q.Omit = []string{"Mcp-Session-Id"}
 			q.Header = [][2]string{{"Mcp-Session-Id", pick(r, []string{"mcpcheck-new-session", "\x01\x02", "ünïcödé", "", " ", "../../etc/passwd", string(bytes.Repeat([]byte("s"), 8<<10))})}}
-		case 2:
+		case 1:
 			q.Header = [][2]string{{"Mcp-Session-Id", "mcpcheck-second-session"}}
-		case 3:
+		case 2:
 			q.Header = [][2]string{{pick(r, []string{"X-Mcpcheck", "Link", "Set-Cookie", "WWW-Authenticate"}), string(bytes.Repeat([]byte("h"), pick(r, []int{4 << 10, 64 << 10})))}}
 		default:
 			q.Header = [][2]string{{"MCP-Protocol-Version", pick(r, []string{"1999-01-01", "2024-11-05", "garbage", ""})}}
@@ -229,7 +231,7 @@ var (
 // client run; slowClient wait for the client's own request timeout.
 var (
 	costlyClient = map[string]bool{"server/storm": true, "server/notification-storm": true, "sse/keep-alive": true, "sse/split": true}
-	slowClient   = map[string]bool{"server/no-answer": true, "server/instead": true, "reply/empty": true, "sse/event-type": true, "sse/unterminated": true}
+	slowClient   = map[string]bool{"server/no-answer": true, "server/instead": true, "reply/empty": true, "reply/content-type": true, "sse/event-type": true, "sse/unterminated": true}
 )
 
 // ClientMutators returns the mutators of client campaigns, sorted by name:

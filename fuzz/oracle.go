@@ -67,12 +67,12 @@ type judge struct {
 	responses map[string]bool         // ids of responses mcpcheck sent
 	seq       int                     // number of the input being sent
 	http      bool                    // the target is spoken to over HTTP
+	status    int                     // HTTP status of the frame being judged
 	// client is set when the target is an MCP client (a client campaign):
 	// its frames are judged as a client's (the client-to-server schema,
 	// stdin framing), requests from it are its normal traffic, and "sent"
 	// is what mcpcheck's stage wrote to it.
 	client bool
-	status int // HTTP status of the frame being judged
 
 	// In the stateless era a dual-era server answers an initialize by
 	// opening a legacy session on the same connection, and serves every
@@ -374,6 +374,12 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	// session, the legacy one for answers to requests without a _meta
 	// protocol version, and either for what cannot be attributed to one
 	// request (an error with a null id, a notification, a request).
+	if j.client && j.legacy == "" && msg.Shape == jsonrpc.KindRequest && msg.Method == spec.MethodInitialize && j.v.Era() == spec.Stateless {
+		// A dual-era client falls back to initialize when server/discover
+		// fails it: from then on it speaks the stateful version it asks
+		// for, and its messages are judged by that version too.
+		j.legacy = requestedVersion(msg)
+	}
 	versions := []spec.Version{j.v}
 	switch {
 	case j.legacy != "" && attributed && undeclared:
@@ -610,6 +616,26 @@ func negotiatedVersion(msg jsonrpc.Message) spec.Version {
 		return ""
 	}
 	return v
+}
+
+// requestedVersion is the stateful protocol version an initialize request
+// asks for, or the latest stateful version when it asks for none that is
+// known.
+func requestedVersion(msg jsonrpc.Message) spec.Version {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(msg.Params, &p)
+	if v := spec.Version(p.ProtocolVersion); v.Known() && v.Era() == spec.Stateful {
+		return v
+	}
+	var latest spec.Version
+	for _, v := range spec.Versions {
+		if v.Era() == spec.Stateful && (latest == "" || v > latest) {
+			latest = v
+		}
+	}
+	return latest
 }
 
 // declaresVersion reports whether request params carry the per-request

@@ -168,14 +168,28 @@ func placeholders(schema *mcp.RequestedSchema) map[string]json.RawMessage {
 			continue
 		}
 		var v any
+		// An enum without options (a server may send "enum": [], found by
+		// mcpcheck fuzz --client) has no sample: the field is left out.
 		switch prop.Kind() {
 		case mcp.KindEnum, mcp.KindLegacyEnum:
+			if len(prop.Enum) == 0 {
+				continue
+			}
 			v = prop.Enum[0]
 		case mcp.KindTitledEnum:
+			if len(prop.OneOf) == 0 {
+				continue
+			}
 			v = prop.OneOf[0].Const
 		case mcp.KindMultiEnum:
+			if len(prop.Items.Enum) == 0 {
+				continue
+			}
 			v = []string{prop.Items.Enum[0]}
 		case mcp.KindTitledMulti:
+			if len(prop.Items.AnyOf) == 0 {
+				continue
+			}
 			v = []string{prop.Items.AnyOf[0].Const}
 		case mcp.KindBoolean:
 			v = false

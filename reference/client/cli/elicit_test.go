@@ -33,6 +33,24 @@ func TestTyped(t *testing.T) {
 	}
 }
 
+// TestPlaceholdersSkipEmptyEnums: an enum without options (found by
+// mcpcheck fuzz --client-stdio) gets no sample instead of a panic.
+func TestPlaceholdersSkipEmptyEnums(t *testing.T) {
+	var s mcp.RequestedSchema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{
+		"e":{"type":"string","enum":[]},
+		"t":{"type":"string","oneOf":[]},
+		"m":{"type":"array","items":{"enum":[]}},
+		"tm":{"type":"array","items":{"anyOf":[]}},
+		"ok":{"type":"boolean"}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	got := placeholders(&s)
+	if len(got) != 1 || string(got["ok"]) != "false" {
+		t.Errorf("placeholders = %v; want only ok=false", got)
+	}
+}
+
 func TestPlaceholdersFillEveryFieldWithoutDefault(t *testing.T) {
 	var s mcp.RequestedSchema
 	json.Unmarshal([]byte(`{"type":"object","properties":{
