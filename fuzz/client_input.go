@@ -99,13 +99,20 @@ const triggerIDValue = "mcpcheck:trigger-id"
 // mutator can describe.
 var clientMutators = []Mutator{
 	{Name: "server/storm", Doc: "sends 10 to 300 server-to-client requests of one method (sampling, elicitation, roots, ping) at once, each with an id of its own", Mutate: func(r *rand.Rand, b Base) Input {
-		method := pick(r, stormMethods(b.Version))
+		methods := stormMethods(b.Gens)
+		method := spec.MethodPing // the versions without server requests get bare pings
+		if len(methods) > 0 {
+			method = pick(r, methods)
+		}
 		n := pick(r, []int{10, 50, 300})
 		var all []byte
 		for i := 0; i < n; i++ {
-			msg, err := example(b.Gens.Request(method), r.Uint64())
-			if err != nil {
-				msg = Message{Value: map[string]any{"jsonrpc": "2.0", "method": method, "params": map[string]any{}}}
+			msg := Message{Value: map[string]any{"jsonrpc": "2.0", "method": method}}
+			if len(methods) > 0 {
+				var err error
+				if msg, err = example(b.Gens.Request(method), r.Uint64()); err != nil {
+					msg = Message{Value: map[string]any{"jsonrpc": "2.0", "method": method, "params": map[string]any{}}}
+				}
 			}
 			msg.Value["id"] = "mcpcheck-storm-" + itoa(i)
 			all = append(all, line(msg.Raw())...)
@@ -177,7 +184,7 @@ var clientMutators = []Mutator{
 		}
 		return replyInput(&HTTPReply{Status: pick(r, []int{301, 302, 303, 307, 308}), Redirect: pick(r, []string{"loop", "gone", "closed"})})
 	}},
-	{Name: "reply/lying-length", Doc: "declares a Content-Length longer or shorter than the body (written by hand; the connection is closed after it)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/lying-length", Doc: "declares a Content-Length longer or shorter than the body, written by hand and the connection closed after it (a cut answer may cost the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{DeclaredLength: pick(r, []int64{-1, 1, 10, 1 << 20, 1 << 40})})
 	}},
 	{Name: "sse/split", Doc: "writes the event stream 1 to 16 bytes at a time, each write flushed apart", Mutate: func(r *rand.Rand, b Base) Input {
@@ -231,7 +238,7 @@ var (
 // client run; slowClient wait for the client's own request timeout.
 var (
 	costlyClient = map[string]bool{"server/storm": true, "server/notification-storm": true, "sse/keep-alive": true, "sse/split": true}
-	slowClient   = map[string]bool{"server/no-answer": true, "server/instead": true, "reply/empty": true, "reply/content-type": true, "sse/event-type": true, "sse/unterminated": true}
+	slowClient   = map[string]bool{"server/no-answer": true, "server/instead": true, "reply/empty": true, "reply/content-type": true, "reply/lying-length": true, "sse/event-type": true, "sse/unterminated": true}
 )
 
 // ClientMutators returns the mutators of client campaigns, sorted by name:
@@ -307,16 +314,19 @@ func scheduleClient(ms []Mutator) []Mutator {
 	return out
 }
 
-// stormMethods are the server-to-client requests of a storm in version v.
-func stormMethods(v spec.Version) []string {
+// stormMethods are the server-to-client requests of a storm that the
+// version's generators can draw (none in a version without server
+// requests).
+func stormMethods(g *Messages) []string {
+	can := map[string]bool{}
+	for _, m := range serverMethods(g, true) {
+		can[m] = true
+	}
 	var out []string
 	for _, m := range []string{spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate, spec.MethodRootsList, spec.MethodPing} {
-		if info, ok := spec.LookupMethod(v, m); ok && info.Direction.Allows(spec.ServerToClient) && !info.Carrier {
+		if can[m] {
 			out = append(out, m)
 		}
-	}
-	if len(out) == 0 {
-		out = []string{spec.MethodPing}
 	}
 	return out
 }
@@ -350,7 +360,7 @@ func MakeClientBase(v spec.Version, seed uint64, trigger string) (Base, error) {
 	var gen *rapid.Generator[Message]
 	kind := seed % 8
 	if kind < 3 {
-		if info, ok := spec.LookupMethod(v, trigger); !ok || info.Kind != spec.RequestMethod || info.Carrier {
+		if info, err := gens.info(trigger); err != nil || info.Result == "" || info.Carrier {
 			kind = 3 // no generated answer for a method the version lacks
 		}
 	}

@@ -155,6 +155,10 @@ func typed(prop mcp.PrimitiveSchema, s string) (json.RawMessage, error) {
 	return b, nil
 }
 
+// maxPlaceholder bounds the length of a sample string (a server's
+// minLength may ask for any length).
+const maxPlaceholder = 1 << 16
+
 // placeholders answers every field that has no default with a sample value
 // of the right type, so that --elicit accept can answer any form (servers
 // tend to expect every field); the client applies the defaults itself.
@@ -214,12 +218,15 @@ func placeholders(schema *mcp.RequestedSchema) map[string]json.RawMessage {
 			case "date-time":
 				v = "2025-01-01T00:00:00Z"
 			default:
+				// Lengths come from the server: a negative maxLength or a
+				// huge minLength (found by mcpcheck fuzz --client) must
+				// neither panic nor exhaust memory.
 				s := "example"
 				if prop.MinLength != nil && int64(len(s)) < *prop.MinLength {
-					s += strings.Repeat("x", int(*prop.MinLength)-len(s))
+					s += strings.Repeat("x", int(min(*prop.MinLength, maxPlaceholder))-len(s))
 				}
 				if prop.MaxLength != nil && int64(len(s)) > *prop.MaxLength {
-					s = s[:*prop.MaxLength]
+					s = s[:max(*prop.MaxLength, 0)]
 				}
 				v = s
 			}
