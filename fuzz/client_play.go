@@ -48,15 +48,15 @@ type player struct {
 	// marker is the line the stdio rewrite leaves in place of the
 	// trigger's answer, for the stdout hook to replace.
 	marker []byte
-	// base is the case's URL root, for redirects; note records in the
-	// case what the player did.
-	base string
-	note func(what, detail string)
 	// done is closed when the execution ends (an endless keep-alive
 	// stream stops then).
 	done chan struct{}
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// base is the case's URL root, for redirects; notes records in the
+	// case what the player did (set once the case exists).
+	base     string
+	notes    func(what, detail string)
 	seen     int
 	played   bool
 	probedAt time.Time // when the ping went out (zero: not sent)
@@ -65,7 +65,7 @@ type player struct {
 }
 
 func newPlayer(v spec.Version, in Input, token string) *player {
-	p := &player{v: v, in: in, done: make(chan struct{}), note: func(string, string) {}}
+	p := &player{v: v, in: in, done: make(chan struct{}), notes: func(string, string) {}}
 	if in.Client != nil {
 		p.plan = *in.Client
 	}
@@ -75,6 +75,21 @@ func newPlayer(v spec.Version, in Input, token string) *player {
 	}
 	p.marker = []byte("mcpcheck-fuzz-play-" + token)
 	return p
+}
+
+// note records what the player did in the case's recording.
+func (p *player) note(what, detail string) {
+	p.mu.Lock()
+	f := p.notes
+	p.mu.Unlock()
+	f(what, detail)
+}
+
+// url is the case's URL root.
+func (p *player) url() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.base
 }
 
 // state reports whether the input was played and when the ping went out.
@@ -168,7 +183,7 @@ func (p *player) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case loopPath:
-			w.Header().Set("Location", p.base+loopPath)
+			w.Header().Set("Location", p.url()+loopPath)
 			w.WriteHeader(http.StatusTemporaryRedirect)
 			return
 		case gonePath:
@@ -240,7 +255,8 @@ func (p *player) playHTTP(w http.ResponseWriter, r *http.Request, next http.Hand
 		q = &HTTPReply{}
 	}
 	if q.Redirect != "" {
-		loc := map[string]string{"self": p.base + "/mcp", "loop": p.base + loopPath, "gone": p.base + gonePath, "closed": "http://127.0.0.1:1/mcp"}[q.Redirect]
+		base := p.url()
+		loc := map[string]string{"self": base + "/mcp", "loop": base + loopPath, "gone": base + gonePath, "closed": "http://127.0.0.1:1/mcp"}[q.Redirect]
 		p.note("mcpcheck-fuzz", fmt.Sprintf("the answer to %s #%d is a redirect: HTTP %d to %s", p.plan.Trigger, p.plan.Nth, q.Status, loc))
 		w.Header().Set("Location", loc)
 		w.WriteHeader(q.Status)
@@ -287,7 +303,10 @@ func (p *player) playHTTP(w http.ResponseWriter, r *http.Request, next http.Hand
 		}
 	}
 	var hostile []sseEvent
-	for _, l := range bytes.Split(bytes.Join(p.chunks(p.idTok), nil), []byte{'\n'}) {
+	p.mu.Lock()
+	idTok := p.idTok
+	p.mu.Unlock()
+	for _, l := range bytes.Split(bytes.Join(p.chunks(idTok), nil), []byte{'\n'}) {
 		if len(bytes.TrimSpace(l)) > 0 {
 			hostile = append(hostile, sseEvent{data: l})
 		}

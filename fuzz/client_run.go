@@ -149,20 +149,12 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 		return run, err
 	}
 	pl := newPlayer(v, in, runToken())
-	cfg := stage.Config{Server: stage.ServerOptions{Versions: []spec.Version{v}, NoFixtures: true, Tools: []stage.Tool{addNumbers}, StepDelay: -1}, MaxEvents: maxClientEvents}
-	if t.Stdio {
-		cfg.Server.Rewrite = pl.rewrite
-		cfg.Stdio.Write = pl.write
-	} else {
-		cfg.Middleware = pl.middleware
-	}
-	sc, err := st.NewCase(cfg)
+	sc, err := pl.open(st, t.Stdio)
 	if err != nil {
-		return run, fmt.Errorf("fuzz: the stage cannot open a case for the client: %w", err)
+		return run, err
 	}
 	defer sc.Close()
 	defer close(pl.done)
-	pl.base, pl.note = sc.Base(), sc.Note
 	scenario := t.Scenario
 	if scenario == "" {
 		scenario = DefaultClientScenario
@@ -251,6 +243,27 @@ loop:
 		run.events = append(run.events, reports.WireEvent{Direction: reports.Note, Note: fmt.Sprintf("the input was not played: the client made no %s request #%d", pl.plan.Trigger, pl.plan.Nth)})
 	}
 	return run, nil
+}
+
+// open creates the stage case that plays pl: the reference engine serving
+// version v with the add_numbers tool, pl's hooks in the path of its
+// answers on the client's transport.
+func (p *player) open(st *stage.Stage, stdio bool) (*stage.Case, error) {
+	cfg := stage.Config{Server: stage.ServerOptions{Versions: []spec.Version{p.v}, NoFixtures: true, Tools: []stage.Tool{addNumbers}, StepDelay: -1}, MaxEvents: maxClientEvents}
+	if stdio {
+		cfg.Server.Rewrite = p.rewrite
+		cfg.Stdio.Write = p.write
+	} else {
+		cfg.Middleware = p.middleware
+	}
+	sc, err := st.NewCase(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: the stage cannot open a case for the client: %w", err)
+	}
+	p.mu.Lock()
+	p.base, p.notes = sc.Base(), sc.Note
+	p.mu.Unlock()
+	return sc, nil
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }

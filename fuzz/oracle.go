@@ -249,7 +249,10 @@ func idForms(tok []byte) []string {
 		return []string{string(tok)}
 	}
 	out := []string{c.String()}
-	if f, ok := new(big.Float).SetString(c.String()); ok && f.IsInt() {
+	// The integer form only for integers a peer could hold: a token like
+	// 1e9544925 (a client campaign's hostile bytes may hold one) would
+	// take seconds to spell out in digits.
+	if f, ok := new(big.Float).SetString(c.String()); ok && f.IsInt() && f.MantExp(nil) <= maxIDExp {
 		i, _ := f.Int(nil)
 		out = append(out, i.String())
 	}
@@ -258,6 +261,10 @@ func idForms(tok []byte) []string {
 	}
 	return out
 }
+
+// maxIDExp bounds the binary exponent of a number id whose integer value
+// idForms spells out (2^1100 is past every double).
+const maxIDExp = 1100
 
 // numKey is the double-precision value of a JSON number token, as a map
 // key ("" when tok is no finite number).
