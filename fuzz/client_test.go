@@ -258,3 +258,51 @@ func TestClientSummaryJSON(t *testing.T) {
 	}
 	_ = reports.FindingCrash
 }
+
+// TestClientPlayerOverHTTP drives the HTTP side of the player (the
+// middleware: hostile SSE events, reply damage, redirects, raw writes,
+// keep-alive) with the reference client in-process, under the race
+// detector: every HTTP client mutator plays, the client gets through or
+// fails its task within its request timeout, and the oracles do not judge
+// it.
+func TestClientPlayerOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays every HTTP client mutator")
+	}
+	st, err := stage.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	requests := []string{spec.MethodInitialize, spec.MethodToolsList, spec.MethodToolsCall}
+	played := 0
+	for _, m := range ClientMutators(true) {
+		if slowClient[m.Name] {
+			continue // each costs the client's request timeout
+		}
+		in, err := MakeClientInput(spec.V20251125, m.Name, 3, requests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := newPlayer(spec.V20251125, in, "http")
+		sc, err := pl.open(st, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		refHTTPTask(ctx, sc.URL())
+		cancel()
+		close(pl.done)
+		sc.WaitIdle(2 * time.Second)
+		if ok, _ := pl.state(); ok {
+			played++
+		}
+		if obs, _, _ := judgeClient(spec.V20251125, true, sc.Recording().Events()); len(obs) > 0 {
+			t.Errorf("%s: the reference client was judged: %+v", m.Name, obs)
+		}
+		sc.Close()
+	}
+	if played < 10 {
+		t.Errorf("only %d inputs were played", played)
+	}
+}
