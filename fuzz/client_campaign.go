@@ -99,6 +99,8 @@ func ClientReproducer(t ClientTarget) func(*Finding) string {
 	}
 }
 
+// clientCampaign is the state of one RunClient: the stage, the learned
+// clean run, counters and the findings so far.
 type clientCampaign struct {
 	cfg      ClientConfig
 	parent   context.Context
@@ -279,6 +281,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	return res, nil
 }
 
+// tail is the last n bytes of b.
 func tail(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[len(b)-n:]
@@ -286,6 +289,8 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
+// claim reserves one execution, or returns false when the bounds are
+// reached.
 func (c *clientCampaign) claim(ctx context.Context) (int64, bool) {
 	if ctx.Err() != nil {
 		return 0, false
@@ -298,6 +303,7 @@ func (c *clientCampaign) claim(ctx context.Context) (int64, bool) {
 	return n, true
 }
 
+// fail records a problem of the campaign itself (bounded).
 func (c *clientCampaign) fail(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -363,6 +369,7 @@ func (c *clientCampaign) account(run clientRun, mutator string, took time.Durati
 	}
 }
 
+// progress is the live view of the campaign.
 func (c *clientCampaign) progress(rate float64) Progress {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -378,6 +385,7 @@ func (c *clientCampaign) progress(rate float64) Progress {
 	return p
 }
 
+// result is the campaign's outcome so far.
 func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -220,6 +220,7 @@ var clientMutators = []Mutator{
 	}},
 }
 
+// replyInput is an input that only bends the HTTP answer.
 func replyInput(q *HTTPReply) Input { return Input{Client: &ClientPlan{Reply: q}} }
 
 // mayLoseAnswer reports whether a correct client may never see the answer
