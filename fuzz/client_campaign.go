@@ -21,8 +21,9 @@ import (
 const (
 	// DefaultClientTimeout bounds a run whose input leaves one of the
 	// client's requests unanswered: a client must give up on it by itself
-	// within that time.
-	DefaultClientTimeout = 30 * time.Second
+	// within that time. It is longer than the common SDK defaults (30 s
+	// for mcp-go, 60 s for the TypeScript SDK).
+	DefaultClientTimeout = 65 * time.Second
 	// DefaultMaxClientRSS bounds the resident memory of the client's
 	// process group.
 	DefaultMaxClientRSS = 1 << 30
@@ -207,7 +208,8 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 			errNoRequests, run.exit, run.took.Round(time.Millisecond), cfg.Client.Command, cfg.Version, cfg.Client.Transport(), quoteStart(tail(run.stderr, 400)))
 	}
 	c.requests = run.requests
-	c.lim = clientLimits{wait: cfg.Wait, deadline: 2*run.took + cfg.Wait, dropDeadline: cfg.ClientTimeout, maxRSS: cfg.MaxRSS}
+	c.lim = clientLimits{wait: cfg.Wait, deadline: 2*run.took + cfg.Wait, dropDeadline: cfg.ClientTimeout, maxRSS: cfg.MaxRSS,
+		cleanOK: run.code == 0}
 	info.Deadline = c.lim.deadline
 	c.account(run, clean.Mutator, 0)
 	for _, o := range run.obs {
@@ -442,7 +444,13 @@ func (c *clientCampaign) observe(ctx context.Context, o Observation, in Input, e
 // reproduce runs the finding's input on fresh client launches, then
 // minimizes it and keeps the transcript of the minimized run.
 func (c *clientCampaign) reproduce(f *Finding) {
-	rctx, cancel := context.WithTimeout(c.parent, c.cfg.MinimizeTime)
+	budget, limit := c.cfg.MinimizeBudget, c.cfg.MinimizeTime
+	if f.Input.Client != nil && f.Input.Client.mayLoseAnswer() {
+		// Each run may last the client timeout: reproduce once, do not
+		// minimize (the input is small: one bent answer).
+		budget, limit = 0, limit+c.cfg.ClientTimeout
+	}
+	rctx, cancel := context.WithTimeout(c.parent, limit)
 	defer cancel()
 	test := func(in Input) bool {
 		if rctx.Err() != nil {
@@ -465,12 +473,12 @@ func (c *clientCampaign) reproduce(f *Finding) {
 	}
 	f.Reproduced = true
 	f.Minimized = f.Input
-	if c.cfg.MinimizeBudget > 0 {
-		f.Minimized = Minimize(f.Input, test, c.cfg.MinimizeBudget)
-	}
-	if run, err := runClientOnce(context.WithoutCancel(rctx), c.st, c.cfg.Client, c.cfg.Version, f.Minimized, c.lim); err == nil {
-		c.launches.Add(1)
-		f.Transcript, f.StderrTail = run.events, run.stderr
+	if budget > 0 {
+		f.Minimized = Minimize(f.Input, test, budget)
+		if run, err := runClientOnce(context.WithoutCancel(rctx), c.st, c.cfg.Client, c.cfg.Version, f.Minimized, c.lim); err == nil {
+			c.launches.Add(1)
+			f.Transcript, f.StderrTail = run.events, run.stderr
+		}
 	}
 }
 
@@ -505,7 +513,7 @@ func ReplayClient(ctx context.Context, findingPath string, t ClientTarget, opts 
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	defer st.Close()
-	lim := clientLimits{wait: wait, deadline: 2 * wait, dropDeadline: DefaultClientTimeout, maxRSS: DefaultMaxClientRSS}
+	lim := clientLimits{wait: wait, deadline: 2 * wait, dropDeadline: DefaultClientTimeout, maxRSS: DefaultMaxClientRSS, cleanOK: true}
 	if opts.ClientTimeout > 0 {
 		lim.dropDeadline = opts.ClientTimeout
 	}

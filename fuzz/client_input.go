@@ -297,16 +297,18 @@ func lookupClientMutator(name string) (Mutator, bool) {
 }
 
 // scheduleClient expands a client mutator list as Schedule does, with the
-// client families' costs.
+// client families' costs: cheap mutators 64 times, costly ones 16 times,
+// and the ones that cost the client's request timeout (seconds, for a
+// correct client) once.
 func scheduleClient(ms []Mutator) []Mutator {
 	var out []Mutator
 	for _, m := range ms {
-		n := 16
+		n := 64
 		switch {
 		case slowClient[m.Name] || slow[m.Name]:
 			n = 1
 		case costlyClient[m.Name] || m.Costly():
-			n = 4
+			n = 16
 		}
 		for i := 0; i < n; i++ {
 			out = append(out, m)

@@ -110,7 +110,16 @@ type clientLimits struct {
 	deadline, dropDeadline time.Duration
 	// maxRSS bounds the client's process group's resident memory.
 	maxRSS uint64
+	// cleanOK says the client's clean run exited with status 0: then a
+	// run that only reframes the answer's SSE stream validly must too.
+	cleanOK bool
 }
+
+// validSSE are the mutators whose SSE streams stay valid (the SSE format
+// allows CR and CR LF line ends, data spread over lines, a leading BOM,
+// any write boundaries, comments, retry fields): a client that completes
+// its task in its clean run must complete it under them too.
+var validSSE = map[string]bool{"sse/framing": true, "sse/split": true, "sse/retry": true, "sse/keep-alive": true}
 
 // clientRun is what one client run showed.
 type clientRun struct {
@@ -123,6 +132,8 @@ type clientRun struct {
 	took     time.Duration
 	peakRSS  uint64
 	exit     string
+	// code is the exit status (-1 when killed or stopped).
+	code int
 }
 
 // Bounds of one client run.
@@ -200,10 +211,7 @@ loop:
 				if answeredProbe(rec.Events()) {
 					probeAnswered = true
 				} else if now.Sub(at) > lim.wait {
-					o := Observation{Kind: reports.FindingHang, Check: "hang/ping", Requirement: rules.FirstInForce(v, "ping.response.prompt-empty-result"),
-						Message: fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v, and is still running", lim.wait)}
-					o.Level = rules.Level(o.Requirement)
-					verdict = &o
+					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v, and is still running", lim.wait))
 					break loop
 				}
 			}
@@ -226,13 +234,18 @@ loop:
 	} else {
 		sc.WaitIdle(time.Second)
 	}
-	run.exit = proc.ExitDescription()
+	run.exit, run.code = proc.ExitDescription(), proc.ExitCode()
 	_, run.stderr = proc.Output()
 	run.played, _ = pl.state()
 	if verdict != nil {
 		run.obs = append(run.obs, *verdict)
 	} else if o, ok := clientCrash(proc.ExitState(), run.stderr); ok {
 		run.obs = append(run.obs, o)
+	} else if st := proc.ExitState(); lim.cleanOK && validSSE[in.Mutator] && st != nil && st.ExitCode() != 0 {
+		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
+			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req, Level: rules.Level(req),
+				Message: fmt.Sprintf("the client failed its task (%s) when the answer to its %s request came in a valid SSE stream framed differently (%s); its clean run succeeded", run.exit, pl.plan.Trigger, describeSSE(pl.plan.Reply))})
+		}
 	}
 	evs := rec.Events()
 	obs, requests, answered := judgeClient(v, !t.Stdio, evs)
@@ -268,6 +281,43 @@ func (p *player) open(st *stage.Stage, stdio bool) (*stage.Case, error) {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
+// describeSSE names the SSE damage of a reply in words.
+func describeSSE(q *HTTPReply) string {
+	if q == nil || q.SSE == nil {
+		return "no damage"
+	}
+	d := q.SSE
+	var w []string
+	switch d.LineEnd {
+	case "\r":
+		w = append(w, "lines ended with CR")
+	case "\r\n":
+		w = append(w, "lines ended with CR LF")
+	}
+	if d.MultiLine {
+		w = append(w, "each message over several data lines")
+	}
+	if d.BOM {
+		w = append(w, "a byte order mark first")
+	}
+	if d.Split > 0 {
+		w = append(w, "written "+itoa(d.Split)+" bytes at a time")
+	}
+	if d.Retry != "" {
+		w = append(w, "retry: "+d.Retry)
+	}
+	if d.KeepAlive {
+		w = append(w, "kept open with comments after the answer")
+	}
+	if d.ID != "" {
+		w = append(w, "event ids of "+itoa(len(d.ID))+" bytes")
+	}
+	if len(w) == 0 {
+		return "no damage"
+	}
+	return strings.Join(w, ", ")
+}
+
 // hangVerdict describes a client still running at its deadline.
 func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Duration, lim clientLimits) *Observation {
 	_, probed := pl.state()
@@ -293,8 +343,17 @@ func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Durati
 		return &Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
 			Message: fmt.Sprintf("the client had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
 	}
-	return &Observation{Kind: reports.FindingHang, Check: "hang/ping",
-		Message: fmt.Sprintf("the client did not answer the ping the stage sent after the input and had not finished its task %v after it started", ran.Round(time.Millisecond))}
+	return pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent after the input and had not finished its task %v after it started", ran.Round(time.Millisecond)))
+}
+
+// pingVerdict is the hang of a client that leaves the liveness ping
+// unanswered (one signature however it was noticed).
+func pingVerdict(v spec.Version, msg string) *Observation {
+	o := &Observation{Kind: reports.FindingHang, Check: "hang/ping", Requirement: rules.FirstInForce(v, "ping.response.prompt-empty-result"), Message: msg}
+	if o.Requirement != "" {
+		o.Level = rules.Level(o.Requirement)
+	}
+	return o
 }
 
 // answeredProbe reports whether the client answered the liveness ping.

@@ -239,6 +239,12 @@ func TestJudgeClient(t *testing.T) {
 	if obs, _, _ := judgeClient(spec.V20260728, false, legacy); len(obs) != 0 {
 		t.Errorf("a dual-era client's fallback was judged: %+v", obs)
 	}
+	// ... and one that probes with server/discover in a stateful campaign
+	// by the version its _meta declares.
+	probe := []stage.Event{ev(c, `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`)}
+	if obs, _, _ := judgeClient(spec.V20251125, false, probe); len(obs) != 0 {
+		t.Errorf("a dual-era client's discovery probe was judged: %+v", obs)
+	}
 }
 
 // TestClientSummaryJSON: a client campaign's result carries its role and

@@ -388,6 +388,12 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		j.legacy = requestedVersion(msg)
 	}
 	versions := []spec.Version{j.v}
+	if v := declaredVersion(msg); j.client && j.v.Era() == spec.Stateful && msg.Shape == jsonrpc.KindRequest && v != "" {
+		// A dual-era client probes a server with a stateless request
+		// (server/discover) before it falls back to initialize: such a
+		// request is judged by the version it declares.
+		versions = []spec.Version{v}
+	}
 	switch {
 	case j.legacy != "" && attributed && undeclared:
 		versions = []spec.Version{j.legacy}
@@ -623,6 +629,28 @@ func negotiatedVersion(msg jsonrpc.Message) spec.Version {
 		return ""
 	}
 	return v
+}
+
+// declaredVersion is the known stateless version a request declares in
+// its _meta, or "".
+func declaredVersion(msg jsonrpc.Message) spec.Version {
+	if !declaresVersion(msg.Params) {
+		return ""
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(p.Meta[mcp.MetaProtocolVersion], &s) != nil {
+		return ""
+	}
+	if v := spec.Version(s); v.Known() && v.Era() == spec.Stateless {
+		return v
+	}
+	return ""
 }
 
 // requestedVersion is the stateful protocol version an initialize request

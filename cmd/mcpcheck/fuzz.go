@@ -81,7 +81,7 @@ Client campaigns:
                            {server} ({server-line}: as one word), or appended
   --scenario NAME          the MCP_CONFORMANCE_SCENARIO the client gets (default tools_call)
   --client-timeout D       how long a client may wait for an answer that never comes before it
-                           must give up by itself (default 30s; longer than its request timeout)
+                           must give up by itself (default 65s; longer than its request timeout)
   --max-rss SIZE           memory bound of the client's processes, e.g. 512MiB or 2GiB (default 1GiB)
   --wait D                 the ping sent after each input must be answered within D, and the
                            client must finish within twice its clean run plus D (default 5s)
@@ -110,7 +110,7 @@ Flags:
   --client "CMD"           an HTTP client (as for fuzz --client)
   --client-stdio "CMD"     a stdio client (as for fuzz --client-stdio)
   --scenario NAME          the client's MCP_CONFORMANCE_SCENARIO (default tools_call)
-  --client-timeout D       bound for an input that leaves a request unanswered (default 30s)
+  --client-timeout D       bound for an input that leaves a request unanswered (default 65s)
   --transport T            how to speak to --url: streamable (default), sse or auto (as for fuzz)
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
