@@ -514,6 +514,7 @@ func (p *player) writeRaw(w http.ResponseWriter, status int, h http.Header, body
 		return
 	}
 	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second)) // a client that stops reading does not hold the handler
 	p.note("mcpcheck-fuzz", fmt.Sprintf("a response written by hand: HTTP %d, Content-Length %d for a body of %d bytes; the connection is closed after it", status, declared, len(body)))
 	bw := brw.Writer
 	if bw == nil {
@@ -526,5 +527,4 @@ func (p *player) writeRaw(w http.ResponseWriter, status int, h http.Header, body
 	fmt.Fprintf(bw, "Content-Length: %d\r\nConnection: close\r\n\r\n", declared)
 	_, _ = bw.Write(body)
 	_ = bw.Flush()
-	_ = conn.SetDeadline(time.Now().Add(time.Second))
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -262,7 +263,6 @@ func TestClientSummaryJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back.Role != "client" || back.Client == nil || back.Client.Requests[0] != "initialize" {
 		t.Errorf("summary %s", b.String())
 	}
-	_ = reports.FindingCrash
 }
 
 // TestClientPlayerOverHTTP drives the HTTP side of the player (the
@@ -311,4 +311,50 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 	if played < 10 {
 		t.Errorf("only %d inputs were played", played)
 	}
+}
+
+// TestClientMemoryBound: a client whose processes grow past the bound is
+// stopped and reported (the bound here is one byte, so any client is
+// over it at the first sample).
+func TestClientMemoryBound(t *testing.T) {
+	relay, fragile := buildClientBins(t)
+	if groupRSS(ownGroup()) == 0 {
+		t.Skip("no /proc: the memory bound cannot be measured here")
+	}
+	st, err := stage.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	target := ClientTarget{Command: "sleep 5; " + fragile + " {server}", Stdio: true, Relay: relay}
+	lim := clientLimits{wait: time.Second, deadline: 10 * time.Second, dropDeadline: 10 * time.Second, maxRSS: 1}
+	run, err := runClientOnce(context.Background(), st, target, spec.V20251125, Input{Client: &ClientPlan{}}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.obs) == 0 || run.obs[0].Check != "resource/memory" || run.obs[0].Kind != reports.FindingCrash || run.peakRSS == 0 {
+		t.Fatalf("observations %+v, peak %d", run.obs, run.peakRSS)
+	}
+	if run.took > 5*time.Second {
+		t.Errorf("the client ran %v; it should have been stopped at the first sample", run.took)
+	}
+}
+
+// ownGroup is the test process's process group (from /proc/self/stat; 0
+// where there is none).
+func ownGroup() int {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 3 {
+		return 0
+	}
+	g, _ := strconv.Atoi(string(f[2]))
+	return g
 }

@@ -719,7 +719,11 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		}
 		fmt.Fprintf(w, "  merged from %s:%s seed %d, %d execs in %s, %d finding(s)\n", printableText(p.Dir), shard, p.Seed, p.Execs, p.Duration.Round(time.Millisecond), p.Findings)
 	}
-	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d target restarts", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts)
+	restarts := "target restarts"
+	if res.Role == "client" {
+		restarts = "client launches"
+	}
+	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d %s", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts, restarts)
 	if res.PeakHeapBytes > 0 {
 		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
 	}
