@@ -38,6 +38,7 @@ target fuzz FuzzMCPDecode FuzzMCPDecode
 target fuzz FuzzJudge FuzzJudge
 target fuzz FuzzGeneratedMessages FuzzGeneratedMessages
 target fuzz FuzzMinimize FuzzMinimize
+target fuzz FuzzClientStage FuzzClientStage
 target reference/server FuzzSessionMessages FuzzSessionMessages
 target reference/server FuzzHTTPPost FuzzHTTPPost
 target reference/client FuzzClientMessages FuzzClientMessages

@@ -122,6 +122,9 @@ type Verdict struct {
 
 // Result is the outcome of a campaign.
 type Result struct {
+	// Role is "client" for a client campaign (RunClient), where mcpcheck
+	// played the server; empty for a server campaign.
+	Role    string       `json:"role,omitempty"`
 	Version spec.Version `json:"version"`
 	Target  string       `json:"target"`
 	Seed    uint64       `json:"seed"`
@@ -161,6 +164,9 @@ type Result struct {
 	Errors []string `json:"errors,omitempty"`
 	// Parts lists the campaigns a merged result was made of (Merge).
 	Parts []Part `json:"parts,omitempty"`
+	// Client describes a client campaign's clean run and the client's
+	// memory (client campaigns only).
+	Client *ClientRunInfo `json:"client,omitempty"`
 }
 
 // Summary fills the reports model's FuzzSummary, with each finding's

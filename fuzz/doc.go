@@ -1,5 +1,6 @@
-// Package fuzz is mcpcheck's fuzzer for MCP servers: generators, mutators,
-// oracles, a campaign runner, minimized on-disk findings and their replay.
+// Package fuzz is mcpcheck's fuzzer for MCP servers and clients:
+// generators, mutators, oracles, campaign runners, minimized on-disk
+// findings and their replay.
 //
 // # Generators (pgregory.net/rapid)
 //
@@ -80,4 +81,35 @@
 // transcript, stderr tail and replay.json. [Replay] runs a finding again.
 // [Result.Verdict] fails when a crash, a hang or a MUST-level violation was
 // found; [Result.Summary] fills the reports model.
+//
+// # Client campaigns
+//
+// [RunClient] fuzzes an MCP client ([ClientTarget]: a command line, over
+// stdio or streamable HTTP): mcpcheck plays a hostile server through
+// harness/stage, whose cases run the reference server's engine and launch
+// the client as a process group (over stdio the client starts mcpcheck's
+// relay as its server). A clean run first learns the client's requests and
+// pace. Each execution then launches the client once against a case that
+// plays one [Input] whose [ClientPlan] names the request (method and
+// occurrence) whose answer it goes with. The same stream mutators aim at a
+// server message ([MakeClientBase]: a generated answer to that request
+// with the [TriggerID] in place of its id, an error, a server request or a
+// notification; the content mutators bend a response's result where they
+// bend a request's params), and [ClientMutators] adds the families that
+// exist for clients only: server (request and notification storms, an
+// answer that never comes) and for HTTP clients reply (status, headers,
+// redirects, lying lengths: [HTTPReply]) and sse ([SSEDamage]). Over stdio
+// the engine's answer is held back (its Rewrite) and the stage's stdout
+// hook writes the input's chunks, a liveness ping ([ProbeID]) and the
+// answer; over HTTP a middleware writes them as SSE events with the
+// reply's damage. Oracles: the client crashes (a signal, a crash signal's
+// exit status, a crash report with a failure status; an error exit is
+// not a crash), hangs (the ping goes unanswered, or the task is not done
+// within twice the clean run plus Wait), outgrows the memory bound (its
+// process group's resident memory), waits past ClientTimeout on an answer
+// that never came (a SHOULD: requests have timeouts), or writes messages
+// the judge refuses, held to the client's side (the client-to-server
+// schema, stdin framing, answers to requests the stage never sent).
+// Findings are reproduced, minimized and written as for servers and
+// replayed by [ReplayClient].
 package fuzz

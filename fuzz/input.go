@@ -27,6 +27,11 @@ type Input struct {
 	HTTP *HTTPRequest `json:"http,omitempty"`
 	// Methods are the MCP methods the input exercises, for coverage.
 	Methods []string `json:"methods,omitempty"`
+	// Client, set on the inputs of client campaigns (RunClient), says
+	// when the stage writes the chunks to the client and what else it does
+	// to its answer; CloseAfter there means the server goes away after the
+	// chunks (the process exits, the HTTP connection is cut).
+	Client *ClientPlan `json:"client,omitempty"`
 }
 
 // Bytes returns the chunks concatenated: everything the input writes.
@@ -63,6 +68,21 @@ func (in Input) Clone() Input {
 	if in.HTTP != nil {
 		q := *in.HTTP
 		out.HTTP = &q
+	}
+	if in.Client != nil {
+		p := *in.Client
+		if p.Reply != nil {
+			q := *p.Reply
+			q.Header = append([][2]string(nil), q.Header...)
+			q.Omit = append([]string(nil), q.Omit...)
+			q.Body = append([]byte(nil), q.Body...)
+			if q.SSE != nil {
+				d := *q.SSE
+				q.SSE = &d
+			}
+			p.Reply = &q
+		}
+		out.Client = &p
 	}
 	return out
 }

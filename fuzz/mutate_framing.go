@@ -60,10 +60,11 @@ var framingMutators = []Mutator{
 			return Input{Chunks: [][]byte{append(append(out, m[len(m)-1]), '\n')}}
 		}
 		val := cloneValue(b.Msg.Value).(map[string]any)
-		params, _ := val["params"].(map[string]any)
+		key := payloadKey(val)
+		params, _ := val[key].(map[string]any)
 		if params == nil {
 			params = map[string]any{}
-			val["params"] = params
+			val[key] = params
 		}
 		meta, _ := params["_meta"].(map[string]any)
 		if meta == nil {

@@ -141,6 +141,18 @@ func jsonType(v any) string {
 	return "object"
 }
 
+// payloadKey names the member that carries a message's content: result
+// for a success response (the bases of client campaigns include the
+// server's answers), params for everything else. The mutators that aim at
+// the content aim there, so the same mutator bends a request's params or
+// a response's result.
+func payloadKey(val map[string]any) string {
+	if _, ok := val["result"]; ok {
+		return "result"
+	}
+	return "params"
+}
+
 func nested(depth int, open, close string) []byte {
 	var b bytes.Buffer
 	b.Grow(depth * (len(open) + len(close)))
@@ -156,23 +168,24 @@ func nested(depth int, open, close string) []byte {
 
 // jsonMutators break JSON syntax and the JSON-RPC envelope.
 var jsonMutators = []Mutator{
-	{Name: "json/deep-nesting", Doc: "puts arrays or objects nested 64 to 100,000 deep into params", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/deep-nesting", Doc: "puts arrays or objects nested 64 to 100,000 deep into params (a response's result)", Mutate: func(r *rand.Rand, b Base) Input {
 		depth := pick(r, []int{64, 512, 1000, 10001, 100000})
 		val := nested(depth, "[", "]")
 		if r.IntN(2) == 0 {
 			val = nested(depth, `{"a":`, "}")
 		}
 		ms := members(b.Msg.Value)
-		return single(jsonrpc.RawObject(setMember(ms, "params", jsonrpc.RawObject(jsonrpc.RawMember{Name: "deep", Value: val}))...))
+		return single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), jsonrpc.RawObject(jsonrpc.RawMember{Name: "deep", Value: val}))...))
 	}},
 	{Name: "json/exotic-id", Doc: "gives a request an id that is a float, -0, an exponent, out of range, or of a forbidden type", Mutate: func(r *rand.Rand, b Base) Input {
 		ms := members(b.Msg.Value)
 		return single(jsonrpc.RawObject(setMember(ms, "id", []byte(pick(r, exoticIDs)))...))
 	}},
-	{Name: "json/exotic-number", Doc: "puts exotic number tokens into params (progress tokens, cursors, arguments)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/exotic-number", Doc: "puts exotic number tokens into params or a result (progress tokens, cursors, arguments)", Mutate: func(r *rand.Rand, b Base) Input {
 		num := []byte(pick(r, exoticNumbers))
 		val := cloneValue(b.Msg.Value).(map[string]any)
-		params, _ := val["params"].(map[string]any)
+		key := payloadKey(val)
+		params, _ := val[key].(map[string]any)
 		if params == nil {
 			params = map[string]any{}
 		}
@@ -190,7 +203,7 @@ var jsonMutators = []Mutator{
 			o := randomObject(r, params, false)
 			o["n"] = "\u0000mcpcheck-number\u0000"
 		}
-		val["params"] = params
+		val[key] = params
 		raw := bytes.Replace(marshal(val), []byte(`"\u0000mcpcheck-number\u0000"`), num, 1)
 		return single(raw)
 	}},
@@ -254,9 +267,9 @@ var jsonMutators = []Mutator{
 	{Name: "json/not-object", Doc: "sends a JSON value that is not an object", Mutate: func(r *rand.Rand, b Base) Input {
 		return single([]byte(pick(r, []string{`"ping"`, `42`, `null`, `true`, `-0`, `1e400`})))
 	}},
-	{Name: "json/params-not-object", Doc: "sends params as an array, string, number or null", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/params-not-object", Doc: "sends params (a response's result) as an array, string, number or null", Mutate: func(r *rand.Rand, b Base) Input {
 		ms := members(b.Msg.Value)
-		return single(jsonrpc.RawObject(setMember(ms, "params", []byte(pick(r, []string{`[]`, `[1,"a"]`, `"params"`, `0`, `null`, `true`})))...))
+		return single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), []byte(pick(r, []string{`[]`, `[1,"a"]`, `"params"`, `0`, `null`, `true`})))...))
 	}},
 	{Name: "json/escaped-names", Doc: "spells member names with \\u escapes (\"\\u0069d\" is \"id\")", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
@@ -268,12 +281,13 @@ var jsonMutators = []Mutator{
 		}
 		return single(m)
 	}},
-	{Name: "json/huge-string", Doc: "puts a string of 64 KiB to 2 MiB into params", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/huge-string", Doc: "puts a string of 64 KiB to 2 MiB into params (a response's result)", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
-		params, _ := val["params"].(map[string]any)
+		key := payloadKey(val)
+		params, _ := val[key].(map[string]any)
 		if params == nil {
 			params = map[string]any{}
-			val["params"] = params
+			val[key] = params
 		}
 		s := strings.Repeat(pick(r, []string{"a", "é", "😀", "\\"}), pick(r, []int{64 << 10, 512 << 10, 2 << 20})/4)
 		params[pick(r, []string{"name", "uri", "cursor", "huge"})] = s

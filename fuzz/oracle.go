@@ -68,6 +68,11 @@ type judge struct {
 	seq       int                     // number of the input being sent
 	http      bool                    // the target is spoken to over HTTP
 	status    int                     // HTTP status of the frame being judged
+	// client is set when the target is an MCP client (a client campaign):
+	// its frames are judged as a client's (the client-to-server schema,
+	// stdin framing), requests from it are its normal traffic, and "sent"
+	// is what mcpcheck's stage wrote to it.
+	client bool
 
 	// In the stateless era a dual-era server answers an initialize by
 	// opening a legacy session on the same connection, and serves every
@@ -244,7 +249,10 @@ func idForms(tok []byte) []string {
 		return []string{string(tok)}
 	}
 	out := []string{c.String()}
-	if f, ok := new(big.Float).SetString(c.String()); ok && f.IsInt() {
+	// The integer form only for integers a peer could hold: a token like
+	// 1e9544925 (a client campaign's hostile bytes may hold one) would
+	// take seconds to spell out in digits.
+	if f, ok := new(big.Float).SetString(c.String()); ok && f.IsInt() && f.MantExp(nil) <= maxIDExp {
 		i, _ := f.Int(nil)
 		out = append(out, i.String())
 	}
@@ -253,6 +261,10 @@ func idForms(tok []byte) []string {
 	}
 	return out
 }
+
+// maxIDExp bounds the binary exponent of a number id whose integer value
+// idForms spells out (2^1100 is past every double).
+const maxIDExp = 1100
 
 // numKey is the double-precision value of a JSON number token, as a map
 // key ("" when tok is no finite number).
@@ -299,6 +311,12 @@ func (j *judge) received(f Frame) frameResult {
 		switch {
 		case f.HTTPStatus >= 400:
 			// An HTTP error status may carry any body.
+		case j.client && j.http:
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the client POSTed a body that is not JSON: " + quoteStart(data)})
+		case j.client:
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
+				Message: "the client wrote a line to the server's stdin that is not JSON: " + quoteStart(data)})
 		case j.http:
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target answered HTTP " + itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
@@ -363,7 +381,19 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	// session, the legacy one for answers to requests without a _meta
 	// protocol version, and either for what cannot be attributed to one
 	// request (an error with a null id, a notification, a request).
+	if j.client && j.legacy == "" && msg.Shape == jsonrpc.KindRequest && msg.Method == spec.MethodInitialize && j.v.Era() == spec.Stateless {
+		// A dual-era client falls back to initialize when server/discover
+		// fails it: from then on it speaks the stateful version it asks
+		// for, and its messages are judged by that version too.
+		j.legacy = requestedVersion(msg)
+	}
 	versions := []spec.Version{j.v}
+	if v := declaredVersion(msg); j.client && j.v.Era() == spec.Stateful && msg.Shape == jsonrpc.KindRequest && v != "" {
+		// A dual-era client probes a server with a stateless request
+		// (server/discover) before it falls back to initialize: such a
+		// request is judged by the version it declares.
+		versions = []spec.Version{v}
+	}
 	switch {
 	case j.legacy != "" && attributed && undeclared:
 		versions = []spec.Version{j.legacy}
@@ -410,6 +440,9 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
 		return
+	case msg.Shape == jsonrpc.KindRequest && j.client:
+		// A client's own request: its ordinary traffic, which the stage's
+		// engine answers; only its schema is judged below.
 	case msg.Shape == jsonrpc.KindRequest:
 		if j.legacy != "" {
 			// A request from the legacy session, which may send them.
@@ -454,11 +487,19 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 // the first violation (one per message: the rest are usually the same
 // bug).
 func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw []byte) (Observation, bool) {
-	method = rules.Answerable(v, spec.ServerToClient, method)
+	from := spec.ServerToClient
+	if j.client {
+		from = spec.ClientToServer
+	}
+	method = rules.Answerable(v, from, method)
+	keyMethod := method
+	if j.client {
+		keyMethod = "\x00client\x00" + method // one cache, two directions
+	}
 	pre, post, cacheable := idSplit(msg, raw)
 	var key validKey
 	if cacheable {
-		key = verdicts.key(v, method, pre, post)
+		key = verdicts.key(v, keyMethod, pre, post)
 		if o, bad, ok := verdicts.get(key, pre, post); ok {
 			return o, bad
 		}
@@ -466,7 +507,7 @@ func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw
 	o, bad := Observation{}, false
 	m := msg
 	m.Raw = raw
-	for _, vi := range rules.SortViolations(rules.Schema(v, spec.ServerToClient, method, m)) {
+	for _, vi := range rules.SortViolations(rules.Schema(v, from, method, m)) {
 		o, bad = schemaObservation(v, vi, msg), true
 		break
 	}
@@ -588,6 +629,48 @@ func negotiatedVersion(msg jsonrpc.Message) spec.Version {
 		return ""
 	}
 	return v
+}
+
+// declaredVersion is the known stateless version a request declares in
+// its _meta, or "".
+func declaredVersion(msg jsonrpc.Message) spec.Version {
+	if !declaresVersion(msg.Params) {
+		return ""
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(p.Meta[mcp.MetaProtocolVersion], &s) != nil {
+		return ""
+	}
+	if v := spec.Version(s); v.Known() && v.Era() == spec.Stateless {
+		return v
+	}
+	return ""
+}
+
+// requestedVersion is the stateful protocol version an initialize request
+// asks for, or the latest stateful version when it asks for none that is
+// known.
+func requestedVersion(msg jsonrpc.Message) spec.Version {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(msg.Params, &p)
+	if v := spec.Version(p.ProtocolVersion); v.Known() && v.Era() == spec.Stateful {
+		return v
+	}
+	var latest spec.Version
+	for _, v := range spec.Versions {
+		if v.Era() == spec.Stateful && (latest == "" || v > latest) {
+			latest = v
+		}
+	}
+	return latest
 }
 
 // declaresVersion reports whether request params carry the per-request

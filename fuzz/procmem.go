@@ -37,3 +37,43 @@ func procMemory() (rss, peak uint64) {
 	}
 	return rss, peak
 }
+
+// groupRSS returns the resident set size summed over the processes of
+// process group pgid (the clients of client campaigns run in a group of
+// their own, with whatever they start), read from /proc/N/stat; 0 where
+// the system has no /proc.
+func groupRSS(pgid int) uint64 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	page := uint64(os.Getpagesize())
+	var sum uint64
+	for _, e := range ents {
+		name := e.Name()
+		if name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue // gone already
+		}
+		// pid (comm) state ppid pgrp ... rss is the 24th field; comm may
+		// hold spaces and parentheses, so count from the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 22 {
+			continue
+		}
+		if g, err := strconv.Atoi(string(f[2])); err != nil || g != pgid {
+			continue
+		}
+		if n, err := strconv.ParseUint(string(f[21]), 10, 64); err == nil {
+			sum += n * page
+		}
+	}
+	return sum
+}

@@ -33,6 +33,9 @@ type ReplayOptions struct {
 	Version spec.Version
 	// Wait overrides the liveness deadline.
 	Wait time.Duration
+	// ClientTimeout bounds a client run whose input leaves a request
+	// unanswered (ReplayClient; default DefaultClientTimeout).
+	ClientTimeout time.Duration
 }
 
 // LoadReplay reads a finding's replay file; path is the finding directory
@@ -49,7 +52,7 @@ func LoadReplay(path string) (ReplayFile, error) {
 	if err := json.Unmarshal(b, &rf); err != nil {
 		return ReplayFile{}, fmt.Errorf("fuzz: %s is not a replay file: %v", path, err)
 	}
-	if rf.Format != 1 || !rf.Version.Known() || (len(rf.Input.Chunks) == 0 && rf.Input.HTTP == nil) {
+	if rf.Format != 1 || !rf.Version.Known() || (len(rf.Input.Chunks) == 0 && rf.Input.HTTP == nil && rf.Input.Client == nil) {
 		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q, %d chunks and no HTTP request; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
 	}
 	return rf, nil
@@ -63,6 +66,9 @@ func Replay(ctx context.Context, findingPath string, target Target, opts ReplayO
 	rf, err := LoadReplay(findingPath)
 	if err != nil {
 		return nil, err
+	}
+	if rf.Input.Client != nil {
+		return nil, fmt.Errorf("fuzz: %s comes from a client campaign; replay it with --client or --client-stdio", findingPath)
 	}
 	v, wait, in := rf.Version, rf.Wait, rf.Input
 	if opts.Version != "" {

@@ -36,7 +36,11 @@ func TestMain(m *testing.M) {
 			time.Sleep(time.Hour) // never reads stdin
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if clientBins.dir != "" {
+		os.RemoveAll(clientBins.dir) // the client campaign tests' binaries
+	}
+	os.Exit(code)
 }
 
 // helperTarget is the test binary started as a server of version v with

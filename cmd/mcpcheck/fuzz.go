@@ -25,6 +25,7 @@ import (
 )
 
 const fuzzUsage = `Usage: mcpcheck fuzz --stdio "CMD ARGS" | --url URL [--transport T] [flags]
+       mcpcheck fuzz --client "CMD" | --client-stdio "CMD" [flags]
        mcpcheck fuzz merge DIR... --out DIR [--format LIST]
 
 Runs a fuzz campaign against one MCP server: mutated bytes, framing, JSON and
@@ -32,6 +33,21 @@ protocol state (and hostile HTTP requests with --url: bad headers, slow
 bodies, lying Content-Lengths ...), each followed by a liveness probe.
 Crashes, hangs and protocol violations become findings, each minimized and
 written to its own directory with a replay command.
+
+With --client or --client-stdio mcpcheck plays a hostile server to an MCP
+client instead. The client is launched once per execution (as by 'mcpcheck
+client') with MCP_CONFORMANCE_SCENARIO=tools_call: it must list the tools,
+call add_numbers and exit. After a clean run, each input bends the server's
+answer to one of the client's requests: mutated answers (envelope, ids,
+types, sizes, nesting, unicode), unexpected messages, server-to-client
+request storms (sampling, elicitation, roots, ping), notifications with bad
+params, stdio framing damage, and for HTTP clients status and header
+mutations, redirects, lying lengths and broken SSE (split events, bogus ids,
+retry extremes, endless keep-alive). The client crashes (a signal or a crash
+report), hangs (does not answer the ping sent after the input, or does not
+finish in time), grows past --max-rss, or breaks a client-side rule of the
+protocol (each cited by requirement): each becomes a finding, replayed with
+'mcpcheck replay FINDING --client ...'.
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server (one process per worker, restarted after a crash)
@@ -56,7 +72,19 @@ Flags:
   --shard K/N              run shard K of N of the campaign: the inputs i of the seed's sequence
                            with i mod N = K-1 (--max-execs bounds the whole sequence); run K=1..N
                            with the same --seed and flags, e.g. as CI matrix jobs, each with its
-                           own --out, and join them with 'mcpcheck fuzz merge'
+                           own --out, and join them with 'mcpcheck fuzz merge' (server campaigns)
+
+Client campaigns:
+  --client "CMD"           an HTTP client: CMD runs through sh -c with the stage's URL in place of
+                           {url}, or appended
+  --client-stdio "CMD"     a stdio client: CMD gets the server command line to start in place of
+                           {server} ({server-line}: as one word), or appended
+  --scenario NAME          the MCP_CONFORMANCE_SCENARIO the client gets (default tools_call)
+  --client-timeout D       how long a client may wait for an answer that never comes before it
+                           must give up by itself (default 65s; longer than its request timeout)
+  --max-rss SIZE           memory bound of the client's processes, e.g. 512MiB or 2GiB (default 1GiB)
+  --wait D                 the ping sent after each input must be answered within D, and the
+                           client must finish within twice its clean run plus D (default 5s)
 
 fuzz merge joins campaigns (the shards of one, or any campaigns of one protocol
 version) from their --out directories: executions, time and per-mutator figures
@@ -69,13 +97,20 @@ Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
 `
 
 const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [--transport T] [flags]
+       mcpcheck replay FINDING --client "CMD" | --client-stdio "CMD" [flags]
 
 Replays a fuzz finding (its directory or its replay.json) against a fresh
-instance of the target and says whether the same problem shows again.
+instance of the target and says whether the same problem shows again. A
+client campaign's finding is replayed by launching the client once against
+a stage that plays the finding's input.
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server
   --url URL                an HTTP server (streamable HTTP, or HTTP+SSE with --transport sse)
+  --client "CMD"           an HTTP client (as for fuzz --client)
+  --client-stdio "CMD"     a stdio client (as for fuzz --client-stdio)
+  --scenario NAME          the client's MCP_CONFORMANCE_SCENARIO (default tools_call)
+  --client-timeout D       bound for an input that leaves a request unanswered (default 65s)
   --transport T            how to speak to --url: streamable (default), sse or auto (as for fuzz)
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
@@ -262,6 +297,66 @@ type fuzzOptions struct {
 	// protocolSet says --protocol was given: without it an HTTP+SSE
 	// target (found by --transport auto too) is fuzzed at 2024-11-05.
 	protocolSet bool
+	// client is set for a client campaign (--client, --client-stdio).
+	client *fuzz.ClientConfig
+}
+
+// clientFlags are the flags of client campaigns and their replays.
+type clientFlags struct {
+	client, clientStdio, scenario *string
+	clientTimeout                 *time.Duration
+}
+
+func addClientFlags(fs *flag.FlagSet) *clientFlags {
+	return &clientFlags{client: fs.String("client", "", ""), clientStdio: fs.String("client-stdio", "", ""),
+		scenario: fs.String("scenario", "", ""), clientTimeout: fs.Duration("client-timeout", fuzz.DefaultClientTimeout, "")}
+}
+
+// set reports whether a client was named.
+func (cf *clientFlags) set() bool { return *cf.client != "" || *cf.clientStdio != "" }
+
+// resolve checks the client flags against the server target flags and
+// returns the client; cmd prefixes errors.
+func (cf *clientFlags) resolve(cmd string, tf *targetFlags) (fuzz.ClientTarget, error) {
+	var t fuzz.ClientTarget
+	switch {
+	case *cf.client != "" && *cf.clientStdio != "":
+		return t, usagef("%s: give one of --client \"CMD\" (an HTTP client) or --client-stdio \"CMD\" (a stdio client), not both", cmd)
+	case *tf.stdio != "" || *tf.url != "" || *tf.transport != "" || len(tf.headers) > 0 || len(tf.headerEnvs) > 0:
+		return t, usagef("%s: --client and --client-stdio fuzz a client, --stdio and --url a server; --transport and --header are for servers", cmd)
+	case *cf.clientTimeout <= 0:
+		return t, usagef("%s: --client-timeout must be positive", cmd)
+	case *cf.client != "":
+		t = fuzz.ClientTarget{Command: *cf.client}
+	default:
+		t = fuzz.ClientTarget{Command: *cf.clientStdio, Stdio: true}
+	}
+	if _, err := splitCommand(t.Command); err != nil {
+		return t, usagef("%s: --client: %v", cmd, err)
+	}
+	t.Scenario = *cf.scenario
+	return t, nil
+}
+
+// parseSize reads a byte count such as 512MiB, 2GiB, 1G or 1048576.
+func parseSize(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   uint64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := uint64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%q is no size; write it like 512MiB or 2GiB", s)
+	}
+	return n * mult, nil
 }
 
 var fuzzFormats = []string{"text", "json", "html", "md"}
@@ -282,6 +377,8 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	out := fs.String("out", "", "")
 	format := fs.String("format", "text", "")
 	shardFlag := fs.String("shard", "", "")
+	cf := addClientFlags(fs)
+	maxRSS := fs.String("max-rss", "", "")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return o, err
@@ -305,8 +402,21 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 			o.protocolSet = true
 		}
 	})
-	if o.ft, err = tf.resolve("fuzz"); err != nil {
-		return o, err
+	var client fuzz.ClientTarget
+	if cf.set() {
+		if client, err = cf.resolve("fuzz", tf); err != nil {
+			return o, err
+		}
+		if *shardFlag != "" {
+			return o, usagef("fuzz: --shard splits server campaigns; run a client campaign whole")
+		}
+	} else {
+		if *maxRSS != "" || *cf.scenario != "" {
+			return o, usagef("fuzz: --max-rss and --scenario are for client campaigns (--client, --client-stdio)")
+		}
+		if o.ft, err = tf.resolve("fuzz"); err != nil {
+			return o, err
+		}
 	}
 	v, err := parseOneVersion("fuzz", *protocol)
 	if err != nil {
@@ -337,7 +447,11 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	var muts []string
 	if strings.TrimSpace(*mutators) != "" {
 		known := map[string]bool{}
-		for _, n := range fuzz.MutatorNames() {
+		names := fuzz.MutatorNames()
+		if cf.set() {
+			names = fuzz.ClientMutatorNames()
+		}
+		for _, n := range names {
 			known[n], known[fuzz.LookupFamily(n)] = true, true
 		}
 		for _, m := range strings.Split(*mutators, ",") {
@@ -350,7 +464,7 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 			}
 			muts = append(muts, m)
 		}
-		if _, isHTTP := o.ft.target.(fuzz.HTTPTarget); !isHTTP {
+		if _, isHTTP := o.ft.target.(fuzz.HTTPTarget); !isHTTP && !cf.set() {
 			for _, m := range muts {
 				if m == "http" || strings.HasPrefix(m, "http/") {
 					return o, usagef("fuzz: --mutators %s: the http family needs --url", m)
@@ -380,11 +494,46 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 			dir = filepath.Join(o.out, "findings")
 		}
 	}
+	if cf.set() {
+		cc := &fuzz.ClientConfig{Client: client, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
+			Workers: *workers, FindingsDir: dir, Wait: *wait, ClientTimeout: *cf.clientTimeout, Mutators: muts}
+		if *maxRSS != "" {
+			if cc.MaxRSS, err = parseSize(*maxRSS); err != nil {
+				return o, usagef("fuzz: --max-rss: %v", err)
+			}
+		}
+		cc.Reproducer = clientReproducer(client, *cf.clientTimeout)
+		o.client = cc
+		return o, nil
+	}
 	o.cfg = fuzz.Config{
 		Target: o.ft.target, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
 		Workers: *workers, FindingsDir: dir, Wait: *wait, Mutators: muts, Reproducer: o.ft.reproducer, Shard: shard,
 	}
 	return o, nil
+}
+
+// clientReproducer is the replay command of a client campaign's finding,
+// shell-quoted.
+func clientReproducer(t fuzz.ClientTarget, timeout time.Duration) func(*fuzz.Finding) string {
+	return func(f *fuzz.Finding) string {
+		dir := f.Dir
+		if dir == "" {
+			dir = f.DirName()
+		}
+		flag := "--client"
+		if t.Stdio {
+			flag = "--client-stdio"
+		}
+		parts := []string{programName, "replay", shellQuote(dir), flag, shellQuote(t.Command)}
+		if t.Scenario != "" {
+			parts = append(parts, "--scenario", shellQuote(t.Scenario))
+		}
+		if timeout != fuzz.DefaultClientTimeout {
+			parts = append(parts, "--client-timeout", timeout.String())
+		}
+		return strings.Join(append(parts, "--protocol", string(f.Version)), " ")
+	}
 }
 
 // fuzzMain runs "mcpcheck fuzz ARGS".
@@ -403,6 +552,9 @@ func fuzzMain(e *env, args []string) error {
 	if o.listMuts {
 		return listMutators(e.stdout)
 	}
+	if o.client != nil {
+		return runClientFuzz(e, o)
+	}
 	return runFuzz(e, o)
 }
 
@@ -412,6 +564,15 @@ func listMutators(w io.Writer) error {
 	}
 	for _, m := range fuzz.HTTPMutators() {
 		fmt.Fprintf(w, "%-32s %s (--url only)\n", m.Name, m.Doc)
+	}
+	fmt.Fprintf(w, "\nClient campaigns (--client, --client-stdio) use bytes, json, protocol and (stdio) framing on\nthe server's messages, and these:\n")
+	for _, m := range fuzz.ClientMutators(true) {
+		switch m.Family() {
+		case "server":
+			fmt.Fprintf(w, "%-32s %s\n", m.Name, m.Doc)
+		case "reply", "sse":
+			fmt.Fprintf(w, "%-32s %s (--client only)\n", m.Name, m.Doc)
+		}
 	}
 	return nil
 }
@@ -558,7 +719,11 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		}
 		fmt.Fprintf(w, "  merged from %s:%s seed %d, %d execs in %s, %d finding(s)\n", printableText(p.Dir), shard, p.Seed, p.Execs, p.Duration.Round(time.Millisecond), p.Findings)
 	}
-	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d target restarts", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts)
+	restarts := "target restarts"
+	if res.Role == "client" {
+		restarts = "client launches"
+	}
+	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d %s", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts, restarts)
 	if res.PeakHeapBytes > 0 {
 		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
 	}
@@ -573,6 +738,13 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 	sort.Strings(methods)
 	if len(methods) == 0 {
 		methods = []string{"(none answered)"}
+	}
+	if c := res.Client; c != nil {
+		fmt.Fprintf(w, "  clean run: %d request(s) (%s) in %s, %s; each run was given %s", len(c.Requests), strings.Join(c.Requests, ", "), c.Took.Round(time.Millisecond), c.Exit, c.Deadline.Round(time.Millisecond))
+		if c.PeakRSSBytes > 0 {
+			fmt.Fprintf(w, "; client peak RSS %.1f MiB", float64(c.PeakRSSBytes)/(1<<20))
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  %d methods covered: %s\n", len(res.MethodsCovered), strings.Join(methods, ", "))
 	fmt.Fprintf(w, "\n%d finding(s)\n", len(res.Findings))
@@ -660,6 +832,7 @@ func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer f
 func replayMain(e *env, args []string) error {
 	fs := newFlags("replay")
 	tf := addTargetFlags(fs)
+	cf := addClientFlags(fs)
 	protocol := fs.String("protocol", "", "")
 	original := fs.Bool("original", false, "")
 	wait := fs.Duration("wait", 0, "")
@@ -678,8 +851,13 @@ func replayMain(e *env, args []string) error {
 	default:
 		return usagef("replay: one finding at a time; unexpected argument %q", pos[1])
 	}
-	ft, err := tf.resolve("replay")
-	if err != nil {
+	var ft fuzzTarget
+	var client fuzz.ClientTarget
+	if cf.set() {
+		if client, err = cf.resolve("replay", tf); err != nil {
+			return err
+		}
+	} else if ft, err = tf.resolve("replay"); err != nil {
 		return err
 	}
 	var opts fuzz.ReplayOptions
@@ -697,6 +875,12 @@ func replayMain(e *env, args []string) error {
 	if err != nil {
 		return usagef("replay: %v", err)
 	}
+	if (rf.Input.Client != nil) != cf.set() {
+		if cf.set() {
+			return usagef("replay: %s comes from a server campaign; replay it with --stdio or --url", pos[0])
+		}
+		return usagef("replay: %s comes from a client campaign; replay it with --client \"CMD\" or --client-stdio \"CMD\"", pos[0])
+	}
 	if err := ft.detect(e.ctx, e.stderr, "replay"); err != nil {
 		return err
 	}
@@ -708,8 +892,15 @@ func replayMain(e *env, args []string) error {
 	if opts.Version != "" {
 		v = opts.Version
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.describe(), v)
-	res, err := fuzz.Replay(e.ctx, pos[0], ft.target, opts)
+	var res *fuzz.ReplayResult
+	if cf.set() {
+		opts.ClientTimeout = *cf.clientTimeout
+		fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], client.Describe(), v)
+		res, err = fuzz.ReplayClient(e.ctx, pos[0], client, opts)
+	} else {
+		fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.describe(), v)
+		res, err = fuzz.Replay(e.ctx, pos[0], ft.target, opts)
+	}
 	if err != nil {
 		return harnessError{fmt.Errorf("replay: %w", err)}
 	}

@@ -140,8 +140,11 @@ func TestREADMEExamplesRun(t *testing.T) {
 				return []string{"fuzz-out/findings/crash-1a2b3c4d", rel, "./my-server", broken}
 			},
 		},
-		`mcpcheck fuzz --url http://127.0.0.1:3000/mcp --duration 10m`:  {replace: []string{"http://127.0.0.1:3000/mcp", streamable}, bound: short},
-		`mcpcheck fuzz --url http://127.0.0.1:3000/sse --transport sse`: {replace: []string{"http://127.0.0.1:3000/sse", legacy}, bound: short},
+		`mcpcheck fuzz --client-stdio "my-host --server '{server}'" --protocol 2025-11-25 --duration 10m --out fuzz-client`: {
+			replace: []string{"my-host --server", "mcpcheck reference client conformance --timeout 2s --stdio"}, bound: short},
+		`mcpcheck fuzz --client "my-client {url}" --protocol 2026-07-28 --duration 10m`: {replace: []string{"my-client", "mcpcheck reference client conformance --timeout 2s"}, bound: short},
+		`mcpcheck fuzz --url http://127.0.0.1:3000/mcp --duration 10m`:                  {replace: []string{"http://127.0.0.1:3000/mcp", streamable}, bound: short},
+		`mcpcheck fuzz --url http://127.0.0.1:3000/sse --transport sse`:                 {replace: []string{"http://127.0.0.1:3000/sse", legacy}, bound: short},
 		`mcpcheck report convert run.json --format html,md,junit,sarif,badge --out site/`: {
 			setup: func(t *testing.T, dir string) []string {
 				copyFile(t, "mcpcheck-out/mcpcheck-server.json", "run.json")

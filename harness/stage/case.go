@@ -51,6 +51,16 @@ type StdioConfig struct {
 	// StayAfterEOF keeps the server running after the client closes its
 	// stdin, until a signal or the end of the case.
 	StayAfterEOF bool
+	// Write, when set, sees every write the engine makes to the client's
+	// stdout (one message and its LF) and returns the writes to make
+	// instead, each relayed to the client as one write call; exit true
+	// then ends the server process (its relay exits with status 0), as a
+	// server that dies right after those bytes. The recording holds the
+	// bytes as sent. The client fuzzer damages the stdio framing with it:
+	// a message without its LF, split over writes, bytes that are no
+	// message at all. It runs on the engine's single stdout writer, so
+	// writes keep their order; it must not block for long.
+	Write func(b []byte) (writes [][]byte, exit bool)
 }
 
 // Case is one scenario run against one client launch: an engine, its
@@ -397,6 +407,26 @@ type stdioOut struct {
 }
 
 func (o *stdioOut) Write(b []byte) (int, error) {
+	writes, exit := [][]byte{b}, false
+	if hook := o.c.cfg.Stdio.Write; hook != nil {
+		writes, exit = hook(b)
+	}
+	for _, w := range writes {
+		if err := o.write(w); err != nil {
+			return 0, err
+		}
+	}
+	if exit {
+		o.c.rec.note(o.conn, NoteServerExit, "the server exited with status 0 after its last write (the case asked it to)")
+		if err := o.rc.send(frameExit, []byte("0")); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+// write records the lines b completes and relays b as one write.
+func (o *stdioOut) write(b []byte) error {
 	o.mu.Lock()
 	o.buf = append(o.buf, b...)
 	for {
@@ -414,11 +444,11 @@ func (o *stdioOut) Write(b []byte) (int, error) {
 	for rest := b; len(rest) > 0; {
 		n := min(len(rest), maxRelayFrame)
 		if err := o.rc.send(frameStdout, rest[:n]); err != nil {
-			return 0, err
+			return err
 		}
 		rest = rest[n:]
 	}
-	return len(b), nil
+	return nil
 }
 
 // lineSplitter frames what a client writes to stdin into lines as it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -114,6 +115,14 @@ func (p *Process) Exited() <-chan struct{} { return p.p.Exited() }
 
 // ExitDescription says how the client ended, or "still running".
 func (p *Process) ExitDescription() string { return p.p.ExitDescription() }
+
+// Pid is the process ID of the client's shell, which is also the ID of
+// its process group (every process the client starts belongs to it
+// unless it makes a group of its own).
+func (p *Process) Pid() int { return p.p.Pid() }
+
+// ExitState is the client's exit state once it has exited, else nil.
+func (p *Process) ExitState() *os.ProcessState { return p.p.ExitState() }
 
 // ExitCode is the client's exit status (-1 when it has not exited or was
 // killed by a signal).

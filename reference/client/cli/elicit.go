@@ -155,6 +155,10 @@ func typed(prop mcp.PrimitiveSchema, s string) (json.RawMessage, error) {
 	return b, nil
 }
 
+// maxPlaceholder bounds the length of a sample string (a server's
+// minLength may ask for any length).
+const maxPlaceholder = 1 << 16
+
 // placeholders answers every field that has no default with a sample value
 // of the right type, so that --elicit accept can answer any form (servers
 // tend to expect every field); the client applies the defaults itself.
@@ -168,14 +172,28 @@ func placeholders(schema *mcp.RequestedSchema) map[string]json.RawMessage {
 			continue
 		}
 		var v any
+		// An enum without options (a server may send "enum": [], found by
+		// mcpcheck fuzz --client) has no sample: the field is left out.
 		switch prop.Kind() {
 		case mcp.KindEnum, mcp.KindLegacyEnum:
+			if len(prop.Enum) == 0 {
+				continue
+			}
 			v = prop.Enum[0]
 		case mcp.KindTitledEnum:
+			if len(prop.OneOf) == 0 {
+				continue
+			}
 			v = prop.OneOf[0].Const
 		case mcp.KindMultiEnum:
+			if len(prop.Items.Enum) == 0 {
+				continue
+			}
 			v = []string{prop.Items.Enum[0]}
 		case mcp.KindTitledMulti:
+			if len(prop.Items.AnyOf) == 0 {
+				continue
+			}
 			v = []string{prop.Items.AnyOf[0].Const}
 		case mcp.KindBoolean:
 			v = false
@@ -200,12 +218,15 @@ func placeholders(schema *mcp.RequestedSchema) map[string]json.RawMessage {
 			case "date-time":
 				v = "2025-01-01T00:00:00Z"
 			default:
+				// Lengths come from the server: a negative maxLength or a
+				// huge minLength (found by mcpcheck fuzz --client) must
+				// neither panic nor exhaust memory.
 				s := "example"
 				if prop.MinLength != nil && int64(len(s)) < *prop.MinLength {
-					s += strings.Repeat("x", int(*prop.MinLength)-len(s))
+					s += strings.Repeat("x", int(min(*prop.MinLength, maxPlaceholder))-len(s))
 				}
 				if prop.MaxLength != nil && int64(len(s)) > *prop.MaxLength {
-					s = s[:*prop.MaxLength]
+					s = s[:max(*prop.MaxLength, 0)]
 				}
 				v = s
 			}

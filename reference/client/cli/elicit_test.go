@@ -33,6 +33,39 @@ func TestTyped(t *testing.T) {
 	}
 }
 
+// TestPlaceholdersSkipEmptyEnums: an enum without options (found by
+// mcpcheck fuzz --client-stdio) gets no sample instead of a panic.
+func TestPlaceholdersSkipEmptyEnums(t *testing.T) {
+	var s mcp.RequestedSchema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{
+		"e":{"type":"string","enum":[]},
+		"t":{"type":"string","oneOf":[]},
+		"m":{"type":"array","items":{"enum":[]}},
+		"tm":{"type":"array","items":{"anyOf":[]}},
+		"ok":{"type":"boolean"}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	got := placeholders(&s)
+	if len(got) != 1 || string(got["ok"]) != "false" {
+		t.Errorf("placeholders = %v; want only ok=false", got)
+	}
+}
+
+// TestPlaceholdersHostileLengths: a negative maxLength and a huge
+// minLength (found by mcpcheck fuzz --client) give a bounded sample.
+func TestPlaceholdersHostileLengths(t *testing.T) {
+	var s mcp.RequestedSchema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{
+		"neg":{"type":"string","maxLength":-67,"minLength":35},
+		"huge":{"type":"string","minLength":1099511627776}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	got := placeholders(&s)
+	if string(got["neg"]) != `""` || len(got["huge"]) != maxPlaceholder+2 {
+		t.Errorf("placeholders gave neg=%s and %d bytes for huge", got["neg"], len(got["huge"]))
+	}
+}
+
 func TestPlaceholdersFillEveryFieldWithoutDefault(t *testing.T) {
 	var s mcp.RequestedSchema
 	json.Unmarshal([]byte(`{"type":"object","properties":{

@@ -317,6 +317,26 @@ func TestStreamableHostileBodies(t *testing.T) {
 	}
 }
 
+// TestStreamableErrorStatusWithoutErrorObject: an HTTP error status whose
+// body is shaped like an error response but carries no error object
+// ({"error":"nope"}, found by mcpcheck fuzz --client) is a status error,
+// not a crash.
+func TestStreamableErrorStatusWithoutErrorObject(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotAcceptable)
+		fmt.Fprint(w, `{"error":"nope"}`)
+	}))
+	defer srv.Close()
+	s, _ := NewStreamableHTTP(HTTPOptions{URL: srv.URL, NoGETStream: true})
+	defer s.Close()
+	err := s.Send(ctxT(t), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusNotAcceptable {
+		t.Fatalf("Send = %v; want the 406 as a StatusError", err)
+	}
+}
+
 func TestLegacySSEAndAutoFallback(t *testing.T) {
 	rec := &recorder{}
 	msgs := make(chan string, 4)

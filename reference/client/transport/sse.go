@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
@@ -29,15 +31,67 @@ type sseEvent struct {
 //
 // An sseReader is not safe for concurrent use.
 type sseReader struct {
-	lr     *jsonrpc.LineReader
+	lr     *sseLines
 	max    int
 	lastID string
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
-	lr := jsonrpc.NewLineReader(r, max)
-	lr.KeepEmpty = true
-	return &sseReader{lr: lr, max: max}
+	return &sseReader{lr: &sseLines{br: bufio.NewReaderSize(r, 4096), max: max}, max: max}
+}
+
+// sseLines splits an event stream into lines as the SSE format does:
+// a line ends in CR LF, LF or a lone CR, and a UTF-8 byte order mark at
+// the very start of the stream is dropped (mcpcheck fuzz --client found
+// that streams framed with CR alone, or starting with a BOM, lost their
+// events). A line longer than max is dropped (a *jsonrpc.LineTooLongError);
+// a last line the stream ends inside gives jsonrpc.ErrUnterminatedLine.
+type sseLines struct {
+	br      *bufio.Reader
+	max     int
+	pendCR  bool // the last line ended in CR: a LF right after belongs to it
+	started bool
+}
+
+// ReadLine returns the next line without its terminator.
+func (l *sseLines) ReadLine() ([]byte, error) {
+	var line []byte
+	var n int64
+	for {
+		b, err := l.br.ReadByte()
+		if err != nil {
+			if n > 0 {
+				return nil, jsonrpc.ErrUnterminatedLine
+			}
+			return nil, err
+		}
+		if l.pendCR {
+			l.pendCR = false
+			if b == '\n' {
+				continue
+			}
+		}
+		if b == '\n' || b == '\r' {
+			l.pendCR = b == '\r'
+			if n > int64(l.max) {
+				return nil, &jsonrpc.LineTooLongError{Limit: l.max, Seen: n}
+			}
+			if !l.started {
+				l.started = true
+				line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			}
+			if line == nil {
+				line = []byte{}
+			}
+			return line, nil
+		}
+		n++
+		if n <= int64(l.max) {
+			line = append(line, b)
+		} else {
+			line = nil
+		}
+	}
 }
 
 // errEventTooLarge is returned (wrapped in a DroppedError by callers) for an

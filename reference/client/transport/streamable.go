@@ -230,7 +230,10 @@ func (s *StreamableHTTP) send(ctx context.Context, msg []byte, probe bool) error
 		body, _, _ := readLimited(resp.Body, 64<<10)
 		resp.Body.Close()
 		if !probe && isRequest {
-			if e := jsonrpc.Decode(body); e.Shape == jsonrpc.KindErrorResponse && (e.ID == m.ID || e.ID.IsZero()) {
+			// Only a usable error object is passed on: a body such as
+			// {"error":"nope"} is shaped like an error response but has
+			// no code or message to give the caller.
+			if e := jsonrpc.Decode(body); e.Shape == jsonrpc.KindErrorResponse && e.Error != nil && (e.ID == m.ID || e.ID.IsZero()) {
 				if e.ID.IsZero() {
 					// Give the error the id it answers so the client can
 					// match it.

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// runClientFuzz runs a client campaign (fuzz --client, --client-stdio):
+// progress and findings on stderr, the summary on stdout and in --out.
+func runClientFuzz(e *env, o fuzzOptions) error {
+	cfg := *o.client
+	stderr := &lockedWriter{w: e.stderr}
+	pp := &progressPrinter{w: stderr}
+	cfg.Progress = pp.update
+	cfg.OnFinding = func(f *fuzz.Finding) {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: new finding: %s %s%s -> %s\n", f.Kind, f.Check, reqSuffix(f.Requirement, string(f.Level)), f.Dir)
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: hostile server for %s, protocol %s, seed %d, %d worker(s), %s; findings go to %s\n",
+		cfg.Client.Describe(), cfg.Version, cfg.Seed, cfg.Workers, clientBounds(cfg), cfg.FindingsDir)
+	started := time.Now()
+	res, err := fuzz.RunClient(e.ctx, cfg)
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return harnessError{fmt.Errorf("fuzz: interrupted before the campaign started: %v", err)}
+		}
+		return harnessError{fmt.Errorf("fuzz: %w", err)}
+	}
+	rate := 0.0
+	if res.Duration > 0 {
+		rate = float64(res.Execs) / res.Duration.Seconds()
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: done %s\n", progressLine(pp.last, rate))
+	if e.ctx.Err() != nil {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: interrupted; the summary covers the campaign so far\n")
+	}
+	var text strings.Builder
+	writeFuzzText(&text, res, cfg.Reproducer)
+	fmt.Fprint(e.stdout, text.String())
+	if o.out != "" {
+		target := reports.Target{Role: "client", Kind: reports.TargetStdio, Command: cfg.Client.Command}
+		if !cfg.Client.Stdio {
+			target.Kind = reports.TargetHTTP
+		}
+		if err := writeFuzzFiles(o.out, o.formats, res, cfg.Reproducer, started, text.String(), target, res.Transport, reports.Options{}); err != nil {
+			return err
+		}
+	}
+	for _, msg := range res.Errors {
+		fmt.Fprintf(stderr, "mcpcheck fuzz: campaign problem: %s\n", msg)
+	}
+	if res.Verdict.Failed {
+		return checkFailed{"fuzz: " + res.Verdict.Reason}
+	}
+	if len(res.Errors) > 0 {
+		return harnessError{fmt.Errorf("fuzz: the campaign had %d problem(s); see above", len(res.Errors))}
+	}
+	return nil
+}
+
+func clientBounds(cfg fuzz.ClientConfig) string {
+	var b []string
+	if cfg.Duration > 0 {
+		b = append(b, "for "+cfg.Duration.String())
+	}
+	if cfg.MaxExecs > 0 {
+		b = append(b, fmt.Sprintf("at most %d execs", cfg.MaxExecs))
+	}
+	return strings.Join(b, ", ")
+}

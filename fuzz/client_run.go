@@ -1,0 +1,501 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// DefaultClientScenario is the task a fuzzed client is given
+// (MCP_CONFORMANCE_SCENARIO): the official conformance suite's tools_call,
+// list the tools and call add_numbers, which the stage serves.
+const DefaultClientScenario = "tools_call"
+
+// Environment variables a scripted client reads, as the official
+// conformance suite (and mcpcheck client) sets them.
+const (
+	envScenario = "MCP_CONFORMANCE_SCENARIO"
+	envVersion  = "MCP_CONFORMANCE_PROTOCOL_VERSION"
+)
+
+// ClientTarget is an MCP client under test in a client campaign: a command
+// line mcpcheck launches once per execution against a case of its stage,
+// which plays the server (see harness/stage). The client must perform a
+// task (its scenario) and exit: how long its clean run takes is what a
+// run under a hostile server is held to.
+type ClientTarget struct {
+	// Command is the client's command line, run through sh -c. For an
+	// HTTP client "{url}" is replaced by the case's streamable HTTP URL,
+	// or the URL is appended; for a stdio client "{server}" is replaced by
+	// the server command line it must start (mcpcheck's relay), as shell
+	// words, "{server-line}" by that line as one word, or the words are
+	// appended (as mcpcheck client --command and --stdio do).
+	Command string
+	// Stdio says the client speaks stdio (it starts the server).
+	Stdio bool
+	// Relay is the mcpcheck binary a stdio client runs as its server
+	// ("relay" subcommand); empty means this executable.
+	Relay string
+	// Env is added to the client's environment (KEY=VALUE); Dir is its
+	// working directory.
+	Env []string
+	Dir string
+	// Scenario is the MCP_CONFORMANCE_SCENARIO the client gets (default
+	// DefaultClientScenario).
+	Scenario string
+}
+
+// Describe names the client for reports: its command line and transport.
+func (t ClientTarget) Describe() string {
+	if t.Stdio {
+		return t.Command + " (stdio client)"
+	}
+	return t.Command + " (HTTP client)"
+}
+
+// Transport is "stdio" or "streamable", as Result.Transport names it.
+func (t ClientTarget) Transport() string {
+	if t.Stdio {
+		return string(wire.TransportStdio)
+	}
+	return string(wire.TransportStreamable)
+}
+
+func (t ClientTarget) relay() (string, error) {
+	if t.Relay != "" || !t.Stdio {
+		return t.Relay, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("fuzz: cannot find the mcpcheck binary a stdio client must start as its server: %w; set ClientTarget.Relay", err)
+	}
+	return exe, nil
+}
+
+// addNumbers is the tool of the stage's tools_call task.
+var addNumbers = stage.Tool{
+	Def: mcp.Tool{Name: "add_numbers", Description: "Adds two numbers",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)},
+	Run: func(c *stage.Call) (any, error) {
+		var a, b float64
+		_ = json.Unmarshal(c.Arguments()["a"], &a)
+		_ = json.Unmarshal(c.Arguments()["b"], &b)
+		return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(fmt.Sprintf("The sum of %v and %v is %v.", a, b, a+b))}}, nil
+	},
+}
+
+// clientLimits bound one client run.
+type clientLimits struct {
+	// wait bounds the answer to the liveness ping.
+	wait time.Duration
+	// deadline bounds the whole run, dropDeadline a run whose input
+	// leaves a request unanswered (the client's own timeout must fire).
+	deadline, dropDeadline time.Duration
+	// maxRSS bounds the client's process group's resident memory.
+	maxRSS uint64
+	// cleanOK says the client's clean run exited with status 0: then a
+	// run that only reframes the answer's SSE stream validly must too.
+	cleanOK bool
+}
+
+// validSSE are the mutators whose SSE streams stay valid (the SSE format
+// allows CR and CR LF line ends, data spread over lines, a leading BOM,
+// any write boundaries, comments, retry fields): a client that completes
+// its task in its clean run must complete it under them too.
+var validSSE = map[string]bool{"sse/framing": true, "sse/split": true, "sse/retry": true, "sse/keep-alive": true}
+
+// clientRun is what one client run showed.
+type clientRun struct {
+	obs      []Observation
+	events   []reports.WireEvent
+	stderr   []byte
+	requests []string // methods of the client's requests, in order
+	answered []string // methods of the stage's requests the client answered
+	played   bool
+	took     time.Duration
+	peakRSS  uint64
+	exit     string
+	// code is the exit status (-1 when killed or stopped).
+	code int
+}
+
+// Bounds of one client run.
+const (
+	maxClientEvents = 20000
+	clientGrace     = 300 * time.Millisecond
+	memoryEvery     = 200 * time.Millisecond
+	watchEvery      = 20 * time.Millisecond
+)
+
+func runToken() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// runClientOnce launches the client once against a case of st that plays
+// in, watches it (exit, liveness ping, deadline, memory) and judges what it
+// did. The error is set only when the run could not take place.
+func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.Version, in Input, lim clientLimits) (clientRun, error) {
+	var run clientRun
+	relay, err := t.relay()
+	if err != nil {
+		return run, err
+	}
+	pl := newPlayer(v, in, runToken())
+	sc, err := pl.open(st, t.Stdio)
+	if err != nil {
+		return run, err
+	}
+	defer sc.Close()
+	defer close(pl.done)
+	scenario := t.Scenario
+	if scenario == "" {
+		scenario = DefaultClientScenario
+	}
+	env := append(append([]string(nil), t.Env...), envScenario+"="+scenario, envVersion+"="+string(v))
+	began := time.Now()
+	proc, err := sc.Launch(stage.Launch{Command: t.Command, Stdio: t.Stdio, Relay: relay, Env: env, Dir: t.Dir, Grace: clientGrace})
+	if err != nil {
+		return run, fmt.Errorf("fuzz: %w; check --client/--client-stdio", err)
+	}
+	deadline := began.Add(lim.deadline)
+	if pl.plan.mayLoseAnswer() {
+		deadline = began.Add(lim.dropDeadline)
+	}
+	rec := sc.Recording()
+	watch := time.NewTicker(watchEvery)
+	defer watch.Stop()
+	lastMem := time.Time{}
+	probeAnswered := false
+	var verdict *Observation
+	exited := false
+loop:
+	for {
+		select {
+		case <-proc.Exited():
+			exited = true
+			break loop
+		case <-ctx.Done():
+			_ = proc.Stop(context.Background())
+			return run, ctx.Err()
+		case now := <-watch.C:
+			if now.Sub(lastMem) >= memoryEvery {
+				lastMem = now
+				rss := groupRSS(proc.Pid())
+				run.peakRSS = max(run.peakRSS, rss)
+				if lim.maxRSS > 0 && rss > lim.maxRSS {
+					verdict = &Observation{Kind: reports.FindingCrash, Check: "resource/memory",
+						Message: fmt.Sprintf("the client's processes grew to %.0f MiB of resident memory, over the bound of %.0f MiB; mcpcheck killed them", mib(rss), mib(lim.maxRSS))}
+					break loop
+				}
+			}
+			if _, at := pl.state(); !at.IsZero() && !probeAnswered {
+				if answeredProbe(rec.Events()) {
+					probeAnswered = true
+				} else if now.Sub(at) > lim.wait {
+					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v, and is still running", lim.wait))
+					break loop
+				}
+			}
+			if now.After(deadline) {
+				verdict = hangVerdict(v, pl, probeAnswered, now.Sub(began), lim)
+				break loop
+			}
+		}
+	}
+	run.took = time.Since(began)
+	if !exited {
+		sc.Note("mcpcheck-fuzz", "mcpcheck stops the client: "+verdict.Message)
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = proc.Stop(stopCtx)
+	cancel()
+	// Let the last exchanges in (a DELETE on close, the relay's end).
+	if t.Stdio {
+		sc.WaitStdio(time.Second)
+	} else {
+		sc.WaitIdle(time.Second)
+	}
+	run.exit, run.code = proc.ExitDescription(), proc.ExitCode()
+	_, run.stderr = proc.Output()
+	run.played, _ = pl.state()
+	if verdict != nil {
+		run.obs = append(run.obs, *verdict)
+	} else if o, ok := clientCrash(proc.ExitState(), run.stderr); ok {
+		run.obs = append(run.obs, o)
+	} else if st := proc.ExitState(); lim.cleanOK && validSSE[in.Mutator] && st != nil && st.ExitCode() != 0 {
+		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
+			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req, Level: rules.Level(req),
+				Message: fmt.Sprintf("the client failed its task (%s) when the answer to its %s request came in a valid SSE stream framed differently (%s); its clean run succeeded", run.exit, pl.plan.Trigger, describeSSE(pl.plan.Reply))})
+		}
+	}
+	evs := rec.Events()
+	obs, requests, answered := judgeClient(v, !t.Stdio, evs)
+	run.obs = append(run.obs, obs...)
+	run.requests, run.answered = requests, answered
+	run.events = rebase(rec.Recorder().Events())
+	if !run.played && pl.plan.Trigger != "" {
+		run.events = append(run.events, reports.WireEvent{Direction: reports.Note, Note: fmt.Sprintf("the input was not played: the client made no %s request #%d", pl.plan.Trigger, pl.plan.Nth)})
+	}
+	return run, nil
+}
+
+// open creates the stage case that plays pl: the reference engine serving
+// version v with the add_numbers tool, pl's hooks in the path of its
+// answers on the client's transport.
+func (p *player) open(st *stage.Stage, stdio bool) (*stage.Case, error) {
+	cfg := stage.Config{Server: stage.ServerOptions{Versions: []spec.Version{p.v}, NoFixtures: true, Tools: []stage.Tool{addNumbers}, StepDelay: -1}, MaxEvents: maxClientEvents}
+	if stdio {
+		cfg.Server.Rewrite = p.rewrite
+		cfg.Stdio.Write = p.write
+	} else {
+		cfg.Middleware = p.middleware
+	}
+	sc, err := st.NewCase(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fuzz: the stage cannot open a case for the client: %w", err)
+	}
+	p.mu.Lock()
+	p.base, p.notes = sc.Base(), sc.Note
+	p.mu.Unlock()
+	return sc, nil
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// describeSSE names the SSE damage of a reply in words.
+func describeSSE(q *HTTPReply) string {
+	if q == nil || q.SSE == nil {
+		return "no damage"
+	}
+	d := q.SSE
+	var w []string
+	switch d.LineEnd {
+	case "\r":
+		w = append(w, "lines ended with CR")
+	case "\r\n":
+		w = append(w, "lines ended with CR LF")
+	}
+	if d.MultiLine {
+		w = append(w, "each message over several data lines")
+	}
+	if d.BOM {
+		w = append(w, "a byte order mark first")
+	}
+	if d.Split > 0 {
+		w = append(w, "written "+itoa(d.Split)+" bytes at a time")
+	}
+	if d.Retry != "" {
+		w = append(w, "retry: "+d.Retry)
+	}
+	if d.KeepAlive {
+		w = append(w, "kept open with comments after the answer")
+	}
+	if d.ID != "" {
+		w = append(w, "event ids of "+itoa(len(d.ID))+" bytes")
+	}
+	if len(w) == 0 {
+		return "no damage"
+	}
+	return strings.Join(w, ", ")
+}
+
+// hangVerdict describes a client still running at its deadline.
+func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Duration, lim clientLimits) *Observation {
+	_, probed := pl.state()
+	switch {
+	case pl.plan.mayLoseAnswer() && !probeAnswered && !probed.IsZero():
+		// The ping went out and was never answered: not a waiting client.
+	case pl.plan.mayLoseAnswer():
+		req := rules.FirstInForce(v, "lifecycle.timeouts.per-request-timeout", "cancellation.timeout.set-for-requests")
+		lvl := catalog.Should
+		if req != "" {
+			lvl = rules.Level(req)
+		}
+		how := "never answered"
+		if !pl.plan.Drop {
+			how = "bent its HTTP answer to"
+		}
+		return &Observation{Kind: reports.FindingViolation, Check: "timeout/unanswered-request", Requirement: req, Level: lvl,
+			Message: fmt.Sprintf("the server %s the client's %s request, and the client was still waiting %v later: it puts no timeout on its requests", how, pl.plan.Trigger, ran.Round(time.Millisecond))}
+	case probeAnswered:
+		return &Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
+			Message: fmt.Sprintf("the client answers ping but had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
+	case probed.IsZero():
+		return &Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
+			Message: fmt.Sprintf("the client had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
+	}
+	return pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent after the input and had not finished its task %v after it started", ran.Round(time.Millisecond)))
+}
+
+// pingVerdict is the hang of a client that leaves the liveness ping
+// unanswered (one signature however it was noticed).
+func pingVerdict(v spec.Version, msg string) *Observation {
+	o := &Observation{Kind: reports.FindingHang, Check: "hang/ping", Requirement: rules.FirstInForce(v, "ping.response.prompt-empty-result"), Message: msg}
+	if o.Requirement != "" {
+		o.Level = rules.Level(o.Requirement)
+	}
+	return o
+}
+
+// answeredProbe reports whether the client answered the liveness ping.
+func answeredProbe(evs []stage.Event) bool {
+	id := jsonrpc.StringID(ProbeID)
+	for _, e := range evs {
+		if e.From == stage.FromClient && e.IsMessage() && e.Msg.Shape.IsResponse() && e.Msg.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// rebase makes a case's transcript start at offset zero (a stage's
+// recorders count from the stage's start).
+func rebase(evs []reports.WireEvent) []reports.WireEvent {
+	if len(evs) == 0 {
+		return evs
+	}
+	base := evs[0].Offset
+	for i := range evs {
+		evs[i].Offset -= base
+	}
+	return evs
+}
+
+// judgeClient holds everything the client wrote to the oracles of the
+// client side (the judge, with the client-to-server schema): JSON-RPC,
+// schema, answers to requests the stage never sent, stdin framing. It
+// returns the methods of the client's requests and of the stage's requests
+// it answered, in order.
+func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []Observation, requests, answered []string) {
+	judges := map[int]*judge{} // one per stdio connection (a session each); HTTP is connection 0
+	get := func(conn int) *judge {
+		j := judges[conn]
+		if j == nil {
+			j = newJudge(v)
+			j.client, j.http = true, http
+			judges[conn] = j
+		}
+		return j
+	}
+	for _, e := range evs {
+		switch {
+		case e.From == stage.FromStage && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
+			get(e.Conn).sent(e.Raw)
+		case e.From == stage.FromClient && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
+			if len(bytes.TrimSpace(e.Raw)) == 0 {
+				continue // a blank line carries nothing to judge
+			}
+			if e.Kind == wire.KindMessage && e.Msg.Kind == jsonrpc.KindRequest {
+				requests = append(requests, e.Msg.Method)
+			}
+			res := get(e.Conn).received(Frame{Data: e.Raw})
+			obs = append(obs, res.obs...)
+			answered = append(answered, res.methods...)
+		}
+	}
+	return obs, requests, answered
+}
+
+// clientCrashRe finds the line of a crash in a client's stderr: a Go
+// panic or fatal error, a Python traceback's exception, a Rust panic, a
+// Node.js uncaught exception (Node ends its report with its version), a
+// segmentation fault.
+var (
+	goCrashRe     = regexp.MustCompile(`(?m)^(panic: .*|fatal error: .*)$`)
+	rustCrashRe   = regexp.MustCompile(`(?m)^thread '.*' panicked at.*$`)
+	segvRe        = regexp.MustCompile(`(?m)^.*(Segmentation fault|core dumped).*$`)
+	tracebackRe   = regexp.MustCompile(`(?m)^Traceback \(most recent call last\):`)
+	nodeTrailerRe = regexp.MustCompile(`(?m)^Node\.js v[0-9]`)
+	exceptionRe   = regexp.MustCompile(`(?m)^(Uncaught )?[A-Za-z_.]*(Error|Exception)\b.*$`)
+)
+
+// crashSignals are the signals (as 128+N exit statuses of a shell) that
+// mean a crash rather than a deliberate exit: SIGILL, SIGABRT, SIGBUS,
+// SIGFPE, SIGSEGV.
+var crashSignals = map[int]string{4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
+
+// clientCrash decides whether a client that exited by itself crashed: it
+// was killed by a signal, its shell reports a crash signal, or it exited
+// with a failure status and its stderr holds a crash report. A client that
+// refuses a hostile server with an error message and a failure status did
+// not crash.
+func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
+	if st == nil {
+		return Observation{}, false
+	}
+	code := st.ExitCode()
+	line := crashLine(stderr)
+	var what string
+	switch {
+	case code == -1:
+		what = "was killed by " + strings.TrimPrefix(st.String(), "signal: ")
+	case crashSignals[code-128] != "":
+		what = "exited with status " + itoa(code) + " (" + crashSignals[code-128] + ")"
+	case code != 0 && line != "":
+		what = "exited with status " + itoa(code)
+	default:
+		return Observation{}, false
+	}
+	check := "crash/" + strings.ReplaceAll(what, " ", "-")
+	msg := "the client " + what
+	if line != "" {
+		check = "crash/" + line
+		msg += "; stderr: " + line
+	}
+	return Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
+}
+
+// crashLine is the crash report's line in stderr, numbers blanked so that
+// one bug gives one signature; "" when stderr holds no crash report.
+func crashLine(stderr []byte) string {
+	var m []byte
+	switch {
+	case goCrashRe.Match(stderr):
+		m = goCrashRe.Find(stderr)
+	case rustCrashRe.Match(stderr):
+		m = rustCrashRe.Find(stderr)
+	case tracebackRe.Match(stderr):
+		all := exceptionRe.FindAll(stderr[tracebackRe.FindIndex(stderr)[0]:], -1)
+		if len(all) > 0 {
+			m = all[len(all)-1]
+		} else {
+			m = []byte("Traceback")
+		}
+	case nodeTrailerRe.Match(stderr):
+		if m = exceptionRe.Find(stderr); m == nil {
+			m = []byte("uncaught exception")
+		}
+	case segvRe.Match(stderr):
+		m = segvRe.Find(stderr)
+	default:
+		return ""
+	}
+	s := numbers.ReplaceAllString(strings.TrimSpace(string(m)), "N")
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}
+
+// errNoRequests is the calibration's complaint about a client that never
+// reached the stage.
+var errNoRequests = errors.New("the client made no request")
