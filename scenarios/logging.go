@@ -51,7 +51,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "logging/set-level-invalid", Area: "logging", Eras: stateful,
+		ID: "logging/set-level-invalid", Exclusive: true, Area: "logging", Eras: stateful,
 		Title:        "logging/setLevel with an unknown level is refused with -32602",
 		Requirements: []string{"logging.errors.standard-codes-legacy"},
 		Proofs: []Proof{

@@ -210,7 +210,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "resources/list-changed", Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "resources/list-changed", Exclusive: true, Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with resources.listChanged announces a change of its resource list with notifications/resources/list_changed",
 		Requirements: []string{"resources.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-resources-list-changed", Version: spec.V20251125, Want: reports.Warn}},
@@ -219,7 +219,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "resources/list-stable", Area: "resources", Eras: stateless,
+		ID: "resources/list-stable", Exclusive: true, Area: "resources", Eras: stateless,
 		Title:        "in 2026-07-28 resources/list gives the current set, the same on every connection",
 		Requirements: []string{"resources.list.current-set-for-caller", "resources.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "resources-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
