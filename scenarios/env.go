@@ -250,14 +250,19 @@ func (vr *versionRun) done() {
 // the version, what does it declare.
 func (vr *versionRun) setup(ctx context.Context) {
 	vr.once.Do(func() {
-		vr.pool = &harness.Pool[*conn]{
+		pool := &harness.Pool[*conn]{
 			New:   func(ctx context.Context, _ string) (*conn, error) { return vr.open(ctx, false) },
 			Close: func(c *conn) error { return c.Close() },
 			// Each check running at the same time holds its own session;
 			// all of them go back to the pool for the next checks.
 			MaxIdle: vr.r.parallel,
 		}
-		sh, release, err := vr.pool.Get(ctx, string(vr.v))
+		// Under the lock: a check that ends without a session (n/a by
+		// its version window) reads the pool in done meanwhile.
+		vr.mu.Lock()
+		vr.pool = pool
+		vr.mu.Unlock()
+		sh, release, err := pool.Get(ctx, string(vr.v))
 		if err != nil {
 			vr.err = err
 			return
@@ -290,10 +295,13 @@ func (vr *versionRun) unsupportedReason() string {
 }
 
 func (vr *versionRun) shutdown() error {
-	if vr.pool == nil {
+	vr.mu.Lock()
+	pool := vr.pool
+	vr.mu.Unlock()
+	if pool == nil {
 		return nil
 	}
-	return vr.pool.Shutdown()
+	return pool.Shutdown()
 }
 
 // abort stops a check's body with a harness error (see T.must).

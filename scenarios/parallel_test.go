@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -161,4 +162,124 @@ func runSuitesErr(t *testing.T, cfg Config, limit time.Duration) Result {
 		t.Errorf("harness problem with Parallel %d: %v", cfg.Parallel, p)
 	}
 	return res
+}
+
+// parallelFaultRows are the proof rows (Def.Proofs) TestParallelFaultRows
+// runs: a sample, as a whole suite per row with Parallel 1 and 8 takes
+// seconds, chosen where concurrency could change a verdict: quiet windows
+// (cancellation, progress), passive checks over every connection
+// (progress/observed, elicitation/complete-id), exclusive checks (list
+// changes, listen streams, log levels), the tasks group, a target whose
+// every answer carries a wrong id (the run's Health gives up on it), and
+// the GET stream, resumption and the task store of one HTTP server that
+// every session shares.
+var parallelFaultRows = []struct {
+	check, fault string
+	version      spec.Version
+	transport    string
+}{
+	{"cancellation/finished-request", "stale-cancel-answered", spec.V20251125, ""},
+	{"progress/observed", "progress-after-completion", spec.V20251125, ""},
+	{"elicitation/complete-id", "elicit-complete-wrong-id", spec.V20251125, ""},
+	{"tools/list-changed", "no-tools-list-changed", spec.V20251125, ""},
+	{"tasks/ids-unique", "task-ids-counter", spec.V20251125, ""},
+	{"logging/per-request-stream", "log-on-listen-stream", spec.V20260728, ""},
+	{"security/logs-no-secrets", "log-secrets", spec.V20260728, ""},
+	{"lifecycle/initialize-result", "response-ids-wrong", spec.V20251125, ""},
+	{"http/get-stream-no-responses", "response-on-get-stream", spec.V20251125, "streamable"},
+	{"http/resume-same-stream", "replay-all-streams", spec.V20251125, "streamable"},
+	{"tasks/get-plain-json", "tasks-get-sse", spec.V20251125, "streamable"},
+	{"logging/set-level-invalid", "bad-log-level-accepted", spec.V20241105, "sse"},
+}
+
+// faultRun is one run of TestParallelFaultRows: a fault switched on in
+// a version over a transport, and the checks its proofs say must fire.
+type faultRun struct {
+	fault     string
+	version   spec.Version
+	transport string
+	want      map[string]reports.Outcome // check ID -> the proof's outcome
+}
+
+// faultRuns returns the runs of the proof rows: the sample of
+// parallelFaultRows, or every fault row of the registry when all is set.
+func faultRuns(t *testing.T, all bool) []*faultRun {
+	t.Helper()
+	var runs []*faultRun
+	byKey := map[string]*faultRun{}
+	add := func(d Def, p Proof) {
+		k := p.Fault + "@" + string(p.Version) + "/" + orStdio(p.Transport)
+		r := byKey[k]
+		if r == nil {
+			r = &faultRun{fault: p.Fault, version: p.Version, transport: p.Transport, want: map[string]reports.Outcome{}}
+			byKey[k] = r
+			runs = append(runs, r)
+		}
+		r.want[d.ID] = p.Want
+	}
+	if all {
+		for _, d := range Checks() {
+			for _, p := range d.Proofs {
+				if p.Fault != "" {
+					add(d, p)
+				}
+			}
+		}
+		return runs
+	}
+	for _, row := range parallelFaultRows {
+		d, ok := lookupCheck(row.check)
+		if !ok {
+			t.Fatalf("%s is not a registered check", row.check)
+		}
+		found := false
+		for _, p := range d.Proofs {
+			if p.Fault == row.fault && p.Version == row.version && p.Transport == row.transport {
+				add(d, p)
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("%s has no proof with fault %s in %s over %s", row.check, row.fault, row.version, orStdio(row.transport))
+		}
+	}
+	return runs
+}
+
+// TestParallelFaultRows runs, for a sample of the proof rows
+// (parallelFaultRows; every fault row of the registry with
+// MCPCHECK_PARALLEL_ALL_ROWS=1, some minutes), the whole suite of the
+// row's version against the reference server with the row's fault
+// switched on, with Parallel 1 and Parallel 8: every check must end the
+// same in both runs, and the proved checks as their proofs say.
+func TestParallelFaultRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	mcpcheckBinary(t)
+	for _, fr := range faultRuns(t, os.Getenv("MCPCHECK_PARALLEL_ALL_ROWS") != "") {
+		fr := fr
+		t.Run(fmt.Sprintf("%s/%s/%s", fr.fault, fr.version, orStdio(fr.transport)), func(t *testing.T) {
+			t.Parallel()
+			mk := func(t *testing.T) target.Target {
+				switch fr.transport {
+				case "streamable":
+					tg := target.URL(httpReference(t, fr.fault))
+					tg.Transport = target.Streamable
+					return tg
+				case "sse":
+					tg := target.URL(legacySSEURL(httpReference(t, fr.fault)))
+					tg.Transport = target.SSE
+					return tg
+				}
+				return referenceTarget(t, fr.fault)
+			}
+			serial, wide, ts, tw := runSerialAndWide(t, Config{Versions: []spec.Version{fr.version}}, mk)
+			t.Logf("%d checks: Parallel 1 %s, Parallel %d %s", len(serial.Report.Checks), ts.Round(time.Millisecond), wideParallel, tw.Round(time.Millisecond))
+			sameOutcomes(t, "fault "+fr.fault, serial, wide)
+			for id, want := range fr.want {
+				expectOutcome(t, wide, id, fr.version, want, fmt.Sprintf("fault %s over %s with Parallel %d", fr.fault, orStdio(fr.transport), wideParallel))
+			}
+		})
+	}
 }

@@ -111,6 +111,9 @@ type Result struct {
 	Engine string
 	// Specs is how many specs the engine ran (after the label filter).
 	Specs int
+	// Parallel is how many checks the run let run at the same time
+	// (Config.Parallel, or its default).
+	Parallel int
 }
 
 // ErrUnreachable wraps the error of a target that could not be started or
@@ -278,6 +281,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Starts:   starts,
 		Engine:   engine,
 		Specs:    r.specs,
+		Parallel: cfg.Parallel,
 	}
 	inPlanOrder(res.Report.Checks, plan)
 	res.Report.Shard = cfg.Shard.String()
