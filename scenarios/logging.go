@@ -50,6 +50,7 @@ var _ = Register(
 			})
 		},
 	},
+	// Exclusive: a server that accepts the level may keep one log level for all its sessions.
 	Def{
 		ID: "logging/set-level-invalid", Exclusive: true, Area: "logging", Eras: stateful,
 		Title:        "logging/setLevel with an unknown level is refused with -32602",

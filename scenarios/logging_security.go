@@ -57,6 +57,7 @@ func canary() string {
 }
 
 var _ = Register(
+	// Exclusive: it sets the log level to debug, which many servers keep for all their sessions, and counts the logs it gets.
 	Def{
 		ID: "security/logs-no-secrets", Exclusive: true, Area: "security",
 		Title:        "a credential passed to a tool never shows up in a log notification",
@@ -140,6 +141,7 @@ var _ = Register(
 			t.Pass()
 		},
 	},
+	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
 		ID: "logging/per-request-stream", Exclusive: true, Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -279,6 +280,67 @@ func TestParallelFaultRows(t *testing.T) {
 			sameOutcomes(t, "fault "+fr.fault, serial, wide)
 			for id, want := range fr.want {
 				expectOutcome(t, wide, id, fr.version, want, fmt.Sprintf("fault %s over %s with Parallel %d", fr.fault, orStdio(fr.transport), wideParallel))
+			}
+		})
+	}
+}
+
+// transcriptMarkers are strings only one check sends: each must show in
+// that check's transcript and in no other, whatever ran at the same time.
+var transcriptMarkers = map[string]string{
+	"mcpcheck_no_such_tool_7f3a":  "tools/unknown-tool",
+	"mcpcheck-not-a-cursor-7f3a":  "pagination/invalid-cursor",
+	"mcpcheck-no-such-task-7f3a":  "tasks/unknown-id",
+	"mcpcheck-never-sent-7f3a":    "cancellation/unknown-id",
+	"mcpcheck-no-session":         "http/session-missing-id-400",
+	"mcpcheck-bad-version-header": "http/protocol-version-header-invalid",
+}
+
+// TestParallelTranscriptsAreTheChecksOwn runs a version with Parallel 8
+// and every transcript kept (Verbose), over stdio and streamable HTTP:
+// each check's transcript holds what its own connections carried, so a
+// string only one check sends is in that check's transcript and in no
+// other.
+func TestParallelTranscriptsAreTheChecksOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	mcpcheckBinary(t)
+	for _, tc := range []struct {
+		name string
+		mk   func(t *testing.T) target.Target
+	}{
+		{"stdio", func(t *testing.T) target.Target { return referenceTarget(t) }},
+		{"streamable", func(t *testing.T) target.Target {
+			tg := target.URL(startReferenceHTTP(t))
+			tg.Transport = target.Streamable
+			return tg
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := runOne(t, Config{Target: tc.mk(t), Versions: []spec.Version{spec.V20251125}, Parallel: wideParallel, Verbose: true})
+			seen := map[string][]string{} // marker -> checks whose transcript has it
+			for _, c := range res.Report.Checks {
+				for m := range transcriptMarkers {
+					for _, e := range c.Transcript {
+						if strings.Contains(e.Raw, m) {
+							seen[m] = append(seen[m], c.ID)
+							break
+						}
+					}
+				}
+			}
+			for m, id := range transcriptMarkers {
+				if _, ok := outcomeOf(res, id, spec.V20251125); !ok {
+					continue
+				}
+				if c, _ := outcomeOf(res, id, spec.V20251125); c.Outcome != reports.Pass {
+					continue // n/a over this transport: it sent nothing
+				}
+				if d := cmp.Diff([]string{id}, seen[m]); d != "" {
+					t.Errorf("%q, sent by %s only, is in the transcripts of %v", m, id, seen[m])
+				}
 			}
 		})
 	}

@@ -208,6 +208,7 @@ var _ = Register(
 			t.Judge(t.askError(c, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"}, jsonrpc.InvalidParams))
 		},
 	},
+	// Exclusive: ref_change_lists changes the prompt list every session sees and announces it to all of them.
 	Def{
 		ID: "prompts/list-changed", Exclusive: true, Area: "prompts", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with prompts.listChanged announces a change of its prompt list with notifications/prompts/list_changed",
@@ -217,6 +218,7 @@ var _ = Register(
 			t.featuresListChanged("prompts", "prompts.listChanged", spec.MethodPromptsListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
 		ID: "prompts/list-stable", Exclusive: true, Area: "prompts", Eras: stateless,
 		Title:        "in 2026-07-28 prompts/list gives the current set, the same on every connection",

@@ -209,6 +209,7 @@ var _ = Register(
 			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
 		},
 	},
+	// Exclusive: ref_change_lists changes the resource list every session sees and announces it to all of them.
 	Def{
 		ID: "resources/list-changed", Exclusive: true, Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with resources.listChanged announces a change of its resource list with notifications/resources/list_changed",
@@ -218,6 +219,7 @@ var _ = Register(
 			t.featuresListChanged("resources", "resources.listChanged", spec.MethodResourcesListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
 		ID: "resources/list-stable", Exclusive: true, Area: "resources", Eras: stateless,
 		Title:        "in 2026-07-28 resources/list gives the current set, the same on every connection",

@@ -129,6 +129,7 @@ func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame)
 }
 
 var _ = Register(
+	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
 		ID: "stateless/listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
 		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
@@ -161,6 +162,7 @@ var _ = Register(
 			})))
 		},
 	},
+	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
 		ID: "subscriptions/listen-ack", Exclusive: true, Area: "subscriptions", Eras: stateless,
 		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
@@ -178,6 +180,7 @@ var _ = Register(
 			}
 		},
 	},
+	// Exclusive: the trigger announces a tool list change to every session and listener.
 	Def{
 		ID: "subscriptions/listen-notifications", Exclusive: true, Area: "subscriptions", Eras: stateless,
 		Title:        "notifications of a subscription carry its id and are only of the requested types",

@@ -151,6 +151,9 @@ func (t *T) tasksGet(s Sess, id string, decoy bool) (rules.TaskPayload, json.Raw
 	return w, r.Result, ok
 }
 
+// The task checks form the group "tasks": the task store (tasks/list,
+// task ids) is the server's, shared by every session, so no two of them
+// run at the same time; other checks may overlap them.
 var _ = Register(
 	Def{
 		ID: "tasks/create-result", Group: "tasks", Area: "tasks", Eras: stateful,

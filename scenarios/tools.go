@@ -218,6 +218,7 @@ var _ = Register(
 			}, jsonrpc.InvalidParams)...))
 		},
 	},
+	// Exclusive: ref_change_lists changes the tool list every session sees and announces it to all of them.
 	Def{
 		ID: "tools/list-changed", Exclusive: true, Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with tools.listChanged announces a change of its tool list with notifications/tools/list_changed",
@@ -227,6 +228,7 @@ var _ = Register(
 			t.featuresListChanged("tools", "tools.listChanged", spec.MethodToolsListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
 		ID: "tools/list-stable", Exclusive: true, Area: "tools", Eras: stateless,
 		Title:        "in 2026-07-28 tools/list gives the current set, the same on every connection, in a repeatable order",
