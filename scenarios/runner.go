@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -283,7 +282,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Specs:    r.specs,
 		Parallel: cfg.Parallel,
 	}
-	inPlanOrder(res.Report.Checks, plan)
+	// In the order of the spec names, as Ginkgo runs them and as merged
+	// shards are: a report does not depend on which engine ran the checks
+	// or how many ran at the same time.
+	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
@@ -305,23 +307,6 @@ type specItem struct {
 	name   string
 	labels []string
 	phase  int
-}
-
-// inPlanOrder sorts a run's checks into the order of its plan, whatever
-// order they ended in: a report does not depend on how many checks ran at
-// the same time.
-func inPlanOrder(checks []reports.Check, plan []specItem) {
-	type key struct {
-		id string
-		v  spec.Version
-	}
-	at := map[key]int{}
-	for i, it := range plan {
-		at[key{it.def.ID, it.vr.v}] = i
-	}
-	sort.SliceStable(checks, func(i, j int) bool {
-		return at[key{checks[i].ID, checks[i].Version}] < at[key{checks[j].ID, checks[j].Version}]
-	})
 }
 
 // plan lists the specs in run order: per version, the active checks in
