@@ -46,8 +46,8 @@
 // own transcript recorder, attached to the connections it opens or
 // borrows, and the report lists checks in registration order: outcomes
 // and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,
-// TestParallelFaultRows). Parallel 1 runs every check after the other in
-// registration order, under Ginkgo unless Config.Direct.
+// TestParallelFaultRows). Parallel 1 runs every check after the other,
+// under Ginkgo unless Config.Direct.
 //
 // # Adding an area file
 //

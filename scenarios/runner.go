@@ -71,8 +71,9 @@ type Config struct {
 	// exclusive ones (Def.Exclusive) alone after the others, those of one
 	// group (Def.Group) never together, and the passive ones once every
 	// active one has ended. Outcomes do not depend on it. 1 runs every
-	// check one after another in registration order (under Ginkgo unless
-	// Direct); above 1 the direct engine runs them.
+	// check one after another: under Ginkgo (unless Direct), in the order
+	// of the spec names, as before; with the direct engine in registration
+	// order. Above 1 the direct engine runs them.
 	Parallel int
 }
 
@@ -248,6 +249,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	plan := r.plan()
+	for _, it := range plan {
+		if match != nil && !match(it.labels) {
+			it.vr.done() // never run: what the version keeps goes after its last spec that runs
+		}
+	}
 	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
 		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel})
 	r.specs = n

@@ -35,7 +35,7 @@ Flags:
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
   --timeout D              wait at most D for each answer (default 10s)
   --parallel N             checks run at the same time (default 4 over HTTP; over stdio the
-                           cores, 4 to 8); 1 runs them one after another in registration order.
+                           cores, 4 to 8); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
                            do not depend on N
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
