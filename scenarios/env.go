@@ -95,6 +95,9 @@ type versionRun struct {
 	tools    []mcp.Tool
 	toolsErr error
 	toolsOK  bool
+	// toolsListing is closed when the listing under way ends (nil when
+	// none is).
+	toolsListing chan struct{}
 }
 
 // The bounds of what a version run keeps for passive checks: a target
@@ -466,16 +469,43 @@ func Sentinel(ctx context.Context, s Sess) session.Reply {
 // Tools lists the target's tools in this version (every page, at most
 // maxPages), once per version. ok is false when the server declared no
 // tools or listing failed.
+//
+// Checks running at the same time list once: while one lists, the others
+// wait for its list (a server with a huge list is held in memory once).
 func (t *T) Tools() ([]mcp.Tool, bool) {
-	t.vr.mu.Lock()
-	if t.vr.toolsOK || t.vr.toolsErr != nil {
-		defer t.vr.mu.Unlock()
-		return t.vr.tools, t.vr.toolsOK
-	}
-	t.vr.mu.Unlock()
 	if !t.HasCapability("tools") {
 		return nil, false
 	}
+	vr := t.vr
+	vr.mu.Lock()
+	for {
+		if vr.toolsOK || vr.toolsErr != nil {
+			defer vr.mu.Unlock()
+			return vr.tools, vr.toolsOK
+		}
+		listing := vr.toolsListing
+		if listing == nil {
+			break
+		}
+		vr.mu.Unlock()
+		select {
+		case <-listing:
+		case <-t.Ctx.Done():
+			return nil, false
+		}
+		vr.mu.Lock()
+	}
+	listing := make(chan struct{})
+	vr.toolsListing = listing
+	vr.mu.Unlock()
+	defer func() {
+		// Also when the listing was cut short (the check aborted): a
+		// waiting check then lists itself.
+		vr.mu.Lock()
+		vr.toolsListing = nil
+		vr.mu.Unlock()
+		close(listing)
+	}()
 	c := t.Session()
 	var all []mcp.Tool
 	var err error
