@@ -68,17 +68,19 @@ type Observation struct {
 // versionRun is the state of one protocol version in one run: the pool of
 // shared sessions, what the target declared, and everything it sent.
 type versionRun struct {
-	r       *runner
-	v       spec.Version
-	once    sync.Once
-	pool    *harness.Pool[*conn]
-	err     error // the target could not be reached
-	support bool
-	nego    spec.Version
-	openErr error
-	caps    mcp.ServerCapabilities
-	discov  *mcp.DiscoverResult
-	initRes *mcp.InitializeResult
+	r    *runner
+	v    spec.Version
+	once sync.Once
+	// settleOnce settles the idle sessions before the passive checks.
+	settleOnce sync.Once
+	pool       *harness.Pool[*conn]
+	err        error // the target could not be reached
+	support    bool
+	nego       spec.Version
+	openErr    error
+	caps       mcp.ServerCapabilities
+	discov     *mcp.DiscoverResult
+	initRes    *mcp.InitializeResult
 
 	mu       sync.Mutex
 	conns    int
@@ -247,6 +249,40 @@ func (vr *versionRun) done() {
 	if last && pool != nil {
 		_ = pool.CloseIdle() // a target that already died is no problem of the run
 	}
+}
+
+// settle makes sure, once the version's active checks have ended, that
+// what the target sent on its idle sessions has arrived before the
+// passive checks judge it: each idle session gets the era's sentinel
+// request and its answer is waited for (a target answers in order, so
+// what it sent before is in). Without it, what a target sends after a
+// response (late progress, say) could reach the observations only after
+// the passive checks had run, depending on which check held which session
+// last, and so on how many ran at the same time. Its traffic is in no
+// check's transcript.
+func (vr *versionRun) settle(ctx context.Context) {
+	vr.settleOnce.Do(func() {
+		vr.mu.Lock()
+		pool := vr.pool
+		vr.mu.Unlock()
+		if pool == nil {
+			return
+		}
+		pool.Idle(string(vr.v), func(idle []*conn) {
+			var wg sync.WaitGroup
+			for _, c := range idle {
+				if c.OpenErr != nil {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					Sentinel(ctx, (&Conn{c.Shared}).S())
+				}()
+			}
+			wg.Wait()
+		})
+	})
 }
 
 // setup probes the version once: can the target be reached, does it speak
