@@ -208,6 +208,16 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !fresh && s.OpenErr == nil && s.Stateful != nil {
+		// Settle the handshake before a check gets the session: what
+		// the target sends in reply to notifications/initialized (an
+		// answer to the notification, a list_changed) arrives before the
+		// sentinel's answer, so it is the handshake's, not the first
+		// check's. Which check that is depends on how many run at the
+		// same time. A wait skipped for a gone target is no verdict of
+		// the check opening the session.
+		Sentinel(expect.OnSkip(ctx, func(string) {}), s.Stateful)
+	}
 	vr.mu.Lock()
 	vr.sessions = append(vr.sessions, (&Conn{s}).S())
 	vr.mu.Unlock()
