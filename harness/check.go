@@ -50,7 +50,8 @@ type Check struct {
 	ended      *reports.Check
 	transcript []reports.WireEvent // set by UseTranscript
 	ownTrans   bool
-	gone       string // why a wait of the check was not made (TargetGone)
+	rec        *record.Recorder // set by UseRecorder
+	gone       string           // why a wait of the check was not made (TargetGone)
 }
 
 type violation struct {
@@ -169,9 +170,32 @@ func (c *Check) UseTranscript(events []reports.WireEvent) {
 	c.transcript, c.ownTrans = events, true
 }
 
-// Note adds an observation to the run's transcript, so it shows in this
-// check's transcript (for example the tail of a process's stderr).
-func (c *Check) Note(format string, args ...any) { c.run.Recorder().Note(format, args...) }
+// UseRecorder makes rec the check's own recorder: its transcript is what
+// rec holds when the check ends, not what the run's recorder saw while the
+// check was open, and Note writes to rec. Checks that run at the same time
+// as others of the run use it, each attaching its own recorder to the
+// connections it uses, so that no check's transcript holds another's
+// traffic. Call it before the check sends anything.
+func (c *Check) UseRecorder(rec *record.Recorder) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rec = rec
+}
+
+// recorder is the recorder the check's notes go to.
+func (c *Check) recorder() *record.Recorder {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rec != nil {
+		return c.rec
+	}
+	return c.run.Recorder()
+}
+
+// Note adds an observation to the check's transcript (the run's recorder,
+// or the check's own: UseRecorder), for example the tail of a process's
+// stderr.
+func (c *Check) Note(format string, args ...any) { c.recorder().Note(format, args...) }
 
 // Pass says the target did what the check asks.
 func (c *Check) Pass() {
@@ -443,9 +467,12 @@ func (c *Check) End() reports.Check {
 	}
 	rc.Expected, rc.Actual = strings.Join(expected, "\n"), strings.Join(actual, "\n")
 	if rc.Outcome != reports.Pass || c.run.opts.Verbose {
-		if c.ownTrans {
+		switch {
+		case c.ownTrans:
 			rc.Transcript = c.run.keepTranscript(c.transcript)
-		} else {
+		case c.rec != nil:
+			rc.Transcript = c.run.keepTranscript(c.rec.Since(0))
+		default:
 			rc.Transcript = c.run.keepTranscript(c.run.Recorder().Since(c.mark))
 		}
 	}

@@ -148,3 +148,42 @@ func TestPool(t *testing.T) {
 		t.Error("Get after Shutdown must fail")
 	}
 }
+
+// TestPoolIdle: Idle lends the idle values of a key to fn, where Get
+// cannot take them, and takes them back afterwards; a pool shut down
+// meanwhile closes them instead.
+func TestPoolIdle(t *testing.T) {
+	n, closed := 0, 0
+	p := &Pool[int]{
+		New:     func(context.Context, string) (int, error) { n++; return n, nil },
+		Close:   func(int) error { closed++; return nil },
+		MaxIdle: 2,
+	}
+	ctx := context.Background()
+	a, ra, _ := p.Get(ctx, "k")
+	b, rb, _ := p.Get(ctx, "k")
+	ra(true)
+	rb(true)
+	var lent []int
+	p.Idle("k", func(vs []int) {
+		lent = append(lent, vs...)
+		if v, release, _ := p.Get(ctx, "k"); v == a || v == b {
+			t.Errorf("Get took %d, lent to Idle", v)
+		} else {
+			release(false)
+		}
+	})
+	if len(lent) != 2 {
+		t.Fatalf("Idle lent %v, want the 2 idle values", lent)
+	}
+	created := p.Created()
+	v, release, _ := p.Get(ctx, "k")
+	if p.Created() != created || (v != a && v != b) {
+		t.Errorf("after Idle, Get made a new value (%d) instead of reusing one", v)
+	}
+	release(true)
+	p.Idle("k", func([]int) { p.Shutdown() })
+	if closed != 3 {
+		t.Errorf("%d values closed, want 3 (one released unused, two taken back after Shutdown)", closed)
+	}
+}

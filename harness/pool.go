@@ -83,6 +83,34 @@ func (p *Pool[T]) releaser(key string, v T) func(bool) {
 	}
 }
 
+// Idle lends the values waiting for reuse under key to fn, all at once,
+// and takes them back when it returns: work on each idle value (settling
+// what its target sent) while no one else can get it. A value taken back
+// after Shutdown is closed.
+func (p *Pool[T]) Idle(key string, fn func([]T)) {
+	p.mu.Lock()
+	vs := p.idle[key]
+	delete(p.idle, key)
+	p.mu.Unlock()
+	if len(vs) > 0 {
+		fn(vs)
+	}
+	p.mu.Lock()
+	if !p.closed {
+		if p.idle == nil {
+			p.idle = map[string][]T{}
+		}
+		p.idle[key] = append(p.idle[key], vs...)
+		vs = nil
+	}
+	p.mu.Unlock()
+	for _, v := range vs {
+		if p.Close != nil {
+			_ = p.Close(v)
+		}
+	}
+}
+
 // Created is how many values New made: the number of target starts paid.
 func (p *Pool[T]) Created() int {
 	p.mu.Lock()

@@ -40,8 +40,10 @@ type RunOptions struct {
 // Run collects the checks of one run.
 //
 // Concurrency: all methods are safe for concurrent use. Transcripts are
-// cut by time (a check gets everything recorded between its start and its
-// end), so checks that share a recorder should run one at a time.
+// cut by time (a check gets everything the run's recorder kept between its
+// start and its end), so checks that share the run's recorder should run
+// one at a time; checks that run at the same time each get their own
+// recorder (Check.UseRecorder), attached to the connections they use.
 type Run struct {
 	opts    RunOptions
 	started time.Time

@@ -112,19 +112,26 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 	}
 	out.Duration = end.Sub(out.Started)
 	sort.Slice(out.Versions, func(i, j int) bool { return out.Versions[i].Compare(out.Versions[j]) < 0 })
-	sort.SliceStable(out.Checks, func(i, j int) bool {
-		a, b := out.Checks[i], out.Checks[j]
-		if c := a.Version.Compare(b.Version); c != 0 {
-			return c < 0
-		}
-		return a.ID+": "+a.Title < b.ID+": "+b.Title
-	})
+	SortChecks(out.Checks)
 	for k := 1; k <= total; k++ {
 		if s := fmt.Sprintf("%d/%d", k, total); !shards[s] {
 			missing = append(missing, s)
 		}
 	}
 	return out, missing, nil
+}
+
+// SortChecks puts checks in the order a report lists them: by version,
+// then by "ID: Title" (the spec name the suite orders an unsharded run
+// by), whatever order they ended in.
+func SortChecks(checks []Check) {
+	sort.SliceStable(checks, func(i, j int) bool {
+		a, b := checks[i], checks[j]
+		if c := a.Version.Compare(b.Version); c != 0 {
+			return c < 0
+		}
+		return a.ID+": "+a.Title < b.ID+": "+b.Title
+	})
 }
 
 // severity orders outcomes for merging: the higher wins.

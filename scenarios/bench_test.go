@@ -92,3 +92,45 @@ func BenchmarkWrongIDServer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelStdio measures a full run (every version) against the
+// reference server over stdio with Parallel 1 (one check after another,
+// as before checks ran concurrently) and with the default
+// (DefaultParallel), in one benchmark run: s/run and checks/s of each,
+// and for the default x-parallel-1, how many times faster it is than
+// Parallel 1, and the parallelism it used.
+//
+//	go test ./scenarios -run '^$' -bench ParallelStdio -benchtime 3x
+func BenchmarkParallelStdio(b *testing.B) {
+	tg := referenceTarget(b)
+	var serial time.Duration
+	for _, tc := range []struct {
+		name     string
+		parallel int
+	}{{"parallel-1", 1}, {"parallel-default", 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			checks := 0
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				res := runSuites(b, Config{Target: tg, Direct: true, Versions: spec.Versions, Parallel: tc.parallel}, 2*time.Minute)
+				checks = len(res.Report.Checks)
+				for _, c := range res.Report.Checks {
+					if c.Broken() {
+						b.Fatalf("%s [%s] %s: %s", c.ID, c.Version, c.Outcome, c.Actual)
+					}
+				}
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			b.ReportMetric(per.Seconds(), "s/run")
+			b.ReportMetric(float64(checks)/per.Seconds(), "checks/s")
+			if tc.parallel == 1 {
+				serial = per
+				return
+			}
+			b.ReportMetric(float64(DefaultParallel(tg)), "parallel")
+			if serial > 0 {
+				b.ReportMetric(float64(serial)/float64(per), "x-parallel-1")
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -77,6 +78,7 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 		want[n] = true
 	}
 	before := len(s.ServerRequests())
+	var frames []wire.Frame
 	for _, tr := range clientTriggers {
 		if !want[tr.tool] {
 			continue
@@ -89,13 +91,59 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 		if !r.OK() && r.Error == nil {
 			t.Taint() // an answer may still come
 		}
+		frames = append(frames, featuresFrames(r)...)
 		t.Saw("%s: %s", tr.tool, r.Describe())
 	}
 	all := s.ServerRequests()
 	if before < len(all) {
 		reqs = all[before:]
 	}
+	t.clientAwaitCompletions(s, reqs, frames)
 	return reqs, ran
+}
+
+// clientAwaitCompletions gives the completion notifications of the
+// url-mode elicitations among reqs that did not come with the calls
+// (frames) a quiet window to arrive: over HTTP they travel on the GET
+// stream and may trail the response, and elicitation/complete-id judges
+// them once the session may already be closed.
+func (t *T) clientAwaitCompletions(s *session.Stateful, reqs []session.ServerRequest, frames []wire.Frame) {
+	pending := map[string]bool{}
+	for _, r := range reqs {
+		m := clientParams(r)
+		if mode, _ := clientStr(m, "mode"); r.Frame.Msg.Method != spec.MethodElicitationCreate || mode != "url" {
+			continue
+		}
+		if id, ok := clientStr(m, "elicitationId"); ok && id != "" {
+			pending[id] = true
+		}
+	}
+	done := func(fs []wire.Frame) {
+		for _, f := range fs {
+			if f.Kind != wire.KindMessage || f.Msg.Method != spec.MethodElicitationComplete {
+				continue
+			}
+			var p struct {
+				ElicitationID string `json:"elicitationId"`
+			}
+			_ = json.Unmarshal(f.Msg.Params, &p)
+			delete(pending, p.ElicitationID)
+		}
+	}
+	done(frames)
+	for len(pending) > 0 {
+		obs := s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Notification(spec.MethodElicitationComplete, nil),
+			expect.Silence("no more elicitation completions"))
+		done(obs.Others)
+		if !obs.OK() || obs.Frame.Kind == 0 {
+			return
+		}
+		n := len(pending)
+		done([]wire.Frame{obs.Frame})
+		if len(pending) == n {
+			return // a completion of no pending elicitation: judged by elicitation/complete-id
+		}
+	}
 }
 
 func clientParams(r session.ServerRequest) map[string]json.RawMessage {

@@ -12,6 +12,7 @@
 //	registry.go    Def, Register, Checks, CheckedRequirements (the static check registry)
 //	exclusions.go  Exclusions: requirement ID -> why it has no check
 //	runner.go      Config, Run, Result: builds the Ginkgo tree and runs it against a target
+//	specs.go       Spec, RunSpecs: the Ginkgo and the direct (concurrent) engines
 //	env.go         T (what a check body gets), Conn, Sess, pools, observations
 //	helpers.go     small helpers shared by area files
 //	jsonrpc.go lifecycle.go ping.go stdio.go logging.go pagination.go   the areas
@@ -34,6 +35,19 @@
 // absent: never green); error (the harness broke). ginkgo.RunSpecs runs once
 // per process; a later Run in the same process (or Config.Direct) runs the
 // same specs in the same order without Ginkgo.
+//
+// Checks run concurrently (Config.Parallel, by default 4 over HTTP and the
+// cores, 4 to 8, over stdio; the direct engine runs them): the versions
+// one after another, within a version the active checks Parallel at a
+// time, then the passive ones. A check that changes what every session of
+// the server shares, or watches a channel where other sessions' traffic
+// shows, is Def.Exclusive and runs alone; checks that share state only
+// among themselves form a Def.Group and never overlap. Each check gets its
+// own transcript recorder, attached to the connections it opens or
+// borrows, and the report lists checks in registration order: outcomes
+// and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,
+// TestParallelFaultRows). Parallel 1 runs every check after the other,
+// under Ginkgo unless Config.Direct.
 //
 // # Adding an area file
 //
@@ -87,6 +101,12 @@
 // it in a state other checks must not see (broken bytes sent, log level
 // changed, subscriptions). t.Fresh() is a new connection that has sent
 // nothing (handshake checks). Both are released at the end of the check.
+// Other checks run at the same time on sessions of their own: mark a check
+// Exclusive when it changes state every session of the server shares (a
+// list, a log level, what is announced to listeners), watches a channel
+// where that shows (a subscriptions/listen stream) or compares what the
+// server says at two moments; give checks that share state only among
+// themselves a Group. When in doubt, Exclusive.
 // Sentinel(ctx, s) sends ping (or server/discover) to know earlier input was
 // processed; t.WaitQuiet watches a short window for what must not arrive.
 // Never sleep: wait for frames with expect, and bound every wait.

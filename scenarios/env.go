@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/record"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -66,17 +68,19 @@ type Observation struct {
 // versionRun is the state of one protocol version in one run: the pool of
 // shared sessions, what the target declared, and everything it sent.
 type versionRun struct {
-	r       *runner
-	v       spec.Version
-	once    sync.Once
-	pool    *harness.Pool[*harness.Shared]
-	err     error // the target could not be reached
-	support bool
-	nego    spec.Version
-	openErr error
-	caps    mcp.ServerCapabilities
-	discov  *mcp.DiscoverResult
-	initRes *mcp.InitializeResult
+	r    *runner
+	v    spec.Version
+	once sync.Once
+	// settleOnce settles the idle sessions before the passive checks.
+	settleOnce sync.Once
+	pool       *harness.Pool[*conn]
+	err        error // the target could not be reached
+	support    bool
+	nego       spec.Version
+	openErr    error
+	caps       mcp.ServerCapabilities
+	discov     *mcp.DiscoverResult
+	initRes    *mcp.InitializeResult
 
 	mu       sync.Mutex
 	conns    int
@@ -93,6 +97,9 @@ type versionRun struct {
 	tools    []mcp.Tool
 	toolsErr error
 	toolsOK  bool
+	// toolsListing is closed when the listing under way ends (nil when
+	// none is).
+	toolsListing chan struct{}
 }
 
 // The bounds of what a version run keeps for passive checks: a target
@@ -128,26 +135,93 @@ func (t *tap) Received(f wire.Frame) {
 
 func (t *tap) Noted(string, time.Time) {}
 
+// route hands what is sent and received on one connection to the
+// recorder of the check that holds the connection, so a check's transcript
+// holds its own connections' traffic only, whatever other checks do at
+// the same time. What comes while no check holds the connection (an idle
+// pooled session) is in no transcript; the passive checks still see it.
+type route struct {
+	rec atomic.Pointer[record.Recorder]
+}
+
+// hold routes the connection's events to rec.
+func (r *route) hold(rec *record.Recorder) { r.rec.Store(rec) }
+
+// drop stops routing to rec (unless another holder took over).
+func (r *route) drop(rec *record.Recorder) { r.rec.CompareAndSwap(rec, nil) }
+
+func (r *route) Sent(o wire.Outgoing) {
+	if rec := r.rec.Load(); rec != nil {
+		rec.Sent(o)
+	}
+}
+
+func (r *route) Received(f wire.Frame) {
+	if rec := r.rec.Load(); rec != nil {
+		rec.Received(f)
+	}
+}
+
+func (r *route) Noted(text string, at time.Time) {
+	if rec := r.rec.Load(); rec != nil {
+		rec.Noted(text, at)
+	}
+}
+
+// conn is a connection of a version run with the route of its events.
+type conn struct {
+	*harness.Shared
+	route *route
+}
+
+type recorderKey struct{}
+
+// withRecorder returns ctx carrying the recorder of the check it belongs
+// to: connections opened under ctx route their events to it.
+func withRecorder(ctx context.Context, rec *record.Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, rec)
+}
+
+func recorderOf(ctx context.Context) *record.Recorder {
+	rec, _ := ctx.Value(recorderKey{}).(*record.Recorder)
+	return rec
+}
+
 // open connects to the target and, unless fresh, runs the handshake of the
-// version. The tap and the recorder see every byte from the start.
+// version. The tap and the recorder of the check opening it (ctx's, see
+// withRecorder) see every byte from the start.
 //
 // The suites report 2024-11-05 only over HTTP+SSE; later initialize-based
 // versions are still probed there (allStateful) to learn what the server
 // implements on these endpoints, as harness.Open allows.
-func (vr *versionRun) open(ctx context.Context, fresh bool) (*harness.Shared, error) {
+func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 	vr.mu.Lock()
 	vr.conns++
 	n := vr.conns
 	vr.mu.Unlock()
-	taps := []wire.Tap{vr.r.run.Recorder(), &tap{vr: vr, conn: n, methods: rules.NewMethods(0)}}
+	rt := &route{}
+	if rec := recorderOf(ctx); rec != nil {
+		rt.hold(rec)
+	}
+	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0)}}
 	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.r.cfg.Session, Taps: taps, Fresh: fresh})
 	if err != nil {
 		return nil, err
 	}
+	if !fresh && s.OpenErr == nil && s.Stateful != nil {
+		// Settle the handshake before a check gets the session: what
+		// the target sends in reply to notifications/initialized (an
+		// answer to the notification, a list_changed) arrives before the
+		// sentinel's answer, so it is the handshake's, not the first
+		// check's. Which check that is depends on how many run at the
+		// same time. A wait skipped for a gone target is no verdict of
+		// the check opening the session.
+		Sentinel(expect.OnSkip(ctx, func(string) {}), s.Stateful)
+	}
 	vr.mu.Lock()
 	vr.sessions = append(vr.sessions, (&Conn{s}).S())
 	vr.mu.Unlock()
-	return s, nil
+	return &conn{Shared: s, route: rt}, nil
 }
 
 // sessionBudget is what the sessions of one version run keep together of
@@ -187,20 +261,65 @@ func (vr *versionRun) done() {
 	}
 }
 
+// settle makes sure, once the version's active checks have ended, that
+// what the target sent on its idle sessions has arrived before the
+// passive checks judge it: each idle session gets the era's sentinel
+// request and its answer is waited for (a target answers in order, so
+// what it sent before is in). Without it, what a target sends after a
+// response (late progress, say) could reach the observations only after
+// the passive checks had run, depending on which check held which session
+// last, and so on how many ran at the same time. Its traffic is in no
+// check's transcript.
+func (vr *versionRun) settle(ctx context.Context) {
+	vr.settleOnce.Do(func() {
+		vr.mu.Lock()
+		pool := vr.pool
+		vr.mu.Unlock()
+		if pool == nil {
+			return
+		}
+		pool.Idle(string(vr.v), func(idle []*conn) {
+			var wg sync.WaitGroup
+			for _, c := range idle {
+				if c.OpenErr != nil {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					Sentinel(ctx, (&Conn{c.Shared}).S())
+				}()
+			}
+			wg.Wait()
+		})
+	})
+}
+
 // setup probes the version once: can the target be reached, does it speak
 // the version, what does it declare.
 func (vr *versionRun) setup(ctx context.Context) {
 	vr.once.Do(func() {
-		vr.pool = &harness.Pool[*harness.Shared]{
-			New:   func(ctx context.Context, _ string) (*harness.Shared, error) { return vr.open(ctx, false) },
-			Close: func(s *harness.Shared) error { return s.Close() },
+		pool := &harness.Pool[*conn]{
+			New:   func(ctx context.Context, _ string) (*conn, error) { return vr.open(ctx, false) },
+			Close: func(c *conn) error { return c.Close() },
+			// Each check running at the same time holds its own session;
+			// all of them go back to the pool for the next checks.
+			MaxIdle: vr.r.parallel,
 		}
-		sh, release, err := vr.pool.Get(ctx, string(vr.v))
+		// Under the lock: a check that ends without a session (n/a by
+		// its version window) reads the pool in done meanwhile.
+		vr.mu.Lock()
+		vr.pool = pool
+		vr.mu.Unlock()
+		sh, release, err := pool.Get(ctx, string(vr.v))
 		if err != nil {
 			vr.err = err
 			return
 		}
-		defer release(true)
+		defer func() {
+			sh.route.drop(recorderOf(ctx))
+			release(true)
+		}()
 		vr.support = sh.Supported()
 		vr.nego = sh.Negotiated()
 		vr.openErr = sh.OpenErr
@@ -225,10 +344,13 @@ func (vr *versionRun) unsupportedReason() string {
 }
 
 func (vr *versionRun) shutdown() error {
-	if vr.pool == nil {
+	vr.mu.Lock()
+	pool := vr.pool
+	vr.mu.Unlock()
+	if pool == nil {
 		return nil
 	}
-	return vr.pool.Shutdown()
+	return pool.Shutdown()
 }
 
 // abort stops a check's body with a harness error (see T.must).
@@ -244,12 +366,13 @@ type T struct {
 
 	vr      *versionRun
 	def     Def
+	rec     *record.Recorder // the check's own transcript
 	leases  []*lease
 	closers []func()
 }
 
 type lease struct {
-	sh      *harness.Shared
+	c       *conn
 	release func(bool)
 	reuse   bool
 }
@@ -266,10 +389,11 @@ func (t *T) must(err error) {
 // a state others must not see (changed log level, broken bytes sent,
 // subscriptions) call Taint.
 func (t *T) Session() *Conn {
-	sh, release, err := t.vr.pool.Get(t.Ctx, string(t.vr.v))
+	c, release, err := t.vr.pool.Get(t.Ctx, string(t.vr.v))
 	t.must(err)
-	t.leases = append(t.leases, &lease{sh: sh, release: release, reuse: true})
-	return &Conn{sh}
+	c.route.hold(t.rec)
+	t.leases = append(t.leases, &lease{c: c, release: release, reuse: true})
+	return &Conn{c.Shared}
 }
 
 // Taint marks the sessions this check borrowed as not reusable: they are
@@ -284,15 +408,28 @@ func (t *T) Taint() {
 // (no initialize, no discover): for handshake and negotiation checks. It
 // is closed at the end of the check.
 func (t *T) Fresh() *Conn {
-	sh, err := t.vr.open(t.Ctx, true)
+	c, err := t.vr.open(t.Ctx, true)
 	t.must(err)
-	t.closers = append(t.closers, func() { sh.Close() })
-	return &Conn{sh}
+	t.closers = append(t.closers, func() {
+		c.Close()
+		c.route.drop(t.rec)
+	})
+	return &Conn{c.Shared}
 }
 
+// finish releases what the check used. A session going back to the pool
+// leaves the check's transcript first (another check may take it at
+// once); one that is closed leaves it after, so the transcript shows its
+// end.
 func (t *T) finish() {
 	for _, l := range t.leases {
-		l.release(l.reuse)
+		if l.reuse {
+			l.c.route.drop(t.rec)
+			l.release(true)
+			continue
+		}
+		l.release(false)
+		l.c.route.drop(t.rec)
 	}
 	for _, c := range t.closers {
 		c()
@@ -378,16 +515,43 @@ func Sentinel(ctx context.Context, s Sess) session.Reply {
 // Tools lists the target's tools in this version (every page, at most
 // maxPages), once per version. ok is false when the server declared no
 // tools or listing failed.
+//
+// Checks running at the same time list once: while one lists, the others
+// wait for its list (a server with a huge list is held in memory once).
 func (t *T) Tools() ([]mcp.Tool, bool) {
-	t.vr.mu.Lock()
-	if t.vr.toolsOK || t.vr.toolsErr != nil {
-		defer t.vr.mu.Unlock()
-		return t.vr.tools, t.vr.toolsOK
-	}
-	t.vr.mu.Unlock()
 	if !t.HasCapability("tools") {
 		return nil, false
 	}
+	vr := t.vr
+	vr.mu.Lock()
+	for {
+		if vr.toolsOK || vr.toolsErr != nil {
+			defer vr.mu.Unlock()
+			return vr.tools, vr.toolsOK
+		}
+		listing := vr.toolsListing
+		if listing == nil {
+			break
+		}
+		vr.mu.Unlock()
+		select {
+		case <-listing:
+		case <-t.Ctx.Done():
+			return nil, false
+		}
+		vr.mu.Lock()
+	}
+	listing := make(chan struct{})
+	vr.toolsListing = listing
+	vr.mu.Unlock()
+	defer func() {
+		// Also when the listing was cut short (the check aborted): a
+		// waiting check then lists itself.
+		vr.mu.Lock()
+		vr.toolsListing = nil
+		vr.mu.Unlock()
+		close(listing)
+	}()
 	c := t.Session()
 	var all []mcp.Tool
 	var err error

@@ -387,7 +387,10 @@ func (t *T) claimedVersions() map[string]bool {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		defer func() {
+			c.Close()
+			c.route.drop(t.rec)
+		}()
 		d, _, _ := c.Stateless.Discover(t.Ctx)
 		if d != nil {
 			for _, v := range d.SupportedVersions {

@@ -50,8 +50,9 @@ var _ = Register(
 			})
 		},
 	},
+	// Exclusive: a server that accepts the level may keep one log level for all its sessions.
 	Def{
-		ID: "logging/set-level-invalid", Area: "logging", Eras: stateful,
+		ID: "logging/set-level-invalid", Exclusive: true, Area: "logging", Eras: stateful,
 		Title:        "logging/setLevel with an unknown level is refused with -32602",
 		Requirements: []string{"logging.errors.standard-codes-legacy"},
 		Proofs: []Proof{

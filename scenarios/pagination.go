@@ -74,8 +74,9 @@ func (t *T) fetchPage(s Sess, l listKind, cursor *string) (page, error) {
 }
 
 var _ = Register(
+	// Exclusive: it compares pages fetched at different moments, which a tool another check calls could change.
 	Def{
-		ID: "pagination/walk", Area: "pagination",
+		ID: "pagination/walk", Exclusive: true, Area: "pagination",
 		Title:        "every list walks to its end: cursors are accepted again, no cursor repeats, the walk ends within a bound",
 		Requirements: []string{"pagination.server.stable-cursors"},
 		Proofs:       []Proof{{Fault: "cursor-loops", Version: spec.V20251125, Want: reports.Warn}},

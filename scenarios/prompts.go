@@ -208,8 +208,9 @@ var _ = Register(
 			t.Judge(t.askError(c, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"}, jsonrpc.InvalidParams))
 		},
 	},
+	// Exclusive: ref_change_lists changes the prompt list every session sees and announces it to all of them.
 	Def{
-		ID: "prompts/list-changed", Area: "prompts", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "prompts/list-changed", Exclusive: true, Area: "prompts", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with prompts.listChanged announces a change of its prompt list with notifications/prompts/list_changed",
 		Requirements: []string{"prompts.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-prompts-list-changed", Version: spec.V20251125, Want: reports.Warn}},
@@ -217,8 +218,9 @@ var _ = Register(
 			t.featuresListChanged("prompts", "prompts.listChanged", spec.MethodPromptsListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "prompts/list-stable", Area: "prompts", Eras: stateless,
+		ID: "prompts/list-stable", Exclusive: true, Area: "prompts", Eras: stateless,
 		Title:        "in 2026-07-28 prompts/list gives the current set, the same on every connection",
 		Requirements: []string{"prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "prompts-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},

@@ -46,6 +46,18 @@ type Def struct {
 	// Passive checks judge what the target sent during the version's other
 	// checks (T.Observed); they run after the active ones.
 	Passive bool
+	// Exclusive checks run alone, never at the same time as another check
+	// (Config.Parallel): checks that change state every session of the
+	// server shares (its lists, a log level, what it announces to
+	// listeners) or that watch a channel where the traffic of other
+	// sessions could show (a subscriptions/listen stream). When in doubt,
+	// a check is exclusive.
+	Exclusive bool
+	// Group names checks that never run at the same time as one another,
+	// though each may overlap checks outside the group: checks that share
+	// server-wide state only among themselves ("tasks": the server's task
+	// store, tasks/list).
+	Group string
 
 	// Body is the check. It gets a T (a harness.Check plus the target) and
 	// ends in an outcome through T's methods. Body must not keep T.

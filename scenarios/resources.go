@@ -209,8 +209,9 @@ var _ = Register(
 			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
 		},
 	},
+	// Exclusive: ref_change_lists changes the resource list every session sees and announces it to all of them.
 	Def{
-		ID: "resources/list-changed", Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "resources/list-changed", Exclusive: true, Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with resources.listChanged announces a change of its resource list with notifications/resources/list_changed",
 		Requirements: []string{"resources.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-resources-list-changed", Version: spec.V20251125, Want: reports.Warn}},
@@ -218,8 +219,9 @@ var _ = Register(
 			t.featuresListChanged("resources", "resources.listChanged", spec.MethodResourcesListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "resources/list-stable", Area: "resources", Eras: stateless,
+		ID: "resources/list-stable", Exclusive: true, Area: "resources", Eras: stateless,
 		Title:        "in 2026-07-28 resources/list gives the current set, the same on every connection",
 		Requirements: []string{"resources.list.current-set-for-caller", "resources.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "resources-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/record"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -46,7 +48,8 @@ type Config struct {
 	// Verbose keeps transcripts of passing checks too.
 	Verbose bool
 	// Progress, when set, is called after each check ends (from the
-	// goroutine running the checks), for live progress.
+	// goroutine that ran the check, one call at a time), for live
+	// progress.
 	Progress func(reports.Check)
 	// Log receives the Ginkgo runner's own output (default: discarded).
 	Log io.Writer
@@ -63,7 +66,36 @@ type Config struct {
 	// Shard, when set, runs only the active checks of that shard (and
 	// every passive one); see Shard.
 	Shard Shard
+	// Parallel is how many checks run at the same time (0 means
+	// DefaultParallel of the target). The versions run one after another;
+	// within a version the active checks run Parallel at a time, the
+	// exclusive ones (Def.Exclusive) alone after the others, those of one
+	// group (Def.Group) never together, and the passive ones once every
+	// active one has ended. Outcomes do not depend on it. 1 runs every
+	// check one after another: under Ginkgo (unless Direct), in the order
+	// of the spec names, as before; with the direct engine in registration
+	// order. Above 1 the direct engine runs them.
+	Parallel int
 }
+
+// DefaultParallel is how many checks a run against tg makes at the same
+// time by default: over stdio every session is a process of its own, so
+// as many as the machine has cores, at least 4 and at most 8; over HTTP
+// all sessions share one server, which gets 4.
+func DefaultParallel(tg target.Target) int {
+	if !tg.IsStdio() {
+		return 4
+	}
+	return min(max(runtime.NumCPU(), 4), 8)
+}
+
+// The bounds of the run's transcripts (see record.Options): with checks
+// running at the same time each check's recorder gets its share.
+const (
+	runTranscriptEvents = 100000
+	runTranscriptBytes  = 32 << 20
+	minCheckBytes       = 1 << 20
+)
 
 // Result is a finished run.
 type Result struct {
@@ -80,6 +112,9 @@ type Result struct {
 	Engine string
 	// Specs is how many specs the engine ran (after the label filter).
 	Specs int
+	// Parallel is how many checks the run let run at the same time
+	// (Config.Parallel, or its default).
+	Parallel int
 }
 
 // ErrUnreachable wraps the error of a target that could not be started or
@@ -93,6 +128,9 @@ type runner struct {
 	run       *harness.Run
 	cat       *catalog.Catalog
 	versions  []*versionRun
+	parallel  int
+	recOpts   record.Options // of each check's recorder
+	progress  sync.Mutex     // Config.Progress is called under it
 	only      map[string]bool
 	side      []*versionRun // probed for negotiation checks, not reported
 	mu        sync.Mutex
@@ -134,9 +172,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(cfg.Versions) == 0 {
 		cfg.Versions = append([]spec.Version(nil), spec.Versions...)
 	}
+	if cfg.Parallel < 0 {
+		return Result{}, fmt.Errorf("parallel %d: give at least 1 check at a time (0 for the default)", cfg.Parallel)
+	}
+	if cfg.Parallel == 0 {
+		cfg.Parallel = DefaultParallel(cfg.Target)
+	}
 	// One Health for the run: a target that stops answering gets shorter
 	// deadlines, and a mute one is not waited for again (expect.Health).
-	r := &runner{cfg: cfg}
+	// Checks running at the same time share it.
+	r := &runner{cfg: cfg, parallel: cfg.Parallel}
+	r.recOpts = record.Options{MaxEvents: runTranscriptEvents / cfg.Parallel, MaxBytes: max(runTranscriptBytes/cfg.Parallel, minCheckBytes)}
 	r.probing.Store(cfg.Versions[len(cfg.Versions)-1])
 	health := expect.NewHealth()
 	health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
@@ -203,8 +249,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("no protocol version to run over %s (HTTP+SSE carries 2024-11-05 only)", r.transport)
 	}
 
-	engine, n := RunSpecs(ctx, r.specList(ctx), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
-		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout})
+	plan := r.plan()
+	for _, it := range plan {
+		if match != nil && !match(it.labels) {
+			it.vr.done() // never run: what the version keeps goes after its last spec that runs
+		}
+	}
+	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
+		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel})
 	r.specs = n
 
 	var problems []error
@@ -235,7 +287,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Starts:   starts,
 		Engine:   engine,
 		Specs:    r.specs,
+		Parallel: cfg.Parallel,
 	}
+	// In the order of the spec names, as Ginkgo runs them and as merged
+	// shards are: a report does not depend on which engine ran the checks
+	// or how many ran at the same time.
+	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
@@ -257,15 +314,17 @@ type specItem struct {
 	def    Def
 	name   string
 	labels []string
+	phase  int
 }
 
 // plan lists the specs in run order: per version, the active checks in
-// registration order, then the passive ones.
+// registration order, then the passive ones (each its own phase: see
+// Spec.Phase).
 func (r *runner) plan() []specItem {
 	defs := Checks()
 	var out []specItem
 	seen := map[string]bool{}
-	for _, vr := range r.versions {
+	for i, vr := range r.versions {
 		for _, passive := range []bool{false, true} {
 			for _, d := range defs {
 				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) || (!passive && !r.cfg.Shard.Includes(vr.v, d.ID)) {
@@ -284,7 +343,11 @@ func (r *runner) plan() []specItem {
 					panic(fmt.Sprintf("scenarios: duplicate spec name %q", name))
 				}
 				seen[name] = true
-				out = append(out, specItem{vr: vr, def: d, name: name, labels: labels})
+				phase := 2 * i
+				if passive {
+					phase++
+				}
+				out = append(out, specItem{vr: vr, def: d, name: name, labels: labels, phase: phase})
 				vr.pending++
 			}
 		}
@@ -292,11 +355,12 @@ func (r *runner) plan() []specItem {
 	return out
 }
 
-func (r *runner) specList(ctx context.Context) []Spec {
+func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 	var out []Spec
-	for _, it := range r.plan() {
+	for _, it := range plan {
 		it := it
-		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) }})
+		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
+			Phase: it.phase, Exclusive: it.def.Exclusive, Group: it.def.Group})
 	}
 	return out
 }
@@ -308,7 +372,11 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 	scope := r.run.Scope(vr.v, r.transport)
 	defer vr.done()
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
-		ctx := expect.OnSkip(ctx, c.TargetGone)
+		// The check's own transcript: its connections route what they
+		// carry to it, so checks running at the same time do not mix.
+		rec := record.New(r.run.Recorder().Start(), r.recOpts)
+		c.UseRecorder(rec)
+		ctx := withRecorder(expect.OnSkip(ctx, c.TargetGone), rec)
 		if ctx.Err() != nil {
 			c.Untestable(NotRun(ctx))
 			return
@@ -352,7 +420,12 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 			c.NotApplicable(vr.unsupportedReason())
 			return
 		}
-		t := &T{Check: c, Ctx: ctx, vr: vr, def: d}
+		if d.Passive {
+			// Without the check's recorder: the settling traffic is
+			// the run's, not this check's.
+			vr.settle(expect.OnSkip(ctx, func(string) {}))
+		}
+		t := &T{Check: c, Ctx: ctx, vr: vr, def: d, rec: rec}
 		defer t.finish()
 		defer func() {
 			if p := recover(); p != nil {
@@ -366,6 +439,8 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 		d.Body(t)
 	})
 	if r.cfg.Progress != nil {
+		r.progress.Lock()
+		defer r.progress.Unlock()
 		r.cfg.Progress(rc)
 	}
 }

@@ -20,6 +20,16 @@ type Spec struct {
 	Name   string
 	Labels []string
 	Run    func()
+	// Phase orders specs that run concurrently (SpecConfig.Parallel above
+	// 1): a phase starts once every spec of the earlier phases has ended.
+	// Specs are listed in phase order.
+	Phase int
+	// Exclusive specs run alone: no other spec overlaps them. Within its
+	// phase an exclusive spec runs after the others, one at a time.
+	Exclusive bool
+	// Group, when set, names specs that never overlap one another (they
+	// may overlap specs of other groups).
+	Group string
 }
 
 // StopCause says why ctx ended: a signal or the run's deadline.
@@ -55,6 +65,11 @@ type SpecConfig struct {
 	Log io.Writer
 	// Timeout bounds the suite under Ginkgo.
 	Timeout time.Duration
+	// Parallel is how many specs run at the same time (see Spec.Phase,
+	// Spec.Exclusive and Spec.Group); 1 or less runs them one after
+	// another in the order given. Above 1 the direct engine runs them:
+	// Ginkgo's in-process runner runs one spec at a time.
+	Parallel int
 }
 
 // ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
@@ -71,16 +86,19 @@ func (t *ginkgoT) Fail()   { t.failed = true }
 var ginkgoOutputMu sync.Mutex
 
 // RunSpecs runs specs in order: under Ginkgo the first time in a process
-// (unless cfg.Direct), directly afterwards (ginkgo.RunSpecs runs once per
-// process). It returns the engine used ("ginkgo" or "direct") and how many
-// specs ran after the label filter.
+// (unless cfg.Direct or cfg.Parallel above 1), directly afterwards
+// (ginkgo.RunSpecs runs once per process). With cfg.Parallel above 1 the
+// direct engine runs up to that many specs at a time, phase by phase
+// (Spec.Phase), keeping exclusive specs and specs of one group apart. It
+// returns the engine used ("ginkgo" or "direct") and how many specs ran
+// after the label filter.
 //
 // Every spec that matches the filter runs, also when ctx has ended: its
 // check then records that it was not run (NotRun), so an interrupted
 // run's report still lists every check. Ginkgo stops a suite on SIGINT;
 // the specs it skipped are run here afterwards, directly.
 func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string, ran int) {
-	if !cfg.Direct && ginkgoUsed.CompareAndSwap(false, true) {
+	if !cfg.Direct && cfg.Parallel <= 1 && ginkgoUsed.CompareAndSwap(false, true) {
 		done := make([]atomic.Bool, len(specs))
 		tracked := make([]Spec, len(specs))
 		for i, s := range specs {
@@ -99,14 +117,90 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 	}
 	// Once ctx ends the specs still run, quickly: each records that it was
 	// not run, so an interrupted run's report lists every check.
+	var run []Spec
 	for _, s := range specs {
 		if cfg.Match != nil && !cfg.Match(s.Labels) {
 			continue
 		}
-		ran++
+		run = append(run, s)
+	}
+	if cfg.Parallel <= 1 {
+		for _, s := range run {
+			s.Run()
+		}
+		return "direct", len(run)
+	}
+	total := len(run)
+	for len(run) > 0 {
+		n := 1
+		for n < len(run) && run[n].Phase == run[0].Phase {
+			n++
+		}
+		runPhase(run[:n], cfg.Parallel)
+		run = run[n:]
+	}
+	return "direct", total
+}
+
+// runPhase runs the specs of one phase, at most parallel at a time: the
+// ones that are not exclusive first, each starting as soon as a slot is
+// free and no spec of its group runs (the earliest such spec in the
+// order given goes first), then the exclusive ones, one after another.
+func runPhase(specs []Spec, parallel int) {
+	var pending, exclusive []Spec
+	for _, s := range specs {
+		if s.Exclusive {
+			exclusive = append(exclusive, s)
+		} else {
+			pending = append(pending, s)
+		}
+	}
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	busy := map[string]bool{}
+	running := 0
+	var wg sync.WaitGroup
+	mu.Lock()
+	for len(pending) > 0 {
+		next := -1
+		if running < parallel {
+			for i, s := range pending {
+				if s.Group == "" || !busy[s.Group] {
+					next = i
+					break
+				}
+			}
+		}
+		if next < 0 {
+			cond.Wait()
+			continue
+		}
+		s := pending[next]
+		pending = append(pending[:next:next], pending[next+1:]...)
+		running++
+		if s.Group != "" {
+			busy[s.Group] = true
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				mu.Lock()
+				running--
+				if s.Group != "" {
+					busy[s.Group] = false
+				}
+				cond.Broadcast()
+				mu.Unlock()
+			}()
+			s.Run()
+		}()
+	}
+	mu.Unlock()
+	wg.Wait()
+	for _, s := range exclusive {
 		s.Run()
 	}
-	return "direct", ran
 }
 
 func runGinkgo(specs []Spec, cfg SpecConfig) int {

@@ -129,8 +129,9 @@ func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame)
 }
 
 var _ = Register(
+	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "stateless/listen-implemented", Area: "base", Eras: stateless,
+		ID: "stateless/listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
 		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
 		Requirements: []string{"base.layers.support-base-versioning-patterns"},
 		Proofs:       []Proof{{Proxy: "no-listen", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -161,8 +162,9 @@ var _ = Register(
 			})))
 		},
 	},
+	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "subscriptions/listen-ack", Area: "subscriptions", Eras: stateless,
+		ID: "subscriptions/listen-ack", Exclusive: true, Area: "subscriptions", Eras: stateless,
 		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
 		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},
 		Proofs:       []Proof{{Proxy: "listen-no-ack", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -178,8 +180,9 @@ var _ = Register(
 			}
 		},
 	},
+	// Exclusive: the trigger announces a tool list change to every session and listener.
 	Def{
-		ID: "subscriptions/listen-notifications", Area: "subscriptions", Eras: stateless,
+		ID: "subscriptions/listen-notifications", Exclusive: true, Area: "subscriptions", Eras: stateless,
 		Title:        "notifications of a subscription carry its id and are only of the requested types",
 		Requirements: []string{"subscriptions.meta.notification-carries-subscription-id", "subscriptions.listen.only-requested-types"},
 		Proofs:       []Proof{{Fault: "listen-no-subscription-id", Version: spec.V20260728, Want: reports.Fail}},

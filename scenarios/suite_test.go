@@ -92,13 +92,15 @@ func runSuites(t testing.TB, cfg Config, limit time.Duration) Result {
 }
 
 // TestSuiteAgainstReference runs every suite (Ginkgo, all versions) against
-// the reference server over stdio: nothing may fail, warn or error.
+// the reference server over stdio: nothing may fail, warn or error. It
+// runs one check at a time (Parallel 1), as Ginkgo's in-process runner
+// does, so that the Ginkgo engine stays covered.
 func TestSuiteAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
 	start := time.Now()
-	res := runReference(t, Config{TestingT: t})
+	res := runReference(t, Config{TestingT: t, Parallel: 1})
 	t.Logf("engine %s, %d specs, %d checks, %d connections, %s", res.Engine, res.Specs, len(res.Report.Checks), res.Starts, time.Since(start).Round(time.Millisecond))
 	counts := map[spec.Version]map[reports.Outcome]int{}
 	for _, c := range res.Report.Checks {

@@ -151,9 +151,12 @@ func (t *T) tasksGet(s Sess, id string, decoy bool) (rules.TaskPayload, json.Raw
 	return w, r.Result, ok
 }
 
+// The task checks form the group "tasks": the task store (tasks/list,
+// task ids) is the server's, shared by every session, so no two of them
+// run at the same time; other checks may overlap them.
 var _ = Register(
 	Def{
-		ID: "tasks/create-result", Area: "tasks", Eras: stateful,
+		ID: "tasks/create-result", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "a task-augmented tools/call is answered with a CreateTaskResult: string taskId, status working, RFC 3339 createdAt and lastUpdatedAt",
 		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.id.string", "tasks.status.starts-working", "tasks.ttl.created-at", "tasks.ttl.last-updated-at"},
 		Proofs:       []Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
@@ -179,7 +182,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/lifecycle", Area: "tasks", Eras: stateful,
+		ID: "tasks/lifecycle", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "a task moves only along legal transitions, tasks/result returns the tool result with related-task _meta, tasks/get reports ttl and the final status, tasks/list shows the task",
 		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final", "tasks.ttl.reported-in-get", "tasks.related.result-response-carries-meta", "tasks.result.success-passthrough", "tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel", "tasks.list.includes-gettable"},
 		Proofs:       []Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
@@ -287,7 +290,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/cancel-terminal", Area: "tasks", Eras: stateful,
+		ID: "tasks/cancel-terminal", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "tasks/cancel of a task that already finished is refused with -32602",
 		Requirements: []string{"tasks.cancel.terminal-invalid-params"},
 		Proofs:       []Proof{{Fault: "task-cancel-terminal-accepted", Version: spec.V20251125, Want: reports.Fail}},
@@ -310,7 +313,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/cancel-working", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
+		ID: "tasks/cancel-working", Group: "tasks", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
 		Title:        "a task is created promptly, tasks/cancel of the running task answers it cancelled, and it stays cancelled",
 		Requirements: []string{"tasks.create.return-promptly", "tasks.cancel.cancelled-before-response", "tasks.cancel.stays-cancelled"},
 		Proofs:       []Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail}},
@@ -370,7 +373,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/unknown-id", Area: "tasks", Eras: stateful,
+		ID: "tasks/unknown-id", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "tasks/get, tasks/result and tasks/cancel of an unknown taskId are refused with -32602 and a message",
 		Requirements: []string{"tasks.errors.protocol-error-codes", "tasks.errors.informative-messages"},
 		Proofs:       []Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
@@ -400,7 +403,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/ids-unique", Area: "tasks", Eras: stateful,
+		ID: "tasks/ids-unique", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "two tasks get different, unguessable taskIds (no counters or timestamps)",
 		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids"},
 		Proofs:       []Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail}},
@@ -438,7 +441,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/undeclared-ignored", Area: "tasks", Eras: stateful,
+		ID: "tasks/undeclared-ignored", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "a server that did not declare task support for tools/call ignores a task field and answers with the ordinary result",
 		Requirements: []string{"tasks.support.undeclared-type-ignores-task", "tasks.capability.declare-when-supported"},
 		Proofs:       []Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
@@ -495,7 +498,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "tasks/id-receiver-generated", Area: "tasks", Eras: stateful,
+		ID: "tasks/id-receiver-generated", Group: "tasks", Area: "tasks", Eras: stateful,
 		Title:        "the receiver chooses the taskId: a taskId the requestor slips into params.task is not adopted",
 		Requirements: []string{"tasks.id.receiver-generated"},
 		Proofs:       []Proof{{Fault: "task-id-from-requestor", Version: spec.V20251125, Want: reports.Fail}},
@@ -527,7 +530,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/result-same-outcome", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
+		ID: "tasks/result-same-outcome", Group: "tasks", Area: "tasks", Eras: stateful, Labels: []string{featureFixture("ref_slow")},
 		Title:        "tasks/result of a finished task returns the very result the call gives without a task",
 		Requirements: []string{"tasks.result.terminal-returns-outcome"},
 		Proofs:       []Proof{{Fault: "task-result-differs", Version: spec.V20251125, Want: reports.Fail}},
@@ -566,7 +569,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/get-plain-json", Area: "tasks", Eras: stateful, Transports: []string{"streamable"},
+		ID: "tasks/get-plain-json", Group: "tasks", Area: "tasks", Eras: stateful, Transports: []string{"streamable"},
 		Title:        "on streamable HTTP tasks/get is answered with a plain JSON response, not an SSE stream",
 		Requirements: []string{"tasks.http.no-sse-for-tasks-get"},
 		Proofs:       []Proof{{Fault: "tasks-get-sse", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},

@@ -218,8 +218,9 @@ var _ = Register(
 			}, jsonrpc.InvalidParams)...))
 		},
 	},
+	// Exclusive: ref_change_lists changes the tool list every session sees and announces it to all of them.
 	Def{
-		ID: "tools/list-changed", Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "tools/list-changed", Exclusive: true, Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
 		Title:        "a server with tools.listChanged announces a change of its tool list with notifications/tools/list_changed",
 		Requirements: []string{"tools.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-tools-list-changed", Version: spec.V20251125, Want: reports.Warn}},
@@ -227,8 +228,9 @@ var _ = Register(
 			t.featuresListChanged("tools", "tools.listChanged", spec.MethodToolsListChanged)
 		},
 	},
+	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "tools/list-stable", Area: "tools", Eras: stateless,
+		ID: "tools/list-stable", Exclusive: true, Area: "tools", Eras: stateless,
 		Title:        "in 2026-07-28 tools/list gives the current set, the same on every connection, in a repeatable order",
 		Requirements: []string{"tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order"},
 		Proofs:       []Proof{{Fault: "tools-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},

@@ -29,6 +29,8 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"client"},
 		{"client", "--command", "x", "--stdio", "y"},
 		{"client", "--command", "x", "--parallel", "0"},
+		{"server", "--stdio", "x", "--parallel", "0"},
+		{"--parallel", "-1"},
 		{"client", "--stdio", "x", "--header", "X-A: 1"},
 		{"client", "--command", "x", "--header", "no-colon"},
 		{"client", "--command", "x", "--header-env", "X-A:MCPCHECK_TEST_SURELY_UNSET"},

@@ -34,6 +34,10 @@ Flags:
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
   --timeout D              wait at most D for each answer (default 10s)
+  --parallel N             checks run at the same time (default 4 over HTTP; over stdio the
+                           cores, 4 to 8); 1 runs them one after another, as before.
+                           Checks that change what every session shares run alone; outcomes
+                           do not depend on N
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
                            writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
@@ -75,6 +79,8 @@ type serverOptions struct {
 	strict bool
 	// shard is --shard K/N (the zero value runs every check).
 	shard scenarios.Shard
+	// parallel is --parallel (0: the default for the target).
+	parallel int
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -112,6 +118,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	verbose := fs.Bool("verbose", false, "")
 	strict := fs.Bool("strict", false, "")
 	shard := fs.String("shard", "", "")
+	parallel := fs.Int("parallel", 0, "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -121,7 +128,10 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel}
+	if flagSet(fs, "parallel") && *parallel < 1 {
+		return o, usagef("server: --parallel must be at least 1 (1 runs the checks one after another)")
+	}
 	var err error
 	if o.shard.K, o.shard.N, err = parseShard("server", *shard); err != nil {
 		return o, err
@@ -188,6 +198,13 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		return o, usagef("server: --format %s writes files: give --out DIR", *format)
 	}
 	return o, nil
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseProtocol reads --protocol: all, latest, a version, or a comma list.
@@ -274,6 +291,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		Progress:    progress(e.stderr, o.verbose),
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 		Shard:       o.shard,
+		Parallel:    o.parallel,
 	})
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	unreachable := errors.Is(err, scenarios.ErrUnreachable) && len(res.Report.Checks) > 0
@@ -291,7 +309,7 @@ func runServerSuite(e *env, o serverOptions) error {
 	if err := writeReports(e, &run, bl, ropts, o.out, "mcpcheck-server", o.formats); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts)
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts, res.Parallel)
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

@@ -31,7 +31,11 @@ import (
 //     still gets that answer judged, with an adapted deadline.
 //
 // Wait finds the Health of a run in its context (WithHealth). It is safe
-// for concurrent use.
+// for concurrent use, and checks that run at the same time share one: the
+// streak before a probe counts the waits that went unanswered, in the
+// order they ended, since the last answer to any wait; waits that time
+// out together each count and make one probe, and an answer to any
+// request in flight ends the streak.
 type Health struct {
 	mu       sync.Mutex
 	answers  int

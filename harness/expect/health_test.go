@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -128,4 +131,96 @@ func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
 			t.Errorf("a dead target that left a handshake unanswered is still waited for")
 		}
 	}
+}
+
+// gated is a Source that holds a wait until its gate closes: then it
+// delivers its frame, or, without one, ends the wait as a timeout would.
+// It orders concurrent waits without timing.
+type gated struct {
+	gate  chan struct{}
+	frame *wire.Frame
+}
+
+func (g *gated) Recv(ctx context.Context) (wire.Frame, error) {
+	select {
+	case <-g.gate:
+		if f := g.frame; f != nil {
+			g.frame = nil
+			return *f, nil
+		}
+		return wire.Frame{}, context.DeadlineExceeded
+	case <-ctx.Done():
+		return wire.Frame{}, ctx.Err()
+	}
+}
+
+// TestHealthConcurrentWaits: checks running at the same time share one
+// Health. Many waits that time out together after the target's last
+// answer make one probe, not one each; an answer to any of the concurrent
+// requests ends the streak, so the timeouts around it do not add up to a
+// probe; ProbeAfter timeouts in a row after it do.
+func TestHealthConcurrentWaits(t *testing.T) {
+	answer := msg(`{"jsonrpc":"2.0","id":3,"result":{}}`)
+	t.Run("together", func(t *testing.T) {
+		h := NewHealth()
+		var probes atomic.Int32
+		h.Probe = func(context.Context) error { probes.Add(1); return nil }
+		ctx := WithHealth(context.Background(), h)
+		if obs := Wait(ctx, src(answer), Options{}, AnyResponse(id3)); !obs.OK() {
+			t.Fatalf("answer: %v", obs.Status)
+		}
+		gate := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if obs := Wait(ctx, &gated{gate: gate}, Options{Timeout: time.Minute}, AnyResponse(id3)); obs.Status != TimedOut {
+					t.Errorf("status %v, want timed out", obs.Status)
+				}
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		if n := probes.Load(); n != 1 {
+			t.Errorf("8 waits timing out together made %d probes, want 1", n)
+		}
+		if mute, why := h.Mute(); mute {
+			t.Errorf("a target the probe found alive is treated as gone: %s", why)
+		}
+	})
+	t.Run("an answer ends the streak", func(t *testing.T) {
+		h := NewHealth()
+		var probes atomic.Int32
+		h.Probe = func(context.Context) error { probes.Add(1); return errors.New("no answer") }
+		ctx := WithHealth(context.Background(), h)
+		if obs := Wait(ctx, src(answer), Options{}, AnyResponse(id3)); !obs.OK() {
+			t.Fatalf("answer: %v", obs.Status)
+		}
+		// Six requests in flight at once, settled one by one in this
+		// order: two timeouts, the answer, three timeouts.
+		order := []*wire.Frame{nil, nil, &answer, nil, nil, nil}
+		srcs := make([]*gated, len(order))
+		done := make([]chan Observed, len(order))
+		for i, f := range order {
+			srcs[i], done[i] = &gated{gate: make(chan struct{}), frame: f}, make(chan Observed, 1)
+			go func(i int) { done[i] <- Wait(ctx, srcs[i], Options{Timeout: time.Minute}, AnyResponse(id3)) }(i)
+		}
+		for i := range order {
+			close(srcs[i].gate)
+			obs := <-done[i]
+			if want := order[i] != nil; obs.OK() != want {
+				t.Fatalf("wait %d: status %v, want answered %v", i, obs.Status, want)
+			}
+			if i == len(order)-2 && probes.Load() != 0 {
+				t.Fatalf("%d probes after two timeouts since the answer, want none (ProbeAfter is %d)", probes.Load(), ProbeAfter)
+			}
+		}
+		if n := probes.Load(); n != 1 {
+			t.Fatalf("%d probes after %d timeouts in a row, want 1", n, ProbeAfter)
+		}
+		if mute, why := h.Mute(); !mute || !strings.Contains(why, "dead") {
+			t.Fatalf("a target the probe found dead is still waited for (%v: %s)", mute, why)
+		}
+	})
 }

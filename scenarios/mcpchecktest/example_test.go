@@ -56,7 +56,7 @@ func ExampleRun() {
 	}
 	fmt.Println("problems:", len(res.Problems))
 	// Output:
-	// ping/empty-result 2025-11-25 streamable fail [ping.response.prompt-empty-result]
 	// ping/before-initialize 2025-11-25 streamable na [ping.response.prompt-empty-result]
+	// ping/empty-result 2025-11-25 streamable fail [ping.response.prompt-empty-result]
 	// problems: 0
 }

@@ -1,0 +1,113 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRunSpecsConcurrently holds the direct engine to its schedule with
+// Parallel 4: up to 4 specs at a time (and 4 do run together), an
+// exclusive spec alone, two specs of one group never together, a phase
+// only after every spec of the one before has ended, and every spec run
+// once; with Parallel 1 the specs run one after another in the order
+// given.
+func TestRunSpecsConcurrently(t *testing.T) {
+	type kind struct {
+		phase     int
+		exclusive bool
+		group     string
+	}
+	var kinds []kind
+	for i := 0; i < 8; i++ {
+		kinds = append(kinds, kind{phase: 0})
+	}
+	kinds = append(kinds, kind{phase: 0, group: "g"}, kind{phase: 0, exclusive: true}, kind{phase: 0, group: "g"}, kind{phase: 0, exclusive: true})
+	for i := 0; i < 3; i++ {
+		kinds = append(kinds, kind{phase: 1})
+	}
+	kinds = append(kinds, kind{phase: 1, exclusive: true})
+
+	run := func(t *testing.T, parallel int) []int {
+		var mu sync.Mutex
+		running := map[int]bool{}
+		ended := map[int]int{} // phase -> specs ended
+		perPhase := map[int]int{}
+		for _, k := range kinds {
+			perPhase[k.phase]++
+		}
+		var order []int
+		most := 0
+		together := make(chan struct{}) // closed once parallel specs run at once
+		closed := false
+		var specs []Spec
+		for i, k := range kinds {
+			i, k := i, k
+			specs = append(specs, Spec{Name: fmt.Sprint(i), Phase: k.phase, Exclusive: k.exclusive, Group: k.group, Run: func() {
+				mu.Lock()
+				order = append(order, i)
+				for j := range running {
+					switch {
+					case k.exclusive || kinds[j].exclusive:
+						t.Errorf("spec %d (exclusive %v) overlaps spec %d (exclusive %v)", i, k.exclusive, j, kinds[j].exclusive)
+					case k.group != "" && kinds[j].group == k.group:
+						t.Errorf("specs %d and %d of group %s overlap", i, j, k.group)
+					}
+				}
+				for p := 0; p < k.phase; p++ {
+					if ended[p] != perPhase[p] {
+						t.Errorf("spec %d of phase %d started with %d of %d specs of phase %d ended", i, k.phase, ended[p], perPhase[p], p)
+					}
+				}
+				running[i] = true
+				if len(running) > most {
+					most = len(running)
+				}
+				if len(running) > parallel {
+					t.Errorf("%d specs run at once, with Parallel %d", len(running), parallel)
+				}
+				if len(running) == parallel && !closed {
+					close(together)
+					closed = true
+				}
+				mu.Unlock()
+				if parallel > 1 && i < parallel {
+					// The first specs wait for each other: they must be
+					// running at the same time.
+					select {
+					case <-together:
+					case <-time.After(10 * time.Second):
+						t.Errorf("spec %d: %d specs never ran at the same time", i, parallel)
+					}
+				}
+				mu.Lock()
+				delete(running, i)
+				ended[k.phase]++
+				mu.Unlock()
+			}})
+		}
+		engine, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: parallel})
+		if engine != "direct" || n != len(specs) {
+			t.Errorf("engine %s ran %d specs, want direct and %d", engine, n, len(specs))
+		}
+		if len(order) != len(specs) {
+			t.Errorf("%d specs ran, want %d", len(order), len(specs))
+		}
+		if parallel > 1 && most != parallel {
+			t.Errorf("at most %d specs ran at once, want %d", most, parallel)
+		}
+		return order
+	}
+	run(t, 4)
+	var want []int
+	for i := range kinds {
+		want = append(want, i)
+	}
+	if d := cmp.Diff(want, run(t, 1)); d != "" {
+		t.Errorf("with Parallel 1 the specs ran out of order:\n%s", d)
+	}
+}
