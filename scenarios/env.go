@@ -241,6 +241,25 @@ func (vr *versionRun) sessionConfig() session.Config {
 	return sc
 }
 
+// largeFrames reports whether the target has sent a large frame
+// (session.LargeFrame) in any version so far: the run's checks then run
+// one at a time, so that no two of them hold such a message at once.
+func (r *runner) largeFrames() bool {
+	if r.large.Load() {
+		return true
+	}
+	for _, vr := range r.versions {
+		vr.mu.Lock()
+		large := vr.budget.Large()
+		vr.mu.Unlock()
+		if large {
+			r.large.Store(true)
+			return true
+		}
+	}
+	return false
+}
+
 // done notes that one of the version's specs has run; after the last one
 // what the version kept for passive checks is let go (and its sessions'
 // budget renewed for the checks of other versions that still use it) and
@@ -251,6 +270,9 @@ func (vr *versionRun) done() {
 	vr.pending--
 	last := vr.pending == 0
 	if last {
+		if vr.budget.Large() {
+			vr.r.large.Store(true)
+		}
 		vr.obs, vr.sessions, vr.obsBytes, vr.budget = nil, nil, 0, nil
 		vr.tools, vr.toolsOK, vr.toolsErr = nil, false, nil // listed again if asked
 	}
@@ -557,7 +579,6 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 	var err error
 	cursor := ""
 	for page := 0; page < maxPages; page++ {
-		var res mcp.ListToolsResult
 		params := map[string]any{}
 		if cursor != "" {
 			params["cursor"] = cursor
@@ -567,19 +588,49 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 			err = errors.New(r.Describe())
 			break
 		}
-		if err = r.Decode(&res); err != nil {
+		var tools []mcp.Tool
+		var next string
+		if tools, next, err = decodeToolPage(r); err != nil {
 			break
 		}
-		all = append(all, res.Tools...)
-		if res.NextCursor == "" {
+		if all == nil {
+			all = tools
+		} else {
+			all = append(all, tools...)
+		}
+		if next == "" {
 			break
 		}
-		cursor = res.NextCursor
+		cursor = next
 	}
 	t.vr.mu.Lock()
 	defer t.vr.mu.Unlock()
 	t.vr.tools, t.vr.toolsErr, t.vr.toolsOK = all, err, err == nil
 	return all, err == nil
+}
+
+// decodeToolPage decodes one tools/list result into a slice of exactly the
+// page's length: a page of 200,000 tools decoded the plain way grows its
+// slice step by step, holding about twice the final size meanwhile.
+func decodeToolPage(r session.Reply) ([]mcp.Tool, string, error) {
+	var page struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor string            `json:"nextCursor"`
+	}
+	if r.Result == nil {
+		return nil, "", r.Decode(&page) // says there is no result
+	}
+	if err := json.Unmarshal(r.Result, &page); err != nil {
+		return nil, "", fmt.Errorf("session: the tools/list result does not decode as a list of tools: %v", err)
+	}
+	tools := make([]mcp.Tool, len(page.Tools))
+	for i, raw := range page.Tools {
+		if err := json.Unmarshal(raw, &tools[i]); err != nil {
+			return nil, "", fmt.Errorf("session: tool %d of the tools/list result does not decode as a tool: %v", i, err)
+		}
+		page.Tools[i] = nil // let the copy go as soon as it is decoded
+	}
+	return tools, page.NextCursor, nil
 }
 
 // RequireTool makes the check untestable unless the target lists a tool of

@@ -72,12 +72,19 @@ func (t *T) infoLook(c *Conn, info *mcp.Implementation) (infoView, error) {
 			}
 			var res map[string]json.RawMessage
 			_ = json.Unmarshal(r.Result, &res)
-			var items []map[string]json.RawMessage
+			// Only the key of each item, not the item as a map: a list of
+			// 200,000 tools decoded as maps costs about 100 MB.
+			var items []struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			}
 			_ = json.Unmarshal(res[l.member], &items)
 			for _, it := range items {
-				var s string
-				_ = json.Unmarshal(it[l.key], &s)
-				v.lists[l.method] = append(v.lists[l.method], s)
+				if l.key == "uri" {
+					v.lists[l.method] = append(v.lists[l.method], it.URI)
+				} else {
+					v.lists[l.method] = append(v.lists[l.method], it.Name)
+				}
 			}
 			var next string
 			if json.Unmarshal(res["nextCursor"], &next) != nil || next == "" {

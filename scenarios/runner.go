@@ -129,6 +129,7 @@ type runner struct {
 	cat       *catalog.Catalog
 	versions  []*versionRun
 	parallel  int
+	large     atomic.Bool    // the target sent a large frame (largeFrames)
 	recOpts   record.Options // of each check's recorder
 	progress  sync.Mutex     // Config.Progress is called under it
 	only      map[string]bool
@@ -256,7 +257,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
-		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel})
+		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel,
+		Serial: r.largeFrames})
 	r.specs = n
 
 	var problems []error

@@ -70,6 +70,11 @@ type SpecConfig struct {
 	// another in the order given. Above 1 the direct engine runs them:
 	// Ginkgo's in-process runner runs one spec at a time.
 	Parallel int
+	// Serial, when set and true, makes the direct engine start the next
+	// spec only once none runs: the runner sets it once the target has
+	// sent messages so large that holding several at once would cost too
+	// much memory (session.Budget.Large).
+	Serial func() bool
 }
 
 // ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
@@ -136,7 +141,7 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 		for n < len(run) && run[n].Phase == run[0].Phase {
 			n++
 		}
-		runPhase(run[:n], cfg.Parallel)
+		runPhase(run[:n], cfg.Parallel, cfg.Serial)
 		run = run[n:]
 	}
 	return "direct", total
@@ -146,7 +151,8 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 // ones that are not exclusive first, each starting as soon as a slot is
 // free and no spec of its group runs (the earliest such spec in the
 // order given goes first), then the exclusive ones, one after another.
-func runPhase(specs []Spec, parallel int) {
+// Once serial reports true, a spec starts only when none runs.
+func runPhase(specs []Spec, parallel int, serial func() bool) {
 	var pending, exclusive []Spec
 	for _, s := range specs {
 		if s.Exclusive {
@@ -163,7 +169,11 @@ func runPhase(specs []Spec, parallel int) {
 	mu.Lock()
 	for len(pending) > 0 {
 		next := -1
-		if running < parallel {
+		limit := parallel
+		if serial != nil && serial() {
+			limit = 1
+		}
+		if running < limit {
 			for i, s := range pending {
 				if s.Group == "" || !busy[s.Group] {
 					next = i

@@ -111,3 +111,48 @@ func TestRunSpecsConcurrently(t *testing.T) {
 		t.Errorf("with Parallel 1 the specs ran out of order:\n%s", d)
 	}
 }
+
+// TestRunSpecsSerialOnceLarge holds the direct engine to SpecConfig.Serial:
+// with Parallel 4, once Serial reports true (here: when the third spec
+// starts, as a runner's does once the target sent a large frame), no spec
+// starts while another runs; before, specs do run side by side. The
+// fourth may already be on its way when the switch flips, so from the
+// fifth on each spec must run alone.
+func TestRunSpecsSerialOnceLarge(t *testing.T) {
+	var mu sync.Mutex
+	running, started, most, mostAfter := 0, 0, 0, 0
+	var large bool
+	release := make(chan struct{})
+	var specs []Spec
+	for i := 0; i < 12; i++ {
+		specs = append(specs, Spec{Name: fmt.Sprint(i), Run: func() {
+			mu.Lock()
+			running++
+			started++
+			if started == 3 {
+				large = true
+				close(release)
+			}
+			if started > 4 {
+				mostAfter = max(mostAfter, running)
+			}
+			most = max(most, running)
+			mu.Unlock()
+			<-release // the first specs wait until the third is running
+			mu.Lock()
+			running--
+			mu.Unlock()
+		}})
+	}
+	serial := func() bool { mu.Lock(); defer mu.Unlock(); return large }
+	_, ran := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4, Serial: serial})
+	if ran != len(specs) {
+		t.Fatalf("%d of %d specs ran", ran, len(specs))
+	}
+	if most < 3 {
+		t.Errorf("at most %d specs ran at once before Serial said so; want 3", most)
+	}
+	if mostAfter != 1 {
+		t.Errorf("after Serial reported true, up to %d specs ran at once; want 1", mostAfter)
+	}
+}

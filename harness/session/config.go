@@ -43,9 +43,23 @@ type Config struct {
 }
 
 // Budget is a byte budget shared by sessions (Config.Budget): what one
-// session keeps of a flood is not left for the others. It is safe for
-// concurrent use.
-type Budget struct{ left atomic.Int64 }
+// session keeps of a flood is not left for the others. It also notes
+// whether any of its sessions received a large frame (Large). It is safe
+// for concurrent use.
+type Budget struct {
+	left  atomic.Int64
+	large atomic.Bool
+}
+
+// LargeFrame is the size from which a received frame counts as large
+// (Budget.Large): a target that sends messages this big costs many times
+// their size in memory while they are decoded and judged.
+const LargeFrame = 1 << 20
+
+// Large reports whether a session sharing the budget has received a frame
+// of LargeFrame bytes or more. A runner uses it to stop running checks
+// side by side, each holding such a message.
+func (b *Budget) Large() bool { return b != nil && b.large.Load() }
 
 // NewBudget returns a budget of n bytes.
 func NewBudget(n int64) *Budget {

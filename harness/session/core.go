@@ -181,6 +181,9 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 	if err != nil {
 		return f, err
 	}
+	if len(f.Raw) >= LargeFrame && c.cfg.Budget != nil {
+		c.cfg.Budget.large.Store(true)
+	}
 	if f.Kind == wire.KindGarbage || f.Kind == wire.KindTooLong || f.CR || f.Unterminated {
 		c.mu.Lock()
 		if len(c.irregular) < c.cfg.MaxKept && c.room(f) {
