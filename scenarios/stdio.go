@@ -65,6 +65,25 @@ var _ = Register(
 				t.JudgeReply(r)
 				return
 			}
+			if pr := c.Conn.Pipe; pr != nil {
+				// An in-process server: its input closing is the EOF, its
+				// function returning the exit.
+				start := time.Now()
+				t.must(pr.CloseInput())
+				wait := t.StepTimeout()
+				timer := time.NewTimer(wait)
+				defer timer.Stop()
+				select {
+				case <-pr.Done():
+					t.Saw("the in-process server %s %s after its input closed", pr.Description(), time.Since(start).Round(time.Millisecond))
+					t.Pass()
+				case <-timer.C:
+					t.Fail(fmt.Sprintf("the in-process server returns within %s of its input closing", wait), "it was still serving")
+				case <-t.Ctx.Done():
+					t.Error(t.Ctx.Err())
+				}
+				return
+			}
 			p := c.Conn.Process
 			if p == nil {
 				t.Error(fmt.Errorf("stdio target without a process"))

@@ -24,6 +24,8 @@ type Conn struct {
 	Mode Transport
 	// Process is the running command of a stdio target, else nil.
 	Process *Process
+	// Pipe is the running server of a pipe target (Target.Pipe), else nil.
+	Pipe *PipeRun
 	// Detection says how an Auto transport was resolved, else nil.
 	Detection *Detection
 
@@ -40,6 +42,9 @@ type Conn struct {
 func Connect(ctx context.Context, t Target) (*Conn, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
+	}
+	if t.Pipe != nil {
+		return connectPipe(t)
 	}
 	if t.IsStdio() {
 		return connectStdio(t)
@@ -134,6 +139,9 @@ func (c *Conn) Close() error {
 			cancel()
 			close(c.stopNotes)
 			<-c.notesDone
+		}
+		if c.Pipe != nil {
+			errs = append(errs, c.Pipe.stop())
 		}
 		err := c.Conn.Close()
 		if c.Process == nil {

@@ -93,6 +93,10 @@ type Target struct {
 	// Dir is the process's working directory ("" is the harness's).
 	Dir string
 
+	// Pipe, instead of Command, serves the stdio transport in process: a
+	// function called once per connection (see PipeServer).
+	Pipe PipeServer
+
 	// URL is the endpoint of an HTTP target.
 	URL       string
 	Transport Transport
@@ -113,8 +117,9 @@ func Command(name string, args ...string) Target {
 // URL returns an HTTP target whose transport is detected.
 func URL(u string) Target { return Target{URL: u, Transport: Auto} }
 
-// IsStdio reports whether the target is a command.
-func (t Target) IsStdio() bool { return t.Command != "" }
+// IsStdio reports whether the target speaks the stdio transport: a
+// command, or an in-process pipe.
+func (t Target) IsStdio() bool { return t.Command != "" || t.Pipe != nil }
 
 // Validate says what is wrong with the description, if anything.
 func (t Target) Validate() error {
@@ -122,7 +127,9 @@ func (t Target) Validate() error {
 	switch {
 	case t.Command != "" && t.URL != "":
 		errs = append(errs, errors.New("a target is either a command or a URL, not both"))
-	case t.Command == "" && t.URL == "":
+	case t.Pipe != nil && (t.Command != "" || t.URL != ""):
+		errs = append(errs, errors.New("an in-process pipe target has no command and no URL"))
+	case t.Command == "" && t.URL == "" && t.Pipe == nil:
 		errs = append(errs, errors.New("a target needs a command (stdio) or a URL"))
 	}
 	if t.URL != "" {
@@ -134,7 +141,7 @@ func (t Target) Validate() error {
 			errs = append(errs, errors.New("transport stdio needs a command, not a URL"))
 		}
 	}
-	if t.Command != "" && t.Transport != "" && t.Transport != Stdio {
+	if t.IsStdio() && t.Transport != "" && t.Transport != Stdio {
 		errs = append(errs, fmt.Errorf("transport %s needs a URL, not a command", t.Transport))
 	}
 	for _, h := range t.Headers {
@@ -172,6 +179,10 @@ func (t Target) HTTPHeader() (http.Header, error) {
 // Report describes the target for a report: header names, never values.
 func (t Target) Report() reports.Target {
 	rt := reports.Target{Role: "server"}
+	if t.Pipe != nil {
+		rt.Kind, rt.Command = reports.TargetStdio, "(in-process pipe)"
+		return rt
+	}
 	if t.IsStdio() {
 		rt.Kind = reports.TargetStdio
 		rt.Command = strings.Join(append([]string{t.Command}, t.Args...), " ")

@@ -11,9 +11,10 @@
 //
 // The target is a command that speaks stdio (Command), an HTTP endpoint
 // (URL), or an http.Handler that TestServer serves on a loopback
-// httptest.Server for the length of the test (Handler). An in-process pipe
-// is not offered: the stdio checks judge a process (its exit when stdin
-// closes, its stderr, what it writes on stdout), which a pipe does not have.
+// httptest.Server for the length of the test (Handler), or a function that
+// serves the stdio transport in process over a pair of pipes (Pipe). For a
+// Pipe the stdio checks judge the function as they would a process: what
+// it writes to out, and that it returns once in is closed.
 //
 // Each check is a subtest named by its check ID, protocol version and
 // transport, so the usual -run patterns select checks:

@@ -3,6 +3,7 @@ package mcpchecktest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"testing"
 
@@ -59,4 +60,32 @@ func ExampleRun() {
 	// ping/before-initialize 2025-11-25 streamable na [ping.response.prompt-empty-result]
 	// ping/empty-result 2025-11-25 streamable fail [ping.response.prompt-empty-result]
 	// problems: 0
+}
+
+// Pipe serves a Go server's stdio transport in process: no binary to
+// build, no process to start. Each connection gets a server of its own,
+// as each process would be.
+func ExamplePipe() {
+	tg := mcpchecktest.Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		srv, err := server.New(server.Options{})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		return srv.ServeStdio(ctx, in, out, io.Discard)
+	})
+	res, err := mcpchecktest.Run(context.Background(), tg, mcpchecktest.Options{
+		Versions:    []spec.Version{spec.V20260728},
+		LabelFilter: "area:transport-stdio",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range res.Report.Checks {
+		fmt.Println(c.ID, c.Transport, c.Outcome)
+	}
+	// Output:
+	// stdio/exit-on-stdin-close stdio pass
+	// stdio/no-server-requests stdio pass
+	// stdio/stdout-only-messages stdio pass
 }

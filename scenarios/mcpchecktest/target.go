@@ -1,7 +1,9 @@
 package mcpchecktest
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,8 +11,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/target"
 )
 
-// Target is the MCP server a test checks. Make one with Command, URL or
-// Handler.
+// Target is the MCP server a test checks. Make one with Command, URL,
+// Handler or Pipe.
 type Target struct {
 	tg      target.Target
 	handler http.Handler
@@ -42,6 +44,18 @@ func Handler(h http.Handler, path string) Target {
 	return Target{handler: h, path: path}
 }
 
+// Pipe is a server served in process over the stdio transport: serve is
+// called once per connection, in a goroutine of its own, with the
+// messages the suite sends on in and the server's messages written to out
+// one per line; it returns once in ends or ctx is done. Give each call a
+// server of its own, as each process of a stdio server would be: the
+// suite expects a fresh connection to be a fresh server. No process, no
+// port: the fastest target, and the one whose panics the suite reports
+// (as the server ending) instead of crashing the test binary.
+func Pipe(serve func(ctx context.Context, in io.Reader, out io.Writer) error) Target {
+	return Target{tg: target.Pipe(serve)}
+}
+
 // WithHeader returns the target with an HTTP header added to every request
 // (an Authorization token, say); it applies to URL and Handler targets.
 // Header values never appear in reports or test output.
@@ -61,11 +75,14 @@ func (t Target) WithEnv(kv ...string) Target {
 // test server, which stop closes.
 func (t Target) start() (tg target.Target, stop func(), err error) {
 	if t.handler == nil {
-		if t.tg.Command == "" && t.tg.URL == "" {
-			return target.Target{}, nil, fmt.Errorf("mcpchecktest: the target is empty; make one with Command, URL or Handler")
+		if t.tg.Command == "" && t.tg.URL == "" && t.tg.Pipe == nil {
+			return target.Target{}, nil, fmt.Errorf("mcpchecktest: the target is empty; make one with Command, URL, Handler or Pipe")
 		}
 		if t.tg.IsStdio() && len(t.tg.Headers) > 0 {
-			return target.Target{}, nil, fmt.Errorf("mcpchecktest: WithHeader applies to URL and Handler targets, not to the command %s", t.tg.Command)
+			return target.Target{}, nil, fmt.Errorf("mcpchecktest: WithHeader applies to URL and Handler targets, not to a stdio one (%s)", t.tg.Report().Command)
+		}
+		if t.tg.Pipe != nil && len(t.tg.Env) > 0 {
+			return target.Target{}, nil, fmt.Errorf("mcpchecktest: WithEnv applies to Command targets; a Pipe server runs in this process, set what it needs before the test")
 		}
 		return t.tg, func() {}, nil
 	}

@@ -1,9 +1,12 @@
 package mcpchecktest
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -153,5 +156,53 @@ func TestUnreachableTargetIsFatal(t *testing.T) {
 		if len(r.fatals) != 1 || !strings.Contains(r.fatals[0], "WithHeader applies to URL and Handler") || strings.Contains(r.fatals[0], "secret") {
 			t.Errorf("a header on a command target: want one fatal message naming the mistake, got:\n%s", r)
 		}
+	}
+}
+
+// pipeReference serves mcpcheck's reference server in process over pipes,
+// a server of its own per connection (as a process per connection would
+// be), with the fault switches given turned on.
+func pipeReference(faults ...string) Target {
+	return Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		srv, err := server.New(server.Options{Faults: faults})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		return srv.ServeStdio(ctx, in, out, io.Discard)
+	})
+}
+
+// TestPipeTarget runs the whole suite in every version against the
+// reference server served over in-process pipes: each check a subtest that
+// must pass or be skipped with its reason.
+func TestPipeTarget(t *testing.T) {
+	TestServer(t, pipeReference(), Options{})
+}
+
+// TestPipeTargetFailsLoudly: a pipe server with a fault fails the check
+// the fault breaks, and one that never returns once its input closed fails
+// stdio/exit-on-stdin-close.
+func TestPipeTargetFailsLoudly(t *testing.T) {
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, pipeReference("ping-nonempty-result"), Options{Versions: latest, LabelFilter: "area:ping"}, "")
+	if sub := r.sub("ping/empty-result/2025-11-25/stdio"); sub == nil || !sub.failed() {
+		t.Fatalf("ping/empty-result/2025-11-25/stdio did not fail against a pipe server whose ping result is not empty:\n%s", r)
+	}
+
+	stuck := Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		srv, err := server.New(server.Options{})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		_ = srv.ServeStdio(context.Background(), in, out, io.Discard) // ends at EOF
+		<-ctx.Done()                                                  // but keeps serving nothing until cancelled
+		return nil
+	})
+	r = newRecord(t.Context(), "TestMCP")
+	testServer(r, stuck, Options{Versions: []spec.Version{spec.V20260728}, LabelFilter: "area:transport-stdio", Timeout: 300 * time.Millisecond, Strict: true}, "")
+	if sub := r.sub("stdio/exit-on-stdin-close/2026-07-28/stdio"); sub == nil || !sub.failed() {
+		t.Fatalf("stdio/exit-on-stdin-close (a SHOULD: Strict) did not fail against a pipe server that does not return:\n%s", r)
 	}
 }

@@ -1,0 +1,89 @@
+package target
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+)
+
+// TestPipeTargetCarriesLinesAndReportsTheEnd connects to an in-process
+// pipe server that echoes each line and then panics on "boom": the echo
+// arrives as a frame, the panic ends the stream (KindEnd) instead of the
+// test binary, Description says it panicked, and Close returns at once.
+func TestPipeTargetCarriesLinesAndReportsTheEnd(t *testing.T) {
+	tg := Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			if sc.Text() == `"boom"` {
+				panic("boom")
+			}
+			if _, err := io.WriteString(out, sc.Text()+"\n"); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	})
+	if !tg.IsStdio() || tg.Validate() != nil || tg.Report().Command != "(in-process pipe)" {
+		t.Fatalf("a pipe target: IsStdio %v, Validate %v, Report %+v; want a valid stdio target", tg.IsStdio(), tg.Validate(), tg.Report())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Pipe == nil || c.Process != nil || c.Mode != Stdio {
+		t.Fatalf("Conn of a pipe target: Pipe %v Process %v Mode %s", c.Pipe, c.Process, c.Mode)
+	}
+	if _, err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Recv(ctx)
+	if err != nil || f.Kind != wire.KindMessage || f.Msg.Method != "ping" {
+		t.Fatalf("the echo: frame %+v, err %v; want the ping back", f, err)
+	}
+	if _, err := c.Send(ctx, []byte(`"boom"`)); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = c.Recv(ctx); err != nil || f.Kind != wire.KindEnd {
+		t.Fatalf("after the panic: frame %+v, err %v; want the end of the stream", f, err)
+	}
+	<-c.Pipe.Done()
+	if d := c.Pipe.Description(); !strings.HasPrefix(d, "panicked: boom") {
+		t.Errorf("Description = %q; want it to say the server panicked", d)
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil || time.Since(start) > time.Second {
+		t.Errorf("Close of an ended pipe server: %v after %s; want nil at once", err, time.Since(start))
+	}
+}
+
+// TestPipeTargetThatIgnoresItsEnd: Close of a server that returns neither
+// at EOF nor when its context ends says so (its goroutine is left behind,
+// not waited for forever); Validate refuses a pipe with a command or URL.
+func TestPipeTargetThatIgnoresItsEnd(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	tg := Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		<-release
+		return nil
+	})
+	c, err := Connect(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "did not return") {
+		t.Errorf("Close = %v; want an error saying the server did not return", err)
+	}
+	bad := tg
+	bad.Command = "x"
+	if err := bad.Validate(); err == nil {
+		t.Error("Validate accepted a pipe target with a command")
+	}
+}
