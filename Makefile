@@ -55,6 +55,16 @@ zoo:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+# bench-official runs mcpcheck and the official conformance suite against
+# the same target in one run: the server suites against one reference
+# server over streamable HTTP (2025-11-25, 2026-07-28), the client suites
+# against go-sdk's conformance client; each prints the applicable checks
+# per second of both and the ratio (ours over theirs). It needs the lab
+# (../shared/lab/setup.sh, or MCPCHECK_LAB=DIR) and skips without it.
+.PHONY: bench-official
+bench-official:
+	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios ./scenarios/client
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -364,7 +364,7 @@ var _ = Register(
 						continue
 					}
 					switch {
-					case len(c.Requests("")) > 0 && c.Requests("")[len(c.Requests(""))-1].Seq > cc.answer.Seq:
+					case wentOnAfter(c, cc.answer.Seq):
 						n++
 					case c.ExitCode > 0:
 						n++
@@ -412,6 +412,23 @@ func stageNotification(c *Case, method string) (Msg, bool) {
 		}
 	}
 	return Msg{}, false
+}
+
+// wentOnAfter reports whether the client carried on after the stage's
+// message seq: it made a request after it, got that request answered, and
+// then spoke again or ended cleanly. A request alone is no proof: a client
+// may send its next request before it has read what the stage sent (the
+// two cross on the wire), and only then fall over on it.
+func wentOnAfter(c *Case, seq int) bool {
+	for _, r := range c.Requests("") {
+		if r.Seq <= seq {
+			continue
+		}
+		if a, ok := c.StageAnswer(r); ok && (c.ExitCode == 0 || clientSpokeAfter(c, a.Seq)) {
+			return true
+		}
+	}
+	return false
 }
 
 // clientSpokeAfter reports whether the client sent any message after seq:
