@@ -119,6 +119,9 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	if run.LabelFilter != "" {
 		p(", label filter %s", md(run.LabelFilter))
 	}
+	if run.Silence != nil {
+		p(", silence windows %s", md(run.Silence.String()))
+	}
 	if run.Interrupted != "" {
 		p("  \n**Interrupted** (%s): the checks the run did not reach are marked not run", md(run.Interrupted))
 	}

@@ -53,6 +53,38 @@ type Run struct {
 	// Interrupted, when set, says why the run ended early (a signal, its
 	// deadline): the checks it did not reach are untestable, "not run".
 	Interrupted string `json:"interrupted,omitempty"`
+	// Silence says how long the checks watched for what must not arrive
+	// (server suite runs).
+	Silence *Silence `json:"silence,omitempty"`
+}
+
+// Silence describes a run's silence windows: how long a check watched for
+// something that must not arrive once the exchange it is about had
+// settled (no answer after a cancellation, no progress after the
+// response, nothing on a stream). A stray message that comes later than
+// the window goes unseen, so the window is part of what a verdict means.
+type Silence struct {
+	// Window is the configured window (mcpcheck server --quiet).
+	Window time.Duration `json:"windowNs"`
+	// Longest is the longest window a check watched: windows stretch to
+	// a few times the target's typical answer time when that is longer.
+	Longest time.Duration `json:"longestNs"`
+	// Windows is how many windows the checks watched.
+	Windows int `json:"windows"`
+}
+
+// String says it for a person: "250ms (31 windows)", or with the
+// stretch "250ms, stretched up to 1.2s to the target's answer times (31
+// windows)".
+func (s *Silence) String() string {
+	if s == nil {
+		return ""
+	}
+	out := s.Window.String()
+	if s.Longest > s.Window {
+		out += ", stretched up to " + s.Longest.String() + " to the target's answer times"
+	}
+	return fmt.Sprintf("%s (%d windows)", out, s.Windows)
 }
 
 // Tool names the program that produced the run.

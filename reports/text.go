@@ -169,6 +169,9 @@ func (t *textWriter) header(run *Run) {
 	if run.LabelFilter != "" {
 		t.printf("label filter: %s\n", printable(run.LabelFilter))
 	}
+	if run.Silence != nil {
+		t.printf("silence windows: %s\n", run.Silence)
+	}
 	t.printf("\n")
 }
 

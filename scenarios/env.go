@@ -490,13 +490,41 @@ func (t *T) StepTimeout() time.Duration { return t.vr.r.cfg.Session.Timeout }
 
 // Quiet is the window a check watches for something that must not arrive
 // after the exchange it is about has settled: short, because the target
-// has already answered a later request by then.
+// has already answered a later request by then. It is Config.Quiet, or
+// QuietFactor times the target's typical answer time when that is longer
+// (a slow target's stray message comes late too), at most the step
+// timeout. The run's report states the window and the longest used.
+// Stretching stops at MaxQuietStretch: a target that takes seconds to
+// answer would otherwise cost seconds per window.
 func (t *T) Quiet() time.Duration {
 	q := t.vr.r.cfg.Quiet
+	if typical := expect.HealthOf(t.Ctx).Typical(); QuietFactor*typical > q {
+		q = max(q, min(QuietFactor*typical, MaxQuietStretch))
+	}
 	if st := t.StepTimeout(); q > st {
 		q = st
 	}
+	t.vr.r.noteQuiet(q)
 	return q
+}
+
+// QuietFactor is how many of the target's typical answer times a silence
+// window lasts at least; MaxQuietStretch is as far as that stretches a
+// window (a longer Config.Quiet is kept).
+const (
+	QuietFactor     = 3
+	MaxQuietStretch = 2 * time.Second
+)
+
+// noteQuiet counts a silence window of length q.
+func (r *runner) noteQuiet(q time.Duration) {
+	r.quietWindows.Add(1)
+	for {
+		old := r.quietLongest.Load()
+		if int64(q) <= old || r.quietLongest.CompareAndSwap(old, int64(q)) {
+			return
+		}
+	}
 }
 
 // Observed returns everything the target sent on every connection of the

@@ -129,15 +129,19 @@ type runner struct {
 	cat       *catalog.Catalog
 	versions  []*versionRun
 	parallel  int
-	large     atomic.Bool    // the target sent a large frame (largeFrames)
-	recOpts   record.Options // of each check's recorder
-	progress  sync.Mutex     // Config.Progress is called under it
-	only      map[string]bool
-	side      []*versionRun // probed for negotiation checks, not reported
-	mu        sync.Mutex
-	specs     int
-	claimOnce sync.Once
-	claimed   map[string]bool
+	large     atomic.Bool // the target sent a large frame (largeFrames)
+	// quietWindows and quietLongest count the silence windows the checks
+	// watched and the longest (T.Quiet), for the report.
+	quietWindows atomic.Int64
+	quietLongest atomic.Int64
+	recOpts      record.Options // of each check's recorder
+	progress     sync.Mutex     // Config.Progress is called under it
+	only         map[string]bool
+	side         []*versionRun // probed for negotiation checks, not reported
+	mu           sync.Mutex
+	specs        int
+	claimOnce    sync.Once
+	claimed      map[string]bool
 	// probing is the version the liveness probe handshakes in: the
 	// version of the check under way, so a target that speaks only some
 	// versions is not found dead for want of another's handshake.
@@ -296,6 +300,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// or how many ran at the same time.
 	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
+	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Windows: int(r.quietWindows.Load())}
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}

@@ -34,6 +34,9 @@ Flags:
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
   --timeout D              wait at most D for each answer (default 10s)
+  --quiet D                watch D for what must not arrive once an exchange settled (default
+                           250ms; at least 3 times the target's typical answer time, at most
+                           --timeout); longer catches later strays. The report states it
   --parallel N             checks run at the same time (default 4 over HTTP; over stdio the
                            cores, 4 to 8); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
@@ -81,6 +84,8 @@ type serverOptions struct {
 	shard scenarios.Shard
 	// parallel is --parallel (0: the default for the target).
 	parallel int
+	// quiet is --quiet, the silence window.
+	quiet time.Duration
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -111,6 +116,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	protocol := fs.String("protocol", "all", "")
 	labelFilter := fs.String("label-filter", "", "")
 	timeout := fs.Duration("timeout", 10*time.Second, "")
+	quiet := fs.Duration("quiet", 250*time.Millisecond, "")
 	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
 	out := fs.String("out", "", "")
@@ -128,7 +134,10 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel, quiet: *quiet}
+	if *quiet <= 0 {
+		return o, usagef("server: --quiet must be a positive duration, such as 250ms or 1s")
+	}
 	if flagSet(fs, "parallel") && *parallel < 1 {
 		return o, usagef("server: --parallel must be at least 1 (1 runs the checks one after another)")
 	}
@@ -286,6 +295,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		Versions:    o.versions,
 		LabelFilter: o.labelFilter,
 		Session:     session.Config{Timeout: o.timeout},
+		Quiet:       o.quiet,
 		RunTimeout:  o.deadline,
 		Verbose:     o.verbose,
 		Progress:    progress(e.stderr, o.verbose),

@@ -3,6 +3,7 @@ package expect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +62,31 @@ type Health struct {
 	// target was found dead: then no wait is made any more.
 	deadToHandshakes bool
 	lastCheck        string // the Expected text of the last answered wait
+	// recent holds the latencies of the last answered waits (a ring of
+	// len(recent), next is where the next goes), for Typical.
+	recent [64]time.Duration
+	nrec   int
+	next   int
+}
+
+// Typical is the target's typical answer time: the 90th percentile of its
+// last 64 answered waits (0 before any). Unlike the slowest answer, one
+// wait that was long on purpose (a slow tool, a late notification) does
+// not move it.
+func (h *Health) Typical() time.Duration {
+	if h == nil {
+		return 0
+	}
+	h.mu.Lock()
+	n := h.nrec
+	lat := make([]time.Duration, n)
+	copy(lat, h.recent[:n])
+	h.mu.Unlock()
+	if n == 0 {
+		return 0
+	}
+	slices.Sort(lat)
+	return lat[(9*n+9)/10-1] // the ceil(0.9 n)-th smallest
 }
 
 // The Health thresholds.
@@ -196,6 +222,9 @@ func (h *Health) record(r Observed, answered, handshake bool) {
 		h.answers++
 		h.streak, h.probed = 0, false
 		h.lastCheck = r.Expected
+		h.recent[h.next] = r.Elapsed
+		h.next = (h.next + 1) % len(h.recent)
+		h.nrec = min(h.nrec+1, len(h.recent))
 		if r.Elapsed > h.slowest {
 			h.slowest = r.Elapsed
 		}

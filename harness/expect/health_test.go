@@ -224,3 +224,30 @@ func TestHealthConcurrentWaits(t *testing.T) {
 		}
 	})
 }
+
+// TestHealthTypicalAnswerTime: Typical is the 90th percentile of the last
+// answered waits: one answer that took long on purpose does not move it,
+// a target that has become slow does.
+func TestHealthTypicalAnswerTime(t *testing.T) {
+	h := NewHealth()
+	if got := h.Typical(); got != 0 {
+		t.Fatalf("Typical before any answer = %v, want 0", got)
+	}
+	for i := 0; i < 20; i++ {
+		h.record(Observed{Elapsed: 10 * time.Millisecond}, true, false)
+	}
+	h.record(Observed{Elapsed: 5 * time.Second}, true, false)
+	if got := h.Typical(); got != 10*time.Millisecond {
+		t.Errorf("Typical after 20 answers in 10ms and one in 5s = %v, want 10ms", got)
+	}
+	for i := 0; i < 64; i++ {
+		h.record(Observed{Elapsed: 400 * time.Millisecond}, true, false)
+	}
+	if got := h.Typical(); got != 400*time.Millisecond {
+		t.Errorf("Typical after 64 answers in 400ms = %v, want 400ms", got)
+	}
+	h.record(Observed{Status: TimedOut, Elapsed: time.Hour}, false, false)
+	if got := h.Typical(); got != 400*time.Millisecond {
+		t.Errorf("an unanswered wait moved Typical to %v", got)
+	}
+}

@@ -206,3 +206,55 @@ func TestPipeTargetFailsLoudly(t *testing.T) {
 		t.Fatalf("stdio/exit-on-stdin-close (a SHOULD: Strict) did not fail against a pipe server that does not return:\n%s", r)
 	}
 }
+
+// slowWriter delays every write: a server that takes delay to answer.
+type slowWriter struct {
+	w     io.Writer
+	delay time.Duration
+}
+
+func (s slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(s.delay) // the target's own slowness, not synchronisation
+	return s.w.Write(p)
+}
+
+// TestSilenceWindowsStretchToASlowTarget: against a server that takes
+// 150 ms to answer, the silence windows last at least QuietFactor times
+// that instead of the configured 250 ms, and the report says so; against
+// the same server answering at once they stay at 250 ms.
+func TestSilenceWindowsStretchToASlowTarget(t *testing.T) {
+	serve := func(delay time.Duration) Target {
+		return Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+			srv, err := server.New(server.Options{})
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			return srv.ServeStdio(ctx, in, slowWriter{out, delay}, io.Discard)
+		})
+	}
+	opts := Options{Versions: latest, LabelFilter: "area:cancellation"}
+	fast, err := Run(t.Context(), serve(0), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fast.Report.Silence; s == nil || s.Window != 250*time.Millisecond || s.Longest != s.Window || s.Windows == 0 {
+		t.Fatalf("against a fast server the report's silence is %+v; want 250ms windows, none stretched", s)
+	}
+	slow, err := Run(t.Context(), serve(150*time.Millisecond), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := slow.Report.Silence
+	if s == nil || s.Longest < 3*150*time.Millisecond {
+		t.Fatalf("against a server answering in 150ms the report's silence is %+v; want windows stretched to at least 450ms", s)
+	}
+	if !strings.Contains(s.String(), "stretched up to") {
+		t.Errorf("the report's silence line %q does not say the windows were stretched", s)
+	}
+	for _, c := range slow.Report.Checks {
+		if c.Broken() {
+			t.Errorf("%s against the slow server: %s %s", c.ID, c.Outcome, c.Actual)
+		}
+	}
+}
