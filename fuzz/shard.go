@@ -1,6 +1,6 @@
 package fuzz
 
-import "fmt"
+import "github.com/mcpcheck/mcpcheck/harness/shard"
 
 // Shard selects one part of a campaign split over N machines. A campaign
 // draws its inputs from a sequence fixed by the seed (input i of worker w
@@ -19,17 +19,10 @@ type Shard struct {
 
 // Valid reports whether s is the zero value or a shard K of N with
 // 1 <= K <= N.
-func (s Shard) Valid() bool {
-	return s == Shard{} || (s.N >= 1 && s.K >= 1 && s.K <= s.N)
-}
+func (s Shard) Valid() bool { return shard.Part(s).Valid() }
 
 // String is "K/N", or "" for the zero value.
-func (s Shard) String() string {
-	if s.N == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.K, s.N)
-}
+func (s Shard) String() string { return shard.Part(s).String() }
 
 // split reports whether the shard runs part of the sequence only.
 func (s Shard) split() bool { return s.N > 1 }

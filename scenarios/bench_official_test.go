@@ -2,13 +2,10 @@ package scenarios
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/scenarios/officialsuite"
 
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
@@ -27,24 +24,15 @@ import (
 // untestable). mcpcheck runs at its default parallelism and with its
 // silence windows as they are.
 //
-// The lab provides the official suite (npm @modelcontextprotocol/conformance
-// under Node 22); set MCPCHECK_LAB to its directory (default /tmp/lab, as
-// ../shared/lab/setup.sh installs it). The benchmark skips when it is
-// absent.
+// The lab provides the official suite (see package officialsuite); the
+// benchmark skips when it is absent.
 //
 //	make bench-official
 //	go test ./scenarios -run '^$' -bench ServerSuiteVsOfficial -benchtime 3x
 func BenchmarkServerSuiteVsOfficial(b *testing.B) {
-	lab := os.Getenv("MCPCHECK_LAB")
-	if lab == "" {
-		lab = "/tmp/lab"
-	}
-	node := filepath.Join(lab, "node22", "node")
-	conformance := filepath.Join(lab, "npm-conf-next", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	for _, p := range []string{node, conformance, filepath.Join(lab, "bind-localhost.cjs")} {
-		if _, err := os.Stat(p); err != nil {
-			b.Skipf("the lab is not installed (%s missing); run ../shared/lab/setup.sh or set MCPCHECK_LAB", p)
-		}
+	suite, err := officialsuite.Find()
+	if err != nil {
+		b.Skip(err)
 	}
 	url := startReferenceHTTP(b, "--page-size", "100") // the default page size
 	for _, v := range []spec.Version{spec.V20251125, spec.V20260728} {
@@ -52,7 +40,7 @@ func BenchmarkServerSuiteVsOfficial(b *testing.B) {
 			var offN, ourN int
 			var offT, ourT time.Duration
 			for i := 0; i < b.N; i++ {
-				n, d := officialServerMode(b, node, conformance, lab, url, v)
+				n, d := officialServerMode(b, suite, url, v)
 				offN, offT = offN+n, offT+d
 				n, d = ourServerSuite(b, url, v)
 				ourN, ourT = ourN+n, ourT+d
@@ -73,41 +61,13 @@ func BenchmarkServerSuiteVsOfficial(b *testing.B) {
 
 // officialServerMode runs the official suite's server mode against url in
 // version v and returns how many checks it judged and how long it took.
-func officialServerMode(b *testing.B, node, conformance, lab, url string, v spec.Version) (int, time.Duration) {
-	out := b.TempDir()
-	cmd := exec.Command(node, conformance, "server", "--url", url, "--spec-version", string(v), "-o", out)
-	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(lab, "bind-localhost.cjs"))
-	start := time.Now()
-	msg, err := cmd.CombinedOutput()
-	took := time.Since(start)
-	if err != nil && !strings.Contains(string(msg), "Total") {
-		b.Fatalf("the official suite failed: %v\n%s", err, msg)
+func officialServerMode(b *testing.B, suite officialsuite.Suite, url string, v spec.Version) (int, time.Duration) {
+	n, took, err := suite.Run(b.TempDir(), "server", "--url", url, "--spec-version", string(v))
+	if err != nil {
+		b.Fatal(err)
 	}
-	n := 0
-	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "checks.json" {
-			return nil
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		var checks []struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(raw, &checks) != nil {
-			return nil
-		}
-		for _, c := range checks {
-			switch c.Status {
-			case "SUCCESS", "FAILURE", "WARNING":
-				n++
-			}
-		}
-		return nil
-	})
 	if n == 0 {
-		b.Fatalf("the official suite judged no check against %s in %s:\n%s", url, v, msg)
+		b.Fatalf("the official suite judged no check against %s in %s", url, v)
 	}
 	return n, took
 }

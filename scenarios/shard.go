@@ -1,8 +1,9 @@
 package scenarios
 
 import (
-	"fmt"
 	"hash/fnv"
+
+	"github.com/mcpcheck/mcpcheck/harness/shard"
 
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -21,17 +22,10 @@ type Shard struct {
 
 // Valid reports whether s is the zero value or a shard K of N with
 // 1 <= K <= N.
-func (s Shard) Valid() bool {
-	return s == Shard{} || (s.N >= 1 && s.K >= 1 && s.K <= s.N)
-}
+func (s Shard) Valid() bool { return shard.Part(s).Valid() }
 
 // String is "K/N", or "" for the zero value.
-func (s Shard) String() string {
-	if s.N == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.K, s.N)
-}
+func (s Shard) String() string { return shard.Part(s).String() }
 
 // Includes reports whether the active check id of version v belongs to
 // the shard.

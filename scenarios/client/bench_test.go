@@ -2,13 +2,11 @@ package client
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/scenarios/officialsuite"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -23,55 +21,18 @@ import (
 // with a verdict times the cases it judged); our checks (one verdict over
 // every case) are reported too, as the stricter unit.
 //
-// The lab provides the official suite (npm @modelcontextprotocol/conformance
-// under Node 22) and go-sdk's conformance client; set MCPCHECK_LAB to its
-// directory (default /tmp/lab, as ../shared/lab/setup.sh installs it). The
-// benchmark skips when they are absent.
+// The lab provides the official suite and go-sdk's conformance client
+// (see package officialsuite); the benchmark skips when they are absent.
 //
 //	go test ./scenarios/client -run '^$' -bench 'ClientSuite.*VsOfficial' -benchtime 3x
 
-// labDir is where the lab is installed.
-func labDir() string {
-	if d := os.Getenv("MCPCHECK_LAB"); d != "" {
-		return d
-	}
-	return "/tmp/lab"
-}
-
 // officialClientMode runs the official suite's client mode against client
 // in version v and returns how many checks it judged and how long it took.
-func officialClientMode(b *testing.B, node, conformance, client string, v spec.Version) (int, time.Duration) {
-	out := b.TempDir()
-	cmd := exec.Command(node, conformance, "client", "--command", client, "--suite", "all", "--spec-version", string(v), "-o", out)
-	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(labDir(), "bind-localhost.cjs"))
-	start := time.Now()
-	if msg, err := cmd.CombinedOutput(); err != nil && !strings.Contains(string(msg), "Total:") {
-		b.Fatalf("the official suite failed: %v\n%s", err, msg)
+func officialClientMode(b *testing.B, suite officialsuite.Suite, client string, v spec.Version) (int, time.Duration) {
+	n, took, err := suite.Run(b.TempDir(), "client", "--command", client, "--suite", "all", "--spec-version", string(v))
+	if err != nil {
+		b.Fatal(err)
 	}
-	took := time.Since(start)
-	n := 0
-	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "checks.json" {
-			return nil
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		var checks []struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(raw, &checks) != nil {
-			return nil
-		}
-		for _, c := range checks {
-			switch c.Status {
-			case "SUCCESS", "FAILURE", "WARNING":
-				n++
-			}
-		}
-		return nil
-	})
 	return n, took
 }
 
@@ -100,15 +61,11 @@ func ourClientSuite(b *testing.B, launch Launch, vs ...spec.Version) (int, int, 
 }
 
 func BenchmarkClientSuiteVsOfficial(b *testing.B) {
-	lab := labDir()
-	node := filepath.Join(lab, "node22", "node")
-	conformance := filepath.Join(lab, "npm-conf-next", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	gosdk := filepath.Join(lab, "go", "bin", "gosdk-conformance-client")
-	for _, p := range []string{node, conformance, gosdk} {
-		if _, err := os.Stat(p); err != nil {
-			b.Skipf("the lab is not installed (%s missing); run ../shared/lab/setup.sh or set MCPCHECK_LAB", p)
-		}
+	suite, err := officialsuite.Find("go/bin/gosdk-conformance-client")
+	if err != nil {
+		b.Skip(err)
 	}
+	gosdk := filepath.Join(suite.Lab, "go", "bin", "gosdk-conformance-client")
 	bin := mcpcheckBinary(b)
 	ref := Launch{Command: bin + " reference client --timeout 10s conformance"}
 	v := spec.V20251125
@@ -116,7 +73,7 @@ func BenchmarkClientSuiteVsOfficial(b *testing.B) {
 	var offT, gosdkT, refT time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		n, d := officialClientMode(b, node, conformance, gosdk, v)
+		n, d := officialClientMode(b, suite, gosdk, v)
 		offN, offT = offN+n, offT+d
 		n, j, d := ourClientSuite(b, Launch{Command: gosdk}, v)
 		gosdkN, gosdkJ, gosdkT = gosdkN+n, gosdkJ+j, gosdkT+d
@@ -144,21 +101,17 @@ func BenchmarkClientSuiteVsOfficial(b *testing.B) {
 // (mcpcheck client --protocol all); the official suite's is one run per
 // version it knows, one after another, as a CI job would have to do.
 func BenchmarkClientSuiteAllVersionsVsOfficial(b *testing.B) {
-	lab := labDir()
-	node := filepath.Join(lab, "node22", "node")
-	conformance := filepath.Join(lab, "npm-conf-next", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	gosdk := filepath.Join(lab, "go", "bin", "gosdk-conformance-client")
-	for _, p := range []string{node, conformance, gosdk} {
-		if _, err := os.Stat(p); err != nil {
-			b.Skipf("the lab is not installed (%s missing); run ../shared/lab/setup.sh or set MCPCHECK_LAB", p)
-		}
+	suite, err := officialsuite.Find("go/bin/gosdk-conformance-client")
+	if err != nil {
+		b.Skip(err)
 	}
+	gosdk := filepath.Join(suite.Lab, "go", "bin", "gosdk-conformance-client")
 	var offN, ourN, ourJ int
 	var offT, ourT time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, v := range officialVersions {
-			n, d := officialClientMode(b, node, conformance, gosdk, v)
+			n, d := officialClientMode(b, suite, gosdk, v)
 			offN, offT = offN+n, offT+d
 		}
 		n, j, d := ourClientSuite(b, Launch{Command: gosdk}, spec.Versions...)
