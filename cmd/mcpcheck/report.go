@@ -24,7 +24,10 @@ convert  rewrites a JSON report (mcpcheck server --format json) in other
          each format is written to DIR/<RUN>.<ext>.
 diff     compares two runs check by check: new failures, fixed, lost (judged
          before, n/a or untestable now), changed outcomes, added and removed
-         checks. Exits 1 on new failures or lost checks, so CI can gate on it.
+         checks; and a check that fails in both runs requirement by
+         requirement: one it breaks now and did not before is a new failure
+         (one it no longer breaks is fixed), so an old failure cannot hide a
+         second. Exits 1 on new failures or lost checks, so CI can gate on it.
 matrix   compares servers or clients: one column per run, one row per requirement, in
          html and/or md (default md to stdout; with --out, DIR/MATRIX.html
          and DIR/MATRIX.md). NAME= labels a column; the default label is the
