@@ -16,10 +16,10 @@ import (
 //
 //	{
 //	  "entries": [
-//	    {"check": "tools/call/result-content",
+//	    {"check": "tools/names",
 //	     "version": "2025-11-25", "transport": "stdio",
-//	     "requirements": ["tools.result.content-required"],
-//	     "reason": "upstream issue #123: results carry no content"}
+//	     "requirements": ["tools.name.allowed-characters"],
+//	     "reason": "upstream issue #123: tool names with spaces"}
 //	  ]
 //	}
 //
@@ -299,7 +299,7 @@ func (p *baselineParser) entries(b *Baseline) error {
 		}
 		for i, r := range e.Requirements {
 			if r == "" || strings.TrimSpace(r) != r {
-				return p.errAt(off, "entry %d (%s): requirement %d is %q; name a catalog requirement ID such as tools.result.content-required (mcpcheck spec list shows them)", n, e.Key(), i+1, r)
+				return p.errAt(off, "entry %d (%s): requirement %d is %q; name a catalog requirement ID such as tools.name.allowed-characters (mcpcheck spec list shows them)", n, e.Key(), i+1, r)
 			}
 			if slices.Contains(e.Requirements[:i], r) {
 				return p.errAt(off, "entry %d (%s) names requirement %s twice; remove one", n, e.Key(), r)

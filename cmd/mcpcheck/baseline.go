@@ -20,8 +20,8 @@ to its protocol version and transport, naming the requirements it broke, each
 with the reason given:
 
   {"entries": [
-    {"check": "tools/call/result-content", "version": "2025-11-25", "transport": "stdio",
-     "requirements": ["tools.result.content-required"], "reason": "WHY"}
+    {"check": "tools/names", "version": "2025-11-25", "transport": "stdio",
+     "requirements": ["tools.name.allowed-characters"], "reason": "WHY"}
   ]}
 
 Pass it to a later run with --baseline FILE: a broken check no longer fails
