@@ -44,8 +44,8 @@ type BaselineEntry struct {
 	// it; a requirement no entry names is a new failure, however long the
 	// check has been failing for other reasons. An empty list ([] in the
 	// file) expects the check broken without naming a requirement, which
-	// covers an error outcome only: WriteBaseline writes it for a check
-	// that ended in error.
+	// covers only a check that broke none it could name, such as an
+	// error: WriteBaseline writes it for a check that ended in error.
 	//
 	// nil (no "requirements" in the file) is a legacy entry, from before
 	// baselines named requirements. It still covers whatever the check
@@ -149,8 +149,9 @@ func LegacyHint(e BaselineEntry) string {
 
 // ParseBaseline reads a baseline from r; name is used in error messages and
 // kept as Source. Errors give the line and column and say what to fix.
-// Unknown fields, duplicate entries, unknown versions and missing reasons
-// are errors.
+// Unknown fields, duplicate entries (two naming the same requirement of
+// the same check, or overlapping an entry without requirements), unknown
+// versions, malformed requirement IDs and missing reasons are errors.
 func ParseBaseline(name string, r io.Reader) (*Baseline, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
