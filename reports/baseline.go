@@ -16,14 +16,16 @@ import (
 //
 //	{
 //	  "entries": [
-//	    {"check": "lifecycle/initialize/echoes-supported-version",
+//	    {"check": "tools/names",
 //	     "version": "2025-11-25", "transport": "stdio",
-//	     "reason": "upstream issue #123: echoes the client's version"}
+//	     "requirements": ["tools.name.allowed-characters"],
+//	     "reason": "upstream issue #123: tool names with spaces"}
 //	  ]
 //	}
 //
-// version and transport are optional and narrow the entry; reason is
-// required.
+// version and transport are optional and narrow the entry; requirements
+// names the requirement IDs the check is expected to break (see
+// BaselineEntry.Requirements); reason is required.
 type Baseline struct {
 	// Source names where the baseline came from (a file name).
 	Source  string          `json:"-"`
@@ -36,7 +38,57 @@ type BaselineEntry struct {
 	Check     string       `json:"check"`
 	Version   spec.Version `json:"version,omitempty"`
 	Transport string       `json:"transport,omitempty"`
-	Reason    string       `json:"reason"`
+	// Requirements are the requirement IDs the entry expects the check to
+	// break. A broken check is baselined only when every requirement it
+	// broke (Check.BrokenRequirements) is named by an entry that matches
+	// it; a requirement no entry names is a new failure, however long the
+	// check has been failing for other reasons. An empty list ([] in the
+	// file) expects the check broken without naming a requirement, which
+	// covers only a check that broke none it could name, such as an
+	// error: WriteBaseline writes it for a check that ended in error.
+	//
+	// nil (no "requirements" in the file) is a legacy entry, from before
+	// baselines named requirements. It still covers whatever the check
+	// breaks, so an old baseline keeps the verdicts it gave: a CI job does
+	// not turn red on upgrading mcpcheck for failures it accepted with
+	// reasons. But such an entry can hide a new broken requirement behind
+	// an old failure, which is what requirement-keyed baselines exist to
+	// prevent, so it is flagged wherever it is used: Apply lists the
+	// legacy entries that covered a broken check in BaselineInfo.Legacy,
+	// the reports print a hint to rewrite them, and a strict verdict
+	// (Judgement.Failed(true), mcpcheck --strict) fails the run on them.
+	// WriteBaseline never writes one.
+	Requirements []string `json:"requirements"`
+	Reason       string   `json:"reason"`
+}
+
+// Legacy reports whether the entry names no requirements (see
+// BaselineEntry.Requirements): it covers whatever its check breaks.
+func (e BaselineEntry) Legacy() bool { return e.Requirements == nil }
+
+// MarshalJSON writes the entry in the file format: "requirements" is left
+// out of a legacy entry and written as [] for an empty list, so the two
+// stay apart. HTML characters are not escaped (reasons stay readable).
+func (e BaselineEntry) MarshalJSON() ([]byte, error) {
+	type file struct {
+		Check        string       `json:"check"`
+		Version      spec.Version `json:"version,omitempty"`
+		Transport    string       `json:"transport,omitempty"`
+		Requirements *[]string    `json:"requirements,omitempty"`
+		Reason       string       `json:"reason"`
+	}
+	f := file{Check: e.Check, Version: e.Version, Transport: e.Transport, Reason: e.Reason}
+	if e.Requirements != nil {
+		reqs := e.Requirements
+		f.Requirements = &reqs
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // Matches reports whether the entry covers the check.
@@ -55,27 +107,51 @@ const (
 	StalePasses = "passes"
 	// StaleAbsent: no check in the run matches the entry.
 	StaleAbsent = "absent"
+	// StaleFixed: the checks the entry covers were judged (some may still
+	// be broken) and none of them breaks the requirements Stale names.
+	StaleFixed = "fixed"
 )
 
 // Stale is a baseline entry that no longer describes the run.
 type Stale struct {
 	Entry BaselineEntry `json:"entry"`
-	// Why is StalePasses or StaleAbsent.
+	// Why is StalePasses, StaleAbsent or StaleFixed.
 	Why string `json:"why"`
+	// Requirements, for StaleFixed, are the entry's requirements that no
+	// check it covers breaks any more.
+	Requirements []string `json:"requirements,omitempty"`
 }
 
 // String says which entry is stale and what to do.
 func (s Stale) String() string {
-	if s.Why == StaleAbsent {
+	switch s.Why {
+	case StaleAbsent:
 		return fmt.Sprintf("baseline entry %s matches no check in this run; remove it (or run the checks it names)", s.Entry.Key())
+	case StaleFixed:
+		return fmt.Sprintf("baseline entry %s expects %s broken, but no check it covers breaks %s now; remove %s from its requirements (or the entry, if none is left)",
+			s.Entry.Key(), strings.Join(s.Requirements, ", "), pronoun(len(s.Requirements)), pronoun(len(s.Requirements)))
 	}
 	return fmt.Sprintf("baseline entry %s now passes; remove it from the baseline", s.Entry.Key())
 }
 
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// LegacyHint says what a legacy baseline entry (one without requirements)
+// risks and how to rewrite it.
+func LegacyHint(e BaselineEntry) string {
+	return fmt.Sprintf("baseline entry %s names no requirements, so it also accepts any new requirement the check breaks; rewrite the baseline with mcpcheck baseline write, or add \"requirements\": [...] to the entry", e.Key())
+}
+
 // ParseBaseline reads a baseline from r; name is used in error messages and
 // kept as Source. Errors give the line and column and say what to fix.
-// Unknown fields, duplicate entries, unknown versions and missing reasons
-// are errors.
+// Unknown fields, duplicate entries (two naming the same requirement of
+// the same check, or overlapping an entry without requirements), unknown
+// versions, malformed requirement IDs and missing reasons are errors.
 func ParseBaseline(name string, r io.Reader) (*Baseline, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -184,7 +260,7 @@ func (p *baselineParser) entries(b *Baseline) error {
 	if err := p.expectDelim('[', "\"entries\": it must be an array of {\"check\", \"reason\"} objects"); err != nil {
 		return err
 	}
-	seen := map[BaselineEntry]int{}
+	dups := entryIndex{}
 	for n := 1; p.dec.More(); n++ {
 		off := skipSpace(p.data, p.dec.InputOffset())
 		// Skip the comma between entries so the position names the entry.
@@ -204,9 +280,15 @@ func (p *baselineParser) entries(b *Baseline) error {
 				return p.errAt(off+typ.Offset, "entry %d: field %q must be a %s, not a JSON %s", n, typ.Field, typ.Type, typ.Value)
 			}
 			if strings.Contains(err.Error(), "unknown field") {
-				return p.errAt(off, "entry %d: %v; an entry has only check, version, transport and reason", n, strings.TrimPrefix(err.Error(), "json: "))
+				return p.errAt(off, "entry %d: %v; an entry has only check, version, transport, requirements and reason", n, strings.TrimPrefix(err.Error(), "json: "))
 			}
 			return p.errAt(off, "entry %d: %v; each entry is an object {\"check\": ..., \"reason\": ...}", n, err)
+		}
+		var reqs struct {
+			Requirements json.RawMessage `json:"requirements"`
+		}
+		if err := json.Unmarshal(raw, &reqs); err == nil && string(reqs.Requirements) == "null" {
+			return p.errAt(off, "entry %d (%s): \"requirements\" is null; list the requirement IDs the check is expected to break, [] for a check expected to end in error, or leave the field out (a legacy entry that accepts anything the check breaks)", n, e.Key())
 		}
 		switch {
 		case strings.TrimSpace(e.Check) == "":
@@ -216,10 +298,17 @@ func (p *baselineParser) entries(b *Baseline) error {
 		case e.Version != "" && !e.Version.Known():
 			return p.errAt(off, "entry %d (%s): version %q is not a released protocol version; use one of %v or leave it out", n, e.Key(), e.Version, spec.Versions)
 		}
-		if first, dup := seen[e.withoutReason()]; dup {
-			return p.errAt(off, "entry %d (%s) repeats entry %d; remove one of them", n, e.Key(), first)
+		for i, r := range e.Requirements {
+			if r == "" || strings.TrimSpace(r) != r {
+				return p.errAt(off, "entry %d (%s): requirement %d is %q; name a catalog requirement ID such as tools.name.allowed-characters (mcpcheck spec list shows them)", n, e.Key(), i+1, r)
+			}
+			if slices.Contains(e.Requirements[:i], r) {
+				return p.errAt(off, "entry %d (%s) names requirement %s twice; remove one", n, e.Key(), r)
+			}
 		}
-		seen[e.withoutReason()] = n
+		if err := dups.add(e, n); err != "" {
+			return p.errAt(off, "%s", err)
+		}
 		b.Entries = append(b.Entries, e)
 	}
 	if _, err := p.dec.Token(); err != nil {
@@ -228,7 +317,59 @@ func (p *baselineParser) entries(b *Baseline) error {
 	return nil
 }
 
-func (e BaselineEntry) withoutReason() BaselineEntry { e.Reason = ""; return e }
+// entryIndex finds entries that repeat one another: for each check key,
+// the entry that names no requirements (a legacy one), the one with an
+// empty list, and the entry naming each requirement.
+type entryIndex map[CheckKey]*entrySlots
+
+type entrySlots struct {
+	legacy, empty int
+	reqs          map[string]int
+}
+
+// add records entry n, or says which earlier entry it repeats.
+func (x entryIndex) add(e BaselineEntry, n int) string {
+	k := e.Key()
+	s := x[k]
+	if s == nil {
+		s = &entrySlots{reqs: map[string]int{}}
+		x[k] = s
+	}
+	switch {
+	case s.legacy != 0 && e.Legacy():
+		return fmt.Sprintf("entry %d (%s) repeats entry %d; remove one of them", n, k, s.legacy)
+	case s.legacy != 0:
+		return fmt.Sprintf("entry %d (%s) overlaps entry %d, which names no requirements and so already accepts anything the check breaks; remove one of them (baseline write names the requirements)", n, k, s.legacy)
+	case e.Legacy() && (s.empty != 0 || len(s.reqs) > 0):
+		return fmt.Sprintf("entry %d (%s) names no requirements, so it overlaps entry %d for the same check; remove one of them", n, k, max(s.empty, firstSlot(s.reqs)))
+	case e.Legacy():
+		s.legacy = n
+	case len(e.Requirements) == 0 && s.empty != 0:
+		return fmt.Sprintf("entry %d (%s) repeats entry %d; remove one of them", n, k, s.empty)
+	case len(e.Requirements) == 0:
+		s.empty = n
+	}
+	for _, r := range e.Requirements {
+		if first, ok := s.reqs[r]; ok {
+			return fmt.Sprintf("entry %d (%s) expects requirement %s, which entry %d already expects for the same check; remove it from one of them", n, k, r, first)
+		}
+	}
+	for _, r := range e.Requirements {
+		s.reqs[r] = n
+	}
+	return ""
+}
+
+// firstSlot is the lowest entry number in m.
+func firstSlot(m map[string]int) int {
+	first := 0
+	for _, n := range m {
+		if first == 0 || n < first {
+			first = n
+		}
+	}
+	return first
+}
 
 func skipSpace(data []byte, off int64) int64 {
 	for off < int64(len(data)) && strings.IndexByte(" \t\r\n", data[off]) >= 0 {
@@ -239,9 +380,13 @@ func skipSpace(data []byte, off int64) int64 {
 
 // WriteBaseline writes a baseline that expects every currently broken check
 // of run (fail, warn, error), one entry per check with its version and
-// transport, with reason as each entry's reason. It is how a user adopts
-// mcpcheck on a target that does not conform yet; the reasons should then be
-// edited to say why each failure is expected.
+// transport, naming the requirements it broke (Check.BrokenRequirements;
+// [] for a check that broke none it could name, such as an error), with
+// reason as each entry's reason. It is how a user adopts mcpcheck on a
+// target that does not conform yet; the reasons should then be edited to
+// say why each failure is expected. It never writes a legacy entry (one
+// without requirements), so a requirement the check breaks later is a new
+// failure.
 func WriteBaseline(w io.Writer, run *Run, reason string) error {
 	if run == nil {
 		return errNilRun
@@ -252,7 +397,11 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 	b := Baseline{Entries: []BaselineEntry{}}
 	for _, c := range run.Checks {
 		if c.Broken() {
-			b.Entries = append(b.Entries, BaselineEntry{Check: c.ID, Version: c.Version, Transport: c.Transport, Reason: reason})
+			reqs := c.BrokenRequirements()
+			if reqs == nil {
+				reqs = []string{}
+			}
+			b.Entries = append(b.Entries, BaselineEntry{Check: c.ID, Version: c.Version, Transport: c.Transport, Requirements: reqs, Reason: reason})
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -261,44 +410,110 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 	return enc.Encode(b)
 }
 
-// Apply holds run to the baseline: every fail, warn or error check an entry
-// matches is marked Baselined with the entry's reason (the first matching
-// entry wins). It returns the stale entries: those that match no check in
-// the run (StaleAbsent), and those whose checks all pass now (StalePasses).
-// An entry whose checks are only n/a or untestable is not stale: the run
-// could not tell whether the failure is fixed. An entry for a check that a
-// label filter left out of the run is absent too: a caller running a subset
-// should hold it to the entries for that subset. Apply records the result
+// Apply holds run to the baseline, requirement by requirement. A broken
+// check (fail, warn, error) is marked Baselined, with the reasons of the
+// entries that expect it, when the entries matching it name every
+// requirement it broke (Check.BrokenRequirements), or one of them is a
+// legacy entry (no requirements, see BaselineEntry.Requirements). A check
+// that matching entries do not fully cover stays unexpected, and its
+// Unexpected lists the requirements no entry names. An error that broke
+// no requirement it could name is covered by any matching entry.
+//
+// Apply returns the stale entries: those that match no check in the run
+// (StaleAbsent); those whose checks all pass now (StalePasses); and those
+// naming requirements that no check they cover breaks any more while the
+// checks were judged (StaleFixed, with those requirements). An entry whose
+// checks are only n/a or untestable, or one of whose checks ended in
+// error, is not stale for what the run could not judge. An entry for a
+// check that a label filter left out of the run is absent too: a caller
+// running a subset should hold it to the entries for that subset. Apply
+// records the result, with the legacy entries that covered a broken check,
 // in run.Baseline. A nil baseline clears the marks and the record.
 func Apply(run *Run, b *Baseline) []Stale {
 	for i := range run.Checks {
 		run.Checks[i].Baselined = false
 		run.Checks[i].BaselineReason = ""
+		run.Checks[i].Unexpected = nil
 	}
 	if b == nil {
 		run.Baseline = nil
 		return nil
 	}
-	var stale []Stale
 	matched := 0
-	for _, e := range b.Entries {
-		found, broken, passing := false, false, false
-		for i := range run.Checks {
-			c := &run.Checks[i]
+	legacyUsed := make([]bool, len(b.Entries))
+	for i := range run.Checks {
+		c := &run.Checks[i]
+		if !c.Broken() {
+			continue
+		}
+		broken := c.BrokenRequirements()
+		covered := map[string]bool{}
+		var reasons []string
+		found, legacy := false, false
+		for ei, e := range b.Entries {
 			if !e.Matches(*c) {
+				continue
+			}
+			found = true
+			uses := len(broken) == 0
+			if e.Legacy() {
+				legacy, uses = true, true
+				legacyUsed[ei] = true
+			}
+			for _, r := range e.Requirements {
+				if slices.Contains(broken, r) {
+					covered[r], uses = true, true
+				}
+			}
+			if uses && !slices.Contains(reasons, e.Reason) {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		if !found {
+			continue
+		}
+		if !legacy {
+			for _, r := range broken {
+				if !covered[r] {
+					c.Unexpected = append(c.Unexpected, r)
+				}
+			}
+		}
+		if len(c.Unexpected) > 0 {
+			continue
+		}
+		c.Baselined = true
+		c.BaselineReason = strings.Join(reasons, "; ")
+		matched++
+	}
+	var stale []Stale
+	var legacy []BaselineEntry
+	for ei, e := range b.Entries {
+		if legacyUsed[ei] {
+			legacy = append(legacy, e)
+		}
+		found, broken, passing, judged, unjudgeable := false, false, false, false, false
+		violated := map[string]bool{}
+		for _, c := range run.Checks {
+			if !e.Matches(c) {
 				continue
 			}
 			found = true
 			switch {
 			case c.Broken():
 				broken = true
-				if !c.Baselined {
-					c.Baselined = true
-					c.BaselineReason = e.Reason
-					matched++
-				}
 			case c.Outcome == Pass:
 				passing = true
+			}
+			switch c.Outcome {
+			case Pass, Fail, Warn:
+				judged = true
+				for _, r := range c.BrokenRequirements() {
+					violated[r] = true
+				}
+			case NA, Untestable:
+			default: // error or unset: whatever it would have broken is unknown
+				unjudgeable = true
 			}
 		}
 		switch {
@@ -309,9 +524,19 @@ func Apply(run *Run, b *Baseline) []Stale {
 			stale = append(stale, Stale{Entry: e, Why: StaleAbsent})
 		case !broken && passing:
 			stale = append(stale, Stale{Entry: e, Why: StalePasses})
+		case judged && !unjudgeable:
+			var fixed []string
+			for _, r := range e.Requirements {
+				if !violated[r] {
+					fixed = append(fixed, r)
+				}
+			}
+			if len(fixed) > 0 {
+				stale = append(stale, Stale{Entry: e, Why: StaleFixed, Requirements: fixed})
+			}
 		}
 	}
-	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale}
+	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale, Legacy: legacy}
 	return stale
 }
 
@@ -345,17 +570,60 @@ type Judgement struct {
 	Errors []CheckKey `json:"errors,omitempty"`
 	// Warnings are warn checks the baseline does not expect.
 	Warnings []CheckKey `json:"warnings,omitempty"`
+	// Unexpected are the requirements broken by checks among Failures,
+	// Warnings and Errors that baseline entries match but do not name (see
+	// Check.Unexpected): the new failures an expected, older failure of
+	// the same check would otherwise hide.
+	Unexpected []RequirementKey `json:"unexpected,omitempty"`
 	// Stale are baseline entries that no longer describe the run.
 	Stale []Stale `json:"stale,omitempty"`
+	// Legacy are baseline entries without requirements that covered a
+	// broken check (see BaselineEntry.Requirements); they fail only a
+	// strict verdict.
+	Legacy []BaselineEntry `json:"legacy,omitempty"`
 	// Findings are the fuzz findings that fail a campaign (FailingFinding).
 	Findings []string `json:"findings,omitempty"`
 }
 
 // Failed reports whether the run should fail a build: an unexpected failure
 // or harness error, or a stale baseline entry; with strict, also an
-// unexpected warning.
+// unexpected warning or a legacy baseline entry in use (one that names no
+// requirements and so could hide a new one).
 func (j Judgement) Failed(strict bool) bool {
-	return len(j.Failures) > 0 || len(j.Errors) > 0 || len(j.Stale) > 0 || len(j.Findings) > 0 || (strict && len(j.Warnings) > 0)
+	return len(j.Failures) > 0 || len(j.Errors) > 0 || len(j.Stale) > 0 || len(j.Findings) > 0 ||
+		(strict && (len(j.Warnings) > 0 || len(j.Legacy) > 0))
+}
+
+// Summary says in one line what fails the build, for the CLI's exit
+// message: "2 unexpected failures (new broken requirements of checks the
+// baseline lists: ...), 0 harness errors, 1 stale baseline entries", with
+// strict the unexpected warnings and legacy baseline entries too.
+func (j Judgement) Summary(strict bool) string {
+	msg := fmt.Sprintf("%d unexpected failures", len(j.Failures))
+	if n := len(j.Unexpected); n > 0 {
+		msg += fmt.Sprintf(" (new broken requirements of checks the baseline lists: %s)", joinKeys(j.Unexpected, 3))
+	}
+	msg += fmt.Sprintf(", %d harness errors, %d stale baseline entries", len(j.Errors), len(j.Stale))
+	if strict {
+		msg += fmt.Sprintf(", %d unexpected warnings (--strict)", len(j.Warnings))
+		if n := len(j.Legacy); n > 0 {
+			msg += fmt.Sprintf(", %d baseline entries without requirements (--strict; rewrite them with mcpcheck baseline write)", n)
+		}
+	}
+	return msg
+}
+
+// joinKeys lists up to limit keys, then how many more.
+func joinKeys(keys []RequirementKey, limit int) string {
+	var parts []string
+	for i, k := range keys {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("and %d more", len(keys)-limit))
+			break
+		}
+		parts = append(parts, k.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // FailingFinding reports whether a fuzz finding fails the campaign: a
@@ -377,6 +645,9 @@ func Verdict(run *Run) Judgement {
 		if c.Baselined && c.Broken() {
 			continue
 		}
+		for _, r := range c.Unexpected {
+			j.Unexpected = append(j.Unexpected, RequirementKey{CheckKey: c.Key(), Requirement: r})
+		}
 		switch c.Outcome {
 		case Fail:
 			j.Failures = append(j.Failures, c.Key())
@@ -389,6 +660,7 @@ func Verdict(run *Run) Judgement {
 	}
 	if run.Baseline != nil {
 		j.Stale = append(j.Stale, run.Baseline.Stale...)
+		j.Legacy = append(j.Legacy, run.Baseline.Legacy...)
 	}
 	if run.Fuzz != nil {
 		for _, f := range run.Fuzz.Findings {

@@ -4,25 +4,49 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 )
 
-// Change is one check whose outcome differs between two runs. Before is 0
-// for a check only the new run has, After is 0 for one only the old run has.
+// Change is one check whose outcome differs between two runs, or one
+// requirement of a check broken in both runs that is broken in only one of
+// them. Before is 0 for a check only the new run has, After is 0 for one
+// only the old run has.
 type Change struct {
-	Key    CheckKey `json:"key"`
-	Title  string   `json:"title,omitempty"`
-	Before Outcome  `json:"before,omitempty"`
-	After  Outcome  `json:"after,omitempty"`
+	Key CheckKey `json:"key"`
+	// Requirement, when set, makes the change about that one requirement of
+	// a check that failed or warned in both runs: in NewFailures it is
+	// broken now and was not before, in Fixed it was broken before and is
+	// not now. Before and After are then the check's outcomes, which may
+	// be the same.
+	Requirement string  `json:"requirement,omitempty"`
+	Title       string  `json:"title,omitempty"`
+	Before      Outcome `json:"before,omitempty"`
+	After       Outcome `json:"after,omitempty"`
+	// Violated, on a change of outcome in NewFailures or Fixed, lists the
+	// requirements the check broke (Check.BrokenRequirements): in the new
+	// run for a new failure, in the old run for a fixed check.
+	Violated []string `json:"violated,omitempty"`
+}
+
+// RequirementKey is the change's check key and requirement.
+func (c Change) RequirementKey() RequirementKey {
+	return RequirementKey{CheckKey: c.Key, Requirement: c.Requirement}
 }
 
 // Diff is what changed from one run to the next, each list in check-key
-// order.
+// order, then by requirement.
 type Diff struct {
 	// NewFailures are checks broken (fail, warn, error) now that were not
-	// broken before, including checks new in this run that are broken.
+	// broken before, including checks new in this run that are broken;
+	// and, one per requirement (Change.Requirement), the requirements a
+	// check that failed or warned in both runs breaks now and did not
+	// before: a second failure an old one would otherwise hide.
 	NewFailures []Change `json:"newFailures,omitempty"`
-	// Fixed are checks that pass now and were broken before.
+	// Fixed are checks that pass now and were broken before; and, one per
+	// requirement, those a check that failed or warned in both runs broke
+	// before and does not now.
 	Fixed []Change `json:"fixed,omitempty"`
 	// Lost are checks judged before (pass, fail or warn) that are not
 	// judged now (n/a, untestable, error): coverage lost, which can hide a
@@ -42,8 +66,11 @@ func (d Diff) Empty() bool {
 }
 
 // Compare compares an older run with a newer one, matching checks by ID,
-// version and transport. A check in both runs with the same outcome is not
-// listed. Either run may be nil (it then has no checks).
+// version and transport, and the requirements of a check that failed or
+// warned in both runs by ID (Check.BrokenRequirements). A check in both
+// runs with the same outcome and, when broken, the same broken
+// requirements is not listed. Either run may be nil (it then has no
+// checks).
 func Compare(before, after *Run) Diff {
 	var d Diff
 	old := map[CheckKey]Check{}
@@ -63,17 +90,33 @@ func Compare(before, after *Run) Diff {
 			case !had:
 				d.Added = append(d.Added, ch)
 				if c.Broken() {
+					ch.Violated = c.BrokenRequirements()
 					d.NewFailures = append(d.NewFailures, ch)
 				}
 			case o.Outcome == c.Outcome:
 			case c.Broken() && !o.Broken():
+				ch.Violated = c.BrokenRequirements()
 				d.NewFailures = append(d.NewFailures, ch)
 			case c.Outcome == Pass && o.Broken():
+				ch.Violated = o.BrokenRequirements()
 				d.Fixed = append(d.Fixed, ch)
 			case judged(o.Outcome) && !judged(c.Outcome):
 				d.Lost = append(d.Lost, ch)
 			default:
 				d.Changed = append(d.Changed, ch)
+			}
+			if had && violates(o.Outcome) && violates(c.Outcome) {
+				now, then := c.BrokenRequirements(), o.BrokenRequirements()
+				for _, r := range now {
+					if !slices.Contains(then, r) {
+						d.NewFailures = append(d.NewFailures, Change{Key: k, Requirement: r, Title: c.Title, Before: o.Outcome, After: c.Outcome})
+					}
+				}
+				for _, r := range then {
+					if !slices.Contains(now, r) {
+						d.Fixed = append(d.Fixed, Change{Key: k, Requirement: r, Title: c.Title, Before: o.Outcome, After: c.Outcome})
+					}
+				}
 			}
 		}
 	}
@@ -88,6 +131,10 @@ func Compare(before, after *Run) Diff {
 	return d
 }
 
+// violates reports whether an outcome is a judged break, whose requirements
+// the check names (an error judged nothing).
+func violates(o Outcome) bool { return o == Fail || o == Warn }
+
 // judged reports whether an outcome is a verdict on the target.
 func judged(o Outcome) bool { return o == Pass || o == Fail || o == Warn }
 
@@ -100,7 +147,10 @@ func sortChanges(cs []Change) {
 		if a.Version != b.Version {
 			return a.Version < b.Version
 		}
-		return a.Transport < b.Transport
+		if a.Transport != b.Transport {
+			return a.Transport < b.Transport
+		}
+		return cs[i].Requirement < cs[j].Requirement
 	})
 }
 
@@ -114,13 +164,14 @@ func outcomeOrDash(o Outcome) string {
 var diffSections = []struct {
 	title string
 	get   func(Diff) []Change
+	fixed bool
 }{
-	{"New failures", func(d Diff) []Change { return d.NewFailures }},
-	{"Fixed", func(d Diff) []Change { return d.Fixed }},
-	{"Lost coverage (judged before, not now)", func(d Diff) []Change { return d.Lost }},
-	{"Changed", func(d Diff) []Change { return d.Changed }},
-	{"Added checks", func(d Diff) []Change { return d.Added }},
-	{"Removed checks", func(d Diff) []Change { return d.Removed }},
+	{"New failures", func(d Diff) []Change { return d.NewFailures }, false},
+	{"Fixed", func(d Diff) []Change { return d.Fixed }, true},
+	{"Lost coverage (judged before, not now)", func(d Diff) []Change { return d.Lost }, false},
+	{"Changed", func(d Diff) []Change { return d.Changed }, false},
+	{"Added checks", func(d Diff) []Change { return d.Added }, false},
+	{"Removed checks", func(d Diff) []Change { return d.Removed }, false},
 }
 
 // WriteText renders the diff for a terminal, one section per kind of change,
@@ -138,6 +189,9 @@ func (d Diff) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "%s (%d)\n", s.title, len(cs))
 		for _, c := range cs {
 			fmt.Fprintf(bw, "  %s: %s -> %s", printable(c.Key.String()), outcomeOrDash(c.Before), outcomeOrDash(c.After))
+			if what := changeRequirements(c, s.fixed); what != "" {
+				fmt.Fprintf(bw, "  %s", printable(what))
+			}
 			if c.Title != "" {
 				fmt.Fprintf(bw, "  %s", printable(oneLine(c.Title)))
 			}
@@ -167,10 +221,30 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 		if len(cs) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "#### %s (%d)\n\n| Check | Version | Transport | Before | After | Title |\n|---|---|---|---|---|---|\n", s.title, len(cs))
+		// New failures and fixed checks say which requirements changed.
+		byReq := s.title == diffSections[0].title || s.fixed
+		fmt.Fprintf(bw, "#### %s (%d)\n\n| Check | Version | Transport |", s.title, len(cs))
+		if byReq {
+			fmt.Fprintf(bw, " Requirements |")
+		}
+		fmt.Fprintf(bw, " Before | After | Title |\n|---|---|---|")
+		if byReq {
+			fmt.Fprintf(bw, "---|")
+		}
+		fmt.Fprintf(bw, "---|---|---|\n")
 		for _, c := range cs {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", mdCode(c.Key.ID), md(string(c.Key.Version)), md(c.Key.Transport),
-				outcomeOrDash(c.Before), outcomeOrDash(c.After), md(c.Title))
+			fmt.Fprintf(bw, "| %s | %s | %s |", mdCode(c.Key.ID), md(string(c.Key.Version)), md(c.Key.Transport))
+			if byReq {
+				reqs := mdCodes(c.Violated)
+				switch {
+				case c.Requirement != "" && s.fixed:
+					reqs = mdCode(c.Requirement) + " no longer broken"
+				case c.Requirement != "":
+					reqs = "**" + mdCode(c.Requirement) + " newly broken**"
+				}
+				fmt.Fprintf(bw, " %s |", reqs)
+			}
+			fmt.Fprintf(bw, " %s | %s | %s |\n", outcomeOrDash(c.Before), outcomeOrDash(c.After), md(c.Title))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -178,4 +252,22 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write diff: %w", err)
 	}
 	return nil
+}
+
+// changeRequirements says which requirements a change is about, for the
+// text diff: "requirement R newly broken" (or "no longer broken", in the
+// Fixed section) for a per-requirement change, "breaks A, B" ("broke" when
+// fixed) for a change of outcome that names them.
+func changeRequirements(c Change, fixed bool) string {
+	switch {
+	case c.Requirement != "" && fixed:
+		return "requirement " + c.Requirement + " no longer broken"
+	case c.Requirement != "":
+		return "requirement " + c.Requirement + " newly broken"
+	case len(c.Violated) > 0 && fixed:
+		return "broke " + strings.Join(c.Violated, ", ")
+	case len(c.Violated) > 0:
+		return "breaks " + strings.Join(c.Violated, ", ")
+	}
+	return ""
 }

@@ -5,7 +5,9 @@
 // whose JSON Schema is embedded as SchemaJSON), WriteJUnit, WriteMarkdown
 // (CI step summaries), WriteHTML (one self-contained file), WriteSARIF and
 // WriteBadge. Baselines of expected failures (Apply, Verdict) and run
-// comparisons (Compare) live here too.
+// comparisons (Compare) live here too; both compare broken checks
+// requirement by requirement (Check.BrokenRequirements), so a check that
+// already fails cannot hide a second requirement it breaks.
 //
 // Every writer takes an io.Writer, the Run and Options. Writers never print,
 // exit or read the clock, and their output depends only on their input, so

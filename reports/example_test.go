@@ -22,11 +22,11 @@ func Example() {
 		Checks: []reports.Check{
 			{ID: "ping/response/empty-result", Level: "MUST", Area: "ping", Version: spec.V20251125, Outcome: reports.Pass},
 			{ID: "lifecycle/initialize/result-shape", Level: "MUST", Area: "lifecycle", Version: spec.V20251125, Outcome: reports.Fail,
-				Expected: "serverInfo in the result", Actual: "no serverInfo"},
+				Requirements: []string{"lifecycle.initialize.result-shape"}, Expected: "serverInfo in the result", Actual: "no serverInfo"},
 		},
 	}
 	baseline, err := reports.ParseBaseline("baseline.json", strings.NewReader(
-		`{"entries": [{"check": "lifecycle/initialize/result-shape", "reason": "upstream issue #12"}]}`))
+		`{"entries": [{"check": "lifecycle/initialize/result-shape", "requirements": ["lifecycle.initialize.result-shape"], "reason": "upstream issue #12"}]}`))
 	if err != nil {
 		fmt.Println(err)
 		return

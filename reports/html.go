@@ -114,8 +114,11 @@ type htmlCheck struct {
 	Duration       string
 	Baselined      bool
 	BaselineReason string
-	Requirements   []htmlReq
-	Events         []htmlEvent
+	// Unexpected are the requirements the check broke that the baseline
+	// entries matching it do not name.
+	Unexpected   string
+	Requirements []htmlReq
+	Events       []htmlEvent
 }
 
 type htmlReq struct {
@@ -149,6 +152,7 @@ type htmlBaseline struct {
 	Entries int
 	Matched int
 	Stale   []string
+	Legacy  []string
 }
 
 type htmlFuzz struct {
@@ -253,6 +257,9 @@ func buildHTMLView(run *Run) htmlView {
 		v.Verdict = fmt.Sprintf("%s the campaign (a crash, a hang or a MUST-level violation).", plural(len(j.Findings), "fuzz finding fails", "fuzz findings fail"))
 	} else {
 		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
+		if n := len(j.Unexpected); n > 0 {
+			v.Verdict += fmt.Sprintf(" %s in checks the baseline lists: %s.", plural(n, "new broken requirement", "new broken requirements"), printable(joinKeys(j.Unexpected, 3)))
+		}
 		if len(j.Findings) > 0 {
 			v.Verdict += fmt.Sprintf(" %d fuzz findings fail the campaign (a crash, a hang or a MUST-level violation).", len(j.Findings))
 		}
@@ -318,6 +325,9 @@ func buildHTMLView(run *Run) htmlView {
 		hb := &htmlBaseline{Source: printable(b.Source), Entries: b.Entries, Matched: b.Matched}
 		for _, s := range b.Stale {
 			hb.Stale = append(hb.Stale, printable(s.String()))
+		}
+		for _, e := range b.Legacy {
+			hb.Legacy = append(hb.Legacy, printable(LegacyHint(e)))
 		}
 		v.Baseline = hb
 	}
@@ -430,6 +440,7 @@ func htmlCheckOf(run *Run, i int, c Check) htmlCheck {
 		Duration:       humanDuration(c.Duration),
 		Baselined:      c.Baselined && c.Broken(),
 		BaselineReason: printable(c.BaselineReason),
+		Unexpected:     printable(strings.Join(c.Unexpected, ", ")),
 		Events:         htmlEvents(c.Transcript),
 	}
 	for _, id := range c.Requirements {

@@ -47,6 +47,15 @@ func mdCode(s string) string {
 	return "`" + s + "`"
 }
 
+// mdCodes renders IDs as code spans joined with ", ".
+func mdCodes(ids []string) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = mdCode(id)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // pre renders text as an HTML <pre> block, escaped. Markdown ends such a
 // block only at a literal </pre>, which escaping makes impossible, so blank
 // lines inside cannot let the text out into Markdown.
@@ -127,7 +136,11 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	}
 	p("  \n**Verdict for CI:** ")
 	if j.Failed(false) {
-		p("failed — %d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))
+		p("failed — %d unexpected failures, ", len(j.Failures))
+		if n := len(j.Unexpected); n > 0 {
+			p("%s in checks the baseline lists, ", plural(n, "new broken requirement", "new broken requirements"))
+		}
+		p("%d harness errors, %d stale baseline entries", len(j.Errors), len(j.Stale))
 		if len(j.Findings) > 0 {
 			p(", %d fuzz findings (crash, hang or MUST-level violation)", len(j.Findings))
 		}
@@ -199,6 +212,9 @@ func mdProblems(b *strings.Builder, run *Run, opts Options, budget int) {
 		if c.Baselined {
 			p("*Baselined (expected):* %s  \n", md(c.BaselineReason))
 		}
+		if len(c.Unexpected) > 0 {
+			p("**New:** breaks %s, which the baseline's entries for this check do not name  \n", mdCodes(c.Unexpected))
+		}
 		p("\n")
 		for _, id := range c.Requirements {
 			if r, ok := run.Requirements[id]; ok {
@@ -225,6 +241,13 @@ func mdExtras(b *strings.Builder, run *Run) {
 		p("### Stale baseline entries (%d)\n\n", len(bl.Stale))
 		for _, s := range bl.Stale {
 			p("- %s\n", md(s.String()))
+		}
+		p("\n")
+	}
+	if bl := run.Baseline; bl != nil && len(bl.Legacy) > 0 {
+		p("### Baseline entries without requirements (%d)\n\n", len(bl.Legacy))
+		for _, e := range bl.Legacy {
+			p("- %s\n", md(LegacyHint(e)))
 		}
 		p("\n")
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
 
 // MatrixInput is one run to place in an interop matrix, under a name such
@@ -29,7 +31,7 @@ type MatrixInput struct {
 // row per requirement that any run's checks cite, and in each cell the
 // outcome of that server's checks for that requirement over every protocol
 // version and transport it was tested in. BuildMatrix makes one; its
-// WriteHTML and WriteMarkdown render it.
+// WriteHTML, WriteMarkdown and WriteJSON render it.
 type Matrix struct {
 	// Title heads the rendered matrix.
 	Title   string
@@ -51,6 +53,23 @@ type MatrixServer struct {
 	// problems (a server that could not be started has no checks and one
 	// problem saying why).
 	Headline string
+	// Violations are the server's broken checks, one per requirement each
+	// broke (Check.BrokenRequirements; a broken check that names none,
+	// such as an error, once without a requirement), sorted by requirement
+	// and then check. A cell keeps one outcome however many requirements
+	// its checks break; these are what two matrices of the same servers
+	// are compared by (the Markdown lists them with each broken check, the
+	// JSON per server), so a requirement newly broken shows even where a
+	// check, and its cell, were red already.
+	Violations []MatrixViolation
+}
+
+// MatrixViolation is one requirement one broken check of a matrix column
+// broke, with the outcome it has in its row (a requirement's own level
+// decides fail or warn when the check told its requirements apart).
+type MatrixViolation struct {
+	RequirementKey
+	Outcome Outcome `json:"outcome"`
 }
 
 // MatrixRow is one requirement's outcomes across the servers.
@@ -115,8 +134,20 @@ func BuildMatrix(title string, inputs []MatrixInput, opts Options) (*Matrix, err
 		}
 	}
 	index := map[string]int{}
-	for si, s := range m.Servers {
+	for si := range m.Servers {
+		s := &m.Servers[si]
 		for _, c := range s.Run.Checks {
+			broken := c.BrokenRequirements()
+			if c.Broken() && len(broken) == 0 {
+				broken = []string{""}
+			}
+			for _, id := range broken {
+				o := rowOutcome(c, id, reqs)
+				if !o.Valid() {
+					o = Error // a check the harness never judged
+				}
+				s.Violations = append(s.Violations, MatrixViolation{RequirementKey: RequirementKey{CheckKey: c.Key(), Requirement: id}, Outcome: o})
+			}
 			for _, id := range c.Requirements {
 				c := c
 				if c.Broken() && len(c.Violated) > 0 {
@@ -126,12 +157,7 @@ func BuildMatrix(title string, inputs []MatrixInput, opts Options) (*Matrix, err
 					if !slices.Contains(c.Violated, id) {
 						continue
 					}
-					if r, ok := reqs[id]; ok && (c.Outcome == Fail || c.Outcome == Warn) {
-						c.Outcome = Warn
-						if r.Level.Mandatory() {
-							c.Outcome = Fail
-						}
-					}
+					c.Outcome = rowOutcome(c, id, reqs)
 				}
 				ri, ok := index[id]
 				if !ok {
@@ -149,6 +175,22 @@ func BuildMatrix(title string, inputs []MatrixInput, opts Options) (*Matrix, err
 			}
 		}
 	}
+	for si := range m.Servers {
+		vs := m.Servers[si].Violations
+		sort.SliceStable(vs, func(i, j int) bool {
+			a, b := vs[i], vs[j]
+			if a.Requirement != b.Requirement {
+				return a.Requirement < b.Requirement
+			}
+			if a.ID != b.ID {
+				return a.ID < b.ID
+			}
+			if c := a.Version.Compare(b.Version); c != 0 {
+				return c < 0
+			}
+			return a.Transport < b.Transport
+		})
+	}
 	sort.SliceStable(m.Rows, func(i, j int) bool {
 		a, b := m.Rows[i].Requirement, m.Rows[j].Requirement
 		if a.Area != b.Area {
@@ -160,6 +202,110 @@ func BuildMatrix(title string, inputs []MatrixInput, opts Options) (*Matrix, err
 		return a.ID < b.ID
 	})
 	return m, nil
+}
+
+// rowOutcome is the outcome a broken check has in requirement id's row:
+// the check's own, except that a fail or warn that told its requirements
+// apart (Violated) is judged at the level of the requirement when the
+// catalog knows it: fail for a MUST, warn for a SHOULD.
+func rowOutcome(c Check, id string, reqs map[string]Requirement) Outcome {
+	if len(c.Violated) == 0 || (c.Outcome != Fail && c.Outcome != Warn) {
+		return c.Outcome
+	}
+	if r, ok := reqs[id]; ok {
+		if r.Level.Mandatory() {
+			return Fail
+		}
+		return Warn
+	}
+	return c.Outcome
+}
+
+// brokenApart lists the requirements a broken check broke when they are
+// not simply all it cites, for the HTML list of broken checks.
+func brokenApart(c Check) string {
+	broken := c.BrokenRequirements()
+	all := append([]string(nil), c.Requirements...)
+	slices.Sort(all)
+	if slices.Equal(broken, slices.Compact(all)) {
+		return ""
+	}
+	return printable(strings.Join(broken, ", "))
+}
+
+// MatrixSchema is the value of "schema" in a matrix's JSON (WriteJSON).
+const MatrixSchema = "mcpcheck.matrix/v1"
+
+// matrixJSON is the JSON form of a matrix.
+type matrixJSON struct {
+	Schema  string             `json:"schema"`
+	Title   string             `json:"title"`
+	Tool    string             `json:"tool"`
+	Servers []matrixServerJSON `json:"servers"`
+	Rows    []matrixRowJSON    `json:"rows"`
+}
+
+type matrixServerJSON struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Transport   string         `json:"transport,omitempty"`
+	Versions    []spec.Version `json:"versions"`
+	Headline    string         `json:"headline"`
+	Counts      Counts         `json:"counts"`
+	Problems    []string       `json:"problems,omitempty"`
+	// Violated is MatrixServer.Violations.
+	Violated []MatrixViolation `json:"violated"`
+}
+
+type matrixRowJSON struct {
+	Requirement string        `json:"requirement"`
+	Level       catalog.Level `json:"level"`
+	Area        string        `json:"area"`
+	// Cells are the servers' outcomes in Servers order, "" where a server
+	// had no check citing the requirement.
+	Cells []string `json:"cells"`
+}
+
+// WriteJSON writes the matrix as JSON (schema MatrixSchema), for programs
+// and for comparing two matrices: per server its verdict, counts, harness
+// problems and every requirement each broken check broke ("violated", see
+// MatrixServer.Violations), and per requirement row the cells' outcomes.
+// It holds no transcripts, expected or actual: the servers' own reports
+// do. Everything is ordered, so the same runs give the same bytes.
+func (m *Matrix) WriteJSON(w io.Writer) error {
+	out := matrixJSON{Schema: MatrixSchema, Title: printable(m.Title), Tool: printable(m.tool()), Servers: []matrixServerJSON{}, Rows: []matrixRowJSON{}}
+	for _, s := range m.Servers {
+		sj := matrixServerJSON{
+			Name: s.Name, Description: s.Description, Transport: printable(s.Run.Transport), Versions: s.Run.Versions,
+			Headline: s.Headline, Counts: s.Summary.Total, Violated: s.Violations,
+		}
+		if sj.Versions == nil {
+			sj.Versions = []spec.Version{}
+		}
+		if sj.Violated == nil {
+			sj.Violated = []MatrixViolation{}
+		}
+		for _, p := range s.Run.Problems {
+			sj.Problems = append(sj.Problems, printable(p))
+		}
+		out.Servers = append(out.Servers, sj)
+	}
+	for _, r := range m.Rows {
+		rj := matrixRowJSON{Requirement: r.Requirement.ID, Level: r.Requirement.Level, Area: r.Requirement.Area, Cells: make([]string, len(r.Cells))}
+		for i, c := range r.Cells {
+			if o := c.Outcome(); o != 0 {
+				rj.Cells[i] = o.String()
+			}
+		}
+		out.Rows = append(out.Rows, rj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write JSON matrix: %w", err)
+	}
+	return nil
 }
 
 // ServerName describes a run's target in a few words for a matrix column:
@@ -380,7 +526,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		}
 		for _, c := range ps {
 			p("- %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
-			if len(c.Requirements) > 0 {
+			if broken := c.BrokenRequirements(); len(broken) > 0 {
+				p(" (breaks %s)", md(strings.Join(broken, ", ")))
+			} else if len(c.Requirements) > 0 {
 				p(" (%s)", md(strings.Join(c.Requirements, ", ")))
 			}
 			if c.Actual != "" {
@@ -479,6 +627,7 @@ type matrixBrokenView struct {
 	Key      string
 	Title    string
 	Reqs     string
+	Broken   string
 	Expected string
 	Actual   string
 	Reason   string
@@ -538,7 +687,7 @@ func (m *Matrix) WriteHTML(w io.Writer) error {
 			}
 			sv.Broken = append(sv.Broken, matrixBrokenView{
 				Anchor: a, Outcome: c.Outcome.String(), Label: c.Outcome.Label(), Key: printable(c.Key().String()), Title: printable(c.Title),
-				Reqs: printable(strings.Join(c.Requirements, ", ")), Expected: truncate(printable(c.Expected), 800), Actual: truncate(printable(c.Actual), 800), Reason: truncate(printable(c.Reason), 800),
+				Reqs: printable(strings.Join(c.Requirements, ", ")), Broken: brokenApart(c), Expected: truncate(printable(c.Expected), 800), Actual: truncate(printable(c.Actual), 800), Reason: truncate(printable(c.Reason), 800),
 			})
 		}
 		v.Servers = append(v.Servers, sv)
@@ -668,7 +817,7 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4px
 <h2>Broken checks per {{.Noun}}</h2>
 {{range .Servers}}{{if .Broken}}<h3>{{.N}}. {{.Name}} ({{len .Broken}})</h3>
 {{range .Broken}}<details class="b o-{{.Outcome}}" id="{{.Anchor}}"><summary><span class="badge o-{{.Outcome}}">{{.Label}}</span> <span class="mono">{{.Key}}</span> {{.Title}}</summary>
-<dl class="kv"><dt>requirements</dt><dd class="mono">{{.Reqs}}</dd>{{if .Expected}}<dt>expected</dt><dd><pre>{{.Expected}}</pre></dd>{{end}}{{if .Actual}}<dt>actual</dt><dd><pre>{{.Actual}}</pre></dd>{{end}}{{if .Reason}}<dt>reason</dt><dd>{{.Reason}}</dd>{{end}}</dl>
+<dl class="kv"><dt>requirements</dt><dd class="mono">{{.Reqs}}</dd>{{if .Broken}}<dt>broken</dt><dd class="mono">{{.Broken}}</dd>{{end}}{{if .Expected}}<dt>expected</dt><dd><pre>{{.Expected}}</pre></dd>{{end}}{{if .Actual}}<dt>actual</dt><dd><pre>{{.Actual}}</pre></dd>{{end}}{{if .Reason}}<dt>reason</dt><dd>{{.Reason}}</dd>{{end}}</dl>
 </details>
 {{end}}{{end}}{{end}}
 <script>

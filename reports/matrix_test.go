@@ -2,6 +2,8 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +49,7 @@ func TestMatrixGolden(t *testing.T) {
 	}{
 		{"matrix.md", func(m *Matrix, b *bytes.Buffer) error { return m.WriteMarkdown(b) }},
 		{"matrix.html", func(m *Matrix, b *bytes.Buffer) error { return m.WriteHTML(b) }},
+		{"matrix.json", func(m *Matrix, b *bytes.Buffer) error { return m.WriteJSON(b) }},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			var a, b bytes.Buffer
@@ -242,5 +245,88 @@ func TestMatrixCountsOnlyViolatedRequirements(t *testing.T) {
 	}
 	if c := got["b.should"]; c.Warn != 1 || c.Fail != 1 || c.Total() != 2 {
 		t.Errorf("b.should: %+v, want the told check as a warn and the untold one as a fail", c)
+	}
+}
+
+// TestMatrixListsViolatedRequirements: a check that already failed, in a
+// cell that was red already, breaks a second requirement in the next run;
+// the cells keep their outcome, and the server's violations (Markdown and
+// JSON) name the new requirement, so comparing the two matrices shows it.
+func TestMatrixListsViolatedRequirements(t *testing.T) {
+	mk := func(violated ...string) *Run {
+		return &Run{Transport: "stdio", Versions: []spec.Version{"2025-11-25"}, Target: Target{Kind: TargetStdio, Command: "srv", Role: "server"}, Checks: []Check{
+			{ID: "tools/x", Version: "2025-11-25", Transport: "stdio", Outcome: Fail, Level: catalog.Must, Area: "tools", Requirements: []string{"req.a", "req.b"}, Violated: violated},
+			{ID: "tools/y", Version: "2025-11-25", Transport: "stdio", Outcome: Fail, Level: catalog.Must, Area: "tools", Requirements: []string{"req.b"}},
+			{ID: "tools/z", Version: "2025-11-25", Transport: "stdio", Outcome: Error, Level: catalog.Must, Area: "tools", Requirements: []string{"req.c"}},
+		}}
+	}
+	build := func(run *Run) (*Matrix, string, string) {
+		m, err := BuildMatrix("t", []MatrixInput{{Name: "srv", Run: run}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md, js bytes.Buffer
+		if err := m.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		return m, md.String(), js.String()
+	}
+	before, mdBefore, jsBefore := build(mk("req.a"))
+	after, mdAfter, jsAfter := build(mk("req.a", "req.b"))
+
+	cells := func(m *Matrix) string {
+		var out []string
+		for _, r := range m.Rows {
+			out = append(out, r.Requirement.ID+"="+r.Cells[0].Outcome().String())
+		}
+		return strings.Join(out, " ")
+	}
+	if cells(before) != "req.a=fail req.b=fail req.c=error" || cells(after) != cells(before) {
+		t.Errorf("cells before %q, after %q; want the same red cells in both", cells(before), cells(after))
+	}
+	viol := func(m *Matrix) []string {
+		var out []string
+		for _, v := range m.Servers[0].Violations {
+			out = append(out, v.String()+" "+v.Outcome.String())
+		}
+		return out
+	}
+	want := []string{
+		"tools/z [2025-11-25 stdio] error",
+		"tools/x [2025-11-25 stdio] requirement req.a fail",
+		"tools/x [2025-11-25 stdio] requirement req.b fail",
+		"tools/y [2025-11-25 stdio] requirement req.b fail",
+	}
+	if got := viol(after); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations after:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := viol(before); slices.Contains(got, want[2]) || len(got) != 3 {
+		t.Errorf("violations before: %q; want the three without tools/x breaking req.b", got)
+	}
+	if !strings.Contains(mdBefore, "`tools/x` \\[2025-11-25 stdio\\] (breaks req.a)") || !strings.Contains(mdAfter, "`tools/x` \\[2025-11-25 stdio\\] (breaks req.a, req.b)") {
+		t.Errorf("the Markdown does not list what tools/x breaks:\n%s\n---\n%s", mdBefore, mdAfter)
+	}
+	newEntry := `{
+          "id": "tools/x",
+          "version": "2025-11-25",
+          "transport": "stdio",
+          "requirement": "req.b",
+          "outcome": "fail"
+        }`
+	if strings.Contains(jsBefore, newEntry) || !strings.Contains(jsAfter, newEntry) {
+		t.Errorf("the JSON does not list the new violation only after:\n%s", jsAfter)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Rows   []struct {
+			Requirement string   `json:"requirement"`
+			Cells       []string `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(jsAfter), &doc); err != nil || doc.Schema != MatrixSchema || len(doc.Rows) != 3 || doc.Rows[1].Cells[0] != "fail" {
+		t.Errorf("matrix JSON: %v, %+v", err, doc)
 	}
 }

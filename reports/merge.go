@@ -16,7 +16,9 @@ import (
 // filter, and no shard may come twice. A check that appears in more than
 // one run (a passive check, which every shard runs on its own traffic)
 // keeps its most severe outcome: error, then fail, warn, pass, untestable,
-// n/a. Checks are ordered by version, then by "ID: Title" (the spec name
+// n/a, and the requirements every copy broke (see mergeViolated), so no
+// shard's broken requirement is lost behind another shard's failure.
+// Checks are ordered by version, then by "ID: Title" (the spec name
 // the suite orders an unsharded run by). The result's Started is the
 // earliest start and Duration spans to the latest end; Versions, Problems
 // and Requirements are the union; Interrupted joins the runs' causes. The
@@ -99,11 +101,13 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 			}
 		}
 		for _, c := range r.Checks {
-			c.Baselined, c.BaselineReason = false, ""
+			c.Baselined, c.BaselineReason, c.Unexpected = false, "", nil
 			if j, ok := index[c.Key()]; ok {
-				if severity(c.Outcome) > severity(out.Checks[j].Outcome) {
+				prev := out.Checks[j]
+				if severity(c.Outcome) > severity(prev.Outcome) {
 					out.Checks[j] = c
 				}
+				out.Checks[j].Violated = mergeViolated(out.Checks[j], prev, c)
 				continue
 			}
 			index[c.Key()] = len(out.Checks)
@@ -119,6 +123,29 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 		}
 	}
 	return out, missing, nil
+}
+
+// mergeViolated is the Violated of kept, the copy of a check MergeRuns
+// keeps from copies a and b: every requirement either copy broke
+// (Check.BrokenRequirements). On a fail or warn that is every requirement
+// the check cites, it is nil (which means all of them there). On an error
+// it lists what the other copy found broken, which Apply and Compare then
+// hold the check to; on any other outcome neither copy broke anything.
+func mergeViolated(kept, a, b Check) []string {
+	union := append(a.BrokenRequirements(), b.BrokenRequirements()...)
+	slices.Sort(union)
+	union = slices.Compact(union)
+	if len(union) == 0 {
+		return nil
+	}
+	if kept.Outcome == Fail || kept.Outcome == Warn {
+		all := append([]string(nil), kept.Requirements...)
+		slices.Sort(all)
+		if slices.Equal(slices.Compact(all), union) {
+			return nil
+		}
+	}
+	return union
 }
 
 // SortChecks puts checks in the order a report lists them: by version,

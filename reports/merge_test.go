@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -68,5 +69,48 @@ func TestMergeRunsRefusesMismatches(t *testing.T) {
 	_, missing, err := MergeRuns([]*Run{shardRun("2/3", t0, time.Second)})
 	if err != nil || strings.Join(missing, ",") != "1/3,3/3" {
 		t.Errorf("missing %v (%v), want 1/3 and 3/3", missing, err)
+	}
+}
+
+// TestMergeRunsKeepsBrokenRequirements: a passive check that two shards
+// both found broken keeps every requirement either broke, so a baseline
+// expecting one of them still finds the other new; an error kept over a
+// failure keeps the failure's requirements.
+func TestMergeRunsKeepsBrokenRequirements(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	reqs := []string{"a", "b", "c"}
+	c := func(id string, o Outcome, violated ...string) Check {
+		return Check{ID: id, Version: spec.V20251125, Transport: "stdio", Outcome: o, Requirements: reqs, Violated: violated}
+	}
+	one := shardRun("1/2", t0, time.Second, c("z/two-shards", Fail, "a"), c("z/error-wins", Fail, "b"), c("z/all", Warn), c("z/pass", Pass))
+	two := shardRun("2/2", t0, time.Second, c("z/two-shards", Warn, "b"), c("z/error-wins", Error), c("z/all", Fail, "a"), c("z/pass", Pass))
+	m, _, err := MergeRuns([]*Run{one, two})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, ch := range m.Checks {
+		got[ch.ID] = ch.Outcome.String() + " " + strings.Join(ch.Violated, ",") + " -> " + strings.Join(ch.BrokenRequirements(), ",")
+	}
+	want := map[string]string{
+		"z/two-shards": "fail a,b -> a,b",
+		"z/error-wins": "error b -> b",
+		"z/all":        "fail  -> a,b,c",
+		"z/pass":       "pass  -> ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged outcome, Violated -> broken requirements (-want +got)\n%s", diff)
+	}
+	Apply(m, &Baseline{Entries: []BaselineEntry{
+		{Check: "z/two-shards", Requirements: []string{"a"}, Reason: "r"},
+		{Check: "z/error-wins", Requirements: []string{}, Reason: "crashes"},
+	}})
+	for _, ch := range m.Checks {
+		switch ch.ID {
+		case "z/two-shards", "z/error-wins":
+			if want := map[string]string{"z/two-shards": "b", "z/error-wins": "b"}[ch.ID]; ch.Baselined || strings.Join(ch.Unexpected, ",") != want {
+				t.Errorf("%s: baselined %v, unexpected %v; want %s, broken in the other shard, unexpected", ch.ID, ch.Baselined, ch.Unexpected, want)
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -133,7 +134,9 @@ type Check struct {
 	Requirements []string `json:"requirements"`
 	// Violated, on a fail or warn, names the requirements the target was
 	// found to break when the check could tell them apart; empty means
-	// all of Requirements.
+	// all of Requirements. On an error it names the requirements another
+	// shard found broken when a merged report (MergeRuns) kept the error;
+	// it is usually empty there. BrokenRequirements resolves it.
 	Violated []string `json:"violated,omitempty"`
 	// Level is the strongest level among the requirements.
 	Level     catalog.Level `json:"level"`
@@ -148,10 +151,17 @@ type Check struct {
 	Reason     string        `json:"reason,omitempty"`
 	Duration   time.Duration `json:"durationNs"`
 	Transcript []WireEvent   `json:"transcript,omitempty"`
-	// Baselined is set by Apply when a failing check is listed in the
-	// baseline; BaselineReason is the entry's reason.
+	// Baselined is set by Apply when a broken check is expected by the
+	// baseline: every requirement it broke is one a matching entry names.
+	// BaselineReason is the reason of the entries that expect it, joined
+	// with "; ".
 	Baselined      bool   `json:"baselined,omitempty"`
 	BaselineReason string `json:"baselineReason,omitempty"`
+	// Unexpected is set by Apply on a broken check that baseline entries
+	// match but do not cover: the requirements it broke that none of them
+	// names. The check is then not Baselined: it fails the run as a new
+	// failure even though an older failure of the same check is expected.
+	Unexpected []string `json:"unexpected,omitempty"`
 }
 
 // Key identifies the check within a run.
@@ -161,6 +171,47 @@ func (c Check) Key() CheckKey { return CheckKey{ID: c.ID, Version: c.Version, Tr
 // outcome was never set counts as an error of the harness.
 func (c Check) Broken() bool {
 	return c.Outcome == Fail || c.Outcome == Warn || c.Outcome == Error || !c.Outcome.Valid()
+}
+
+// BrokenRequirements returns the requirement IDs the check was found to
+// break, sorted and without repeats: on a fail or warn its Violated, or all
+// of its Requirements when Violated is empty (the check could not tell
+// them apart); on an error or an unset outcome its Violated (usually none:
+// the harness broke before it could judge); none on the other outcomes.
+// Baselines (Apply), diffs (Compare) and matrices compare broken checks
+// requirement by requirement through it, so a check that already fails
+// cannot hide a second requirement it breaks.
+func (c Check) BrokenRequirements() []string {
+	var ids []string
+	switch {
+	case !c.Broken():
+		return nil
+	case (c.Outcome == Fail || c.Outcome == Warn) && len(c.Violated) == 0:
+		ids = append(ids, c.Requirements...)
+	default:
+		ids = append(ids, c.Violated...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// RequirementKey identifies one requirement of one check within a run:
+// the unit in which baselines, diffs and matrices compare broken checks.
+// In JSON its fields are those of CheckKey plus "requirement".
+type RequirementKey struct {
+	CheckKey
+	// Requirement is a catalog requirement ID; empty for a broken check
+	// that broke no requirement it could name (an error).
+	Requirement string `json:"requirement,omitempty"`
+}
+
+// String is "ID [version transport] requirement REQ", or the CheckKey's
+// string when Requirement is empty.
+func (k RequirementKey) String() string {
+	if k.Requirement == "" {
+		return k.CheckKey.String()
+	}
+	return k.CheckKey.String() + " requirement " + k.Requirement
 }
 
 // CheckKey identifies a check within a run.
@@ -286,6 +337,10 @@ type BaselineInfo struct {
 	Entries int     `json:"entries"`
 	Matched int     `json:"matched"`
 	Stale   []Stale `json:"stale,omitempty"`
+	// Legacy are the entries without requirements that covered a broken
+	// check (see BaselineEntry.Requirements): each could hide a new
+	// requirement the check breaks, and should be rewritten.
+	Legacy []BaselineEntry `json:"legacy,omitempty"`
 }
 
 // Requirement is a snapshot of a catalog record, as cited by checks.

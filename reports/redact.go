@@ -316,6 +316,8 @@ func Redact(run *Run, cfg Redaction) *Run {
 		for i, c := range run.Checks {
 			c.Title = r.text(c.Title)
 			c.Requirements = append([]string(nil), c.Requirements...)
+			c.Violated = append([]string(nil), c.Violated...)
+			c.Unexpected = append([]string(nil), c.Unexpected...)
 			c.Expected = r.text(c.Expected)
 			c.Actual = r.text(c.Actual)
 			c.Reason = r.text(c.Reason)
@@ -349,6 +351,13 @@ func Redact(run *Run, cfg Redaction) *Run {
 		}
 		if run.Baseline.Stale == nil {
 			b.Stale = nil
+		}
+		if run.Baseline.Legacy != nil {
+			b.Legacy = make([]BaselineEntry, len(run.Baseline.Legacy))
+			for i, e := range run.Baseline.Legacy {
+				e.Reason = r.text(e.Reason)
+				b.Legacy[i] = e
+			}
 		}
 		out.Baseline = &b
 	}

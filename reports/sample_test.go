@@ -53,7 +53,8 @@ func at(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
 // sampleRun is a fixed, rich run: every outcome, three versions, several
 // areas and levels, a transcript with HTTP info, bytes that are not UTF-8,
 // control characters, hostile strings and secrets, fuzz findings and a
-// baseline with stale entries.
+// baseline with stale entries (absent, passing, a requirement fixed), a
+// legacy entry and a broken check with a requirement no entry names.
 func sampleRun(t testing.TB) *Run {
 	t.Helper()
 	nonUTF8, b64 := RawBytes([]byte("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"\xff\xfe bad bytes \x1b[2J\"}\n"))
@@ -195,9 +196,12 @@ func sampleRun(t testing.TB) *Run {
 		},
 	}
 	b := &Baseline{Source: "mcpcheck-baseline.json", Entries: []BaselineEntry{
-		{Check: "transport-http/session/reject-unknown", Version: "2026-07-28", Reason: "upstream issue #17: sessions are not validated yet"},
-		{Check: "lifecycle/initialize/echoes-supported-version", Reason: "was broken in 0.8"},
-		{Check: "resources/subscribe/removed-check", Reason: "check was renamed"},
+		{Check: "transport-http/session/reject-unknown", Version: "2026-07-28", Requirements: []string{"transport-http.session.reject-unknown"}, Reason: "upstream issue #17: sessions are not validated yet"},
+		{Check: "lifecycle/initialize/echoes-supported-version", Reason: "was broken in 0.8"}, // legacy: no requirements
+		{Check: "resources/subscribe/removed-check", Requirements: []string{}, Reason: "check was renamed"},
+		// Covers one of the two requirements the check breaks (the other is
+		// new), and names one it no longer breaks (stale).
+		{Check: "base/jsonrpc/no-null-id", Version: "2025-11-25", Requirements: []string{"base.jsonrpc.id-type", "not.in.catalog"}, Reason: "ids: upstream #21"},
 	}}
 	Apply(run, b)
 	return run

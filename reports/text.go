@@ -253,6 +253,9 @@ func (t *textWriter) problems(run *Run, verbose bool) {
 		if c.Baselined {
 			t.printf("  (baselined: %s)", printable(oneLine(c.BaselineReason)))
 		}
+		if len(c.Unexpected) > 0 {
+			t.printf("  %s", t.paint(ansiBold+ansiRed, "(new: "+printable(strings.Join(c.Unexpected, ", "))+" broken, which the baseline's entries for this check do not name)"))
+		}
 		t.printf("\n")
 		pad := "       "
 		if c.Title != "" {
@@ -393,6 +396,9 @@ func (t *textWriter) baseline(run *Run) {
 	for _, s := range b.Stale {
 		t.printf("  %s  %s\n", t.paint(ansiYellow, "STALE"), printable(s.String()))
 	}
+	for _, e := range b.Legacy {
+		t.printf("  %s  %s\n", t.paint(ansiYellow, "LEGACY"), printable(LegacyHint(e)))
+	}
 	t.printf("\n")
 }
 
@@ -441,6 +447,9 @@ func (t *textWriter) verdict(run *Run) {
 	var parts []string
 	if n := len(j.Failures); n > 0 {
 		parts = append(parts, plural(n, "unexpected failure", "unexpected failures"))
+	}
+	if n := len(j.Unexpected); n > 0 {
+		parts = append(parts, plural(n, "new broken requirement", "new broken requirements")+" in checks the baseline lists ("+printable(joinKeys(j.Unexpected, 3))+")")
 	}
 	if n := len(j.Errors); n > 0 {
 		parts = append(parts, plural(n, "harness error", "harness errors"))

@@ -1,6 +1,7 @@
 // Command interop checks third-party MCP servers and clients with mcpcheck
-// and regenerates the interop matrices (reports/interop/MATRIX.md and
-// MATRIX.html for servers, CLIENTS.md and CLIENTS.html for clients).
+// and regenerates the interop matrices (reports/interop/MATRIX.md,
+// MATRIX.html and MATRIX.json for servers, CLIENTS.md, CLIENTS.html and
+// CLIENTS.json for clients).
 //
 // It reads a list of peers (reports/interop/peers.json), installs the npm
 // packages and Go module-proxy packages the list pins into a cache directory
@@ -111,7 +112,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var c config
 	fs.StringVar(&c.dir, "dir", defaultDir(), "cache directory for installs and runs ($MCPCHECK_INTEROP_DIR)")
 	fs.StringVar(&c.peers, "peers", "reports/interop/peers.json", "the peer list")
-	fs.StringVar(&c.out, "out", "reports/interop", "where MATRIX.md and MATRIX.html are written")
+	fs.StringVar(&c.out, "out", "reports/interop", "where MATRIX.md, MATRIX.html and MATRIX.json are written")
 	fs.StringVar(&c.only, "only", "", "comma list of peer names (or name-transport) to run; default all")
 	fs.StringVar(&c.protocol, "protocol", "all", "passed to mcpcheck server --protocol")
 	fs.DurationVar(&c.perServer, "server-timeout", 10*time.Minute, "bound on one server's whole run")
@@ -232,8 +233,8 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // writeMatrix builds the matrix from the last report of every peer in the
-// list (a peer never run is a column with an error) and writes MATRIX.md
-// and MATRIX.html into c.out.
+// list (a peer never run is a column with an error) and writes MATRIX.md,
+// MATRIX.html and MATRIX.json (and the CLIENTS files) into c.out.
 func writeMatrix(c config, list peerList, stdout io.Writer) error {
 	var inputs []reports.MatrixInput
 	for _, p := range list.Peers {
@@ -276,7 +277,9 @@ func vars0(c config) string {
 	return d
 }
 
-// writeMatrixFiles builds one matrix and writes BASE.md and BASE.html.
+// writeMatrixFiles builds one matrix and writes BASE.md, BASE.html and
+// BASE.json (per column, every requirement each broken check broke, for
+// comparing one regeneration with the last).
 func writeMatrixFiles(c config, stdout io.Writer, title, base string, inputs []reports.MatrixInput) error {
 	m, err := reports.BuildMatrix(title, inputs, reports.Options{})
 	if err != nil {
@@ -288,7 +291,7 @@ func writeMatrixFiles(c config, stdout io.Writer, title, base string, inputs []r
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer) error
-	}{{base + ".md", m.WriteMarkdown}, {base + ".html", m.WriteHTML}} {
+	}{{base + ".md", m.WriteMarkdown}, {base + ".html", m.WriteHTML}, {base + ".json", m.WriteJSON}} {
 		path := filepath.Join(c.out, f.name)
 		var buf bytes.Buffer
 		if err := f.write(&buf); err != nil {

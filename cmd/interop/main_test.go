@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // TestPeerListIsValid checks the committed peer list: every peer names an
@@ -145,5 +146,44 @@ func TestLoopbackPreload(t *testing.T) {
 	}
 	if n := len(strings.Fields(string(out))); n != 2 {
 		t.Errorf("got %d addresses, want 2: %q", n, out)
+	}
+}
+
+// TestWriteMatrixFilesWritesJSON: the regenerated matrix comes with its
+// JSON, which lists per column every requirement each broken check broke,
+// so two regenerations can be compared requirement by requirement.
+func TestWriteMatrixFilesWritesJSON(t *testing.T) {
+	out := t.TempDir()
+	run := &reports.Run{Schema: reports.Schema, Tool: reports.Tool{Name: "mcpcheck"}, Transport: "stdio",
+		Target: reports.Target{Kind: reports.TargetStdio, Command: "srv", Role: "server"}, Versions: []spec.Version{spec.V20251125},
+		Checks: []reports.Check{{ID: "tools/x", Version: spec.V20251125, Transport: "stdio", Outcome: reports.Fail, Level: "MUST", Area: "tools",
+			Requirements: []string{"req.a", "req.b"}, Violated: []string{"req.b"}}}}
+	var stdout bytes.Buffer
+	if err := writeMatrixFiles(config{out: out}, &stdout, "t", "MATRIX", []reports.MatrixInput{{Name: "srv (stdio)", Run: run}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"MATRIX.md", "MATRIX.html", "MATRIX.json"} {
+		if !strings.Contains(stdout.String(), filepath.Join(out, f)) {
+			t.Errorf("%s not reported written: %s", f, stdout.String())
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "MATRIX.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Servers []struct {
+			Name     string `json:"name"`
+			Violated []struct {
+				ID          string `json:"id"`
+				Requirement string `json:"requirement"`
+			} `json:"violated"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Servers) != 1 || len(doc.Servers[0].Violated) != 1 || doc.Servers[0].Violated[0].Requirement != "req.b" {
+		t.Errorf("MATRIX.json servers %+v; want srv with tools/x breaking req.b only\n%s", doc.Servers, b)
 	}
 }

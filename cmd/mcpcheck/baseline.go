@@ -16,10 +16,23 @@ const baselineUsage = `Usage: mcpcheck baseline write RUN.json --reason "WHY" [-
 
 Writes a baseline of expected failures from a JSON report (mcpcheck server or
 client --format json): one entry per broken check (fail, warn, error), scoped
-to its protocol version and transport, each with the reason given. Pass it to
-a later run with --baseline FILE: those checks no longer fail the run, and an
-entry whose check passes again, or no longer exists in a run that covers its
-version and transport, is reported stale and fails the run. Fuzz findings are
+to its protocol version and transport, naming the requirements it broke, each
+with the reason given:
+
+  {"entries": [
+    {"check": "tools/names", "version": "2025-11-25", "transport": "stdio",
+     "requirements": ["tools.name.allowed-characters"], "reason": "WHY"}
+  ]}
+
+Pass it to a later run with --baseline FILE: a broken check no longer fails
+the run while every requirement it breaks is one its entries name; a
+requirement no entry names is a new failure, even in a check that was failing
+already. "requirements": [] expects a harness error only. An entry whose check
+passes again, whose named requirement is no longer broken, or whose check no
+longer exists in a run that covers its version and transport, is stale and
+fails the run. An entry without "requirements" (a baseline written by an older
+mcpcheck) still accepts whatever its check breaks; the report points it out,
+and --strict fails the run on it: write the baseline again. Fuzz findings are
 never baselined. Without --out the baseline goes to stdout.
 
 Exit codes: 0 written; 2 usage error or unreadable report; 3 the file could

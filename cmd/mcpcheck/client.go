@@ -48,7 +48,8 @@ Flags:
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif,badge (default text)
   --verbose                keep transcripts of passing checks; progress per check
-  --strict                 unexpected warnings (SHOULD broken) fail the run too (exit 1)
+  --strict                 unexpected warnings (SHOULD broken) and baseline entries
+                           without "requirements" fail the run too (exit 1)
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
 stale baseline entries; 2 usage error (also a selection that matches no

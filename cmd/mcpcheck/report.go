@@ -24,11 +24,17 @@ convert  rewrites a JSON report (mcpcheck server --format json) in other
          each format is written to DIR/<RUN>.<ext>.
 diff     compares two runs check by check: new failures, fixed, lost (judged
          before, n/a or untestable now), changed outcomes, added and removed
-         checks. Exits 1 on new failures or lost checks, so CI can gate on it.
+         checks; and a check that fails in both runs requirement by
+         requirement: one it breaks now and did not before is a new failure
+         (one it no longer breaks is fixed), so an old failure cannot hide a
+         second. Exits 1 on new failures or lost checks, so CI can gate on it.
 matrix   compares servers or clients: one column per run, one row per requirement, in
-         html and/or md (default md to stdout; with --out, DIR/MATRIX.html
-         and DIR/MATRIX.md). NAME= labels a column; the default label is the
-         file name (or its directory's name for mcpcheck-server.json).
+         html, md and/or json (default md to stdout; with --out,
+         DIR/MATRIX.html, DIR/MATRIX.md, DIR/MATRIX.json). Each broken check
+         is listed with the requirements it breaks (in JSON, per server), so
+         two matrices show a requirement newly broken even in a cell that was
+         red already. NAME= labels a column; the default label is the file
+         name (or its directory's name for mcpcheck-server.json).
 merge    joins the JSON reports of a suite split with mcpcheck server --shard K/N
          (one per shard, in any order) into the report of one unsharded run:
          every check once, a passive check (run by every shard) with its most
@@ -216,13 +222,13 @@ func reportMatrix(e *env, args []string) error {
 	var kinds []string
 	for _, f := range strings.Split(*format, ",") {
 		f = strings.TrimSpace(f)
-		if f != "html" && f != "md" {
-			return usagef("report matrix: --format %q: use html, md or html,md", f)
+		if f != "html" && f != "md" && f != "json" {
+			return usagef("report matrix: --format %q: use html, md, json or a list such as html,md,json", f)
 		}
 		kinds = append(kinds, f)
 	}
 	if *out == "" && len(kinds) != 1 {
-		return usagef("report matrix: --format %s writes two files: give --out DIR", *format)
+		return usagef("report matrix: --format %s writes %d files: give --out DIR", *format, len(kinds))
 	}
 	var inputs []reports.MatrixInput
 	for _, a := range pos {
@@ -241,8 +247,11 @@ func reportMatrix(e *env, args []string) error {
 		return harnessError{fmt.Errorf("report matrix: %w", err)}
 	}
 	write := func(kind string, w io.Writer) error {
-		if kind == "html" {
+		switch kind {
+		case "html":
 			return m.WriteHTML(w)
+		case "json":
+			return m.WriteJSON(w)
 		}
 		return m.WriteMarkdown(w)
 	}

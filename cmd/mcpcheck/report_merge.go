@@ -85,7 +85,7 @@ func reportMerge(e *env, args []string) error {
 	}
 	j := reports.Verdict(merged)
 	if j.Failed(*strict) {
-		return checkFailed{fmt.Sprintf("report merge: %d unexpected failures, %d harness errors, %d stale baseline entries in the merged run", len(j.Failures), len(j.Errors), len(j.Stale))}
+		return checkFailed{"report merge: in the merged run, " + j.Summary(*strict)}
 	}
 	return nil
 }

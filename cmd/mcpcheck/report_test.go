@@ -172,6 +172,11 @@ func TestReportMatrix(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "MATRIX.md")); err != nil {
 		t.Errorf("MATRIX.md not written: %v", err)
 	}
+	// JSON lists, per server, every requirement each broken check broke.
+	code, stdout, stderr = runCmd("report", "matrix", "--format", "json", a, b)
+	if code != exitOK || !strings.Contains(stdout, `"schema": "mcpcheck.matrix/v1"`) || !strings.Contains(stdout, `"requirement": "ping.response.prompt-empty-result"`) {
+		t.Errorf("matrix --format json: exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
 	for _, c := range [][]string{{"report", "matrix"}, {"report", "matrix", a, "--format", "pdf"}, {"report", "matrix", a, "--format", "html,md"}} {
 		if code, _, _ := runCmd(c...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", c, code, exitUsage)

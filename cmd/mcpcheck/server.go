@@ -47,7 +47,8 @@ Flags:
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif (default text)
   --verbose                keep transcripts of passing checks; progress per check
-  --strict                 unexpected warnings (SHOULD broken) fail the run too (exit 1)
+  --strict                 unexpected warnings (SHOULD broken) and baseline entries
+                           without "requirements" fail the run too (exit 1)
   --shard K/N              run shard K of N: the active checks split N ways by check and version
                            (every passive check runs in each shard); run K=1..N with the same
                            flags, e.g. as CI matrix jobs, and join the JSON reports with
@@ -421,11 +422,7 @@ func judgeRun(run *reports.Run, problems []error, explicit, strict bool) error {
 	}
 	j := reports.Verdict(run)
 	if j.Failed(strict) {
-		msg := fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries", len(j.Failures), len(j.Errors), len(j.Stale))
-		if strict {
-			msg += fmt.Sprintf(", %d unexpected warnings (--strict)", len(j.Warnings))
-		}
-		return checkFailed{msg}
+		return checkFailed{j.Summary(strict)}
 	}
 	return nothingJudged(run, explicit)
 }
