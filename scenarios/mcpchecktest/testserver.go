@@ -157,9 +157,19 @@ func evidence(run *reports.Run, c reports.Check) string {
 	for _, id := range c.Violated {
 		violated[id] = true
 	}
+	unexpected := map[string]bool{}
+	for _, id := range c.Unexpected {
+		unexpected[id] = true
+	}
+	if len(c.Unexpected) > 0 {
+		fmt.Fprintf(&b, "the baseline expects this check broken, but not for %s\n", strings.Join(c.Unexpected, ", "))
+	}
 	for _, id := range c.Requirements {
 		mark := "requirement"
-		if violated[id] {
+		switch {
+		case unexpected[id]:
+			mark = "newly broken"
+		case violated[id]:
 			mark = "broken"
 		}
 		if r, ok := run.Requirements[id]; ok {

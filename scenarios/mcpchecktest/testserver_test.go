@@ -258,3 +258,25 @@ func TestSilenceWindowsStretchToASlowTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineNamesANewlyBrokenRequirement: a baseline that expects
+// ping/empty-result broken for another requirement does not cover the
+// requirement the faulty server breaks: the subtest fails and says which
+// requirement is new.
+func TestBaselineNamesANewlyBrokenRequirement(t *testing.T) {
+	bl := &reports.Baseline{Source: "test baseline", Entries: []reports.BaselineEntry{{
+		Check: "ping/empty-result", Version: spec.V20251125, Requirements: []string{"ping.some-older-failure"}, Reason: "an older failure",
+	}}}
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Handler(reference(t, "ping-nonempty-result"), "/mcp"), Options{Versions: latest, LabelFilter: "area:ping", Baseline: bl}, "")
+	sub := r.sub("ping/empty-result/2025-11-25/streamable")
+	if sub == nil || !sub.failed() {
+		t.Fatalf("ping/empty-result did not fail although the baseline names another requirement:\n%s", r)
+	}
+	msg := strings.Join(sub.errors, "\n")
+	for _, want := range []string{"the baseline expects this check broken, but not for ping.response.prompt-empty-result", "newly broken ping.response.prompt-empty-result"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, msg)
+		}
+	}
+}
