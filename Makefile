@@ -86,6 +86,9 @@ clean:
 # mcpcheck over stdio and HTTP, and regenerates reports/interop/MATRIX.md and
 # MATRIX.html. Needs Go, npm and node. INTEROP_FLAGS passes flags, e.g.
 # INTEROP_FLAGS='-only ts-everything -skip-install'.
+# Spread over CI jobs: INTEROP_FLAGS="-shard K/N -dir DIR" in each, then
+# "go run ./cmd/interop -matrix-only -dir DIR" over the gathered DIR/runs
+# (README, "Spread across CI runners").
 .PHONY: interop
 interop:
 	$(GO) run ./cmd/interop $(INTEROP_FLAGS)

@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/shard"
+
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 
@@ -120,8 +122,13 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&c.jobs, "jobs", 2, "servers checked at the same time")
 	fs.BoolVar(&c.skipInstall, "skip-install", false, "use what is already in the cache directory")
 	fs.BoolVar(&c.matrixOnly, "matrix-only", false, "only rebuild the matrix from the reports of the last runs in the cache directory")
+	shardFlag := fs.String("shard", "", "K/N: check only part K of N of the selected servers and clients (one CI job each); then gather every job's DIR/runs into one cache directory and run -matrix-only")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	part, err := shard.Parse(*shardFlag)
+	if err != nil {
+		return fmt.Errorf("-%v", err)
 	}
 	if c.jobs < 1 {
 		return fmt.Errorf("-jobs must be at least 1")
@@ -169,20 +176,13 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		vars["${GOBIN:"+g.Name+"}"] = filepath.Join(c.dir, "go", g.Name)
 	}
 	vars["${CLIENTS}"], _ = filepath.Abs(filepath.Join(filepath.Dir(c.peers), "clients"))
-	var peers []peer
-	for _, p := range list.Peers {
-		if c.only == "" || containsAny(c.only, p.Name, p.id()) {
-			peers = append(peers, p)
-		}
-	}
-	var clients []client
-	for _, cl := range list.Clients {
-		if c.only == "" || containsAny(c.only, cl.Name, cl.id()) {
-			clients = append(clients, cl)
-		}
+	peers, clients, selected := selectTargets(list, c.only, part)
+	if selected == 0 {
+		return fmt.Errorf("-only %q matches no peer or client in %s", c.only, c.peers)
 	}
 	if len(peers)+len(clients) == 0 {
-		return fmt.Errorf("-only %q matches no peer or client in %s", c.only, c.peers)
+		logf("shard %s: none of the %d selected targets falls to this part (more parts than targets)", part, selected)
+		return nil
 	}
 
 	sem := make(chan struct{}, c.jobs)
@@ -228,8 +228,38 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted: %v; the matrix was not regenerated", ctx.Err())
 	}
+	if part.N > 1 {
+		// A part's matrix would show every other server as never run.
+		fmt.Fprintf(stdout, "shard %s: %d servers and %d clients checked; their reports are in %s. Gather the runs directories of all %d parts into one cache directory and run: go run ./cmd/interop -matrix-only -dir DIR\n",
+			part, len(peers), len(clients), filepath.Join(c.dir, "runs"), part.N)
+		return nil
+	}
 
 	return writeMatrix(c, list, stdout)
+}
+
+// selectTargets returns the servers and clients of list that -only
+// selects (all when only is empty) and that fall to part, and how many
+// -only selected in all. Parts split the selection by position, servers
+// first, so the parts of one split check every selected target once.
+func selectTargets(list peerList, only string, part shard.Part) (peers []peer, clients []client, selected int) {
+	for _, p := range list.Peers {
+		if only == "" || containsAny(only, p.Name, p.id()) {
+			if part.Holds(selected) {
+				peers = append(peers, p)
+			}
+			selected++
+		}
+	}
+	for _, cl := range list.Clients {
+		if only == "" || containsAny(only, cl.Name, cl.id()) {
+			if part.Holds(selected) {
+				clients = append(clients, cl)
+			}
+			selected++
+		}
+	}
+	return peers, clients, selected
 }
 
 // writeMatrix builds the matrix from the last report of every peer in the

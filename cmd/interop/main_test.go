@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/shard"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -185,5 +186,49 @@ func TestWriteMatrixFilesWritesJSON(t *testing.T) {
 	}
 	if len(doc.Servers) != 1 || len(doc.Servers[0].Violated) != 1 || doc.Servers[0].Violated[0].Requirement != "req.b" {
 		t.Errorf("MATRIX.json servers %+v; want srv with tools/x breaking req.b only\n%s", doc.Servers, b)
+	}
+}
+
+// TestShardsSplitTheTargets: the parts of a -shard split check every
+// selected server and client exactly once, and each part gets some when
+// there are at least as many targets as parts.
+func TestShardsSplitTheTargets(t *testing.T) {
+	b, err := os.ReadFile("../../reports/interop/peers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list peerList
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	allPeers, allClients, selected := selectTargets(list, "", shard.Part{})
+	if selected != len(list.Peers)+len(list.Clients) || len(allPeers) != len(list.Peers) || len(allClients) != len(list.Clients) {
+		t.Fatalf("unsharded: %d peers, %d clients, %d selected; want the whole list", len(allPeers), len(allClients), selected)
+	}
+	for _, n := range []int{2, 3, 4} {
+		seen := map[string]int{}
+		for k := 1; k <= n; k++ {
+			ps, cs, sel := selectTargets(list, "", shard.Part{K: k, N: n})
+			if sel != selected {
+				t.Errorf("part %d/%d counted %d selected, want %d", k, n, sel, selected)
+			}
+			if len(ps)+len(cs) == 0 && selected >= n {
+				t.Errorf("part %d/%d got no target of %d", k, n, selected)
+			}
+			for _, p := range ps {
+				seen["server "+p.id()]++
+			}
+			for _, c := range cs {
+				seen["client "+c.id()]++
+			}
+		}
+		if len(seen) != selected {
+			t.Errorf("%d parts checked %d distinct targets, want %d", n, len(seen), selected)
+		}
+		for id, times := range seen {
+			if times != 1 {
+				t.Errorf("%d parts: %s checked %d times", n, id, times)
+			}
+		}
 	}
 }
