@@ -196,6 +196,7 @@ var parallelFaultRows = []struct {
 	{"progress/known-tokens", "unprompted-progress", spec.V20251125, ""},
 	{"resources/updated-subscribed", "unsubscribed-resource-updated", spec.V20250618, ""},
 	{"http/responses-on-own-streams", "response-on-get-stream", spec.V20251125, "streamable"},
+	{"logging/request-scoped", "log-without-level", spec.V20260728, "streamable"},
 }
 
 // faultRun is one run of TestParallelFaultRows: a fault switched on in

@@ -58,7 +58,7 @@ func (s *SessionFacts) describe() string {
 		return "an untracked connection"
 	}
 	if !s.Initialize {
-		return fmt.Sprintf("connection %d, which sent no initialize", s.Conn)
+		return fmt.Sprintf("connection %d", s.Conn)
 	}
 	return fmt.Sprintf("connection %d, whose client declared capabilities %s", s.Conn, s.Client)
 }
@@ -123,6 +123,26 @@ const (
 	SubEnded
 )
 
+// LogScope is, in 2026-07-28, what request a notifications/message can
+// belong to: log messages are request-scoped there.
+type LogScope uint8
+
+// The log scopes.
+const (
+	// LogUntracked: the ledger cannot tell (a stream it does not know), or
+	// the frame is no log message.
+	LogUntracked LogScope = iota
+	// LogNoLevel: the request it can belong to named no logLevel (its
+	// POST stream's request; on one channel, no request in progress did).
+	LogNoLevel
+	// LogListen: it came on a subscriptions/listen stream (over stdio: it
+	// carries a subscriptionId).
+	LogListen
+	// LogScoped: a request that named a logLevel was in progress on its
+	// stream.
+	LogScoped
+)
+
 // Placement is where one frame arrived, relative to what the session sent.
 type Placement struct {
 	Stream StreamKind
@@ -137,6 +157,8 @@ type Placement struct {
 	Token TokenState
 	// Subscription is, for resources/updated, the state of its URI.
 	Subscription SubState
+	// Log is, for a log message, the request it can belong to.
+	Log LogScope
 	// Opener is, for a frame on a POST stream, the method of the request
 	// that opened it ("" when not a request or not known); OpenerLogLevel
 	// is the logLevel in its _meta (2026-07-28), "" when none.
@@ -161,6 +183,9 @@ type sessionLedger struct {
 	// subs: URI -> subscription state; unsub: unsubscribe id -> URI.
 	subs  map[string]SubState
 	unsub map[string]string
+	// levelled counts the requests in progress whose _meta names a
+	// logLevel (2026-07-28).
+	levelled int
 }
 
 type ledgerRequest struct {
@@ -263,6 +288,9 @@ func (l *sessionLedger) message(m jsonrpc.Message, stream string) {
 	if old := l.requests[key]; old != nil {
 		old.reused, r.reused = true, true
 	}
+	if r.logLevel != "" {
+		l.levelled++
+	}
 	if !l.full(len(l.requests)) {
 		l.requests[key] = r
 	}
@@ -333,6 +361,9 @@ func (l *sessionLedger) received(f wire.Frame) (*SessionFacts, Placement) {
 		}
 		if r.answered == "" {
 			r.answered = f.Stream
+			if r.logLevel != "" {
+				l.levelled--
+			}
 		}
 		switch {
 		case r.method == spec.MethodInitialize && m.Result != nil:
@@ -363,6 +394,8 @@ func (l *sessionLedger) received(f wire.Frame) (*SessionFacts, Placement) {
 		default:
 			pl.Token, pl.RequestStream = TokenAnsweredElsewhere, r.stream
 		}
+	case m.Method == spec.MethodLoggingMessage:
+		pl.Log = l.logScope(m, pl, st)
 	case m.Method == spec.MethodResourcesUpdated:
 		var p struct {
 			URI string `json:"uri"`
@@ -371,6 +404,37 @@ func (l *sessionLedger) received(f wire.Frame) (*SessionFacts, Placement) {
 		pl.Subscription = l.subscription(p.URI)
 	}
 	return l.facts, pl
+}
+
+// logScope places a log message: on a POST stream by the request that
+// opened it, on one channel by the requests in progress (a request's log
+// messages come before its response there).
+func (l *sessionLedger) logScope(m jsonrpc.Message, pl Placement, st ledgerStream) LogScope {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch {
+	case pl.Stream == StreamPost && st.request != nil:
+		switch {
+		case st.request.method == spec.MethodSubscriptionsListen:
+			return LogListen
+		case st.request.logLevel == "":
+			return LogNoLevel
+		}
+		return LogScoped
+	case pl.Stream == StreamOneChannel:
+		switch {
+		case p.Meta["io.modelcontextprotocol/subscriptionId"] != nil:
+			return LogListen
+		case l.overflow:
+			return LogUntracked
+		case l.levelled <= 0:
+			return LogNoLevel
+		}
+		return LogScoped
+	}
+	return LogUntracked
 }
 
 // subscription is the state of uri: that of the subscribed URI it is or

@@ -115,3 +115,33 @@ func TestLedgerOverflowStopsJudging(t *testing.T) {
 }
 
 func itoa(i int) string { return jsonrpc.IntID(int64(i)).String() }
+
+func TestLedgerLogScope(t *testing.T) {
+	l := newSessionLedger(4)
+	st := wire.StreamStdio
+	logMsg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	if _, pl := ledgerRecv(l, st, logMsg); pl.Log != LogNoLevel {
+		t.Errorf("a log with no request in progress: %v, want no level", pl.Log)
+	}
+	ledgerSend(l, st, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}}`)
+	if _, pl := ledgerRecv(l, st, logMsg); pl.Log != LogScoped {
+		t.Errorf("a log while a request with a level runs: %v, want scoped", pl.Log)
+	}
+	if _, pl := ledgerRecv(l, st, `{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":3},"level":"info","data":"x"}}`); pl.Log != LogListen {
+		t.Errorf("a log for a subscription: %v, want listen", pl.Log)
+	}
+	ledgerRecv(l, st, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if _, pl := ledgerRecv(l, st, logMsg); pl.Log != LogNoLevel {
+		t.Errorf("a log after the request with a level was answered: %v, want no level", pl.Log)
+	}
+
+	h := newSessionLedger(5)
+	ledgerSend(h, "post-1", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+	ledgerSend(h, "post-2", http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{}}`)
+	ledgerSend(h, "post-3", http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"io.modelcontextprotocol/logLevel":"info"}}}`)
+	for stream, want := range map[string]LogScope{"post-1": LogNoLevel, "post-2": LogListen, "post-3": LogScoped, "post-9": LogUntracked} {
+		if _, pl := ledgerRecv(h, stream, logMsg); pl.Log != want {
+			t.Errorf("a log on %s: %v, want %v", stream, pl.Log, want)
+		}
+	}
+}
