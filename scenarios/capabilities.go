@@ -153,8 +153,8 @@ var _ = Register(
 				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
 					return false, ""
 				}
-				if !t.HasCapability("prompts.listChanged") {
-					return true, wire.Excerpt(o.Raw, 200)
+				if declared, to := t.serverDeclared(o, "prompts.listChanged"); !declared {
+					return true, "prompts.listChanged not declared " + to + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
 			})

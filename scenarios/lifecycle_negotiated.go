@@ -49,10 +49,7 @@ func (t *T) judgeNegotiated() {
 				continue
 			}
 			n++
-			declared, to := t.HasCapability(nd.Path), "in this version"
-			if o.Session != nil && o.Session.Server != nil {
-				declared, to = o.Session.Server.Has(nd.Path), fmt.Sprintf("to connection %d", o.Conn)
-			}
+			declared, to := t.serverDeclared(o, nd.Path)
 			if !declared {
 				bad++
 				t.ViolateFirst(negotiatedIDs, "notifications only for capabilities the server declared to the session",
@@ -69,4 +66,15 @@ func (t *T) judgeNegotiated() {
 		t.Saw("%d server requests and capability-bound notifications, each within what its session negotiated", n)
 		t.Pass()
 	}
+}
+
+// serverDeclared reports whether the server declared the capability path
+// to the session o came on (its initialize result), or, for a session
+// without one (the stateless era, a fresh connection), in the version;
+// to says which, for an Actual text.
+func (t *T) serverDeclared(o Observation, path string) (declared bool, to string) {
+	if o.Session != nil && o.Session.Server != nil {
+		return o.Session.Server.Has(path), fmt.Sprintf("to connection %d", o.Conn)
+	}
+	return t.HasCapability(path), "in this version"
 }
