@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -73,11 +74,17 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "client-caps-assumed", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_sampling", "ref_sampling_tools", "test_elicitation", "test_elicitation_sep1034_defaults", "ref_elicit_url", "ref_list_roots"}
-			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")") {
-				return
-			}
+			// The session comes first, fixtures or not: what the server
+			// sends a client that declared nothing on its own (right after
+			// notifications/initialized) is in the run for
+			// lifecycle/capabilities-respected to judge. The sentinel's
+			// answer says it has arrived.
 			s, ok := t.clientSession(mcp.ClientCapabilities{}, false)
 			if !ok {
+				return
+			}
+			Sentinel(expect.OnSkip(t.Ctx, func(string) {}), s)
+			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")") {
 				return
 			}
 			reqs, ran := t.clientRun(s, names...)
@@ -146,8 +153,8 @@ var _ = Register(
 				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
 					return false, ""
 				}
-				if !t.HasCapability("prompts.listChanged") {
-					return true, wire.Excerpt(o.Raw, 200)
+				if declared, to := t.serverDeclared(o, "prompts.listChanged"); !declared {
+					return true, "prompts.listChanged not declared " + to + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
 			})

@@ -119,7 +119,15 @@
 // version, with the method each response answers) and t.SessionFindings()
 // (schema violations, undeclared capabilities) and end n/a when there was
 // nothing to judge; t.judgeObserved holds every observation of one kind
-// to a rule that way.
+// to a rule that way. Each observation also carries its session's context
+// (passive_session.go): Observation.Session, what the client of its
+// connection declared in initialize and what the server declared to it,
+// and Observation.Place, where the frame stands relative to what that
+// session sent (its request's stream, an earlier answer, the state of a
+// progress token or a subscription, the request a log message can belong
+// to). Judge unprompted traffic against them, never against the run's
+// defaults, and end with t.observedUnjudged, which says untestable when
+// frames were dropped over the run's bounds.
 //
 // 7. Coverage: a wire-testable server MUST/SHOULD with no check gets an
 // entry in Exclusions with the reason (exclude, from the area file's

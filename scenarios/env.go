@@ -63,6 +63,11 @@ type Observation struct {
 	// Answers is the method of the request a response answers ("" when not
 	// known or not a response).
 	Answers string
+	// Session is what the connection's client had declared and done when
+	// the frame arrived (passive_session.go); Place is where the frame
+	// arrived relative to what that session sent.
+	Session *SessionFacts
+	Place   Placement
 }
 
 // versionRun is the state of one protocol version in one run: the pool of
@@ -85,6 +90,8 @@ type versionRun struct {
 	mu       sync.Mutex
 	conns    int
 	sessions []Sess
+	// ledgers follow what each connection's client declared and did.
+	ledgers  []*sessionLedger
 	obs      []Observation
 	obsBytes int // wire.Frame.Cost of obs
 	dropped  int
@@ -114,15 +121,20 @@ type tap struct {
 	vr      *versionRun
 	conn    int
 	methods *rules.Methods
+	ledger  *sessionLedger
 }
 
-func (t *tap) Sent(o wire.Outgoing) { t.methods.Sent(o.Raw) }
+func (t *tap) Sent(o wire.Outgoing) {
+	t.methods.Sent(o.Raw)
+	t.ledger.sent(o)
+}
 
 func (t *tap) Received(f wire.Frame) {
 	o := Observation{Frame: f, Conn: t.conn}
 	if f.Kind == wire.KindMessage && f.Msg.Method == "" {
 		o.Answers = t.methods.Method(f.Msg.ID)
 	}
+	o.Session, o.Place = t.ledger.received(f)
 	t.vr.mu.Lock()
 	if len(t.vr.obs) < maxObservations && t.vr.obsBytes+f.Cost() <= maxObservationBytes {
 		t.vr.obs = append(t.vr.obs, o)
@@ -198,12 +210,14 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 	vr.mu.Lock()
 	vr.conns++
 	n := vr.conns
+	ledger := newSessionLedger(n)
+	vr.ledgers = append(vr.ledgers, ledger)
 	vr.mu.Unlock()
 	rt := &route{}
 	if rec := recorderOf(ctx); rec != nil {
 		rt.hold(rec)
 	}
-	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0)}}
+	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0), ledger: ledger}}
 	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.r.cfg.Session, Taps: taps, Fresh: fresh})
 	if err != nil {
 		return nil, err
@@ -273,7 +287,7 @@ func (vr *versionRun) done() {
 		if vr.budget.Large() {
 			vr.r.large.Store(true)
 		}
-		vr.obs, vr.sessions, vr.obsBytes, vr.budget = nil, nil, 0, nil
+		vr.obs, vr.sessions, vr.obsBytes, vr.budget, vr.ledgers = nil, nil, 0, nil, nil
 		vr.tools, vr.toolsOK, vr.toolsErr = nil, false, nil // listed again if asked
 	}
 	pool := vr.pool

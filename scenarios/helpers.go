@@ -164,7 +164,7 @@ func (t *T) tallyObserved(none, saw string, judge func(o Observation) (counted, 
 		}
 	}
 	if n == 0 {
-		t.NotApplicable(none)
+		t.observedUnjudged(none, false)
 		return
 	}
 	if bad == 0 {

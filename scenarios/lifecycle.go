@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
-	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -326,39 +325,21 @@ var _ = Register(
 	},
 	Def{
 		ID: "lifecycle/capabilities-respected", Area: "lifecycle", Passive: true,
-		Title:        "the server uses only what was negotiated: no undeclared client features, no notifications for capabilities it did not declare",
+		Title:        "the server uses only what was negotiated with each session: no request for a client capability that session did not declare, no notification for a capability the server did not declare to it",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
-		Proofs:       []Proof{{Fault: "tools-list-changed-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
-		Body: func(t *T) {
-			ids := []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
-			bad := 0
-			for _, f := range t.SessionFindings() {
-				if f.Kind == session.FindingUndeclared {
-					bad++
-					t.ViolateFirst(ids, "the server asks the client only for capabilities the client declared", f.String())
-				}
-			}
-			gated := map[string]string{
-				spec.MethodToolsListChanged:     "tools.listChanged",
-				spec.MethodPromptsListChanged:   "prompts.listChanged",
-				spec.MethodResourcesListChanged: "resources.listChanged",
-				spec.MethodResourcesUpdated:     "resources.subscribe",
-			}
-			obs, _ := t.Observed()
-			for _, o := range obs {
-				if o.Kind != wire.KindMessage {
-					continue
-				}
-				if capPath, ok := gated[o.Msg.Method]; ok && !t.HasCapability(capPath) {
-					bad++
-					t.ViolateFirst(ids, "notifications only for declared capabilities", fmt.Sprintf("%s sent without declaring %s", o.Msg.Method, capPath))
-				}
-			}
-			if bad == 0 {
-				t.Saw("%d frames, nothing outside the negotiated capabilities", len(obs))
-				t.Pass()
-			}
+		Proofs: []Proof{
+			{Fault: "tools-list-changed-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "tools-list-changed-undeclared", Version: spec.V20250618, Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "tools-list-changed-undeclared", Version: spec.V20250326, Also: []string{"base/response-id-echo"}, Want: reports.Warn},
+			{Fault: "tools-list-changed-undeclared", Version: spec.V20241105, Transport: "sse", Also: []string{"base/response-id-echo"}, Want: reports.Warn},
+			{Fault: "tools-list-changed-undeclared", Version: spec.V20251125, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
+			{Fault: "unprompted-client-request", Version: spec.V20251125, Also: []string{"capabilities/client-undeclared"}, Want: reports.Fail},
+			{Fault: "unprompted-client-request", Version: spec.V20250618, Also: []string{"capabilities/client-undeclared"}, Want: reports.Fail},
+			{Fault: "unprompted-client-request", Version: spec.V20250326, Also: []string{"capabilities/client-undeclared"}, Want: reports.Warn},
+			{Fault: "unprompted-client-request", Version: spec.V20241105, Transport: "sse", Also: []string{"capabilities/client-undeclared"}, Want: reports.Warn},
+			{Fault: "unprompted-client-request", Version: spec.V20251125, Transport: "streamable", Also: []string{"capabilities/client-undeclared"}, Want: reports.Fail},
 		},
+		Body: func(t *T) { t.judgeNegotiated() },
 	},
 )
 

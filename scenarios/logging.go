@@ -43,8 +43,8 @@ var _ = Register(
 				if !isLog(o.Frame) {
 					return false, ""
 				}
-				if !t.HasCapability("logging") {
-					return true, "sent without it: " + wire.Excerpt(o.Raw, 200)
+				if declared, to := t.serverDeclared(o, "logging"); !declared {
+					return true, "sent without declaring it " + to + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
 			})

@@ -191,6 +191,12 @@ var parallelFaultRows = []struct {
 	{"http/resume-same-stream", "replay-all-streams", spec.V20251125, "streamable"},
 	{"tasks/get-plain-json", "tasks-get-sse", spec.V20251125, "streamable"},
 	{"logging/set-level-invalid", "bad-log-level-accepted", spec.V20241105, "sse"},
+	// Unprompted traffic, judged per session by the passive checks.
+	{"lifecycle/capabilities-respected", "unprompted-client-request", spec.V20251125, ""},
+	{"progress/known-tokens", "unprompted-progress", spec.V20251125, ""},
+	{"resources/updated-subscribed", "unsubscribed-resource-updated", spec.V20250618, ""},
+	{"http/responses-on-own-streams", "response-on-get-stream", spec.V20251125, "streamable"},
+	{"logging/request-scoped", "log-without-level", spec.V20260728, "streamable"},
 }
 
 // faultRun is one run of TestParallelFaultRows: a fault switched on in

@@ -243,30 +243,17 @@ var _ = Register(
 	},
 	Def{
 		ID: "progress/known-tokens", Area: "progress", Passive: true,
-		Title:        "every progress notification of the run carries a token mcpcheck gave with a request",
+		Title:        "every progress notification carries a token its session gave with a request still in progress",
 		Requirements: []string{"progress.notify.only-active-tokens"},
-		Proofs:       []Proof{{Fault: "progress-without-token", Version: spec.V20251125, Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail}},
-		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
-				Expected: "notifications/progress only with tokens of the client's requests",
-				Limit:    1,
-				None:     "the server sent no progress notification in this run",
-				Saw:      "%d progress notifications, all with tokens mcpcheck sent",
-			}, func(o Observation) (bool, string) {
-				p, ok := progressOf(o.Frame)
-				if !ok {
-					return false, ""
-				}
-				var s string
-				if json.Unmarshal(p.Token, &s) != nil {
-					s = string(p.Token)
-				}
-				if _, known := progressTokens.Load(s); !known {
-					return true, fmt.Sprintf("token %s was never sent by mcpcheck: %s", p.Token, wire.Excerpt(o.Raw, 200))
-				}
-				return true, ""
-			})
+		Proofs: []Proof{
+			{Fault: "progress-without-token", Version: spec.V20251125, Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
+			{Fault: "unprompted-progress", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "unprompted-progress", Version: spec.V20250618, Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "unprompted-progress", Version: spec.V20250326, Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "unprompted-progress", Version: spec.V20241105, Transport: "sse", Also: []string{"base/response-id-echo"}, Want: reports.Fail},
+			{Fault: "unprompted-progress", Version: spec.V20251125, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 		},
+		Body: func(t *T) { t.judgeProgressTokens() },
 	},
 )
 

@@ -176,6 +176,11 @@ const (
 	FaultTaskStatusRelatedMeta      = "task-status-related-meta"
 	FaultTasksUndeclaredHonoured    = "tasks-undeclared-honoured"
 	FaultUnknownTaskInternalError   = "unknown-task-internal-error"
+
+	// Unprompted traffic after notifications/initialized (faults_unprompted.go).
+	FaultUnpromptedClientRequest     = "unprompted-client-request"
+	FaultUnsubscribedResourceUpdated = "unsubscribed-resource-updated"
+	FaultUnpromptedProgress          = "unprompted-progress"
 )
 
 // faultTable is every fault switch: name, the requirement it breaks, what
@@ -305,6 +310,11 @@ var faultTable = []Fault{
 	{FaultTaskStatusRelatedMeta, "tasks.notify.status-omits-related-meta", "notifications/tasks/status carry the related-task _meta", Rewrite},
 	{FaultTasksUndeclaredHonoured, "tasks.support.undeclared-type-ignores-task", "tasks.requests.tools.call is not declared, yet the task field of tools/call is acted on instead of ignored", Rewrite},
 	{FaultUnknownTaskInternalError, "tasks.errors.protocol-error-codes", "tasks/get, tasks/result and tasks/cancel of an unknown taskId answer -32603 instead of -32602", Hook},
+
+	// Unprompted traffic after notifications/initialized (faults_unprompted.go).
+	{FaultUnpromptedClientRequest, "lifecycle.operation.respect-negotiated", "right after notifications/initialized, with no request involved, a sampling/createMessage, roots/list and (from 2025-06-18) elicitation/create request goes to a client that did not declare that capability", Hook},
+	{FaultUnsubscribedResourceUpdated, "lifecycle.operation.respect-negotiated", "right after notifications/initialized a notifications/resources/updated is sent for test://static-text, which the session never subscribed to", Hook},
+	{FaultUnpromptedProgress, "progress.notify.only-active-tokens", "right after notifications/initialized a notifications/progress is sent with a token the client never gave", Hook},
 }
 
 // Faults returns every fault switch, sorted by name.

@@ -330,6 +330,7 @@ func (ss *Session) handleNotification(msg jsonrpc.Message, reply Sink) {
 	case spec.MethodInitialized:
 		// Nothing to do: the session is usable once initialize is answered.
 		ss.faultInitialized()
+		ss.faultUnprompted()
 	case spec.MethodCancelled:
 		ss.faultStaleCancel(msg, reply)
 		var p mcp.CancelledNotificationParams
