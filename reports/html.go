@@ -33,6 +33,7 @@ type htmlView struct {
 	Transport   string
 	Versions    string
 	LabelFilter string
+	ToolPolicy  string
 	Headline    string
 	// NotTested says in words what the run could not test (NotTested).
 	NotTested   string
@@ -228,6 +229,7 @@ func buildHTMLView(run *Run) htmlView {
 		Duration:    humanDuration(run.Duration),
 		Transport:   printable(run.Transport),
 		LabelFilter: printable(run.LabelFilter),
+		ToolPolicy:  printable(run.ToolPolicy.String()),
 		Headline:    sum.Headline,
 		NotTested:   printable(NotTested(run)),
 		VerdictOK:   !j.Failed(false),

@@ -119,6 +119,9 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	if run.LabelFilter != "" {
 		p(", label filter %s", md(run.LabelFilter))
 	}
+	if run.ToolPolicy != nil {
+		p("  \n**Tool calls:** %s", md(run.ToolPolicy.String()))
+	}
 	if run.Interrupted != "" {
 		p("  \n**Interrupted** (%s): the checks the run did not reach are marked not run", md(run.Interrupted))
 	}

@@ -169,6 +169,9 @@ func (t *textWriter) header(run *Run) {
 	if run.LabelFilter != "" {
 		t.printf("label filter: %s\n", printable(run.LabelFilter))
 	}
+	if run.ToolPolicy != nil {
+		t.printf("tool calls: %s\n", printable(run.ToolPolicy.String()))
+	}
 	t.printf("\n")
 }
 
