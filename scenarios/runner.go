@@ -76,6 +76,12 @@ type Config struct {
 	// of the spec names, as before; with the direct engine in registration
 	// order. Above 1 the direct engine runs them.
 	Parallel int
+	// ToolPolicy says which of the target's tools the checks may call and
+	// with which arguments (the zero value: those not annotated
+	// destructive, with arguments generated from their inputSchema). A
+	// tool it names that the target lists in no version run makes Run
+	// return an error wrapping ErrToolPolicy, with the report.
+	ToolPolicy ToolPolicy
 }
 
 // DefaultParallel is how many checks a run against tg makes at the same
@@ -179,6 +185,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Parallel == 0 {
 		cfg.Parallel = DefaultParallel(cfg.Target)
 	}
+	if err := cfg.ToolPolicy.Validate(); err != nil {
+		return Result{}, err
+	}
 	// One Health for the run: a target that stops answering gets shorter
 	// deadlines, and a mute one is not waited for again (expect.Health).
 	// Checks running at the same time share it.
@@ -235,6 +244,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	r.target = tg
+	defer runToolsSeen.Delete(r)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
 	if err != nil {
 		return Result{}, err
@@ -296,6 +306,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// or how many ran at the same time.
 	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
+	res.Report.ToolPolicy = cfg.ToolPolicy.Report()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
@@ -306,6 +317,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if unreachable == len(r.versions) && r.specs > 0 && ctx.Err() == nil {
 		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
+	}
+	if ctx.Err() == nil {
+		if err := r.toolsSeen().unknown(cfg.ToolPolicy); err != nil {
+			return res, err
+		}
 	}
 	return res, ctx.Err()
 }
