@@ -85,6 +85,10 @@ var _ = Register(
 			// The calls may leave the server's state changed; the session
 			// goes (over stdio, its process with it).
 			t.Taint()
+			// A tool may ask the client something (roots, sampling,
+			// elicitation): over streamable HTTP with plain JSON answers
+			// only the GET stream can carry the request.
+			t.transportGetStream(c)
 			judged := 0
 			for _, i := range idx {
 				tl := tools[i]
@@ -249,7 +253,7 @@ func (t *T) toolsJudgeCall(s Sess, tl mcp.Tool, args json.RawMessage, given, tas
 	}
 	switch {
 	case r.Error != nil:
-		t.toolsJudgeError(tl, call, args, given, r.Error)
+		t.toolsJudgeError(s, tl, call, args, given, r.Error)
 		return true
 	case !r.OK():
 		*left = append(*left, fmt.Sprintf("%s: %s", call, r.Describe()))
@@ -267,17 +271,39 @@ func (t *T) toolsJudgeCall(s Sess, tl mcp.Tool, args json.RawMessage, given, tas
 // 2025-11-25 (where input validation errors are tool execution errors),
 // an Invalid params error to a call whose arguments conform to the
 // tool's inputSchema.
-func (t *T) toolsJudgeError(tl mcp.Tool, call string, args json.RawMessage, given bool, e *jsonrpc.ErrorObject) {
+func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessage, given bool, e *jsonrpc.ErrorObject) {
 	got := fmt.Sprintf("%s: JSON-RPC error %d %q", call, e.Code, e.Message)
 	switch {
 	case tl.Name == errorFixture:
 		t.Violation("tools.result.execution-errors-in-result", errorFixture+" fails in execution by design (the conformance fixture), so its failure is a result with isError: true, not a JSON-RPC error", got)
 	case e.Code == jsonrpc.InvalidParams && t.Version().Compare(spec.V20251125) >= 0 && toolsArgsConform(tl, args, given):
+		// An earlier call (of this check, or another client's over
+		// HTTP) may have changed the list: an unknown tool is a
+		// protocol error.
+		if still, err := t.toolsStillListed(s, tl.Name); err != nil || !still {
+			t.Saw("%s, and tools/list no longer lists %s (or could not tell: %v): a protocol error for an unknown tool is right", got, tl.Name, err)
+			return
+		}
 		t.Violation("tools.result.execution-errors-in-result",
 			fmt.Sprintf("from 2025-11-25 input validation errors are tool execution errors, answered with a result with isError: true; the arguments of %s conform to its inputSchema, so the request was not malformed", tl.Name), got)
 	default:
 		t.Saw("%s (a protocol error: permitted for an unknown tool, a malformed request or a server error)", got)
 	}
+}
+
+// toolsStillListed lists the tools again and reports whether name is
+// among them.
+func (t *T) toolsStillListed(s Sess, name string) (bool, error) {
+	items, err := t.featuresWalk(s, spec.MethodToolsList, "tools")
+	if err != nil {
+		return false, err
+	}
+	for _, n := range featuresNames(items, "name") {
+		if n == name {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // toolsArgsConform reports whether args validate against tl's inputSchema
