@@ -81,14 +81,10 @@ var _ = Register(
 				left = append(left, fmt.Sprintf("the first %d of %d callable tools were called, the rest not (a bound on the harness's work)", maxToolsCalled, len(idx)))
 				idx = idx[:maxToolsCalled]
 			}
-			c := t.Session()
-			// The calls may leave the server's state changed; the session
-			// goes (over stdio, its process with it).
-			t.Taint()
-			// A tool may ask the client something (roots, sampling,
-			// elicitation): over streamable HTTP with plain JSON answers
-			// only the GET stream can carry the request.
-			t.transportGetStream(c)
+			s, ok := t.toolsSession()
+			if !ok {
+				return
+			}
 			judged := 0
 			for _, i := range idx {
 				tl := tools[i]
@@ -103,7 +99,7 @@ var _ = Register(
 					continue
 				}
 				for _, args := range sets {
-					if t.toolsJudgeCall(c.S(), tl, args, given, task, &left) {
+					if t.toolsJudgeCall(s, tl, args, given, task, &left) {
 						judged++
 					}
 				}
@@ -229,6 +225,38 @@ var _ = Register(
 		},
 	},
 )
+
+// toolsSession opens the session the tools are called on: a connection
+// of its own (closed at the end of the check, so over stdio the state the
+// calls leave goes with its process) whose client declares no
+// capabilities, so that no tool waits for an answer the client may not be
+// able to give (over streamable HTTP with plain JSON answers a request to
+// the client has nowhere to go); a tool that needs one answers without
+// it, or is refused, and is judged so.
+func (t *T) toolsSession() (Sess, bool) {
+	c := t.Fresh()
+	none := mcp.ClientCapabilities{}
+	if c.Stateless != nil {
+		cfg := c.Stateless.Config()
+		cfg.Capabilities = &none
+		c.Stateless.Detach()
+		s := session.NewStateless(c.Conn, cfg)
+		if _, _, err := s.Discover(t.Ctx); err != nil {
+			t.Error(fmt.Errorf("server/discover on the connection for the tool calls: %v", err))
+			return nil, false
+		}
+		return s, true
+	}
+	cfg := c.Stateful.Config()
+	cfg.Capabilities = &none
+	c.Stateful.Detach()
+	s := session.NewStateful(c.Conn, cfg)
+	if _, err := s.Open(t.Ctx); err != nil {
+		t.Error(fmt.Errorf("the handshake of the connection for the tool calls (a client declaring no capabilities): %v", err))
+		return nil, false
+	}
+	return s, true
+}
 
 // toolsJudgeCall calls tl once with args (as a task when task is set) and
 // judges the answer; it reports whether there was an answer to judge, and
