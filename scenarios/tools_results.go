@@ -93,7 +93,9 @@ var _ = Register(
 					left = append(left, fmt.Sprintf("%s: %s", tl.Name, why))
 					continue
 				}
-				task := !toolsPlainCall(tl)
+				// Before 2025-11-25 there are no tasks: execution means
+				// nothing to a client of the version, which calls plainly.
+				task := !toolsPlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
 				if task && (t.Version() != spec.V20251125 || !t.HasCapability("tasks.requests.tools.call")) {
 					left = append(left, fmt.Sprintf("%s: its execution.taskSupport is required, so it is never called plainly, and mcpcheck runs tools as tasks only in 2025-11-25 with tasks.requests.tools.call declared", tl.Name))
 					continue
