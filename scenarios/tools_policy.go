@@ -185,8 +185,8 @@ func (p ToolPolicy) Report() *reports.ToolPolicy {
 	return r
 }
 
-// names are the tool names the policy itself mentions (--call-tools
-// names and --tool-args entries), sorted.
+// mentioned maps the tool names the policy itself mentions (--call-tools
+// names and --tool-args entries) to the flag that mentions them.
 func (p ToolPolicy) mentioned() map[string]string {
 	out := map[string]string{}
 	for name := range p.Args {
