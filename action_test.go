@@ -79,7 +79,7 @@ func TestActionDeclaresAndUsesItsInputs(t *testing.T) {
 		t.Errorf("action.yml does not run %s from the action's checkout", actionScript)
 	}
 	inputs := keysAt(yamlSection(doc, "inputs"))
-	for _, want := range []string{"stdio", "url", "protocol", "headers", "baseline", "formats", "strict", "mcpcheck-version", "label-filter", "upload-sarif"} {
+	for _, want := range []string{"stdio", "url", "protocol", "headers", "baseline", "formats", "strict", "mcpcheck-version", "label-filter", "upload-sarif", "call-tools", "tool-args"} {
 		if !slices.Contains(inputs, want) {
 			t.Errorf("action.yml has no input %q (inputs: %v)", want, inputs)
 		}

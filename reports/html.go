@@ -34,6 +34,7 @@ type htmlView struct {
 	Versions    string
 	LabelFilter string
 	Silence     string
+	ToolPolicy  string
 	Headline    string
 	// NotTested says in words what the run could not test (NotTested).
 	NotTested   string
@@ -234,6 +235,7 @@ func buildHTMLView(run *Run) htmlView {
 		Transport:   printable(run.Transport),
 		LabelFilter: printable(run.LabelFilter),
 		Silence:     printable(run.Silence.String()),
+		ToolPolicy:  printable(run.ToolPolicy.String()),
 		Headline:    sum.Headline,
 		NotTested:   printable(NotTested(run)),
 		VerdictOK:   !j.Failed(false),

@@ -131,6 +131,9 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	if run.Silence != nil {
 		p(", silence windows %s", md(run.Silence.String()))
 	}
+	if run.ToolPolicy != nil {
+		p("  \n**Tool calls:** %s", md(run.ToolPolicy.String()))
+	}
 	if run.Interrupted != "" {
 		p("  \n**Interrupted** (%s): the checks the run did not reach are marked not run", md(run.Interrupted))
 	}

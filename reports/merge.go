@@ -30,7 +30,7 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 		return nil, nil, errors.New("nothing to merge: give one or more JSON reports")
 	}
 	first := runs[0]
-	out := &Run{Schema: Schema, Tool: first.Tool, Target: first.Target, Started: first.Started, Transport: first.Transport, LabelFilter: first.LabelFilter}
+	out := &Run{Schema: Schema, Tool: first.Tool, Target: first.Target, Started: first.Started, Transport: first.Transport, LabelFilter: first.LabelFilter, ToolPolicy: first.ToolPolicy}
 	shards := map[string]bool{}
 	total := 0
 	var end time.Time
@@ -43,6 +43,8 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 			return nil, nil, fmt.Errorf("report %d ran over %s, report 1 over %s: merge the shards of one transport only", i+1, r.Transport, first.Transport)
 		case r.LabelFilter != first.LabelFilter:
 			return nil, nil, fmt.Errorf("report %d was selected by --label-filter %q, report 1 by %q: shards must run the same selection", i+1, r.LabelFilter, first.LabelFilter)
+		case r.ToolPolicy.String() != first.ToolPolicy.String():
+			return nil, nil, fmt.Errorf("report %d called tools by the policy %q, report 1 by %q: shards must run with the same --call-tools and --tool-args", i+1, r.ToolPolicy.String(), first.ToolPolicy.String())
 		case r.Fuzz != nil:
 			return nil, nil, fmt.Errorf("report %d holds a fuzz campaign: merge campaigns with mcpcheck fuzz merge", i+1)
 		}

@@ -37,8 +37,12 @@ type Run struct {
 	// Shard is "K/N" when the run was shard K of a suite split N ways
 	// (mcpcheck server --shard): it holds only that shard's active checks.
 	// A merged report (MergeRuns) has none.
-	Shard  string  `json:"shard,omitempty"`
-	Checks []Check `json:"checks"`
+	Shard string `json:"shard,omitempty"`
+	// ToolPolicy says which of a server's tools the run called and with
+	// which arguments (mcpcheck server --call-tools, --tool-args); nil in
+	// reports of runs that called none (client runs, fuzzing).
+	ToolPolicy *ToolPolicy `json:"toolPolicy,omitempty"`
+	Checks     []Check     `json:"checks"`
 	// Fuzz summarises a fuzzing campaign, when the run included one.
 	Fuzz *FuzzSummary `json:"fuzz,omitempty"`
 	// Baseline says which baseline file the run was held to (see Apply).

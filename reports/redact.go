@@ -304,6 +304,13 @@ func Redact(run *Run, cfg Redaction) *Run {
 	out.Target.StderrTail = r.text(run.Target.StderrTail)
 	out.Target.ExitStatus = r.text(run.Target.ExitStatus)
 	out.LabelFilter = r.text(run.LabelFilter)
+	if run.ToolPolicy != nil {
+		tp := *run.ToolPolicy
+		tp.Names = append([]string(nil), tp.Names...)
+		tp.ArgsFor = append([]string(nil), tp.ArgsFor...)
+		tp.ArgsFile = r.text(tp.ArgsFile)
+		out.ToolPolicy = &tp
+	}
 	if run.Problems != nil {
 		out.Problems = make([]string, len(run.Problems))
 		for i, p := range run.Problems {

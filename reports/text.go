@@ -172,6 +172,9 @@ func (t *textWriter) header(run *Run) {
 	if run.Silence != nil {
 		t.printf("silence windows: %s\n", run.Silence)
 	}
+	if run.ToolPolicy != nil {
+		t.printf("tool calls: %s\n", printable(run.ToolPolicy.String()))
+	}
 	t.printf("\n")
 }
 

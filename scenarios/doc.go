@@ -95,6 +95,13 @@
 //     Fixture(name) (add the name to fixtureNames in labels.go);
 //   - version support: checks are n/a when the server does not speak the
 //     version, unless Def.Unsupported (negotiation checks).
+//   - tool calls: a check that calls the target's tools black-box picks
+//     them with t.toolsCallable and their arguments with t.toolArgs or
+//     t.toolArgSets (the run's tool policy, --call-tools and --tool-args;
+//     tools_policy.go), never by annotations of its own, and says what the
+//     policy left out with t.policyReason or t.toolsSkipped (untestable,
+//     never pass); fixtures named by the suites (test_*, ref_*) are called
+//     whatever the policy.
 //
 // 4. Sessions: t.Session() borrows an initialized (2024-11-05..2025-11-25)
 // or discovered (2026-07-28) session; call t.Taint() when the check leaves

@@ -22,14 +22,12 @@ import (
 // secretArg matches the names of tool arguments that hold a credential.
 var secretArg = regexp.MustCompile(`(?i)^(pass(word|wd|phrase)?|secret|client_?secret|token|access_?token|api_?key|credentials?|private_?key)$`)
 
-// secretTools returns up to three callable tools with a string argument
-// named like a credential, with that argument's name.
-func secretTools(tools []mcp.Tool) (out []mcp.Tool, args []string) {
-	for _, i := range featuresReadOnlyFirst(tools) {
+// secretTools returns up to three tools the policy lets a check call
+// with a string argument named like a credential, with that argument's
+// name.
+func (t *T) secretTools(tools []mcp.Tool) (out []mcp.Tool, args []string) {
+	for _, i := range t.toolsCallable(tools, true) {
 		tl := tools[i]
-		if !featuresSafe(tl) || !toolsPlainCall(tl) {
-			continue
-		}
 		var sch struct {
 			Properties map[string]struct {
 				Type json.RawMessage `json:"type"`
@@ -69,7 +67,7 @@ var _ = Register(
 		},
 		Body: func(t *T) {
 			tools, _ := t.Tools()
-			cands, argNames := secretTools(tools)
+			cands, argNames := t.secretTools(tools)
 			if !t.RequireFixture(len(cands) > 0, "no callable tool takes a credential-like string argument (password, token, secret, api key), the only channel through which mcpcheck can hand the server a secret it might log") {
 				return
 			}
@@ -92,7 +90,7 @@ var _ = Register(
 			}
 			logs, called := 0, 0
 			for i, tl := range cands {
-				args, ok := featuresArgs(tl)
+				args, ok := t.toolArgs(tl)
 				if !ok {
 					t.Saw("%s: no arguments conforming to its inputSchema could be generated; skipped", tl.Name)
 					continue

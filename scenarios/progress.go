@@ -12,6 +12,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Progress: values only increase, tokens come only from live requests,
@@ -44,19 +45,21 @@ func (t *T) progressFixture() (string, json.RawMessage, bool) {
 		return "test_tool_with_progress", json.RawMessage(`{}`), true
 	}
 	// Black-box: a tool that says it reports progress.
-	tools, _ := t.Tools()
-	for _, i := range featuresReadOnlyFirst(tools) {
+	tools, _ := t.policyTools()
+	for _, i := range t.toolsCallable(tools, true) {
 		tl := tools[i]
 		text := strings.ToLower(tl.Name + " " + tl.Description)
-		if !strings.Contains(text, "progress") || !featuresSafe(tl) || !toolsPlainCall(tl) {
+		if !strings.Contains(text, "progress") {
 			continue
 		}
-		if args, ok := featuresArgs(tl); ok {
+		if args, ok := t.toolArgs(tl); ok {
 			t.Saw("%s mentions progress; it is used as the progress source", tl.Name)
 			return tl.Name, args, true
 		}
 	}
-	t.Untestable("the target offers no tool that reports progress (ref_progress, test_tool_with_progress, or a tool whose name or description mentions progress)")
+	t.Untestable(t.policyReason("the target offers no tool that reports progress (ref_progress, test_tool_with_progress, or a tool whose name or description mentions progress)", tools, func(tl mcp.Tool) bool {
+		return toolsPlainCall(tl) && strings.Contains(strings.ToLower(tl.Name+" "+tl.Description), "progress")
+	}))
 	return "", nil, false
 }
 

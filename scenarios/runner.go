@@ -76,6 +76,12 @@ type Config struct {
 	// of the spec names, as before; with the direct engine in registration
 	// order. Above 1 the direct engine runs them.
 	Parallel int
+	// ToolPolicy says which of the target's tools the checks may call and
+	// with which arguments (the zero value: those not annotated
+	// destructive, with arguments generated from their inputSchema). A
+	// tool it names that the target lists in no version run makes Run
+	// return an error wrapping ErrToolPolicy, with the report.
+	ToolPolicy ToolPolicy
 }
 
 // DefaultParallel is how many checks a run against tg makes at the same
@@ -183,6 +189,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Parallel == 0 {
 		cfg.Parallel = DefaultParallel(cfg.Target)
 	}
+	if err := cfg.ToolPolicy.Validate(); err != nil {
+		return Result{}, err
+	}
 	// One Health for the run: a target that stops answering gets shorter
 	// deadlines, and a mute one is not waited for again (expect.Health).
 	// Checks running at the same time share it.
@@ -239,6 +248,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	r.target = tg
+	defer runToolsSeen.Delete(r)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
 	if err != nil {
 		return Result{}, err
@@ -301,6 +311,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
 	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Windows: int(r.quietWindows.Load())}
+	res.Report.ToolPolicy = cfg.ToolPolicy.Report()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
@@ -311,6 +322,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if unreachable == len(r.versions) && r.specs > 0 && ctx.Err() == nil {
 		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
+	}
+	if ctx.Err() == nil {
+		if err := r.toolsSeen().unknown(cfg.ToolPolicy); err != nil {
+			return res, err
+		}
 	}
 	return res, ctx.Err()
 }

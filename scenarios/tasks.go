@@ -29,17 +29,19 @@ func (t *T) tasksCandidate(ms int) (string, json.RawMessage, bool) {
 	if _, ok := t.featuresTool("ref_slow"); ok {
 		return "ref_slow", json.RawMessage(fmt.Sprintf(`{"ms":%d}`, ms)), true
 	}
-	tools, _ := t.Tools()
-	for _, i := range featuresReadOnlyFirst(tools) {
+	tools, _ := t.policyTools()
+	for _, i := range t.toolsCallable(tools, false) {
 		tl := tools[i]
-		if tl.Execution == nil || tl.Execution.TaskSupport == "" || tl.Execution.TaskSupport == mcp.TaskForbidden || !featuresSafe(tl) {
+		if tl.Execution == nil || tl.Execution.TaskSupport == "" || tl.Execution.TaskSupport == mcp.TaskForbidden {
 			continue
 		}
-		if args, ok := featuresArgs(tl); ok {
+		if args, ok := t.toolArgs(tl); ok {
 			return tl.Name, args, true
 		}
 	}
-	t.Untestable("the target lists no tool that supports tasks (execution.taskSupport optional or required) that mcpcheck may call")
+	t.Untestable(t.policyReason("the target lists no tool that supports tasks (execution.taskSupport optional or required) that mcpcheck may call", tools, func(tl mcp.Tool) bool {
+		return tl.Execution != nil && (tl.Execution.TaskSupport == mcp.TaskOptional || tl.Execution.TaskSupport == mcp.TaskRequired)
+	}))
 	return "", nil, false
 }
 
@@ -452,19 +454,16 @@ var _ = Register(
 			if !t.Require(!t.HasCapability("tasks.requests.tools.call"), "the server declared task support for tools/call") {
 				return
 			}
-			tools, _ := t.Tools()
+			tools, _ := t.policyTools()
 			name := ""
 			var args json.RawMessage
-			for _, i := range featuresReadOnlyFirst(tools) {
-				tl := tools[i]
-				if featuresSafe(tl) && toolsPlainCall(tl) {
-					if a, ok := featuresArgs(tl); ok {
-						name, args = tl.Name, a
-						break
-					}
+			for _, i := range t.toolsCallable(tools, true) {
+				if a, ok := t.toolArgs(tools[i]); ok {
+					name, args = tools[i].Name, a
+					break
 				}
 			}
-			if !t.RequireFixture(name != "", "the target lists no tool that mcpcheck may call with generated arguments") {
+			if !t.RequireFixture(name != "", t.policyReason("the target lists no tool that mcpcheck may call with generated arguments", tools, toolsPlainCall)) {
 				return
 			}
 			c := t.Session()

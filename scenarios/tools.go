@@ -14,10 +14,11 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Tools: names, schemas valid in their dialect, structured output against
-// the outputSchema (arguments generated from the inputSchema), input
-// validation, unknown tools, list changes, and the 2026-07-28 list and
-// x-mcp-header rules. Tools declared destructive are never called.
+// Tools: names, schemas valid in their dialect, input validation, unknown
+// tools, list changes, and the 2026-07-28 list and x-mcp-header rules.
+// The results of called tools are judged in tools_results.go; which tools
+// may be called, and with which arguments, is the run's tool policy
+// (tools_policy.go, tools_args.go).
 
 var toolsNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
 
@@ -77,87 +78,6 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
-		Title:        "a tool with an outputSchema returns structuredContent that conforms to it (arguments generated from its inputSchema)",
-		Requirements: []string{"tools.output-schema.server-conforms"},
-		Proofs: []Proof{
-			{Fault: "output-schema-mismatch", Version: spec.V20251125, Want: reports.Fail},
-			{Fault: "output-schema-mismatch", Version: spec.V20260728, Want: reports.Fail},
-		},
-		Body: func(t *T) {
-			if !t.RequireCapability("tools") {
-				return
-			}
-			tools, _ := t.Tools()
-			var cands []mcp.Tool
-			for _, i := range featuresReadOnlyFirst(tools) {
-				tl := tools[i]
-				if len(tl.OutputSchema) > 0 && string(tl.OutputSchema) != "null" && featuresSafe(tl) && toolsPlainCall(tl) {
-					cands = append(cands, tl)
-				}
-			}
-			if !t.RequireFixture(len(cands) > 0, "the target lists no tool with an outputSchema that mcpcheck may call (not declared destructive, no task required)") {
-				return
-			}
-			c := t.Session()
-			judged := 0
-			for _, tl := range cands {
-				if judged >= 3 {
-					break
-				}
-				if _, known := featuresDialect(tl.OutputSchema); !known {
-					t.Saw("%s: outputSchema in a dialect mcpcheck does not implement; skipped", tl.Name)
-					continue
-				}
-				sch, err := featuresCompile(tl.OutputSchema, "tool-output:"+tl.Name)
-				if err != nil {
-					t.Saw("%s: outputSchema does not compile (tools/output-schema-valid judges it); skipped", tl.Name)
-					continue
-				}
-				args, ok := featuresArgs(tl)
-				if !ok {
-					t.Saw("%s: no arguments conforming to its inputSchema could be generated; skipped", tl.Name)
-					continue
-				}
-				r := t.featuresCallTracked(c.S(), tl.Name, args)
-				if !r.OK() {
-					if r.Error == nil {
-						t.Taint() // an answer may still come
-					}
-					t.Saw("%s with %s: %s; skipped", tl.Name, args, r.Describe())
-					continue
-				}
-				if featuresIsError(r.Result) {
-					t.Saw("%s with %s answered isError: true (structured output is owed only for successful results); skipped", tl.Name, args)
-					continue
-				}
-				judged++
-				var res struct {
-					StructuredContent json.RawMessage `json:"structuredContent"`
-				}
-				_ = json.Unmarshal(r.Result, &res)
-				if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
-					t.Fail(fmt.Sprintf("%s declares an outputSchema, so its successful result carries structuredContent", tl.Name), "the result has no structuredContent")
-					continue
-				}
-				if why := featuresValidate(sch, res.StructuredContent); why != "" {
-					t.Fail(fmt.Sprintf("%s's structuredContent validates against its outputSchema", tl.Name), fmt.Sprintf("structuredContent %s: %s", clip(res.StructuredContent), why))
-					continue
-				}
-				t.Saw("%s(%s): structuredContent conforms", tl.Name, args)
-			}
-			if judged == 0 {
-				if t.Open() {
-					t.Untestable("no tool with an outputSchema gave a successful result to judge")
-				}
-				return
-			}
-			if t.Open() {
-				t.Pass()
-			}
-		},
-	},
-	Def{
 		ID: "tools/unknown-tool", Area: "tools",
 		Title:        "calling a tool the server does not have is refused (a JSON-RPC error, -32602 by the spec's example, or an isError result), never run",
 		Requirements: []string{"security.tools.server-hardening"},
@@ -183,14 +103,11 @@ var _ = Register(
 			if !t.RequireCapability("tools") {
 				return
 			}
-			tools, _ := t.Tools()
+			tools, _ := t.policyTools()
 			var target *mcp.Tool
 			var args map[string]any
-			for _, i := range featuresReadOnlyFirst(tools) {
+			for _, i := range t.toolsCallable(tools, true) {
 				tl := tools[i]
-				if !featuresSafe(tl) || !toolsPlainCall(tl) {
-					continue
-				}
 				var sch struct {
 					Required []string `json:"required"`
 				}
@@ -198,16 +115,17 @@ var _ = Register(
 				if len(sch.Required) == 0 {
 					continue
 				}
-				full, ok := featuresArgs(tl)
+				full, ok := t.toolArgs(tl)
 				if !ok {
 					continue
 				}
+				args = nil
 				_ = json.Unmarshal(full, &args)
 				delete(args, sch.Required[0])
 				target = &tools[i]
 				break
 			}
-			if !t.RequireFixture(target != nil, "the target lists no tool with a required argument that mcpcheck may call") {
+			if !t.RequireFixture(target != nil, t.policyReason("the target lists no tool with a required argument that mcpcheck may call", tools, toolsPlainCall)) {
 				return
 			}
 			c := t.Session()
@@ -384,28 +302,25 @@ var _ = Register(
 			if !t.RequireCapability("tools") {
 				return
 			}
-			tools, _ := t.Tools()
+			tools, _ := t.policyTools()
 			listed := map[string]bool{}
 			for _, tl := range tools {
 				listed[tl.Name] = true
 			}
 			var name, other string
 			var args json.RawMessage
-			for _, i := range featuresReadOnlyFirst(tools) {
+			for _, i := range t.toolsCallable(tools, true) {
 				tl := tools[i]
-				if !featuresSafe(tl) || !toolsPlainCall(tl) {
-					continue
-				}
 				o := toolsSwapCase(tl.Name)
 				if o == tl.Name || listed[o] {
 					continue
 				}
-				if a, ok := featuresArgs(tl); ok {
+				if a, ok := t.toolArgs(tl); ok {
 					name, other, args = tl.Name, o, a
 					break
 				}
 			}
-			if !t.RequireFixture(name != "", "the target lists no tool with letters in its name that mcpcheck may call") {
+			if !t.RequireFixture(name != "", t.policyReason("the target lists no tool with letters in its name that mcpcheck may call", tools, toolsPlainCall)) {
 				return
 			}
 			c := t.Session()

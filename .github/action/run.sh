@@ -83,6 +83,10 @@ fi
 if [ -n "${INPUT_LABEL_FILTER:-}" ]; then
 	args+=(--label-filter "$INPUT_LABEL_FILTER")
 fi
+args+=(--call-tools "${INPUT_CALL_TOOLS:-safe}")
+if [ -n "${INPUT_TOOL_ARGS:-}" ]; then
+	args+=(--tool-args "$INPUT_TOOL_ARGS")
+fi
 while IFS= read -r line; do
 	line=$(echo "$line" | tr -d '[:space:]')
 	case "$line" in

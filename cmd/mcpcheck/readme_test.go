@@ -176,7 +176,16 @@ func TestREADMEExamplesRun(t *testing.T) {
 		`mcpcheck spec show lifecycle.initialize.first-interaction`:                                          {},
 		`mcpcheck spec coverage --role client --json`:                                                        {},
 		`mcpcheck version`: {},
-		`mcpcheck server --stdio "node build/index.js" --format text,json,html,md --out mcpcheck-out/`:                                                       {replace: []string{"node build/index.js", ref}, bound: ping},
+		`mcpcheck server --stdio "node build/index.js" --format text,json,html,md --out mcpcheck-out/`: {replace: []string{"node build/index.js", ref}, bound: ping},
+		`mcpcheck server --stdio "node build/index.js" --call-tools all --tool-args tool-args.json`: {
+			replace: []string{"node build/index.js", ref}, bound: []string{"--label-filter", "area:tools", "--protocol", "2025-11-25"},
+			setup: func(t *testing.T, dir string) []string {
+				if err := os.WriteFile(filepath.Join(dir, "tool-args.json"), []byte(`{"ref_structured": [{"a": 1, "b": 2}, {"a": -1, "b": 0.5}]}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return nil
+			},
+		},
 		`mcpcheck baseline write mcpcheck-out/mcpcheck-server.json --reason "known: #42, cursors are not stable yet" --out .mcpcheck/expected-failures.json`: {},
 		`mcpcheck server --stdio "node build/index.js" --baseline .mcpcheck/expected-failures.json`:                                                          {replace: []string{"node build/index.js", ref}, bound: ping},
 		`mcpcheck server --stdio "./my-server" --shard 2/4 --out shard-2 --format json`:                                                                      {replace: []string{"./my-server", ref}, bound: base},

@@ -37,6 +37,13 @@ Flags:
   --quiet D                watch D for what must not arrive once an exchange settled (default
                            250ms; at least 3 times the target's typical answer time, at most
                            --timeout); longer catches later strays. The report states it
+  --call-tools P           which tools the checks call black-box: safe (default: every tool not
+                           annotated destructive), all, or NAME,NAME,... (only those); every
+                           called tool's result is judged, and tools the policy skips are
+                           reported untestable, never as passing
+  --tool-args FILE         arguments for the tool calls, JSON: {"tool": {...}} or
+                           {"tool": [{...}, {...}]} (one call per object); tools without an
+                           entry get arguments generated from their inputSchema
   --parallel N             checks run at the same time (default 4 over HTTP; over stdio the
                            cores, 4 to 8); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
@@ -87,6 +94,8 @@ type serverOptions struct {
 	parallel int
 	// quiet is --quiet, the silence window.
 	quiet time.Duration
+	// tools is --call-tools and --tool-args.
+	tools scenarios.ToolPolicy
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -126,6 +135,8 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	strict := fs.Bool("strict", false, "")
 	shard := fs.String("shard", "", "")
 	parallel := fs.Int("parallel", 0, "")
+	callTools := fs.String("call-tools", "safe", "")
+	toolArgs := fs.String("tool-args", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -144,6 +155,9 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	}
 	var err error
 	if o.shard.K, o.shard.N, err = parseShard("server", *shard); err != nil {
+		return o, err
+	}
+	if o.tools, err = parseToolPolicy(*callTools, *toolArgs); err != nil {
 		return o, err
 	}
 	if *labelFilter != "" {
@@ -208,6 +222,21 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		return o, usagef("server: --format %s writes files: give --out DIR", *format)
 	}
 	return o, nil
+}
+
+// parseToolPolicy reads --call-tools and --tool-args.
+func parseToolPolicy(calls, argsFile string) (scenarios.ToolPolicy, error) {
+	p, err := scenarios.ParseToolPolicy(calls)
+	if err != nil {
+		return p, usagef("server: %v", err)
+	}
+	if argsFile != "" {
+		if p.Args, err = scenarios.ReadToolArgs(argsFile); err != nil {
+			return p, usagef("server: %v", err)
+		}
+		p.ArgsFile = argsFile
+	}
+	return p, nil
 }
 
 // flagSet reports whether the command line set the flag name.
@@ -303,10 +332,12 @@ func runServerSuite(e *env, o serverOptions) error {
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 		Shard:       o.shard,
 		Parallel:    o.parallel,
+		ToolPolicy:  o.tools,
 	})
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	unreachable := errors.Is(err, scenarios.ErrUnreachable) && len(res.Report.Checks) > 0
-	if err != nil && !interrupted && !unreachable {
+	badPolicy := errors.Is(err, scenarios.ErrToolPolicy)
+	if err != nil && !interrupted && !unreachable && !badPolicy {
 		if strings.Contains(err.Error(), "label filter") {
 			return usagef("server: --label-filter: %v", err)
 		}
@@ -327,6 +358,10 @@ func runServerSuite(e *env, o serverOptions) error {
 	if unreachable {
 		// The reports say, check by check, what the target did instead.
 		return harnessError{fmt.Errorf("server: %w", err)}
+	}
+	if badPolicy {
+		// The run is reported, but it did not call what the user asked.
+		return usagef("server: %v", err)
 	}
 	return judgeRun(&run, res.Problems, o.explicitVersions, o.strict)
 }

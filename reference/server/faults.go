@@ -270,6 +270,12 @@ var faultTable = []Fault{
 	{FaultToolNameWithSpace, "tools.name.allowed-characters", "test_simple_text is listed as \"test simple text\", a name with spaces", Rewrite},
 	{FaultOutputSchemaInvalid, "base.schema.schemas-valid", "ref_structured is listed with an outputSchema that is not a valid JSON Schema (an unknown type)", Rewrite},
 	{FaultDuplicateXMCPHeader, "tools.x-mcp-header.unique-per-schema", "ref_header_params annotates two properties with the same x-mcp-header name", Rewrite},
+	// Tool results (faults_toolresults.go).
+	{FaultToolResultNoContent, "base.jsonrpc.messages-are-jsonrpc-2", "tools/call results (and tasks/result of tool tasks) are sent without their content member", Rewrite},
+	{FaultToolResultUnknownType, "base.jsonrpc.messages-are-jsonrpc-2", `the first content block of tool results has type "html", which no MCP version defines`, Rewrite},
+	{FaultToolErrorAsProtocolError, "tools.result.execution-errors-in-result", "a tool that fails in execution (a result with isError: true, test_error_handling's) is answered with a JSON-RPC -32603 error instead", Rewrite},
+	{FaultStructuredNotMirrored, "tools.result.structured-text-mirror", "tool results with structuredContent carry prose in their text block instead of the serialized JSON", Rewrite},
+	{FaultEmbeddedUndeclared, "tools.result.embedded-resources-imply-capability", "the resources capability is not declared, though tool results embed resources", Rewrite},
 
 	// 2026-07-28 base rules, logging security and implementation-info neutrality.
 	{FaultReservedCodeMisused, "base.error-code.reserved-range-defined-meaning", "an unknown 2026-07-28 method is refused with -32021 (missing client capability) and no requiredCapabilities", Hook},

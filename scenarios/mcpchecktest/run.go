@@ -40,6 +40,13 @@ type Options struct {
 	Strict bool
 	// Verbose keeps the wire transcripts of passing checks too.
 	Verbose bool
+	// ToolPolicy says which of the server's tools the checks call and
+	// with which arguments, as mcpcheck server --call-tools and
+	// --tool-args do: the zero value calls every tool not annotated
+	// destructive, with arguments generated from its inputSchema;
+	// scenarios.ToolPolicy{Calls: scenarios.CallAll} calls them all. A
+	// tool it names that the server does not list makes Run fail.
+	ToolPolicy scenarios.ToolPolicy
 
 	// only, when set, runs just these check IDs (TestServer sets it from
 	// the -run pattern).
@@ -81,6 +88,7 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		Session:     session.Config{Timeout: opts.Timeout},
 		RunTimeout:  opts.Deadline,
 		Verbose:     opts.Verbose,
+		ToolPolicy:  opts.ToolPolicy,
 		Tool:        reports.Tool{Name: "mcpcheck (mcpchecktest)", Version: moduleVersion()},
 		// Ginkgo's RunSpecs runs once per process and may already belong
 		// to the caller's own suites: run the checks directly.

@@ -1,0 +1,75 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// TestToolArgsGenerated: for each inputSchema the generator finds
+// arguments that validate against it (featuresArgsWhy validates every
+// candidate), minimal where the case says so; a schema with no instance is
+// reported with the reason, never given arguments.
+func TestToolArgsGenerated(t *testing.T) {
+	cases := []struct {
+		name, schema string
+		want         string // the exact arguments, when it matters
+	}{
+		{"empty", `{"type":"object"}`, `{}`},
+		{"null schema", `null`, `{}`},
+		{"required only", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"]}`, `{"a":"mcpcheck"}`},
+		{"enum first", `{"type":"object","properties":{"k":{"enum":["x","y"]}},"required":["k"]}`, `{"k":"x"}`},
+		{"const", `{"type":"object","properties":{"k":{"const":42}},"required":["k"]}`, `{"k":42}`},
+		{"integer bounds", `{"type":"object","properties":{"n":{"type":"integer","minimum":5,"maximum":9}},"required":["n"]}`, `{"n":5}`},
+		{"exclusive bounds", `{"type":"object","properties":{"n":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":0.5}},"required":["n"]}`, `{"n":0.25}`},
+		{"multipleOf", `{"type":"object","properties":{"n":{"type":"integer","minimum":4,"multipleOf":3}},"required":["n"]}`, `{"n":6}`},
+		{"draft-04 exclusive", `{"$schema":"http://json-schema.org/draft-04/schema","type":"object","properties":{"n":{"type":"integer","minimum":0,"exclusiveMinimum":true}},"required":["n"]}`, `{"n":1}`},
+		{"max length", `{"type":"object","properties":{"s":{"type":"string","maxLength":3}},"required":["s"]}`, `{"s":"mcp"}`},
+		{"min length", `{"type":"object","properties":{"s":{"type":"string","minLength":10}},"required":["s"]}`, `{"s":"mcpcheckxx"}`},
+		{"pattern", `{"type":"object","properties":{"s":{"type":"string","pattern":"^[A-Z]{3}-\\d{4}$"}},"required":["s"]}`, `{"s":"AAA-0000"}`},
+		{"format", `{"type":"object","properties":{"u":{"type":"string","format":"uri"},"d":{"type":"string","format":"date-time"}},"required":["u","d"]}`, `{"d":"2025-01-01T00:00:00Z","u":"test://mcpcheck"}`},
+		{"array minItems unique enum", `{"type":"object","properties":{"a":{"type":"array","minItems":2,"uniqueItems":true,"items":{"enum":["p","q","r"]}}},"required":["a"]}`, `{"a":["p","q"]}`},
+		{"nested object", `{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"boolean"}},"required":["x"]}},"required":["o"]}`, `{"o":{"x":false}}`},
+		{"local ref", `{"type":"object","$defs":{"pos":{"type":"integer","minimum":1}},"properties":{"n":{"$ref":"#/$defs/pos"}},"required":["n"]}`, `{"n":1}`},
+		{"draft-07 definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string","minLength":2}},"type":"object","properties":{"s":{"$ref":"#/definitions/s"}},"required":["s"]}`, ``},
+		{"type list", `{"type":"object","properties":{"v":{"type":["null","integer"],"minimum":2}},"required":["v"]}`, `{"v":2}`},
+		{"oneOf first viable", `{"type":"object","properties":{"v":{"oneOf":[{"type":"string","maxLength":0,"minLength":1},{"type":"integer","minimum":7}]}},"required":["v"]}`, `{"v":7}`},
+		{"anyOf over required", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, `{"a":"mcpcheck"}`},
+		{"conformance 2020-12 tool", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":false,"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]}}`, `{"email":"mcpcheck"}`},
+		{"default first", `{"type":"object","properties":{"n":{"type":"integer","default":3}},"required":["n"]}`, `{"n":3}`},
+		{"bad default skipped", `{"type":"object","properties":{"n":{"type":"integer","minimum":5,"default":"x"}},"required":["n"]}`, `{"n":5}`},
+		{"knob set small", `{"type":"object","properties":{"durationMs":{"type":"integer"},"seconds":{"type":"number","minimum":0}}}`, `{"durationMs":1,"seconds":1}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, why := featuresArgsWhy(mcp.Tool{Name: "t", InputSchema: json.RawMessage(c.schema)})
+			if why != "" {
+				t.Fatalf("no arguments: %s", why)
+			}
+			if c.want != "" && string(b) != c.want {
+				t.Errorf("arguments %s, want %s", b, c.want)
+			}
+		})
+	}
+}
+
+// TestToolArgsNoInstance: schemas that admit no instance the generator can
+// make get a reason, not arguments.
+func TestToolArgsNoInstance(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":false},"required":["a"]}`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":3,"maximum":2}},"required":["n"]}`,
+		`{"type":"string"}`,
+	} {
+		b, why := featuresArgsWhy(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)})
+		if why == "" {
+			t.Errorf("%s: got arguments %s, want none", schema, b)
+			continue
+		}
+		if !strings.Contains(why, "generated") && !strings.Contains(why, "compile") {
+			t.Errorf("%s: reason %q does not say what was tried", schema, why)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+func TestParseToolPolicy(t *testing.T) {
+	for in, want := range map[string]string{"": "safe", "safe": "safe", " all ": "all", "a": "a", "a, b,a": "a,b"} {
+		p, err := ParseToolPolicy(in)
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		if p.String() != want {
+			t.Errorf("%q reads as %q, want %q", in, p.String(), want)
+		}
+	}
+	for _, in := range []string{"a,,b", "safe,a", "a,all", ","} {
+		if _, err := ParseToolPolicy(in); err == nil {
+			t.Errorf("%q was accepted", in)
+		} else if !strings.Contains(err.Error(), "give safe, all") {
+			t.Errorf("%q: the error %q does not say what to give", in, err)
+		}
+	}
+	if err := (ToolPolicy{Calls: "some"}).Validate(); err == nil {
+		t.Errorf("an unknown policy kind validates")
+	}
+	if err := (ToolPolicy{Calls: CallNamed}).Validate(); err == nil {
+		t.Errorf("a named policy without names validates")
+	}
+}
+
+func TestParseToolArgs(t *testing.T) {
+	args, err := ParseToolArgs([]byte(`{"echo": {"text": "hi"}, "add": [{"a": 1}, {"a": 2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(args["echo"]) != 1 || string(args["echo"][0]) != `{"text": "hi"}` || len(args["add"]) != 2 {
+		t.Errorf("parsed %v", args)
+	}
+	for doc, says := range map[string]string{
+		`[]`:                     "not a JSON object",
+		`{"echo": "hi"}`:         `give an object, or an array of objects`,
+		`{"echo": [1]}`:          "not a JSON object; each call's arguments are an object",
+		`{"echo": []}`:           "empty list",
+		`{"": {}}`:               "empty tool name",
+		`{"echo": {}} {"x": {}}`: "more than one JSON value",
+		`{"echo": {`:             "not a JSON object",
+	} {
+		_, err := ParseToolArgs([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: error %v, want one saying %q", doc, err, says)
+		}
+	}
+	if _, err := ReadToolArgs(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "readable JSON file") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+func TestToolPolicyAllows(t *testing.T) {
+	yes, no := true, false
+	destructive := mcp.Tool{Name: "rm", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}
+	readOnly := mcp.Tool{Name: "ls", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: &yes, DestructiveHint: &yes}}
+	plain := mcp.Tool{Name: "echo"}
+	kind := mcp.Tool{Name: "touch", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no}}
+	cases := []struct {
+		p    ToolPolicy
+		tool mcp.Tool
+		want bool
+	}{
+		{ToolPolicy{}, destructive, false},
+		{ToolPolicy{}, readOnly, true},
+		{ToolPolicy{}, plain, true},
+		{ToolPolicy{}, kind, true},
+		{ToolPolicy{Calls: CallAll}, destructive, true},
+		{ToolPolicy{Calls: CallNamed, Names: []string{"rm"}}, destructive, true},
+		{ToolPolicy{Calls: CallNamed, Names: []string{"rm"}}, plain, false},
+	}
+	for _, c := range cases {
+		if got, _ := c.p.allows(c.tool); got != c.want {
+			t.Errorf("policy %s, tool %s: allows %v, want %v", c.p, c.tool.Name, got, c.want)
+		}
+	}
+}
+
+// TestReferenceCleanUnderEveryPolicy runs the suite against the reference
+// server with --call-tools all in every version, and the tools checks with
+// a list of names and with --tool-args: nothing fails, warns or errors,
+// and the report states the policy. A policy naming a tool the server
+// does not list makes the run an error that says so.
+func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	clean := func(t *testing.T, res Result) {
+		t.Helper()
+		n := 0
+		for _, c := range res.Report.Checks {
+			switch c.Outcome {
+			case reports.Fail, reports.Warn, reports.Error:
+				t.Errorf("%s [%s] %s\n  expected: %s\n  actual: %s\n  reason: %s", c.Outcome, c.Version, c.ID, c.Expected, c.Actual, c.Reason)
+			case reports.Pass:
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("nothing passed")
+		}
+	}
+	t.Run("all", func(t *testing.T) {
+		res := runReference(t, Config{Direct: true, ToolPolicy: ToolPolicy{Calls: CallAll}})
+		clean(t, res)
+		if p := res.Report.ToolPolicy; p == nil || p.Calls != "all" {
+			t.Errorf("the report states the policy as %+v, want all", p)
+		}
+		wantPass(t, res, "tools/call-results", spec.V20251125)
+	})
+	only := []string{"tools/call-results", "tools/structured-output", "tools/input-validation", "tools/case-sensitive-names", "progress/increasing", "tasks/undeclared-ignored"}
+	t.Run("names", func(t *testing.T) {
+		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "test_simple_text", "ref_task_required"}}
+		res := runReference(t, Config{Direct: true, Only: only, ToolPolicy: p})
+		clean(t, res)
+		wantPass(t, res, "tools/call-results", spec.V20251125)
+		wantPass(t, res, "tools/structured-output", spec.V20251125)
+	})
+	t.Run("args", func(t *testing.T) {
+		p := ToolPolicy{Calls: CallAll, ArgsFile: "args.json", Args: map[string][]json.RawMessage{
+			"ref_structured": {json.RawMessage(`{"a":2,"b":3}`), json.RawMessage(`{"a":-1,"b":0.5}`)},
+		}}
+		res := runReference(t, Config{Direct: true, Only: only, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}})
+		clean(t, res)
+		c := wantPass(t, res, "tools/structured-output", spec.V20251125)
+		if !strings.Contains(c.Actual, `ref_structured({"a":-1,"b":0.5})`) {
+			t.Errorf("the second argument set given was not used: %s", c.Actual)
+		}
+	})
+	t.Run("unknown name", func(t *testing.T) {
+		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "no_such_tool"}}
+		cfg := Config{Direct: true, Only: []string{"tools/call-results"}, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}}
+		cfg.Target = referenceTarget(t)
+		cfg.Session = session.Config{Timeout: 5 * time.Second}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := Run(ctx, cfg)
+		if !errors.Is(err, ErrToolPolicy) || !strings.Contains(err.Error(), `--call-tools names "no_such_tool"`) || !strings.Contains(err.Error(), "ref_structured") {
+			t.Errorf("run error %v; want one naming no_such_tool and listing the server's tools", err)
+		}
+		if len(res.Report.Checks) == 0 {
+			t.Errorf("the run with a bad name has no report")
+		}
+	})
+}
+
+// wantPass fails unless check id passed in version v, and returns it.
+func wantPass(t *testing.T, res Result, id string, v spec.Version) reports.Check {
+	t.Helper()
+	for _, c := range res.Report.Checks {
+		if c.ID == id && c.Version == v {
+			if c.Outcome != reports.Pass {
+				t.Errorf("%s [%s]: %s (%s), want pass", id, v, c.Outcome, c.Reason)
+			}
+			return c
+		}
+	}
+	t.Errorf("%s [%s] did not run", id, v)
+	return reports.Check{}
+}

@@ -1,0 +1,428 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+	"github.com/mcpcheck/mcpcheck/spec/schema"
+)
+
+// Tool results: every tool the run's policy lets mcpcheck call is called
+// (with the arguments --tool-args gives, or generated from its
+// inputSchema) and every answer judged: the CallToolResult schema of the
+// version (content present, each block of a type the version defines), a
+// failure of the tool itself answered as a result with isError rather
+// than a JSON-RPC error, embedded resources only from a server that
+// declares resources, and, for tools with an outputSchema, structuredContent
+// that conforms to it and is mirrored in a text block. Tools the policy
+// leaves out, and tools no arguments could be found for, are reported:
+// such a check is untestable, never a pass.
+
+// maxToolsCalled bounds how many tools one check calls in a version: a
+// list of 200,000 tools is judged on its first ones.
+const maxToolsCalled = 100
+
+// errorFixture is the official conformance fixture that always fails as a
+// tool execution error.
+const errorFixture = "test_error_handling"
+
+var _ = Register(
+	// Exclusive: it calls every tool the policy allows, and tools change
+	// what every session shares (lists, subscriptions, listeners).
+	Def{
+		ID: "tools/call-results", Exclusive: true, Area: "tools",
+		Title: "every tool the policy lets mcpcheck call answers with a result that conforms to the version's CallToolResult schema, " +
+			"reports its own failures in the result (isError) rather than as a JSON-RPC error, and embeds resources only when it declares resources",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"},
+		Proofs: []Proof{
+			{Fault: "tool-result-no-content", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "tool-result-no-content", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "tool-result-unknown-content-type", Version: spec.V20250618, Want: reports.Fail},
+			{Fault: "tool-error-as-protocol-error", Version: spec.V20251125, Want: reports.Warn},
+			{Fault: "tool-error-as-protocol-error", Version: spec.V20241105, Want: reports.Warn},
+			{Fault: "embedded-resources-undeclared", Version: spec.V20251125, Want: reports.Warn},
+		},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, ok := t.policyTools()
+			if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
+				return
+			}
+			if !t.Require(len(tools) > 0, "the server lists no tools") {
+				return
+			}
+			idx := t.toolsCallable(tools, false)
+			var left []string
+			all := func(mcp.Tool) bool { return true }
+			if skipped := t.toolsSkipped(tools, all); skipped != "" {
+				left = append(left, skipped)
+			}
+			if unnamed := t.toolsUnnamed(tools, all); unnamed != "" {
+				t.Saw("%s (not called, by the user's choice)", unnamed)
+			}
+			for _, name := range t.toolsNotListed(tools) {
+				t.Saw("%s: named by the tool policy, but not listed in %s", name, t.Version())
+			}
+			if !t.RequireFixture(len(idx) > 0, t.policyReason("the policy lets mcpcheck call none of the listed tools", tools, all)) {
+				return
+			}
+			if len(idx) > maxToolsCalled {
+				left = append(left, fmt.Sprintf("the first %d of %d callable tools were called, the rest not (a bound on the harness's work)", maxToolsCalled, len(idx)))
+				idx = idx[:maxToolsCalled]
+			}
+			s, ok := t.toolsSession()
+			if !ok {
+				return
+			}
+			judged := 0
+			for _, i := range idx {
+				tl := tools[i]
+				sets, given, why := t.toolArgSets(tl)
+				if len(sets) == 0 {
+					left = append(left, fmt.Sprintf("%s: %s", tl.Name, why))
+					continue
+				}
+				// Before 2025-11-25 there are no tasks: execution means
+				// nothing to a client of the version, which calls plainly.
+				task := !toolsPlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
+				if task && (t.Version() != spec.V20251125 || !t.HasCapability("tasks.requests.tools.call")) {
+					left = append(left, fmt.Sprintf("%s: its execution.taskSupport is required, so it is never called plainly, and mcpcheck runs tools as tasks only in 2025-11-25 with tasks.requests.tools.call declared", tl.Name))
+					continue
+				}
+				for _, args := range sets {
+					if t.toolsJudgeCall(s, tl, args, given, task, &left) {
+						judged++
+					}
+				}
+			}
+			if len(left) > 0 {
+				// Violations found win over untestable (harness.Check).
+				t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, "answer", "answers"), strings.Join(left, "; ")))
+				return
+			}
+			if judged == 0 {
+				t.Untestable("no tool answered, so no result was judged")
+				return
+			}
+			if t.Open() {
+				t.Saw("%d answers judged", judged)
+				t.Pass()
+			}
+		},
+	},
+	Def{
+		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
+		Title: "every callable tool with an outputSchema returns structuredContent that conforms to it, " +
+			"mirrored as serialized JSON in a text block (arguments from --tool-args or generated from its inputSchema)",
+		Requirements: []string{"tools.output-schema.server-conforms", "tools.result.structured-text-mirror"},
+		Proofs: []Proof{
+			{Fault: "output-schema-mismatch", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "output-schema-mismatch", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "structured-text-not-mirrored", Version: spec.V20250618, Want: reports.Warn},
+		},
+		Body: func(t *T) {
+			if !t.RequireCapability("tools") {
+				return
+			}
+			tools, _ := t.policyTools()
+			withOutput := func(tl mcp.Tool) bool {
+				return len(tl.OutputSchema) > 0 && string(tl.OutputSchema) != "null" && toolsPlainCall(tl)
+			}
+			var cands []mcp.Tool
+			for _, i := range t.toolsCallable(tools, true) {
+				if withOutput(tools[i]) {
+					cands = append(cands, tools[i])
+				}
+			}
+			if !t.RequireFixture(len(cands) > 0, t.policyReason("the target lists no tool with an outputSchema that mcpcheck may call (no task required)", tools, withOutput)) {
+				return
+			}
+			var left []string
+			if skipped := t.toolsSkipped(tools, withOutput); skipped != "" {
+				left = append(left, skipped)
+			}
+			if unnamed := t.toolsUnnamed(tools, withOutput); unnamed != "" {
+				t.Saw("%s (not called, by the user's choice)", unnamed)
+			}
+			if len(cands) > maxToolsCalled {
+				left = append(left, fmt.Sprintf("the first %d of %d tools with an outputSchema were called", maxToolsCalled, len(cands)))
+				cands = cands[:maxToolsCalled]
+			}
+			c := t.Session()
+			judged := 0
+			for _, tl := range cands {
+				if _, known := featuresDialect(tl.OutputSchema); !known {
+					left = append(left, tl.Name+": outputSchema in a dialect mcpcheck does not implement")
+					continue
+				}
+				sch, err := featuresCompile(tl.OutputSchema, "tool-output:"+tl.Name)
+				if err != nil {
+					left = append(left, tl.Name+": outputSchema does not compile (tools/output-schema-valid judges it)")
+					continue
+				}
+				sets, _, why := t.toolArgSets(tl)
+				if len(sets) == 0 {
+					left = append(left, tl.Name+": "+why)
+					continue
+				}
+				for _, args := range sets {
+					r := t.featuresCallTracked(c.S(), tl.Name, args)
+					if !r.OK() {
+						if r.Error == nil {
+							t.Taint() // an answer may still come
+						}
+						left = append(left, fmt.Sprintf("%s(%s): %s", tl.Name, clip(args), r.Describe()))
+						continue
+					}
+					if featuresIsError(r.Result) {
+						left = append(left, fmt.Sprintf("%s(%s) answered isError: true (structured output is owed only for successful results)", tl.Name, clip(args)))
+						continue
+					}
+					judged++
+					var res struct {
+						StructuredContent json.RawMessage   `json:"structuredContent"`
+						Content           []json.RawMessage `json:"content"`
+					}
+					_ = json.Unmarshal(r.Result, &res)
+					if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
+						t.Violation("tools.output-schema.server-conforms", fmt.Sprintf("%s declares an outputSchema, so its successful result carries structuredContent", tl.Name),
+							fmt.Sprintf("%s(%s): the result has no structuredContent: %s", tl.Name, clip(args), clip(r.Result)))
+						continue
+					}
+					if why := featuresValidate(sch, res.StructuredContent); why != "" {
+						t.Violation("tools.output-schema.server-conforms", fmt.Sprintf("%s's structuredContent validates against its outputSchema", tl.Name),
+							fmt.Sprintf("%s(%s): structuredContent %s: %s", tl.Name, clip(args), clip(res.StructuredContent), why))
+						continue
+					}
+					if !toolsMirrored(res.StructuredContent, res.Content) {
+						t.Violation("tools.result.structured-text-mirror", fmt.Sprintf("%s's result also holds its structuredContent, serialized, in a text block", tl.Name),
+							fmt.Sprintf("%s(%s): no text block parses as the JSON of structuredContent %s; content %s", tl.Name, clip(args), clip(res.StructuredContent), clip(mustJSON(res.Content))))
+						continue
+					}
+					t.Saw("%s(%s): structuredContent conforms and is mirrored in a text block", tl.Name, clip(args))
+				}
+			}
+			if len(left) > 0 {
+				t.Untestable(fmt.Sprintf("%d structured %s judged; not judged: %s", judged, plural(judged, "result", "results"), strings.Join(left, "; ")))
+				return
+			}
+			if judged == 0 {
+				t.Untestable("no tool with an outputSchema gave a successful result to judge")
+				return
+			}
+			if t.Open() {
+				t.Pass()
+			}
+		},
+	},
+)
+
+// toolsSession opens the session the tools are called on: a connection
+// of its own (closed at the end of the check, so over stdio the state the
+// calls leave goes with its process) whose client declares no
+// capabilities, so that no tool waits for an answer the client may not be
+// able to give (over streamable HTTP with plain JSON answers a request to
+// the client has nowhere to go); a tool that needs one answers without
+// it, or is refused, and is judged so.
+func (t *T) toolsSession() (Sess, bool) {
+	c := t.Fresh()
+	none := mcp.ClientCapabilities{}
+	if c.Stateless != nil {
+		cfg := c.Stateless.Config()
+		cfg.Capabilities = &none
+		c.Stateless.Detach()
+		s := session.NewStateless(c.Conn, cfg)
+		if _, _, err := s.Discover(t.Ctx); err != nil {
+			t.Error(fmt.Errorf("server/discover on the connection for the tool calls: %v", err))
+			return nil, false
+		}
+		return s, true
+	}
+	cfg := c.Stateful.Config()
+	cfg.Capabilities = &none
+	c.Stateful.Detach()
+	s := session.NewStateful(c.Conn, cfg)
+	if _, err := s.Open(t.Ctx); err != nil {
+		t.Error(fmt.Errorf("the handshake of the connection for the tool calls (a client declaring no capabilities): %v", err))
+		return nil, false
+	}
+	return s, true
+}
+
+// toolsJudgeCall calls tl once with args (as a task when task is set) and
+// judges the answer; it reports whether there was an answer to judge, and
+// adds to left why not.
+func (t *T) toolsJudgeCall(s Sess, tl mcp.Tool, args json.RawMessage, given, task bool, left *[]string) bool {
+	call := fmt.Sprintf("%s(%s)", tl.Name, clip(args))
+	var r session.Reply
+	def := ""
+	if task {
+		cr := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(tl.Name, args, map[string]any{"ttl": 60000}))
+		w, ok := rules.CreatedTask(cr.Result)
+		id, idOK := w.ID()
+		if !cr.OK() || !ok || !idOK {
+			*left = append(*left, fmt.Sprintf("%s as a task: no CreateTaskResult with a taskId (%s; the tasks checks judge it)", call, cr.Describe()))
+			return false
+		}
+		r = t.tasksResult(s, id)
+		call += " as task " + id
+		def = "CallToolResult"
+	} else {
+		r = t.featuresCallTracked(s, tl.Name, args)
+	}
+	switch {
+	case r.Error != nil:
+		t.toolsJudgeError(s, tl, call, args, given, r.Error)
+		return true
+	case !r.OK():
+		*left = append(*left, fmt.Sprintf("%s: %s", call, r.Describe()))
+		return false
+	}
+	t.toolsJudgeResult(tl, call, def, r.Result)
+	return true
+}
+
+// toolsJudgeError judges a JSON-RPC error answering a call of a listed
+// tool: a protocol error is the answer for an unknown tool, a malformed
+// request or a server error; a failure of the tool itself belongs in the
+// result (isError). Black-box, two failures are known to be the tool's:
+// the conformance fixture that always fails in execution, and, from
+// 2025-11-25 (where input validation errors are tool execution errors),
+// an Invalid params error to a call whose arguments conform to the
+// tool's inputSchema.
+func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessage, given bool, e *jsonrpc.ErrorObject) {
+	got := fmt.Sprintf("%s: JSON-RPC error %d %q", call, e.Code, e.Message)
+	switch {
+	case tl.Name == errorFixture:
+		t.Violation("tools.result.execution-errors-in-result", errorFixture+" fails in execution by design (the conformance fixture), so its failure is a result with isError: true, not a JSON-RPC error", got)
+	case e.Code == jsonrpc.InvalidParams && t.Version().Compare(spec.V20251125) >= 0 && toolsArgsConform(tl, args, given):
+		// An earlier call (of this check, or another client's over
+		// HTTP) may have changed the list: an unknown tool is a
+		// protocol error.
+		if still, err := t.toolsStillListed(s, tl.Name); err != nil || !still {
+			t.Saw("%s, and tools/list no longer lists %s (or could not tell: %v): a protocol error for an unknown tool is right", got, tl.Name, err)
+			return
+		}
+		t.Violation("tools.result.execution-errors-in-result",
+			fmt.Sprintf("from 2025-11-25 input validation errors are tool execution errors, answered with a result with isError: true; the arguments of %s conform to its inputSchema, so the request was not malformed", tl.Name), got)
+	default:
+		t.Saw("%s (a protocol error: permitted for an unknown tool, a malformed request or a server error)", got)
+	}
+}
+
+// toolsStillListed lists the tools again and reports whether name is
+// among them.
+func (t *T) toolsStillListed(s Sess, name string) (bool, error) {
+	items, err := t.featuresWalk(s, spec.MethodToolsList, "tools")
+	if err != nil {
+		return false, err
+	}
+	for _, n := range featuresNames(items, "name") {
+		if n == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// toolsArgsConform reports whether args validate against tl's inputSchema
+// (generated arguments always do).
+func toolsArgsConform(tl mcp.Tool, args json.RawMessage, given bool) bool {
+	if !given {
+		return true
+	}
+	if _, known := featuresDialect(tl.InputSchema); !known {
+		return false
+	}
+	sch, err := featuresCompile(tl.InputSchema, "tool-input:"+tl.Name)
+	return err == nil && featuresValidate(sch, args) == ""
+}
+
+// toolsJudgeResult judges a tools/call result (or, def "CallToolResult",
+// the tasks/result of a task-augmented call): the version's schema, and
+// embedded resources only with the resources capability.
+func (t *T) toolsJudgeResult(tl mcp.Tool, call, def string, raw json.RawMessage) {
+	v := t.Version()
+	var vs []schema.Violation
+	if def != "" {
+		vs = schema.ValidateDef(v, def, raw)
+	} else {
+		env := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":`), bytes.TrimSpace(raw)...), '}')
+		vs = schema.Validate(v, spec.ServerToClient, spec.MethodToolsCall, env)
+	}
+	for i, x := range vs {
+		if i == 5 {
+			t.Saw("%s: %d schema violations in all, the first 5 reported", call, len(vs))
+			break
+		}
+		t.Violation("base.jsonrpc.messages-are-jsonrpc-2",
+			fmt.Sprintf("the result of %s conforms to the %s CallToolResult schema (a content array, each block of a type %s defines)", tl.Name, v, v),
+			fmt.Sprintf("%s: %s at %s in %s", call, x.Message, orRoot(x.Pointer), clip(raw)))
+	}
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal(raw, &res)
+	types := make([]string, 0, len(res.Content))
+	embedded := false
+	for _, b := range res.Content {
+		types = append(types, b.Type)
+		embedded = embedded || b.Type == "resource"
+	}
+	if embedded && v.Compare(spec.V20250618) >= 0 && !t.HasCapability("resources") {
+		t.Violation("tools.result.embedded-resources-imply-capability", "a server whose tool results embed resources declares the resources capability",
+			fmt.Sprintf("%s returned an embedded resource block, and the server declared no resources capability in %s", call, v))
+	}
+	if len(vs) == 0 {
+		t.Saw("%s: isError %v, content [%s]: conforms", call, res.IsError, strings.Join(types, ", "))
+	}
+}
+
+// toolsMirrored reports whether a text block of content holds the JSON of
+// structured (any serialization of an equal value).
+func toolsMirrored(structured json.RawMessage, content []json.RawMessage) bool {
+	var want any
+	if json.Unmarshal(structured, &want) != nil {
+		return false
+	}
+	for _, raw := range content {
+		var b struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &b) != nil || b.Type != "text" {
+			continue
+		}
+		var got any
+		if json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "the result"
+	}
+	return ptr
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
