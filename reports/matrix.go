@@ -253,6 +253,8 @@ type matrixServerJSON struct {
 	Headline    string         `json:"headline"`
 	Counts      Counts         `json:"counts"`
 	Problems    []string       `json:"problems,omitempty"`
+	// ToolCalls is the run's tool-call policy (ToolPolicy.String).
+	ToolCalls string `json:"toolCalls,omitempty"`
 	// Violated is MatrixServer.Violations.
 	Violated []MatrixViolation `json:"violated"`
 }
@@ -277,7 +279,7 @@ func (m *Matrix) WriteJSON(w io.Writer) error {
 	for _, s := range m.Servers {
 		sj := matrixServerJSON{
 			Name: s.Name, Description: s.Description, Transport: printable(s.Run.Transport), Versions: s.Run.Versions,
-			Headline: s.Headline, Counts: s.Summary.Total, Violated: s.Violations,
+			Headline: s.Headline, Counts: s.Summary.Total, Violated: s.Violations, ToolCalls: printable(s.Run.ToolPolicy.String()),
 		}
 		if sj.Versions == nil {
 			sj.Versions = []spec.Version{}
@@ -485,6 +487,11 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 			headlineIcon[s.Headline], s.Headline, mdRate(s.Summary.Must), mdRate(s.Summary.Should), c.Pass, c.Fail, c.Warn, c.Error, c.Untestable, c.NA)
 	}
 	p("\n")
+	for _, s := range m.Servers {
+		if s.Run.ToolPolicy != nil {
+			p("- **%s** tool calls: %s\n", md(s.Name), md(s.Run.ToolPolicy.String()))
+		}
+	}
 	for _, s := range m.Servers {
 		for _, pr := range s.Run.Problems {
 			p("- ❗ **%s**: %s\n", md(s.Name), md(truncate(pr, 400)))

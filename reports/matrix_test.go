@@ -330,3 +330,29 @@ func TestMatrixListsViolatedRequirements(t *testing.T) {
 		t.Errorf("matrix JSON: %v, %+v", err, doc)
 	}
 }
+
+// TestMatrixStatesToolPolicy: a column whose run called tools by a policy
+// says which in the Markdown and the JSON, so matrices of runs under
+// different policies are not compared as if they judged the same calls.
+func TestMatrixStatesToolPolicy(t *testing.T) {
+	run := &Run{Transport: "stdio", Versions: []spec.Version{"2025-11-25"}, Target: Target{Kind: TargetStdio, Command: "srv", Role: "server"},
+		ToolPolicy: &ToolPolicy{Calls: "all"},
+		Checks:     []Check{{ID: "tools/x", Version: "2025-11-25", Transport: "stdio", Outcome: Pass, Level: catalog.Must, Area: "tools", Requirements: []string{"req.a"}}}}
+	m, err := BuildMatrix("t", []MatrixInput{{Name: "srv", Run: run}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, js bytes.Buffer
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "**srv** tool calls: all tools called (--call-tools all)") {
+		t.Errorf("the Markdown does not state the tool policy:\n%s", md.String())
+	}
+	if !strings.Contains(js.String(), `"toolCalls": "all tools called (--call-tools all)"`) {
+		t.Errorf("the JSON does not state the tool policy:\n%s", js.String())
+	}
+}
