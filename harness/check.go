@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
+
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/record"
 	"github.com/mcpcheck/mcpcheck/harness/session"
@@ -381,23 +383,11 @@ func HasCapability(caps any, path string) bool {
 	if err != nil {
 		return false
 	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
 		return false
 	}
-	for _, part := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		if v, ok = m[part]; !ok || v == nil {
-			return false
-		}
-	}
-	if bv, ok := v.(bool); ok {
-		return bv
-	}
-	return true
+	return rules.Capabilities(m).Has(path)
 }
 
 // End decides the outcome, attaches the transcript and adds the check to
