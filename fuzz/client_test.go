@@ -45,7 +45,7 @@ func buildClientBins(t *testing.T) (relay, fragile string) {
 			return
 		}
 		clientBins.dir = dir
-		for _, b := range []struct{ out, pkg string }{{"relay", "./testdata/relay"}, {"fragile", "./testdata/fragileclient"}} {
+		for _, b := range []struct{ out, pkg string }{{"relay", "./testdata/relay"}, {"fragile", "./testdata/fragileclient"}, {"strictsse", "./testdata/strictsseclient"}} {
 			if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput(); err != nil {
 				clientBins.err = errors.New(string(out))
 				return
@@ -57,6 +57,37 @@ func buildClientBins(t *testing.T) (relay, fragile string) {
 		t.Fatalf("building the client campaign test binaries: %v", clientBins.err)
 	}
 	return clientBins.relay, clientBins.fragile
+}
+
+// TestClientCampaignFindsRefusedValidSSE: a campaign of the valid SSE
+// variants against a planted HTTP client whose SSE parser knows only the
+// plainest framing finds that it refuses valid streams: a violation of
+// the client's duty to handle SSE answers, citing it, while the client's
+// clean run (plain framing) succeeds.
+func TestClientCampaignFindsRefusedValidSSE(t *testing.T) {
+	buildClientBins(t)
+	target := ClientTarget{Command: filepath.Join(clientBins.dir, "strictsse") + " {url}"}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := RunClient(ctx, ClientConfig{Client: target, Version: spec.V20251125, MaxExecs: 12, Seed: 7,
+		Mutators: []string{"sse/framing", "sse/retry"}, Wait: time.Second, MinimizeBudget: 2, FindingsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *Finding
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Kind+" "+f.Check)
+		if f.Check == "sse/valid-stream-refused" {
+			refused = f
+		}
+	}
+	if refused == nil {
+		t.Fatalf("the client that refuses valid SSE framing was not found refusing it; findings %v (%d execs)", got, res.Execs)
+	}
+	if refused.Requirement != "transport-http.post.client-handles-json-and-sse" || !strings.Contains(refused.Message, "valid SSE stream") {
+		t.Errorf("the finding cites %q and says %q", refused.Requirement, refused.Message)
+	}
 }
 
 // TestClientCampaignFindsPlantedBugs: a campaign against the planted
