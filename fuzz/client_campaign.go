@@ -44,6 +44,10 @@ type ClientConfig struct {
 	Seed uint64
 	// Workers is the number of clients run at once (default 1).
 	Workers int
+	// Shard, when set, runs only that shard's part of the input sequence,
+	// as for server campaigns (see Shard); MaxExecs then bounds the whole
+	// sequence.
+	Shard Shard
 	// FindingsDir is where findings are written; empty writes nothing.
 	FindingsDir string
 	// Wait bounds the client's answer to the ping sent after each input,
@@ -150,6 +154,14 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 1
+	}
+	if !cfg.Shard.Valid() {
+		return nil, fmt.Errorf("fuzz: shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
+	}
+	if cfg.MaxExecs > 0 {
+		if cfg.MaxExecs = cfg.Shard.Share(cfg.MaxExecs); cfg.MaxExecs == 0 {
+			return nil, fmt.Errorf("fuzz: shard %s of a campaign bounded to fewer executions than shards runs nothing; raise the bound or use fewer shards", cfg.Shard)
+		}
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = DefaultWait
@@ -315,10 +327,11 @@ func (c *clientCampaign) fail(format string, args ...any) {
 }
 
 // worker runs executions until the campaign's bounds: worker w's
-// execution i plays the input of seed Mix(Seed, w, i).
+// execution i plays the input of seed Mix(Seed, w, i) (a shard makes only
+// its own, see Shard).
 func (c *clientCampaign) worker(ctx context.Context, w int) {
 	failures := 0
-	for i := 0; ; i++ {
+	for i := c.cfg.Shard.start(); ; i += c.cfg.Shard.step() {
 		n, ok := c.claim(ctx)
 		if !ok {
 			return
@@ -391,7 +404,7 @@ func (c *clientCampaign) progress(rate float64) Progress {
 func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Result{Role: "client", Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(),
+	r := &Result{Role: "client", Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.launches.Load(), PeakHeapBytes: c.peakHeap.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, MutatorTime: map[string]time.Duration{}, Samples: samples,
 		Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
@@ -420,7 +433,7 @@ func (c *clientCampaign) observe(ctx context.Context, o Observation, in Input, e
 		return
 	}
 	f := &Finding{Observation: o, ID: sig, Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Mutator: in.Mutator, Seed: in.Seed,
-		Exec: exec, At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
+		Exec: c.cfg.Shard.global(exec), At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
 		Transcript: run.events, StderrTail: run.stderr}
 	c.findings[sig] = f
 	c.order = append(c.order, f)

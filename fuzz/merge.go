@@ -44,6 +44,14 @@ func LoadResult(dir string) (*Result, error) {
 	return &r, nil
 }
 
+// roleName names a Result's role for a message ("" is a server campaign).
+func roleName(role string) string {
+	if role == "" {
+		return "server"
+	}
+	return role
+}
+
 // Merge joins the campaigns written to dirs (the --out directories of
 // mcpcheck fuzz, typically the shards of one campaign, see Shard) into one
 // result, and writes the merged findings into out/findings. The campaigns
@@ -76,7 +84,7 @@ func Merge(dirs []string, out string) (merged *Result, missing []string, err err
 		parts = append(parts, r)
 	}
 	first := parts[0]
-	m := &Result{Version: first.Version, Target: first.Target, Seed: first.Seed, Transport: first.Transport,
+	m := &Result{Role: first.Role, Client: first.Client, Version: first.Version, Target: first.Target, Seed: first.Seed, Transport: first.Transport,
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, MutatorTime: map[string]time.Duration{}}
 	type split struct {
 		seed uint64
@@ -89,6 +97,9 @@ func Merge(dirs []string, out string) (merged *Result, missing []string, err err
 	}
 	byID := map[string]*kept{}
 	for i, r := range parts {
+		if r.Role != first.Role {
+			return nil, nil, fmt.Errorf("fuzz: %s is a %s campaign, %s a %s one: merge campaigns against one kind of target", dirs[i], roleName(r.Role), dirs[0], roleName(first.Role))
+		}
 		if r.Version != first.Version {
 			return nil, nil, fmt.Errorf("fuzz: %s fuzzed protocol %s, %s fuzzed %s: merge campaigns of one protocol version", dirs[i], r.Version, dirs[0], first.Version)
 		}

@@ -72,7 +72,8 @@ Flags:
   --shard K/N              run shard K of N of the campaign: the inputs i of the seed's sequence
                            with i mod N = K-1 (--max-execs bounds the whole sequence); run K=1..N
                            with the same --seed and flags, e.g. as CI matrix jobs, each with its
-                           own --out, and join them with 'mcpcheck fuzz merge' (server campaigns)
+                           own --out, and join them with 'mcpcheck fuzz merge' (server and client
+                           campaigns alike)
 
 Client campaigns:
   --client "CMD"           an HTTP client: CMD runs through sh -c with the stage's URL in place of
@@ -87,7 +88,7 @@ Client campaigns:
                            client must finish within twice its clean run plus D (default 5s)
 
 fuzz merge joins campaigns (the shards of one, or any campaigns of one protocol
-version) from their --out directories: executions, time and per-mutator figures
+version against one kind of target) from their --out directories: executions, time and per-mutator figures
 add up, findings are deduplicated by signature, each keeping its reproducer
 (its directory is copied to OUT/findings). It writes OUT/mcpcheck-fuzz.json and
 the reports of --format, prints the summary and names any shard that is missing.
@@ -407,9 +408,6 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 		if client, err = cf.resolve("fuzz", tf); err != nil {
 			return o, err
 		}
-		if *shardFlag != "" {
-			return o, usagef("fuzz: --shard splits server campaigns; run a client campaign whole")
-		}
 	} else {
 		if *maxRSS != "" || *cf.scenario != "" {
 			return o, usagef("fuzz: --max-rss and --scenario are for client campaigns (--client, --client-stdio)")
@@ -496,7 +494,7 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	}
 	if cf.set() {
 		cc := &fuzz.ClientConfig{Client: client, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
-			Workers: *workers, FindingsDir: dir, Wait: *wait, ClientTimeout: *cf.clientTimeout, Mutators: muts}
+			Workers: *workers, FindingsDir: dir, Wait: *wait, ClientTimeout: *cf.clientTimeout, Mutators: muts, Shard: shard}
 		if *maxRSS != "" {
 			if cc.MaxRSS, err = parseSize(*maxRSS); err != nil {
 				return o, usagef("fuzz: --max-rss: %v", err)

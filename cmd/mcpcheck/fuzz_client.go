@@ -19,8 +19,12 @@ func runClientFuzz(e *env, o fuzzOptions) error {
 	cfg.OnFinding = func(f *fuzz.Finding) {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: new finding: %s %s%s -> %s\n", f.Kind, f.Check, reqSuffix(f.Requirement, string(f.Level)), f.Dir)
 	}
-	fmt.Fprintf(stderr, "mcpcheck fuzz: hostile server for %s, protocol %s, seed %d, %d worker(s), %s; findings go to %s\n",
-		cfg.Client.Describe(), cfg.Version, cfg.Seed, cfg.Workers, clientBounds(cfg), cfg.FindingsDir)
+	shard := ""
+	if cfg.Shard.N > 0 {
+		shard = ", shard " + cfg.Shard.String()
+	}
+	fmt.Fprintf(stderr, "mcpcheck fuzz: hostile server for %s, protocol %s, seed %d%s, %d worker(s), %s; findings go to %s\n",
+		cfg.Client.Describe(), cfg.Version, cfg.Seed, shard, cfg.Workers, clientBounds(cfg), cfg.FindingsDir)
 	started := time.Now()
 	res, err := fuzz.RunClient(e.ctx, cfg)
 	if err != nil {

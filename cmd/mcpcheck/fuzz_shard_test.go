@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -114,5 +115,68 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	// One shard alone names the missing one.
 	if _, _, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "merge", filepath.Join(dir, "c1"), "--out", filepath.Join(dir, "m5")); !strings.Contains(stderr, "shard 2/2 (seed 5) is missing") {
 		t.Errorf("merging shard 1/2 alone does not name 2/2 missing: %q", stderr)
+	}
+}
+
+// TestFuzzClientShardsMergeIntoTheUnshardedCampaign: a client campaign
+// (mcpcheck playing a hostile server to a planted HTTP client that refuses
+// valid SSE framings) run whole and as shards 1/2 and 2/2 with the same
+// seed: the shards split the executions, and fuzz merge gives the whole
+// campaign's executions, inputs per mutator and findings, still a client
+// campaign.
+func TestFuzzClientShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
+	dir := t.TempDir()
+	client := filepath.Join(dir, "strictsse")
+	if out, err := exec.Command("go", "build", "-o", client, "../../fuzz/testdata/strictsseclient").CombinedOutput(); err != nil {
+		t.Fatalf("building the planted client: %v\n%s", err, out)
+	}
+	const execs = "8"
+	codes := make([]int, 3)
+	var wg sync.WaitGroup
+	for i, shard := range []string{"", "1/2", "2/2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := []string{"fuzz", "--client", shellQuote(client) + " {url}", "--protocol", "2025-11-25", "--mutators", "sse/framing,sse/retry",
+				"--seed", "7", "--max-execs", execs, "--out", filepath.Join(dir, "c"+string(rune('0'+i))), "--format", "json"}
+			if shard != "" {
+				args = append(args, "--shard", shard)
+			}
+			codes[i], _, _ = runFuzzCLI(context.Background(), nil, args...)
+		}()
+	}
+	wg.Wait()
+	whole := readCampaign(t, filepath.Join(dir, "c0", fuzz.SummaryFile))
+	s1 := readCampaign(t, filepath.Join(dir, "c1", fuzz.SummaryFile))
+	s2 := readCampaign(t, filepath.Join(dir, "c2", fuzz.SummaryFile))
+	if whole.Execs != 8 || s1.Execs != 4 || s2.Execs != 4 || s1.Shard != "1/2" || s2.Shard != "2/2" || s1.Role != "client" {
+		t.Fatalf("execs: whole %d, shards %d (%s, role %q) and %d (%s); want 8 = 4 + 4 (exit codes %v)", whole.Execs, s1.Execs, s1.Shard, s1.Role, s2.Execs, s2.Shard, codes)
+	}
+	out := filepath.Join(dir, "merged")
+	code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "merge", filepath.Join(dir, "c1"), filepath.Join(dir, "c2"), "--out", out, "--format", "json")
+	if code != codes[0] || !strings.Contains(stdout, "merged from") {
+		t.Fatalf("fuzz merge: exit %d, want the whole campaign's %d\nstdout:\n%s\nstderr:\n%s", code, codes[0], stdout, stderr)
+	}
+	merged := readCampaign(t, filepath.Join(out, fuzz.SummaryFile))
+	// Each shard made its own clean run of the client: the merge counts
+	// them all; the inputs of the sequence are what must add up.
+	if merged.Mutators["clean-run"] != 2 {
+		t.Errorf("merged clean runs %d, want one per shard", merged.Mutators["clean-run"])
+	}
+	delete(merged.Mutators, "clean-run")
+	delete(whole.Mutators, "clean-run")
+	if merged.Role != "client" || merged.Execs != whole.Execs || !reflect.DeepEqual(merged.Mutators, whole.Mutators) {
+		t.Errorf("merged: role %q, %d execs, mutators %v; want a client campaign of %d execs, mutators %v", merged.Role, merged.Execs, merged.Mutators, whole.Execs, whole.Mutators)
+	}
+	ids := func(r fuzz.Result) []string {
+		var out []string
+		for _, f := range r.Findings {
+			out = append(out, f.ID)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if got, want := ids(merged), ids(whole); len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("merged findings %v, want the whole campaign's %v", got, want)
 	}
 }
