@@ -62,7 +62,7 @@ func TestFuzzClientUsage(t *testing.T) {
 		{"fuzz", "--client", "x", "--client-stdio", "y"},
 		{"fuzz", "--client", "x", "--stdio", "y"},
 		{"fuzz", "--client", "x", "--header", "A:b"},
-		{"fuzz", "--client", "x", "--shard", "1/2"},
+		{"fuzz", "--client", "x", "--shard", "3/2"},
 		{"fuzz", "--client", "x", "--max-rss", "lots"},
 		{"fuzz", "--client", "x", "--client-timeout", "0s"},
 		{"fuzz", "--client", "x", "--mutators", "http"},
