@@ -36,7 +36,7 @@
 // per process; a later Run in the same process (or Config.Direct) runs the
 // same specs in the same order without Ginkgo.
 //
-// Checks run concurrently (Config.Parallel, by default 4 over HTTP and the
+// Checks run concurrently (Config.Parallel, by default 8 over HTTP and the
 // cores, 4 to 8, over stdio; the direct engine runs them): the versions
 // one after another, within a version the active checks Parallel at a
 // time, then the passive ones. A check that changes what every session of

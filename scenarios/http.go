@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -164,15 +167,28 @@ var _ = Register(
 				t.Error(fmt.Errorf("the session could not be opened: %v", err))
 				return
 			}
-			gst, err := s.OpenStream(t.Ctx)
-			t.must(err)
-			defer c.Conn.HTTP().CloseStream(gst)
-			// An open GET stream may stay silent: silence means it is open;
-			// a status frame or its end means there is none.
-			first := s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, transportFirst(gst, "the answer to the GET", func(f wire.Frame) (expect.Verdict, string) {
+			// The check goes on as soon as the GET's status is known; a
+			// server that sends no headers before its first event keeps
+			// the stream silent, and silence for a window means it is open.
+			wctx, cancel := context.WithTimeout(t.Ctx, t.Quiet())
+			gst, status, err := c.Conn.HTTP().OpenStreamWait(wctx)
+			cancel()
+			if gst != "" {
+				defer c.Conn.HTTP().CloseStream(gst)
+			}
+			switch {
+			case err != nil && t.Ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded):
+				t.NotApplicable("the server offers no GET stream: " + err.Error())
+				return
+			case err == nil && status != http.StatusOK:
+				t.NotApplicable(fmt.Sprintf("the server offers no GET stream: it answered the GET with HTTP %d", status))
+				return
+			}
+			// A stream that ended at once is no stream either.
+			first := s.WaitFor(t.Ctx, expect.Options{Timeout: time.Millisecond}, transportFirst(gst, "the end of the GET stream", func(f wire.Frame) (expect.Verdict, string) {
 				return expect.Accepted, ""
 			}), expect.Silence("the GET stream is open"))
-			if first.OK() && first.Alt == 0 && (first.Frame.Status() != http.StatusOK || first.Frame.Kind == wire.KindEnd || first.Frame.Kind == wire.KindTransportError) {
+			if first.OK() && first.Alt == 0 && (first.Frame.Kind == wire.KindEnd || first.Frame.Kind == wire.KindTransportError) {
 				t.NotApplicable("the server offers no GET stream: " + transportStatusText(first.Frame))
 				return
 			}

@@ -87,10 +87,11 @@ type Config struct {
 // DefaultParallel is how many checks a run against tg makes at the same
 // time by default: over stdio every session is a process of its own, so
 // as many as the machine has cores, at least 4 and at most 8; over HTTP
-// all sessions share one server, which gets 4.
+// all sessions share one server, which gets 8 (most of a check is waiting:
+// answers and silence windows).
 func DefaultParallel(tg target.Target) int {
 	if !tg.IsStdio() {
-		return 4
+		return 8
 	}
 	return min(max(runtime.NumCPU(), 4), 8)
 }

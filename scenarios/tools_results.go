@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
@@ -81,11 +82,7 @@ var _ = Register(
 				left = append(left, fmt.Sprintf("the first %d of %d callable tools were called, the rest not (a bound on the harness's work)", maxToolsCalled, len(idx)))
 				idx = idx[:maxToolsCalled]
 			}
-			s, ok := t.toolsSession()
-			if !ok {
-				return
-			}
-			judged := 0
+			var jobs []toolsJob
 			for _, i := range idx {
 				tl := tools[i]
 				sets, given, why := t.toolArgSets(tl)
@@ -101,9 +98,18 @@ var _ = Register(
 					continue
 				}
 				for _, args := range sets {
-					if t.toolsJudgeCall(s, tl, args, given, task, &left) {
-						judged++
-					}
+					jobs = append(jobs, toolsJob{tl: tl, args: args, given: given, task: task})
+				}
+			}
+			sessions := t.toolsSessions(len(jobs))
+			if len(sessions) == 0 {
+				return
+			}
+			t.toolsCallAll(sessions, jobs)
+			judged := 0
+			for _, j := range jobs {
+				if t.toolsJudgeCall(sessions[0], j, &left) {
+					judged++
 				}
 			}
 			if len(left) > 0 {
@@ -260,36 +266,106 @@ func (t *T) toolsSession() (Sess, bool) {
 	return s, true
 }
 
-// toolsJudgeCall calls tl once with args (as a task when task is set) and
-// judges the answer; it reports whether there was an answer to judge, and
-// adds to left why not.
-func (t *T) toolsJudgeCall(s Sess, tl mcp.Tool, args json.RawMessage, given, task bool, left *[]string) bool {
-	call := fmt.Sprintf("%s(%s)", tl.Name, clip(args))
-	var r session.Reply
-	def := ""
-	if task {
-		cr := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(tl.Name, args, map[string]any{"ttl": 60000}))
-		w, ok := rules.CreatedTask(cr.Result)
-		id, idOK := w.ID()
-		if !cr.OK() || !ok || !idOK {
-			*left = append(*left, fmt.Sprintf("%s as a task: no CreateTaskResult with a taskId (%s; the tasks checks judge it)", call, cr.Describe()))
-			return false
+// toolsJob is one call of tools/call-results: a tool, its arguments
+// (given by the user or generated), whether it runs as a task, and, once
+// called, the answer.
+type toolsJob struct {
+	tl    mcp.Tool
+	args  json.RawMessage
+	given bool
+	task  bool
+
+	call string        // the call as the verdicts name it
+	def  string        // the schema definition the result is held to ("" for the version's)
+	r    session.Reply // the answer
+	none string        // why there is no answer to judge ("" when there is one)
+}
+
+// toolSessions is how many sessions tools/call-results spreads its calls
+// over (fewer when there are fewer calls): call i goes to session i mod
+// toolSessions, so what each session carries does not depend on
+// --parallel. Above --parallel 1 the sessions make their calls at the
+// same time, so that tools that take their time (a slow computation, a
+// stream resumed after the server's retry delay) overlap the others; with
+// --parallel 1 every call comes after the other.
+const toolSessions = 4
+
+// toolsSessions opens the sessions the calls of n jobs are spread over. A
+// failed handshake ends the check (nil).
+func (t *T) toolsSessions(n int) []Sess {
+	k := min(max(n, 1), toolSessions)
+	out := make([]Sess, 0, k)
+	for i := 0; i < k; i++ {
+		s, ok := t.toolsSession()
+		if !ok {
+			return nil
 		}
-		r = t.tasksResult(s, id)
-		call += " as task " + id
-		def = "CallToolResult"
-	} else {
-		r = t.featuresCallTracked(s, tl.Name, args)
+		out = append(out, s)
 	}
+	return out
+}
+
+// toolsCallAll makes the jobs' calls, job i on session i mod
+// len(sessions), each session used by one goroutine only.
+func (t *T) toolsCallAll(sessions []Sess, jobs []toolsJob) {
+	run := func(k int) {
+		for i := k; i < len(jobs); i += len(sessions) {
+			t.toolsCall(sessions[k], &jobs[i])
+		}
+	}
+	if t.vr.r.parallel <= 1 {
+		for k := range sessions {
+			run(k)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(k)
+		}()
+	}
+	wg.Wait()
+}
+
+// toolsCall calls j's tool once with its arguments (as a task when j.task
+// is set) and keeps the answer in j.
+func (t *T) toolsCall(s Sess, j *toolsJob) {
+	j.call = fmt.Sprintf("%s(%s)", j.tl.Name, clip(j.args))
+	if !j.task {
+		j.r = t.featuresCallTracked(s, j.tl.Name, j.args)
+		return
+	}
+	cr := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(j.tl.Name, j.args, map[string]any{"ttl": 60000}))
+	w, ok := rules.CreatedTask(cr.Result)
+	id, idOK := w.ID()
+	if !cr.OK() || !ok || !idOK {
+		j.none = fmt.Sprintf("%s as a task: no CreateTaskResult with a taskId (%s; the tasks checks judge it)", j.call, cr.Describe())
+		return
+	}
+	j.r = t.tasksResult(s, id)
+	j.call += " as task " + id
+	j.def = "CallToolResult"
+}
+
+// toolsJudgeCall judges the answer of a job (s lists the tools again when
+// an error needs it); it reports whether there was an answer to judge,
+// and adds to left why not.
+func (t *T) toolsJudgeCall(s Sess, j toolsJob, left *[]string) bool {
 	switch {
-	case r.Error != nil:
-		t.toolsJudgeError(s, tl, call, args, given, r.Error)
+	case j.none != "":
+		*left = append(*left, j.none)
+		return false
+	case j.r.Error != nil:
+		t.toolsJudgeError(s, j.tl, j.call, j.args, j.given, j.r.Error)
 		return true
-	case !r.OK():
-		*left = append(*left, fmt.Sprintf("%s: %s", call, r.Describe()))
+	case !j.r.OK():
+		*left = append(*left, fmt.Sprintf("%s: %s", j.call, j.r.Describe()))
 		return false
 	}
-	t.toolsJudgeResult(tl, call, def, r.Result)
+	t.toolsJudgeResult(j.tl, j.call, j.def, j.r.Result)
 	return true
 }
 
