@@ -37,15 +37,12 @@
 // same specs in the same order without Ginkgo.
 //
 // Checks run concurrently (Config.Parallel, by default 8 over HTTP and the
-// cores, 8 to 16, over stdio; the direct engine runs them): the versions
+// cores, 4 to 8, over stdio; the direct engine runs them): the versions
 // one after another, within a version the active checks Parallel at a
 // time, then the passive ones. A check that changes what every session of
 // the server shares, or watches a channel where other sessions' traffic
 // shows, is Def.Exclusive and runs alone; checks that share state only
-// among themselves form a Def.Group and never overlap. Over stdio, where
-// every session is a process of its own leased to one check at a time,
-// neither holds back the others (a server keeping its state outside its
-// process is run with Parallel 1). Each check gets its
+// among themselves form a Def.Group and never overlap. Each check gets its
 // own transcript recorder, attached to the connections it opens or
 // borrows, and the report lists checks in registration order: outcomes
 // and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,

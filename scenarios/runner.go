@@ -85,16 +85,15 @@ type Config struct {
 }
 
 // DefaultParallel is how many checks a run against tg makes at the same
-// time by default: over stdio every session is a process of its own and
-// most of a check is waiting, so as many as the machine has cores, at
-// least 8 and at most 16; over HTTP
+// time by default: over stdio every session is a process of its own, so
+// as many as the machine has cores, at least 4 and at most 8; over HTTP
 // all sessions share one server, which gets 8 (most of a check is waiting:
 // answers and silence windows).
 func DefaultParallel(tg target.Target) int {
 	if !tg.IsStdio() {
 		return 8
 	}
-	return min(max(runtime.NumCPU(), 8), 16)
+	return min(max(runtime.NumCPU(), 4), 8)
 }
 
 // The bounds of the run's transcripts (see record.Options): with checks
@@ -381,23 +380,11 @@ func (r *runner) plan() []specItem {
 }
 
 func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
-	// Over stdio every session is a process of its own, leased to one
-	// check at a time: what an exclusive check or a group changes (lists,
-	// log levels, subscriptions, the task store) lives in a process no
-	// other check talks to, so they run alongside the others. A server
-	// that keeps its state outside its process (a file, a database) is
-	// run with Parallel 1. A pipe target's function may share state
-	// between its connections, so it keeps the rule of HTTP targets.
-	isolated := r.transport == "stdio" && r.cfg.Target.Pipe == nil
 	var out []Spec
 	for _, it := range plan {
 		it := it
-		sp := Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
-			Phase: it.phase, Exclusive: it.def.Exclusive, Group: it.def.Group}
-		if isolated {
-			sp.Exclusive, sp.Group = false, ""
-		}
-		out = append(out, sp)
+		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
+			Phase: it.phase, Exclusive: it.def.Exclusive, Group: it.def.Group})
 	}
 	return out
 }

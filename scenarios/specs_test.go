@@ -3,14 +3,11 @@ package scenarios
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcpcheck/mcpcheck/harness/target"
 )
 
 // TestRunSpecsConcurrently holds the direct engine to its schedule with
@@ -157,36 +154,5 @@ func TestRunSpecsSerialOnceLarge(t *testing.T) {
 	}
 	if mostAfter != 1 {
 		t.Errorf("after Serial reported true, up to %d specs ran at once; want 1", mostAfter)
-	}
-}
-
-// TestStdioRunsExclusiveChecksAlongside: over stdio, where every session
-// is a process leased to one check, exclusive checks and groups run
-// alongside the others; over HTTP and for in-process pipes (whose function
-// may share state between connections) they keep running alone.
-func TestStdioRunsExclusiveChecksAlongside(t *testing.T) {
-	plan := []specItem{
-		{def: Def{ID: "x/alone", Exclusive: true}, name: "alone"},
-		{def: Def{ID: "x/grouped", Group: "tasks"}, name: "grouped"},
-	}
-	pipe := target.Pipe(func(context.Context, io.Reader, io.Writer) error { return nil })
-	for _, tc := range []struct {
-		name      string
-		transport string
-		tg        target.Target
-		isolated  bool
-	}{
-		{"stdio command", "stdio", target.Command("server"), true},
-		{"in-process pipe", "stdio", pipe, false},
-		{"streamable HTTP", "streamable", target.URL("http://127.0.0.1:1/mcp"), false},
-	} {
-		r := &runner{transport: tc.transport, cfg: Config{Target: tc.tg}}
-		specs := r.specList(context.Background(), plan)
-		if got := specs[0].Exclusive; got == tc.isolated {
-			t.Errorf("%s: the exclusive check has Exclusive %v, want %v", tc.name, got, !tc.isolated)
-		}
-		if got := specs[1].Group; (got == "") != tc.isolated {
-			t.Errorf("%s: the grouped check has Group %q, want it kept: %v", tc.name, got, !tc.isolated)
-		}
 	}
 }

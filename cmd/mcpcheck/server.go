@@ -45,11 +45,9 @@ Flags:
                            {"tool": [{...}, {...}]} (one call per object); tools without an
                            entry get arguments generated from their inputSchema
   --parallel N             checks run at the same time (default 8 over HTTP; over stdio the
-                           cores, 8 to 16); 1 runs them one after another, as before.
-                           Over HTTP, checks that change what every session shares run
-                           alone; over stdio every session is a process of its own, so they
-                           do not (a server that keeps state in a file or a database wants
-                           --parallel 1). Outcomes do not depend on N
+                           cores, 4 to 8); 1 runs them one after another, as before.
+                           Checks that change what every session shares run alone; outcomes
+                           do not depend on N
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
                            writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
