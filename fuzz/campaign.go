@@ -301,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Mutators) == 0 {
 		muts = MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}}
+	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}}
 	if cfg.Duration > 0 {
 		c.deadline = c.start.Add(cfg.Duration)
 		var cancel context.CancelFunc

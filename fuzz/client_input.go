@@ -307,7 +307,10 @@ func scheduleClient(ms []Mutator) []Mutator {
 		switch {
 		case slowClient[m.Name] || slow[m.Name]:
 			n = 1
-		case costlyClient[m.Name] || m.Costly():
+		case costlyClient[m.Name] || m.CostlyIn(spec.V20251125):
+			// A client is launched for every execution, so no input needs
+			// an instance of its own; the server mutators keep the weights
+			// they have against a stateful server.
 			n = 16
 		}
 		for i := 0; i < n; i++ {

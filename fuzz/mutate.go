@@ -53,9 +53,20 @@ type Mutator struct {
 // pick them a quarter as often as the others.
 var costly = map[string]bool{
 	"framing/giant-line": true, "framing/missing-final-newline": true, "framing/burst": true,
-	"json/huge-string": true, "json/deep-nesting": true,
-	"protocol/before-initialize": true, "protocol/cancel-initialize": true, "protocol/sequence": true,
+	"json/huge-string": true, "json/deep-nesting": true, "protocol/sequence": true,
 	"http/huge-body": true, "http/expired-session": true,
+}
+
+// freshIn names the mutators whose inputs need an instance of their own
+// (a process start over stdio) in one era only, so are costly there and
+// cheap in the other: before-initialize and cancel-initialize restart a
+// stateful target (stateless ones take them on the shared instance),
+// double-initialize restarts a stateless one (its initialize would open a
+// legacy session on a dual-era server; a stateful target answers it on the
+// shared session).
+var freshIn = map[string]spec.Era{
+	"protocol/before-initialize": spec.Stateful, "protocol/cancel-initialize": spec.Stateful,
+	"protocol/double-initialize": spec.Stateless,
 }
 
 // slow lists the mutators whose every input takes a large share of a
@@ -65,21 +76,24 @@ var costly = map[string]bool{
 // summary's mutatorTimeNs).
 var slow = map[string]bool{"http/slow-body": true}
 
-// Costly reports whether the mutator's inputs are expensive to run (see
-// Schedule).
-func (m Mutator) Costly() bool { return costly[m.Name] || slow[m.Name] }
+// CostlyIn reports whether the mutator's inputs are expensive to run in
+// version v.
+func (m Mutator) CostlyIn(v spec.Version) bool {
+	era, fresh := freshIn[m.Name]
+	return costly[m.Name] || slow[m.Name] || (fresh && era == v.Era())
+}
 
-// Schedule expands a mutator list into the table a campaign draws from, in
-// name order: cheap mutators sixteen times, costly ones four times, slow
-// ones once.
-func Schedule(ms []Mutator) []Mutator {
+// Schedule expands a mutator list into the table a campaign in version v
+// draws from, in name order: cheap mutators sixteen times, costly ones
+// (CostlyIn) four times, slow ones once.
+func Schedule(ms []Mutator, v spec.Version) []Mutator {
 	var out []Mutator
 	for _, m := range ms {
 		n := 16
 		switch {
 		case slow[m.Name]:
 			n = 1
-		case m.Costly():
+		case m.CostlyIn(v):
 			n = 4
 		}
 		for i := 0; i < n; i++ {
