@@ -64,8 +64,11 @@ type Config struct {
 	// finding (default DefaultMinimizeBudget; negative disables).
 	MinimizeBudget int
 	// MinimizeTime bounds the time spent reproducing and minimizing one
-	// finding (default DefaultMinimizeTime). It comes on top of Duration:
-	// a finding made near the end is still minimized.
+	// finding (default DefaultMinimizeTime). It comes on top of Duration,
+	// once: a finding made near the end is still minimized, and a campaign
+	// with a Duration spends at most MinimizeTime past it (or its Duration,
+	// when shorter, but at least 10 s), however many findings are still
+	// being minimized then (reproductionContext).
 	MinimizeTime time.Duration
 	// Progress, when set, is called every ProgressEvery (default 1s) from
 	// one goroutine, and once at the end.
@@ -840,7 +843,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 	// Reproduction and minimization get their own time (MinimizeTime), so
 	// that a finding near the end of a campaign is still minimized; the
 	// caller's context still cancels them.
-	rctx, cancel := context.WithTimeout(c.parent, c.cfg.MinimizeTime)
+	rctx, cancel := reproductionContext(c.parent, c.start, c.deadline, c.cfg.MinimizeTime)
 	defer cancel()
 	test := func(in Input) bool {
 		if rctx.Err() != nil {
@@ -882,6 +885,27 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 	if run, err := runOnce(context.WithoutCancel(rctx), c.cfg.Target, c.cfg.Version, f.Minimized, c.cfg.Wait); err == nil {
 		f.Transcript, f.StderrTail = run.events, run.stderr
 	}
+}
+
+// minOvertime is the least time a campaign with a Duration may spend past
+// it reproducing and minimizing findings (see reproductionContext).
+const minOvertime = 10 * time.Second
+
+// reproductionContext bounds reproducing and minimizing one finding: limit
+// from now, and, for a campaign with a deadline, never later than its
+// overtime past it: limit, or the campaign's own duration when that is
+// shorter (but at least minOvertime). Findings made together near the end
+// then do not each add limit to the wall time, and a 5 s campaign does not
+// spend 30 s minimizing. The caller's context still cancels it.
+func reproductionContext(parent context.Context, start, deadline time.Time, limit time.Duration) (context.Context, context.CancelFunc) {
+	until := time.Now().Add(limit)
+	if !deadline.IsZero() {
+		over := min(limit, max(deadline.Sub(start), minOvertime))
+		if deadline.Add(over).Before(until) {
+			until = deadline.Add(over)
+		}
+	}
+	return context.WithDeadline(parent, until)
 }
 
 // WriteJSON writes the campaign summary as indented JSON: the result with

@@ -463,7 +463,11 @@ func (c *clientCampaign) reproduce(f *Finding) {
 		// minimize (the input is small: one bent answer).
 		budget, limit = 0, limit+c.cfg.ClientTimeout
 	}
-	rctx, cancel := context.WithTimeout(c.parent, limit)
+	var deadline time.Time
+	if c.cfg.Duration > 0 {
+		deadline = c.start.Add(c.cfg.Duration)
+	}
+	rctx, cancel := reproductionContext(c.parent, c.start, deadline, limit)
 	defer cancel()
 	test := func(in Input) bool {
 		if rctx.Err() != nil {

@@ -224,11 +224,17 @@ func (j *judge) echoesForbiddenID(raw []byte) bool {
 	if len(j.rawIDs) == 0 {
 		return false
 	}
-	var probe map[string]json.RawMessage
-	if json.Unmarshal(raw, &probe) != nil || probe["id"] == nil {
-		return false
+	// A scalar id is cut out of the message without decoding it (this runs
+	// on every response of a campaign); any other goes the long way.
+	tok := topLevelMember(raw, "id")
+	if tok == nil {
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(raw, &probe) != nil || probe["id"] == nil {
+			return false
+		}
+		tok = probe["id"]
 	}
-	forms := idForms(probe["id"])
+	forms := idForms(tok)
 	if len(forms) == 0 {
 		return false
 	}
