@@ -60,8 +60,9 @@ func (t *T) cancelEraOK() bool {
 }
 
 var _ = Register(
+	// Isolated: it judges cancellations of ids no session sent, on its own session.
 	Def{
-		ID: "cancellation/unknown-id", Area: "cancellation",
+		ID: "cancellation/unknown-id", Isolated: true, Area: "cancellation",
 		Title:        "notifications/cancelled for an id never sent, or without a requestId, is dropped: no answer, the session keeps working",
 		Requirements: []string{"cancellation.invalid.ignored"},
 		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Warn}},
@@ -79,8 +80,9 @@ var _ = Register(
 			t.Pass()
 		},
 	},
+	// Isolated: it judges cancellations of its own requests on its own session.
 	Def{
-		ID: "cancellation/finished-request", Area: "cancellation",
+		ID: "cancellation/finished-request", Isolated: true, Area: "cancellation",
 		Title:        "a cancellation that arrives after the request was answered (including initialize) is handled gracefully",
 		Requirements: []string{"cancellation.race.handled-gracefully", "cancellation.invalid.ignored"},
 		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Fail}},
@@ -117,8 +119,9 @@ var _ = Register(
 			t.Pass()
 		},
 	},
+	// Isolated: it judges its own cancelled request on its own session.
 	Def{
-		ID: "cancellation/no-response-after-cancel", Area: "cancellation", Labels: []string{featureFixture("ref_slow")},
+		ID: "cancellation/no-response-after-cancel", Isolated: true, Area: "cancellation", Labels: []string{featureFixture("ref_slow")},
 		Title:        "a request cancelled while it runs gets no response (the fixture runs for 20 s, so no answer can already be in flight)",
 		Requirements: []string{"cancellation.receiver.stop-and-stay-silent", "cancellation.server.stop-and-stay-silent", "cancellation.transport.no-messages-after-cancel"},
 		Proofs:       []Proof{{Fault: "respond-after-cancel", Version: spec.V20251125, Want: reports.Warn}},

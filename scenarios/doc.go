@@ -36,13 +36,16 @@
 // per process; a later Run in the same process (or Config.Direct) runs the
 // same specs in the same order without Ginkgo.
 //
-// Checks run concurrently (Config.Parallel, by default 8 over HTTP and the
-// cores, 4 to 8, over stdio; the direct engine runs them): the versions
-// one after another, within a version the active checks Parallel at a
-// time, then the passive ones. A check that changes what every session of
-// the server shares, or watches a channel where other sessions' traffic
-// shows, is Def.Exclusive and runs alone; checks that share state only
-// among themselves form a Def.Group and never overlap. Each check gets its
+// Checks run concurrently (Config.Parallel, by default 12 over HTTP and
+// the cores, 4 to 8, over stdio; the direct engine runs them): the
+// versions one after another, within a version the active checks Parallel
+// at a time, then the passive ones. A check that changes what every
+// session of the server shares, or watches a channel where other sessions'
+// traffic shows, is Def.Exclusive and runs alone, but for the isolated
+// checks (Def.Isolated: traffic on their own sessions only, nothing
+// changed that another session sees, a verdict resting on what their own
+// requests caused), which start first and overlap everything; checks that
+// share state only among themselves form a Def.Group and never overlap. Each check gets its
 // own transcript recorder, attached to the connections it opens or
 // borrows, and the report lists checks in registration order: outcomes
 // and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,
@@ -113,7 +116,11 @@
 // list, a log level, what is announced to listeners), watches a channel
 // where that shows (a subscriptions/listen stream) or compares what the
 // server says at two moments; give checks that share state only among
-// themselves a Group. When in doubt, Exclusive.
+// themselves a Group. When in doubt, Exclusive. Mark a check Isolated only
+// when nothing another check does can change its verdict and it changes
+// nothing another session sees (its own session, its own request ids and
+// progress tokens, neutral fixtures): it then overlaps exclusive checks
+// too. When in doubt, not Isolated.
 // Sentinel(ctx, s) sends ping (or server/discover) to know earlier input was
 // processed; t.WaitQuiet watches a short window for what must not arrive.
 // Never sleep: wait for frames with expect, and bound every wait.

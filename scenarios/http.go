@@ -151,8 +151,9 @@ var _ = Register(
 			t.Fail("200 with Content-Type text/event-stream, or 405 Method Not Allowed", fmt.Sprintf("HTTP %d with Content-Type %q", status, ct))
 		},
 	},
+	// Isolated: it judges responses to its own pings on its own session's streams.
 	Def{
-		ID: "http/get-stream-no-responses", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},

@@ -251,8 +251,9 @@ var _ = Register(
 		},
 		Since: spec.V20250326, Until: spec.V20250326,
 	},
+	// Isolated: it judges answers to its own notifications on its own session.
 	Def{
-		ID: "base/notification-no-response", Area: "base",
+		ID: "base/notification-no-response", Isolated: true, Area: "base",
 		Title:        "notifications, unknown or invalid ones included, are never answered",
 		Requirements: []string{"base.notification.no-response"},
 		Proofs:       []Proof{{Fault: "reply-to-notification", Version: spec.V20251125, Want: reports.Fail}},

@@ -56,8 +56,9 @@ func canary() string {
 
 var _ = Register(
 	// Exclusive: it sets the log level to debug, which many servers keep for all their sessions, and counts the logs it gets.
+	// Isolated in 2026-07-28: the level is asked for per request there, and the logs come on the request's own stream.
 	Def{
-		ID: "security/logs-no-secrets", Exclusive: true, Area: "security",
+		ID: "security/logs-no-secrets", Exclusive: true, IsolatedIn: stateless, Area: "security",
 		Title:        "a credential passed to a tool never shows up in a log notification",
 		Requirements: []string{"security.logging.no-secrets-in-messages"},
 		Proofs: []Proof{
@@ -139,9 +140,11 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
+	// Isolated: it opens a listen stream of its own and judges only where
+	// the logs of its own request go (a log on its listen stream, whoever
+	// caused it, breaks the rule it judges); it announces nothing.
 	Def{
-		ID: "logging/per-request-stream", Exclusive: true, Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
+		ID: "logging/per-request-stream", Isolated: true, Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
 		Requirements: []string{"logging.per-request.only-on-request-stream"},
 		Proofs:       []Proof{{Fault: "log-on-listen-stream", Version: spec.V20260728, Want: reports.Fail}},

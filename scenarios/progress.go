@@ -147,8 +147,9 @@ func (t *T) progressAnswered(name string, r session.Reply) bool {
 }
 
 var _ = Register(
+	// Isolated: it judges its own request's progress token on its own session.
 	Def{
-		ID: "progress/increasing", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
+		ID: "progress/increasing", Isolated: true, Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
 		Title:        "the progress value of one token strictly increases from notification to notification",
 		Requirements: []string{"progress.notify.value-increases"},
 		Proofs: []Proof{
@@ -175,8 +176,9 @@ var _ = Register(
 			t.Pass()
 		},
 	},
+	// Isolated: it judges its own request's progress token on its own session.
 	Def{
-		ID: "progress/none-after-response", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
+		ID: "progress/none-after-response", Isolated: true, Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
 		Title:        "no progress notification for a token follows the response to its request",
 		Requirements: []string{"progress.notify.stop-after-completion"},
 		Proofs: []Proof{

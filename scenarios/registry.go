@@ -53,6 +53,19 @@ type Def struct {
 	// sessions could show (a subscriptions/listen stream). When in doubt,
 	// a check is exclusive.
 	Exclusive bool
+	// Isolated checks run alongside every other check, exclusive ones
+	// included, and start first: checks whose traffic stays on sessions of
+	// their own, that change nothing another session sees (no list, no
+	// log level, nothing announced to others) and whose verdict rests on
+	// what their own requests caused on those sessions alone, so that
+	// nothing another check does can change it (a silence window after
+	// the check's own exchange, above all). An isolated check is never
+	// exclusive.
+	Isolated bool
+	// IsolatedIn makes an Exclusive check Isolated in the eras it names:
+	// for a check whose shared effect exists in one era only (a log level
+	// set with logging/setLevel is per request in 2026-07-28).
+	IsolatedIn []spec.Era
 	// Group names checks that never run at the same time as one another,
 	// though each may overlap checks outside the group: checks that share
 	// server-wide state only among themselves ("tasks": the server's task

@@ -104,3 +104,16 @@ func TestLabelsRejectUnknownValues(t *testing.T) {
 		}()
 	}
 }
+
+// TestSchedulingFlagsAgree: an isolated check is never exclusive, and only
+// an exclusive check names eras it is isolated in.
+func TestSchedulingFlagsAgree(t *testing.T) {
+	for _, d := range Checks() {
+		if d.Isolated && (d.Exclusive || d.Group != "") {
+			t.Errorf("check %s is isolated and also exclusive or in group %q", d.ID, d.Group)
+		}
+		if len(d.IsolatedIn) > 0 && !d.Exclusive {
+			t.Errorf("check %s names eras it is isolated in but is not exclusive", d.ID)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,11 +88,13 @@ type Config struct {
 // DefaultParallel is how many checks a run against tg makes at the same
 // time by default: over stdio every session is a process of its own, so
 // as many as the machine has cores, at least 4 and at most 8; over HTTP
-// all sessions share one server, which gets 8 (most of a check is waiting:
-// answers and silence windows).
+// all sessions share one server, which gets 12 (most of a check is
+// waiting: answers and silence windows; the isolated checks, which start
+// first and are mostly silence windows, take up to 8 of them, and the
+// others get the rest).
 func DefaultParallel(tg target.Target) int {
 	if !tg.IsStdio() {
-		return 8
+		return 12
 	}
 	return min(max(runtime.NumCPU(), 4), 8)
 }
@@ -383,8 +386,12 @@ func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 	var out []Spec
 	for _, it := range plan {
 		it := it
+		exclusive, isolated := it.def.Exclusive, it.def.Isolated
+		if slices.Contains(it.def.IsolatedIn, it.vr.v.Era()) {
+			exclusive, isolated = false, true
+		}
 		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
-			Phase: it.phase, Exclusive: it.def.Exclusive, Group: it.def.Group})
+			Phase: it.phase, Exclusive: exclusive, Isolated: isolated, Group: it.def.Group})
 	}
 	return out
 }

@@ -24,9 +24,14 @@ type Spec struct {
 	// 1): a phase starts once every spec of the earlier phases has ended.
 	// Specs are listed in phase order.
 	Phase int
-	// Exclusive specs run alone: no other spec overlaps them. Within its
-	// phase an exclusive spec runs after the others, one at a time.
+	// Exclusive specs run alone: no other spec overlaps them, except
+	// Isolated ones. Within its phase an exclusive spec runs after the
+	// others have started, one at a time, once no spec that is neither
+	// isolated nor exclusive runs.
 	Exclusive bool
+	// Isolated specs may overlap every other spec, exclusive ones
+	// included; they start before the others of their phase.
+	Isolated bool
 	// Group, when set, names specs that never overlap one another (they
 	// may overlap specs of other groups).
 	Group string
@@ -148,46 +153,66 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 }
 
 // runPhase runs the specs of one phase, at most parallel at a time: the
-// ones that are not exclusive first, each starting as soon as a slot is
-// free and no spec of its group runs (the earliest such spec in the
-// order given goes first), then the exclusive ones, one after another.
-// Once serial reports true, a spec starts only when none runs.
+// isolated ones first, then the others that are not exclusive, each
+// starting as soon as a slot is free and no spec of its group runs (the
+// earliest such spec in that order goes first), then the exclusive ones,
+// one after another, each once every other spec has started and none runs
+// but isolated ones. Once serial reports true, a spec starts only when
+// none runs.
 func runPhase(specs []Spec, parallel int, serial func() bool) {
 	var pending, exclusive []Spec
 	for _, s := range specs {
-		if s.Exclusive {
+		if s.Isolated && !s.Exclusive {
+			pending = append(pending, s)
+		}
+	}
+	for _, s := range specs {
+		switch {
+		case s.Exclusive:
 			exclusive = append(exclusive, s)
-		} else {
+		case !s.Isolated:
 			pending = append(pending, s)
 		}
 	}
 	var mu sync.Mutex
 	cond := sync.NewCond(&mu)
 	busy := map[string]bool{}
-	running := 0
+	running, shared := 0, 0 // all specs running; those neither isolated nor exclusive
+	alone := false          // an exclusive spec runs
 	var wg sync.WaitGroup
 	mu.Lock()
-	for len(pending) > 0 {
-		next := -1
+	for len(pending) > 0 || len(exclusive) > 0 {
 		limit := parallel
 		if serial != nil && serial() {
 			limit = 1
 		}
-		if running < limit {
-			for i, s := range pending {
-				if s.Group == "" || !busy[s.Group] {
-					next = i
-					break
+		var s Spec
+		found := false
+		if running < limit && !alone {
+			if len(pending) > 0 {
+				for i, p := range pending {
+					if p.Group == "" || !busy[p.Group] {
+						s, found = p, true
+						pending = append(pending[:i:i], pending[i+1:]...)
+						break
+					}
 				}
+			} else if shared == 0 {
+				s, found = exclusive[0], true
+				exclusive = exclusive[1:]
 			}
 		}
-		if next < 0 {
+		if !found {
 			cond.Wait()
 			continue
 		}
-		s := pending[next]
-		pending = append(pending[:next:next], pending[next+1:]...)
 		running++
+		switch {
+		case s.Exclusive:
+			alone = true
+		case !s.Isolated:
+			shared++
+		}
 		if s.Group != "" {
 			busy[s.Group] = true
 		}
@@ -197,6 +222,12 @@ func runPhase(specs []Spec, parallel int, serial func() bool) {
 			defer func() {
 				mu.Lock()
 				running--
+				switch {
+				case s.Exclusive:
+					alone = false
+				case !s.Isolated:
+					shared--
+				}
 				if s.Group != "" {
 					busy[s.Group] = false
 				}
@@ -208,9 +239,6 @@ func runPhase(specs []Spec, parallel int, serial func() bool) {
 	}
 	mu.Unlock()
 	wg.Wait()
-	for _, s := range exclusive {
-		s.Run()
-	}
 }
 
 func runGinkgo(specs []Spec, cfg SpecConfig) int {

@@ -156,3 +156,68 @@ func TestRunSpecsSerialOnceLarge(t *testing.T) {
 		t.Errorf("after Serial reported true, up to %d specs ran at once; want 1", mostAfter)
 	}
 }
+
+// TestRunSpecsIsolatedAlongsideExclusive holds the direct engine to
+// Spec.Isolated: an isolated spec runs on while the
+// exclusive specs run (here it waits for one to start), while exclusive
+// specs still overlap neither each other nor any spec that is not
+// isolated.
+func TestRunSpecsIsolatedAlongsideExclusive(t *testing.T) {
+	type kind struct{ exclusive, isolated bool }
+	kinds := []kind{{}, {}, {exclusive: true}, {isolated: true}, {}, {exclusive: true}, {}}
+	var mu sync.Mutex
+	running := map[int]bool{}
+	var order []int
+	exclusiveStarted, seen := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	overlapped := false
+	var specs []Spec
+	for i, k := range kinds {
+		specs = append(specs, Spec{Name: fmt.Sprint(i), Exclusive: k.exclusive, Isolated: k.isolated, Run: func() {
+			mu.Lock()
+			order = append(order, i)
+			for j := range running {
+				if (k.exclusive && !kinds[j].isolated) || (kinds[j].exclusive && !k.isolated) {
+					t.Errorf("spec %d (%+v) overlaps spec %d (%+v)", i, k, j, kinds[j])
+				}
+			}
+			running[i] = true
+			mu.Unlock()
+			if k.exclusive {
+				first := false
+				once.Do(func() { close(exclusiveStarted); first = true })
+				if first {
+					select { // until the isolated spec has seen it run
+					case <-seen:
+					case <-time.After(10 * time.Second):
+					}
+				}
+			}
+			if k.isolated {
+				select {
+				case <-exclusiveStarted:
+					mu.Lock()
+					for j := range running {
+						overlapped = overlapped || kinds[j].exclusive
+					}
+					mu.Unlock()
+					close(seen)
+				case <-time.After(10 * time.Second):
+					t.Errorf("isolated spec %d: no exclusive spec started while it ran", i)
+				}
+			}
+			mu.Lock()
+			delete(running, i)
+			mu.Unlock()
+		}})
+	}
+	if _, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4}); n != len(specs) {
+		t.Fatalf("%d of %d specs ran", n, len(specs))
+	}
+	if len(order) != len(specs) {
+		t.Errorf("order %v: want every spec once", order)
+	}
+	if !overlapped {
+		t.Error("the isolated spec never ran alongside an exclusive one")
+	}
+}

@@ -73,9 +73,10 @@ func (s featuresSchema) types() []string {
 // featuresKnobName matches property names of time and work knobs.
 var featuresKnobName = regexp.MustCompile(`(?i)^(duration|delay|timeout|sleep|wait|interval|seconds|secs|ms|millis|milliseconds|durationms|delayms|durationseconds|steps|iterations)$`)
 
-// featuresKnob returns a small valid value for an optional numeric
-// property named like a time or work knob: 1 (3 for a step count, so
-// progress still has steps to report), moved into the schema's bounds.
+// featuresKnob returns a small valid value for a numeric property named
+// like a time or work knob: 1 (3 for a step count, so progress still has
+// steps to report; 0.1 for a time that may be fractional), moved into the
+// schema's bounds.
 func featuresKnob(name string, raw json.RawMessage) (any, bool) {
 	if !featuresKnobName.MatchString(name) {
 		return nil, false
@@ -89,8 +90,13 @@ func featuresKnob(name string, raw json.RawMessage) (any, bool) {
 		return nil, false
 	}
 	v := 1.0
-	if strings.Contains(strings.ToLower(name), "step") || strings.Contains(strings.ToLower(name), "iteration") {
+	switch {
+	case strings.Contains(strings.ToLower(name), "step") || strings.Contains(strings.ToLower(name), "iteration"):
 		v = 3
+	case ts[0] == "number":
+		// A fractional time: a tenth, whatever the unit (a tenth of a
+		// second, or of a millisecond).
+		v = 0.1
 	}
 	return argNumber(s, v, ts[0] == "integer"), true
 }
@@ -288,6 +294,10 @@ func (g *argGen) object(s featuresSchema, depth int) map[string]any {
 	}
 	for _, name := range s.Required {
 		if _, set := out[name]; set {
+			continue
+		}
+		if v, ok := featuresKnob(name, prop(name)); ok {
+			out[name] = v // a required knob of time or work: small too
 			continue
 		}
 		out[name] = g.value(prop(name), depth+1)

@@ -40,7 +40,9 @@ func TestToolArgsGenerated(t *testing.T) {
 		{"conformance 2020-12 tool", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"additionalProperties":false,"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]}}`, `{"email":"mcpcheck"}`},
 		{"default first", `{"type":"object","properties":{"n":{"type":"integer","default":3}},"required":["n"]}`, `{"n":3}`},
 		{"bad default skipped", `{"type":"object","properties":{"n":{"type":"integer","minimum":5,"default":"x"}},"required":["n"]}`, `{"n":5}`},
-		{"knob set small", `{"type":"object","properties":{"durationMs":{"type":"integer"},"seconds":{"type":"number","minimum":0}}}`, `{"durationMs":1,"seconds":1}`},
+		{"knob set small", `{"type":"object","properties":{"durationMs":{"type":"integer"},"seconds":{"type":"number","minimum":0}}}`, `{"durationMs":1,"seconds":0.1}`},
+		{"required knob set small", `{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"steps":{"type":"integer","minimum":1}},"required":["seconds","steps"]}`, `{"seconds":0.1,"steps":3}`},
+		{"required knob within bounds", `{"type":"object","properties":{"delay":{"type":"number","minimum":2}},"required":["delay"]}`, `{"delay":2}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -37,97 +38,39 @@ const maxToolsCalled = 100
 const errorFixture = "test_error_handling"
 
 var _ = Register(
-	// Exclusive: it calls every tool the policy allows, and tools change
-	// what every session shares (lists, subscriptions, listeners).
+	// Exclusive: it calls every tool the policy allows but the neutral
+	// conformance fixtures (tools/fixture-results calls those), and tools
+	// change what every session shares (lists, subscriptions, listeners).
 	Def{
 		ID: "tools/call-results", Exclusive: true, Area: "tools",
-		Title: "every tool the policy lets mcpcheck call answers with a result that conforms to the version's CallToolResult schema, " +
+		Title: "every tool the policy lets mcpcheck call (but the neutral conformance fixtures: tools/fixture-results) answers with a result that conforms to the version's CallToolResult schema, " +
 			"reports its own failures in the result (isError) rather than as a JSON-RPC error, and embeds resources only when it declares resources",
 		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"},
 		Proofs: []Proof{
 			{Fault: "tool-result-no-content", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "tool-result-no-content", Version: spec.V20260728, Want: reports.Fail},
 			{Fault: "tool-result-unknown-content-type", Version: spec.V20250618, Want: reports.Fail},
+			// tool-error-as-protocol-error shows only in test_error_handling,
+			// the one tool known to fail in execution: tools/fixture-results.
+			{Fault: "embedded-resources-undeclared", Version: spec.V20251125, Want: reports.Warn},
+		},
+		Body: toolsCallResults(false),
+	},
+	// Isolated: the neutral conformance fixtures change nothing another
+	// session sees, and their answers go to the session that called them.
+	Def{
+		ID: "tools/fixture-results", Isolated: true, Area: "tools",
+		Title: "every neutral conformance fixture tool the server lists (test_simple_text, test_reconnection, test_error_handling, ...) answers with a result that conforms to the version's CallToolResult schema, " +
+			"reports its own failures in the result (isError) rather than as a JSON-RPC error, and embeds resources only when the server declares resources",
+		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"},
+		Proofs: []Proof{
+			{Fault: "tool-result-no-content", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "tool-result-no-content", Version: spec.V20260728, Want: reports.Fail},
 			{Fault: "tool-error-as-protocol-error", Version: spec.V20251125, Want: reports.Warn},
 			{Fault: "tool-error-as-protocol-error", Version: spec.V20241105, Want: reports.Warn},
 			{Fault: "embedded-resources-undeclared", Version: spec.V20251125, Want: reports.Warn},
 		},
-		Body: func(t *T) {
-			if !t.RequireCapability("tools") {
-				return
-			}
-			tools, ok := t.policyTools()
-			if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
-				return
-			}
-			if !t.Require(len(tools) > 0, "the server lists no tools") {
-				return
-			}
-			idx := t.toolsCallable(tools, false)
-			var left []string
-			all := func(mcp.Tool) bool { return true }
-			if skipped := t.toolsSkipped(tools, all); skipped != "" {
-				left = append(left, skipped)
-			}
-			if unnamed := t.toolsUnnamed(tools, all); unnamed != "" {
-				t.Saw("%s (not called, by the user's choice)", unnamed)
-			}
-			for _, name := range t.toolsNotListed(tools) {
-				t.Saw("%s: named by the tool policy, but not listed in %s", name, t.Version())
-			}
-			if !t.RequireFixture(len(idx) > 0, t.policyReason("the policy lets mcpcheck call none of the listed tools", tools, all)) {
-				return
-			}
-			if len(idx) > maxToolsCalled {
-				left = append(left, fmt.Sprintf("the first %d of %d callable tools were called, the rest not (a bound on the harness's work)", maxToolsCalled, len(idx)))
-				idx = idx[:maxToolsCalled]
-			}
-			var jobs []toolsJob
-			for _, i := range idx {
-				tl := tools[i]
-				sets, given, why := t.toolArgSets(tl)
-				if len(sets) == 0 {
-					left = append(left, fmt.Sprintf("%s: %s", tl.Name, why))
-					continue
-				}
-				// Before 2025-11-25 there are no tasks: execution means
-				// nothing to a client of the version, which calls plainly.
-				task := !toolsPlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
-				if task && (t.Version() != spec.V20251125 || !t.HasCapability("tasks.requests.tools.call")) {
-					left = append(left, fmt.Sprintf("%s: its execution.taskSupport is required, so it is never called plainly, and mcpcheck runs tools as tasks only in 2025-11-25 with tasks.requests.tools.call declared", tl.Name))
-					continue
-				}
-				for _, args := range sets {
-					jobs = append(jobs, toolsJob{tl: tl, args: args, given: given, task: task})
-				}
-			}
-			judged := 0
-			if len(jobs) > 0 {
-				sessions := t.toolsSessions(len(jobs))
-				if len(sessions) == 0 {
-					return
-				}
-				t.toolsCallAll(sessions, jobs)
-				for _, j := range jobs {
-					if t.toolsJudgeCall(sessions[0], j, &left) {
-						judged++
-					}
-				}
-			}
-			if len(left) > 0 {
-				// Violations found win over untestable (harness.Check).
-				t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, "answer", "answers"), strings.Join(left, "; ")))
-				return
-			}
-			if judged == 0 {
-				t.Untestable("no tool answered, so no result was judged")
-				return
-			}
-			if t.Open() {
-				t.Saw("%d answers judged", judged)
-				t.Pass()
-			}
-		},
+		Body: toolsCallResults(true),
 	},
 	Def{
 		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
@@ -235,6 +178,148 @@ var _ = Register(
 		},
 	},
 )
+
+// toolsCallResults is the body of tools/call-results (fixtures false: every
+// tool but the neutral conformance fixtures) and tools/fixture-results
+// (fixtures true: those fixtures alone).
+func toolsCallResults(fixtures bool) func(t *T) {
+	return func(t *T) {
+		if !t.RequireCapability("tools") {
+			return
+		}
+		tools, ok := t.policyTools()
+		if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
+			return
+		}
+		if !t.Require(len(tools) > 0, "the server lists no tools") {
+			return
+		}
+		// The check's share of the tools: the neutral conformance
+		// fixtures, or every other tool.
+		mine := func(tl mcp.Tool) bool { return toolsNeutralFixture(tl.Name) == fixtures }
+		listed := 0
+		for _, tl := range tools {
+			if mine(tl) {
+				listed++
+			}
+		}
+		if listed == 0 {
+			if fixtures {
+				t.Untestable("the server lists none of the conformance fixture tools this check calls (" + strings.Join(toolsNeutralFixtureNames(), ", ") + "); tools/call-results judges its tools")
+			} else {
+				t.NotApplicable("every tool the server lists is a conformance fixture that tools/fixture-results calls and judges")
+			}
+			return
+		}
+		var idx []int
+		for _, i := range t.toolsCallable(tools, false) {
+			if mine(tools[i]) {
+				idx = append(idx, i)
+			}
+		}
+		var left []string
+		if skipped := t.toolsSkipped(tools, mine); skipped != "" {
+			left = append(left, skipped)
+		}
+		if unnamed := t.toolsUnnamed(tools, mine); unnamed != "" {
+			t.Saw("%s (not called, by the user's choice)", unnamed)
+		}
+		if !fixtures {
+			for _, name := range t.toolsNotListed(tools) {
+				t.Saw("%s: named by the tool policy, but not listed in %s", name, t.Version())
+			}
+		}
+		if !t.RequireFixture(len(idx) > 0, t.policyReason("the policy lets mcpcheck call none of the listed tools", tools, mine)) {
+			return
+		}
+		if len(idx) > maxToolsCalled {
+			left = append(left, fmt.Sprintf("the first %d of %d callable tools were called, the rest not (a bound on the harness's work)", maxToolsCalled, len(idx)))
+			idx = idx[:maxToolsCalled]
+		}
+		var jobs []toolsJob
+		for _, i := range idx {
+			tl := tools[i]
+			sets, given, why := t.toolArgSets(tl)
+			if len(sets) == 0 {
+				left = append(left, fmt.Sprintf("%s: %s", tl.Name, why))
+				continue
+			}
+			// Before 2025-11-25 there are no tasks: execution means
+			// nothing to a client of the version, which calls plainly.
+			task := !toolsPlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
+			if task && (t.Version() != spec.V20251125 || !t.HasCapability("tasks.requests.tools.call")) {
+				left = append(left, fmt.Sprintf("%s: its execution.taskSupport is required, so it is never called plainly, and mcpcheck runs tools as tasks only in 2025-11-25 with tasks.requests.tools.call declared", tl.Name))
+				continue
+			}
+			for _, args := range sets {
+				jobs = append(jobs, toolsJob{tl: tl, args: args, given: given, task: task})
+			}
+		}
+		judged := 0
+		if len(jobs) > 0 {
+			sessions := t.toolsSessions(len(jobs))
+			if len(sessions) == 0 {
+				return
+			}
+			t.toolsCallAll(sessions, jobs)
+			for _, j := range jobs {
+				if t.toolsJudgeCall(sessions[0], j, &left) {
+					judged++
+				}
+			}
+		}
+		if len(left) > 0 {
+			// Violations found win over untestable (harness.Check).
+			t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, "answer", "answers"), strings.Join(left, "; ")))
+			return
+		}
+		if judged == 0 {
+			t.Untestable("no tool answered, so no result was judged")
+			return
+		}
+		if t.Open() {
+			t.Saw("%d answers judged", judged)
+			t.Pass()
+		}
+
+	}
+}
+
+// toolsNeutralFixtures are the official conformance fixture tools whose
+// behaviour the fixture conventions define and which touch nothing another
+// session sees: each answers its caller, logs or reports progress to it,
+// asks it (sampling, elicitation, roots, an input-required result) or cuts
+// its own response stream (test_reconnection). tools/fixture-results calls
+// them alongside every other check (Def.Isolated); the fixtures that do
+// reach other sessions (test_trigger_tool_change and
+// test_trigger_prompt_change announce to every listener, test_tool_with_task
+// adds to the task store) stay with tools/call-results.
+var toolsNeutralFixtures = map[string]bool{
+	"test_simple_text": true, "test_image_content": true, "test_audio_content": true,
+	"test_embedded_resource": true, "test_multiple_content_types": true,
+	"test_tool_with_logging": true, "test_tool_with_progress": true, "test_logging_tool": true,
+	errorFixture: true, "test_reconnection": true,
+	"test_sampling": true, "test_elicitation": true,
+	"test_elicitation_sep1034_defaults": true, "test_elicitation_sep1330_enums": true,
+	"test_streaming_elicitation": true, "test_missing_capability": true,
+}
+
+// toolsNeutralFixture reports whether name is a neutral conformance fixture
+// (toolsNeutralFixtures, or one of the input-required fixtures, which only
+// ask their caller).
+func toolsNeutralFixture(name string) bool {
+	return toolsNeutralFixtures[name] || strings.HasPrefix(name, "test_input_required_result_")
+}
+
+// toolsNeutralFixtureNames lists toolsNeutralFixtures in name order.
+func toolsNeutralFixtureNames() []string {
+	var out []string
+	for n := range toolsNeutralFixtures {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return append(out, "test_input_required_result_*")
+}
 
 // toolsSession opens the session the tools are called on: a connection
 // of its own (closed at the end of the check, so over stdio the state the

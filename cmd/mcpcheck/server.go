@@ -44,7 +44,7 @@ Flags:
   --tool-args FILE         arguments for the tool calls, JSON: {"tool": {...}} or
                            {"tool": [{...}, {...}]} (one call per object); tools without an
                            entry get arguments generated from their inputSchema
-  --parallel N             checks run at the same time (default 8 over HTTP; over stdio the
+  --parallel N             checks run at the same time (default 12 over HTTP; over stdio the
                            cores, 4 to 8); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
                            do not depend on N

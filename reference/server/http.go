@@ -35,7 +35,10 @@ type HTTPOptions struct {
 	// always allowed. "*" allows any host (only for servers that are not
 	// bound to loopback and are protected otherwise).
 	AllowedHosts []string
-	// Retry is the SSE retry hint sent in priming events; default 1s.
+	// Retry is the SSE retry hint sent in priming events; default 500 ms,
+	// the value the official conformance suite's own SSE server uses: a
+	// client that resumes a stream the server closed (test_reconnection)
+	// waits this long first.
 	Retry time.Duration
 	// SessionIdle expires sessions idle for that long; default 30 minutes.
 	SessionIdle time.Duration
@@ -77,7 +80,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		o.Endpoint = "/mcp"
 	}
 	if o.Retry <= 0 {
-		o.Retry = time.Second
+		o.Retry = 500 * time.Millisecond
 	}
 	if o.SessionIdle <= 0 {
 		o.SessionIdle = 30 * time.Minute
