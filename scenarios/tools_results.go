@@ -164,17 +164,7 @@ var _ = Register(
 					t.Saw("%s(%s): structuredContent conforms and is mirrored in a text block", tl.Name, clip(args))
 				}
 			}
-			if len(left) > 0 {
-				t.Untestable(fmt.Sprintf("%d structured %s judged; not judged: %s", judged, plural(judged, "result", "results"), strings.Join(left, "; ")))
-				return
-			}
-			if judged == 0 {
-				t.Untestable("no tool with an outputSchema gave a successful result to judge")
-				return
-			}
-			if t.Open() {
-				t.Pass()
-			}
+			t.toolsVerdict(judged, "structured result", "structured results", left, "no tool with an outputSchema gave a successful result to judge")
 		},
 	},
 )
@@ -205,7 +195,9 @@ func toolsCallResults(fixtures bool) func(t *T) {
 		}
 		if listed == 0 {
 			if fixtures {
-				t.Untestable("the server lists none of the conformance fixture tools this check calls (" + strings.Join(toolsNeutralFixtureNames(), ", ") + "); tools/call-results judges its tools")
+				// Nothing is lost: tools/call-results calls and judges every
+				// tool the server lists.
+				t.NotApplicable("the server lists none of the neutral conformance fixture tools (" + strings.Join(toolsNeutralFixtureNames(), ", ") + "); tools/call-results judges the tools it lists")
 			} else {
 				t.NotApplicable("every tool the server lists is a conformance fixture that tools/fixture-results calls and judges")
 			}
@@ -268,20 +260,24 @@ func toolsCallResults(fixtures bool) func(t *T) {
 				}
 			}
 		}
-		if len(left) > 0 {
-			// Violations found win over untestable (harness.Check).
-			t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, "answer", "answers"), strings.Join(left, "; ")))
-			return
-		}
-		if judged == 0 {
-			t.Untestable("no tool answered, so no result was judged")
-			return
-		}
-		if t.Open() {
-			t.Saw("%d answers judged", judged)
-			t.Pass()
-		}
+		t.toolsVerdict(judged, "answer", "answers", left, "no tool answered, so no result was judged")
+	}
+}
 
+// toolsVerdict ends a check that calls tools and judges their answers:
+// untestable when some were left unjudged (left says which and why; a
+// violation found wins over it, see harness.Check) or none was judged
+// (none says why), else a pass that says how many were judged (one and
+// many name them).
+func (t *T) toolsVerdict(judged int, one, many string, left []string, none string) {
+	switch {
+	case len(left) > 0:
+		t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, one, many), strings.Join(left, "; ")))
+	case judged == 0:
+		t.Untestable(none)
+	case t.Open():
+		t.Saw("%d %s judged", judged, plural(judged, one, many))
+		t.Pass()
 	}
 }
 
