@@ -256,15 +256,17 @@ func (vr *versionRun) sessionConfig() session.Config {
 }
 
 // largeFrames reports whether the target has sent a large frame
-// (session.LargeFrame) in any version so far: the run's checks then run
-// one at a time, so that no two of them hold such a message at once.
+// (session.LargeFrame), or more than a version's sessions keep together
+// (sessionBudget: it floods), in any version so far: the run's checks then
+// run one at a time, so that no two of them hold such a message, or are
+// flooded, at once.
 func (r *runner) largeFrames() bool {
 	if r.large.Load() {
 		return true
 	}
 	for _, vr := range r.versions {
 		vr.mu.Lock()
-		large := vr.budget.Large()
+		large := vr.budget.Large() || vr.budget.Exhausted()
 		vr.mu.Unlock()
 		if large {
 			r.large.Store(true)
@@ -284,7 +286,7 @@ func (vr *versionRun) done() {
 	vr.pending--
 	last := vr.pending == 0
 	if last {
-		if vr.budget.Large() {
+		if vr.budget.Large() || vr.budget.Exhausted() {
 			vr.r.large.Store(true)
 		}
 		vr.obs, vr.sessions, vr.obsBytes, vr.budget, vr.ledgers = nil, nil, 0, nil, nil

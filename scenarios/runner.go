@@ -384,14 +384,27 @@ func (r *runner) plan() []specItem {
 
 func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 	var out []Spec
+	// Over stdio every session is a process of its own, leased to one
+	// check at a time: the task store a group's checks share lives in a
+	// process no other check talks to, so the checks of a group run side
+	// by side there. (Exclusive checks still run alone: they hold whole
+	// listings, and a target whose lists are huge would have several held
+	// at once.) A server that keeps its state outside its process (a
+	// file, a database) is run with Parallel 1. A pipe target's function
+	// may share state between its connections, so it keeps the rule of
+	// HTTP targets.
+	ownProcess := r.transport == "stdio" && r.cfg.Target.Pipe == nil
 	for _, it := range plan {
 		it := it
-		exclusive, isolated := it.def.Exclusive, it.def.Isolated
+		exclusive, isolated, group := it.def.Exclusive, it.def.Isolated, it.def.Group
 		if slices.Contains(it.def.IsolatedIn, it.vr.v.Era()) {
 			exclusive, isolated = false, true
 		}
+		if ownProcess {
+			group = ""
+		}
 		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
-			Phase: it.phase, Exclusive: exclusive, Isolated: isolated, Group: it.def.Group})
+			Phase: it.phase, Exclusive: exclusive, Isolated: isolated, Group: group})
 	}
 	return out
 }

@@ -49,6 +49,7 @@ type Config struct {
 type Budget struct {
 	left  atomic.Int64
 	large atomic.Bool
+	spent atomic.Bool
 }
 
 // LargeFrame is the size from which a received frame counts as large
@@ -60,6 +61,11 @@ const LargeFrame = 1 << 20
 // of LargeFrame bytes or more. A runner uses it to stop running checks
 // side by side, each holding such a message.
 func (b *Budget) Large() bool { return b != nil && b.large.Load() }
+
+// Exhausted reports whether a session sharing the budget found it spent:
+// the target sent more than the budget holds (it floods). A runner uses
+// it, like Large, to stop running checks side by side.
+func (b *Budget) Exhausted() bool { return b != nil && b.spent.Load() }
 
 // NewBudget returns a budget of n bytes.
 func NewBudget(n int64) *Budget {
@@ -75,6 +81,7 @@ func (b *Budget) take(n int) bool {
 	}
 	if b.left.Add(-int64(n)) < 0 {
 		b.left.Add(int64(n))
+		b.spent.Store(true)
 		return false
 	}
 	return true
