@@ -37,6 +37,11 @@ const maxToolsCalled = 100
 // tool execution error.
 const errorFixture = "test_error_handling"
 
+// toolsResultRequirements are what tools/call-results and
+// tools/fixture-results judge every answer by, each for its share of the
+// tools.
+var toolsResultRequirements = []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"}
+
 var _ = Register(
 	// Exclusive: it calls every tool the policy allows but the neutral
 	// conformance fixtures (tools/fixture-results calls those), and tools
@@ -45,7 +50,7 @@ var _ = Register(
 		ID: "tools/call-results", Exclusive: true, Area: "tools",
 		Title: "every tool the policy lets mcpcheck call (but the neutral conformance fixtures: tools/fixture-results) answers with a result that conforms to the version's CallToolResult schema, " +
 			"reports its own failures in the result (isError) rather than as a JSON-RPC error, and embeds resources only when it declares resources",
-		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"},
+		Requirements: toolsResultRequirements,
 		Proofs: []Proof{
 			{Fault: "tool-result-no-content", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "tool-result-no-content", Version: spec.V20260728, Want: reports.Fail},
@@ -62,7 +67,7 @@ var _ = Register(
 		ID: "tools/fixture-results", Isolated: true, Area: "tools",
 		Title: "every neutral conformance fixture tool the server lists (test_simple_text, test_reconnection, test_error_handling, ...) answers with a result that conforms to the version's CallToolResult schema, " +
 			"reports its own failures in the result (isError) rather than as a JSON-RPC error, and embeds resources only when the server declares resources",
-		Requirements: []string{"base.jsonrpc.messages-are-jsonrpc-2", "tools.result.execution-errors-in-result", "tools.result.embedded-resources-imply-capability"},
+		Requirements: toolsResultRequirements,
 		Proofs: []Proof{
 			{Fault: "tool-result-no-content", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "tool-result-no-content", Version: spec.V20260728, Want: reports.Fail},
