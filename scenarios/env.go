@@ -255,21 +255,21 @@ func (vr *versionRun) sessionConfig() session.Config {
 	return sc
 }
 
-// largeFrames reports whether the target has sent a large frame
+// heavy reports whether the target has sent a large frame
 // (session.LargeFrame), or more than a version's sessions keep together
 // (sessionBudget: it floods), in any version so far: the run's checks then
 // run one at a time, so that no two of them hold such a message, or are
 // flooded, at once.
-func (r *runner) largeFrames() bool {
-	if r.large.Load() {
+func (r *runner) heavy() bool {
+	if r.heavyTarget.Load() {
 		return true
 	}
 	for _, vr := range r.versions {
 		vr.mu.Lock()
-		large := vr.budget.Large() || vr.budget.Exhausted()
+		heavy := vr.budget.Heavy()
 		vr.mu.Unlock()
-		if large {
-			r.large.Store(true)
+		if heavy {
+			r.heavyTarget.Store(true)
 			return true
 		}
 	}
@@ -286,8 +286,8 @@ func (vr *versionRun) done() {
 	vr.pending--
 	last := vr.pending == 0
 	if last {
-		if vr.budget.Large() || vr.budget.Exhausted() {
-			vr.r.large.Store(true)
+		if vr.budget.Heavy() {
+			vr.r.heavyTarget.Store(true)
 		}
 		vr.obs, vr.sessions, vr.obsBytes, vr.budget, vr.ledgers = nil, nil, 0, nil, nil
 		vr.tools, vr.toolsOK, vr.toolsErr = nil, false, nil // listed again if asked

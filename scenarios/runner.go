@@ -132,14 +132,14 @@ type Result struct {
 var ErrUnreachable = errors.New("the target could not be reached")
 
 type runner struct {
-	cfg       Config
-	target    target.Target
-	transport string
-	run       *harness.Run
-	cat       *catalog.Catalog
-	versions  []*versionRun
-	parallel  int
-	large     atomic.Bool // the target sent a large frame (largeFrames)
+	cfg         Config
+	target      target.Target
+	transport   string
+	run         *harness.Run
+	cat         *catalog.Catalog
+	versions    []*versionRun
+	parallel    int
+	heavyTarget atomic.Bool // the target sent a large frame or flooded (heavy)
 	// quietWindows and quietLongest count the silence windows the checks
 	// watched and the longest (T.Quiet), for the report.
 	quietWindows atomic.Int64
@@ -276,7 +276,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
 		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel,
-		Serial: r.largeFrames})
+		Serial: r.heavy})
 	r.specs = n
 
 	var problems []error

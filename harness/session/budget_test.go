@@ -23,3 +23,20 @@ func TestBudgetExhausted(t *testing.T) {
 		t.Error("a nil budget is never exhausted and takes anything")
 	}
 }
+
+// TestBudgetHeavy: Heavy is Large or Exhausted.
+func TestBudgetHeavy(t *testing.T) {
+	b := NewBudget(1)
+	if b.Heavy() {
+		t.Fatal("a fresh budget is heavy")
+	}
+	b.take(2)
+	if !b.Heavy() {
+		t.Error("an exhausted budget is not heavy")
+	}
+	l := NewBudget(1)
+	l.large.Store(true)
+	if !l.Heavy() {
+		t.Error("a budget that saw a large frame is not heavy")
+	}
+}

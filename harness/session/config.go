@@ -67,6 +67,10 @@ func (b *Budget) Large() bool { return b != nil && b.large.Load() }
 // it, like Large, to stop running checks side by side.
 func (b *Budget) Exhausted() bool { return b != nil && b.spent.Load() }
 
+// Heavy reports whether the target was found Large or Exhausted: a runner
+// then runs its checks one at a time.
+func (b *Budget) Heavy() bool { return b.Large() || b.Exhausted() }
+
 // NewBudget returns a budget of n bytes.
 func NewBudget(n int64) *Budget {
 	b := &Budget{}
