@@ -58,10 +58,10 @@
 // stateless era a dual-era server answers initialize by opening a legacy
 // session on the same stream; from then on the answers to requests without
 // a _meta protocol version are judged by the version initialize negotiated.
-// Schema verdicts are cached by message with its id cut out. Each
-// [Observation] carries a stable check name, the catalog requirement ID
-// and level when one applies, and a [Observation.Signature] for
-// deduplication.
+// Schema verdicts are cached by message, with its id cut out when it is
+// an ordinary string or integer. Each [Observation] carries a stable
+// check name, the catalog requirement ID and level when one applies, and
+// a [Observation.Signature] for deduplication.
 //
 // # Campaigns, findings and replay
 //

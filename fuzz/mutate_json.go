@@ -289,14 +289,40 @@ var jsonMutators = []Mutator{
 			params = map[string]any{}
 			val[key] = params
 		}
-		s := strings.Repeat(pick(r, []string{"a", "é", "😀", "\\"}), pick(r, []int{64 << 10, 512 << 10, 2 << 20})/4)
-		params[pick(r, []string{"name", "uri", "cursor", "huge"})] = s
-		return single(marshal(val))
+		unit := pick(r, []string{"a", "é", "😀", "\\"})
+		n := pick(r, []int{64 << 10, 512 << 10, 2 << 20}) / 4
+		name := pick(r, []string{"name", "uri", "cursor", "huge"})
+		return single(marshalRepeated(val, params, name, unit, n))
 	}},
 	{Name: "json/lone-surrogate", Doc: "puts an unpaired UTF-16 surrogate escape into a string", Mutate: func(r *rand.Rand, b Base) Input {
 		esc := []byte(pick(r, []string{`\ud800`, `\udfff`, `\ud800\u0041`, `\udc00\ud800`}))
 		return single(insertInString(r, b.Msg.Raw(), esc))
 	}},
+}
+
+// marshalRepeated marshals val with params[name] set to unit repeated n
+// times: the same bytes as marshal, without escaping megabytes. It
+// marshals a placeholder and puts the repeated, escaped unit in its
+// place; when the placeholder cannot be found it marshals the string.
+func marshalRepeated(val, params map[string]any, name, unit string, n int) []byte {
+	const placeholder = "mcpcheck-repeat-placeholder"
+	params[name] = placeholder
+	m := marshal(val)
+	tok := marshal(placeholder)
+	at := bytes.Index(m, tok)
+	if bytes.Count(m, tok) != 1 {
+		params[name] = strings.Repeat(unit, n)
+		return marshal(val)
+	}
+	esc := marshal(unit)
+	esc = esc[1 : len(esc)-1] // without its quotes
+	out := make([]byte, 0, len(m)-len(tok)+2+n*len(esc))
+	out = append(out, m[:at+1]...)
+	for i := 0; i < n; i++ {
+		out = append(out, esc...)
+	}
+	out = append(out, '"')
+	return append(out, m[at+len(tok):]...)
 }
 
 func hex2(c byte) string {

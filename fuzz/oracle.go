@@ -96,6 +96,10 @@ type judge struct {
 	// reading to that reading's lenient key, to forget it with the request.
 	latin1Alias map[string]string
 
+	// inBatch is set while the elements of a batch the target wrote are
+	// judged (for the verdict cache: they are decoded as batch elements).
+	inBatch bool
+
 	// probeAnswer is the last answer to a liveness probe that was judged
 	// clean, cut around its id token: a target answers every probe with
 	// the same bytes but for the id, and such an answer is not decoded
@@ -339,9 +343,11 @@ func (j *judge) received(f Frame) frameResult {
 			return res
 		}
 		elems, _ := jsonrpc.DecodeBatch(data)
+		j.inBatch = true
 		for _, e := range elems {
 			j.one(e, &res)
 		}
+		j.inBatch = false
 		return res
 	}
 	j.one(msg, &res)
@@ -464,21 +470,18 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		}
 		res.requests = append(res.requests, msg)
 	}
-	raw := msg.Raw
-	if msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw) {
-		raw = withID(raw) // the request had that id first; the codec check excused it too
-	}
-	if msg.Shape == jsonrpc.KindErrorResponse && (msg.IDNull || msg.IDAbsent) {
-		// JSON-RPC answers an unreadable request with a null (or, later, no)
-		// id; the older MCP schemas require an id there. Judge the rest.
-		raw = withID(raw)
-	}
+	// The message is judged with its id set to 0 when the request had
+	// that id first (the codec check excused it too), and when it is an
+	// error with a null (or, later, no) id: JSON-RPC answers an unreadable
+	// request so, and the older MCP schemas require an id there.
+	zeroID := msg.Shape == jsonrpc.KindErrorResponse && (msg.IDNull || msg.IDAbsent) ||
+		msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw)
 	// The message is a violation when it breaks the schema of every
 	// version it may be judged by; the first version's violation is
 	// reported.
 	var first *Observation
 	for _, ver := range versions {
-		o, bad := j.validate(ver, method, msg, raw)
+		o, bad := j.validate(ver, method, msg, zeroID)
 		if !bad {
 			return
 		}
@@ -489,10 +492,11 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	res.obs = append(res.obs, *first)
 }
 
-// validate checks one message against the schema of version v, returning
-// the first violation (one per message: the rest are usually the same
-// bug).
-func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw []byte) (Observation, bool) {
+// validate checks one message against the schema of version v (with its
+// id set to 0 when zeroID is set), returning the first violation (one per
+// message: the rest are usually the same bug). Verdicts are cached
+// (validCache); a cached one is the one validating again would give.
+func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, zeroID bool) (Observation, bool) {
 	from := spec.ServerToClient
 	if j.client {
 		from = spec.ClientToServer
@@ -502,25 +506,33 @@ func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, raw
 	if j.client {
 		keyMethod = "\x00client\x00" + method // one cache, two directions
 	}
-	pre, post, cacheable := idSplit(msg, raw)
+	pre, post, form, cacheable := validEntryKey(msg, zeroID, j.inBatch)
 	var key validKey
 	if cacheable {
-		key = verdicts.key(v, keyMethod, pre, post)
+		key = verdicts.key(v, keyMethod, form, pre, post)
 		if o, bad, ok := verdicts.get(key, pre, post); ok {
 			return o, bad
 		}
 	}
-	o, bad := Observation{}, false
-	m := msg
-	m.Raw = raw
-	for _, vi := range rules.SortViolations(rules.Schema(v, from, method, m)) {
-		o, bad = schemaObservation(v, vi, msg), true
-		break
-	}
+	o, bad := validateFresh(v, from, method, msg, zeroID)
 	if cacheable {
 		verdicts.put(key, pre, post, o, bad)
 	}
 	return o, bad
+}
+
+// validateFresh is validate without the cache: msg (with its id set to 0
+// when zeroID is set), sent by from, against version v's schema, as an
+// answer to method when it is a response.
+func validateFresh(v spec.Version, from spec.Direction, method string, msg jsonrpc.Message, zeroID bool) (Observation, bool) {
+	m := msg
+	if zeroID {
+		m.Raw = withID(msg.Raw)
+	}
+	for _, vi := range rules.SortViolations(rules.Schema(v, from, method, m)) {
+		return schemaObservation(v, vi, msg), true
+	}
+	return Observation{}, false
 }
 
 // answer settles one request awaiting an answer, forgetting it once no

@@ -237,10 +237,20 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 func (s *session) exec(in Input) execOutcome {
 	var out execOutcome
 	s.judge.seq++
-	if len(in.Chunks) == 1 {
-		s.judge.sent(in.Chunks[0])
-	} else {
-		s.judge.sent(in.Bytes())
+	registered := false
+	// register tells the judge what the input sent. It runs once the
+	// input is written, so that decoding it overlaps with the target's
+	// work, and always before the first frame is judged.
+	register := func() {
+		if registered {
+			return
+		}
+		registered = true
+		if len(in.Chunks) == 1 {
+			s.judge.sent(in.Chunks[0])
+		} else {
+			s.judge.sent(in.Bytes())
+		}
 	}
 	chunks := in.Chunks
 	var last []byte // sent with the probe
@@ -254,6 +264,7 @@ func (s *session) exec(in Input) execOutcome {
 		}
 	}
 	if in.HTTP != nil {
+		register() // the HTTP request's answers may come with its reply
 		if hc, ok := s.conn.(*httpConn); ok {
 			q := in.HTTP
 			s.record(reports.Sent, q.Body)
@@ -294,7 +305,6 @@ func (s *session) exec(in Input) execOutcome {
 		id := "mcpcheck-probe-" + itoa(s.probes)
 		probeKey = `"` + id + `"`
 		probe := s.probeLine(id)
-		s.judge.expect(probeKey, probeMethod(s.v))
 		s.record(reports.Sent, probe)
 		w = append(w, probe...)
 		err := s.conn.Send(w)
@@ -304,11 +314,14 @@ func (s *session) exec(in Input) execOutcome {
 		if err != nil {
 			return s.sendFailed(out, err)
 		}
+		register() // the input's requests, then the probe, in the order written
+		s.judge.expect(probeKey, probeMethod(s.v))
 		if hc, ok := s.conn.(*httpConn); ok {
 			probeStream = hc.last
 			out.recycle = hc.gets >= maxGetStreams || len(hc.stray) >= maxStray
 		}
 	}
+	register()
 	deadline := time.Now().Add(s.wait)
 	for i := 0; ; i++ {
 		if i == maxFramesPerExec {
