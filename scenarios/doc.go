@@ -36,10 +36,12 @@
 // per process; a later Run in the same process (or Config.Direct) runs the
 // same specs in the same order without Ginkgo.
 //
-// Checks run concurrently (Config.Parallel, by default 12 over HTTP and
-// the cores, 4 to 8, over stdio; the direct engine runs them): the
-// versions one after another, within a version the active checks Parallel
-// at a time, then the passive ones. A check that changes what every
+// Checks run concurrently (Config.Parallel, by default 12 over HTTP and 4
+// per core, 8 to 16, over stdio; the direct engine runs them): the
+// versions one after another but overlapping (SpecConfig.Overlap: a
+// version's checks start while the last ones of the version before still
+// run, once its exclusive checks have run), within a version the active
+// checks Parallel at a time, then the passive ones. A check that changes what every
 // session of the server shares, or watches a channel where other sessions'
 // traffic shows, is Def.Exclusive and runs alone, but for the isolated
 // checks (Def.Isolated: traffic on their own sessions only, nothing

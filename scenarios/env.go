@@ -218,7 +218,7 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 		rt.hold(rec)
 	}
 	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0), ledger: ledger}}
-	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.r.cfg.Session, Taps: taps, Fresh: fresh})
+	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.sessionConfig(), Taps: taps, Fresh: fresh})
 	if err != nil {
 		return nil, err
 	}

@@ -68,11 +68,13 @@ type Config struct {
 	// every passive one); see Shard.
 	Shard Shard
 	// Parallel is how many checks run at the same time (0 means
-	// DefaultParallel of the target). The versions run one after another;
-	// within a version the active checks run Parallel at a time, the
-	// exclusive ones (Def.Exclusive) alone after the others, those of one
-	// group (Def.Group) never together, and the passive ones once every
-	// active one has ended. Outcomes do not depend on it. 1 runs every
+	// DefaultParallel of the target). Up to Parallel checks run at a
+	// time, the versions' one after another but overlapping (a version's
+	// checks start while the last ones of the version before still run):
+	// the exclusive ones (Def.Exclusive) alone after the others of their
+	// version have started, those of one group (Def.Group) never
+	// together, and a version's passive ones once every active one of it
+	// and the versions before has ended. Outcomes do not depend on it. 1 runs every
 	// check one after another: under Ginkgo (unless Direct), in the order
 	// of the spec names, as before; with the direct engine in registration
 	// order. Above 1 the direct engine runs them.
@@ -86,8 +88,9 @@ type Config struct {
 }
 
 // DefaultParallel is how many checks a run against tg makes at the same
-// time by default: over stdio every session is a process of its own, so
-// as many as the machine has cores, at least 4 and at most 8; over HTTP
+// time by default: over stdio every session is a process of its own, and
+// most of a check is waiting (answers, silence windows), so 4 per core, at
+// least 8 and at most 16; over HTTP
 // all sessions share one server, which gets 12 (most of a check is
 // waiting: answers and silence windows; the isolated checks, which start
 // first and are mostly silence windows, take up to 8 of them, and the
@@ -96,7 +99,7 @@ func DefaultParallel(tg target.Target) int {
 	if !tg.IsStdio() {
 		return 12
 	}
-	return min(max(runtime.NumCPU(), 4), 8)
+	return min(max(4*runtime.NumCPU(), 8), 16)
 }
 
 // The bounds of the run's transcripts (see record.Options): with checks
@@ -125,6 +128,10 @@ type Result struct {
 	// Parallel is how many checks the run let run at the same time
 	// (Config.Parallel, or its default).
 	Parallel int
+	// Serial says the run went on one check at a time once the target
+	// had sent a message of session.LargeFrame bytes or more, or more
+	// than a version's sessions keep (it floods): see runner.heavy.
+	Serial bool
 }
 
 // ErrUnreachable wraps the error of a target that could not be started or
@@ -276,7 +283,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
 		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel,
-		Serial: r.heavy})
+		Serial: r.heavy, Overlap: true})
 	r.specs = n
 
 	var problems []error
@@ -308,6 +315,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Engine:   engine,
 		Specs:    r.specs,
 		Parallel: cfg.Parallel,
+		Serial:   cfg.Parallel > 1 && r.heavy(),
 	}
 	// In the order of the spec names, as Ginkgo runs them and as merged
 	// shards are: a report does not depend on which engine ran the checks
@@ -385,14 +393,15 @@ func (r *runner) plan() []specItem {
 func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 	var out []Spec
 	// Over stdio every session is a process of its own, leased to one
-	// check at a time: the task store a group's checks share lives in a
-	// process no other check talks to, so the checks of a group run side
-	// by side there. (Exclusive checks still run alone: they hold whole
-	// listings, and a target whose lists are huge would have several held
-	// at once.) A server that keeps its state outside its process (a
-	// file, a database) is run with Parallel 1. A pipe target's function
-	// may share state between its connections, so it keeps the rule of
-	// HTTP targets.
+	// check at a time: the task store a group's checks share, and the
+	// lists and log level an exclusive check changes, live in a process
+	// no other check talks to. So there the checks of a group run side by
+	// side, and exclusive checks are only late (Spec.Late): they hold
+	// whole listings, and by the time they start a target whose lists are
+	// huge is known and the run is serial (runner.heavy). A server that
+	// keeps its state outside its process (a file, a database) is run
+	// with Parallel 1. A pipe target's function may share state between
+	// its connections, so it keeps the rule of HTTP targets.
 	ownProcess := r.transport == "stdio" && r.cfg.Target.Pipe == nil
 	for _, it := range plan {
 		it := it
@@ -400,11 +409,13 @@ func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 		if slices.Contains(it.def.IsolatedIn, it.vr.v.Era()) {
 			exclusive, isolated = false, true
 		}
+		late := false
 		if ownProcess {
 			group = ""
+			late, exclusive = exclusive, false
 		}
 		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
-			Phase: it.phase, Exclusive: exclusive, Isolated: isolated, Group: group})
+			Phase: it.phase, Waits: it.def.Passive, Exclusive: exclusive, Isolated: isolated, Late: late, Group: group})
 	}
 	return out
 }

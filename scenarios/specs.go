@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +22,10 @@ type Spec struct {
 	Labels []string
 	Run    func()
 	// Phase orders specs that run concurrently (SpecConfig.Parallel above
-	// 1): a phase starts once every spec of the earlier phases has ended.
-	// Specs are listed in phase order.
+	// 1): a phase starts once every spec of the earlier phases has ended
+	// (with SpecConfig.Overlap: once they have started, exclusive ones
+	// included, for specs that do not Wait). Specs are listed in phase
+	// order.
 	Phase int
 	// Exclusive specs run alone: no other spec overlaps them, except
 	// Isolated ones. Within its phase an exclusive spec runs after the
@@ -32,6 +35,15 @@ type Spec struct {
 	// Isolated specs may overlap every other spec, exclusive ones
 	// included; they start before the others of their phase.
 	Isolated bool
+	// Waits keeps a spec from starting before every spec of the earlier
+	// phases has ended, also with SpecConfig.Overlap (a spec that judges
+	// what those saw).
+	Waits bool
+	// Late specs start once every other spec of their phase that is
+	// neither late nor exclusive has started, and overlap them: what an
+	// exclusive spec would do where nothing is shared (by then a target
+	// too heavy to be checked side by side is known: SpecConfig.Serial).
+	Late bool
 	// Group, when set, names specs that never overlap one another (they
 	// may overlap specs of other groups).
 	Group string
@@ -80,6 +92,11 @@ type SpecConfig struct {
 	// sent messages so large that holding several at once would cost too
 	// much memory (session.Budget.Large).
 	Serial func() bool
+	// Overlap lets a phase's specs start while the earlier phases still
+	// run (all but those that Wait, and exclusive ones), once no earlier
+	// phase has exclusive specs left to start: the tail of one phase (its
+	// longest specs) is then not waited out alone.
+	Overlap bool
 }
 
 // ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
@@ -140,104 +157,155 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 		}
 		return "direct", len(run)
 	}
-	total := len(run)
-	for len(run) > 0 {
-		n := 1
-		for n < len(run) && run[n].Phase == run[0].Phase {
-			n++
-		}
-		runPhase(run[:n], cfg.Parallel, cfg.Serial)
-		run = run[n:]
-	}
-	return "direct", total
+	newScheduler(run, cfg.Parallel, cfg.Serial, cfg.Overlap).run()
+	return "direct", len(run)
 }
 
-// runPhase runs the specs of one phase, at most parallel at a time: the
-// isolated ones first, then the others that are not exclusive, each
-// starting as soon as a slot is free and no spec of its group runs (the
-// earliest such spec in that order goes first), then the exclusive ones,
-// one after another, each once every other spec has started and none runs
-// but isolated ones. Once serial reports true, a spec starts only when
-// none runs.
-func runPhase(specs []Spec, parallel int, serial func() bool) {
-	var pending, exclusive []Spec
-	for _, s := range specs {
-		if s.Isolated && !s.Exclusive {
-			pending = append(pending, s)
+// scheduler runs the specs of a suite, at most parallel at a time. Within
+// a phase the isolated specs go first, then the others that are neither
+// late nor exclusive, then the late ones (once every such other spec of
+// the phase has started), each as soon as a slot is free and no spec of
+// its group runs (the earliest such spec in that order goes first); then
+// the exclusive ones, one after another, each once every other spec of
+// its phase has started and no spec runs but isolated ones. A phase's
+// specs start once every spec of the earlier phases has ended, or, with
+// SpecConfig.Overlap, as soon as slots are free once no earlier phase has
+// exclusive specs left to start, except those that Wait (and exclusive
+// ones). Once serial reports true, a spec starts only when none runs, and
+// only from the earliest phase not yet ended.
+type scheduler struct {
+	parallel int
+	serial   func() bool
+	overlap  bool
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	phases  []*phaseQueue
+	left    int // specs not started
+	busy    map[string]bool
+	running int  // all specs running
+	shared  int  // those neither isolated nor exclusive
+	alone   bool // an exclusive spec runs
+}
+
+// phaseQueue is what of one phase has not started yet, and how many of
+// its specs have not ended.
+type phaseQueue struct {
+	pending, late, exclusive []Spec
+	open                     int
+}
+
+func newScheduler(specs []Spec, parallel int, serial func() bool, overlap bool) *scheduler {
+	s := &scheduler{parallel: parallel, serial: serial, overlap: overlap, busy: map[string]bool{}, left: len(specs)}
+	s.cond = sync.NewCond(&s.mu)
+	var q *phaseQueue
+	for i, sp := range specs {
+		if i == 0 || sp.Phase != specs[i-1].Phase {
+			q = &phaseQueue{}
+			s.phases = append(s.phases, q)
 		}
-	}
-	for _, s := range specs {
+		q.open++
 		switch {
-		case s.Exclusive:
-			exclusive = append(exclusive, s)
-		case !s.Isolated:
-			pending = append(pending, s)
+		case sp.Exclusive:
+			q.exclusive = append(q.exclusive, sp)
+		case sp.Isolated:
+			// Isolated specs start first, in the order given.
+			n := 0
+			for n < len(q.pending) && q.pending[n].Isolated {
+				n++
+			}
+			q.pending = slices.Insert(q.pending, n, sp)
+		case sp.Late:
+			q.late = append(q.late, sp)
+		default:
+			q.pending = append(q.pending, sp)
 		}
 	}
-	var mu sync.Mutex
-	cond := sync.NewCond(&mu)
-	busy := map[string]bool{}
-	running, shared := 0, 0 // all specs running; those neither isolated nor exclusive
-	alone := false          // an exclusive spec runs
-	var wg sync.WaitGroup
-	mu.Lock()
-	for len(pending) > 0 || len(exclusive) > 0 {
-		limit := parallel
-		if serial != nil && serial() {
-			limit = 1
-		}
-		var s Spec
-		found := false
-		if running < limit && !alone {
-			if len(pending) > 0 {
-				for i, p := range pending {
-					if p.Group == "" || !busy[p.Group] {
-						s, found = p, true
-						pending = append(pending[:i:i], pending[i+1:]...)
-						break
-					}
-				}
-			} else if shared == 0 {
-				s, found = exclusive[0], true
-				exclusive = exclusive[1:]
-			}
-		}
-		if !found {
-			cond.Wait()
+	return s
+}
+
+// next takes the spec to start now and its phase, with s.mu held (false:
+// none may start).
+func (s *scheduler) next() (Spec, *phaseQueue, bool) {
+	limit := s.parallel
+	serial := s.serial != nil && s.serial()
+	if serial {
+		limit = 1
+	}
+	if s.running >= limit || s.alone {
+		return Spec{}, nil, false
+	}
+	earliest := true // every earlier phase has ended
+	for _, q := range s.phases {
+		if q.open == 0 {
 			continue
 		}
-		running++
-		switch {
-		case s.Exclusive:
-			alone = true
-		case !s.Isolated:
-			shared++
+		if len(q.pending) == 0 && len(q.late) > 0 {
+			q.pending, q.late = q.late, nil
 		}
-		if s.Group != "" {
-			busy[s.Group] = true
+		for i, p := range q.pending {
+			if (p.Group != "" && s.busy[p.Group]) || (!earliest && p.Waits) {
+				continue
+			}
+			q.pending = slices.Delete(q.pending, i, i+1)
+			return p, q, true
 		}
+		if earliest && len(q.pending) == 0 && len(q.late) == 0 && len(q.exclusive) > 0 && s.shared == 0 {
+			p := q.exclusive[0]
+			q.exclusive = q.exclusive[1:]
+			return p, q, true
+		}
+		if serial || !s.overlap || len(q.exclusive) > 0 {
+			// An exclusive spec changes what every session shares: no
+			// later phase starts before those of this one have run (a
+			// spec starting meanwhile would see the change).
+			break
+		}
+		earliest = false
+	}
+	return Spec{}, nil, false
+}
+
+// account notes that p started (d = 1) or ended (d = -1), with s.mu held.
+func (s *scheduler) account(p Spec, d int) {
+	s.running += d
+	switch {
+	case p.Exclusive:
+		s.alone = d > 0
+	case !p.Isolated:
+		s.shared += d
+	}
+	if p.Group != "" {
+		s.busy[p.Group] = d > 0
+	}
+}
+
+// run runs every spec and returns once all have ended.
+func (s *scheduler) run() {
+	var wg sync.WaitGroup
+	s.mu.Lock()
+	for s.left > 0 {
+		p, q, ok := s.next()
+		if !ok {
+			s.cond.Wait()
+			continue
+		}
+		s.left--
+		s.account(p, +1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() {
-				mu.Lock()
-				running--
-				switch {
-				case s.Exclusive:
-					alone = false
-				case !s.Isolated:
-					shared--
-				}
-				if s.Group != "" {
-					busy[s.Group] = false
-				}
-				cond.Broadcast()
-				mu.Unlock()
+				s.mu.Lock()
+				s.account(p, -1)
+				q.open--
+				s.cond.Broadcast()
+				s.mu.Unlock()
 			}()
-			s.Run()
+			p.Run()
 		}()
 	}
-	mu.Unlock()
+	s.mu.Unlock()
 	wg.Wait()
 }
 

@@ -221,3 +221,106 @@ func TestRunSpecsIsolatedAlongsideExclusive(t *testing.T) {
 		t.Error("the isolated spec never ran alongside an exclusive one")
 	}
 }
+
+// TestRunSpecsOverlap holds the direct engine to SpecConfig.Overlap: a
+// spec of the next phase starts while the phase before still runs (here
+// the first spec waits until it has), one that Waits only once every spec
+// of the earlier phases has ended; without Overlap the next phase waits.
+func TestRunSpecsOverlap(t *testing.T) {
+	for _, overlap := range []bool{true, false} {
+		var mu sync.Mutex
+		ended := map[string]bool{}
+		nextStarted := make(chan struct{})
+		overlapped := false
+		done := func(name string) {
+			mu.Lock()
+			ended[name] = true
+			mu.Unlock()
+		}
+		specs := []Spec{
+			{Name: "slow", Phase: 0, Run: func() {
+				if overlap {
+					select {
+					case <-nextStarted:
+					case <-time.After(10 * time.Second):
+						t.Errorf("the next phase's spec did not start while the first phase ran")
+					}
+				}
+				done("slow")
+			}},
+			{Name: "quick", Phase: 0, Run: func() { done("quick") }},
+			{Name: "next", Phase: 1, Run: func() {
+				mu.Lock()
+				overlapped = !ended["slow"]
+				mu.Unlock()
+				close(nextStarted)
+				done("next")
+			}},
+			{Name: "judge", Phase: 1, Waits: true, Run: func() {
+				mu.Lock()
+				if !ended["slow"] || !ended["quick"] {
+					t.Errorf("overlap=%v: the spec that Waits started before phase 0 ended (%v)", overlap, ended)
+				}
+				mu.Unlock()
+				done("judge")
+			}},
+		}
+		if _, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4, Overlap: overlap}); n != len(specs) {
+			t.Fatalf("%d of %d specs ran", n, len(specs))
+		}
+		if overlapped != overlap {
+			t.Errorf("overlap=%v: the next phase's spec started while the first phase ran: %v, want %v", overlap, overlapped, overlap)
+		}
+	}
+}
+
+// TestSchedulerOverlapAfterExclusive steps the scheduler by hand: with
+// SpecConfig.Overlap a phase's specs start only once the exclusive specs
+// of the phase before have run (they change what every session shares,
+// which a spec started meanwhile would see), late specs only once the
+// phase's other specs have started, and nothing starts while an exclusive
+// spec runs.
+func TestSchedulerOverlapAfterExclusive(t *testing.T) {
+	specs := []Spec{
+		{Name: "late", Phase: 0, Late: true},
+		{Name: "first", Phase: 0},
+		{Name: "exclusive", Phase: 0, Exclusive: true},
+		{Name: "next", Phase: 1},
+	}
+	s := newScheduler(specs, 4, nil, true)
+	type started struct {
+		p Spec
+		q *phaseQueue
+	}
+	var running []started
+	start := func(want string) {
+		t.Helper()
+		p, q, ok := s.next()
+		if !ok || p.Name != want {
+			t.Fatalf("next: %q (%v), want %q", p.Name, ok, want)
+		}
+		s.account(p, +1)
+		running = append(running, started{p, q})
+	}
+	none := func(why string) {
+		t.Helper()
+		if p, _, ok := s.next(); ok {
+			t.Fatalf("next: %q started, but %s", p.Name, why)
+		}
+	}
+	end := func() {
+		for _, r := range running {
+			s.account(r.p, -1)
+			r.q.open--
+		}
+		running = nil
+	}
+	start("first")
+	start("late")
+	none("the exclusive spec waits for the others to end, and the next phase for the exclusive spec")
+	end()
+	start("exclusive")
+	none("an exclusive spec runs")
+	end()
+	start("next")
+}

@@ -44,8 +44,8 @@ Flags:
   --tool-args FILE         arguments for the tool calls, JSON: {"tool": {...}} or
                            {"tool": [{...}, {...}]} (one call per object); tools without an
                            entry get arguments generated from their inputSchema
-  --parallel N             checks run at the same time (default 12 over HTTP; over stdio the
-                           cores, 4 to 8); 1 runs them one after another, as before.
+  --parallel N             checks run at the same time (default 12 over HTTP; over stdio 4
+                           per core, 8 to 16); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
                            do not depend on N
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
@@ -351,7 +351,11 @@ func runServerSuite(e *env, o serverOptions) error {
 	if err := writeReports(e, &run, bl, ropts, o.out, "mcpcheck-server", o.formats); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts, res.Parallel)
+	serial := ""
+	if res.Serial {
+		serial = "; one at a time once the target sent messages of 1 MiB or more, or flooded"
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time%s)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts, res.Parallel, serial)
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

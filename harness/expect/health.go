@@ -30,6 +30,11 @@ import (
 //     is dead, later waits end at once too, except the handshake of a
 //     fresh session (Handshake): a target that answers only initialize
 //     still gets that answer judged, with an adapted deadline.
+//   - A target that flooded FloodsBeforeGivingUp waits (each saw
+//     Options.MaxFrames frames, none settling it) is flooding: it is
+//     treated like a dead one (handshakes still made, nothing else
+//     waited for), since every further wait would only read its flood
+//     until the frame bound, and its verdict would take minutes.
 //
 // Wait finds the Health of a run in its context (WithHealth). It is safe
 // for concurrent use, and checks that run at the same time share one: the
@@ -58,21 +63,30 @@ type Health struct {
 	probing bool   // a probe is under way
 	probed  bool   // the probe of the current streak found the target alive
 	dead    string // why the target is dead ("" while it is not)
+	// floods counts the waits that ended Flooded; firstFlood is the
+	// Expected text of the first.
+	floods     int
+	firstFlood string
 	// deadToHandshakes is set when a handshake went unanswered after the
 	// target was found dead: then no wait is made any more.
 	deadToHandshakes bool
 	lastCheck        string // the Expected text of the last answered wait
-	// recent holds the latencies of the last answered waits (a ring of
-	// len(recent), next is where the next goes), for Typical.
+	// recent holds the latencies of the last answered waits that were not
+	// handshakes (a ring of len(recent), next is where the next goes), for
+	// Typical.
 	recent [64]time.Duration
 	nrec   int
 	next   int
 }
 
 // Typical is the target's typical answer time: the 90th percentile of its
-// last 64 answered waits (0 before any). Unlike the slowest answer, one
-// wait that was long on purpose (a slow tool, a late notification) does
-// not move it.
+// last 64 answered waits (0 before any), handshakes left out. Unlike the
+// slowest answer, one wait that was long on purpose (a slow tool, a late
+// notification) does not move it. A handshake's answer time includes
+// what a fresh session costs the target once (a process start, a
+// runtime warming up): counted, it would make a target that starts in
+// half a second and answers in a millisecond look slow to every window
+// sized on Typical.
 func (h *Health) Typical() time.Duration {
 	if h == nil {
 		return 0
@@ -96,6 +110,7 @@ const (
 	SlowFactor           = 5
 	MinAdapted           = time.Second
 	ProbeAfter           = 3
+	FloodsBeforeGivingUp = 3
 )
 
 // NewHealth returns the Health of a run that has not started.
@@ -222,11 +237,22 @@ func (h *Health) record(r Observed, answered, handshake bool) {
 		h.answers++
 		h.streak, h.probed = 0, false
 		h.lastCheck = r.Expected
-		h.recent[h.next] = r.Elapsed
-		h.next = (h.next + 1) % len(h.recent)
-		h.nrec = min(h.nrec+1, len(h.recent))
+		if !handshake {
+			h.recent[h.next] = r.Elapsed
+			h.next = (h.next + 1) % len(h.recent)
+			h.nrec = min(h.nrec+1, len(h.recent))
+		}
 		if r.Elapsed > h.slowest {
 			h.slowest = r.Elapsed
+		}
+	case r.Status == Flooded:
+		h.floods++
+		if h.firstFlood == "" {
+			h.firstFlood = r.Expected
+		}
+		if h.floods >= FloodsBeforeGivingUp && h.dead == "" {
+			h.dead = fmt.Sprintf("the target floods: %d waits each received %d frames or more without the one they waited for (the first waited for %s); it is treated as flooding and not waited for again",
+				h.floods, len(r.Others)+r.Dropped, h.firstFlood)
 		}
 	case r.Status == TimedOut:
 		if handshake && h.dead != "" {

@@ -250,4 +250,49 @@ func TestHealthTypicalAnswerTime(t *testing.T) {
 	if got := h.Typical(); got != 400*time.Millisecond {
 		t.Errorf("an unanswered wait moved Typical to %v", got)
 	}
+	// A target that starts slowly and answers quickly: its handshakes
+	// (process start included) do not count.
+	fresh := NewHealth()
+	for i := 0; i < 20; i++ {
+		fresh.record(Observed{Elapsed: 600 * time.Millisecond}, true, true)
+		fresh.record(Observed{Elapsed: time.Millisecond}, true, false)
+	}
+	if got := fresh.Typical(); got != time.Millisecond {
+		t.Errorf("Typical after 20 handshakes in 600ms and 20 answers in 1ms = %v, want 1ms", got)
+	}
+	if fresh.slowest != 600*time.Millisecond {
+		t.Errorf("the slowest answer (for adapted deadlines) = %v, want the handshakes' 600ms", fresh.slowest)
+	}
+}
+
+// TestHealthFloodingTarget: a target that floods FloodsBeforeGivingUp
+// waits is not waited for again, except for handshakes, and the reason
+// names the flood; one flood alone changes nothing.
+func TestHealthFloodingTarget(t *testing.T) {
+	h := NewHealth()
+	ctx := WithHealth(context.Background(), h)
+	var flood []wire.Frame
+	for i := 0; i < 30; i++ {
+		flood = append(flood, msg(`{"jsonrpc":"2.0","id":"storm","method":"ping"}`))
+	}
+	answer := msg(`{"jsonrpc":"2.0","id":3,"result":{}}`)
+	if got := Wait(ctx, src(answer), Options{Timeout: time.Second}, AnyResponse(id3)); got.Status != Matched {
+		t.Fatalf("the first answer: %+v", got)
+	}
+	for i := 1; i <= FloodsBeforeGivingUp; i++ {
+		if skip, why := h.skip(false); skip {
+			t.Fatalf("after %d flooded waits the target is already given up: %s", i-1, why)
+		}
+		got := Wait(ctx, src(flood...), Options{Timeout: time.Second, MaxFrames: 20}, AnyResponse(id3))
+		if got.Status != Flooded {
+			t.Fatalf("flooded wait %d: %+v", i, got)
+		}
+	}
+	got := Wait(ctx, src(answer), Options{Timeout: time.Second}, AnyResponse(id3))
+	if got.Status != Aborted || !strings.Contains(got.Actual, "floods") || !strings.Contains(got.Actual, "20 frames") {
+		t.Errorf("a wait after %d floods: %+v, want Aborted naming the flood", FloodsBeforeGivingUp, got)
+	}
+	if got := Wait(Handshake(ctx), src(answer), Options{Timeout: time.Second}, AnyResponse(id3)); got.Status != Matched {
+		t.Errorf("a flooding target's handshake is not waited for: %+v", got)
+	}
 }

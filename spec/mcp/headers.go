@@ -46,6 +46,16 @@ func (p HeaderParam) Header() string { return ParamHeaderPrefix + p.Name }
 // naming the path; the client must then leave the tool out of tools/list.
 // The result is sorted by header name.
 func HeaderParams(inputSchema json.RawMessage) ([]HeaderParam, error) {
+	if !bytes.Contains(inputSchema, []byte(XMCPHeader)) && !bytes.Contains(inputSchema, []byte(`\u`)) {
+		// No annotation can be in it (a key spelled with escapes would
+		// show \u): only whether it is JSON is left to say, and a list of
+		// 200,000 tools is not decoded 200,000 times.
+		var raw json.RawMessage
+		if err := json.Unmarshal(inputSchema, &raw); err != nil {
+			return nil, fmt.Errorf("mcp: inputSchema is not JSON: %v", err)
+		}
+		return nil, nil
+	}
 	var root any
 	if err := json.Unmarshal(inputSchema, &root); err != nil {
 		return nil, fmt.Errorf("mcp: inputSchema is not JSON: %v", err)

@@ -101,3 +101,19 @@ func TestHeaderValueEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderParamsFastPath: a schema that cannot hold an annotation is
+// only checked for being JSON, and one whose key is spelled with escapes
+// is still read.
+func TestHeaderParamsFastPath(t *testing.T) {
+	if hp, err := HeaderParams(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)); err != nil || hp != nil {
+		t.Errorf("a plain schema: %v, %v; want none and no error", hp, err)
+	}
+	if _, err := HeaderParams(json.RawMessage(`{"type":`)); err == nil || !strings.Contains(err.Error(), "not JSON") {
+		t.Errorf("a schema that is not JSON: %v; want an error saying so", err)
+	}
+	hp, err := HeaderParams(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","x\u002dmcp-header":"Zone"}}}`))
+	if err != nil || len(hp) != 1 || hp[0].Name != "Zone" {
+		t.Errorf("an annotation whose key is spelled with an escape: %+v, %v; want header Zone", hp, err)
+	}
+}
