@@ -5,12 +5,15 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-var badgeTemplate = template.Must(template.New("badge").Parse(`<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="20" role="img" aria-label="{{.Label}}: {{.Value}}">
+// badgeTemplate is parsed when first used.
+var badgeTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("badge").Parse(`<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="20" role="img" aria-label="{{.Label}}: {{.Value}}">
 <title>{{.Label}}: {{.Value}}</title>
 <linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
 <clipPath id="r"><rect width="{{.Width}}" height="20" rx="3" fill="#fff"/></clipPath>
@@ -21,6 +24,7 @@ var badgeTemplate = template.Must(template.New("badge").Parse(`<svg xmlns="http:
 </g>
 </svg>
 `))
+})
 
 type badgeView struct {
 	Label, Value, Color           string
@@ -84,7 +88,7 @@ func WriteBadge(w io.Writer, run *Run, opts Options) error {
 	v.Width = v.LabelWidth + v.ValueWidth
 	v.LabelX = float64(v.LabelWidth) / 2
 	v.ValueX = float64(v.LabelWidth) + float64(v.ValueWidth)/2
-	if err := badgeTemplate.Execute(w, v); err != nil {
+	if err := badgeTemplate().Execute(w, v); err != nil {
 		return fmt.Errorf("write badge: %w", err)
 	}
 	return nil

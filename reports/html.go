@@ -9,17 +9,22 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 //go:embed html.tmpl
 var htmlSource string
 
-// htmlTemplate is parsed once. html/template escapes every value by context,
-// so nothing a target sends can become markup or script.
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
-}).Parse(htmlSource))
+// htmlTemplate is parsed once, when first used (not at start: a process
+// that only serves, such as the reference server a fuzz campaign starts
+// thousands of times, does not pay for it). html/template escapes every
+// value by context, so nothing a target sends can become markup or script.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"lower": strings.ToLower,
+	}).Parse(htmlSource))
+})
 
 type htmlView struct {
 	Title       string
@@ -212,7 +217,7 @@ func WriteHTML(w io.Writer, run *Run, opts Options) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := htmlTemplate.Execute(bw, buildHTMLView(run)); err != nil {
+	if err := htmlTemplate().Execute(bw, buildHTMLView(run)); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

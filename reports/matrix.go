@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
@@ -658,7 +659,10 @@ type matrixCellView struct {
 	Link  string
 }
 
-var matrixTemplate = template.Must(template.New("matrix").Parse(matrixHTML))
+// matrixTemplate is parsed when first used.
+var matrixTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("matrix").Parse(matrixHTML))
+})
 
 // WriteHTML renders the matrix as one self-contained HTML page (inline CSS
 // and a little inline JavaScript, no fetches): a card per server with its
@@ -732,7 +736,7 @@ func (m *Matrix) WriteHTML(w io.Writer) error {
 		v.Rows = append(v.Rows, rv)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := matrixTemplate.Execute(bw, v); err != nil {
+	if err := matrixTemplate().Execute(bw, v); err != nil {
 		return fmt.Errorf("write HTML matrix: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret value Redact removes.
@@ -30,22 +31,36 @@ func secretKey(name string) bool {
 	return secretKeys[name]
 }
 
-var (
-	// "key": "value" in JSON, and \"key\": \"value\" inside a JSON string.
-	jsonMemberRE        = regexp.MustCompile(`"([A-Za-z0-9_\-]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"`)
-	escapedJSONMemberRE = regexp.MustCompile(`\\"([A-Za-z0-9_\-]{1,64})\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`)
-	// Bearer and Basic credentials in free text.
-	schemeRE = regexp.MustCompile(`\b([Bb]earer|BEARER|Basic)(\s+)([A-Za-z0-9\-._~+/]+=*)`)
-	// key=value in query strings, form bodies and environment assignments,
-	// when the key ends in a secret-sounding word.
-	assignRE = regexp.MustCompile(`(?i)((?:^|[^A-Za-z0-9_\-])[A-Za-z0-9_\-]*(?:token|secret|password|passwd|api[_\-]?key|apikey|code_verifier|client_assertion))=("[^"]*"|'[^']*'|[^\s&"',;]+)`)
-	// --token VALUE style flags on command lines.
-	flagRE = regexp.MustCompile(`(?i)((?:^|\s)--?[A-Za-z0-9\-]*(?:token|secret|password|passwd|api-?key|apikey))(\s+)("[^"]*"|'[^']*'|[^\s"']+)`)
-	// Header lines inside raw text ("Authorization: Bearer x").
-	headerLineRE = regexp.MustCompile(`(?im)^([A-Za-z0-9\-]{1,64})(:[ \t]*)([^\r\n]*)`)
-	// user:password@ in URLs.
-	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*):([^/\s@]+)@`)
-)
+// redactPatterns are the patterns redaction looks for, compiled when first
+// used (not at every process start).
+type redactPatterns struct {
+	jsonMemberRE        *regexp.Regexp
+	escapedJSONMemberRE *regexp.Regexp
+	schemeRE            *regexp.Regexp
+	assignRE            *regexp.Regexp
+	flagRE              *regexp.Regexp
+	headerLineRE        *regexp.Regexp
+	userinfoRE          *regexp.Regexp
+}
+
+var redactRE = sync.OnceValue(func() redactPatterns {
+	return redactPatterns{
+		// "key": "value" in JSON, and \"key\": \"value\" inside a JSON string.
+		jsonMemberRE:        regexp.MustCompile(`"([A-Za-z0-9_\-]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"`),
+		escapedJSONMemberRE: regexp.MustCompile(`\\"([A-Za-z0-9_\-]{1,64})\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"`),
+		// Bearer and Basic credentials in free text.
+		schemeRE: regexp.MustCompile(`\b([Bb]earer|BEARER|Basic)(\s+)([A-Za-z0-9\-._~+/]+=*)`),
+		// key=value in query strings, form bodies and environment assignments,
+		// when the key ends in a secret-sounding word.
+		assignRE: regexp.MustCompile(`(?i)((?:^|[^A-Za-z0-9_\-])[A-Za-z0-9_\-]*(?:token|secret|password|passwd|api[_\-]?key|apikey|code_verifier|client_assertion))=("[^"]*"|'[^']*'|[^\s&"',;]+)`),
+		// --token VALUE style flags on command lines.
+		flagRE: regexp.MustCompile(`(?i)((?:^|\s)--?[A-Za-z0-9\-]*(?:token|secret|password|passwd|api-?key|apikey))(\s+)("[^"]*"|'[^']*'|[^\s"']+)`),
+		// Header lines inside raw text ("Authorization: Bearer x").
+		headerLineRE: regexp.MustCompile(`(?im)^([A-Za-z0-9\-]{1,64})(:[ \t]*)([^\r\n]*)`),
+		// user:password@ in URLs.
+		userinfoRE: regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]*):([^/\s@]+)@`),
+	}
+})
 
 // redactor removes secrets from text; headers holds the lower-cased names of
 // headers whose values are secrets.
@@ -98,20 +113,21 @@ func (r *redactor) text(s string) string {
 	}
 	// Cheap checks first: most messages hold nothing secret, and the
 	// regular expressions are only run when their keywords occur.
+	re := redactRE()
 	lower := strings.ToLower(s)
 	secretWord := containsAny(lower, secretWords)
 	header := containsAny(lower, r.names)
 	if (secretWord || header) && strings.Contains(s, `"`) {
-		s = jsonMemberRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := jsonMemberRE.FindStringSubmatch(m)
+		s = re.jsonMemberRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.jsonMemberRE.FindStringSubmatch(m)
 			if !secretKey(sub[1]) && !r.headers[strings.ToLower(sub[1])] {
 				return m
 			}
 			return `"` + sub[1] + `"` + sub[2] + `"` + Redacted + `"`
 		})
 		if strings.Contains(s, `\"`) {
-			s = escapedJSONMemberRE.ReplaceAllStringFunc(s, func(m string) string {
-				sub := escapedJSONMemberRE.FindStringSubmatch(m)
+			s = re.escapedJSONMemberRE.ReplaceAllStringFunc(s, func(m string) string {
+				sub := re.escapedJSONMemberRE.FindStringSubmatch(m)
 				if !secretKey(sub[1]) && !r.headers[strings.ToLower(sub[1])] {
 					return m
 				}
@@ -120,8 +136,8 @@ func (r *redactor) text(s string) string {
 		}
 	}
 	if header && strings.Contains(s, ":") {
-		s = headerLineRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := headerLineRE.FindStringSubmatch(m)
+		s = re.headerLineRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.headerLineRE.FindStringSubmatch(m)
 			if !r.headers[strings.ToLower(sub[1])] {
 				return m
 			}
@@ -129,8 +145,8 @@ func (r *redactor) text(s string) string {
 		})
 	}
 	if strings.Contains(lower, "bearer") || strings.Contains(s, "Basic") {
-		s = schemeRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := schemeRE.FindStringSubmatch(m)
+		s = re.schemeRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.schemeRE.FindStringSubmatch(m)
 			if proseAfterScheme[strings.ToLower(sub[3])] {
 				return m // "a forged bearer token", "a Bearer challenge": prose, not a credential
 			}
@@ -138,10 +154,10 @@ func (r *redactor) text(s string) string {
 		})
 	}
 	if secretWord && strings.Contains(s, "=") {
-		s = assignRE.ReplaceAllString(s, "${1}="+Redacted)
+		s = re.assignRE.ReplaceAllString(s, "${1}="+Redacted)
 	}
 	if strings.Contains(s, "://") && strings.Contains(s, "@") {
-		s = userinfoRE.ReplaceAllString(s, "${1}:"+Redacted+"@")
+		s = re.userinfoRE.ReplaceAllString(s, "${1}:"+Redacted+"@")
 	}
 	for _, secret := range r.secrets {
 		s = strings.ReplaceAll(s, secret, Redacted)
@@ -177,7 +193,7 @@ func containsAny(s string, words []string) bool {
 // --header "X-Api-Key: v").
 func (r *redactor) command(s string) string {
 	s = r.text(s)
-	s = flagRE.ReplaceAllString(s, "${1}${2}"+Redacted)
+	s = redactRE().flagRE.ReplaceAllString(s, "${1}${2}"+Redacted)
 	for _, name := range r.names {
 		s = r.inlineHeader(s, name)
 	}

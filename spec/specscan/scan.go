@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -66,7 +67,7 @@ func (o Occurrence) Ref() string {
 // sentence at once.
 func (o Occurrence) SentenceRef() string { return o.Page + "#" + o.Hash }
 
-var keywordRE = regexp.MustCompile(`\*\*(MUST NOT|MUST|SHOULD NOT|SHOULD|REQUIRED|SHALL NOT|SHALL|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\*\*`)
+var keywordRE = lazyRE(`\*\*(MUST NOT|MUST|SHOULD NOT|SHOULD|REQUIRED|SHALL NOT|SHALL|NOT RECOMMENDED|RECOMMENDED|MAY|OPTIONAL)\*\*`)
 
 // Scan returns every bold keyword of a page in document order. page names
 // the page in references; src is its Markdown (MDX) source. Fenced code,
@@ -75,7 +76,7 @@ func Scan(page string, src []byte) []Occurrence {
 	var out []Occurrence
 	for _, b := range blocks(src) {
 		for _, s := range splitSentences(b.text) {
-			kws := keywordRE.FindAllStringSubmatch(s, -1)
+			kws := keywordRE().FindAllStringSubmatch(s, -1)
 			if len(kws) == 0 {
 				continue
 			}
@@ -106,9 +107,9 @@ type block struct {
 }
 
 var (
-	headingRE  = regexp.MustCompile(`^(#{1,6})\s+(.*)$`)
-	listItemRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+`)
-	tagLineRE  = regexp.MustCompile(`^\s*</?[A-Za-z][^>]*>\s*$`)
+	headingRE  = lazyRE(`^(#{1,6})\s+(.*)$`)
+	listItemRE = lazyRE(`^\s*(?:[-*+]|\d+[.)])\s+`)
+	tagLineRE  = lazyRE(`^\s*</?[A-Za-z][^>]*>\s*$`)
 )
 
 // blocks splits a page into paragraphs, list items and table rows, each with
@@ -158,11 +159,11 @@ func blocks(src []byte) []block {
 			fence = trimmed[:3]
 			continue
 		}
-		if trimmed == "" || tagLineRE.MatchString(trimmed) {
+		if trimmed == "" || tagLineRE().MatchString(trimmed) {
 			flush()
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(trimmed); m != nil {
+		if m := headingRE().FindStringSubmatch(trimmed); m != nil {
 			flush()
 			depth := len(m[1])
 			for len(headings) < depth {
@@ -172,7 +173,7 @@ func blocks(src []byte) []block {
 			headings[depth-1] = cleanHeading(m[2])
 			continue
 		}
-		if strings.HasPrefix(trimmed, "|") || listItemRE.MatchString(line) {
+		if strings.HasPrefix(trimmed, "|") || listItemRE().MatchString(line) {
 			flush()
 			curLine = lineNo
 			cur = append(cur, trimmed)
@@ -259,11 +260,11 @@ func isAbbrev(before []rune) bool {
 }
 
 var (
-	linkRE          = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	tagRE           = regexp.MustCompile(`</?[A-Za-z][^>]*>`)
-	listRE          = regexp.MustCompile(`^(?:[-*+]|\d+[.)])\s+`)
-	emphRE          = regexp.MustCompile(`(^|[^\pL\pN])_+|_+([^\pL\pN]|$)`)
-	spaceRE         = regexp.MustCompile(`\s+`)
+	linkRE          = lazyRE(`!?\[([^\]]*)\]\([^)]*\)`)
+	tagRE           = lazyRE(`</?[A-Za-z][^>]*>`)
+	listRE          = lazyRE(`^(?:[-*+]|\d+[.)])\s+`)
+	emphRE          = lazyRE(`(^|[^\pL\pN])_+|_+([^\pL\pN]|$)`)
+	spaceRE         = lazyRE(`\s+`)
 	markdownEscapes = strings.NewReplacer(`\_`, "_", `\*`, "*", "\\`", "`", `\[`, "[", `\]`, "]", `\|`, "|")
 	unicodeRP       = strings.NewReplacer(
 		"\u2018", "'", "\u2019", "'", "\u201c", `"`, "\u201d", `"`,
@@ -279,11 +280,18 @@ func Normalize(s string) string {
 	s = unicodeRP.Replace(s)
 	s = markdownEscapes.Replace(s)
 	s = strings.TrimSpace(s)
-	s = listRE.ReplaceAllString(s, "")
-	s = linkRE.ReplaceAllString(s, "$1")
-	s = tagRE.ReplaceAllString(s, "")
+	s = listRE().ReplaceAllString(s, "")
+	s = linkRE().ReplaceAllString(s, "$1")
+	s = tagRE().ReplaceAllString(s, "")
 	s = strings.NewReplacer("**", "", "`", "", "|", " ", "*", "").Replace(s)
-	s = emphRE.ReplaceAllString(s, "$1$2")
-	s = spaceRE.ReplaceAllString(s, " ")
+	s = emphRE().ReplaceAllString(s, "$1$2")
+	s = spaceRE().ReplaceAllString(s, " ")
 	return strings.ToLower(strings.TrimSpace(s))
+}
+
+// lazyRE compiles expr when first used, not at every start of the binary
+// (which is also the reference server a fuzz campaign starts thousands
+// of times).
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
