@@ -86,9 +86,13 @@ var idRows = []badRequest{
 	{what: `id "mcpcheck-\"q\"-é-\u0001" (escapes and non-ASCII)`, line: `{"jsonrpc":"2.0","id":"mcpcheck-\"q\"-\u00e9-\u0001","method":"ping"}`, id: `"mcpcheck-\"q\"-é-\u0001"`, result: true, valid: true, idv: jsonrpc.StringID("mcpcheck-\"q\"-é-\u0001")},
 }
 
+// Both checks are Isolated: each row goes on the check's own session (the
+// session is tainted, never lent again), every answer is judged by the id
+// its own row carried or by arriving on that session, and nothing a row
+// asks for changes what another session sees.
 var _ = Register(
 	Def{
-		ID: "base/invalid-envelope", Area: "base",
+		ID: "base/invalid-envelope", Isolated: true, Area: "base",
 		Title:        "each kind of message that is not a JSON-RPC request object (jsonrpc, method, params, not an object) gets -32600, or no answer, never a result",
 		Requirements: []string{reqJSONRPC, reqIDEcho},
 		Proofs: []Proof{
@@ -98,7 +102,7 @@ var _ = Register(
 		Body: func(t *T) { t.badRequests(envelopeRows) },
 	},
 	Def{
-		ID: "base/invalid-ids", Area: "base",
+		ID: "base/invalid-ids", Isolated: true, Area: "base",
 		Title:        "requests with ids of every awkward kind are refused without an id or answered with exactly the id sent, never with another",
 		Requirements: []string{reqJSONRPC, reqIDEcho},
 		Proofs: []Proof{

@@ -88,9 +88,11 @@ type SpecConfig struct {
 	// Ginkgo's in-process runner runs one spec at a time.
 	Parallel int
 	// Serial, when set and true, makes the direct engine start the next
-	// spec only once none runs: the runner sets it once the target has
-	// sent messages so large that holding several at once would cost too
-	// much memory (session.Budget.Large).
+	// spec that is not isolated only once no such spec runs (isolated
+	// ones, mostly silence windows on sessions of their own, still run
+	// alongside): the runner sets it once the target has sent messages so
+	// large that holding several at once would cost too much memory
+	// (session.Budget.Large), or flooded.
 	Serial func() bool
 	// Overlap lets a phase's specs start while the earlier phases still
 	// run (all but those that Wait, and exclusive ones), once no earlier
@@ -171,8 +173,8 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 // specs start once every spec of the earlier phases has ended, or, with
 // SpecConfig.Overlap, as soon as slots are free once no earlier phase has
 // exclusive specs left to start, except those that Wait (and exclusive
-// ones). Once serial reports true, a spec starts only when none runs, and
-// only from the earliest phase not yet ended.
+// ones). Once serial reports true, a spec that is not isolated starts only
+// when no such spec runs, and only from the earliest phase not yet ended.
 type scheduler struct {
 	parallel int
 	serial   func() bool
@@ -227,14 +229,14 @@ func newScheduler(specs []Spec, parallel int, serial func() bool, overlap bool) 
 // next takes the spec to start now and its phase, with s.mu held (false:
 // none may start).
 func (s *scheduler) next() (Spec, *phaseQueue, bool) {
-	limit := s.parallel
-	serial := s.serial != nil && s.serial()
-	if serial {
-		limit = 1
-	}
-	if s.running >= limit || s.alone {
+	if s.running >= s.parallel || s.alone {
 		return Spec{}, nil, false
 	}
+	// Serial: a spec that is not isolated starts only when no such spec
+	// runs (isolated ones hold no listing of their own: they share the
+	// version's, listed once).
+	serial := s.serial != nil && s.serial()
+	one := serial && s.shared > 0
 	earliest := true // every earlier phase has ended
 	for _, q := range s.phases {
 		if q.open == 0 {
@@ -244,7 +246,7 @@ func (s *scheduler) next() (Spec, *phaseQueue, bool) {
 			q.pending, q.late = q.late, nil
 		}
 		for i, p := range q.pending {
-			if (p.Group != "" && s.busy[p.Group]) || (!earliest && p.Waits) {
+			if (p.Group != "" && s.busy[p.Group]) || (!earliest && p.Waits) || (one && !p.Isolated) {
 				continue
 			}
 			q.pending = slices.Delete(q.pending, i, i+1)

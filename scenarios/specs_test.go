@@ -324,3 +324,31 @@ func TestSchedulerOverlapAfterExclusive(t *testing.T) {
 	end()
 	start("next")
 }
+
+// TestSchedulerSerialLetsIsolatedRun steps the scheduler by hand with
+// Serial on: the isolated specs start alongside, but of the others only
+// one runs at a time.
+func TestSchedulerSerialLetsIsolatedRun(t *testing.T) {
+	specs := []Spec{{Name: "a"}, {Name: "iso1", Isolated: true}, {Name: "b"}, {Name: "iso2", Isolated: true}}
+	s := newScheduler(specs, 4, func() bool { return true }, true)
+	var running []Spec
+	var queues []*phaseQueue
+	start := func(want string) {
+		t.Helper()
+		p, q, ok := s.next()
+		if !ok || p.Name != want {
+			t.Fatalf("next: %q (%v), want %q", p.Name, ok, want)
+		}
+		s.account(p, +1)
+		running, queues = append(running, p), append(queues, q)
+	}
+	start("iso1")
+	start("iso2")
+	start("a")
+	if p, _, ok := s.next(); ok {
+		t.Fatalf("next: %q started while a, which is not isolated, runs with Serial on", p.Name)
+	}
+	s.account(running[2], -1)
+	queues[2].open--
+	start("b")
+}
