@@ -274,6 +274,46 @@ func TestRunSpecsOverlap(t *testing.T) {
 	}
 }
 
+// stepper drives a scheduler by hand, as its run loop would.
+type stepper struct {
+	t       *testing.T
+	s       *scheduler
+	running map[string]Spec
+	queues  map[string]*phaseQueue
+}
+
+func newStepper(t *testing.T, s *scheduler) *stepper {
+	return &stepper{t: t, s: s, running: map[string]Spec{}, queues: map[string]*phaseQueue{}}
+}
+
+// start takes the next spec, which must be want.
+func (st *stepper) start(want string) {
+	st.t.Helper()
+	p, q, ok := st.s.next()
+	if !ok || p.Name != want {
+		st.t.Fatalf("next: %q (%v), want %q", p.Name, ok, want)
+	}
+	st.s.account(p, +1)
+	st.running[p.Name], st.queues[p.Name] = p, q
+}
+
+// none wants no spec startable, for the reason why.
+func (st *stepper) none(why string) {
+	st.t.Helper()
+	if p, _, ok := st.s.next(); ok {
+		st.t.Fatalf("next: %q started, but %s", p.Name, why)
+	}
+}
+
+// end ends the running specs named.
+func (st *stepper) end(names ...string) {
+	for _, n := range names {
+		st.s.account(st.running[n], -1)
+		st.queues[n].open--
+		delete(st.running, n)
+	}
+}
+
 // TestSchedulerOverlapAfterExclusive steps the scheduler by hand: with
 // SpecConfig.Overlap a phase's specs start only once the exclusive specs
 // of the phase before have run (they change what every session shares,
@@ -281,74 +321,32 @@ func TestRunSpecsOverlap(t *testing.T) {
 // phase's other specs have started, and nothing starts while an exclusive
 // spec runs.
 func TestSchedulerOverlapAfterExclusive(t *testing.T) {
-	specs := []Spec{
+	st := newStepper(t, newScheduler([]Spec{
 		{Name: "late", Phase: 0, Late: true},
 		{Name: "first", Phase: 0},
 		{Name: "exclusive", Phase: 0, Exclusive: true},
 		{Name: "next", Phase: 1},
-	}
-	s := newScheduler(specs, 4, nil, true)
-	type started struct {
-		p Spec
-		q *phaseQueue
-	}
-	var running []started
-	start := func(want string) {
-		t.Helper()
-		p, q, ok := s.next()
-		if !ok || p.Name != want {
-			t.Fatalf("next: %q (%v), want %q", p.Name, ok, want)
-		}
-		s.account(p, +1)
-		running = append(running, started{p, q})
-	}
-	none := func(why string) {
-		t.Helper()
-		if p, _, ok := s.next(); ok {
-			t.Fatalf("next: %q started, but %s", p.Name, why)
-		}
-	}
-	end := func() {
-		for _, r := range running {
-			s.account(r.p, -1)
-			r.q.open--
-		}
-		running = nil
-	}
-	start("first")
-	start("late")
-	none("the exclusive spec waits for the others to end, and the next phase for the exclusive spec")
-	end()
-	start("exclusive")
-	none("an exclusive spec runs")
-	end()
-	start("next")
+	}, 4, nil, true))
+	st.start("first")
+	st.start("late")
+	st.none("the exclusive spec waits for the others to end, and the next phase for the exclusive spec")
+	st.end("first", "late")
+	st.start("exclusive")
+	st.none("an exclusive spec runs")
+	st.end("exclusive")
+	st.start("next")
 }
 
 // TestSchedulerSerialLetsIsolatedRun steps the scheduler by hand with
 // Serial on: the isolated specs start alongside, but of the others only
 // one runs at a time.
 func TestSchedulerSerialLetsIsolatedRun(t *testing.T) {
-	specs := []Spec{{Name: "a"}, {Name: "iso1", Isolated: true}, {Name: "b"}, {Name: "iso2", Isolated: true}}
-	s := newScheduler(specs, 4, func() bool { return true }, true)
-	var running []Spec
-	var queues []*phaseQueue
-	start := func(want string) {
-		t.Helper()
-		p, q, ok := s.next()
-		if !ok || p.Name != want {
-			t.Fatalf("next: %q (%v), want %q", p.Name, ok, want)
-		}
-		s.account(p, +1)
-		running, queues = append(running, p), append(queues, q)
-	}
-	start("iso1")
-	start("iso2")
-	start("a")
-	if p, _, ok := s.next(); ok {
-		t.Fatalf("next: %q started while a, which is not isolated, runs with Serial on", p.Name)
-	}
-	s.account(running[2], -1)
-	queues[2].open--
-	start("b")
+	st := newStepper(t, newScheduler([]Spec{{Name: "a"}, {Name: "iso1", Isolated: true}, {Name: "b"}, {Name: "iso2", Isolated: true}},
+		4, func() bool { return true }, true))
+	st.start("iso1")
+	st.start("iso2")
+	st.start("a")
+	st.none("a, which is not isolated, runs with Serial on")
+	st.end("a")
+	st.start("b")
 }
