@@ -194,6 +194,7 @@ type scheduler struct {
 // its specs have not ended.
 type phaseQueue struct {
 	pending, late, exclusive []Spec
+	isolated                 []Spec // only while the queue is built
 	open                     int
 }
 
@@ -211,17 +212,16 @@ func newScheduler(specs []Spec, parallel int, serial func() bool, overlap bool) 
 		case sp.Exclusive:
 			q.exclusive = append(q.exclusive, sp)
 		case sp.Isolated:
-			// Isolated specs start first, in the order given.
-			n := 0
-			for n < len(q.pending) && q.pending[n].Isolated {
-				n++
-			}
-			q.pending = slices.Insert(q.pending, n, sp)
+			q.isolated = append(q.isolated, sp)
 		case sp.Late:
 			q.late = append(q.late, sp)
 		default:
 			q.pending = append(q.pending, sp)
 		}
+	}
+	for _, q := range s.phases {
+		// Isolated specs start first, in the order given.
+		q.pending, q.isolated = append(q.isolated, q.pending...), nil
 	}
 	return s
 }
