@@ -74,13 +74,17 @@ type Silence struct {
 	// Longest is the longest window a check watched: windows stretch to
 	// a few times the target's typical answer time when that is longer.
 	Longest time.Duration `json:"longestNs"`
+	// Typical is the longest typical answer time of the target (the 90th
+	// percentile of its recent answers) that a window was stretched to;
+	// 0 when none was.
+	Typical time.Duration `json:"typicalNs,omitempty"`
 	// Windows is how many windows the checks watched.
 	Windows int `json:"windows"`
 }
 
 // String says it for a person: "250ms (31 windows)", or with the
-// stretch "250ms, stretched up to 1.2s to the target's answer times (31
-// windows)".
+// stretch "250ms, stretched up to 1.2s to the target's answer times
+// (typically 400ms) (31 windows)".
 func (s *Silence) String() string {
 	if s == nil {
 		return ""
@@ -88,6 +92,9 @@ func (s *Silence) String() string {
 	out := s.Window.String()
 	if s.Longest > s.Window {
 		out += ", stretched up to " + s.Longest.String() + " to the target's answer times"
+		if s.Typical > 0 {
+			out += " (typically " + s.Typical.Round(time.Millisecond).String() + ")"
+		}
 	}
 	return fmt.Sprintf("%s (%d windows)", out, s.Windows)
 }

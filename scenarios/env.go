@@ -514,13 +514,17 @@ func (t *T) StepTimeout() time.Duration { return t.vr.r.cfg.Session.Timeout }
 // answer would otherwise cost seconds per window.
 func (t *T) Quiet() time.Duration {
 	q := t.vr.r.cfg.Quiet
-	if typical := expect.HealthOf(t.Ctx).Typical(); QuietFactor*typical > q {
+	typical := expect.HealthOf(t.Ctx).Typical()
+	if QuietFactor*typical > q {
 		q = max(q, min(QuietFactor*typical, MaxQuietStretch))
 	}
 	if st := t.StepTimeout(); q > st {
 		q = st
 	}
-	t.vr.r.noteQuiet(q)
+	if q <= t.vr.r.cfg.Quiet {
+		typical = 0 // not what set this window
+	}
+	t.vr.r.noteQuiet(q, typical)
 	return q
 }
 
@@ -532,12 +536,19 @@ const (
 	MaxQuietStretch = 2 * time.Second
 )
 
-// noteQuiet counts a silence window of length q.
-func (r *runner) noteQuiet(q time.Duration) {
+// noteQuiet counts a silence window of length q, stretched to the
+// target's typical answer time typical (0: not stretched).
+func (r *runner) noteQuiet(q, typical time.Duration) {
 	r.quietWindows.Add(1)
+	raise(&r.quietLongest, int64(q))
+	raise(&r.quietTypical, int64(typical))
+}
+
+// raise sets a to v when v is larger.
+func raise(a *atomic.Int64, v int64) {
 	for {
-		old := r.quietLongest.Load()
-		if int64(q) <= old || r.quietLongest.CompareAndSwap(old, int64(q)) {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
 			return
 		}
 	}

@@ -148,9 +148,11 @@ type runner struct {
 	parallel    int
 	heavyTarget atomic.Bool // the target sent a large frame or flooded (heavy)
 	// quietWindows and quietLongest count the silence windows the checks
-	// watched and the longest (T.Quiet), for the report.
+	// watched and the longest (T.Quiet), and quietTypical is the longest
+	// typical answer time a window was stretched to, for the report.
 	quietWindows atomic.Int64
 	quietLongest atomic.Int64
+	quietTypical atomic.Int64
 	recOpts      record.Options // of each check's recorder
 	progress     sync.Mutex     // Config.Progress is called under it
 	only         map[string]bool
@@ -322,7 +324,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// or how many ran at the same time.
 	reports.SortChecks(res.Report.Checks)
 	res.Report.Shard = cfg.Shard.String()
-	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Windows: int(r.quietWindows.Load())}
+	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Typical: time.Duration(r.quietTypical.Load()), Windows: int(r.quietWindows.Load())}
 	res.Report.ToolPolicy = cfg.ToolPolicy.Report()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)

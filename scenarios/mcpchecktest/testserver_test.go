@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -238,18 +239,27 @@ func TestSilenceWindowsStretchToASlowTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := fast.Report.Silence; s == nil || s.Window != 250*time.Millisecond || s.Longest != s.Window || s.Windows == 0 {
-		t.Fatalf("against a fast server the report's silence is %+v; want 250ms windows, none stretched", s)
+	// A fast server keeps the 250ms windows, unless this machine is so
+	// loaded that even its answers took over a third of that: then the
+	// stretch must be the one its measured answer times call for (that
+	// answer times exclude handshakes is TestHealthTypicalAnswerTime's).
+	if s := fast.Report.Silence; s == nil || s.Window != 250*time.Millisecond || s.Windows == 0 {
+		t.Fatalf("against a fast server the report's silence is %+v; want 250ms windows", s)
+	} else if s.Longest != s.Window {
+		if want := min(scenarios.QuietFactor*s.Typical, scenarios.MaxQuietStretch); s.Typical <= s.Window/scenarios.QuietFactor || s.Longest != want {
+			t.Fatalf("against a fast server the windows were stretched to %v with a typical answer time of %v; want none stretched, or stretched to %v", s.Longest, s.Typical, want)
+		}
+		t.Logf("the machine is loaded: the fast server's typical answer took %v, and the windows stretched to %v", s.Typical, s.Longest)
 	}
 	slow, err := Run(t.Context(), serve(150*time.Millisecond), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := slow.Report.Silence
-	if s == nil || s.Longest < 3*150*time.Millisecond {
-		t.Fatalf("against a server answering in 150ms the report's silence is %+v; want windows stretched to at least 450ms", s)
+	if s == nil || s.Longest < 3*150*time.Millisecond || s.Typical < 150*time.Millisecond {
+		t.Fatalf("against a server answering in 150ms the report's silence is %+v; want windows stretched to at least 450ms, for a typical answer time of at least 150ms", s)
 	}
-	if !strings.Contains(s.String(), "stretched up to") {
+	if !strings.Contains(s.String(), "stretched up to") || !strings.Contains(s.String(), "typically") {
 		t.Errorf("the report's silence line %q does not say the windows were stretched", s)
 	}
 	for _, c := range slow.Report.Checks {
