@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -31,7 +32,8 @@ func compileReportSchema(t *testing.T) *jsonschema.Schema {
 func TestJSONValidatesAgainstSchema(t *testing.T) {
 	sch := compileReportSchema(t)
 	minimal := &Run{Checks: []Check{{ID: "a/b", Outcome: Pass}}}
-	for name, run := range map[string]*Run{"sample": sampleRun(t), "hostile": hostileRun(t), "empty": {}, "minimal": minimal} {
+	stretched := &Run{Checks: minimal.Checks, Silence: &Silence{Window: 250 * time.Millisecond, Longest: 516 * time.Millisecond, Typical: 172 * time.Millisecond, Windows: 6}}
+	for name, run := range map[string]*Run{"sample": sampleRun(t), "hostile": hostileRun(t), "empty": {}, "minimal": minimal, "stretched silence": stretched} {
 		var buf bytes.Buffer
 		if err := WriteJSON(&buf, run, testOptions(t)); err != nil {
 			t.Fatalf("%s: %v", name, err)
