@@ -140,6 +140,14 @@ type Result struct {
 	Duration time.Duration `json:"durationNs"`
 	Execs    int64         `json:"execs"`
 	Restarts int64         `json:"restarts"`
+	// RestartTime is the wall time the campaign's instance starts took
+	// (process start and handshake, each counted whole; starts made ahead
+	// overlap with fuzzing), and RestartWait the part of it the workers
+	// spent waiting for an instance instead of fuzzing: RestartShare is
+	// that part's share of the campaign's time. Starts for reproducing and
+	// minimizing findings are not counted.
+	RestartTime time.Duration `json:"restartTimeNs,omitempty"`
+	RestartWait time.Duration `json:"restartWaitNs,omitempty"`
 	// MethodsCovered maps each method the target answered to the number of
 	// answers.
 	MethodsCovered map[string]int64 `json:"methodsCovered"`
@@ -236,9 +244,14 @@ type campaign struct {
 	start    time.Time
 	deadline time.Time
 	tools    []Tool
+	http     bool // the target is an HTTP server (a fresh session costs no process start)
 
 	execs    atomic.Int64
 	restarts atomic.Int64
+	// startNs and waitNs add up the instance starts' wall time and the
+	// workers' waits for an instance (Result.RestartTime, RestartWait).
+	startNs  atomic.Int64
+	waitNs   atomic.Int64
 	heap     atomic.Uint64 // at the last sample
 	peakHeap atomic.Uint64
 
@@ -304,7 +317,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Mutators) == 0 {
 		muts = MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}}
+	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}, http: isHTTP}
 	if cfg.Duration > 0 {
 		c.deadline = c.start.Add(cfg.Duration)
 		var cancel context.CancelFunc
@@ -418,6 +431,7 @@ func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	defer c.mu.Unlock()
 	r := &Result{Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.restarts.Load(), PeakHeapBytes: c.peakHeap.Load(),
+		RestartTime: time.Duration(c.startNs.Load()), RestartWait: time.Duration(c.waitNs.Load()),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, Samples: samples, Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
 	for k, v := range c.methods {
 		r.MethodsCovered[k] = v
@@ -432,6 +446,15 @@ func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Exec < r.Findings[j].Exec })
 	r.Verdict = verdict(r.Findings)
 	return r
+}
+
+// RestartShare is the share (0 to 1) of the workers' time spent waiting
+// for an instance to start: RestartWait over Duration times Workers.
+func (r *Result) RestartShare() float64 {
+	if r.Duration <= 0 || r.Workers <= 0 {
+		return 0
+	}
+	return min(1, float64(r.RestartWait)/(float64(r.Duration)*float64(r.Workers)))
 }
 
 func verdict(fs []*Finding) Verdict {
@@ -527,14 +550,16 @@ const (
 	planBytes = 1 << 20
 )
 
-// maxEnding bounds the instances per worker that are still finishing an
-// input that closed their stdin.
+// maxEnding bounds the instances per worker that run an input of their
+// own in the background (one that closes stdin, or one that wants a fresh
+// instance over stdio).
 const maxEnding = 4
 
 func (c *campaign) worker(ctx context.Context, w int) {
 	wctx, cancel := context.WithCancel(ctx)
 	inputs := c.plan(wctx, w)
 	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait)
+	pool.started = &c.startNs
 	defer func() {
 		cancel()
 		pool.close()
@@ -557,7 +582,9 @@ func (c *campaign) worker(ctx context.Context, w int) {
 	for {
 		if s == nil {
 			var err error
+			began := time.Now()
 			s, err = pool.get(ctx, false)
+			c.waitNs.Add(int64(time.Since(began)))
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -601,30 +628,30 @@ func (c *campaign) worker(ctx context.Context, w int) {
 		began := time.Now()
 
 		run := s
-		if in.Fresh {
-			var over bool
-			if run, over = c.own(ctx, pool, true, n); over {
-				return
-			} else if run == nil {
-				continue
-			}
-		} else if in.CloseAfter {
-			// The input ends its session, and the target may take its time
-			// to finish what is in flight and exit (seconds, for a server
-			// that drains long requests at EOF). It gets an instance of its
-			// own, started ahead, and runs to its end on a goroutine while
-			// the worker goes on; its observations are judged all the same.
-			run, over := c.own(ctx, pool, false, n)
-			if over {
-				return
-			} else if run == nil {
-				continue
-			}
+		if in.CloseAfter || (in.Fresh && !c.http) {
+			// The input gets an instance of its own and runs to its end on
+			// a goroutine while the worker goes on with the shared session;
+			// its observations are judged all the same, and it touches no
+			// session the worker's inputs run on, so its order among them
+			// changes nothing they see.
+			//   - An input that closes stdin ends its session, and the
+			//     target may take its time to finish what is in flight
+			//     and exit (seconds, for a server that drains long
+			//     requests at EOF).
+			//   - An input that wants a fresh instance costs a process
+			//     start over stdio (tens of milliseconds of CPU for a Go
+			//     server, hundreds for a Node one), which the shared
+			//     session need not wait for: on a machine with a core to
+			//     spare, starts and fuzzing overlap.
 			endSlots <- struct{}{}
 			ending.Add(1)
 			go func() {
 				defer ending.Done()
 				defer func() { <-endSlots }()
+				run, _ := c.own(ctx, pool, in.Fresh, n)
+				if run == nil {
+					return // the time is up, or the start failed (recorded)
+				}
 				run.reset()
 				out := run.exec(in)
 				c.judged(ctx, in, nil, nil, n, run, out)
@@ -632,6 +659,16 @@ func (c *campaign) worker(ctx context.Context, w int) {
 				c.spent(in.Mutator, began)
 			}()
 			continue
+		}
+		if in.Fresh {
+			var over bool
+			run, over = c.own(ctx, pool, true, n)
+			c.waitNs.Add(int64(time.Since(began)))
+			if over {
+				return
+			} else if run == nil {
+				continue
+			}
 		}
 		run.reset()
 		out := run.exec(in)
@@ -747,8 +784,22 @@ type warm struct {
 	v     spec.Version
 	wait  time.Duration
 	slots [2]chan warmed // 0: handshaken, 1: bare; one in flight each
+	mu    sync.Mutex     // guards used: instances are taken concurrently
 	used  [2]bool
 	wg    sync.WaitGroup
+	// started, when set, adds up the wall time of the starts.
+	started *atomic.Int64
+}
+
+// open starts one instance, bare or with the handshake, adding the time
+// it took to w.started.
+func (w *warm) open(ctx context.Context, bare bool) (*session, error) {
+	began := time.Now()
+	s, err := openSession(ctx, w.t, w.v, w.wait, bare)
+	if w.started != nil {
+		w.started.Add(int64(time.Since(began)))
+	}
+	return s, err
 }
 
 type warmed struct {
@@ -766,10 +817,13 @@ func (w *warm) get(ctx context.Context, bare bool) (*session, error) {
 	if bare && w.v.Era() != spec.Stateless {
 		k = 1 // a stateless session has no handshake: one kind serves both
 	}
-	if !w.used[k] {
-		w.used[k] = true
+	w.mu.Lock()
+	first := !w.used[k]
+	w.used[k] = true
+	w.mu.Unlock()
+	if first {
 		w.refill(k)
-		return openSession(ctx, w.t, w.v, w.wait, bare)
+		return w.open(ctx, bare)
 	}
 	select {
 	case r := <-w.slots[k]:
@@ -784,7 +838,7 @@ func (w *warm) refill(k int) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		s, err := openSession(w.ctx, w.t, w.v, w.wait, k == 1)
+		s, err := w.open(w.ctx, k == 1)
 		w.slots[k] <- warmed{s, err} // never blocks: one refill in flight per slot
 	}()
 }

@@ -52,6 +52,11 @@ func TestCampaignCarefulServerIsClean(t *testing.T) {
 			if len(res.Errors) > 0 {
 				t.Errorf("campaign errors: %v", res.Errors)
 			}
+			// The instances' starts are accounted for: the first one's at
+			// least, and the workers' waits as a share of their time.
+			if res.RestartTime <= 0 || res.RestartWait < 0 || res.RestartShare() < 0 || res.RestartShare() > 1 {
+				t.Errorf("restart accounting: %v starting, %v waited for (share %v) for %d restarts", res.RestartTime, res.RestartWait, res.RestartShare(), res.Restarts)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if last.Execs != execs {

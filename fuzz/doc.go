@@ -70,8 +70,11 @@
 // executions, seeded, reporting [Progress]. Each worker makes its inputs a
 // few ahead on a goroutine of its own, keeps a target instance started
 // ahead for restarts and fresh inputs, ends instances in the background,
-// and runs inputs that close stdin on an instance of their own, to its end,
-// in the background. A session whose judge would remember too many ids is
+// and runs inputs that close stdin (and over stdio, those that want a
+// fresh instance) on an instance of their own, to its end, in the
+// background. Mutators are drawn by cost ([Schedule]); the summary says
+// how long the instances' starts took and what share of the campaign's
+// time the workers waited for them ([Result.RestartShare]). A session whose judge would remember too many ids is
 // replaced, so the fuzzer's memory stays flat; HTTP sessions are ended with
 // DELETE. The summary records the fuzzer's heap and resident memory over
 // time ([MemorySample]). Each new signature becomes a

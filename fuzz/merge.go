@@ -125,6 +125,8 @@ func Merge(dirs []string, out string) (merged *Result, missing []string, err err
 		m.Workers += r.Workers
 		m.Execs += r.Execs
 		m.Restarts += r.Restarts
+		m.RestartTime += r.RestartTime
+		m.RestartWait += r.RestartWait
 		if r.Duration > m.Duration {
 			m.Duration = r.Duration
 		}

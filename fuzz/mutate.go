@@ -50,7 +50,7 @@ type Mutator struct {
 
 // costly names the mutators whose inputs cost far more than one round
 // trip (a process restart, megabytes, hundreds of messages); campaigns
-// pick them a quarter as often as the others.
+// pick them a sixteenth as often as the others (see Schedule).
 var costly = map[string]bool{
 	"framing/missing-final-newline": true, "framing/burst": true,
 	"json/huge-string": true, "json/deep-nesting": true, "protocol/sequence": true,
@@ -72,7 +72,7 @@ var freshIn = map[string]spec.Era{
 // slow lists the mutators whose every input takes a large share of a
 // second by design (a body trickled a few bytes at a time) or megabytes
 // (a line of 3 MiB on average, about 40 ms an input against the reference
-// server, 80 times a cheap input): campaigns pick them a sixteenth as
+// server, 80 times a cheap input): campaigns pick them a sixty-fourth as
 // often as the cheap ones, so that they do not take most of a campaign's
 // time (slow-body took 60% of an HTTP campaign's at a quarter, giant-line
 // 21% of a stdio campaign's; see the summary's mutatorTimeNs).
@@ -86,12 +86,22 @@ func (m Mutator) CostlyIn(v spec.Version) bool {
 }
 
 // Schedule expands a mutator list into the table a campaign in version v
-// draws from, in name order: cheap mutators sixteen times, costly ones
+// draws from, in name order: cheap mutators 64 times, costly ones
 // (CostlyIn) four times, slow ones once.
+//
+// The weights follow what an input costs, so that no kind takes most of a
+// campaign's time: an input that needs a process start costs the CPU of
+// 100 cheap inputs against a Go server (about 25 ms, package init
+// included) and of thousands against a Node one. At a quarter of the cheap
+// weight, the starts of a 2025-11-25 campaign against mcpcheck's reference
+// server took half of a 2-core machine's CPU and held the campaign at 10 %
+// of the target's bare rate; at a sixteenth they take a third, and each
+// costly mutator still gets a hundred inputs or more in a campaign of a
+// minute.
 func Schedule(ms []Mutator, v spec.Version) []Mutator {
 	var out []Mutator
 	for _, m := range ms {
-		n := 16
+		n := 64
 		switch {
 		case slow[m.Name]:
 			n = 1

@@ -722,6 +722,10 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		restarts = "client launches"
 	}
 	fmt.Fprintf(w, "  %d execs in %s (%s execs/s), %d %s", res.Execs, res.Duration.Round(time.Millisecond), rate, res.Restarts, restarts)
+	if res.RestartTime > 0 {
+		fmt.Fprintf(w, " (starting them took %s, %s of it waited for: %s of the campaign's time)",
+			res.RestartTime.Round(time.Millisecond), res.RestartWait.Round(time.Millisecond), strconv.FormatFloat(100*res.RestartShare(), 'f', 1, 64)+" %")
+	}
 	if res.PeakHeapBytes > 0 {
 		fmt.Fprintf(w, ", fuzzer peak heap %.1f MiB", float64(res.PeakHeapBytes)/(1<<20))
 	}
