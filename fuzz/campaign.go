@@ -558,7 +558,7 @@ const maxEnding = 4
 func (c *campaign) worker(ctx context.Context, w int) {
 	wctx, cancel := context.WithCancel(ctx)
 	inputs := c.plan(wctx, w)
-	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait)
+	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, warmDepth(c.cfg.Workers))
 	pool.started = &c.startNs
 	defer func() {
 		cancel()
@@ -774,16 +774,18 @@ func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs [
 	}
 }
 
-// warm starts target instances ahead of need, one of each kind (with the
-// handshake, for a worker's session; bare, for inputs that want a fresh
-// instance) once the worker has asked for that kind, so that a restart or
-// a fresh input does not wait for the target to start.
+// warm starts target instances ahead of need, depth of each kind (with
+// the handshake, for a worker's session and inputs that close stdin; bare,
+// for inputs that want a fresh instance) once the worker has asked for
+// that kind, so that a restart or a fresh input does not wait for the
+// target to start.
 type warm struct {
 	ctx   context.Context
 	t     Target
 	v     spec.Version
 	wait  time.Duration
-	slots [2]chan warmed // 0: handshaken, 1: bare; one in flight each
+	depth int            // instances of each kind kept started ahead
+	slots [2]chan warmed // 0: handshaken, 1: bare; depth in flight or ready each
 	mu    sync.Mutex     // guards used: instances are taken concurrently
 	used  [2]bool
 	wg    sync.WaitGroup
@@ -807,8 +809,17 @@ type warmed struct {
 	err error
 }
 
-func newWarm(ctx context.Context, t Target, v spec.Version, wait time.Duration) *warm {
-	return &warm{ctx: ctx, t: t, v: v, wait: wait, slots: [2]chan warmed{make(chan warmed, 1), make(chan warmed, 1)}}
+func newWarm(ctx context.Context, t Target, v spec.Version, wait time.Duration, depth int) *warm {
+	depth = max(depth, 1)
+	return &warm{ctx: ctx, t: t, v: v, wait: wait, depth: depth, slots: [2]chan warmed{make(chan warmed, depth), make(chan warmed, depth)}}
+}
+
+// warmDepth sizes a worker's pool to the machine: starts made ahead use
+// the cores the fuzzing leaves idle (about half of them, shared by the
+// workers), one of each kind at least, and no more than the inputs a
+// worker runs in the background at once (maxEnding).
+func warmDepth(workers int) int {
+	return min(max(runtime.NumCPU()/(2*max(workers, 1)), 1), maxEnding)
 }
 
 // get returns a started instance of the kind asked for.
@@ -822,7 +833,9 @@ func (w *warm) get(ctx context.Context, bare bool) (*session, error) {
 	w.used[k] = true
 	w.mu.Unlock()
 	if first {
-		w.refill(k)
+		for range w.depth {
+			w.refill(k)
+		}
 		return w.open(ctx, bare)
 	}
 	select {
@@ -839,7 +852,7 @@ func (w *warm) refill(k int) {
 	go func() {
 		defer w.wg.Done()
 		s, err := w.open(w.ctx, k == 1)
-		w.slots[k] <- warmed{s, err} // never blocks: one refill in flight per slot
+		w.slots[k] <- warmed{s, err} // never blocks: depth in flight or ready, depth buffered
 	}()
 }
 
@@ -848,12 +861,10 @@ func (w *warm) refill(k int) {
 func (w *warm) close() {
 	w.wg.Wait()
 	for _, ch := range w.slots {
-		select {
-		case r := <-ch:
-			if r.s != nil {
+		for len(ch) > 0 {
+			if r := <-ch; r.s != nil {
 				r.s.close()
 			}
-		default:
 		}
 	}
 }

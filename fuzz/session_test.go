@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,5 +130,96 @@ func TestJudgeBoundRecyclesTheSession(t *testing.T) {
 	}
 	if out := s.exec(in); !out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a full judge: %+v", out)
+	}
+}
+
+// countingTarget starts instances that do nothing, counting the starts
+// and the closes; started receives one value per start.
+type countingTarget struct {
+	mu      sync.Mutex
+	starts  int
+	closes  int
+	started chan struct{}
+}
+
+func (c *countingTarget) Describe() string { return "counting" }
+
+func (c *countingTarget) Start(context.Context) (Conn, error) {
+	c.mu.Lock()
+	c.starts++
+	c.mu.Unlock()
+	c.started <- struct{}{}
+	return &idleConn{t: c}, nil
+}
+
+// idleConn is an instance that never answers.
+type idleConn struct {
+	t      *countingTarget
+	closed sync.Once
+}
+
+func (*idleConn) Send([]byte) error             { return nil }
+func (*idleConn) CloseSend() error              { return nil }
+func (*idleConn) Recv(time.Time) (Frame, error) { return Frame{}, ErrDeadline }
+func (*idleConn) Exit(time.Time) *ExitStatus    { return nil }
+func (*idleConn) StderrTail() []byte            { return nil }
+func (c *idleConn) Close() error {
+	c.closed.Do(func() { c.t.mu.Lock(); c.t.closes++; c.t.mu.Unlock() })
+	return nil
+}
+
+// TestWarmPoolKeepsDepthAhead: once a kind is asked for, the pool keeps
+// depth instances of it started ahead, each one taken is replaced, and
+// close ends every instance left; warmDepth stays within 1 and maxEnding.
+func TestWarmPoolKeepsDepthAhead(t *testing.T) {
+	const depth = 3
+	target := &countingTarget{started: make(chan struct{}, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := newWarm(ctx, target, spec.V20251125, time.Second, depth)
+	var taken []*session
+	s, err := pool.get(ctx, true) // the first: started now, and depth more ahead
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken = append(taken, s)
+	waitStart := func(what string) {
+		t.Helper()
+		select {
+		case <-target.started:
+		case <-time.After(10 * time.Second):
+			target.mu.Lock()
+			defer target.mu.Unlock()
+			t.Fatalf("%s was never started (%d instances started, depth %d)", what, target.starts, depth)
+		}
+	}
+	for i := range 1 + depth {
+		waitStart("instance " + itoa(i+1) + " of the first get")
+	}
+	for i := range 5 {
+		if s, err = pool.get(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		taken = append(taken, s)
+		waitStart("the replacement of instance " + itoa(i+2))
+		target.mu.Lock()
+		if want := 2 + depth + i; target.starts != want {
+			t.Errorf("after %d instances taken: %d started, want %d (depth %d ahead)", i+2, target.starts, want, depth)
+		}
+		target.mu.Unlock()
+	}
+	cancel()
+	pool.close()
+	for _, s := range taken {
+		s.close()
+	}
+	target.mu.Lock()
+	defer target.mu.Unlock()
+	if target.closes != target.starts {
+		t.Errorf("%d instances started, %d closed", target.starts, target.closes)
+	}
+	for _, w := range []int{1, 2, 64, 1 << 10} {
+		if d := warmDepth(w); d < 1 || d > maxEnding {
+			t.Errorf("warmDepth(%d) = %d, want 1..%d", w, d, maxEnding)
+		}
 	}
 }
