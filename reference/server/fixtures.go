@@ -83,6 +83,10 @@ type toolFixture struct {
 	// custom marks a tool of Options.Tools: its arguments are not checked
 	// and its inputResponses and requestState reach it as sent.
 	custom bool
+	// enc holds def encoded as each version lists it (spec.Version to
+	// json.RawMessage; see encoded). def must not change once the tool is
+	// served.
+	enc sync.Map
 }
 
 func (t *toolFixture) availableIn(v spec.Version, listing bool) bool {

@@ -35,12 +35,39 @@ func listTools(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
+	res := toolList{Tools: make([]json.RawMessage, len(page)), Cacheable: cache(r, 300000, mcp.CachePublic)}
 	res.NextCursor = next
 	for i, t := range page {
-		res.Tools[i] = shapeTool(r.v, t.def)
+		if res.Tools[i], err = t.encoded(r.v); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
+}
+
+// toolList is a tools/list result whose tools are encoded already: it
+// encodes exactly as mcp.ListToolsResult with the same fields.
+type toolList struct {
+	mcp.ResultBase
+	mcp.PaginatedResult
+	mcp.Cacheable
+	Tools []json.RawMessage `json:"tools"`
+}
+
+// encoded returns the tool's definition as version v lists it, encoded
+// once per version: a tool's definition does not change once it is
+// served, and encoding the whole list on every tools/list was most of
+// what answering one cost.
+func (t *toolFixture) encoded(v spec.Version) (json.RawMessage, error) {
+	if b, ok := t.enc.Load(v); ok {
+		return b.(json.RawMessage), nil
+	}
+	b, err := json.Marshal(shapeTool(v, t.def))
+	if err != nil {
+		return nil, fmt.Errorf("tools/list: cannot encode tool %q: %w", t.def.Name, err)
+	}
+	t.enc.Store(v, json.RawMessage(b))
+	return b, nil
 }
 
 // call is one tools/call being run: the request, the tool, its arguments
