@@ -207,6 +207,30 @@ func TestCampaignJudgesAnswersAfterTheProbe(t *testing.T) {
 	}
 }
 
+// TestReplayWaitsForAnswersAfterTheProbes: a target that answers a
+// request 150ms late, after both probes of a reproduction were answered,
+// still has the answer judged: the reproduction waits for the answers
+// still owed (lateAnswers).
+func TestReplayWaitsForAnswersAfterTheProbes(t *testing.T) {
+	v := spec.V20241105
+	target := helperTarget(t, v, "later-both")
+	in, err := MakeInput(v, "protocol/tool-call", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runOnce(context.Background(), target, v, in, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, o := range run.obs {
+		found = found || o.Check == "jsonrpc/result-and-error"
+	}
+	if !found {
+		t.Errorf("the answer that came 150ms late was not judged; observations %+v", run.obs)
+	}
+}
+
 func TestCampaignRefusesBadConfig(t *testing.T) {
 	if _, err := Run(context.Background(), Config{}); err == nil {
 		t.Error("no target accepted")

@@ -50,7 +50,7 @@ type Mutator struct {
 
 // costly names the mutators whose inputs cost far more than one round
 // trip (a process restart, megabytes, hundreds of messages); campaigns
-// pick them a sixteenth as often as the others (see Schedule).
+// pick them a thirty-second as often as the others (see Schedule).
 var costly = map[string]bool{
 	"framing/missing-final-newline": true, "framing/burst": true,
 	"json/huge-string": true, "json/deep-nesting": true, "protocol/sequence": true,
@@ -87,7 +87,7 @@ func (m Mutator) CostlyIn(v spec.Version) bool {
 
 // Schedule expands a mutator list into the table a campaign in version v
 // draws from, in name order: cheap mutators 64 times, costly ones
-// (CostlyIn) four times, slow ones once.
+// (CostlyIn) twice, slow ones once.
 //
 // The weights follow what an input costs, so that no kind takes most of a
 // campaign's time: an input that needs a process start costs the CPU of
@@ -95,9 +95,9 @@ func (m Mutator) CostlyIn(v spec.Version) bool {
 // included) and of thousands against a Node one. At a quarter of the cheap
 // weight, the starts of a 2025-11-25 campaign against mcpcheck's reference
 // server took half of a 2-core machine's CPU and held the campaign at 10 %
-// of the target's bare rate; at a sixteenth they take a third, and each
-// costly mutator still gets a hundred inputs or more in a campaign of a
-// minute.
+// of the target's bare rate. At a thirty-second, a costly mutator still
+// gets about twice the time of a cheap one, and a hundred inputs or more
+// in a campaign of a minute; a slow one about as much time as a cheap one.
 func Schedule(ms []Mutator, v spec.Version) []Mutator {
 	var out []Mutator
 	for _, m := range ms {
@@ -106,7 +106,7 @@ func Schedule(ms []Mutator, v spec.Version) []Mutator {
 		case slow[m.Name]:
 			n = 1
 		case m.CostlyIn(v):
-			n = 4
+			n = 2
 		}
 		for i := 0; i < n; i++ {
 			out = append(out, m)

@@ -110,11 +110,28 @@ func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait 
 		return oneRun{}, err
 	}
 	defer s.close()
+	began := time.Now()
 	out := s.exec(in)
 	if !out.dead {
 		// What came after the probe's answer is judged too.
 		out.obs = append(out.obs, s.drain().obs...)
+		// A server that answers each request on a goroutine of its own may
+		// answer the input's after the probes (one did, on a loaded
+		// machine, and a finding did not replay): the answers still owed
+		// are waited for a while longer, in proportion to how long the
+		// exchange took.
+		grace := min(max(lateFactor*time.Since(began), minLateGrace), maxLateGrace, s.wait)
+		out.obs = append(out.obs, s.lateAnswers(grace).obs...)
 		s.note("closing the target")
 	}
 	return oneRun{obs: out.obs, events: s.transcript(), stderr: s.conn.StderrTail()}, nil
 }
+
+// How long a reproduction waits for the answers a target still owes after
+// its probes were answered: lateFactor times the exchange's time so far,
+// within minLateGrace and maxLateGrace (and the liveness wait).
+const (
+	lateFactor   = 4
+	minLateGrace = 200 * time.Millisecond
+	maxLateGrace = time.Second
+)

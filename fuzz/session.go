@@ -427,6 +427,29 @@ func (s *session) drain() execOutcome {
 	return out
 }
 
+// lateAnswers reads and judges what the target writes for at most grace,
+// ending early once no request the session sent awaits an answer: the
+// last read of a reproduction, for answers that come after the probes'.
+func (s *session) lateAnswers(grace time.Duration) execOutcome {
+	var out execOutcome
+	if s.judge.pending.Len() == 0 {
+		return out
+	}
+	s.note("waiting up to " + grace.String() + " for the answers still owed")
+	deadline := time.Now().Add(grace)
+	for i := 0; i < maxFramesPerExec && s.judge.pending.Len() > 0; i++ {
+		f, err := s.conn.Recv(deadline)
+		if err != nil {
+			return out
+		}
+		s.recordFrame(f)
+		res := s.judge.received(f)
+		out.obs = append(out.obs, res.obs...)
+		s.answerRequests(res.requests)
+	}
+	return out
+}
+
 var newline = []byte{'\n'}
 
 // maxKeptWrite bounds the write buffer a session keeps between execs.

@@ -185,7 +185,7 @@ func TestHTTPStraySessionsAreEnded(t *testing.T) {
 func TestHTTPSessionsAreEndedAndRenewed(t *testing.T) {
 	v := spec.V20251125
 	srv, open := httpServerSessions(t, v, "max-sessions")
-	res := runClean(t, "the session-bounded HTTP server", Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 80, Seed: 4,
+	res := runClean(t, "the session-bounded HTTP server", Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 240, Seed: 4,
 		Mutators: []string{"protocol/before-initialize", "http/expired-session", "protocol/valid"}, Wait: 10 * time.Second})
 	if res.Mutators["http/expired-session"] == 0 || res.Mutators["protocol/before-initialize"] < 4 {
 		t.Fatalf("the mutators that end or open sessions did not run: %v", res.Mutators)

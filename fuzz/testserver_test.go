@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,6 +83,9 @@ func echo() {
 //	banner          writes a non-JSON line to stdout after initialize
 //	late-both       holds its answer to tools/call, which has both result and
 //	                error, until it has answered the next line
+//	later-both      writes that answer 150ms after the request came, from a
+//	                goroutine of its own (as a server answering each request
+//	                concurrently may), so that it comes after the probes'
 //	dual-era        (a stateless version) serves both eras on one stream, as
 //	                a dual-era server does: initialize opens a 2025-11-25
 //	                session, whose rules then apply to every later message
@@ -91,7 +95,10 @@ func serve(v spec.Version, fault string) {
 	out := bufio.NewWriter(os.Stdout)
 	legacy := false   // dual-era: initialize opened the legacy session
 	var held [][]byte // late-both: the answer held back
+	var mu sync.Mutex // later-both: out is written from two goroutines
 	write := func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
 		_, _ = out.Write(b)
 		_ = out.WriteByte('\n')
 	}
@@ -100,7 +107,9 @@ func serve(v spec.Version, fault string) {
 	// write.
 	flush := func() {
 		if buf, _ := r.Peek(r.Buffered()); bytes.IndexByte(buf, '\n') < 0 {
+			mu.Lock()
 			_ = out.Flush()
+			mu.Unlock()
 		}
 	}
 	for {
@@ -123,6 +132,16 @@ func serve(v spec.Version, fault string) {
 			replies = handleDual(v, l, &legacy)
 		} else {
 			replies = handle(v, fault, l)
+		}
+		if m := jsonrpc.Decode(l); fault == "later-both" && m.Method == spec.MethodToolsCall {
+			replies = nil
+			late := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":1,"message":"x"}}`, m.ID.String()))
+			time.AfterFunc(150*time.Millisecond, func() { // the target's own slowness
+				write(late)
+				mu.Lock()
+				_ = out.Flush()
+				mu.Unlock()
+			})
 		}
 		if fault == "late-both" {
 			replies = append(replies, held...)
