@@ -353,9 +353,7 @@ func (s *session) exec(in Input) execOutcome {
 			out.recycle = out.recycle || s.judge.full()
 			return out
 		}
-		res := s.judge.received(f)
-		out.obs = append(out.obs, res.obs...)
-		s.answerRequests(res.requests)
+		res := s.judgeFrame(f, &out)
 		if probeStream != "" && f.Stream == probeStream && f.HTTPStatus != 0 {
 			// Any HTTP answer to the probe shows the target is alive; an
 			// error status (404: the session is gone) says the session
@@ -409,9 +407,7 @@ func (s *session) drain() execOutcome {
 			return out
 		}
 		s.recordFrame(f)
-		res := s.judge.received(f)
-		out.obs = append(out.obs, res.obs...)
-		s.answerRequests(res.requests)
+		res := s.judgeFrame(f, &out)
 		for i, k := range res.answered {
 			if k == key {
 				return out
@@ -443,11 +439,18 @@ func (s *session) lateAnswers(grace time.Duration) execOutcome {
 			return out
 		}
 		s.recordFrame(f)
-		res := s.judge.received(f)
-		out.obs = append(out.obs, res.obs...)
-		s.answerRequests(res.requests)
+		s.judgeFrame(f, &out)
 	}
 	return out
+}
+
+// judgeFrame judges a frame the target wrote, adds what it showed to out and
+// answers the requests it carried.
+func (s *session) judgeFrame(f Frame, out *execOutcome) frameResult {
+	res := s.judge.received(f)
+	out.obs = append(out.obs, res.obs...)
+	s.answerRequests(res.requests)
+	return res
 }
 
 var newline = []byte{'\n'}
