@@ -379,9 +379,9 @@ func (t *T) headersPlainPost(hdr http.Header, body []byte) (int, []jsonrpc.Messa
 		return 0, nil, err
 	}
 	req.Header = hdr
-	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	resp, err := plainClient.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, wire.HeaderError(err, plainClient)
 	}
 	defer resp.Body.Close()
 	var msgs []jsonrpc.Message

@@ -117,6 +117,11 @@ func transportStatusText(f wire.Frame) string {
 // transportForeignOrigin is an Origin no local server may accept.
 const transportForeignOrigin = "http://mcpcheck-rebinding.invalid"
 
+// plainClient sends the requests checks make outside a wire connection:
+// the client the connections use (no redirects followed, response headers
+// bounded), shared so that its idle connections are reused.
+var plainClient = wire.NewClient(wire.Limits{})
+
 // transportPlainDo sends one request to u on a plain HTTP client that
 // follows no redirects, within the step timeout, with the target's
 // configured headers (Authorization left out unless auth is set), then
@@ -144,10 +149,9 @@ func (t *T) transportPlainDo(method, u string, body []byte, hdr http.Header, aut
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
-	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := cl.Do(req)
+	resp, err := plainClient.Do(req)
 	if err != nil {
-		return err
+		return wire.HeaderError(err, plainClient)
 	}
 	defer resp.Body.Close()
 	read(resp)

@@ -75,7 +75,19 @@ type Limits struct {
 	MaxQueued int
 	// MaxFrames is how many frames may wait for Recv (default 4096).
 	MaxFrames int
+	// MaxHeader is how many bytes of headers (status line included) one
+	// HTTP response may carry (default DefaultMaxHeader); a response with
+	// more is dropped unread and becomes a KindTransportError frame whose
+	// error is a *HeaderLimitError. It bounds the client the HTTP
+	// connections build, not one given in HTTPOptions.Client.
+	MaxHeader int
 }
+
+// DefaultMaxHeader is the default Limits.MaxHeader, 256 KiB: an MCP
+// server's response headers take a few hundred bytes, and net/http's own
+// default (10 MiB per response) lets a hostile target make every one of
+// mcpcheck's concurrent requests hold megabytes.
+const DefaultMaxHeader = 256 << 10
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxMessage <= 0 {
@@ -86,6 +98,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxFrames <= 0 {
 		l.MaxFrames = 4096
+	}
+	if l.MaxHeader <= 0 {
+		l.MaxHeader = DefaultMaxHeader
 	}
 	return l
 }

@@ -99,10 +99,7 @@ func newCore(o HTTPOptions) (*httpCore, error) {
 	c := &httpCore{endpoint: o.URL, client: o.Client, limits: o.Limits.withDefaults(), defaults: http.Header{}, streams: map[string]context.CancelFunc{}}
 	if c.client == nil {
 		c.ownsClt = true
-		c.client = &http.Client{
-			Transport:     &http.Transport{DisableCompression: true, Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 8},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		c.client = NewClient(c.limits)
 	}
 	for k, vs := range o.Header {
 		c.defaults[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
@@ -113,6 +110,59 @@ func newCore(o HTTPOptions) (*httpCore, error) {
 	c.q = newQueue(c.limits)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
+}
+
+// NewClient returns the HTTP client mcpcheck speaks to a target with (the
+// one the HTTP connections build when HTTPOptions.Client is nil): it
+// follows no redirects (a conformance tool must see the status the target
+// sent), does not ask for compression (bodies are the bytes the target
+// sent), has no overall timeout (every stream ends when its context does),
+// and reads at most l.MaxHeader bytes of a response's headers (default
+// DefaultMaxHeader). Give its errors to HeaderError to name a response
+// whose headers were over the limit.
+func NewClient(l Limits) *http.Client {
+	l = l.withDefaults()
+	return &http.Client{
+		Transport: &http.Transport{DisableCompression: true, Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 8,
+			IdleConnTimeout: 90 * time.Second, MaxResponseHeaderBytes: int64(l.MaxHeader)},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// HeaderLimitError is the error of a response that carried more header
+// bytes than the client reads (Limits.MaxHeader): the response was dropped
+// unread.
+type HeaderLimitError struct {
+	// Limit is the client's limit in bytes.
+	Limit int64
+	// Err is what net/http said.
+	Err error
+}
+
+func (e *HeaderLimitError) Error() string {
+	return fmt.Sprintf("the target sent more than %d bytes of response headers, mcpcheck's limit (an MCP server's headers take a few hundred bytes), so the response was dropped unread; make the server send smaller headers", e.Limit)
+}
+
+func (e *HeaderLimitError) Unwrap() error { return e.Err }
+
+// HeaderError returns err as a *HeaderLimitError when it is net/http's
+// refusal of a response whose headers exceeded client's limit (HTTP/1 or
+// HTTP/2), and err unchanged otherwise.
+func HeaderError(err error, client *http.Client) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "server response headers exceeded") && !strings.Contains(msg, "response header list larger than") {
+		return err
+	}
+	limit := int64(10 << 20) // net/http's default
+	if client != nil {
+		if t, ok := client.Transport.(*http.Transport); ok && t.MaxResponseHeaderBytes > 0 {
+			limit = t.MaxResponseHeaderBytes
+		}
+	}
+	return &HeaderLimitError{Limit: limit, Err: err}
 }
 
 func (c *httpCore) observe(t Tap) func() { return c.taps.add(t) }
@@ -279,6 +329,7 @@ func (c *httpCore) exchange(b built) {
 		if c.ctx.Err() != nil {
 			return // closed
 		}
+		err = HeaderError(err, c.client)
 		if b.req.Context().Err() != nil {
 			err = errors.New("the stream was closed by mcpcheck before a response arrived")
 		}

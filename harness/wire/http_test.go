@@ -336,3 +336,71 @@ func TestHTTPResumeSendsLastEventID(t *testing.T) {
 		t.Errorf("frames: %+v", fs)
 	}
 }
+
+// hugeHeaders answers every request with n bytes of headers (in 64 KiB
+// values) and a JSON body.
+func hugeHeaders(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		pad := strings.Repeat("h", 64<<10)
+		for i := 0; i*len(pad) < n; i++ {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), pad)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}
+}
+
+// TestHTTPResponseHeadersBounded: a response with more than
+// Limits.MaxHeader bytes of headers (1 MiB here, under net/http's own
+// 10 MiB default) is dropped as a transport error that says the target
+// sent too many header bytes, on a POST, a GET stream and the legacy SSE
+// stream alike; a smaller limit applies as given.
+func TestHTTPResponseHeadersBounded(t *testing.T) {
+	checkGoroutines(t)
+	c, srv := newHTTP(t, hugeHeaders(1<<20), Limits{})
+	defer c.Close()
+	ctx := ctxT(t, 30*time.Second)
+	wantErr := func(what string, f Frame) {
+		t.Helper()
+		var he *HeaderLimitError
+		if f.Kind != KindTransportError || !errors.As(f.Err, &he) || he.Limit != DefaultMaxHeader {
+			t.Fatalf("%s: got %s (%v), want a transport error over the %d-byte header limit", what, f.Describe(), f.Err, DefaultMaxHeader)
+		}
+		if msg := f.Err.Error(); !strings.Contains(msg, fmt.Sprintf("more than %d bytes of response headers", DefaultMaxHeader)) {
+			t.Errorf("%s: the error does not say what the target did: %s", what, msg)
+		}
+	}
+	if _, err := c.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Recv(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantErr("POST", f)
+	if _, err := c.OpenStream(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = c.Recv(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("GET", f)
+
+	sse, err := NewLegacySSE(HTTPOptions{URL: srv.URL + "/sse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sse.Close()
+	if f, err = sse.Recv(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("legacy SSE stream", f)
+
+	small, _ := newHTTP(t, hugeHeaders(64<<10), Limits{MaxHeader: 16 << 10})
+	defer small.Close()
+	small.Send(ctx, []byte(`{}`))
+	var he *HeaderLimitError
+	if f, _ := small.Recv(ctx); !errors.As(f.Err, &he) || he.Limit != 16<<10 {
+		t.Errorf("with MaxHeader 16 KiB: got %s (%v)", f.Describe(), f.Err)
+	}
+}

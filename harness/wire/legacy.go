@@ -75,6 +75,7 @@ func (c *LegacySSE) fail(err error) {
 func (c *LegacySSE) run(b built) {
 	resp, err := c.client.Do(b.req)
 	if err != nil {
+		err = HeaderError(err, c.client)
 		if c.ctx.Err() == nil {
 			c.emit(Frame{Kind: KindTransportError, Stream: StreamSSE, Err: fmt.Errorf("GET %s: %w", b.req.URL, err)})
 		}
