@@ -119,8 +119,11 @@ type MemorySample struct {
 type Verdict struct {
 	// Failed is true when a crash, a hang or a MUST-level violation was
 	// found.
-	Failed bool   `json:"failed"`
-	Reason string `json:"reason"`
+	Failed bool `json:"failed"`
+	// Unjudged is true when the campaign is no verdict on the target,
+	// findings or not (Result.Unjudged says why): never a pass.
+	Unjudged bool   `json:"unjudged,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // Result is the outcome of a campaign.
@@ -173,6 +176,11 @@ type Result struct {
 	// Errors lists problems of the campaign itself (a worker that could not
 	// restart the target, a finding that could not be written).
 	Errors []string `json:"errors,omitempty"`
+	// Unjudged, when set, says why nothing (or not all that was asked)
+	// was judged: the target never completed a handshake, so no input was
+	// sent (Run), or a merged campaign lacks shards or holds such a
+	// campaign (Merge). The CLI exits 3 on it.
+	Unjudged string `json:"unjudged,omitempty"`
 	// Parts lists the campaigns a merged result was made of (Merge).
 	Parts []Part `json:"parts,omitempty"`
 	// Client describes a client campaign's clean run and the client's
@@ -269,7 +277,9 @@ type campaign struct {
 
 // Run fuzzes cfg.Target until the duration or execution bound is reached or
 // ctx is cancelled. It returns the result even when some workers failed;
-// the error is set only when the campaign could not run at all.
+// the error is set only when the campaign could not run at all, and the
+// result too when that is because the target never completed a handshake
+// (the error wraps ErrUnreachable).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Target == nil {
 		return nil, errors.New("fuzz: the campaign has no target; set Config.Target (e.g. CommandTarget)")
@@ -325,11 +335,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer cancel()
 	}
 
-	// Learn the tools once, for the tool-call mutator; a target that cannot
-	// even be started fails the campaign here with a useful error.
+	// Learn the tools once, for the tool-call mutator. A target that
+	// cannot be started or never completes a handshake judges nothing:
+	// the campaign ends here, before any input, with a result that says
+	// why (see ErrUnreachable).
 	s, err := openSession(ctx, cfg.Target, cfg.Version, cfg.Wait, false)
+	if err == nil && cfg.Version.Era() == spec.Stateless {
+		if err = s.contact(cfg.Target.Describe()); err != nil {
+			s.close()
+		}
+	}
 	if err != nil {
-		return nil, err
+		return c.unreachable(err), fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	c.tools = s.listTools()
 	s.close()
@@ -400,6 +417,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Progress(c.progress(rate))
 	}
 	return res, nil
+}
+
+// ErrUnreachable is wrapped by the error Run returns, with a result, when
+// the target never completed a handshake (initialize, or in a stateless
+// version an answer to server/discover) or could not even be started:
+// no input was sent, nothing was judged, and no finding is made of it
+// (Result.Unjudged says why). A target that answered once and stops later
+// is fuzzed, and its crashes are findings.
+var ErrUnreachable = errors.New("the target never completed a handshake")
+
+// unreachable is the result of a campaign whose target never completed a
+// handshake (err says what happened instead).
+func (c *campaign) unreachable(err error) *Result {
+	r := c.result(nil)
+	r.Unjudged = fmt.Sprintf("%s: %s", ErrUnreachable, strings.TrimPrefix(err.Error(), "fuzz: "))
+	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
+	_, r.PeakRSSBytes = procMemory()
+	return r
 }
 
 // thin halves a sample list, keeping every other sample.

@@ -66,7 +66,8 @@ func roleName(role string) string {
 // directory (replay.json, inputs, transcript) is copied to
 // out/findings/<kind>-<id>, its reproducer pointed there. Parts lists the
 // campaigns. missing lists the shards "K/N" of a split that were not
-// given.
+// given; a merge that lacks some, or holds a campaign that never reached
+// its target, is no verdict on the target (Result.Unjudged says why).
 func Merge(dirs []string, out string) (merged *Result, missing []string, err error) {
 	if len(dirs) == 0 {
 		return nil, nil, errors.New("fuzz: nothing to merge: give the --out directories of the campaigns")
@@ -148,6 +149,12 @@ func Merge(dirs []string, out string) (merged *Result, missing []string, err err
 		for _, e := range r.Errors {
 			m.Errors = append(m.Errors, dirs[i]+": "+e)
 		}
+		if r.Unjudged != "" {
+			if m.Unjudged != "" {
+				m.Unjudged += "; "
+			}
+			m.Unjudged += dirs[i] + ": " + r.Unjudged
+		}
 		m.Parts = append(m.Parts, Part{Dir: dirs[i], Shard: r.Shard, Seed: r.Seed, Execs: r.Execs, Duration: r.Duration, Findings: len(r.Findings)})
 		for _, f := range r.Findings {
 			k, ok := byID[f.ID]
@@ -183,7 +190,20 @@ func Merge(dirs []string, out string) (merged *Result, missing []string, err err
 		}
 		return a.ID < b.ID
 	})
+	if len(missing) > 0 {
+		what := "shard " + strings.Join(missing, ", shard ") + " missing: its inputs were not run; merge every shard's --out directory"
+		if m.Unjudged != "" {
+			what += "; " + m.Unjudged
+		}
+		m.Unjudged = what
+	}
 	m.Verdict = verdict(m.Findings)
+	if m.Unjudged != "" {
+		m.Verdict.Unjudged = true
+		if !m.Verdict.Failed {
+			m.Verdict.Reason = "nothing complete was judged: " + m.Unjudged
+		}
+	}
 	return m, missing, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -127,7 +128,7 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 	if err != nil {
 		tail := conn.StderrTail()
 		s.close()
-		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%v); check that it is an MCP server speaking %s over stdio; stderr ends: %s", t.Describe(), err, v, quoteStart(tail))
+		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%s)%s; check that it is an MCP server speaking %s%s%s", t.Describe(), noAnswer(err, handshakeWait(wait)), s.sent(), v, s.over(), stderrEnds(tail))
 	}
 	if res == nil {
 		// An error: there is no session to fuzz (a server out of
@@ -146,6 +147,57 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 }
 
 func (s *session) close() { _ = s.conn.Close() }
+
+// contact sends the liveness probe (server/discover in a stateless
+// version, which has no initialize) and waits for its answer, a result or
+// an error: proof that the target answers requests at all, the handshake
+// of a session that has none.
+func (s *session) contact(target string) error {
+	const id = "mcpcheck-contact"
+	if err := s.send(s.probeLine(id)); err != nil {
+		return fmt.Errorf("fuzz: %s: cannot send %s: %w", target, probeMethod(s.v), err)
+	}
+	if _, err := s.awaitWithin(`"`+id+`"`, handshakeWait(s.wait)); err != nil {
+		return fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), noAnswer(err, handshakeWait(s.wait)), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
+	}
+	return nil
+}
+
+// sent says what the target sent last, for a message: "; it sent: ...",
+// or "" when it sent nothing.
+func (s *session) sent() string {
+	if b := s.lastReceived(); len(b) > 0 {
+		return "; it sent: " + quoteStart(b)
+	}
+	return ""
+}
+
+// noAnswer says why a handshake got no answer: err, or for ErrDeadline
+// "no answer within D".
+func noAnswer(err error, d time.Duration) string {
+	if errors.Is(err, ErrDeadline) {
+		return "no answer within " + d.String()
+	}
+	return strings.TrimPrefix(err.Error(), "fuzz: ")
+}
+
+// stderrEnds quotes the end of a target's stderr for a message:
+// "; stderr ends: ...", or "" when it wrote none.
+func stderrEnds(tail []byte) string {
+	if len(bytes.TrimSpace(tail)) == 0 {
+		return ""
+	}
+	return "; stderr ends: " + quoteStart(tail)
+}
+
+// over names the session's transport for a message: " over stdio" or
+// " over HTTP".
+func (s *session) over() string {
+	if s.judge.http {
+		return " over HTTP"
+	}
+	return " over stdio"
+}
 
 // lastReceived is the last frame recorded.
 func (s *session) lastReceived() []byte {

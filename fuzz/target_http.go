@@ -393,7 +393,7 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 				// The newest request got no HTTP response at all, or
 				// the HTTP+SSE stream broke: the server is gone.
 				h.dead = true
-				return Frame{}, ErrClosed
+				return Frame{}, fmt.Errorf("%w: %v", ErrClosed, w.Err)
 			}
 		case wire.KindStatus:
 			if w.Ack {

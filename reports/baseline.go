@@ -424,11 +424,16 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 // naming requirements that no check they cover breaks any more while the
 // checks were judged (StaleFixed, with those requirements). An entry whose
 // checks are only n/a or untestable, or one of whose checks ended in
-// error, is not stale for what the run could not judge. An entry for a
-// check that a label filter left out of the run is absent too: a caller
-// running a subset should hold it to the entries for that subset. Apply
-// records the result, with the legacy entries that covered a broken check,
-// in run.Baseline. A nil baseline clears the marks and the record.
+// error, is not stale for what the run could not judge. An entry about
+// checks the run did not select is out of scope, neither matched nor
+// stale (BaselineInfo.OutOfScope counts them): one naming a version the
+// run did not ask for or a transport it did not use, and in a run
+// narrowed by a label filter, a shard or missing shards, one that matches
+// none of the run's checks by ID, version and transport. In a shard, an
+// entry without a version is not made stale either: the other shards
+// judge its other versions. Apply records the result, with the legacy
+// entries that covered a broken check, in run.Baseline. A nil baseline
+// clears the marks and the record.
 func Apply(run *Run, b *Baseline) []Stale {
 	for i := range run.Checks {
 		run.Checks[i].Baselined = false
@@ -488,6 +493,7 @@ func Apply(run *Run, b *Baseline) []Stale {
 	}
 	var stale []Stale
 	var legacy []BaselineEntry
+	outside := 0
 	for ei, e := range b.Entries {
 		if legacyUsed[ei] {
 			legacy = append(legacy, e)
@@ -520,6 +526,10 @@ func Apply(run *Run, b *Baseline) []Stale {
 		case !found && outOfScope(e, run):
 			// A run of other versions, another transport or a narrower
 			// selection says nothing about this entry.
+			outside++
+		case run.Shard != "" && e.Version == "":
+			// Judged here in this shard's versions only: the checks it
+			// covers in the others ran elsewhere.
 		case !found:
 			stale = append(stale, Stale{Entry: e, Why: StaleAbsent})
 		case !broken && passing:
@@ -536,14 +546,16 @@ func Apply(run *Run, b *Baseline) []Stale {
 			}
 		}
 	}
-	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale, Legacy: legacy}
+	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale, Legacy: legacy, OutOfScope: outside}
 	return stale
 }
 
 // outOfScope reports whether a run could not have judged what entry e
-// covers: the entry names a version the run did not ask for or a transport
-// it did not use, or the run was narrowed by a label filter (an entry whose
-// check it left out is not stale).
+// covers, given that none of its checks matches e: the entry names a
+// version the run did not ask for or a transport it did not use, or the
+// run did not select every check (a label filter, a shard, a merge with
+// shards missing), so an entry matching none of its checks by ID, version
+// and transport is about one it left out.
 func outOfScope(e BaselineEntry, run *Run) bool {
 	if e.Version != "" && !slices.Contains(run.Versions, e.Version) {
 		return true
@@ -551,15 +563,7 @@ func outOfScope(e BaselineEntry, run *Run) bool {
 	if e.Transport != "" && run.Transport != "" && e.Transport != run.Transport {
 		return true
 	}
-	if run.LabelFilter != "" || run.Shard != "" {
-		for _, c := range run.Checks {
-			if c.ID == e.Check {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return run.LabelFilter != "" || run.Shard != "" || len(run.MissingShards) > 0
 }
 
 // Judgement is what a run means for a CI job, after Apply.
@@ -583,7 +587,16 @@ type Judgement struct {
 	Legacy []BaselineEntry `json:"legacy,omitempty"`
 	// Findings are the fuzz findings that fail a campaign (FailingFinding).
 	Findings []string `json:"findings,omitempty"`
+	// Unjudged says why the run is no pass even when nothing in it fails
+	// (see OK): the run's own Unjudged, harness problems, or an
+	// interruption; "" when the run judged what it set out to.
+	Unjudged string `json:"unjudged,omitempty"`
 }
+
+// OK reports whether the run may be called a pass: nothing fails it
+// (Failed) and nothing left it unjudged (Unjudged). The writers call a run
+// passed, or print OK, only then.
+func (j Judgement) OK(strict bool) bool { return !j.Failed(strict) && j.Unjudged == "" }
 
 // Failed reports whether the run should fail a build: an unexpected failure
 // or harness error, or a stale baseline entry; with strict, also an
@@ -634,8 +647,10 @@ func FailingFinding(f Finding) bool {
 }
 
 // Verdict judges a run (after Apply, if a baseline is used): the checks that
-// are broken and not baselined, and the stale baseline entries. The CLI
-// exits 1 when Verdict(run).Failed(strict).
+// are broken and not baselined, the stale baseline entries, and why the run
+// is no pass even if nothing fails (Judgement.Unjudged). The CLI exits 1
+// when Verdict(run).Failed(strict), and 3 (or 5 when interrupted) on a
+// run that is not OK for another reason.
 func Verdict(run *Run) Judgement {
 	var j Judgement
 	if run == nil {
@@ -668,6 +683,14 @@ func Verdict(run *Run) Judgement {
 				j.Findings = append(j.Findings, f.ID)
 			}
 		}
+	}
+	switch {
+	case run.Unjudged != "":
+		j.Unjudged = run.Unjudged
+	case len(run.Problems) > 0:
+		j.Unjudged = "the harness had " + plural(len(run.Problems), "problem", "problems") + " during the run, so it is not to be trusted"
+	case run.Interrupted != "":
+		j.Unjudged = "the run was interrupted (" + run.Interrupted + "): the checks it did not reach were not run"
 	}
 	return j
 }

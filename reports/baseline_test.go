@@ -477,3 +477,44 @@ func TestParseBaselineRequirements(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyOutOfScopeInNarrowedRuns (issue 33): in a run that did not
+// select every check (a label filter, a shard, a merge with shards
+// missing), an entry that matches none of its checks by ID, version and
+// transport is out of scope: neither stale nor matched, and counted as
+// such. A check the run judged in another version does not make it stale;
+// in a shard, neither does a check of an entry without a version passing
+// there. A full run still finds an entry for no check stale.
+func TestApplyOutOfScopeInNarrowedRuns(t *testing.T) {
+	v1, v2 := spec.Version("2025-06-18"), spec.Version("2025-11-25")
+	entries := []BaselineEntry{
+		{Check: "x", Version: v2, Requirements: []string{"r"}, Reason: "in v2"},
+		{Check: "y", Version: v1, Requirements: []string{"r"}, Reason: "not selected"},
+		{Check: "x", Requirements: []string{"r"}, Reason: "any version"},
+	}
+	checks := []Check{{ID: "x", Version: v1, Transport: "stdio", Outcome: Pass}}
+	for _, tc := range []struct {
+		name       string
+		run        *Run
+		stale      []Stale
+		outOfScope int
+	}{
+		{"shard", &Run{Versions: []spec.Version{v1, v2}, Shard: "1/2", Checks: checks}, nil, 2},
+		{"label filter", &Run{Versions: []spec.Version{v1, v2}, LabelFilter: "area:x", Checks: checks},
+			[]Stale{{Entry: entries[2], Why: StalePasses}}, 2},
+		{"missing shards", &Run{Versions: []spec.Version{v1, v2}, MissingShards: []string{"2/2"}, Checks: checks},
+			[]Stale{{Entry: entries[2], Why: StalePasses}}, 2},
+		{"full run", &Run{Versions: []spec.Version{v1, v2}, Checks: checks},
+			[]Stale{{Entry: entries[0], Why: StaleAbsent}, {Entry: entries[1], Why: StaleAbsent}, {Entry: entries[2], Why: StalePasses}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stale := Apply(tc.run, &Baseline{Entries: entries})
+			if diff := cmp.Diff(tc.stale, stale); diff != "" {
+				t.Errorf("stale (-want +got)\n%s", diff)
+			}
+			if b := tc.run.Baseline; b.OutOfScope != tc.outOfScope || b.Matched != 0 {
+				t.Errorf("out of scope %d, matched %d; want %d, 0", b.OutOfScope, b.Matched, tc.outOfScope)
+			}
+		})
+	}
+}

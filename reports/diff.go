@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // Change is one check whose outcome differs between two runs, or one
@@ -49,9 +51,14 @@ type Diff struct {
 	// before and does not now.
 	Fixed []Change `json:"fixed,omitempty"`
 	// Lost are checks judged before (pass, fail or warn) that are not
-	// judged now (n/a, untestable, error): coverage lost, which can hide a
-	// failure as well as a pass.
+	// judged now (n/a, untestable, error, or absent from the new run, when
+	// they are in Removed too): coverage lost, which can hide a failure as
+	// well as a pass.
 	Lost []Change `json:"lost,omitempty"`
+	// LostVersions are the protocol versions in which the old run judged a
+	// check and the new run has none at all: a whole version lost (its
+	// checks are in Lost and Removed).
+	LostVersions []spec.Version `json:"lostVersions,omitempty"`
 	// Changed are the other outcome changes (fail to warn, untestable to
 	// n/a, n/a to pass, ...).
 	Changed []Change `json:"changed,omitempty"`
@@ -62,15 +69,24 @@ type Diff struct {
 
 // Empty reports whether the runs agree on every check.
 func (d Diff) Empty() bool {
-	return len(d.NewFailures)+len(d.Fixed)+len(d.Lost)+len(d.Changed)+len(d.Added)+len(d.Removed) == 0
+	return len(d.NewFailures)+len(d.Fixed)+len(d.Lost)+len(d.Changed)+len(d.Added)+len(d.Removed)+len(d.LostVersions) == 0
+}
+
+// Regressed reports whether the new run is worse than the old one in a way
+// CI should fail on: a new failure, or a check or version the old run
+// judged that the new one does not.
+func (d Diff) Regressed() bool {
+	return len(d.NewFailures)+len(d.Lost)+len(d.LostVersions) > 0
 }
 
 // Compare compares an older run with a newer one, matching checks by ID,
 // version and transport, and the requirements of a check that failed or
 // warned in both runs by ID (Check.BrokenRequirements). A check in both
 // runs with the same outcome and, when broken, the same broken
-// requirements is not listed. Either run may be nil (it then has no
-// checks).
+// requirements is not listed. A check the old run judged and the new one
+// does not have is lost coverage as well as removed, and a version in
+// which the new run has no check at all while the old one judged some is
+// lost (LostVersions). Either run may be nil (it then has no checks).
 func Compare(before, after *Run) Diff {
 	var d Diff
 	old := map[CheckKey]Check{}
@@ -120,11 +136,25 @@ func Compare(before, after *Run) Diff {
 			}
 		}
 	}
+	now := map[spec.Version]bool{}
+	for k := range seen {
+		now[k.Version] = true
+	}
+	lostVersion := map[spec.Version]bool{}
 	for k, c := range old {
 		if !seen[k] {
-			d.Removed = append(d.Removed, Change{Key: k, Title: c.Title, Before: c.Outcome})
+			ch := Change{Key: k, Title: c.Title, Before: c.Outcome}
+			d.Removed = append(d.Removed, ch)
+			if judged(c.Outcome) {
+				d.Lost = append(d.Lost, ch)
+				if !now[k.Version] && !lostVersion[k.Version] {
+					lostVersion[k.Version] = true
+					d.LostVersions = append(d.LostVersions, k.Version)
+				}
+			}
 		}
 	}
+	sort.Slice(d.LostVersions, func(i, j int) bool { return d.LostVersions[i].Compare(d.LostVersions[j]) < 0 })
 	for _, l := range []*[]Change{&d.NewFailures, &d.Fixed, &d.Lost, &d.Changed, &d.Added, &d.Removed} {
 		sortChanges(*l)
 	}
@@ -181,6 +211,13 @@ func (d Diff) WriteText(w io.Writer) error {
 	if d.Empty() {
 		fmt.Fprintln(bw, "No changes: every check has the same outcome in both runs.")
 	}
+	if len(d.LostVersions) > 0 {
+		fmt.Fprintf(bw, "Lost versions (judged before, not run now) (%d)\n", len(d.LostVersions))
+		for _, v := range d.LostVersions {
+			fmt.Fprintf(bw, "  %s: %s judged before, none run now\n", printable(string(v)), plural(d.lostIn(v), "check", "checks"))
+		}
+		fmt.Fprintln(bw)
+	}
 	for _, s := range diffSections {
 		cs := s.get(d)
 		if len(cs) == 0 {
@@ -215,6 +252,13 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 	} else {
 		fmt.Fprintf(bw, "%d new failures · %d fixed · %d lost · %d changed · %d added · %d removed\n\n",
 			len(d.NewFailures), len(d.Fixed), len(d.Lost), len(d.Changed), len(d.Added), len(d.Removed))
+	}
+	if len(d.LostVersions) > 0 {
+		fmt.Fprintf(bw, "#### Lost versions (%d)\n\n", len(d.LostVersions))
+		for _, v := range d.LostVersions {
+			fmt.Fprintf(bw, "- **%s**: %s judged before, none run now\n", md(string(v)), plural(d.lostIn(v), "check", "checks"))
+		}
+		fmt.Fprintln(bw)
 	}
 	for _, s := range diffSections {
 		cs := s.get(d)
@@ -252,6 +296,17 @@ func (d Diff) WriteMarkdown(w io.Writer) error {
 		return fmt.Errorf("write diff: %w", err)
 	}
 	return nil
+}
+
+// lostIn counts the lost checks of version v.
+func (d Diff) lostIn(v spec.Version) int {
+	n := 0
+	for _, c := range d.Lost {
+		if c.Key.Version == v {
+			n++
+		}
+	}
+	return n
 }
 
 // changeRequirements says which requirements a change is about, for the

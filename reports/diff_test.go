@@ -39,10 +39,12 @@ func TestCompare(t *testing.T) {
 	want := Diff{
 		NewFailures: []Change{{Key: k("added-broken", "v"), After: Fail}, {Key: k("breaks", "v"), Before: Pass, After: Error}},
 		Fixed:       []Change{{Key: k("fixed", "v"), Before: Fail, After: Pass}},
-		Lost:        []Change{{Key: k("fail-to-na", "v"), Before: Fail, After: NA}, {Key: k("pass-to-na", "v"), Before: Pass, After: NA}, {Key: k("warn-to-untestable", "v"), Before: Warn, After: Untestable}},
-		Changed:     []Change{{Key: k("now-na", "v"), Before: Untestable, After: NA}, {Key: k("softens", "v"), Before: Fail, After: Warn}},
-		Added:       []Change{{Key: k("added-broken", "v"), After: Fail}, {Key: k("per-version", "b"), After: Pass}},
-		Removed:     []Change{{Key: k("per-version", "a"), Before: Pass}, {Key: k("removed", "v"), Before: Fail}},
+		Lost: []Change{{Key: k("fail-to-na", "v"), Before: Fail, After: NA}, {Key: k("pass-to-na", "v"), Before: Pass, After: NA},
+			{Key: k("per-version", "a"), Before: Pass}, {Key: k("removed", "v"), Before: Fail}, {Key: k("warn-to-untestable", "v"), Before: Warn, After: Untestable}},
+		LostVersions: []spec.Version{"a"},
+		Changed:      []Change{{Key: k("now-na", "v"), Before: Untestable, After: NA}, {Key: k("softens", "v"), Before: Fail, After: Warn}},
+		Added:        []Change{{Key: k("added-broken", "v"), After: Fail}, {Key: k("per-version", "b"), After: Pass}},
+		Removed:      []Change{{Key: k("per-version", "a"), Before: Pass}, {Key: k("removed", "v"), Before: Fail}},
 	}
 	if diff := cmp.Diff(want, Compare(before, after)); diff != "" {
 		t.Errorf("Compare (-want +got)\n%s", diff)

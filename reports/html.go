@@ -243,7 +243,7 @@ func buildHTMLView(run *Run) htmlView {
 		ToolPolicy:  printable(run.ToolPolicy.String()),
 		Headline:    sum.Headline,
 		NotTested:   printable(NotTested(run)),
-		VerdictOK:   !j.Failed(false),
+		VerdictOK:   j.OK(false),
 	}
 	var vs []string
 	for _, ver := range run.Versions {
@@ -259,6 +259,8 @@ func buildHTMLView(run *Run) htmlView {
 	}
 	if v.VerdictOK {
 		v.Verdict = "No unexpected failures."
+	} else if !j.Failed(false) {
+		v.Verdict = "Nothing complete was judged: " + printable(j.Unjudged) + "."
 	} else if len(run.Checks) == 0 && run.Fuzz != nil {
 		// A campaign alone: its findings are the whole verdict.
 		v.Verdict = fmt.Sprintf("%s the campaign (a crash, a hang or a MUST-level violation).", plural(len(j.Findings), "fuzz finding fails", "fuzz findings fail"))
@@ -270,6 +272,9 @@ func buildHTMLView(run *Run) htmlView {
 		if len(j.Findings) > 0 {
 			v.Verdict += fmt.Sprintf(" %d fuzz findings fail the campaign (a crash, a hang or a MUST-level violation).", len(j.Findings))
 		}
+	}
+	if j.Failed(false) && j.Unjudged != "" {
+		v.Verdict += " Not all was judged: " + printable(j.Unjudged) + "."
 	}
 	for _, o := range Outcomes {
 		v.Outcomes = append(v.Outcomes, htmlOption{o.String(), o.Label()})

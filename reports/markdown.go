@@ -147,7 +147,12 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 		if len(j.Findings) > 0 {
 			p(", %d fuzz findings (crash, hang or MUST-level violation)", len(j.Findings))
 		}
+		if j.Unjudged != "" {
+			p("; not all was judged: %s", md(j.Unjudged))
+		}
 		p("\n\n")
+	} else if j.Unjudged != "" {
+		p("failed — nothing complete was judged: %s\n\n", md(j.Unjudged))
 	} else {
 		p("passed — no unexpected failures\n\n")
 	}

@@ -22,9 +22,13 @@ import (
 // the suite orders an unsharded run by). The result's Started is the
 // earliest start and Duration spans to the latest end; Versions, Problems
 // and Requirements are the union; Interrupted joins the runs' causes. The
-// baselines the shards were held to are dropped: apply one to the result.
-// missing lists the shards "K/N" absent from a sharded set (empty when
-// the set is complete or the runs were not sharded).
+// baselines the shards were held to are dropped (apply one to the
+// result), and so is what each shard could not judge alone (Unjudged):
+// the result is to be judged as a whole. missing lists the shards "K/N" absent from a sharded
+// set (empty when the set is complete or the runs were not sharded); the
+// result names them too (MissingShards), and an incomplete set is no
+// verdict on the target (Unjudged says which shards are missing), however
+// clean the shards it has.
 func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 	if len(runs) == 0 {
 		return nil, nil, errors.New("nothing to merge: give one or more JSON reports")
@@ -94,6 +98,11 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 			}
 			out.Interrupted += r.Interrupted
 		}
+		for _, s := range r.MissingShards {
+			if !slices.Contains(out.MissingShards, s) {
+				out.MissingShards = append(out.MissingShards, s)
+			}
+		}
 		for id, req := range r.Requirements {
 			if out.Requirements == nil {
 				out.Requirements = map[string]Requirement{}
@@ -123,6 +132,13 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 		if s := fmt.Sprintf("%d/%d", k, total); !shards[s] {
 			missing = append(missing, s)
 		}
+	}
+	out.MissingShards = append(out.MissingShards, missing...)
+	switch n := len(out.MissingShards); {
+	case n == 1:
+		out.Unjudged = fmt.Sprintf("shard %s is missing: its active checks are not in this report; merge the JSON report of every shard", out.MissingShards[0])
+	case n > 1:
+		out.Unjudged = fmt.Sprintf("shards %s are missing: their active checks are not in this report; merge the JSON report of every shard", strings.Join(out.MissingShards, ", "))
 	}
 	return out, missing, nil
 }

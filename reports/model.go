@@ -58,6 +58,15 @@ type Run struct {
 	// Interrupted, when set, says why the run ended early (a signal, its
 	// deadline): the checks it did not reach are untestable, "not run".
 	Interrupted string `json:"interrupted,omitempty"`
+	// Unjudged, when set, says why the run is no verdict on the target
+	// whatever its checks say: nothing complete was judged (the target
+	// never completed initialization, or a fuzz campaign's handshake;
+	// nothing was judged in a version asked for; shards of a merged run
+	// are missing). No writer calls such a run passed; the CLI exits 3.
+	Unjudged string `json:"unjudged,omitempty"`
+	// MissingShards lists the shards "K/N" a merged run lacks (see
+	// MergeRuns): their active checks are not in it.
+	MissingShards []string `json:"missingShards,omitempty"`
 	// Silence says how long the checks watched for what must not arrive
 	// (server suite runs).
 	Silence *Silence `json:"silence,omitempty"`
@@ -348,6 +357,10 @@ type BaselineInfo struct {
 	Entries int     `json:"entries"`
 	Matched int     `json:"matched"`
 	Stale   []Stale `json:"stale,omitempty"`
+	// OutOfScope counts the entries about checks the run did not select
+	// (another version or transport, a label filter, another shard): they
+	// are neither matched nor stale.
+	OutOfScope int `json:"outOfScope,omitempty"`
 	// Legacy are the entries without requirements that covered a broken
 	// check (see BaselineEntry.Requirements): each could hide a new
 	// requirement the check breaks, and should be rewritten.

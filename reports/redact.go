@@ -327,6 +327,8 @@ func Redact(run *Run, cfg Redaction) *Run {
 		tp.ArgsFile = r.text(tp.ArgsFile)
 		out.ToolPolicy = &tp
 	}
+	out.Unjudged = r.text(run.Unjudged)
+	out.MissingShards = append([]string(nil), run.MissingShards...)
 	if run.Problems != nil {
 		out.Problems = make([]string, len(run.Problems))
 		for i, p := range run.Problems {

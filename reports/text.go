@@ -439,7 +439,13 @@ func (t *textWriter) verdict(run *Run) {
 		t.printf("%s\n", t.paint(ansiBold+ansiYellow, "INTERRUPTED: "+printable(run.Interrupted)+"; the checks it did not reach are marked not run"))
 	}
 	j := Verdict(run)
+	if run.Unjudged != "" || len(run.Problems) > 0 {
+		t.printf("%s\n", t.paint(ansiBold+ansiYellow, "NOT JUDGED: "+printable(j.Unjudged)))
+	}
 	if !j.Failed(false) {
+		if !j.OK(false) {
+			return // said above: no OK for a run that did not judge what it set out to
+		}
 		msg := "OK: no unexpected failures"
 		if len(j.Warnings) > 0 {
 			msg += fmt.Sprintf(" (%d unexpected warnings)", len(j.Warnings))

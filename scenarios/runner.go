@@ -323,6 +323,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// shards are: a report does not depend on which engine ran the checks
 	// or how many ran at the same time.
 	reports.SortChecks(res.Report.Checks)
+	// What selected the checks, so that a baseline leaves alone the
+	// entries about checks the run did not select (reports.Apply).
+	res.Report.LabelFilter = cfg.LabelFilter
 	res.Report.Shard = cfg.Shard.String()
 	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Typical: time.Duration(r.quietTypical.Load()), Windows: int(r.quietWindows.Load())}
 	res.Report.ToolPolicy = cfg.ToolPolicy.Report()

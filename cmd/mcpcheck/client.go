@@ -194,6 +194,10 @@ func runClientSuite(e *env, o clientOptions) error {
 		return harnessError{fmt.Errorf("client: %w", err)}
 	}
 	run := res.Report
+	run.Unjudged = runUnjudged(&run, bl, res.Problems, o.explicitVersions, o.strict)
+	if silent {
+		run.Unjudged = err.Error() // what the command exits on, after the reports
+	}
 	if err := writeReports(e, &run, bl, reports.Options{Verbose: o.verbose}, o.out, "mcpcheck-client", o.formats); err != nil {
 		return err
 	}

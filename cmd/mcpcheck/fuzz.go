@@ -94,7 +94,8 @@ add up, findings are deduplicated by signature, each keeping its reproducer
 the reports of --format, prints the summary and names any shard that is missing.
 
 Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
-2 usage error; 3 target unreachable or harness error.
+2 usage error; 3 target unreachable (it never completed a handshake, so nothing
+was judged), a shard missing from fuzz merge, or harness error.
 `
 
 const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [--transport T] [flags]
@@ -639,7 +640,7 @@ func runFuzz(e *env, o fuzzOptions) error {
 		o.ft.describe(), cfg.Version, cfg.Seed, shard, cfg.Workers, bounds(cfg), cfg.FindingsDir)
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
-	if err != nil {
+	if err != nil && (res == nil || e.ctx.Err() != nil) { // else the target was never reached: reported below
 		if e.ctx.Err() != nil {
 			return harnessError{fmt.Errorf("fuzz: interrupted before the campaign started: %v", err)}
 		}
@@ -665,6 +666,9 @@ func runFuzz(e *env, o fuzzOptions) error {
 	}
 	for _, msg := range res.Errors {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: campaign problem: %s\n", msg)
+	}
+	if res.Verdict.Unjudged {
+		return harnessError{fmt.Errorf("fuzz: %s", res.Verdict.Reason)}
 	}
 	if res.Verdict.Failed {
 		return checkFailed{"fuzz: " + res.Verdict.Reason}
@@ -763,11 +767,20 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 	for _, msg := range res.Errors {
 		fmt.Fprintf(w, "  campaign problem: %s\n", printableText(msg))
 	}
-	verdict := "OK"
-	if res.Verdict.Failed {
-		verdict = "FAIL"
+	// OK only for a campaign that judged what it set out to.
+	switch {
+	case res.Verdict.Failed:
+		fmt.Fprintf(w, "\nFAIL: %s\n", res.Verdict.Reason)
+		if res.Verdict.Unjudged {
+			fmt.Fprintf(w, "NOT JUDGED in full: %s\n", printableText(res.Unjudged))
+		}
+	case res.Verdict.Unjudged:
+		fmt.Fprintf(w, "\nNOT JUDGED: %s\n", printableText(res.Verdict.Reason))
+	case len(res.Errors) > 0:
+		fmt.Fprintf(w, "\nINCOMPLETE: the campaign had %d problem(s) (above); %s\n", len(res.Errors), res.Verdict.Reason)
+	default:
+		fmt.Fprintf(w, "\nOK: %s\n", res.Verdict.Reason)
 	}
-	fmt.Fprintf(w, "\n%s: %s\n", verdict, res.Verdict.Reason)
 }
 
 func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text string) error {
@@ -812,6 +825,7 @@ func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer f
 		Versions:  []spec.Version{res.Version},
 		Transport: transport,
 		Fuzz:      &sum,
+		Unjudged:  fuzzUnjudged(res),
 	}
 	for _, f := range formats {
 		var err error

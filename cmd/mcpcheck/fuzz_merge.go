@@ -78,6 +78,9 @@ func fuzzMergeMain(e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck fuzz merge: %d campaigns, %d execs, %d finding(s), written to %s\n", len(res.Parts), res.Execs, len(res.Findings), *out)
+	if res.Verdict.Unjudged {
+		return harnessError{fmt.Errorf("fuzz merge: nothing complete was judged: %s", res.Unjudged)}
+	}
 	if res.Verdict.Failed {
 		return checkFailed{"fuzz merge: " + res.Verdict.Reason}
 	}

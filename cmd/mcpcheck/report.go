@@ -27,7 +27,9 @@ diff     compares two runs check by check: new failures, fixed, lost (judged
          checks; and a check that fails in both runs requirement by
          requirement: one it breaks now and did not before is a new failure
          (one it no longer breaks is fixed), so an old failure cannot hide a
-         second. Exits 1 on new failures or lost checks, so CI can gate on it.
+         second. Exits 1 on new failures or lost checks (judged in OLD,
+         not judged or absent in NEW; a whole version lost is named), so CI
+         can gate on it.
 matrix   compares servers or clients: one column per run, one row per requirement, in
          html, md and/or json (default md to stdout; with --out,
          DIR/MATRIX.html, DIR/MATRIX.md, DIR/MATRIX.json). Each broken check
@@ -40,13 +42,14 @@ merge    joins the JSON reports of a suite split with mcpcheck server --shard K/
          every check once, a passive check (run by every shard) with its most
          severe outcome. Writes DIR/mcpcheck-server.<ext> for each format of
          --format (default json; also text, junit, md, html, sarif, badge),
-         prints the text report, names any shard that is missing, and judges
-         the merged run as mcpcheck server does (--baseline, --strict).
+         prints the text report, names any shard that is missing (a merge
+         without every shard is not judged: exit 3), and judges the merged
+         run as mcpcheck server does (--baseline, --strict).
 
-Exit codes: 0 done; 1 (diff) new failures or lost checks, (merge) unexpected
-failures or stale baseline entries in the merged run; 2 usage error or
-unreadable input; 3 a report could not be written, or the runs had harness
-problems (merge).
+Exit codes: 0 done; 1 (diff) new failures, lost checks or versions, (merge)
+unexpected failures or stale baseline entries in the merged run; 2 usage error
+or unreadable input; 3 a report could not be written, or (merge) the runs had
+harness problems, a shard is missing or nothing complete was judged.
 `
 
 // reportMain runs "mcpcheck report ARGS".
@@ -197,8 +200,16 @@ func reportDiff(e *env, args []string) error {
 	if err != nil {
 		return harnessError{fmt.Errorf("report diff: %w", err)}
 	}
-	if n, lost := len(d.NewFailures), len(d.Lost); n > 0 || lost > 0 {
-		return checkFailed{fmt.Sprintf("%d new failures and %d checks no longer judged since %s", n, lost, pos[0])}
+	if d.Regressed() {
+		msg := fmt.Sprintf("%d new failures and %d checks no longer judged since %s", len(d.NewFailures), len(d.Lost), pos[0])
+		if len(d.LostVersions) > 0 {
+			var vs []string
+			for _, v := range d.LostVersions {
+				vs = append(vs, string(v))
+			}
+			msg += fmt.Sprintf(", %d protocol version(s) lost (%s: judged there, not run now)", len(vs), strings.Join(vs, ", "))
+		}
+		return checkFailed{msg}
 	}
 	return nil
 }

@@ -72,6 +72,11 @@ func reportMerge(e *env, args []string) error {
 	for _, s := range missing {
 		fmt.Fprintf(e.stderr, "mcpcheck report merge: shard %s is missing: its active checks are not in the merged report; add its JSON report\n", s)
 	}
+	if merged.Unjudged == "" {
+		// Judged as mcpcheck server judges a run (shards of older
+		// versions do not say it themselves).
+		merged.Unjudged = runUnjudged(merged, bl, nil, false, *strict)
+	}
 	var ropts reports.Options
 	for _, h := range merged.Target.HeaderNames {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h)
@@ -82,6 +87,11 @@ func reportMerge(e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "mcpcheck report merge: %d reports, %d checks, written to %s\n", len(runs), len(merged.Checks), *out)
 	if len(merged.Problems) > 0 {
 		return harnessError{fmt.Errorf("report merge: the runs had harness problems: %s", strings.Join(merged.Problems, "; "))}
+	}
+	if merged.Unjudged != "" {
+		// An incomplete merge fails the gate even when the shards it has
+		// found failures: what it lacks may hold more.
+		return harnessError{fmt.Errorf("report merge: nothing complete was judged: %s", merged.Unjudged)}
 	}
 	j := reports.Verdict(merged)
 	if j.Failed(*strict) {

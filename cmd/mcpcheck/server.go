@@ -348,6 +348,10 @@ func runServerSuite(e *env, o serverOptions) error {
 	for _, h := range o.target.Headers {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
 	}
+	run.Unjudged = runUnjudged(&run, bl, res.Problems, o.explicitVersions, o.strict)
+	if unreachable || badPolicy {
+		run.Unjudged = err.Error() // what the command exits on, after the reports
+	}
 	if err := writeReports(e, &run, bl, ropts, o.out, "mcpcheck-server", o.formats); err != nil {
 		return err
 	}

@@ -106,10 +106,11 @@ func TestServerShardsMergeIntoTheUnshardedReport(t *testing.T) {
 	}
 	t.Logf("%d checks unsharded; shards ran %d and %d", len(all), len(s1), len(s2))
 
-	// One shard alone: merged, with the other named missing.
+	// One shard alone: merged, with the other named missing, and no
+	// verdict on the target (exit 3), whatever the shard found.
 	code, _, stderr = runBin(t, "report", "merge", filepath.Join(dir, "s1", "mcpcheck-server.json"), "--out", filepath.Join(dir, "half"))
-	if code != exitFailed && code != exitOK || !strings.Contains(stderr, "shard 2/2 is missing") {
-		t.Errorf("merging one shard of two: exit %d, stderr %q; want the missing shard named", code, stderr)
+	if code != exitHarness || !strings.Contains(stderr, "shard 2/2 is missing") {
+		t.Errorf("merging one shard of two: exit %d, stderr %q; want 3 and the missing shard named", code, stderr)
 	}
 }
 

@@ -221,6 +221,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		target.Kind = reports.TargetStdio
 	}
 	res.Report = run.Report(cfg.Tool, target)
+	res.Report.LabelFilter = cfg.LabelFilter // see reports.Apply
 	if runErr != nil {
 		res.Report.Interrupted = "interrupted"
 		if errors.Is(runErr, context.DeadlineExceeded) {
