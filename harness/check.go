@@ -246,6 +246,22 @@ func (c *Check) Violation(req, expected, actual string) {
 	c.violations = append(c.violations, violation{level: level, req: req, expected: expected, actual: actual})
 }
 
+// Interop records that the target failed an interoperability probe of
+// the cited requirements: behaviour their words cover but that not every
+// JSON implementation can give (an integer id beyond 2^53, which a peer
+// reading JSON numbers as IEEE doubles cannot echo exactly: RFC 8259
+// section 6 promises no more). No catalog statement makes it a SHOULD, so
+// the check names no requirement as broken and warns, never fails; its
+// expected text says why. After TargetGone it records nothing.
+func (c *Check) Interop(expected, actual string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone != "" {
+		return
+	}
+	c.violations = append(c.violations, violation{level: catalog.Should, expected: "interoperability (a warning, not a failure): " + expected, actual: actual})
+}
+
 // levelOf is the strongest level among the cited records in force (all,
 // or the one named).
 func (c *Check) levelOf(req string) (catalog.Level, bool) {

@@ -131,10 +131,10 @@ func (t *tap) Sent(o wire.Outgoing) {
 
 func (t *tap) Received(f wire.Frame) {
 	o := Observation{Frame: f, Conn: t.conn}
-	if f.Kind == wire.KindMessage && f.Msg.Method == "" {
+	o.Session, o.Place = t.ledger.received(f)
+	if f.Kind == wire.KindMessage && f.Msg.Method == "" && !o.Place.WrongID {
 		o.Answers = t.methods.Method(f.Msg.ID)
 	}
-	o.Session, o.Place = t.ledger.received(f)
 	t.vr.mu.Lock()
 	if len(t.vr.obs) < maxObservations && t.vr.obsBytes+f.Cost() <= maxObservationBytes {
 		t.vr.obs = append(t.vr.obs, o)

@@ -225,6 +225,19 @@ func isResponse(f wire.Frame) bool {
 	return f.Msg.Shape == jsonrpc.KindResponse || f.Msg.Shape == jsonrpc.KindErrorResponse
 }
 
+// answersOther reports whether f is the answer to another request s sent
+// than those with ids (session's AnswersOther): a late answer, or the
+// answer to a request still awaited. A matcher that takes the next
+// response as the one it waits for skips it; it is judged for its own
+// request, never as a wrong id. Duplicates and ids no request carried are
+// not skipped: they break the id-echo rule.
+func answersOther(s Sess, f wire.Frame, ids ...jsonrpc.ID) bool {
+	a, ok := s.(interface {
+		AnswersOther(wire.Frame, ...jsonrpc.ID) bool
+	})
+	return ok && a.AnswersOther(f, ids...)
+}
+
 // idless reports a response without a usable id (absent or null).
 func idless(f wire.Frame) bool { return isResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull) }
 

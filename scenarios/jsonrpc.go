@@ -41,7 +41,7 @@ var _ = Register(
 				if !t.Judge(t.answerOn(c.S(), st, expect.Matching(
 					fmt.Sprintf("a response whose id is %s", id),
 					func(f wire.Frame) (expect.Verdict, string) {
-						if !isResponse(f) {
+						if !isResponse(f) || answersOther(c.S(), f, id) {
 							return expect.Unrelated, ""
 						}
 						if f.IsResponseTo(id) {
@@ -66,7 +66,7 @@ var _ = Register(
 			obs := t.answerOn(c.S(), st, append([]expect.Alt{expect.Matching(
 				fmt.Sprintf("an error response whose id is %s", id),
 				func(f wire.Frame) (expect.Verdict, string) {
-					if !isResponse(f) {
+					if !isResponse(f) || answersOther(c.S(), f, id) {
 						return expect.Unrelated, ""
 					}
 					if f.IsResponseTo(id) {

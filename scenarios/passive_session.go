@@ -163,6 +163,12 @@ type Placement struct {
 	// that opened it ("" when not a request or not known); OpenerLogLevel
 	// is the logLevel in its _meta (2026-07-28), "" when none.
 	Opener, OpenerLogLevel string
+	// WrongID marks a response on the stream of a POST whose message
+	// carried another id (1.5 answered as 1): it answers that message
+	// with a wrong id, which the id-echo checks judge, and is matched to
+	// no other request of the session (RequestStream and AnsweredOn stay
+	// empty; it settles nothing).
+	WrongID bool
 }
 
 // sessionLedger follows one connection: the tap calls sent for everything
@@ -206,6 +212,9 @@ type ledgerRequest struct {
 type ledgerStream struct {
 	kind    StreamKind
 	request *ledgerRequest
+	// rawID is, for a POST, the id its message carried (rules.RawID: ids
+	// MCP forbids included), "" when none or a batch.
+	rawID string
 }
 
 func newSessionLedger(conn int) *sessionLedger {
@@ -243,10 +252,14 @@ func (l *sessionLedger) sent(o wire.Outgoing) {
 			}
 		}
 	}
-	if _, ok := l.streams[o.Stream]; !ok && !l.full(len(l.streams)) {
-		l.streams[o.Stream] = ledgerStream{kind: kind}
-	}
 	raw := bytes.TrimRight(o.Raw, "\r\n")
+	if _, ok := l.streams[o.Stream]; !ok && !l.full(len(l.streams)) {
+		st := ledgerStream{kind: kind}
+		if kind == StreamPost {
+			st.rawID = rules.RawID(raw)
+		}
+		l.streams[o.Stream] = st
+	}
 	if len(raw) == 0 {
 		return
 	}
@@ -346,6 +359,8 @@ func (l *sessionLedger) received(f wire.Frame) (*SessionFacts, Placement) {
 	}
 	m := f.Msg
 	switch {
+	case isResponse(f) && !m.ID.IsZero() && st.kind == StreamPost && st.rawID != "" && !rules.SameID(st.rawID, m.ID.String()):
+		pl.WrongID = true
 	case isResponse(f) && !m.ID.IsZero():
 		key := m.ID.String()
 		r := l.requests[key]

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/json"
+	"math/big"
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -8,17 +11,26 @@ import (
 
 // Methods remembers the method of every request one peer sent, by the
 // request's id, so that the other peer's answers can be judged by the
-// method they answer. It does not forget an id once answered: a second
-// answer to the same id is still attributed to its method (and judged as
-// a duplicate elsewhere). When it holds max ids it starts over, so a peer
-// that is never answered cannot grow it without bound.
+// method they answer. Method does not forget an id once answered. Answer
+// also counts the answers: an answer to an id whose requests were all
+// answered already (a duplicate, or an id a peer mangled into one used
+// before, such as 1.5 rounded to 1) answers nothing it could be judged
+// as. When it holds max ids it starts over, so a peer that is never
+// answered cannot grow it without bound.
 //
 // Concurrency: safe for concurrent use (taps call it from the sending and
 // receiving goroutines).
 type Methods struct {
 	max int
 	mu  sync.Mutex
-	m   map[jsonrpc.ID]string
+	m   map[jsonrpc.ID]*sentRequests
+}
+
+// sentRequests is what Methods knows of one id: the method of the last
+// request sent with it, how many were sent and how many answers came.
+type sentRequests struct {
+	method         string
+	sent, answered int
 }
 
 // DefaultMaxMethods bounds a Methods made with a max of zero or less.
@@ -30,7 +42,7 @@ func NewMethods(max int) *Methods {
 	if max <= 0 {
 		max = DefaultMaxMethods
 	}
-	return &Methods{max: max, m: map[jsonrpc.ID]string{}}
+	return &Methods{max: max, m: map[jsonrpc.ID]*sentRequests{}}
 }
 
 // Sent learns the method of raw when it is a request (raw may end in a
@@ -48,11 +60,17 @@ func (t *Methods) Learn(m jsonrpc.Message) {
 		return
 	}
 	t.mu.Lock()
-	if len(t.m) >= t.max {
-		t.m = map[jsonrpc.ID]string{}
+	defer t.mu.Unlock()
+	e := t.m[m.ID]
+	if e == nil {
+		if len(t.m) >= t.max {
+			t.m = map[jsonrpc.ID]*sentRequests{}
+		}
+		e = &sentRequests{}
+		t.m[m.ID] = e
 	}
-	t.m[m.ID] = m.Method
-	t.mu.Unlock()
+	e.method = m.Method
+	e.sent++
 }
 
 // Method is the method of the request with id, "" when none was seen.
@@ -62,7 +80,90 @@ func (t *Methods) Method(id jsonrpc.ID) string {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.m[id]
+	if e := t.m[id]; e != nil {
+		return e.method
+	}
+	return ""
+}
+
+// Sends is how many requests with id were sent.
+func (t *Methods) Sends(id jsonrpc.ID) int {
+	if id.IsZero() {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.m[id]; e != nil {
+		return e.sent
+	}
+	return 0
+}
+
+// Answer counts an answer carrying id and says what it answers: the
+// method of the request sent with id ("" when none was), and whether a
+// request with id still awaited an answer. An answer for which awaited is
+// false answers no request it can be attributed to: its id is unknown,
+// or every request with it was answered already.
+func (t *Methods) Answer(id jsonrpc.ID) (method string, awaited bool) {
+	if id.IsZero() {
+		return "", false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.m[id]
+	if e == nil {
+		return "", false
+	}
+	if e.answered >= e.sent {
+		return e.method, false
+	}
+	e.answered++
+	return e.method, true
+}
+
+// RawID is the compact JSON text of the id member of the message raw: ""
+// when raw is not one JSON object (a batch, garbage) or its id is absent
+// or null. Unlike jsonrpc.Message.ID it keeps ids MCP forbids (1.5, true),
+// so that an answer can be told from another message's.
+func RawID(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return ""
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, m.ID) != nil {
+		return string(m.ID)
+	}
+	return b.String()
+}
+
+// SameID reports whether two id texts (RawID, or jsonrpc.ID.String) name
+// the same id: strings equal once unescaped, numbers of equal value (1.5
+// and 1.50, 7 and 7.0), anything else byte for byte. A string never
+// equals a number ("1" is not 1).
+func SameID(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	if (a[0] == '"') != (b[0] == '"') {
+		return false
+	}
+	if a[0] == '"' {
+		var sa, sb string
+		return json.Unmarshal([]byte(a), &sa) == nil && json.Unmarshal([]byte(b), &sb) == nil && sa == sb
+	}
+	ra, oka := new(big.Rat).SetString(a)
+	rb, okb := new(big.Rat).SetString(b)
+	return oka && okb && ra.Cmp(rb) == 0
 }
 
 // Pending follows the requests one peer sent that still await an answer,

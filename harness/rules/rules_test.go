@@ -146,3 +146,30 @@ func TestMethodsAnswerableAndSchema(t *testing.T) {
 		t.Error("a roots/list result without uri passed the schema")
 	}
 }
+
+// TestMethodsAnswer: the first answer to a request is attributed to its
+// method; a second answer to the same id (a duplicate, or another
+// request's id mangled into it, as 1.5 rounded to 1) is not, unless the
+// id was sent again.
+func TestMethodsAnswer(t *testing.T) {
+	ms := NewMethods(0)
+	one := jsonrpc.IntID(1)
+	ms.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	ms.Sent([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`)) // no usable id: not learnt
+	if m, awaited := ms.Answer(one); m != "initialize" || !awaited {
+		t.Errorf("first answer to id 1: %q, awaited %v; want initialize, true", m, awaited)
+	}
+	if m, awaited := ms.Answer(one); awaited {
+		t.Errorf("second answer to id 1 (initialize answered): %q, awaited %v; want not awaited", m, awaited)
+	}
+	if _, awaited := ms.Answer(jsonrpc.IntID(7)); awaited {
+		t.Error("an answer to an id never sent was awaited")
+	}
+	ms.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if m, awaited := ms.Answer(one); m != "ping" || !awaited {
+		t.Errorf("answer to id 1 sent again: %q, awaited %v; want ping, true", m, awaited)
+	}
+	if n := ms.Sends(one); n != 2 {
+		t.Errorf("Sends(1) = %d, want 2", n)
+	}
+}

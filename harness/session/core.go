@@ -111,8 +111,22 @@ type core struct {
 	dropped   int
 	keptBytes int // wire.Frame.Cost of notes, requests and irregular
 	answer    func(ctx context.Context, f wire.Frame) []byte
-	rawIDs    map[jsonrpc.ID]bool // ids of raw sends (see SendRaw)
+	rawIDs    map[jsonrpc.ID]int // ids of raw sends, how often (see SendRaw)
+	// answered counts, by id, the answers Recv handed out to requests of
+	// the session that awaited one; firstAt is when the latest of them
+	// arrived (wire.Frame.Time), which tells that answer from a later
+	// duplicate (AnswersOther). gaveUp holds the ids whose wait ended
+	// without their answer (waitResponse); late keeps the answers that
+	// came for them afterwards.
+	answered map[jsonrpc.ID]int
+	firstAt  map[jsonrpc.ID]time.Time
+	gaveUp   map[jsonrpc.ID]bool
+	late     []wire.Frame
 }
+
+// maxAnswered bounds core.answered, core.firstAt and core.gaveUp; past it
+// they start over (what is forgotten is no longer set aside).
+const maxAnswered = 100000
 
 func newCore(conn wire.Conn, cfg Config) *core {
 	c := &core{conn: conn, raw: conn, cfg: cfg, val: NewValidator(cfg.Version, cfg.MaxKept)}
@@ -208,6 +222,8 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 	}
 	if f.Kind == wire.KindMessage {
 		switch f.Msg.Shape {
+		case jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
+			c.noteAnswer(f)
 		case jsonrpc.KindNotification:
 			c.mu.Lock()
 			if len(c.notes) < c.cfg.MaxKept && c.room(f) {
@@ -233,6 +249,88 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 	return f, nil
 }
 
+// noteAnswer counts a response as the answer to the request of the
+// session its id names, when one still awaited an answer, and sets aside
+// a late one (an answer to a request whose wait had ended without it).
+func (c *core) noteAnswer(f wire.Frame) {
+	id := f.Msg.ID
+	if id.IsZero() {
+		return
+	}
+	sent := c.val.methods.Sends(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sent = max(sent, c.rawIDs[id])
+	if sent == 0 || c.answered[id] >= sent {
+		return
+	}
+	if c.answered == nil || len(c.answered) >= maxAnswered {
+		c.answered, c.firstAt = map[jsonrpc.ID]int{}, map[jsonrpc.ID]time.Time{}
+	}
+	c.answered[id]++
+	c.firstAt[id] = f.Time
+	if c.gaveUp[id] && len(c.late) < c.cfg.MaxKept && c.room(f) {
+		c.late = append(c.late, f)
+	}
+}
+
+// AnswersOther reports whether f is the answer to a request this session
+// sent with an id other than ids: a response that was, when it arrived,
+// the first to an id a request of the session carried and still awaited
+// (or a late one, after its wait gave up). A check waiting for the answer
+// to one of ids skips it, whatever it expects of that answer: it is judged
+// for its own request (by the schema as that method's answer, by the
+// passive checks), never as a wrong id of another. An answer whose id no
+// request carried, or carrying the id of a request answered already (a
+// duplicate, or an id mangled into an old one: 1.5 rounded to 1), is no
+// such answer: it breaks the id-echo rule.
+func (c *core) AnswersOther(f wire.Frame, ids ...jsonrpc.ID) bool {
+	if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() || f.Msg.ID.IsZero() || f.Time.IsZero() {
+		return false
+	}
+	for _, id := range ids {
+		if f.Msg.ID == id {
+			return false
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.firstAt[f.Msg.ID]
+	return ok && at.Equal(f.Time)
+}
+
+// late reports whether f is an answer set aside as late: the first to a
+// request whose wait gave up.
+func (c *core) isLate(f wire.Frame) bool {
+	if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() || f.Msg.ID.IsZero() || f.Time.IsZero() {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	at, ok := c.firstAt[f.Msg.ID]
+	return ok && c.gaveUp[f.Msg.ID] && at.Equal(f.Time)
+}
+
+// Late returns the answers that came after the session had stopped
+// waiting for them (a slow target): each answers its own request, and no
+// later wait took it for an answer with a wrong id.
+func (c *core) Late() []wire.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]wire.Frame(nil), c.late...)
+}
+
+// giveUp notes that the wait for the answer to id ended without it: an
+// answer that comes later is set aside (Late).
+func (c *core) giveUp(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gaveUp == nil || len(c.gaveUp) >= maxAnswered {
+		c.gaveUp = map[jsonrpc.ID]bool{}
+	}
+	c.gaveUp[id] = true
+}
+
 // room reports whether f fits the session's byte budget for kept frames,
 // and takes its share when it does. c.mu is held.
 func (c *core) room(f wire.Frame) bool {
@@ -249,12 +347,32 @@ func (c *core) Wait(ctx context.Context, alts ...expect.Alt) expect.Observed {
 	return c.WaitFor(ctx, expect.Options{Timeout: c.cfg.Timeout}, alts...)
 }
 
-// WaitFor is Wait with explicit options.
+// WaitFor is Wait with explicit options. A late answer (to a request
+// whose wait gave up, see Late) is no alternative's rejection: it answers
+// its own request, so it goes with the other frames of the wait.
 func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt) expect.Observed {
 	if o.Timeout <= 0 {
 		o.Timeout = c.cfg.Timeout
 	}
-	return expect.Wait(ctx, c, o, alts...)
+	return expect.Wait(ctx, c, o, c.setAside(alts)...)
+}
+
+// setAside wraps alts so that none rejects a late answer.
+func (c *core) setAside(alts []expect.Alt) []expect.Alt {
+	out := make([]expect.Alt, len(alts))
+	for i, a := range alts {
+		out[i] = a
+		if on := a.On; on != nil {
+			out[i].On = func(f wire.Frame) (expect.Verdict, string) {
+				v, why := on(f)
+				if v == expect.Rejected && c.isLate(f) {
+					return expect.Unrelated, ""
+				}
+				return v, why
+			}
+		}
+	}
+	return out
 }
 
 // SendRaw sends b exactly (see wire.Conn.SendRaw).
@@ -264,9 +382,9 @@ func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) {
 	if m := jsonrpc.Decode(bytes.TrimRight(b, "\r\n")); !m.ID.IsZero() {
 		c.mu.Lock()
 		if c.rawIDs == nil || len(c.rawIDs) >= maxRawIDs {
-			c.rawIDs = map[jsonrpc.ID]bool{}
+			c.rawIDs = map[jsonrpc.ID]int{}
 		}
-		c.rawIDs[m.ID] = true
+		c.rawIDs[m.ID]++
 		c.mu.Unlock()
 	}
 	return c.conn.SendRaw(ctx, b)
@@ -335,6 +453,9 @@ func (c *core) waitResponse(ctx context.Context, id jsonrpc.ID, method, stream s
 		obs.Others = append(append(prev.Others, prev.Frame), obs.Others...)
 	}
 	r := Reply{ID: id, Method: method, Stream: stream, Observed: obs, Resumed: resumed}
+	if !obs.Frame.IsResponseTo(id) {
+		c.giveUp(id)
+	}
 	if obs.OK() {
 		switch obs.Frame.Msg.Shape {
 		case jsonrpc.KindResponse:
@@ -360,7 +481,7 @@ func (c *core) strayResponse(id jsonrpc.ID) func(wire.Frame) string {
 			return ""
 		}
 		c.mu.Lock()
-		raw := c.rawIDs[f.Msg.ID]
+		raw := c.rawIDs[f.Msg.ID] > 0
 		c.mu.Unlock()
 		if raw {
 			return ""

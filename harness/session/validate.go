@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,7 +31,14 @@ type Validator struct {
 	findings []Finding
 	dropped  int
 	checked  int64
+	// posts: the POST stream (streamable HTTP) -> the id of the message
+	// it carried, compact JSON text ("" for none or a batch), for telling
+	// an answer that came on a request's own stream with another id.
+	posts map[string]string
 }
+
+// maxPosts bounds Validator.posts.
+const maxPosts = 4096
 
 // NewValidator returns a validator of what a server sends in version v
 // that keeps up to max findings (10000 when max <= 0).
@@ -58,23 +66,63 @@ func (v *Validator) SetVersion(ver spec.Version) { v.version.Store(ver) }
 // Version is the version messages are validated against.
 func (v *Validator) Version() spec.Version { return v.version.Load().(spec.Version) }
 
-// Sent learns the method of each request sent.
-func (v *Validator) Sent(o wire.Outgoing) { v.methods.Sent(o.Raw) }
+// Sent learns the method of each request sent, and the id each POST of
+// streamable HTTP carried.
+func (v *Validator) Sent(o wire.Outgoing) {
+	v.methods.Sent(o.Raw)
+	if o.HTTP == nil || o.HTTP.Method != http.MethodPost || o.Stream == wire.StreamSSE {
+		return
+	}
+	id := rules.RawID(bytes.TrimRight(o.Raw, "\r\n"))
+	v.mu.Lock()
+	if v.posts == nil || len(v.posts) >= maxPosts {
+		v.posts = map[string]string{}
+	}
+	v.posts[o.Stream] = id
+	v.mu.Unlock()
+}
+
+// answers is the method a response answers, "" when it answers no
+// request it can be judged as: its id is unknown, every request with its
+// id was answered already (a duplicate, or another request's id mangled
+// into one used before: 1.5 rounded to 1), or it came on the stream of a
+// POST whose message carried another id (it answers that message, with a
+// wrong id). The base/ checks charge such answers to the id-echo rule;
+// their envelope is still judged.
+func (v *Validator) answers(f wire.Frame) string {
+	if f.Msg.ID.IsZero() {
+		return ""
+	}
+	v.mu.Lock()
+	own := v.posts[f.Stream]
+	v.mu.Unlock()
+	if own != "" && !rules.SameID(own, f.Msg.ID.String()) {
+		return ""
+	}
+	m, awaited := v.methods.Answer(f.Msg.ID)
+	if !awaited {
+		return ""
+	}
+	return m
+}
 
 // Received validates a message frame.
 func (v *Validator) Received(f wire.Frame) {
 	if f.Kind != wire.KindMessage {
 		return
 	}
+	method := f.Msg.Method
+	if f.Msg.Shape.IsResponse() {
+		method = v.answers(f) // counted whatever the version
+	}
 	ver := v.Version()
 	if !ver.Known() {
 		return
 	}
-	method := f.Msg.Method
 	if f.Msg.Shape.IsResponse() {
 		// A request sent on purpose with a method the version lacks (to
 		// test the answer) has its answer's envelope judged only.
-		method = rules.Answerable(ver, v.from, v.methods.Method(f.Msg.ID))
+		method = rules.Answerable(ver, v.from, method)
 	}
 	kind := FindingSchema
 	var vs []schema.Violation

@@ -94,6 +94,7 @@ const (
 	FaultResultIDTruncated         = "result-id-truncated"
 	FaultResponseIDsWrong          = "response-ids-wrong"
 	FaultIDsThroughFloat           = "ids-through-float64"
+	FaultFractionIDsTruncated      = "fraction-ids-truncated"
 	FaultNoServerInfoMeta          = "no-server-info-meta"
 	FaultUnknownMethodWrongCode    = "unknown-method-wrong-code"
 	FaultLatin1Ping                = "latin1-ping"
@@ -228,6 +229,7 @@ var faultTable = []Fault{
 	{FaultResultIDTruncated, "base.response.id-matches-request", "string request ids longer than 16 characters are cut to 16 in successful responses", Rewrite},
 	{FaultResponseIDsWrong, "base.response.id-matches-request", "every response carries an id no request had (\"wrong-\" and the request's id), initialize's included, as an SDK that renumbers ids would", Rewrite},
 	{FaultIDsThroughFloat, "base.response.id-matches-request", "integer request ids are echoed after a trip through a 64-bit float, as a JavaScript server would: ids beyond 2^53 come back changed", Rewrite},
+	{FaultFractionIDsTruncated, "base.response.id-matches-request", "a request id with a fraction part (1.5) is answered with its integer part (1), as go-sdk does over HTTP: the answer carries the id of an earlier request, initialize's", Hook},
 	{FaultNoServerInfoMeta, "base.meta.server-info-on-results", "2026-07-28 results other than server/discover lack io.modelcontextprotocol/serverInfo in _meta", Rewrite},
 	{FaultUnknownMethodWrongCode, "base.jsonrpc.messages-are-jsonrpc-2", "a method the version does not define is answered -32602 instead of -32601 (Method not found)", Hook},
 	{FaultLatin1Ping, "base.messages.utf8", "ping results carry a Latin-1 encoded string (byte 0xE9), which is not UTF-8", Rewrite},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"math"
 	"net/url"
 	"strings"
 
@@ -23,12 +24,37 @@ func (s *Server) servesBatch(v spec.Version) bool {
 // with an empty result and reports true when FaultInvalidRequestResult
 // applies.
 func (s *Server) faultReplyInvalid(msg jsonrpc.Message, reply Sink) bool {
+	if s.faultFractionID(msg, reply) {
+		return true
+	}
 	parse := msg.Has(jsonrpc.ReasonNotJSON) || msg.Has(jsonrpc.ReasonTooDeep) || msg.Has(jsonrpc.ReasonInvalidUTF8)
 	batch := msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch)
 	if parse || batch || msg.Shape != jsonrpc.KindRequest || msg.ID.IsZero() || !s.faults.on(FaultInvalidRequestResult) {
 		return false
 	}
 	b, _ := jsonrpc.NewResponse(msg.ID, struct{}{})
+	_ = reply.Send(b)
+	return true
+}
+
+// faultFractionID answers a request whose id has a fraction part (1.5)
+// with an empty result carrying the id's integer part (1), as go-sdk does
+// over HTTP (FaultFractionIDsTruncated).
+func (s *Server) faultFractionID(msg jsonrpc.Message, reply Sink) bool {
+	if !msg.Has(jsonrpc.ReasonIDFloat) || msg.Method == "" || !s.faults.on(FaultFractionIDsTruncated) {
+		return false
+	}
+	var m struct {
+		ID json.Number `json:"id"`
+	}
+	if json.Unmarshal(msg.Raw, &m) != nil {
+		return false
+	}
+	f, err := m.ID.Float64()
+	if err != nil || math.Abs(f) > 1<<53 {
+		return false
+	}
+	b, _ := jsonrpc.NewResponse(jsonrpc.IntID(int64(f)), struct{}{})
 	_ = reply.Send(b)
 	return true
 }

@@ -264,6 +264,12 @@ func init() {
 		f.requestID(id, "ping", nil)
 		return f.next().ID != id
 	}
+	faultProbes[FaultFractionIDsTruncated] = func(t *testing.T, s *Server) bool {
+		f := ffStart(t, s)
+		f.init(spec.V20251125, nil)
+		f.c.sendRaw([]byte(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`))
+		return bytes.Contains(f.c.nextRaw(), []byte(`"id":1,`))
+	}
 	faultProbes[FaultNoServerInfoMeta] = func(t *testing.T, s *Server) bool {
 		f := ffStart(t, s)
 		m, _ := f.call("tools/list", withMeta(nil, nil))
