@@ -660,6 +660,13 @@ type trSession struct {
 	seq int
 	// version is what the initialize result agreed ("" when it failed).
 	version spec.Version
+	// done is the seq of the event from which the client is done with
+	// the session (0 while it is not): the initialize result failed or
+	// named no released revision (the client must not go on in it), or
+	// the client ended it with DELETE. A request without a session id
+	// after that is a new connection (a fallback transport, a new
+	// session), judged as new, not as a later request of this one.
+	done int
 }
 
 // trIssued returns the sessions the stage issued, in order.
@@ -693,9 +700,44 @@ func trIssued(c *Case) []trSession {
 			if json.Unmarshal(e.Msg.Result, &r) == nil {
 				out[i].version = spec.Version(r.ProtocolVersion)
 			}
+			if !out[i].version.Known() && out[i].done == 0 {
+				out[i].done = e.Seq // a revision no client implements: refused
+			}
+		}
+		if e.IsMessage() && e.Msg.Shape == jsonrpc.KindErrorResponse && out[i].done == 0 {
+			out[i].done = e.Seq // no session from the client's side
+		}
+	}
+	for _, e := range c.HTTPRequests() {
+		if e.HTTP.Method != http.MethodDelete {
+			continue
+		}
+		if i, ok := idx[e.HTTP.Header.Get(trHdrSession)]; ok && out[i].done == 0 && out[i].seq < e.Seq {
+			out[i].done = e.Seq
 		}
 	}
 	return out
+}
+
+// trAbandoned reports whether e, a client request, starts a new
+// connection rather than continuing a session: it carries no session id
+// and the session the stage issued last before it is one the client was
+// done with (trSession.done), or it belongs to an HTTP+SSE connection
+// (a fallback to the 2024-11-05 transport, which has no Mcp-Session-Id).
+func trAbandoned(c *Case, e stage.Event, issued []trSession) bool {
+	if strings.HasPrefix(c.Session(e), "sse-") {
+		return true
+	}
+	if e.HTTP.Header.Get(trHdrSession) != "" {
+		return false
+	}
+	var cur *trSession
+	for i := range issued {
+		if issued[i].seq < e.Seq {
+			cur = &issued[i]
+		}
+	}
+	return cur != nil && cur.done > 0 && cur.done < e.Seq
 }
 
 // trAfterInitialize calls judge for every client request to the MCP
@@ -703,7 +745,10 @@ func trIssued(c *Case) []trSession {
 // POSTs (a new session starts without one), with the issued session the
 // request names (nil when it names none the stage had issued before it).
 // A dual-era client's server/discover probe (Case.IsDiscoverProbe) opens
-// a session too and is skipped like initialize. With used set it starts only at the client's first message after that
+// a session too and is skipped like initialize, and so is a request that
+// starts a new connection after the client left its session (trAbandoned:
+// a fallback to HTTP+SSE after refusing the revision the result named).
+// With used set it starts only at the client's first message after that
 // other than initialize: a client that could not take the initialize
 // result (it went no further) has no negotiated version to send.
 func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *trSession)) {
@@ -732,6 +777,9 @@ func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *tr
 			}
 			if e.HTTP.Method == http.MethodPost && e.IsMessage() && (e.Msg.Method == spec.MethodInitialize || c.IsDiscoverProbe(e)) {
 				continue // a new session (or a dual-era client's probe for one) starts without an id
+			}
+			if trAbandoned(c, e, issued) {
+				continue // a new connection after the client left the session
 			}
 			var s *trSession
 			sid := e.HTTP.Header.Get(trHdrSession)
