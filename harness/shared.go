@@ -44,7 +44,8 @@ type OpenOptions struct {
 // Open connects to t, attaches the taps to the connection, and opens a
 // session of version v (its era decides which kind), handshake included
 // unless o.Fresh. A failed handshake is reported in OpenErr, not as an
-// error; an error means the target could not be reached or started, or
+// error (a *ProcessEnd when a stdio target's process had ended, or never
+// answered and wrote to stderr); an error means the target could not be reached or started, or
 // the transport cannot carry v (the HTTP+SSE transport carries the
 // initialize-based versions only).
 func Open(ctx context.Context, t target.Target, v spec.Version, o OpenOptions) (*Shared, error) {
@@ -64,18 +65,31 @@ func Open(ctx context.Context, t target.Target, v spec.Version, o OpenOptions) (
 	cfg := o.Session
 	cfg.Version = v
 	s := &Shared{Conn: c, Version: v}
+	var sc wire.Conn = c
+	if c.Process != nil {
+		sc = endNaming{c}
+	}
 	if v.Era() == spec.Stateless {
-		s.Stateless = session.NewStateless(c, cfg)
+		s.Stateless = session.NewStateless(sc, cfg)
 		if !o.Fresh {
 			_, _, s.OpenErr = s.Stateless.Discover(ctx)
 		}
 	} else {
-		s.Stateful = session.NewStateful(c, cfg)
+		s.Stateful = session.NewStateful(sc, cfg)
 		if !o.Fresh {
 			_, s.OpenErr = s.Stateful.Open(ctx)
 		}
 	}
+	s.OpenErr = withProcessEnd(ctx, c, s.OpenErr, s.OpenErr != nil && s.validator().Checked() == 0)
 	return s, nil
+}
+
+// validator is the session's schema validator.
+func (s *Shared) validator() *session.Validator {
+	if s.Stateless != nil {
+		return s.Stateless.Validator()
+	}
+	return s.Stateful.Validator()
 }
 
 // Negotiated is the version the session speaks: for a stateful session the

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -640,7 +639,7 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 		}
 		r := c.S().Call(t.Ctx, "tools/list", params)
 		if !r.OK() {
-			err = errors.New(r.Describe())
+			err = &listFailure{method: "tools/list", r: r}
 			break
 		}
 		var tools []mcp.Tool
@@ -696,6 +695,10 @@ func (t *T) RequireTool(name string) (mcp.Tool, bool) {
 		if tl.Name == name {
 			return tl, t.Open()
 		}
+	}
+	if _, listed := t.Tools(); !listed && t.HasCapability("tools") {
+		t.RequireTools() // the listing failed: say so, not that the tool is missing
+		return mcp.Tool{}, false
 	}
 	t.Untestable(fmt.Sprintf("the target offers no tool %q (a fixture this check needs)", name))
 	return mcp.Tool{}, false

@@ -164,7 +164,7 @@ func (t *T) featuresWalk(s Sess, method, member string) ([]json.RawMessage, erro
 		}
 		r := s.Call(t.Ctx, method, params)
 		if !r.OK() {
-			return all, fmt.Errorf("%s: %s", method, r.Describe())
+			return all, &listFailure{method: method, r: r}
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(r.Result, &m); err != nil {

@@ -133,8 +133,8 @@ var _ = Register(
 			c := t.Session()
 			s := c.S()
 			ps, err := t.promptsListed(s)
-			if err != nil {
-				t.Saw("%v", err)
+			if t.listFailed(err, spec.MethodPromptsList) {
+				return
 			}
 			if !t.RequireFixture(len(ps) > 0, "the server lists no prompt") {
 				return
@@ -176,7 +176,10 @@ var _ = Register(
 			}
 			c := t.Session()
 			s := c.S()
-			ps, _ := t.promptsListed(s)
+			ps, err := t.promptsListed(s)
+			if t.listFailed(err, spec.MethodPromptsList) {
+				return
+			}
 			var target *mcp.Prompt
 			for i := range ps {
 				if len(promptsRequired(ps[i])) > 0 {

@@ -311,7 +311,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	problems = append(problems, run.Problems()...)
 	res := Result{
-		Report:   run.Report(cfg.Tool, tg.Report()),
+		Report:   run.Report(cfg.Tool, r.targetReport(tg)),
 		Problems: problems,
 		Starts:   starts,
 		Engine:   engine,

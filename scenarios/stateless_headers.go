@@ -230,12 +230,8 @@ var _ = Register(
 			{Proxy: "secret-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn},
 		},
 		Body: func(t *T) {
-			if !t.RequireCapability("tools") {
-				return
-			}
-			tools, ok := t.Tools()
+			tools, ok := t.RequireTools()
 			if !ok {
-				t.Untestable("tools/list failed, so no schema could be inspected")
 				return
 			}
 			n := 0

@@ -29,11 +29,8 @@ var _ = Register(
 		Requirements: []string{"tools.name.length-1-to-128", "tools.name.allowed-characters", "tools.name.no-special-characters", "tools.name.unique-per-server"},
 		Proofs:       []Proof{{Fault: "tool-name-with-space", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			if !t.RequireCapability("tools") {
-				return
-			}
-			tools, ok := t.Tools()
-			if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
+			tools, ok := t.RequireTools()
+			if !ok {
 				return
 			}
 			seen := map[string]bool{}
@@ -162,11 +159,8 @@ var _ = Register(
 		Requirements: []string{"tools.x-mcp-header.not-empty", "tools.x-mcp-header.no-control-characters", "tools.x-mcp-header.token-syntax", "tools.x-mcp-header.unique-per-schema", "tools.x-mcp-header.primitive-types-only", "tools.x-mcp-header.statically-reachable"},
 		Proofs:       []Proof{{Fault: "duplicate-x-mcp-header", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			if !t.RequireCapability("tools") {
-				return
-			}
-			tools, ok := t.Tools()
-			if !t.Require(ok, "tools/list did not answer with a list") {
+			tools, ok := t.RequireTools()
+			if !ok {
 				return
 			}
 			c := t.Session()
@@ -222,11 +216,8 @@ func toolsPlainCall(tl mcp.Tool) bool {
 const maxSchemasJudged = 2000
 
 func toolsSchemas(t *T, output bool) {
-	if !t.RequireCapability("tools") {
-		return
-	}
-	tools, ok := t.Tools()
-	if !t.Require(ok, "tools/list did not answer with a list") {
+	tools, ok := t.RequireTools()
+	if !ok {
 		return
 	}
 	judged := 0

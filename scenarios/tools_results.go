@@ -179,11 +179,8 @@ var _ = Register(
 // (fixtures true: those fixtures alone).
 func toolsCallResults(fixtures bool) func(t *T) {
 	return func(t *T) {
-		if !t.RequireCapability("tools") {
-			return
-		}
-		tools, ok := t.policyTools()
-		if !t.Require(ok, "tools/list did not answer with a list (see the other tools checks)") {
+		tools, ok := t.RequireTools()
+		if !ok {
 			return
 		}
 		if !t.Require(len(tools) > 0, "the server lists no tools") {
@@ -252,7 +249,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 				jobs = append(jobs, toolsJob{tl: tl, args: args, given: given, task: task})
 			}
 		}
-		judged := 0
+		results, errs := 0, 0
 		if len(jobs) > 0 {
 			sessions := t.toolsSessions(len(jobs))
 			if len(sessions) == 0 {
@@ -260,14 +257,36 @@ func toolsCallResults(fixtures bool) func(t *T) {
 			}
 			t.toolsCallAll(sessions, jobs)
 			for _, j := range jobs {
-				if t.toolsJudgeCall(sessions[0], j, &left) {
-					judged++
+				switch t.toolsJudgeCall(sessions[0], j, &left) {
+				case callResult:
+					results++
+				case callError:
+					errs++
 				}
 			}
 		}
-		t.toolsVerdict(judged, "answer", "answers", left, "no tool answered, so no result was judged")
+		if errs > 0 {
+			// A JSON-RPC error has no result to validate: it is judged
+			// only where the spec wants a result instead (the tool's own
+			// failure), and that judgement stands; it is no result.
+			t.Saw("%d %s answered with a JSON-RPC error (no result to judge)", errs, plural(errs, "call was", "calls were"))
+			if results == 0 {
+				left = append(left, fmt.Sprintf("every call answered was answered with a JSON-RPC error (%d), none with a result", errs))
+			}
+		}
+		t.toolsVerdict(results, "result", "results", left, "no tool answered, so no result was judged")
 	}
 }
+
+// callAnswer is what a call of tools/call-results got: no answer to
+// judge, a JSON-RPC error, or a result.
+type callAnswer uint8
+
+const (
+	callNone callAnswer = iota
+	callError
+	callResult
+)
 
 // toolsVerdict ends a check that calls tools and judges their answers:
 // untestable when some were left unjudged (left says which and why; a
@@ -439,22 +458,22 @@ func (t *T) toolsCall(s Sess, j *toolsJob) {
 }
 
 // toolsJudgeCall judges the answer of a job (s lists the tools again when
-// an error needs it); it reports whether there was an answer to judge,
-// and adds to left why not.
-func (t *T) toolsJudgeCall(s Sess, j toolsJob, left *[]string) bool {
+// an error needs it); it says what the answer was, and adds to left why
+// there was none to judge.
+func (t *T) toolsJudgeCall(s Sess, j toolsJob, left *[]string) callAnswer {
 	switch {
 	case j.none != "":
 		*left = append(*left, j.none)
-		return false
+		return callNone
 	case j.r.Error != nil:
 		t.toolsJudgeError(s, j.tl, j.call, j.args, j.given, j.r.Error)
-		return true
+		return callError
 	case !j.r.OK():
 		*left = append(*left, fmt.Sprintf("%s: %s", j.call, j.r.Describe()))
-		return false
+		return callNone
 	}
 	t.toolsJudgeResult(j.tl, j.call, j.def, j.r.Result)
-	return true
+	return callResult
 }
 
 // toolsJudgeError judges a JSON-RPC error answering a call of a listed

@@ -1,9 +1,17 @@
 package scenarios
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -77,4 +85,108 @@ func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
 			expectOutcome(t, res, id, v, reports.Pass, "the faithful reference server")
 		}
 	})
+}
+
+// TestToolCallsAnsweredOnlyWithErrorsAreUntestable: a server whose every
+// tool call is answered with a JSON-RPC error (-32601 here) gave
+// tools/call-results no result to validate: untestable, saying so, never
+// a pass.
+func TestToolCallsAnsweredOnlyWithErrorsAreUntestable(t *testing.T) {
+	v := spec.V20251125
+	res := runSuites(t, Config{Target: target.Pipe(listServer(1)), Direct: true, Versions: []spec.Version{v},
+		Only: []string{"tools/call-results"}, ToolPolicy: ToolPolicy{Calls: CallAll}}, time.Minute)
+	if c, ok := expectOutcome(t, res, "tools/call-results", v, reports.Untestable, "every tools/call answered -32601"); ok && !strings.Contains(c.Reason, "JSON-RPC error") {
+		t.Errorf("the untestable reason does not say the calls were answered with JSON-RPC errors: %s", c.Reason)
+	}
+}
+
+// mutedListsServer is a pipe server that declares tools, prompts and
+// resources, answers initialize and ping, and never answers a listing.
+func mutedListsServer() target.PipeServer {
+	return func(ctx context.Context, in io.Reader, out io.Writer) error {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 || strings.HasSuffix(m.Method, "/list") {
+				continue
+			}
+			var line string
+			switch m.Method {
+			case "initialize":
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"muted-lists","version":"1"}}}`, m.ID, m.Params.ProtocolVersion)
+			case "ping":
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+			default:
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, m.ID)
+			}
+			if _, err := io.WriteString(out, line+"\n"); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	}
+}
+
+// TestUnansweredListingIsAnError: a server that declares tools, prompts
+// and resources but never answers tools/list, prompts/list or
+// resources/list leaves the checks that need those lists with a failed
+// precondition: a harness error naming the listing, never n/a (which says
+// the check does not apply) nor a pass.
+func TestUnansweredListingIsAnError(t *testing.T) {
+	v := spec.V20251125
+	checks := []string{"tools/names", "tools/input-schema-valid", "tools/call-results", "resources/uri-syntax", "prompts/get-content"}
+	res := runSuites(t, Config{Target: target.Pipe(mutedListsServer()), Direct: true, Versions: []spec.Version{v}, Only: checks,
+		Session: session.Config{Timeout: time.Second}, ToolPolicy: ToolPolicy{Calls: CallAll}}, 2*time.Minute)
+	for _, id := range checks {
+		c, ok := outcomeOf(res, id, v)
+		if !ok {
+			t.Errorf("%s did not run", id)
+			continue
+		}
+		t.Logf("%s: %s: %s", id, c.Outcome, c.Reason)
+		if c.Outcome != reports.Error || !strings.Contains(c.Reason, "/list") {
+			t.Errorf("%s ended %s (%s), want an error naming the unanswered listing", id, c.Outcome, c.Reason)
+		}
+	}
+}
+
+// TestDeadAtStartupNamesExitAndStderr: a stdio target that writes to
+// stderr and exits at start-up has its exit status and stderr tail in the
+// report's target, and every check it left unjudged or failed says how
+// the process ended and what its stderr ended with.
+func TestDeadAtStartupNamesExitAndStderr(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh")
+	}
+	tg := target.Command("sh", "-c", "echo boom >&2; exit 3")
+	tg.Timeouts = target.Timeouts{Step: 5 * time.Second, Grace: time.Second}
+	v := spec.V20251125
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, _ := Run(ctx, Config{Target: tg, Direct: true, Versions: []spec.Version{v}, Session: session.Config{Timeout: 5 * time.Second},
+		Only: []string{"base/response-id-echo", "lifecycle/initialize-result", "ping/empty-result"}})
+	if got := res.Report.Target; got.ExitStatus != "exited with status 3" || got.StderrTail != "boom" {
+		t.Errorf("report target: exitStatus %q, stderrTail %q; want \"exited with status 3\" and \"boom\"", got.ExitStatus, got.StderrTail)
+	}
+	judged := 0
+	for _, c := range res.Report.Checks {
+		if c.Outcome == reports.NA || c.Outcome == reports.Pass {
+			continue
+		}
+		judged++
+		text := c.Reason + " " + c.Actual
+		if !strings.Contains(text, "exited with status 3") || !strings.Contains(text, `"boom"`) {
+			t.Errorf("%s ended %s without naming the exit and the stderr tail:\n  reason: %s\n  actual: %s", c.ID, c.Outcome, c.Reason, c.Actual)
+		}
+	}
+	if judged == 0 {
+		t.Error("no check ended failed, untestable or in error against a target that died at start-up")
+	}
 }

@@ -116,6 +116,11 @@ func (p *Process) Stdout() *os.File { return p.stdout }
 // Stderr holds the tail of what the process wrote to stderr.
 func (p *Process) Stderr() *Ring { return p.ring }
 
+// StderrClosed is closed once the process's stderr has ended (all it wrote
+// is in Stderr): after the process exited, unless a child of it still
+// holds the stream.
+func (p *Process) StderrClosed() <-chan struct{} { return p.errDone }
+
 // Pid is the process ID, which is also its process group ID.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 

@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+)
+
+// ProcessEnd is the error of a handshake with a stdio target that failed
+// while the target's process had ended or said something on stderr: the
+// handshake's error, with how the process ended and the end of its stderr
+// (a server that dies at start-up says why there). Every text that quotes
+// the handshake's error (the reasons of the checks that needed it, the
+// run's first cause) names them, and the report's target carries them.
+type ProcessEnd struct {
+	Err error
+	// Exit says how the process ended ("exited with status 3"), "" when
+	// it was still running.
+	Exit string
+	// Stderr is the tail of what the process wrote to stderr (at most
+	// MaxStderrTail bytes).
+	Stderr string
+	// named is set when Err already says all that (the end of the stream
+	// it quotes named it, see endNaming).
+	named bool
+}
+
+// MaxStderrTail bounds ProcessEnd.Stderr.
+const MaxStderrTail = 4096
+
+// stderrQuoted bounds the stderr a ProcessEnd's text quotes.
+const stderrQuoted = 300
+
+// exitWait bounds how long Open waits for a process whose output has
+// ended to exit, so that the reason can say how it ended.
+const exitWait = time.Second
+
+func (e *ProcessEnd) Error() string {
+	if e.named {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v (%s)", e.Err, e.what())
+}
+
+// what says how the process ended and what its stderr ended with.
+func (e *ProcessEnd) what() string {
+	var parts []string
+	if e.Exit != "" {
+		parts = append(parts, "the target process "+e.Exit)
+	}
+	if e.Stderr != "" {
+		s := e.Stderr
+		if len(s) > stderrQuoted {
+			s = "…" + s[len(s)-stderrQuoted:]
+		}
+		parts = append(parts, fmt.Sprintf("its stderr ends %q", s))
+	} else if e.Exit != "" {
+		parts = append(parts, "it wrote nothing on stderr")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e *ProcessEnd) Unwrap() error { return e.Err }
+
+// processEnd waits (up to exitWait) for the process of c, whose output
+// has ended, to exit, and says how it ended and what its stderr ended
+// with (nil when it has not exited and wrote nothing on stderr).
+func processEnd(ctx context.Context, c *target.Conn) *ProcessEnd {
+	p := c.Process
+	wctx, cancel := context.WithTimeout(ctx, exitWait)
+	defer cancel()
+	for _, ch := range []<-chan struct{}{p.Exited(), p.StderrClosed()} {
+		// Exited, then all it wrote on stderr (a child of it may hold
+		// the stream: the wait is bounded).
+		select {
+		case <-ch:
+		case <-wctx.Done():
+		}
+	}
+	pe := &ProcessEnd{Stderr: string(bytes.TrimSpace(lastBytes(p.Stderr().Tail(), MaxStderrTail)))}
+	if p.ExitState() != nil {
+		pe.Exit = p.ExitDescription()
+	}
+	if pe.Exit == "" && pe.Stderr == "" {
+		return nil
+	}
+	return pe
+}
+
+// endNaming is a stdio target connection whose end of output names how
+// the process ended and the end of its stderr (wire.Frame.Err of the
+// KindEnd frame), so that every wait it ends says so ("before that, the
+// end of the stream (the target process exited with status 3; its stderr
+// ends \"boom\")"). Sessions of Open read through it.
+type endNaming struct {
+	*target.Conn
+}
+
+// Recv is target.Conn's, naming the process's end on the end of stdout.
+func (c endNaming) Recv(ctx context.Context) (wire.Frame, error) {
+	f, err := c.Conn.Recv(ctx)
+	if err == nil && f.Kind == wire.KindEnd && f.Stream == wire.StreamStdio && f.Err == nil && c.Process != nil {
+		if pe := processEnd(ctx, c.Conn); pe != nil {
+			f.Err = errors.New(pe.what())
+		}
+	}
+	return f, err
+}
+
+// withProcessEnd makes err, a failed handshake on c, a *ProcessEnd when c
+// is a process that ended (waiting up to exitWait for one whose output
+// has ended), or one that never answered (silent is set) and wrote to
+// stderr; else it returns err. A live process that answered keeps its
+// error as it is: what it logs is no reason of the failure.
+func withProcessEnd(ctx context.Context, c *target.Conn, err error, silent bool) error {
+	if err == nil || c == nil || c.Process == nil {
+		return err
+	}
+	if c.Process.ExitState() == nil {
+		s := c.Stdio()
+		if s == nil {
+			return err
+		}
+		select {
+		case <-s.Done(): // its output ended: it is going
+		default:
+			// Alive and talking: only a silent one's stderr says why.
+			tail := bytes.TrimSpace(lastBytes(c.Process.Stderr().Tail(), MaxStderrTail))
+			if !silent || len(tail) == 0 {
+				return err
+			}
+			return &ProcessEnd{Err: err, Stderr: string(tail)}
+		}
+	}
+	pe := processEnd(ctx, c)
+	if pe == nil {
+		return err
+	}
+	pe.Err, pe.named = err, strings.Contains(err.Error(), pe.what())
+	return pe
+}
+
+// lastBytes is the last n bytes of b, starting at a line when one starts
+// in them.
+func lastBytes(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	b = b[len(b)-n:]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+		b = b[i+1:]
+	}
+	return b
+}
