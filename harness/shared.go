@@ -156,6 +156,7 @@ func (s *Shared) Close() error {
 func SessionPool(t target.Target, cfg session.Config, rec *record.Recorder) *Pool[*Shared] {
 	var mu sync.Mutex
 	resolved := false
+	conns := 0 // numbers the pool's connections in rec's transcript
 	return &Pool[*Shared]{
 		New: func(ctx context.Context, key string) (*Shared, error) {
 			v, err := spec.ParseVersion(key)
@@ -172,10 +173,12 @@ func SessionPool(t target.Target, cfg session.Config, rec *record.Recorder) *Poo
 				t, resolved = rt, true
 			}
 			tt := t
+			conns++
+			n := conns
 			mu.Unlock()
 			var taps []wire.Tap
 			if rec != nil {
-				taps = append(taps, rec)
+				taps = append(taps, rec.On(n))
 			}
 			return Open(ctx, tt, v, OpenOptions{Session: cfg, Taps: taps})
 		},

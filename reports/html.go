@@ -140,6 +140,7 @@ type htmlReq struct {
 
 type htmlEvent struct {
 	Offset    string
+	Conn      int // the connection, 0 when not known
 	Direction string
 	Arrow     string
 	Method    string
@@ -468,7 +469,7 @@ func htmlEvents(evs []WireEvent) []htmlEvent {
 	var out []htmlEvent
 	for _, e := range evs {
 		he := htmlEvent{
-			Offset: "+" + humanDuration(e.Offset), Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
+			Offset: "+" + humanDuration(e.Offset), Conn: e.Conn, Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
 			Note: printable(e.Note), Body: display(e), NotUTF8: e.Base64,
 		}
 		if e.HTTP != nil {

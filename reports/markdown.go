@@ -352,10 +352,10 @@ func mdDetails(c Check, verbose bool) string {
 	}
 	evs := c.Transcript
 	if !verbose && len(evs) > excerptEvents {
-		fmt.Fprintf(&b, "transcript (last %d of %d events):\n", excerptEvents, len(evs))
+		fmt.Fprintf(&b, "transcript (last %d of %d events%s):\n", excerptEvents, len(evs), connLegend(evs[len(evs)-excerptEvents:]))
 		evs = evs[len(evs)-excerptEvents:]
 	} else if len(evs) > 0 {
-		b.WriteString("transcript:\n")
+		fmt.Fprintf(&b, "transcript%s:\n", parenLegend(connLegend(evs)))
 	}
 	for _, e := range evs {
 		b.WriteString("  " + eventLine(e, verbose, "    ") + "\n")

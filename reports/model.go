@@ -279,7 +279,12 @@ type WireEvent struct {
 	// Stream names the HTTP response or SSE stream the event travelled on,
 	// when the transport has more than one.
 	Stream string `json:"stream,omitempty"`
-	Note   string `json:"note,omitempty"`
+	// Conn numbers the connection the event travelled on (1, 2, ... within
+	// a version's run, or a client case's stdio launches), 0 when not
+	// known: one transcript may hold several connections' traffic, and
+	// what one process answered is never read as another's answer.
+	Conn int    `json:"conn,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 // HTTPInfo is the HTTP side of a wire event. Status is 0 on a request.

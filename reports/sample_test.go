@@ -91,11 +91,11 @@ func sampleRun(t testing.TB) *Run {
 				Expected: "a result with protocolVersion, capabilities and serverInfo",
 				Actual:   "serverInfo missing; server said: " + hostileImg + " " + hostileArea + " " + hostileJS,
 				Transcript: []WireEvent{
-					{Offset: at(7), Direction: Sent, Raw: `{"jsonrpc":"2.0","id":2,"method":"initialize"}`},
-					{Offset: at(8), Direction: Received, Raw: `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"note":"` + hostileMD + `"}}`},
-					{Offset: at(9), Direction: Received, Raw: nonUTF8, Base64: true},
-					{Offset: at(10), Direction: Received, Raw: "stderr: " + ansiEscape + " \u202etxt.exe"},
-					{Offset: at(11), Direction: Note, Note: "server wrote a line that is not JSON"},
+					{Offset: at(7), Direction: Sent, Conn: 1, Raw: `{"jsonrpc":"2.0","id":2,"method":"initialize"}`},
+					{Offset: at(8), Direction: Received, Conn: 1, Raw: `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"note":"` + hostileMD + `"}}`},
+					{Offset: at(9), Direction: Received, Conn: 2, Raw: nonUTF8, Base64: true},
+					{Offset: at(10), Direction: Received, Conn: 2, Raw: "stderr: " + ansiEscape + " \u202etxt.exe"},
+					{Offset: at(11), Direction: Note, Conn: 2, Note: "server wrote a line that is not JSON"},
 				},
 			},
 			{

@@ -310,19 +310,42 @@ func (t *textWriter) transcript(pad string, evs []WireEvent, verbose bool) {
 	shown := evs
 	if !verbose && len(evs) > excerptEvents {
 		shown = evs[len(evs)-excerptEvents:]
-		t.printf("%stranscript (last %d of %d events; --verbose shows all):\n", pad, len(shown), len(evs))
+		t.printf("%stranscript (last %d of %d events; --verbose shows all%s):\n", pad, len(shown), len(evs), connLegend(shown))
 	} else {
-		t.printf("%stranscript (%d events):\n", pad, len(evs))
+		t.printf("%stranscript (%d events%s):\n", pad, len(evs), connLegend(evs))
 	}
 	for _, e := range shown {
 		t.printf("%s  %s\n", pad, eventLine(e, verbose, pad+"    "))
 	}
 }
 
+// connLegend explains the connection labels of evs ("; c2 is connection
+// 2"), "" when no event carries one.
+func connLegend(evs []WireEvent) string {
+	seen := map[int]bool{}
+	var conns []int
+	for _, e := range evs {
+		if e.Conn > 0 && !seen[e.Conn] {
+			seen[e.Conn] = true
+			conns = append(conns, e.Conn)
+		}
+	}
+	switch len(conns) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; all on connection c%d", conns[0])
+	}
+	return fmt.Sprintf("; %d connections, cN is connection N", len(conns))
+}
+
 // eventLine renders one wire event; in excerpt mode on one line, cut short.
 func eventLine(e WireEvent, verbose bool, contPad string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "+%-9s %s ", humanDuration(e.Offset), arrow(e.Direction))
+	if e.Conn > 0 {
+		fmt.Fprintf(&b, "c%d ", e.Conn)
+	}
 	if e.HTTP != nil {
 		if e.HTTP.Method != "" {
 			fmt.Fprintf(&b, "%s %s ", printable(e.HTTP.Method), printable(e.HTTP.URL))
@@ -477,4 +500,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// parenLegend puts a connLegend in parentheses of its own: " (all on
+// connection c1)", "" for none.
+func parenLegend(l string) string {
+	if l == "" {
+		return ""
+	}
+	return " (" + strings.TrimPrefix(l, "; ") + ")"
 }

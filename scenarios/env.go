@@ -153,6 +153,10 @@ func (t *tap) Noted(string, time.Time) {}
 // pooled session) is in no transcript; the passive checks still see it.
 type route struct {
 	rec atomic.Pointer[record.Recorder]
+	// conn numbers the connection within the version's run (as
+	// Observation.Conn does): each transcript event says which connection
+	// carried it (reports.WireEvent.Conn).
+	conn int
 }
 
 // hold routes the connection's events to rec.
@@ -163,19 +167,19 @@ func (r *route) drop(rec *record.Recorder) { r.rec.CompareAndSwap(rec, nil) }
 
 func (r *route) Sent(o wire.Outgoing) {
 	if rec := r.rec.Load(); rec != nil {
-		rec.Sent(o)
+		rec.SentOn(r.conn, o)
 	}
 }
 
 func (r *route) Received(f wire.Frame) {
 	if rec := r.rec.Load(); rec != nil {
-		rec.Received(f)
+		rec.ReceivedOn(r.conn, f)
 	}
 }
 
 func (r *route) Noted(text string, at time.Time) {
 	if rec := r.rec.Load(); rec != nil {
-		rec.Noted(text, at)
+		rec.NotedOn(r.conn, text, at)
 	}
 }
 
@@ -212,7 +216,7 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 	ledger := newSessionLedger(n)
 	vr.ledgers = append(vr.ledgers, ledger)
 	vr.mu.Unlock()
-	rt := &route{}
+	rt := &route{conn: n}
 	if rec := recorderOf(ctx); rec != nil {
 		rt.hold(rec)
 	}

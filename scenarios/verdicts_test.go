@@ -190,3 +190,50 @@ func TestDeadAtStartupNamesExitAndStderr(t *testing.T) {
 		t.Error("no check ended failed, untestable or in error against a target that died at start-up")
 	}
 }
+
+// TestTranscriptsNameTheirConnection: every event of a check's transcript
+// says which connection carried it, so that one excerpt of a check that
+// used several connections (tools/call-results spreads its calls over
+// four) never reads as one process answering another's request; the text
+// report shows the labels.
+func TestTranscriptsNameTheirConnection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	v := spec.V20251125
+	res := runReference(t, Config{Only: []string{"tools/call-results", "base/response-id-echo"}, Versions: []spec.Version{v}, Direct: true, Verbose: true})
+	for _, id := range []string{"tools/call-results", "base/response-id-echo"} {
+		c, ok := outcomeOf(res, id, v)
+		if !ok {
+			t.Fatalf("%s did not run", id)
+		}
+		conns := map[int]bool{}
+		for _, e := range c.Transcript {
+			if e.Direction == reports.Note {
+				continue
+			}
+			if e.Conn <= 0 {
+				t.Fatalf("%s: a transcript event names no connection: %+v", id, e)
+			}
+			conns[e.Conn] = true
+		}
+		if id == "tools/call-results" && len(conns) < 2 {
+			t.Errorf("%s: its transcript names %d connection(s), want the several it used", id, len(conns))
+		}
+	}
+	var b strings.Builder
+	only := res.Report
+	only.Checks = nil
+	for _, c := range res.Report.Checks {
+		if c.ID == "tools/call-results" {
+			c.Outcome, c.Expected, c.Actual = reports.Fail, "(rendered as a failure, to show its transcript)", "-"
+			only.Checks = append(only.Checks, c)
+		}
+	}
+	if err := reports.WriteText(&b, &only, reports.Options{Verbose: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "cN is connection N") || !strings.Contains(b.String(), "→ c") || !strings.Contains(b.String(), "← c") {
+		t.Errorf("the text report does not label the transcript's connections:\n%s", b.String())
+	}
+}

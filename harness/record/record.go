@@ -130,8 +130,12 @@ func httpInfo(h *wire.HTTPInfo) *reports.HTTPInfo {
 }
 
 // Sent records something sent to the target.
-func (r *Recorder) Sent(o wire.Outgoing) {
-	e := reports.WireEvent{Direction: reports.Sent, HTTP: httpInfo(o.HTTP)}
+func (r *Recorder) Sent(o wire.Outgoing) { r.SentOn(0, o) }
+
+// SentOn records something sent to the target on connection conn
+// (reports.WireEvent.Conn; 0 when not known).
+func (r *Recorder) SentOn(conn int, o wire.Outgoing) {
+	e := reports.WireEvent{Direction: reports.Sent, HTTP: httpInfo(o.HTTP), Conn: conn}
 	notes := []string{}
 	if o.Stream != "" && o.Stream != wire.StreamStdio {
 		notes = append(notes, "stream "+o.Stream)
@@ -144,8 +148,11 @@ func (r *Recorder) Sent(o wire.Outgoing) {
 }
 
 // Received records a frame from the target.
-func (r *Recorder) Received(f wire.Frame) {
-	e := reports.WireEvent{Direction: reports.Received, HTTP: httpInfo(f.HTTP)}
+func (r *Recorder) Received(f wire.Frame) { r.ReceivedOn(0, f) }
+
+// ReceivedOn records a frame from the target on connection conn.
+func (r *Recorder) ReceivedOn(conn int, f wire.Frame) {
+	e := reports.WireEvent{Direction: reports.Received, HTTP: httpInfo(f.HTTP), Conn: conn}
 	var notes []string
 	if f.Stream != "" && f.Stream != wire.StreamStdio {
 		notes = append(notes, "stream "+f.Stream)
@@ -184,9 +191,28 @@ func (r *Recorder) Received(f wire.Frame) {
 }
 
 // Noted records an observation of the harness.
-func (r *Recorder) Noted(text string, at time.Time) {
-	r.add(reports.WireEvent{Direction: reports.Note, Note: text}, at)
+func (r *Recorder) Noted(text string, at time.Time) { r.NotedOn(0, text, at) }
+
+// NotedOn records an observation of the harness about connection conn
+// ("the process exited with status 1").
+func (r *Recorder) NotedOn(conn int, text string, at time.Time) {
+	r.add(reports.WireEvent{Direction: reports.Note, Note: text, Conn: conn}, at)
 }
+
+// On returns a tap that records what one connection carries into r, each
+// event numbered conn: attach one per connection (Conn.Observe) so that a
+// transcript of several connections says which carried what.
+func (r *Recorder) On(conn int) wire.Tap { return connTap{r, conn} }
+
+// connTap is Recorder.On's tap.
+type connTap struct {
+	r    *Recorder
+	conn int
+}
+
+func (t connTap) Sent(o wire.Outgoing)            { t.r.SentOn(t.conn, o) }
+func (t connTap) Received(f wire.Frame)           { t.r.ReceivedOn(t.conn, f) }
+func (t connTap) Noted(text string, at time.Time) { t.r.NotedOn(t.conn, text, at) }
 
 // Note records an observation now.
 func (r *Recorder) Note(format string, args ...any) {

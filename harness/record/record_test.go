@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,22 @@ func TestRecorderBoundsAFlood(t *testing.T) {
 	}
 	if short := Trim(since[:3], 10, 1<<20); len(short) != 3 {
 		t.Fatalf("Trim changed a transcript within its bounds: %d events", len(short))
+	}
+}
+
+// TestOnNumbersTheConnection: a tap from On labels every event it records
+// with its connection; the recorder's own tap methods label none.
+func TestOnNumbersTheConnection(t *testing.T) {
+	r := New(time.Now(), Options{})
+	r.On(2).Sent(wire.Outgoing{Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)})
+	r.On(3).Received(wire.Frame{Kind: wire.KindMessage, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})
+	r.On(3).Noted("the process exited with status 1", time.Now())
+	r.Received(wire.Frame{Kind: wire.KindMessage, Raw: []byte(`{}`)})
+	var got []int
+	for _, e := range r.Events() {
+		got = append(got, e.Conn)
+	}
+	if want := []int{2, 3, 3, 0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("connections %v, want %v", got, want)
 	}
 }

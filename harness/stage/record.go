@@ -100,15 +100,15 @@ func (r *Recording) add(e Event) {
 	}
 	switch e.From {
 	case FromClient:
-		r.rec.Received(e.Frame)
+		r.rec.ReceivedOn(e.Conn, e.Frame)
 	case FromStage:
-		r.rec.Sent(wire.Outgoing{Raw: e.Raw, Stream: e.Stream, HTTP: e.HTTP, Time: e.Time})
+		r.rec.SentOn(e.Conn, wire.Outgoing{Raw: e.Raw, Stream: e.Stream, HTTP: e.HTTP, Time: e.Time})
 	case FromHarness:
 		text := e.Note
 		if e.Detail != "" {
 			text += ": " + e.Detail
 		}
-		r.rec.Noted(text, e.Time)
+		r.rec.NotedOn(e.Conn, text, e.Time)
 	}
 	r.mu.Lock()
 	if len(r.events) >= r.max {
