@@ -100,7 +100,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	// starts. Against it, a campaign's rate says how much the fuzzer
 	// itself (generation, oracles, bookkeeping) costs.
 	bare := func(b *testing.B, target Target, v spec.Version) float64 {
-		s, err := openSession(context.Background(), target, v, 10*time.Second, false)
+		s, err := openSession(context.Background(), target, v, 10*time.Second, 0, false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,6 +23,13 @@ import (
 const (
 	// DefaultWait is how long the liveness probe may take.
 	DefaultWait = 5 * time.Second
+	// DefaultStartupTimeout is how long a fresh instance may take to say
+	// anything at all (Config.StartupTimeout): the allowance the server
+	// suite gives a fresh connection (session.DefaultStartupTimeout), since
+	// a server started on a loaded machine (many at once, on two cores)
+	// can take many seconds, and only one that stays silent that long is
+	// silent.
+	DefaultStartupTimeout = 60 * time.Second
 	// DefaultMinimizeBudget is how many reproduction runs minimizing one
 	// finding may use.
 	DefaultMinimizeBudget = 64
@@ -57,6 +64,15 @@ type Config struct {
 	FindingsDir string
 	// Wait is the liveness deadline after each input (default DefaultWait).
 	Wait time.Duration
+	// StartupTimeout is the start-up allowance (default
+	// DefaultStartupTimeout): the first wait on each fresh instance (a
+	// process, or an HTTP session), its handshake or the first exchange of
+	// an input that wants a fresh instance, lasts until the instance has
+	// said something or this long (never less than Wait); only then is
+	// the instance unreachable, or hung. Later waits are Wait. Instances
+	// started ahead, restarts and reproductions get it too; the end of the
+	// campaign ends it early, and no finding is made of that.
+	StartupTimeout time.Duration
 	// Mutators selects mutators by name or family (see SelectMutators);
 	// empty uses all.
 	Mutators []string
@@ -83,6 +99,7 @@ type Config struct {
 	// Shard, when set, runs only that shard's part of the input sequence
 	// (see Shard); MaxExecs then bounds the whole sequence.
 	Shard Shard
+	// may call (the zero value: those annotated readOnlyHint: true; see
 }
 
 // Progress is a live view of a campaign.
@@ -178,9 +195,14 @@ type Result struct {
 	Errors []string `json:"errors,omitempty"`
 	// Unjudged, when set, says why nothing (or not all that was asked)
 	// was judged: the target never completed a handshake, so no input was
-	// sent (Run), or a merged campaign lacks shards or holds such a
-	// campaign (Merge). The CLI exits 3 on it.
+	// sent (Run), the campaign was interrupted (Interrupted), or a merged
+	// campaign lacks shards or holds such a campaign (Merge). The CLI
+	// exits 3 on it (5 when interrupted).
 	Unjudged string `json:"unjudged,omitempty"`
+	// Interrupted, when set, says that the caller cancelled the campaign
+	// (Ctrl-C, SIGTERM) before it reached its bounds, and after how many
+	// executions: what it judged is in the result, but it is no pass.
+	Interrupted string `json:"interrupted,omitempty"`
 	// Parts lists the campaigns a merged result was made of (Merge).
 	Parts []Part `json:"parts,omitempty"`
 	// Client describes a client campaign's clean run and the client's
@@ -307,6 +329,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Wait <= 0 {
 		cfg.Wait = DefaultWait
 	}
+	if cfg.StartupTimeout <= 0 {
+		cfg.StartupTimeout = DefaultStartupTimeout
+	}
 	if cfg.MinimizeBudget == 0 {
 		cfg.MinimizeBudget = DefaultMinimizeBudget
 	}
@@ -339,14 +364,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// cannot be started or never completes a handshake judges nothing:
 	// the campaign ends here, before any input, with a result that says
 	// why (see ErrUnreachable).
-	s, err := openSession(ctx, cfg.Target, cfg.Version, cfg.Wait, false)
+	s, err := openSession(ctx, cfg.Target, cfg.Version, cfg.Wait, cfg.StartupTimeout, false)
 	if err == nil && cfg.Version.Era() == spec.Stateless {
 		if err = s.contact(cfg.Target.Describe()); err != nil {
 			s.close()
 		}
 	}
 	if err != nil {
-		return c.unreachable(err), fmt.Errorf("%w: %v", ErrUnreachable, err)
+		r := c.unreachable(err)
+		if c.parent.Err() != nil {
+			r.interrupted()
+		}
+		return r, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	c.tools = s.listTools()
 	s.close()
@@ -409,6 +438,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := c.result(samples)
 	res.Memory = memory
 	_, res.PeakRSSBytes = procMemory()
+	if c.parent.Err() != nil {
+		res.interrupted()
+	}
 	if cfg.Progress != nil {
 		rate := 0.0
 		if res.Duration > 0 {
@@ -435,6 +467,23 @@ func (c *campaign) unreachable(err error) *Result {
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
 	_, r.PeakRSSBytes = procMemory()
 	return r
+}
+
+// interrupted marks a campaign its caller cancelled before its bounds
+// (Ctrl-C, SIGTERM): what it judged stands, findings fail it as ever, but
+// without them it is no pass (Verdict.Unjudged), since it did not run all
+// it set out to.
+func (r *Result) interrupted() {
+	r.Interrupted = fmt.Sprintf("cancelled after %d execs in %s, before the campaign's bounds", r.Execs, r.Duration.Round(time.Millisecond))
+	why := "the campaign was interrupted (" + r.Interrupted + ")"
+	if r.Unjudged != "" {
+		why = r.Unjudged + "; " + why
+	}
+	r.Unjudged = why
+	r.Verdict.Unjudged = true
+	if !r.Verdict.Failed {
+		r.Verdict.Reason = fmt.Sprintf("interrupted after %d execs: %s so far, but the campaign did not run to its end", r.Execs, r.Verdict.Reason)
+	}
 }
 
 // thin halves a sample list, keeping every other sample.
@@ -593,7 +642,7 @@ const maxEnding = 4
 func (c *campaign) worker(ctx context.Context, w int) {
 	wctx, cancel := context.WithCancel(ctx)
 	inputs := c.plan(wctx, w)
-	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, warmDepth(c.cfg.Workers))
+	pool := newWarm(wctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, c.cfg.StartupTimeout, warmDepth(c.cfg.Workers))
 	pool.started = &c.startNs
 	defer func() {
 		cancel()
@@ -815,15 +864,18 @@ func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs [
 // that kind, so that a restart or a fresh input does not wait for the
 // target to start.
 type warm struct {
-	ctx   context.Context
-	t     Target
-	v     spec.Version
-	wait  time.Duration
-	depth int            // instances of each kind kept started ahead
-	slots [2]chan warmed // 0: handshaken, 1: bare; depth in flight or ready each
-	mu    sync.Mutex     // guards used: instances are taken concurrently
-	used  [2]bool
-	wg    sync.WaitGroup
+	ctx  context.Context
+	t    Target
+	v    spec.Version
+	wait time.Duration
+	// startup is the start-up allowance of each instance (see
+	// openSession), those started ahead too.
+	startup time.Duration
+	depth   int            // instances of each kind kept started ahead
+	slots   [2]chan warmed // 0: handshaken, 1: bare; depth in flight or ready each
+	mu      sync.Mutex     // guards used: instances are taken concurrently
+	used    [2]bool
+	wg      sync.WaitGroup
 	// started, when set, adds up the wall time of the starts.
 	started *atomic.Int64
 }
@@ -832,7 +884,7 @@ type warm struct {
 // it took to w.started.
 func (w *warm) open(ctx context.Context, bare bool) (*session, error) {
 	began := time.Now()
-	s, err := openSession(ctx, w.t, w.v, w.wait, bare)
+	s, err := openSession(ctx, w.t, w.v, w.wait, w.startup, bare)
 	if w.started != nil {
 		w.started.Add(int64(time.Since(began)))
 	}
@@ -844,9 +896,9 @@ type warmed struct {
 	err error
 }
 
-func newWarm(ctx context.Context, t Target, v spec.Version, wait time.Duration, depth int) *warm {
+func newWarm(ctx context.Context, t Target, v spec.Version, wait, startup time.Duration, depth int) *warm {
 	depth = max(depth, 1)
-	return &warm{ctx: ctx, t: t, v: v, wait: wait, depth: depth, slots: [2]chan warmed{make(chan warmed, depth), make(chan warmed, depth)}}
+	return &warm{ctx: ctx, t: t, v: v, wait: wait, startup: startup, depth: depth, slots: [2]chan warmed{make(chan warmed, depth), make(chan warmed, depth)}}
 }
 
 // warmDepth sizes a worker's pool to the machine: starts made ahead use
@@ -949,7 +1001,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 		if rctx.Err() != nil {
 			return false
 		}
-		run, err := runOnce(rctx, c.cfg.Target, c.cfg.Version, in, c.cfg.Wait)
+		run, err := runOnce(rctx, c.cfg.Target, c.cfg.Version, in, c.cfg.Wait, c.cfg.StartupTimeout)
 		c.restarts.Add(1)
 		if err != nil {
 			return false
@@ -982,7 +1034,11 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 	if c.cfg.MinimizeBudget > 0 {
 		f.Minimized = Minimize(cand, test, c.cfg.MinimizeBudget)
 	}
-	if run, err := runOnce(context.WithoutCancel(rctx), c.cfg.Target, c.cfg.Version, f.Minimized, c.cfg.Wait); err == nil {
+	// The transcript's run is made even when the reproduction's time is
+	// up, within a bound of its own: its start-up wait ends with it.
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(rctx), c.cfg.MinimizeTime)
+	defer fcancel()
+	if run, err := runOnce(fctx, c.cfg.Target, c.cfg.Version, f.Minimized, c.cfg.Wait, c.cfg.StartupTimeout); err == nil {
 		f.Transcript, f.StderrTail = run.events, run.stderr
 	}
 }

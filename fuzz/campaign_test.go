@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"os"
@@ -218,7 +219,7 @@ func TestReplayWaitsForAnswersAfterTheProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := runOnce(context.Background(), target, v, in, 10*time.Second)
+	run, err := runOnce(context.Background(), target, v, in, 10*time.Second, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,5 +343,40 @@ func TestCampaignDeadlineIsNoProblem(t *testing.T) {
 	}
 	if execs == 0 {
 		t.Fatal("no campaign ran a single input: the test shows nothing")
+	}
+}
+
+// TestCampaignRestartsGetTheStartupAllowance (issue 33): a stateless
+// target whose every process takes 1 s to read anything, and which exits
+// on a line that is not JSON, is fuzzed with a 300 ms liveness deadline:
+// each instance's first exchange (the first one, those started ahead, the
+// restarts after each crash) is a start-up wait, so the crashes are found
+// and no hang is made of the slow starts. With an allowance shorter than
+// the start, the campaign says the target never answered.
+func TestCampaignRestartsGetTheStartupAllowance(t *testing.T) {
+	v := spec.V20260728
+	target := helperTarget(t, v, "exit-garbage")
+	target.Env = append(target.Env, delayEnv+"=1s")
+	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 12, Seed: 5,
+		Mutators: []string{"bytes/garbage-line", "protocol/valid"}, Wait: 300 * time.Millisecond, StartupTimeout: 10 * time.Second, MinimizeBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashes := 0
+	for _, f := range res.Findings {
+		if f.Kind == reports.FindingCrash {
+			crashes++
+			continue
+		}
+		t.Errorf("finding %s %s: %s", f.Kind, f.Check, f.Message)
+	}
+	if crashes == 0 || res.Restarts < 2 || res.Execs != 12 || len(res.Errors) > 0 {
+		t.Errorf("%d crash findings, %d restarts, %d execs, problems %q: want the crashes found on restarted instances, 12 execs", crashes, res.Restarts, res.Execs, res.Errors)
+	}
+
+	res, err = Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 12, Seed: 5,
+		Mutators: []string{"bytes/garbage-line", "protocol/valid"}, Wait: 300 * time.Millisecond, StartupTimeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrUnreachable) || res == nil || !strings.Contains(res.Unjudged, "never said anything") {
+		t.Errorf("with a 300ms allowance: %v, %+v; want the target unreachable, never having said anything", err, res)
 	}
 }

@@ -285,6 +285,9 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	_, res.PeakRSSBytes = procMemory()
 	info.PeakRSSBytes = c.peakRSS.Load()
 	res.Client = info
+	if c.parent.Err() != nil {
+		res.interrupted()
+	}
 	if cfg.Progress != nil {
 		rate := 0.0
 		if res.Duration > 0 {

@@ -43,7 +43,7 @@ func TestSequenceStateMachine(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			target := helperTarget(t, v, "")
 			rapid.Check(t, func(rt *rapid.T) {
-				s, err := openSession(context.Background(), target, v, 10*time.Second, true)
+				s, err := openSession(context.Background(), target, v, 10*time.Second, 0, true)
 				if err != nil {
 					rt.Fatal(err)
 				}

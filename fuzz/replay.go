@@ -33,6 +33,9 @@ type ReplayOptions struct {
 	Version spec.Version
 	// Wait overrides the liveness deadline.
 	Wait time.Duration
+	// StartupTimeout is the fresh instance's start-up allowance (see
+	// Config.StartupTimeout; default DefaultStartupTimeout).
+	StartupTimeout time.Duration
 	// ClientTimeout bounds a client run whose input leaves a request
 	// unanswered (ReplayClient; default DefaultClientTimeout).
 	ClientTimeout time.Duration
@@ -83,7 +86,7 @@ func Replay(ctx context.Context, findingPath string, target Target, opts ReplayO
 	if opts.Original {
 		in = rf.Original
 	}
-	run, err := runOnce(ctx, target, v, in, wait)
+	run, err := runOnce(ctx, target, v, in, wait, opts.StartupTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -103,9 +106,11 @@ type oneRun struct {
 	stderr []byte
 }
 
-// runOnce starts a fresh instance, runs in on it and closes it.
-func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait time.Duration) (oneRun, error) {
-	s, err := openSession(ctx, target, v, wait, in.Fresh)
+// runOnce starts a fresh instance, runs in on it and closes it. The
+// instance's first wait has the start-up allowance startup (see
+// openSession).
+func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait, startup time.Duration) (oneRun, error) {
+	s, err := openSession(ctx, target, v, wait, startup, in.Fresh)
 	if err != nil {
 		return oneRun{}, err
 	}

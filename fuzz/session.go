@@ -29,6 +29,12 @@ type session struct {
 	start  time.Time
 	wait   time.Duration
 	probes int
+	// startup is the start-up allowance (Config.StartupTimeout): until the
+	// instance has said anything (heard), a wait lasts at least that long,
+	// and ends early only when ctx does (see within and recv).
+	startup time.Duration
+	heard   bool
+	ctx     context.Context
 	// probe is the liveness probe with its id cut out: probe[0] + id +
 	// probe[1] is one line.
 	probe  [2][]byte
@@ -103,12 +109,21 @@ type execOutcome struct {
 
 // openSession starts an instance and, for stateful versions unless bare,
 // performs the handshake (initialize, then notifications/initialized).
-func openSession(ctx context.Context, t Target, v spec.Version, wait time.Duration, bare bool) (*session, error) {
+// wait is the liveness deadline, startup the start-up allowance (0:
+// DefaultStartupTimeout): the instance's first wait, the handshake or a
+// bare instance's first exchange, lasts up to the longer of the two, since
+// a process started on a busy machine may take many seconds to say
+// anything; ctx ends that wait early (the campaign is over), and bounds
+// the start itself.
+func openSession(ctx context.Context, t Target, v spec.Version, wait, startup time.Duration, bare bool) (*session, error) {
 	conn, err := t.Start(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{v: v, conn: conn, judge: newJudge(v), start: time.Now(), wait: wait}
+	if startup <= 0 {
+		startup = DefaultStartupTimeout
+	}
+	s := &session{v: v, conn: conn, judge: newJudge(v), start: time.Now(), wait: wait, startup: startup, ctx: ctx}
 	if pre, post, ok := bytes.Cut(line(pingFor(v, "\x00")), []byte(`\u0000`)); ok {
 		s.probe = [2][]byte{pre, post}
 	}
@@ -124,11 +139,11 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait time.Durati
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s: cannot send initialize: %w", t.Describe(), err)
 	}
-	res, err := s.awaitWithin(`"mcpcheck-init"`, handshakeWait(wait))
+	res, err := s.awaitWithin(`"mcpcheck-init"`, wait)
 	if err != nil {
 		tail := conn.StderrTail()
 		s.close()
-		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%s)%s; check that it is an MCP server speaking %s%s%s", t.Describe(), noAnswer(err, handshakeWait(wait)), s.sent(), v, s.over(), stderrEnds(tail))
+		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%s)%s; check that it is an MCP server speaking %s%s%s", t.Describe(), s.noAnswer(err), s.sent(), v, s.over(), stderrEnds(tail))
 	}
 	if res == nil {
 		// An error: there is no session to fuzz (a server out of
@@ -157,8 +172,8 @@ func (s *session) contact(target string) error {
 	if err := s.send(s.probeLine(id)); err != nil {
 		return fmt.Errorf("fuzz: %s: cannot send %s: %w", target, probeMethod(s.v), err)
 	}
-	if _, err := s.awaitWithin(`"`+id+`"`, handshakeWait(s.wait)); err != nil {
-		return fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), noAnswer(err, handshakeWait(s.wait)), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
+	if _, err := s.awaitWithin(`"`+id+`"`, s.wait); err != nil {
+		return fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), s.noAnswer(err), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
 	}
 	return nil
 }
@@ -173,10 +188,14 @@ func (s *session) sent() string {
 }
 
 // noAnswer says why a handshake got no answer: err, or for ErrDeadline
-// "no answer within D".
-func noAnswer(err error, d time.Duration) string {
-	if errors.Is(err, ErrDeadline) {
-		return "no answer within " + d.String()
+// "no answer within D" (with, when the instance had said nothing yet, that
+// D was its start-up allowance).
+func (s *session) noAnswer(err error) string {
+	switch {
+	case errors.Is(err, ErrDeadline) && !s.heard:
+		return "no answer within " + s.within(s.wait).String() + ", its start-up allowance: it never said anything; a target that takes longer to start needs a longer --startup-timeout"
+	case errors.Is(err, ErrDeadline):
+		return "no answer within " + s.wait.String()
 	}
 	return strings.TrimPrefix(err.Error(), "fuzz: ")
 }
@@ -224,14 +243,44 @@ func (s *session) send(b []byte) error {
 	return s.conn.Send(b)
 }
 
-// handshakeWait is how long initialize may take: the liveness deadline,
-// but never less than DefaultWait, so that a short probe deadline does not
-// turn a slow start into a failed session.
-func handshakeWait(wait time.Duration) time.Duration {
-	if wait < DefaultWait {
-		return DefaultWait
+// within is how long a wait that starts now may last: wait once the
+// instance has said something, and until then its start-up allowance when
+// that is longer.
+func (s *session) within(wait time.Duration) time.Duration {
+	if s.heard {
+		return wait
 	}
-	return wait
+	return max(wait, s.startup)
+}
+
+// startSlice is how often a start-up wait looks whether its context ended.
+const startSlice = 250 * time.Millisecond
+
+// errStopped ends a start-up wait whose context ended first.
+var errStopped = errors.New("the campaign ended (its time was up, or it was cancelled) before the target said anything")
+
+// recv is Conn.Recv, except that a wait before the instance has said
+// anything (a start-up wait, which may last a minute) also ends, with
+// errStopped, once s.ctx is done: a campaign whose time is up, or that is
+// cancelled, does not wait out a slow start, nor blames the target for it.
+func (s *session) recv(deadline time.Time) (Frame, error) {
+	if s.heard || s.ctx == nil {
+		return s.conn.Recv(deadline)
+	}
+	for {
+		if s.ctx.Err() != nil {
+			return Frame{}, errStopped
+		}
+		d := deadline
+		if next := time.Now().Add(startSlice); next.Before(d) {
+			d = next
+		}
+		f, err := s.conn.Recv(d)
+		if errors.Is(err, ErrDeadline) && time.Now().Before(deadline) {
+			continue
+		}
+		return f, err
+	}
 }
 
 // await reads frames until the request with wire id key is answered.
@@ -239,14 +288,21 @@ func (s *session) await(key string) (json.RawMessage, error) {
 	return s.awaitWithin(key, s.wait)
 }
 
+// awaitWithin reads frames until the request with wire id key is
+// answered, for at most wait (within: the start-up allowance while the
+// instance has said nothing; once it has, wait from then).
 func (s *session) awaitWithin(key string, wait time.Duration) (json.RawMessage, error) {
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(s.within(wait))
 	for i := 0; i < maxFramesPerExec; i++ {
-		f, err := s.conn.Recv(deadline)
+		starting := !s.heard
+		f, err := s.recv(deadline)
 		if err != nil {
 			return nil, err
 		}
 		s.recordFrame(f)
+		if starting {
+			deadline = earliest(deadline, time.Now().Add(wait))
+		}
 		res := s.judge.received(f)
 		s.answerRequests(res.requests)
 		for _, k := range res.answered {
@@ -374,15 +430,32 @@ func (s *session) exec(in Input) execOutcome {
 		}
 	}
 	register()
-	deadline := time.Now().Add(s.wait)
+	// The first exchange of an instance that has said nothing yet (a bare
+	// one, or a stateless one) is a start-up wait (within), until its
+	// first frame: from then on the liveness deadline holds.
+	waited := s.wait
+	deadline := time.Now().Add(s.within(s.wait))
 	for i := 0; ; i++ {
 		if i == maxFramesPerExec {
 			s.note("the target wrote more than " + itoa(maxFramesPerExec) + " lines after one input; restarting it")
 			out.dead = true
 			return out
 		}
-		f, err := s.conn.Recv(deadline)
+		starting := !s.heard
+		if starting {
+			waited = s.within(s.wait)
+		}
+		f, err := s.recv(deadline)
+		if err == nil && starting {
+			deadline, waited = earliest(deadline, time.Now().Add(s.wait)), s.wait
+		}
 		switch {
+		case errors.Is(err, errStopped):
+			// Nothing is known of an instance the campaign stopped
+			// waiting for before it said anything: no finding.
+			s.note("stopped waiting for the fresh instance's first answer: " + err.Error())
+			out.dead = true
+			return out
 		case errors.Is(err, ErrClosed):
 			if in.CloseAfter {
 				s.note("the target closed its output after its stdin was closed")
@@ -393,8 +466,12 @@ func (s *session) exec(in Input) execOutcome {
 			if in.CloseAfter {
 				return out
 			}
-			s.note("no answer to the liveness probe within " + s.wait.String())
-			out.obs = append(out.obs, hangObservation(s.v, s.wait.String()))
+			what := waited.String()
+			if !s.heard {
+				what += " (a fresh instance's start-up allowance: it said nothing at all)"
+			}
+			s.note("no answer to the liveness probe within " + what)
+			out.obs = append(out.obs, hangObservation(s.v, what))
 			out.dead = true
 			return out
 		case err != nil:
@@ -561,9 +638,18 @@ func (s *session) listTools() []Tool {
 }
 
 // recordFrame records a received frame, with its HTTP status when it came
-// over HTTP.
+// over HTTP: the instance has said something (heard).
 func (s *session) recordFrame(f Frame) {
+	s.heard = true
 	s.events = append(s.events, event{at: time.Since(s.start), dir: reports.Received, data: f.Data, status: f.HTTPStatus, note: f.Problem})
+}
+
+// earliest is the earlier of two times.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func headerMap(pairs [][2]string) map[string][]string {

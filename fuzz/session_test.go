@@ -16,7 +16,7 @@ func TestCarefulServerHasNoFindings(t *testing.T) {
 	for _, v := range spec.Versions {
 		t.Run(string(v), func(t *testing.T) {
 			target := helperTarget(t, v, "")
-			s, err := openSession(context.Background(), target, v, 5*time.Second, false)
+			s, err := openSession(context.Background(), target, v, 5*time.Second, 0, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +37,7 @@ func TestCarefulServerHasNoFindings(t *testing.T) {
 					}
 					if in.Fresh || s == nil {
 						s.close()
-						if s, err = openSession(context.Background(), target, v, 5*time.Second, in.Fresh); err != nil {
+						if s, err = openSession(context.Background(), target, v, 5*time.Second, 0, in.Fresh); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -48,7 +48,7 @@ func TestCarefulServerHasNoFindings(t *testing.T) {
 					}
 					if out.dead {
 						s.close()
-						if s, err = openSession(context.Background(), target, v, 5*time.Second, false); err != nil {
+						if s, err = openSession(context.Background(), target, v, 5*time.Second, 0, false); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -74,7 +74,7 @@ func trimmed(b []byte) []byte {
 // the campaign's rules.
 func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 	v := spec.V20260728
-	s, err := openSession(context.Background(), helperTarget(t, v, "dual-era"), v, 5*time.Second, false)
+	s, err := openSession(context.Background(), helperTarget(t, v, "dual-era"), v, 5*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 // or growing without bound.
 func TestJudgeBoundRecyclesTheSession(t *testing.T) {
 	v := spec.V20251125
-	s, err := openSession(context.Background(), helperTarget(t, v, ""), v, 5*time.Second, false)
+	s, err := openSession(context.Background(), helperTarget(t, v, ""), v, 5*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestWarmPoolKeepsDepthAhead(t *testing.T) {
 	const depth = 3
 	target := &countingTarget{started: make(chan struct{}, 64)}
 	ctx, cancel := context.WithCancel(context.Background())
-	pool := newWarm(ctx, target, spec.V20251125, time.Second, depth)
+	pool := newWarm(ctx, target, spec.V20251125, time.Second, 0, depth)
 	var taken []*session
 	s, err := pool.get(ctx, true) // the first: started now, and depth more ahead
 	if err != nil {

@@ -160,7 +160,7 @@ func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
 func TestHTTPStraySessionsAreEnded(t *testing.T) {
 	v := spec.V20251125
 	srv, open := httpServerSessions(t, v, "")
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL}, v, 5*time.Second, false)
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL}, v, 5*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestHTTPSlowBodyIsTrickled(t *testing.T) {
 	v := spec.V20251125
 	var log readLog
 	srv := refHTTPServer(t, server.HTTPOptions{}, log.wrap)
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, false)
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +430,7 @@ func TestHTTPLyingLength(t *testing.T) {
 		})
 	})
 	t.Cleanup(func() { close(stall) })
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, false)
+	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

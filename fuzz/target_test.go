@@ -78,7 +78,7 @@ func TestStalledTargetIsAHang(t *testing.T) {
 	e := helperTarget(t, spec.V20260728, "")
 	e.Env = append(e.Env, helperEnv+"=noread")
 	e.WriteTimeout = 200 * time.Millisecond
-	s, err := openSession(context.Background(), e, spec.V20260728, 5*time.Second, true)
+	s, err := openSession(context.Background(), e, spec.V20260728, 5*time.Second, 0, true)
 	if err != nil {
 		t.Fatal(err)
 	}

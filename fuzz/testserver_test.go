@@ -22,11 +22,17 @@ const (
 	helperEnv  = "MCPCHECK_FUZZ_HELPER"  // "server" or "echo"
 	versionEnv = "MCPCHECK_FUZZ_VERSION" // protocol version of the server
 	faultEnv   = "MCPCHECK_FUZZ_FAULT"   // a deliberate bug, see serve
+	// delayEnv is how long the server waits before it reads anything: a
+	// process that starts slowly.
+	delayEnv = "MCPCHECK_FUZZ_START_DELAY"
 )
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "server":
+		if d, err := time.ParseDuration(os.Getenv(delayEnv)); err == nil {
+			time.Sleep(d) // the target's own slow start
+		}
 		serve(spec.Version(os.Getenv(versionEnv)), os.Getenv(faultEnv))
 		return
 	case "echo":

@@ -30,7 +30,7 @@ func TestRunNeverHandshakenJudgesNothing(t *testing.T) {
 		for _, v := range []spec.Version{spec.V20251125, spec.Latest} {
 			t.Run(name+"/"+string(v), func(t *testing.T) {
 				t.Parallel()
-				res, err := Run(context.Background(), Config{Target: tg, Version: v, MaxExecs: 50, Seed: 1, Wait: DefaultWait})
+				res, err := Run(context.Background(), Config{Target: tg, Version: v, MaxExecs: 50, Seed: 1, Wait: DefaultWait, StartupTimeout: DefaultWait})
 				if !errors.Is(err, ErrUnreachable) || res == nil {
 					t.Fatalf("Run = %v, %v; want a result and an error wrapping ErrUnreachable", res, err)
 				}

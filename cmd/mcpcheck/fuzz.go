@@ -64,6 +64,10 @@ Flags:
   --seed N                 campaign seed (default: random, printed)
   --workers N              target instances fuzzed in parallel (default 1)
   --wait D                 liveness deadline after each input (default 5s)
+  --startup-timeout D      how long a fresh instance (a process just started, a new HTTP session) may
+                           take to say anything, its handshake or a fresh input's first exchange
+                           (default 1m, never less than --wait; as for mcpcheck server): a slow start
+                           is never a hang or an unreachable target; later waits keep --wait
   --mutators LIST          mutator names or families, comma separated (default all; see --list-mutators)
   --list-mutators          list the mutators and exit
   --findings DIR           where findings are written (default OUT/findings with --out, else mcpcheck-findings)
@@ -95,7 +99,9 @@ the reports of --format, prints the summary and names any shard that is missing.
 
 Exit codes: 0 no crash, hang or MUST-level violation found; 1 one was found;
 2 usage error; 3 target unreachable (it never completed a handshake, so nothing
-was judged), a shard missing from fuzz merge, or harness error.
+was judged), a shard missing from fuzz merge, or harness error; 5 interrupted
+(Ctrl-C or SIGTERM: the summary and reports are written with what was judged,
+and say after how many execs it stopped; never OK).
 `
 
 const replayUsage = `Usage: mcpcheck replay FINDING --stdio "CMD ARGS" | --url URL [--transport T] [flags]
@@ -119,6 +125,8 @@ Flags:
   --protocol V             speak V instead of the version recorded in the finding
   --original               replay the input as found instead of the minimized one
   --wait D                 liveness deadline (default: the finding's)
+  --startup-timeout D      how long the fresh instance may take to say anything (default 1m, never
+                           less than --wait; as for fuzz)
 
 Exit codes: 0 the finding did not reproduce; 1 it reproduced; 2 usage error;
 3 target unreachable or harness error.
@@ -373,6 +381,7 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	seed := fs.Uint64("seed", 0, "")
 	workers := fs.Int("workers", 1, "")
 	wait := fs.Duration("wait", fuzz.DefaultWait, "")
+	startup := fs.Duration("startup-timeout", fuzz.DefaultStartupTimeout, "")
 	mutators := fs.String("mutators", "", "")
 	listMuts := fs.Bool("list-mutators", false, "")
 	findings := fs.String("findings", "", "")
@@ -396,18 +405,24 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	if len(pos) > 0 {
 		return o, usagef("fuzz: unexpected argument %q", pos[0])
 	}
+	startupSet := false
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "seed":
 			o.seedSet = true
 		case "protocol":
 			o.protocolSet = true
+		case "startup-timeout":
+			startupSet = true
 		}
 	})
 	var client fuzz.ClientTarget
 	if cf.set() {
 		if client, err = cf.resolve("fuzz", tf); err != nil {
 			return o, err
+		}
+		if startupSet {
+			return o, usagef("fuzz: --startup-timeout is for a server campaign (--stdio, --url); a client campaign bounds each launch with --client-timeout")
 		}
 	} else {
 		if *maxRSS != "" || *cf.scenario != "" {
@@ -433,6 +448,8 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 		return o, usagef("fuzz: --workers must be between 1 and 256, got %d", *workers)
 	case *wait <= 0:
 		return o, usagef("fuzz: --wait must be positive")
+	case *startup <= 0:
+		return o, usagef("fuzz: --startup-timeout must be a positive duration, such as 60s")
 	}
 	if *duration == 0 && *maxExecs == 0 {
 		*duration = time.Minute
@@ -507,7 +524,7 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	}
 	o.cfg = fuzz.Config{
 		Target: o.ft.target, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
-		Workers: *workers, FindingsDir: dir, Wait: *wait, Mutators: muts, Reproducer: o.ft.reproducer, Shard: shard,
+		Workers: *workers, FindingsDir: dir, Wait: *wait, StartupTimeout: *startup, Mutators: muts, Reproducer: o.ft.reproducer, Shard: shard,
 	}
 	return o, nil
 }
@@ -642,7 +659,7 @@ func runFuzz(e *env, o fuzzOptions) error {
 	res, err := fuzz.Run(e.ctx, cfg)
 	if err != nil && (res == nil || e.ctx.Err() != nil) { // else the target was never reached: reported below
 		if e.ctx.Err() != nil {
-			return harnessError{fmt.Errorf("fuzz: interrupted before the campaign started: %v", err)}
+			return interruptedError{fmt.Sprintf("fuzz: interrupted before the campaign started (%v); nothing was judged", err)}
 		}
 		return harnessError{fmt.Errorf("fuzz: %w", err)}
 	}
@@ -667,6 +684,9 @@ func runFuzz(e *env, o fuzzOptions) error {
 	for _, msg := range res.Errors {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: campaign problem: %s\n", msg)
 	}
+	if res.Interrupted != "" {
+		return interruptedCampaign(res, o.out)
+	}
 	if res.Verdict.Unjudged {
 		return harnessError{fmt.Errorf("fuzz: %s", res.Verdict.Reason)}
 	}
@@ -679,6 +699,20 @@ func runFuzz(e *env, o fuzzOptions) error {
 	return nil
 }
 
+// interruptedCampaign is the result of a campaign a signal ended: its
+// summary and reports (in out, when given) were written with what it
+// judged; it exits exitInterrupted, never 0.
+func interruptedCampaign(res *fuzz.Result, out string) error {
+	where := ""
+	if out != "" {
+		where = " in " + out
+	}
+	found := ""
+	if res.Verdict.Failed {
+		found = "; it had found " + res.Verdict.Reason
+	}
+	return interruptedError{fmt.Sprintf("fuzz: the campaign was interrupted after %d execs; its summary and reports%s hold what it judged%s", res.Execs, where, found)}
+}
 func bounds(cfg fuzz.Config) string {
 	var b []string
 	if cfg.Duration > 0 {
@@ -852,6 +886,7 @@ func replayMain(e *env, args []string) error {
 	protocol := fs.String("protocol", "", "")
 	original := fs.Bool("original", false, "")
 	wait := fs.Duration("wait", 0, "")
+	startup := fs.Duration("startup-timeout", fuzz.DefaultStartupTimeout, "")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -886,7 +921,10 @@ func replayMain(e *env, args []string) error {
 	if *wait < 0 {
 		return usagef("replay: --wait must not be negative")
 	}
-	opts.Wait = *wait
+	if *startup <= 0 {
+		return usagef("replay: --startup-timeout must be a positive duration, such as 60s")
+	}
+	opts.Wait, opts.StartupTimeout = *wait, *startup
 	rf, err := fuzz.LoadReplay(pos[0])
 	if err != nil {
 		return usagef("replay: %v", err)

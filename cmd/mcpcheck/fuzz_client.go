@@ -29,7 +29,7 @@ func runClientFuzz(e *env, o fuzzOptions) error {
 	res, err := fuzz.RunClient(e.ctx, cfg)
 	if err != nil {
 		if e.ctx.Err() != nil {
-			return harnessError{fmt.Errorf("fuzz: interrupted before the campaign started: %v", err)}
+			return interruptedError{fmt.Sprintf("fuzz: interrupted before the campaign started (%v); nothing was judged", err)}
 		}
 		return harnessError{fmt.Errorf("fuzz: %w", err)}
 	}
@@ -55,6 +55,9 @@ func runClientFuzz(e *env, o fuzzOptions) error {
 	}
 	for _, msg := range res.Errors {
 		fmt.Fprintf(stderr, "mcpcheck fuzz: campaign problem: %s\n", msg)
+	}
+	if res.Interrupted != "" {
+		return interruptedCampaign(res, o.out)
 	}
 	if res.Verdict.Failed {
 		return checkFailed{"fuzz: " + res.Verdict.Reason}

@@ -236,6 +236,10 @@ func TestFuzzUnreachableTargetExitsThree(t *testing.T) {
 	}
 }
 
+// TestFuzzStopsOnCancelAndStillWritesTheSummary: a campaign cancelled as
+// Ctrl-C does stops soon and still prints and writes its summary, which
+// says it was interrupted after how many execs; it is no pass (issue 33):
+// no OK, and exit 5.
 func TestFuzzStopsOnCancelAndStillWritesTheSummary(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -248,19 +252,35 @@ func TestFuzzStopsOnCancelAndStillWritesTheSummary(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	code, stdout, stderr := runFuzzCLI(ctx, watch, "fuzz", "--stdio", referenceCommand(t), "--duration", "10m", "--seed", "7", "--out", out, "--format", "json")
-	if code != exitOK {
-		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	code, stdout, stderr := runFuzzCLI(ctx, watch, "fuzz", "--stdio", referenceCommand(t), "--duration", "10m", "--seed", "7", "--out", out, "--format", "json,md,html")
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d (interrupted)\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
 	}
 	if took := time.Since(start); took > 5*time.Minute {
 		t.Errorf("the campaign ran %s after being cancelled", took)
 	}
 	res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
-	if res.Seed != 7 || res.Duration >= 10*time.Minute {
-		t.Errorf("summary: seed %d, duration %s", res.Seed, res.Duration)
+	if res.Seed != 7 || res.Duration >= 10*time.Minute || res.Execs == 0 {
+		t.Errorf("summary: seed %d, duration %s, %d execs", res.Seed, res.Duration, res.Execs)
 	}
-	if !strings.Contains(stderr, "interrupted") || !strings.Contains(stdout, "Fuzz campaign against") {
-		t.Errorf("want the interruption noted and the summary printed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	after := fmt.Sprintf("interrupted after %d execs", res.Execs)
+	if res.Interrupted == "" || !res.Verdict.Unjudged || !strings.Contains(res.Verdict.Reason, after) {
+		t.Errorf("the summary does not say the campaign was interrupted: interrupted %q, verdict %+v", res.Interrupted, res.Verdict)
+	}
+	if !strings.Contains(stderr, after) || !strings.Contains(stdout, "Fuzz campaign against") || !strings.Contains(stdout, after) {
+		t.Errorf("want the interruption after %d execs noted and the summary printed\nstdout:\n%s\nstderr:\n%s", res.Execs, stdout, stderr)
+	}
+	if okLine.MatchString(stdout) || okLine.MatchString(stderr) {
+		t.Errorf("an interrupted campaign printed OK\nstdout:\n%s", stdout)
+	}
+	for _, f := range []string{"mcpcheck-fuzz.md", "mcpcheck-fuzz.html"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(b); passedVerdict.MatchString(s) || !strings.Contains(s, "interrupted") {
+			t.Errorf("%s calls the interrupted campaign passed or does not say it was interrupted:\n%s", f, tail(s, 3000))
+		}
 	}
 }
 
@@ -481,4 +501,79 @@ func TestFuzzLegacySSETransport(t *testing.T) {
 			t.Errorf("streamable against an HTTP+SSE server: exit %d, want 3; stderr %q", code, stderr)
 		}
 	})
+}
+
+// TestFuzzSlowStartingTargetIsNotBlamed (issue 33): every process of a
+// target that takes 2 to 4 s to say anything after it starts (the
+// reference server with --start-delay) is no hang and no unreachable
+// target to a campaign with --wait 1s: the first wait on each fresh
+// instance — the campaign's handshake, a stateless instance's first
+// exchange, a fresh input's, an input's that closes stdin, instances
+// started ahead and restarts — has the start-up allowance, so the campaign
+// runs its inputs and finds nothing. With --startup-timeout 500ms (so the
+// allowance is the 1 s --wait) the same campaign says the target never
+// answered and exits 3.
+func TestFuzzSlowStartingTargetIsNotBlamed(t *testing.T) {
+	late := referenceCommand(t) + " --start-delay 2s-4s"
+	for _, tc := range []struct{ proto, mutators string }{
+		// Every input wants an instance of its own.
+		{"2025-11-25", "protocol/before-initialize,protocol/cancel-initialize,framing/missing-final-newline"},
+		// Every instance's first exchange is a start-up wait.
+		{"2026-07-28", "protocol/valid,protocol/double-initialize,framing/missing-final-newline"},
+	} {
+		t.Run(tc.proto, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			args := []string{"fuzz", "--stdio", late, "--protocol", tc.proto, "--mutators", tc.mutators, "--max-execs", "10", "--seed", "3",
+				"--wait", "1s", "--out", out, "--format", "json", "--findings", filepath.Join(dir, "findings")}
+			code, stdout, stderr := runFuzzCLI(context.Background(), nil, args...)
+			if code != exitOK {
+				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
+			if res.Execs != 10 || len(res.Findings) != 0 || res.Unjudged != "" || len(res.Errors) > 0 || res.Restarts == 0 {
+				t.Errorf("%d execs, %d findings %+v, unjudged %q, problems %q, %d restarts; want 10 execs on fresh instances, nothing found", res.Execs, len(res.Findings), res.Findings, res.Unjudged, res.Errors, res.Restarts)
+			}
+			if !strings.Contains(stdout, "OK: no findings") {
+				t.Errorf("stdout:\n%s", stdout)
+			}
+
+			out = filepath.Join(dir, "short")
+			args = append(args[:len(args)-6:len(args)-6], "--startup-timeout", "500ms", "--out", out, "--format", "json")
+			code, stdout, stderr = runFuzzCLI(context.Background(), nil, args...)
+			if code != exitHarness || !strings.Contains(stdout+stderr, "never completed a handshake") || !strings.Contains(stdout+stderr, "never said anything") {
+				t.Errorf("with --startup-timeout 500ms: exit %d, want 3 and the target said never to have answered\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestReplaySlowStartingTargetIsNoHang: replaying a hang found on a fresh
+// instance against a target that takes 2 to 4 s to start does not
+// reproduce it (the start-up allowance covers the start), unless the
+// allowance is shorter than the start (--startup-timeout 500ms): then the
+// silence is the hang.
+func TestReplaySlowStartingTargetIsNoHang(t *testing.T) {
+	dir := t.TempDir()
+	expect := fuzz.Observation{Kind: "hang", Check: "hang/ping", Message: "the target did not answer a valid ping sent after the input within 1s"}
+	rf := fuzz.ReplayFile{Format: 1, Version: spec.V20251125, Expect: expect, Signature: expect.Signature(), Wait: time.Second,
+		Input: fuzz.Input{Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}` + "\n")}, Fresh: true}}
+	rf.Original = rf.Input
+	b, err := json.Marshal(rf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fuzz.FileReplay), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	late := referenceCommand(t) + " --start-delay 2s-4s"
+	code, stdout, stderr := runFuzzCLI(context.Background(), nil, "replay", dir, "--stdio", late)
+	if code != exitOK || !strings.Contains(stdout, "NOT REPRODUCED") {
+		t.Errorf("replay against a slow-starting target: exit %d, want 0 (not reproduced)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runFuzzCLI(context.Background(), nil, "replay", dir, "--stdio", late, "--startup-timeout", "500ms")
+	if code != exitFailed || !strings.Contains(stdout, "REPRODUCED") {
+		t.Errorf("replay with --startup-timeout 500ms: exit %d, want 1 (the start is longer than the allowance)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }
