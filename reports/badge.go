@@ -55,7 +55,10 @@ func BadgeColor(r Rate) string {
 // WriteBadge writes an SVG badge such as "MCP 2025-11-25 | MUST 100%" for
 // one protocol version: Options.BadgeVersion, or the newest version in the
 // run. The colour follows the MUST pass rate (BadgeColor); a version where
-// nothing was judged reads "MUST n/a" in grey. Text is escaped.
+// nothing was judged reads "MUST n/a" in grey, and a run that is no
+// verdict on its target (Judgement.Unjudged: Run.Unjudged, harness
+// problems, an interruption) reads "not judged" in grey, whatever its
+// rate. Text is escaped.
 func WriteBadge(w io.Writer, run *Run, opts Options) error {
 	run, err := Prepare(run, opts)
 	if err != nil {
@@ -81,8 +84,11 @@ func WriteBadge(w io.Writer, run *Run, opts Options) error {
 		// A client's badge says so; a server's keeps the short label.
 		label = strings.TrimSpace("MCP " + printable(run.Target.Role) + " " + printable(string(vs.Version)))
 	}
-	value := "MUST " + vs.Must.Percent()
-	v := badgeView{Label: label, Value: value, Color: BadgeColor(vs.Must)}
+	value, color := "MUST "+vs.Must.Percent(), BadgeColor(vs.Must)
+	if Verdict(run).Unjudged != "" {
+		value, color = "not judged", BadgeColor(Rate{})
+	}
+	v := badgeView{Label: label, Value: value, Color: color}
 	v.LabelWidth = textWidth(label) + 10
 	v.ValueWidth = textWidth(value) + 10
 	v.Width = v.LabelWidth + v.ValueWidth

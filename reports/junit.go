@@ -103,6 +103,12 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 //   - a baselined fail or error: <skipped message="baselined (expected
 //     failure): reason"> with properties outcome=fail and baselined=true.
 //
+// A run that is no verdict on its target (Judgement.Unjudged: Run.Unjudged,
+// harness problems, an interruption) comes first as a suite
+// "mcpcheck/verdict" with the property unjudged and one testcase, "judged
+// what it set out to", in <error type="not-judged" message="not judged:
+// reason">, counted in the totals.
+//
 // Every testcase has properties outcome, level, version, transport and one
 // requirement property per cited ID. Text is made printable first: control
 // characters and bytes that are not UTF-8, which XML 1.0 cannot carry, are
@@ -124,6 +130,14 @@ func WriteJUnit(w io.Writer, run *Run, opts Options) error {
 		byKey[k] = append(byKey[k], c)
 	}
 	stamp := run.Started.Format("2006-01-02T15:04:05")
+	// A run that is no verdict on its target (it judged nothing, or not
+	// all it set out to) says so first, as a testcase in error: a CI job
+	// that reads only the XML must not turn green on its skips.
+	if why := Verdict(run).Unjudged; why != "" {
+		doc.Suites = append(doc.Suites, junitUnjudged(why, stamp))
+		doc.Tests++
+		doc.Errors++
+	}
 	for _, vs := range sum.Versions {
 		for _, area := range areasOf(vs.Cells) {
 			checks := byKey[key{vs.Version, area}]
@@ -174,6 +188,16 @@ func toolName(run *Run) string {
 		return "mcpcheck"
 	}
 	return run.Tool.Name
+}
+
+// junitUnjudged is the suite that says why a run is no verdict on its
+// target (see WriteJUnit).
+func junitUnjudged(why, stamp string) junitSuite {
+	tc := junitCase{Name: "judged what it set out to", Classname: "mcpcheck.verdict", Time: seconds(0),
+		Properties: []junitProperty{{"outcome", "not judged"}},
+		Error:      &junitResult{Message: xs(truncate(oneLine("not judged: "+why), 300)), Type: "not-judged", Text: xs(why)}}
+	return junitSuite{Name: "mcpcheck/verdict", Tests: 1, Errors: 1, Time: seconds(0), Timestamp: stamp,
+		Properties: []junitProperty{{"unjudged", xs(oneLine(why))}}, Cases: []junitCase{tc}}
 }
 
 // xs makes a string safe for XML 1.0 (see printable).

@@ -107,7 +107,10 @@ const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 // rule of its first requirement (all of them listed in the result's
 // properties); a baselined one carries an external suppression with the
 // baseline's reason. Checks where the harness broke are tool execution
-// notifications, not results, and make executionSuccessful false. Results
+// notifications, not results, and make executionSuccessful false; so does a
+// run that is no verdict on its target (Judgement.Unjudged: Run.Unjudged,
+// harness problems, an interruption), with an error notification "not
+// judged: reason" and the run property unjudged. Results
 // have a logical location (version/transport/check) rather than a file: the
 // target is a peer on the wire, not source code; uploaders that insist on a
 // physical location (GitHub code scanning) need one added by the caller.
@@ -152,6 +155,13 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 		addRule(id, Check{})
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
+	why := Verdict(run).Unjudged
+	if why != "" {
+		inv.ExecutionSuccessful = false
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+			Level: "error", Message: sarifText{Text: printable("not judged: " + why)},
+		})
+	}
 	results := []sarifResult{}
 	for _, c := range run.Checks {
 		switch c.Outcome {
@@ -208,6 +218,9 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 		Results:     results,
 		Properties:  map[string]any{"target": printable(orElse(run.Target.Command, run.Target.URL)), "role": printable(orElse(run.Target.Role, "server")), "reportSchema": run.Schema},
 	}}}
+	if why != "" {
+		log.Runs[0].Properties["unjudged"] = printable(why)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(log); err != nil {

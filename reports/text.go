@@ -418,7 +418,11 @@ func (t *textWriter) baseline(run *Run) {
 	if b == nil {
 		return
 	}
-	t.printf("%s %s: %d entries, %d matched broken checks, %d stale\n", t.paint(ansiBold, "Baseline"), printable(b.Source), b.Entries, b.Matched, len(b.Stale))
+	scope := ""
+	if b.OutOfScope > 0 {
+		scope = fmt.Sprintf(", %d out of scope (about checks the run did not select)", b.OutOfScope)
+	}
+	t.printf("%s %s: %d entries, %d matched broken checks, %d stale%s\n", t.paint(ansiBold, "Baseline"), printable(b.Source), b.Entries, b.Matched, len(b.Stale), scope)
 	for _, s := range b.Stale {
 		t.printf("  %s  %s\n", t.paint(ansiYellow, "STALE"), printable(s.String()))
 	}
