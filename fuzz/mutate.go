@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // Base is what a stream mutator starts from: one valid, plausible client
@@ -34,6 +35,9 @@ type Base struct {
 type Tool struct {
 	Name        string          `json:"name"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Annotations decide whether the campaign's tool policy lets the
+	// tool-call mutator call it (Config.ToolPolicy).
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
 }
 
 // Mutator is a named, deterministic transformation of a Base into an Input.

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -128,6 +129,8 @@ var protocolMutators = []Mutator{
 					args = a
 				}
 			}
+			// Random values, but never a yes to a confirmation.
+			toolpolicy.Defuse(args)
 		}
 		req := request(b.Version, "mcpcheck-call", spec.MethodToolsCall, map[string]any{"name": name, "arguments": args})
 		in := single(marshal(req))

@@ -54,6 +54,8 @@ type Check struct {
 	ownTrans   bool
 	rec        *record.Recorder // set by UseRecorder
 	gone       string           // why a wait of the check was not made (TargetGone)
+	timeouts   int              // waits of the check that went unanswered (NoteTimeout)
+	retried    string           // the first attempt's verdict, on a re-run (Retried)
 }
 
 type violation struct {
@@ -212,6 +214,32 @@ func (c *Check) Fail(expected, actual string) {
 	c.Violation("", expected, actual)
 }
 
+// NoteTimeout notes that a wait of the check went unanswered until its
+// deadline (expect.OnTimeout): a verdict that rests on it may be the
+// run's impatience or load rather than the target, and is confirmed by a
+// re-run before it is reported (see TimedOut).
+func (c *Check) NoteTimeout() {
+	c.mu.Lock()
+	c.timeouts++
+	c.mu.Unlock()
+}
+
+// TimedOut reports whether a wait of the check went unanswered.
+func (c *Check) TimedOut() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timeouts > 0
+}
+
+// Retried notes, on a check that is a re-run, what the first attempt
+// ended with: the report shows it beside the verdict, which is the
+// re-run's.
+func (c *Check) Retried(first string) {
+	c.mu.Lock()
+	c.retried = first
+	c.mu.Unlock()
+}
+
 // TargetGone notes that a wait of the check was not made because the
 // target is mute or dead (why says so; expect.OnSkip calls it). From then
 // on the check judges nothing: later violations rest on a wait never made
@@ -295,18 +323,41 @@ func (c *Check) NotApplicable(reason string) { c.setFinal(reports.NA, reason) }
 func (c *Check) Untestable(reason string) { c.setFinal(reports.Untestable, reason) }
 
 // Interrupted ends a check the run was stopped in the middle of (a
-// signal, the run's deadline): unless it already found the target
-// breaking a requirement (which stands) or does not apply (n/a stands), it
-// is untestable with why, never a pass (what it saw before the stop may be
-// only half of what it judges) and never a harness error.
+// signal, the run's deadline): unless it does not apply (n/a stands), it
+// is untestable with why: never a pass (what it saw before the stop may
+// be only half of what it judges), never a harness error, and never a
+// failure or a warning either: a wait the stop cut short looks like a
+// target that did not answer, and a violation seen before the stop is
+// only reported in the reason, since the stop is mcpcheck's, not the
+// target's.
 func (c *Check) Interrupted(why string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ended != nil || len(c.violations) > 0 || c.final == reports.NA {
+	if c.ended != nil || c.final == reports.NA {
 		return
 	}
-	c.passed = false
+	if len(c.violations) > 0 {
+		v := c.violations[0]
+		why += fmt.Sprintf("; before the stop it had seen what looked like %s broken (%s), not judged", orUnnamed(v.req), clipLine(v.actual, 200))
+	}
+	c.violations, c.passed = nil, false
 	c.final, c.reason = reports.Untestable, why
+}
+
+func orUnnamed(req string) string {
+	if req == "" {
+		return "a requirement"
+	}
+	return req
+}
+
+// clipLine is s on one line, at most n bytes.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 // Error ends the check as a harness error: the target was not judged.
@@ -483,7 +534,8 @@ func (c *Check) End() reports.Check {
 		}
 	}
 	c.ended = &rc
-	c.run.add(rc, c.recs)
+	rc.Retried = c.retried
+	c.run.add(rc, c.recs, c.scope.again)
 	return rc
 }
 

@@ -151,7 +151,9 @@ func TestHostileTargetsGetVerdicts(t *testing.T) {
 	for name, tg := range map[string]target.Target{"silent stdio": helperTarget(t, "silent"), "http 500": httpTarget} {
 		run, _ := NewRun(RunOptions{Catalog: testCatalog})
 		start := time.Now()
-		sh, err := Open(ctx, tg, spec.V20251125, OpenOptions{Session: session.Config{Timeout: 200 * time.Millisecond}, Taps: []wire.Tap{run.Recorder()}})
+		// A short start-up allowance: the silent target is silent for
+		// good, and this test is about the verdict, not the allowance.
+		sh, err := Open(ctx, tg, spec.V20251125, OpenOptions{Session: session.Config{Timeout: 200 * time.Millisecond, StartupTimeout: 500 * time.Millisecond}, Taps: []wire.Tap{run.Recorder()}})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

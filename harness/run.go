@@ -109,6 +109,15 @@ type Scope struct {
 	run       *Run
 	Version   spec.Version
 	Transport string
+	again     bool
+}
+
+// Again returns the scope for re-running checks already judged in it:
+// the verdict of a check made in it replaces the earlier one of the same
+// check instead of being a second verdict (a harness problem).
+func (s Scope) Again() Scope {
+	s.again = true
+	return s
 }
 
 // Scope returns a scope for checks of version v over transport.
@@ -146,7 +155,7 @@ func (r *Run) begin() {
 	r.mu.Unlock()
 }
 
-func (r *Run) add(c reports.Check, recs []catalog.Record) {
+func (r *Run) add(c reports.Check, recs []catalog.Record, again bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.open--
@@ -154,6 +163,17 @@ func (r *Run) add(c reports.Check, recs []catalog.Record) {
 		r.opts.Recorder.Discard(r.opts.Recorder.Mark())
 	}
 	k := c.Key()
+	if again && r.keys[k] {
+		for i := range r.checks {
+			if r.checks[i].Key() == k {
+				r.checks[i] = c
+			}
+		}
+		for _, rec := range recs {
+			r.reqs[rec.ID] = rec
+		}
+		return
+	}
 	if r.keys[k] {
 		r.problems = append(r.problems, fmt.Errorf("harness: check %s was judged twice in this run; give each check a unique ID per version and transport", k))
 	}
@@ -162,6 +182,19 @@ func (r *Run) add(c reports.Check, recs []catalog.Record) {
 	for _, rec := range recs {
 		r.reqs[rec.ID] = rec
 	}
+}
+
+// Find returns the verdict of the check with that key (the zero Check
+// when there is none yet).
+func (r *Run) Find(k reports.CheckKey) reports.Check {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.checks {
+		if c.Key() == k {
+			return c
+		}
+	}
+	return reports.Check{}
 }
 
 // Checks returns the ended checks in the order they ended.

@@ -113,6 +113,17 @@ func (s *Shared) Negotiated() spec.Version {
 	return ""
 }
 
+// Heard reports whether the target has sent anything on the connection:
+// a handshake that failed on a connection the target never spoke on
+// failed for want of any answer (a target still starting, or dead), not
+// because of what it said.
+func (s *Shared) Heard() bool {
+	if s.Stateless != nil {
+		return s.Stateless.Heard()
+	}
+	return s.Stateful.Heard()
+}
+
 // Supported reports whether the server speaks the requested version (the
 // basis of --protocol all: a version the server negotiates away from is
 // not supported, and its checks are n/a).

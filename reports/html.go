@@ -39,8 +39,11 @@ type htmlView struct {
 	Versions    string
 	LabelFilter string
 	Silence     string
+	Startup     string
 	ToolPolicy  string
-	Headline    string
+	// Tools lists what became of each of the server's tools.
+	Tools    *htmlTools
+	Headline string
 	// NotTested says in words what the run could not test (NotTested).
 	NotTested   string
 	Verdict     string
@@ -117,6 +120,7 @@ type htmlCheck struct {
 	Expected       string
 	Actual         string
 	Reason         string
+	Retried        string
 	Duration       string
 	Baselined      bool
 	BaselineReason string
@@ -241,7 +245,9 @@ func buildHTMLView(run *Run) htmlView {
 		Transport:   printable(run.Transport),
 		LabelFilter: printable(run.LabelFilter),
 		Silence:     printable(run.Silence.String()),
+		Startup:     printable(run.Startup.String()),
 		ToolPolicy:  printable(run.ToolPolicy.String()),
+		Tools:       newHTMLTools(run.ToolPolicy),
 		Headline:    sum.Headline,
 		NotTested:   printable(NotTested(run)),
 		VerdictOK:   j.OK(false),
@@ -450,6 +456,7 @@ func htmlCheckOf(run *Run, i int, c Check) htmlCheck {
 		Expected:       printable(c.Expected),
 		Actual:         printable(c.Actual),
 		Reason:         printable(c.Reason),
+		Retried:        printable(c.Retried),
 		Duration:       humanDuration(c.Duration),
 		Baselined:      c.Baselined && c.Broken(),
 		BaselineReason: printable(c.BaselineReason),

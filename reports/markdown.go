@@ -17,7 +17,7 @@ const (
 )
 
 var headlineIcon = map[string]string{
-	"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "❗", "incomplete": "❔", "none": "➖",
+	"pass": "✅", "fail": "❌", "warn": "⚠️", "error": "❗", "incomplete": "❔", "none": "➖", "unspoken": "➖",
 }
 
 var outcomeIcon = map[Outcome]string{
@@ -85,6 +85,7 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	mdHead(&head, run, sum)
 	mdProblems(&probs, run, opts, MarkdownBudget/2)
 	mdExtras(&probs, run)
+	mdTools(&probs, run)
 	// The rest, section by section, while it fits.
 	used := head.Len() + probs.Len()
 	omitted := 0
@@ -130,6 +131,9 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	}
 	if run.Silence != nil {
 		p(", silence windows %s", md(run.Silence.String()))
+	}
+	if run.Startup != nil {
+		p(", target start-up %s", md(run.Startup.String()))
 	}
 	if run.ToolPolicy != nil {
 		p("  \n**Tool calls:** %s", md(run.ToolPolicy.String()))
@@ -349,6 +353,9 @@ func mdDetails(c Check, verbose bool) string {
 	}
 	if c.Reason != "" {
 		fmt.Fprintf(&b, "reason:   %s\n", c.Reason)
+	}
+	if c.Retried != "" {
+		fmt.Fprintf(&b, "retried:  %s\n", c.Retried)
 	}
 	evs := c.Transcript
 	if !verbose && len(evs) > excerptEvents {

@@ -34,7 +34,7 @@ func MergeRuns(runs []*Run) (merged *Run, missing []string, err error) {
 		return nil, nil, errors.New("nothing to merge: give one or more JSON reports")
 	}
 	first := runs[0]
-	out := &Run{Schema: Schema, Tool: first.Tool, Target: first.Target, Started: first.Started, Transport: first.Transport, LabelFilter: first.LabelFilter, ToolPolicy: first.ToolPolicy}
+	out := &Run{Schema: Schema, Tool: first.Tool, Target: first.Target, Started: first.Started, Transport: first.Transport, LabelFilter: first.LabelFilter, ToolPolicy: mergeToolPolicy(runs)}
 	shards := map[string]bool{}
 	total := 0
 	var end time.Time

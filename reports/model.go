@@ -70,6 +70,14 @@ type Run struct {
 	// Silence says how long the checks watched for what must not arrive
 	// (server suite runs).
 	Silence *Silence `json:"silence,omitempty"`
+	// Unspoken are the versions the server answered that it does not
+	// speak (it negotiated another, refused, or does not list them):
+	// their few checks that still run judge only how it says so, and
+	// their headline is "unspoken", never a pass.
+	Unspoken []spec.Version `json:"unspoken,omitempty"`
+	// Startup says how long the target's fresh connections took to say
+	// anything, and the allowance they had (server suite runs).
+	Startup *Startup `json:"startup,omitempty"`
 }
 
 // Silence describes a run's silence windows: how long a check watched for
@@ -168,7 +176,12 @@ type Check struct {
 	Expected string `json:"expected,omitempty"`
 	Actual   string `json:"actual,omitempty"`
 	// Reason says why a check is n/a, untestable or an error.
-	Reason     string        `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Retried, set when the verdict is from a re-run, says what the first
+	// attempt ended with: a check whose first verdict rested on a wait
+	// that went unanswered is run again alone, with fresh sessions and
+	// the full timeout, before that verdict is reported.
+	Retried    string        `json:"retried,omitempty"`
 	Duration   time.Duration `json:"durationNs"`
 	Transcript []WireEvent   `json:"transcript,omitempty"`
 	// Baselined is set by Apply when a broken check is expected by the

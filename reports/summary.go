@@ -69,6 +69,8 @@ func (c Counts) Total() int { return c.Pass + c.Fail + c.Warn + c.NA + c.Untesta
 // "fail" (a MUST broken), "error" (the harness broke), "warn" (a SHOULD
 // broken), "incomplete" (nothing broken but some checks untestable), "pass"
 // (every applicable check judged and passed) or "none" (nothing judged).
+// Summarize makes the headline of a version the server does not speak
+// (Run.Unspoken) "unspoken" where it would be a pass or none.
 // Baselined failures still count: baselines decide exit codes, not truth.
 func (c Counts) Headline() string {
 	switch {
@@ -241,6 +243,11 @@ func Summarize(run *Run) Summary {
 			vs = &VersionSummary{Version: v}
 		}
 		vs.Headline = vs.Counts.Headline()
+		if containsVersion(run.Unspoken, v) && (vs.Headline == "pass" || vs.Headline == "none") {
+			// The version is not spoken: a pass of the checks that judge
+			// how the server says so is no pass of the version.
+			vs.Headline = "unspoken"
+		}
 		for k, c := range cells[v] {
 			vs.Cells = append(vs.Cells, Cell{Area: k[0], Level: catalog.Level(k[1]), Counts: *c})
 		}
@@ -248,6 +255,15 @@ func Summarize(run *Run) Summary {
 		s.Versions = append(s.Versions, *vs)
 	}
 	s.Headline = s.Total.Headline()
+	if s.Headline == "pass" && len(s.Versions) > 0 {
+		spoken := false
+		for _, vs := range s.Versions {
+			spoken = spoken || vs.Headline != "unspoken"
+		}
+		if !spoken {
+			s.Headline = "unspoken"
+		}
+	}
 	if run.Fuzz != nil {
 		for _, f := range run.Fuzz.Findings {
 			if FailingFinding(f) {

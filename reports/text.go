@@ -104,6 +104,7 @@ func WriteText(w io.Writer, run *Run, opts Options) error {
 	}
 	t.problems(run, opts.Verbose)
 	t.listed(run, Untestable, "not tested: a needed fixture or trigger is absent; not counted as passing")
+	t.tools(run)
 	if opts.Verbose {
 		t.listed(run, NA, "does not apply to this target or version; not counted against it")
 	}
@@ -171,6 +172,9 @@ func (t *textWriter) header(run *Run) {
 	}
 	if run.Silence != nil {
 		t.printf("silence windows: %s\n", run.Silence)
+	}
+	if run.Startup != nil {
+		t.printf("target start-up: %s\n", run.Startup)
 	}
 	if run.ToolPolicy != nil {
 		t.printf("tool calls: %s\n", printable(run.ToolPolicy.String()))
@@ -275,6 +279,7 @@ func (t *textWriter) problems(run *Run, verbose bool) {
 		t.block(pad, "expected: ", c.Expected)
 		t.block(pad, "actual:   ", c.Actual)
 		t.block(pad, "reason:   ", c.Reason)
+		t.block(pad, "retried:  ", c.Retried)
 		t.transcript(pad, c.Transcript, verbose)
 		t.printf("\n")
 	}

@@ -84,7 +84,7 @@ var _ = Register(
 				return
 			}
 			Sentinel(expect.OnSkip(t.Ctx, func(string) {}), s)
-			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")") {
+			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			reqs, ran := t.clientRun(s, names...)
@@ -111,7 +111,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "undeclared-input-kinds", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"}
-			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for input ("+strings.Join(names, ", ")+")") {
+			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that asks for input ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Fresh()

@@ -248,7 +248,7 @@ var _ = Register(
 		Requirements: []string{"elicitation.capability.server-respects-modes"},
 		Proofs:       []Proof{{Fault: "elicit-url-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
-			if !t.RequireFixture(t.hasAny("ref_elicit_url", "test_elicitation"), "the target offers no elicitation trigger (ref_elicit_url, test_elicitation)") {
+			if !t.RequireFixture(t.hasAny("ref_elicit_url", "test_elicitation"), t.fixtureWhy("the target offers no elicitation trigger (ref_elicit_url, test_elicitation)", "ref_elicit_url", "test_elicitation")) {
 				return
 			}
 			caps := session.DefaultCapabilities(t.Version())
@@ -278,7 +278,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "elicit-url-invalid", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"}
-			if !t.RequireFixture(t.hasAny(names...), "the target offers no elicitation trigger ("+strings.Join(names, ", ")+")") {
+			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no elicitation trigger ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Session()
@@ -402,7 +402,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "sampling-input-bad-role", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_sampling", "test_input_required_result_multiple_inputs"}
-			if !t.RequireFixture(t.hasAny(names...), "the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")") {
+			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Session()

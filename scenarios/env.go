@@ -79,12 +79,16 @@ type versionRun struct {
 	settleOnce sync.Once
 	pool       *harness.Pool[*conn]
 	err        error // the target could not be reached
-	support    bool
-	nego       spec.Version
-	openErr    error
-	caps       mcp.ServerCapabilities
-	discov     *mcp.DiscoverResult
-	initRes    *mcp.InitializeResult
+	// silent says why the version's handshake got no answer at all, on a
+	// second, patient try too: its checks are harness errors (nothing
+	// is known of whether the target speaks the version), never n/a.
+	silent  string
+	support bool
+	nego    spec.Version
+	openErr error
+	caps    mcp.ServerCapabilities
+	discov  *mcp.DiscoverResult
+	initRes *mcp.InitializeResult
 
 	mu       sync.Mutex
 	conns    int
@@ -221,9 +225,19 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 		rt.hold(rec)
 	}
 	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0), ledger: ledger}}
-	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.sessionConfig(), Taps: taps, Fresh: fresh})
+	release, err := vr.r.starts.acquire(ctx)
 	if err != nil {
 		return nil, err
+	}
+	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.sessionConfig(), Taps: taps, Fresh: fresh})
+	release()
+	if err != nil {
+		return nil, err
+	}
+	if p := s.Conn.Process; p != nil && !fresh && s.Heard() {
+		if cpu, ok := p.CPUTime(); ok {
+			vr.r.starts.learn(time.Since(p.Started()), cpu)
+		}
 	}
 	if !fresh && s.OpenErr == nil && s.Stateful != nil {
 		// Settle the handshake before a check gets the session: what
@@ -255,6 +269,7 @@ func (vr *versionRun) sessionConfig() session.Config {
 	}
 	sc.Budget = vr.budget
 	vr.mu.Unlock()
+	sc.Guard = vr.toolGuard
 	return sc
 }
 
@@ -352,14 +367,30 @@ func (vr *versionRun) setup(ctx context.Context) {
 		vr.mu.Lock()
 		vr.pool = pool
 		vr.mu.Unlock()
+		// The setup's traffic is the run's, in no check's transcript.
+		ctx = withRecorder(ctx, nil)
 		sh, release, err := pool.Get(ctx, string(vr.v))
 		if err != nil {
 			vr.err = err
 			return
 		}
+		if mute, _ := expect.HealthOf(ctx).Mute(); sh.OpenErr != nil && !sh.Heard() && ctx.Err() == nil && !mute {
+			// Not a word on that connection: no answer says nothing of
+			// the version. Ask once more, alone on a connection of its
+			// own, with the whole start-up allowance again.
+			release(false)
+			if sh, err = vr.open(ctx, false); err != nil {
+				vr.err = err
+				return
+			}
+			release = func(bool) { sh.Close() } // not the pool's
+			if sh.OpenErr != nil && !sh.Heard() {
+				vr.silent = fmt.Sprintf("the target answered the %s handshake on none of two connections (%v); whether it speaks %s is unknown", vr.v, sh.OpenErr, vr.v)
+			}
+		}
 		defer func() {
-			sh.route.drop(recorderOf(ctx))
-			release(true)
+			// A session whose handshake failed is never lent to a check.
+			release(sh.OpenErr == nil)
 		}()
 		vr.support = sh.Supported()
 		vr.nego = sh.Negotiated()
@@ -374,7 +405,17 @@ func (vr *versionRun) setup(ctx context.Context) {
 	})
 }
 
+// setupDone reports whether setup ran (the version was probed).
+func (vr *versionRun) setupDone() bool {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	return vr.pool != nil
+}
+
 func (vr *versionRun) unsupportedReason() string {
+	if vr.silent != "" {
+		return vr.silent
+	}
 	switch {
 	case vr.openErr != nil:
 		return fmt.Sprintf("the server does not speak %s: %v", vr.v, vr.openErr)
@@ -432,6 +473,12 @@ func (t *T) must(err error) {
 func (t *T) Session() *Conn {
 	c, release, err := t.vr.pool.Get(t.Ctx, string(t.vr.v))
 	t.must(err)
+	if c.OpenErr != nil {
+		// A session whose handshake failed is no session: the check's
+		// precondition failed, which is no verdict on what it is about.
+		release(false)
+		t.must(fmt.Errorf("precondition: a %s session could not start (its handshake failed: %v); the check did not run", t.vr.v, c.OpenErr))
+	}
 	c.route.hold(t.rec)
 	t.leases = append(t.leases, &lease{c: c, release: release, reuse: true})
 	return &Conn{c.Shared}
@@ -661,6 +708,9 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 		}
 		cursor = next
 	}
+	if err == nil {
+		vr.r.uses.note(vr.v, all)
+	}
 	t.vr.mu.Lock()
 	defer t.vr.mu.Unlock()
 	t.vr.tools, t.vr.toolsErr, t.vr.toolsOK = all, err, err == nil
@@ -692,11 +742,17 @@ func decodeToolPage(r session.Reply) ([]mcp.Tool, string, error) {
 }
 
 // RequireTool makes the check untestable unless the target lists a tool of
-// that name (a fixture); it returns the tool.
+// that name (a fixture) that the tool policy lets mcpcheck call; it
+// returns the tool. A fixture the policy leaves out makes the check
+// untestable with the policy's reason and the flag that calls it.
 func (t *T) RequireTool(name string) (mcp.Tool, bool) {
 	tools, _ := t.Tools()
 	for _, tl := range tools {
 		if tl.Name == name {
+			if d := t.toolPolicy().Decide(tl); !d.Call {
+				t.Untestable(fmt.Sprintf("the fixture %s is not called by the tool policy %s: %s; --call-tools %s calls it (on a disposable instance)", name, t.toolPolicy().Tier(), d.Why, d.Include))
+				return mcp.Tool{}, false
+			}
 			return tl, t.Open()
 		}
 	}

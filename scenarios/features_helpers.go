@@ -20,7 +20,7 @@ import (
 // Helpers shared by the feature areas (tools, resources, prompts,
 // completion, progress, cancellation, tasks, server-to-client requests and
 // capabilities): JSON Schema compilation, argument generation from an
-// inputSchema, the choice of tools that are safe to call black-box, and
+// inputSchema, and
 // walks of the feature lists.
 
 // featureFixture registers a fixture name of the feature areas (the
@@ -103,42 +103,66 @@ func oneLine(s string) string {
 	return s
 }
 
-// featuresSafe reports whether a tool may be called black-box: mcpcheck
-// does not call tools that declare themselves destructive.
-func featuresSafe(tl mcp.Tool) bool {
-	a := tl.Annotations
-	if a == nil {
-		return true
-	}
-	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
-		return true
-	}
-	return a.DestructiveHint == nil || !*a.DestructiveHint
-}
-
-// featuresReadOnlyFirst returns the indexes of tools, those that declare
-// readOnlyHint first, so black-box calls prefer tools without side effects.
-func featuresReadOnlyFirst(tools []mcp.Tool) []int {
-	var ro, rest []int
-	for i, tl := range tools {
-		if tl.Annotations != nil && tl.Annotations.ReadOnlyHint != nil && *tl.Annotations.ReadOnlyHint {
-			ro = append(ro, i)
-		} else {
-			rest = append(rest, i)
-		}
-	}
-	return append(ro, rest...)
-}
-
-// featuresTool returns the listed tool of that name.
+// featuresTool returns the listed tool of that name, when the tool policy
+// lets mcpcheck call it (fixtures go through the policy like every other
+// tool: fixtureWhy says when it left one out).
 func (t *T) featuresTool(name string) (mcp.Tool, bool) {
 	tools, _ := t.Tools()
 	for _, tl := range tools {
 		if tl.Name == name {
-			return tl, true
+			return tl, t.toolPolicy().Decide(tl).Call
 		}
 	}
 	return mcp.Tool{}, false
+}
+
+// fixtureWhy is the untestable reason of a check that found none of the
+// fixtures names it can call: why, and, when the target lists some of
+// them that the tool policy left out, which and the flag that calls them.
+func (t *T) fixtureWhy(why string, names ...string) string {
+	tools, _ := t.Tools()
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var left []string
+	var flag string
+	for _, tl := range tools {
+		if !want[tl.Name] {
+			continue
+		}
+		if d := t.toolPolicy().Decide(tl); !d.Call {
+			left = append(left, tl.Name)
+			flag = d.Include
+		}
+	}
+	if len(left) == 0 {
+		return why
+	}
+	if len(left) > 1 {
+		with := ToolPolicy{Calls: t.toolPolicy().Tier(), Names: append(append([]string(nil), t.toolPolicy().Names...), left...)}
+		flag = with.String()
+	}
+	return fmt.Sprintf("%s (the target lists %s, which the tool policy %s does not call: not annotated readOnlyHint: true; --call-tools %s calls %s, on a disposable instance)",
+		why, strings.Join(left, ", "), t.toolPolicy().Tier(), flag, plural(len(left), "it", "them"))
+}
+
+// toolRefused ends the check untestable when the target lists a tool of
+// that name that the tool policy does not let mcpcheck call, and reports
+// whether it did (a name the target does not list is not refused: calling
+// it shows how the server answers an unknown tool).
+func (t *T) toolRefused(name string) bool {
+	tools, _ := t.Tools()
+	for _, tl := range tools {
+		if tl.Name != name {
+			continue
+		}
+		if d := t.toolPolicy().Decide(tl); !d.Call {
+			t.Untestable(fmt.Sprintf("the fixture %s is not called by the tool policy %s: %s; --call-tools %s calls it (on a disposable instance)", name, t.toolPolicy().Tier(), d.Why, d.Include))
+			return true
+		}
+	}
+	return false
 }
 
 // featuresFirstTool returns the first listed tool among names (fixtures in

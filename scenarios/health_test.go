@@ -23,8 +23,11 @@ func TestMuteServerGetsAFastVerdict(t *testing.T) {
 	res, err := Run(ctx, Config{
 		Target:   target.Command("sleep", "300"),
 		Versions: []spec.Version{spec.V20250618, spec.V20251125},
-		Session:  session.Config{Timeout: time.Second},
-		Direct:   true,
+		// A short start-up allowance: sleep is silent for good, and the
+		// test is about the verdict after it (the default, a minute, is
+		// held by the zoo).
+		Session: session.Config{Timeout: time.Second, StartupTimeout: 2 * time.Second},
+		Direct:  true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -281,3 +281,24 @@ func errorCodeOf(f wire.Frame) (int64, bool) {
 
 var _ = spec.V20241105
 var _ = catalog.Must
+
+// setupReply reports whether r, the answer to a request a check makes only
+// to get where it judges (a handshake, a listing), is a result; when it is
+// not, it ends the check without a verdict on what the check is about: a
+// harness error when no answer came (the wait went unanswered or was cut
+// short: a failed precondition), untestable when the target answered
+// otherwise (the checks of that request judge the answer).
+func (t *T) setupReply(r session.Reply, what string) bool {
+	if r.OK() {
+		return true
+	}
+	switch {
+	case r.Err != nil && r.Observed.Status == 0:
+		t.Error(fmt.Errorf("precondition: %s could not be sent: %v", what, r.Err))
+	case r.Observed.Status == expect.TimedOut || r.Observed.Status == expect.Aborted:
+		t.Error(fmt.Errorf("precondition: %s got no answer (%s), so the check could not get to what it judges", what, r.Observed.Actual))
+	default:
+		t.Untestable(fmt.Sprintf("%s was not answered with a result (%s); the checks of that request judge it", what, r.Describe()))
+	}
+	return false
+}

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
@@ -98,8 +99,7 @@ var _ = Register(
 			c := t.Fresh()
 			s := c.Stateful
 			_, r, _ := s.Initialize(t.Ctx, nil)
-			if !r.OK() {
-				t.JudgeReply(r)
+			if !t.setupReply(r, "initialize") {
 				return
 			}
 			bad := func(f wire.Frame) bool {
@@ -180,9 +180,13 @@ var _ = Register(
 			}
 			_ = r.Decode(&res)
 			got := spec.Version(res.ProtocolVersion)
-			ok := false
-			for _, v := range supported {
-				ok = ok || v == got
+			ok := slices.Contains(supported, got)
+			if !ok && t.speaks(got) {
+				// The run had not seen it speak the version (its own
+				// handshake may have gone unanswered): asked for it, it
+				// does.
+				ok, supported = true, append(supported, got)
+				slices.SortFunc(supported, func(a, b spec.Version) int { return a.Compare(b) })
 			}
 			if !ok {
 				t.Violation("versioning.initialize.server-counters-with-supported", fmt.Sprintf("the counter-offer is a version the server implements (seen: %v)", supported), fmt.Sprintf("it answered %q", res.ProtocolVersion))
@@ -354,6 +358,27 @@ func (t *T) statefulSupport() []spec.Version {
 		}
 	}
 	return out
+}
+
+// speaks asks the target, on a fresh connection of its own, for the
+// initialize-based version v and reports whether it negotiated it: the
+// way to verify a counter-offer the run has not seen the server make
+// good on.
+func (t *T) speaks(v spec.Version) bool {
+	if _, err := spec.ParseVersion(string(v)); err != nil || v.Era() != spec.Stateful {
+		return false
+	}
+	c, err := t.vr.r.versionRunFor(v).open(t.Ctx, false)
+	if err != nil {
+		return false
+	}
+	defer func() {
+		c.Close()
+		c.route.drop(t.rec)
+	}()
+	ok := c.OpenErr == nil && c.Supported()
+	t.Saw("asked for %s on a fresh connection, the server %s it", v, map[bool]string{true: "negotiated", false: "did not negotiate"}[ok])
+	return ok
 }
 
 // claimedVersions are the versions the server says it implements outside

@@ -24,7 +24,7 @@ func isLog(f wire.Frame) bool {
 // untestable.
 func (t *T) loggingFixture() (string, bool) {
 	tl, ok := t.featuresFirstTool("test_tool_with_logging", "test_logging_tool")
-	return tl.Name, t.RequireFixture(ok, "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)")
+	return tl.Name, t.RequireFixture(ok, t.fixtureWhy("the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)", "test_tool_with_logging", "test_logging_tool"))
 }
 
 var _ = Register(

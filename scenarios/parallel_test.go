@@ -153,6 +153,7 @@ func runSuitesErr(t *testing.T, cfg Config, limit time.Duration) Result {
 	if cfg.Session.Timeout == 0 {
 		cfg.Session.Timeout = 5 * time.Second
 	}
+	cfg.ToolPolicy = ownTools(cfg.ToolPolicy)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := Run(ctx, cfg)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,8 +81,8 @@ type Config struct {
 	// order. Above 1 the direct engine runs them.
 	Parallel int
 	// ToolPolicy says which of the target's tools the checks may call and
-	// with which arguments (the zero value: those not annotated
-	// destructive, with arguments generated from their inputSchema). A
+	// with which arguments (the zero value: those annotated readOnlyHint:
+	// true, with arguments generated from their inputSchema). A
 	// tool it names that the target lists in no version run makes Run
 	// return an error wrapping ErrToolPolicy, with the report.
 	ToolPolicy ToolPolicy
@@ -128,6 +129,14 @@ type Result struct {
 	// Parallel is how many checks the run let run at the same time
 	// (Config.Parallel, or its default).
 	Parallel int
+	// Throttled counts the times the run halved how many checks run at
+	// once because the target's answers slowed down under its load, and
+	// Lowest is the fewest it went down to (Parallel when never).
+	Throttled, Lowest int
+	// Confirmed counts the checks run a second time, alone, because
+	// their first verdict came with a wait that went unanswered (their
+	// reports.Check.Retried says what the first attempt ended with).
+	Confirmed int
 	// Serial says the run went on one check at a time once the target
 	// had sent a message of session.LargeFrame bytes or more, or more
 	// than a version's sessions keep (it floods): see runner.heavy.
@@ -157,14 +166,25 @@ type runner struct {
 	progress     sync.Mutex     // Config.Progress is called under it
 	only         map[string]bool
 	side         []*versionRun // probed for negotiation checks, not reported
-	mu           sync.Mutex
-	specs        int
-	claimOnce    sync.Once
-	claimed      map[string]bool
+	// unconfirmed are the checks whose verdict came with an unanswered
+	// wait, to be run again (confirm).
+	unconfirmed []confirmItem
+	mu          sync.Mutex
+	specs       int
+	claimOnce   sync.Once
+	claimed     map[string]bool
 	// probing is the version the liveness probe handshakes in: the
 	// version of the check under way, so a target that speaks only some
 	// versions is not found dead for want of another's handshake.
 	probing atomic.Value // spec.Version
+	// starts bounds the target processes started at the same time.
+	starts *startGate
+	// gov lowers how many checks run at once while the target slows down
+	// under the run's load.
+	gov *governor
+	// uses follows the tools the target listed and the calls the checks
+	// made (the report's tools section, the policy's unknown names).
+	uses toolUses
 }
 
 // Run executes the suites against cfg.Target and returns the report. It
@@ -211,7 +231,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	r := &runner{cfg: cfg, parallel: cfg.Parallel}
 	r.recOpts = record.Options{MaxEvents: runTranscriptEvents / cfg.Parallel, MaxBytes: max(runTranscriptBytes/cfg.Parallel, minCheckBytes)}
 	r.probing.Store(cfg.Versions[len(cfg.Versions)-1])
+	if cfg.Session.StartupTimeout <= 0 {
+		cfg.Session.StartupTimeout = session.DefaultStartupTimeout
+	}
+	r.cfg.Session.StartupTimeout = cfg.Session.StartupTimeout
 	health := expect.NewHealth()
+	health.StartupAllowance = cfg.Session.StartupTimeout
 	health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
 	ctx = expect.WithHealth(ctx, health)
 	var match func([]string) bool
@@ -261,7 +286,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	r.target = tg
-	defer runToolsSeen.Delete(r)
+	r.starts = newStartGate(tg.IsStdio() && tg.Pipe == nil, cfg.Parallel)
+	r.gov = newGovernor(cfg.Parallel)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
 	if err != nil {
 		return Result{}, err
@@ -285,8 +311,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
 		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel,
-		Serial: r.heavy, Overlap: true})
+		Serial: r.heavy, Overlap: true, Limit: r.gov.Limit})
 	r.specs = n
+	confirmed := r.confirm(ctx)
 
 	var problems []error
 	starts := 0
@@ -311,14 +338,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	problems = append(problems, run.Problems()...)
 	res := Result{
-		Report:   run.Report(cfg.Tool, r.targetReport(tg)),
-		Problems: problems,
-		Starts:   starts,
-		Engine:   engine,
-		Specs:    r.specs,
-		Parallel: cfg.Parallel,
-		Serial:   cfg.Parallel > 1 && r.heavy(),
+		Report:    run.Report(cfg.Tool, r.targetReport(tg)),
+		Problems:  problems,
+		Starts:    starts,
+		Engine:    engine,
+		Specs:     r.specs,
+		Parallel:  cfg.Parallel,
+		Serial:    cfg.Parallel > 1 && r.heavy(),
+		Confirmed: confirmed,
 	}
+	res.Throttled, res.Lowest = r.gov.report()
 	// In the order of the spec names, as Ginkgo runs them and as merged
 	// shards are: a report does not depend on which engine ran the checks
 	// or how many ran at the same time.
@@ -327,8 +356,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	// entries about checks the run did not select (reports.Apply).
 	res.Report.LabelFilter = cfg.LabelFilter
 	res.Report.Shard = cfg.Shard.String()
+	for _, vr := range r.versions {
+		if vr.setupDone() && vr.err == nil && vr.silent == "" && !vr.support {
+			res.Report.Unspoken = append(res.Report.Unspoken, vr.v)
+		}
+	}
+	fastest, median, slowest, measured := health.StartupTimes()
+	res.Report.Startup = &reports.Startup{Allowance: cfg.Session.StartupTimeout, Measured: measured, Fastest: fastest, Median: median, Slowest: slowest}
 	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Typical: time.Duration(r.quietTypical.Load()), Windows: int(r.quietWindows.Load())}
-	res.Report.ToolPolicy = cfg.ToolPolicy.Report()
+	res.Report.ToolPolicy = policyReport(cfg.ToolPolicy, &r.uses)
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
@@ -341,7 +377,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, fmt.Errorf("%w: %v", ErrUnreachable, r.versions[0].err)
 	}
 	if ctx.Err() == nil {
-		if err := r.toolsSeen().unknown(cfg.ToolPolicy); err != nil {
+		if err := r.uses.unknown(cfg.ToolPolicy); err != nil {
 			return res, err
 		}
 	}
@@ -419,24 +455,35 @@ func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 			group = ""
 			late, exclusive = exclusive, false
 		}
-		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it) },
+		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it, nil) },
 			Phase: it.phase, Waits: it.def.Passive, Exclusive: exclusive, Isolated: isolated, Late: late, Group: group})
 	}
 	return out
 }
 
 // execute runs one spec: gating first (version window, era, transport,
-// version support), then the body.
-func (r *runner) execute(ctx context.Context, it specItem) {
+// version support), then the body. first is nil on the spec's first run;
+// on a confirming re-run (confirm) it is the first attempt's verdict, and
+// the re-run's replaces it.
+func (r *runner) execute(ctx context.Context, it specItem, first *reports.Check) {
 	vr, d := it.vr, it.def
 	scope := r.run.Scope(vr.v, r.transport)
-	defer vr.done()
+	if first != nil {
+		scope = scope.Again()
+	} else {
+		defer vr.done()
+	}
+	timedOut := false
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
 		// The check's own transcript: its connections route what they
 		// carry to it, so checks running at the same time do not mix.
 		rec := record.New(r.run.Recorder().Start(), r.recOpts)
 		c.UseRecorder(rec)
-		ctx := withRecorder(expect.OnSkip(ctx, c.TargetGone), rec)
+		ctx := withRecorder(expect.OnTimeout(expect.OnSkip(ctx, c.TargetGone), c.NoteTimeout), rec)
+		defer func() { timedOut = c.TimedOut() }()
+		if first != nil {
+			c.Retried(firstAttempt(*first, r.parallel))
+		}
 		if ctx.Err() != nil {
 			c.Untestable(NotRun(ctx))
 			return
@@ -464,6 +511,10 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 		vr.setup(ctx)
 		if vr.err != nil {
 			c.Error(fmt.Errorf("%w: %v", ErrUnreachable, vr.err))
+			return
+		}
+		if vr.silent != "" && !d.Unsupported {
+			c.Error(errors.New(vr.silent))
 			return
 		}
 		if !vr.support && !d.Unsupported {
@@ -498,11 +549,99 @@ func (r *runner) execute(ctx context.Context, it specItem) {
 		}()
 		d.Body(t)
 	})
+	if first == nil {
+		r.gov.observe(expect.HealthOf(ctx).Typical())
+	}
+	if first == nil && timedOut && rc.Broken() && !d.Passive && ctx.Err() == nil {
+		r.mu.Lock()
+		r.unconfirmed = append(r.unconfirmed, confirmItem{it: it, first: rc})
+		r.mu.Unlock()
+	}
 	if r.cfg.Progress != nil {
 		r.progress.Lock()
 		defer r.progress.Unlock()
 		r.cfg.Progress(rc)
 	}
+}
+
+// confirmItem is a check whose verdict (fail, warn or error) came with a
+// wait that went unanswered: first is that verdict, to be confirmed.
+type confirmItem struct {
+	it    specItem
+	first reports.Check
+}
+
+// maxConfirmations bounds the checks a run re-runs to confirm.
+const maxConfirmations = 64
+
+// confirm re-runs, one at a time, the checks whose verdict came with an
+// unanswered wait (execute collects them): alone, with fresh sessions,
+// and with a Health of their own, so no deadline is shortened by what
+// the target did to other checks. The re-run's verdict is the check's,
+// with the first attempt noted (reports.Check.Retried): a target that
+// answers when it is not loaded by a dozen checks at once is judged on
+// that answer, and one that still does not has its failure confirmed. A
+// target that has answered nothing in the whole run is not asked again
+// (its checks are harness errors already, not failures), nor is anything
+// after the run was stopped.
+func (r *runner) confirm(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return 0
+	}
+	if mute, _ := expect.HealthOf(ctx).Mute(); mute {
+		return 0
+	}
+	r.mu.Lock()
+	items := r.unconfirmed
+	r.unconfirmed = nil
+	r.mu.Unlock()
+	order := map[string]int{}
+	for i, it := range r.plan() {
+		order[string(it.vr.v)+" "+it.name] = i
+	}
+	slices.SortStableFunc(items, func(a, b confirmItem) int {
+		return order[string(a.it.vr.v)+" "+a.it.name] - order[string(b.it.vr.v)+" "+b.it.name]
+	})
+	if len(items) > maxConfirmations {
+		items = items[:maxConfirmations]
+	}
+	ran, confirmedInARow := 0, 0
+	for _, c := range items {
+		if ctx.Err() != nil || confirmedInARow == maxConfirmedInARow {
+			// The re-runs keep confirming: the target's silence is its
+			// own, and the rest keep their first verdicts.
+			break
+		}
+		fresh := expect.NewHealth()
+		fresh.StartupAllowance = r.cfg.Session.StartupTimeout
+		r.execute(expect.WithHealth(ctx, fresh), c.it, &c.first)
+		ran++
+		if again := r.run.Find(c.first.Key()); again.Broken() && again.Outcome == c.first.Outcome {
+			confirmedInARow++
+		} else {
+			confirmedInARow = 0
+		}
+	}
+	return ran
+}
+
+// maxConfirmedInARow is how many re-runs in a row that end as their
+// first attempt did stop the confirmations: a target that leaves those
+// requests unanswered alone too has been shown to, and re-running every
+// other such check would only wait out its deadlines again.
+const maxConfirmedInARow = 5
+
+// firstAttempt says what the first attempt of a re-run check ended with.
+func firstAttempt(c reports.Check, parallel int) string {
+	what := c.Actual
+	if what == "" {
+		what = c.Reason
+	}
+	what = strings.Join(strings.Fields(what), " ")
+	if len(what) > 300 {
+		what = what[:300] + "…"
+	}
+	return fmt.Sprintf("the first attempt (with up to %d checks running at once) ended %s: %s; a wait went unanswered there, so the check was run again alone, with fresh sessions and the full timeout, and this verdict is that run's", parallel, c.Outcome, what)
 }
 
 // allStateful returns the version runs of every initialize-based version,

@@ -87,6 +87,11 @@ type SpecConfig struct {
 	// another in the order given. Above 1 the direct engine runs them:
 	// Ginkgo's in-process runner runs one spec at a time.
 	Parallel int
+	// Limit, when set, is asked before each spec starts how many may run
+	// at a time now (at most Parallel, at least 1): the run's governor
+	// lowers it while the target's answers slow down under the run's own
+	// load.
+	Limit func() int
 	// Serial, when set and true, makes the direct engine start the next
 	// spec that is not isolated only once no such spec runs (isolated
 	// ones, mostly silence windows on sessions of their own, still run
@@ -159,7 +164,9 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 		}
 		return "direct", len(run)
 	}
-	newScheduler(run, cfg.Parallel, cfg.Serial, cfg.Overlap).run()
+	sc := newScheduler(run, cfg.Parallel, cfg.Serial, cfg.Overlap)
+	sc.limit = cfg.Limit
+	sc.run()
 	return "direct", len(run)
 }
 
@@ -179,6 +186,7 @@ type scheduler struct {
 	parallel int
 	serial   func() bool
 	overlap  bool
+	limit    func() int
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -230,6 +238,9 @@ func newScheduler(specs []Spec, parallel int, serial func() bool, overlap bool) 
 // none may start).
 func (s *scheduler) next() (Spec, *phaseQueue, bool) {
 	if s.running >= s.parallel || s.alone {
+		return Spec{}, nil, false
+	}
+	if s.limit != nil && s.running >= max(1, s.limit()) {
 		return Spec{}, nil, false
 	}
 	// Serial: a spec that is not isolated starts only when no such spec

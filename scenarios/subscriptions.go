@@ -188,7 +188,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "listen-no-subscription-id", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const trigger = "test_trigger_tool_change"
-			if !t.RequireCapability("tools.listChanged") {
+			if !t.RequireCapability("tools.listChanged") || t.toolRefused(trigger) {
 				return
 			}
 			c := t.Session()

@@ -64,6 +64,18 @@ func referenceTarget(t testing.TB, faults ...string) target.Target {
 	return tg
 }
 
+// ownTools is the tool policy of a run against mcpcheck's own servers
+// (the reference server, its faulty variants, the test servers): every
+// tool, since they are harmless and the tests want every check judged,
+// in 2024-11-05 too (which has no annotations), unless the test chose a
+// policy. Tests of the default policy set CallReadOnly.
+func ownTools(p ToolPolicy) ToolPolicy {
+	if p.Calls == "" {
+		p.Calls = CallAll
+	}
+	return p
+}
+
 // runReference runs the suites against the reference server.
 func runReference(t testing.TB, cfg Config, faults ...string) Result {
 	t.Helper()
@@ -79,6 +91,7 @@ func runSuites(t testing.TB, cfg Config, limit time.Duration) Result {
 	if cfg.Session.Timeout == 0 {
 		cfg.Session = session.Config{Timeout: 5 * time.Second}
 	}
+	cfg.ToolPolicy = ownTools(cfg.ToolPolicy)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := Run(ctx, cfg)

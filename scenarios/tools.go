@@ -101,9 +101,20 @@ var _ = Register(
 				return
 			}
 			tools, _ := t.policyTools()
-			var target *mcp.Tool
-			var args map[string]any
-			for _, i := range t.toolsCallable(tools, true) {
+			type probe struct {
+				tl   mcp.Tool
+				args map[string]any
+			}
+			var probes []probe
+			// Deliberately wrong input goes only to read-only tools, or to
+			// those the user opted into (toolpolicy.Policy.Misuse); a few
+			// of them, since a tool may refuse the call itself for a reason
+			// of its own (an isError result), which is no sign that the
+			// server checked the input.
+			for _, i := range t.toolsMisusable(tools, true) {
+				if len(probes) == maxInputProbes {
+					break
+				}
 				tl := tools[i]
 				var sch struct {
 					Required []string `json:"required"`
@@ -116,21 +127,24 @@ var _ = Register(
 				if !ok {
 					continue
 				}
-				args = nil
+				var args map[string]any
 				_ = json.Unmarshal(full, &args)
 				delete(args, sch.Required[0])
-				target = &tools[i]
-				break
+				probes = append(probes, probe{tl: tl, args: args})
 			}
-			if !t.RequireFixture(target != nil, t.policyReason("the target lists no tool with a required argument that mcpcheck may call", tools, toolsPlainCall)) {
+			if !t.RequireFixture(len(probes) > 0, t.policyReason("the target lists no tool with a required argument that mcpcheck may call with input it does not accept (read-only, or named by --call-tools, or --call-tools all)", tools, toolsPlainCall)) {
 				return
 			}
 			c := t.Session()
-			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": target.Name, "arguments": args})
-			t.Expect("%s is called without a required argument: servers validate every tool input", target.Name)
-			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
-				return "the call ran without its required argument: " + clip(raw)
-			}, jsonrpc.InvalidParams)...))
+			for _, p := range probes {
+				id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": p.tl.Name, "arguments": p.args})
+				t.Expect("%s is called without a required argument: servers validate every tool input", p.tl.Name)
+				if !t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+					return "the call of " + p.tl.Name + " ran without its required argument: " + clip(raw)
+				}, jsonrpc.InvalidParams)...)) {
+					return
+				}
+			}
 		},
 	},
 	// Exclusive: ref_change_lists changes the tool list every session sees and announces it to all of them.
@@ -273,6 +287,10 @@ func orDefault(d string) string {
 	}
 	return d
 }
+
+// maxInputProbes bounds the tools tools/input-validation calls with a
+// required argument left out.
+const maxInputProbes = 3
 
 // clip shortens raw JSON for a report.
 func clip(raw []byte) string {

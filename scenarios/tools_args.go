@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
@@ -23,6 +24,15 @@ import (
 // numbered decisions (which branch, which type, which enum value, which
 // string) and, when a candidate does not validate, tries the next
 // combination, the last decision first, a bounded number of times.
+//
+// Generated arguments never consent (toolpolicy): a property whose name
+// asks for consent or confirmation gets false, 0 or a value that does not
+// read as yes; no value that reads as consent ("Y", "confirm", "I
+// understand") is picked anywhere, and an enum value naming a destructive
+// action ("delete", "force") only when the enum has nothing else; a
+// boolean that makes the call do less (dry_run, preview) is set. A schema
+// that can only be satisfied by consenting gets no arguments: the check
+// says so, and --tool-args is the way to give them.
 
 // maxArgAttempts bounds the candidates tried for one inputSchema.
 const maxArgAttempts = 64
@@ -109,6 +119,43 @@ type argGen struct {
 	picks []int
 	taken []int
 	sizes []int
+	// consent is set while the generator is inside a property whose name
+	// asks for consent; refused says why the pass had to consent.
+	consent bool
+	refused string
+	// skipped is a value the pass passed over because it consents (the
+	// one a pattern asks for, say): when no candidate fits, it is why.
+	skipped string
+}
+
+// refuse notes that the pass could only consent (what and why).
+func (g *argGen) refuse(why string) {
+	if g.refused == "" {
+		g.refused = why
+	}
+}
+
+// pickAmong chooses one of vals, never one that consents, and one that
+// names a destructive action only when nothing else is left; what names
+// the keyword for the refusal.
+func (g *argGen) pickAmong(vals []json.RawMessage, what string) json.RawMessage {
+	var calm, risky []json.RawMessage
+	for _, v := range vals {
+		switch {
+		case toolpolicy.Consents(v, g.consent):
+			continue
+		case toolpolicy.Risky(v):
+			risky = append(risky, v)
+		default:
+			calm = append(calm, v)
+		}
+	}
+	opts := append(calm, risky...)
+	if len(opts) == 0 {
+		g.refuse(fmt.Sprintf("every value its %s allows (%s) reads as consent", what, clip(vals[0])))
+		return vals[0]
+	}
+	return opts[g.choose(len(opts))]
 }
 
 // choose takes the next decision among n options.
@@ -161,7 +208,12 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 	}
 	if _, known := featuresDialect(raw); !known {
 		// Not validated: the validator does not implement the dialect.
-		b, err := json.Marshal(featuresGenerate(raw, 0))
+		g := &argGen{root: raw}
+		v := g.value(raw, 0)
+		if at := argConsent(v); g.refused != "" || at != "" {
+			return nil, "mcpcheck never generates consent, and its inputSchema asks for it: " + consentWhy(g.refused, at)
+		}
+		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, "the generated arguments do not encode: " + err.Error()
 		}
@@ -172,10 +224,21 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 		return nil, "its inputSchema does not compile (tools/input-schema-valid judges it): " + oneLine(err.Error())
 	}
 	g := &argGen{root: raw}
-	last := ""
+	last, consented := "", ""
 	for i := 0; i < maxArgAttempts; i++ {
+		g.refused, g.skipped = "", ""
 		v := g.value(raw, 0)
-		if _, isObj := v.(map[string]any); !isObj {
+		if g.skipped != "" && consented == "" {
+			consented = g.skipped
+		}
+		if g.refused == "" {
+			if at := argConsent(v); at != "" {
+				g.refuse(fmt.Sprintf("the value of %s reads as consent", at))
+			}
+		}
+		if g.refused != "" {
+			consented, last = g.refused, g.refused
+		} else if _, isObj := v.(map[string]any); !isObj {
 			last = "the schema does not describe an object"
 		} else if b, err := json.Marshal(v); err != nil {
 			last = "the generated arguments do not encode: " + err.Error()
@@ -185,10 +248,37 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 			last = fmt.Sprintf("%s: %s", clip(b), why)
 		}
 		if !g.next() {
+			if consented != "" {
+				return nil, "mcpcheck never generates consent, and its inputSchema asks for it: " + consented
+			}
 			return nil, fmt.Sprintf("no instance of its inputSchema could be generated (%d candidates tried; the last, %s)", i+1, last)
 		}
 	}
+	if consented != "" {
+		return nil, "mcpcheck never generates consent, and its inputSchema asks for it: " + consented
+	}
 	return nil, fmt.Sprintf("no instance of its inputSchema could be generated in %d candidates (the last, %s)", maxArgAttempts, last)
+}
+
+// consentWhy is the refusal of a pass, or else where its value consented.
+func consentWhy(refused, at string) string {
+	if refused != "" {
+		return refused
+	}
+	return "the value of " + at + " reads as consent"
+}
+
+// argConsent returns where generated arguments consent ("" nowhere).
+func argConsent(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var d any
+	if json.Unmarshal(b, &d) != nil {
+		return ""
+	}
+	return toolpolicy.FindConsent(d)
 }
 
 // value generates a candidate for the schema raw.
@@ -227,16 +317,19 @@ func (g *argGen) value(raw json.RawMessage, depth int) any {
 		}
 	}
 	if len(s.Const) > 0 {
+		if toolpolicy.Consents(s.Const, g.consent) {
+			g.refuse(fmt.Sprintf("its const %s reads as consent", clip(s.Const)))
+		}
 		return s.Const
 	}
 	if len(s.Enum) > 0 {
-		return s.Enum[g.choose(len(s.Enum))]
+		return g.pickAmong(s.Enum, "enum")
 	}
 	var presets []json.RawMessage
-	if len(s.Default) > 0 {
+	if len(s.Default) > 0 && !toolpolicy.Consents(s.Default, g.consent) {
 		presets = append(presets, s.Default)
 	}
-	if len(s.Examples) > 0 {
+	if len(s.Examples) > 0 && !toolpolicy.Consents(s.Examples[0], g.consent) {
 		presets = append(presets, s.Examples[0])
 	}
 	if len(presets) > 0 {
@@ -268,8 +361,14 @@ func (g *argGen) value(raw json.RawMessage, depth int) any {
 	case "string":
 		return g.str(s)
 	case "integer":
+		if g.consent {
+			return argNumber(s, 0, true) // 0: not a yes
+		}
 		return argNumber(s, 1, true)
 	case "number":
+		if g.consent {
+			return argNumber(s, 0, false)
+		}
 		return argNumber(s, 1, false)
 	case "boolean":
 		return false
@@ -300,7 +399,7 @@ func (g *argGen) object(s featuresSchema, depth int) map[string]any {
 			out[name] = v // a required knob of time or work: small too
 			continue
 		}
-		out[name] = g.value(prop(name), depth+1)
+		out[name] = g.propValue(name, prop(name), depth+1)
 	}
 	// Optional numeric knobs of time and work (a duration, a delay, a
 	// step count) are set small, so a tool whose defaults run for many
@@ -316,6 +415,10 @@ func (g *argGen) object(s featuresSchema, depth int) map[string]any {
 		}
 		if v, ok := featuresKnob(name, s.Properties[name]); ok {
 			out[name] = v
+			continue
+		}
+		if argSafetySwitch(name, s.Properties[name]) {
+			out[name] = true // a dry run or a preview, where the tool has one
 		}
 	}
 	if s.MinProperties != nil {
@@ -324,7 +427,7 @@ func (g *argGen) object(s featuresSchema, depth int) map[string]any {
 				break
 			}
 			if _, set := out[name]; !set {
-				out[name] = g.value(s.Properties[name], depth+1)
+				out[name] = g.propValue(name, s.Properties[name], depth+1)
 			}
 		}
 		for i := 0; len(out) < *s.MinProperties && i < 16; i++ {
@@ -332,6 +435,33 @@ func (g *argGen) object(s featuresSchema, depth int) map[string]any {
 		}
 	}
 	return out
+}
+
+// propValue generates the value of the property name: inside a property
+// that asks for consent nothing that reads as consent is picked; a
+// boolean that makes the call do less (dry_run) is true.
+func (g *argGen) propValue(name string, raw json.RawMessage, depth int) any {
+	if argSafetySwitch(name, raw) {
+		return true
+	}
+	outer := g.consent
+	g.consent = outer || toolpolicy.ConsentName(name)
+	defer func() { g.consent = outer }()
+	return g.value(raw, depth)
+}
+
+// argSafetySwitch reports whether the property name, of schema raw, is a
+// boolean whose true makes the call do less (toolpolicy.SafetyName).
+func argSafetySwitch(name string, raw json.RawMessage) bool {
+	if !toolpolicy.SafetyName(name) {
+		return false
+	}
+	var s featuresSchema
+	if json.Unmarshal(raw, &s) != nil {
+		return false
+	}
+	ts := s.types()
+	return len(ts) == 1 && ts[0] == "boolean" && len(s.Const) == 0 && len(s.Enum) == 0
 }
 
 func (g *argGen) array(s featuresSchema, depth int) []any {
@@ -413,7 +543,15 @@ func (g *argGen) str(s featuresSchema) string {
 		cands = append(cands, "00000000-0000-4000-8000-000000000000")
 	}
 	cands = append(cands, "mcpcheck", "a", "0")
-	v := cands[g.choose(len(cands))]
+	calm := cands[:0:0]
+	for _, c := range cands {
+		if !toolpolicy.Consents(c, g.consent) {
+			calm = append(calm, c)
+		} else if g.skipped == "" {
+			g.skipped = fmt.Sprintf("the string %q it asks for reads as consent", c)
+		}
+	}
+	v := calm[g.choose(len(calm))]
 	if s.MinLength != nil && len([]rune(v)) < *s.MinLength {
 		v += strings.Repeat("x", *s.MinLength-len([]rune(v)))
 	}

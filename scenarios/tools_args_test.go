@@ -75,3 +75,58 @@ func TestToolArgsNoInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestToolArgsNeverConsent: generated arguments never confirm anything: a
+// property asking for consent gets false, 0 or a value that is no yes
+// (the first enum value "Y" of git_clear_working_dir's confirm was
+// picked before); an enum elsewhere skips yes-like and destructive values
+// when it has others; a dry-run switch is set; and a schema that can only
+// be met by consenting gets no arguments, with a reason that says so and
+// names --tool-args. Every generated set is checked with FindConsent.
+func TestToolArgsNeverConsent(t *testing.T) {
+	cases := []struct {
+		name, schema string
+		want         string // the exact arguments
+	}{
+		{"confirm enum", `{"type":"object","properties":{"confirm":{"type":"string","enum":["Y","N"]}},"required":["confirm"]}`, `{"confirm":"N"}`},
+		{"acknowledgement enum", `{"type":"object","properties":{"acknowledgement":{"type":"string","enum":["Y","yes","no"]}},"required":["acknowledgement"]}`, `{"acknowledgement":"no"}`},
+		{"confirm boolean", `{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}`, `{"confirm":false}`},
+		{"force default true", `{"type":"object","properties":{"force":{"type":"boolean","default":true}},"required":["force"]}`, `{"force":false}`},
+		{"confirm integer", `{"type":"object","properties":{"confirm":{"type":"integer","enum":[1,0]}},"required":["confirm"]}`, `{"confirm":0}`},
+		{"yes-like enum elsewhere", `{"type":"object","properties":{"answer":{"enum":["yes","maybe"]}},"required":["answer"]}`, `{"answer":"maybe"}`},
+		{"destructive action last", `{"type":"object","properties":{"action":{"enum":["delete","list"]}},"required":["action"]}`, `{"action":"list"}`},
+		{"dry run set", `{"type":"object","properties":{"path":{"type":"string"},"dry_run":{"type":"boolean"}},"required":["path"]}`, `{"dry_run":true,"path":"mcpcheck"}`},
+		{"nested consent", `{"type":"object","properties":{"opts":{"type":"object","properties":{"overwrite":{"type":"boolean","const":false}},"required":["overwrite"]}},"required":["opts"]}`, `{"opts":{"overwrite":false}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, why := featuresArgsWhy(mcp.Tool{Name: c.name, InputSchema: json.RawMessage(c.schema)})
+			if why != "" {
+				t.Fatalf("no arguments: %s", why)
+			}
+			if string(b) != c.want {
+				t.Errorf("generated %s, want %s", b, c.want)
+			}
+			if at := argConsent(json.RawMessage(b)); at != "" {
+				t.Errorf("generated %s, which consents at %s", b, at)
+			}
+		})
+	}
+	for name, schema := range map[string]string{
+		"confirm const Y":    `{"type":"object","properties":{"confirm":{"const":"Y"}},"required":["confirm"]}`,
+		"confirm only yes":   `{"type":"object","properties":{"confirm":{"type":"string","enum":["Y","yes"]}},"required":["confirm"]}`,
+		"really true":        `{"type":"object","properties":{"really":{"type":"boolean","const":true}},"required":["really"]}`,
+		"consent pattern":    `{"type":"object","properties":{"acknowledge":{"type":"string","pattern":"^I UNDERSTAND$"}},"required":["acknowledge"]}`,
+		"confirm minimum 1":  `{"type":"object","properties":{"confirm":{"type":"integer","minimum":1,"maximum":1}},"required":["confirm"]}`,
+		"unknown dialect ok": `{"$schema":"https://example.com/custom","type":"object","properties":{"confirm":{"const":true}},"required":["confirm"]}`,
+	} {
+		b, why := featuresArgsWhy(mcp.Tool{Name: name, InputSchema: json.RawMessage(schema)})
+		if why == "" || b != nil {
+			t.Errorf("%s: generated %s for a schema that can only be met by consenting", name, b)
+			continue
+		}
+		if !strings.Contains(why, "never generates consent") {
+			t.Errorf("%s: the reason %q does not say mcpcheck does not consent", name, why)
+		}
+	}
+}

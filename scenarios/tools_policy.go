@@ -1,180 +1,70 @@
 package scenarios
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // The tool-call policy: which of the target's tools the checks may call
-// black-box (mcpcheck server --call-tools safe|all|NAME,...) and with
-// which arguments (--tool-args FILE; otherwise generated from the
-// inputSchema, tools_args.go). Checks that need a particular fixture by
-// name (test_*, ref_*) call it whatever the policy; every other tool call
-// goes through T.toolsCallable, and a check that had to leave tools out
-// says which and why (T.toolsSkipped).
+// black-box (mcpcheck server --call-tools readonly|additive|all|NAME,...;
+// toolpolicy) and with which arguments (--tool-args FILE; otherwise
+// generated from the inputSchema, never consenting to anything:
+// tools_args.go). Every call goes through it, fixtures named by the
+// suites (test_*, ref_*) too: a check picks tools with T.toolsCallable or
+// T.RequireTool, says which the policy left out (T.toolsSkipped), and the
+// version's sessions refuse to send a tools/call it does not allow
+// (versionRun.toolGuard). The report lists every tool with what became
+// of it (toolUses).
 
-// ToolCalls is the kind of a tool-call policy.
-type ToolCalls string
+// ToolCalls is the tier of a tool-call policy (toolpolicy.Tier).
+type ToolCalls = toolpolicy.Tier
 
-// The tool-call policies.
+// The tool-call policies (see toolpolicy).
 const (
-	// CallSafe calls the tools not annotated destructive (the default):
-	// a tool with destructiveHint true, and readOnlyHint not true, is
-	// never called.
-	CallSafe ToolCalls = "safe"
+	// CallReadOnly calls only the tools annotated readOnlyHint: true
+	// (the default).
+	CallReadOnly = toolpolicy.ReadOnly
+	// CallAdditive also calls the tools annotated destructiveHint: false.
+	CallAdditive = toolpolicy.Additive
 	// CallAll calls every tool.
-	CallAll ToolCalls = "all"
+	CallAll = toolpolicy.All
 	// CallNamed calls only the tools ToolPolicy.Names lists.
-	CallNamed ToolCalls = "named"
+	CallNamed = toolpolicy.Named
+	// CallSafe is the old name of the default; it now means
+	// CallReadOnly (it used to call every tool not annotated
+	// destructive, which the spec's defaults presume destructive).
+	CallSafe = toolpolicy.ReadOnly
 )
 
 // ToolPolicy says which of the target's tools mcpcheck may call and with
-// which arguments. The zero value is the safe policy with generated
-// arguments.
-type ToolPolicy struct {
-	// Calls is the policy; "" means CallSafe.
-	Calls ToolCalls
-	// Names are the tools CallNamed calls.
-	Names []string
-	// Args are the arguments a user gives per tool name, each object a
-	// call; a tool without an entry gets arguments generated from its
-	// inputSchema.
-	Args map[string][]json.RawMessage
-	// ArgsFile is where Args came from (for the report).
-	ArgsFile string
-}
+// which arguments (toolpolicy.Policy). The zero value is the readonly
+// tier with generated arguments.
+type ToolPolicy = toolpolicy.Policy
 
-// ParseToolPolicy reads a --call-tools value: safe, all, or a comma list
-// of tool names.
-func ParseToolPolicy(s string) (ToolPolicy, error) {
-	s = strings.TrimSpace(s)
-	switch s {
-	case "", string(CallSafe):
-		return ToolPolicy{Calls: CallSafe}, nil
-	case string(CallAll):
-		return ToolPolicy{Calls: CallAll}, nil
-	}
-	p := ToolPolicy{Calls: CallNamed}
-	seen := map[string]bool{}
-	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" {
-			return ToolPolicy{}, fmt.Errorf("--call-tools %q has an empty tool name; give safe, all, or tool names separated by commas (no empty entries)", s)
-		}
-		if n == string(CallSafe) || n == string(CallAll) {
-			return ToolPolicy{}, fmt.Errorf("--call-tools %q mixes the policy %q with tool names; give safe, all, or a list of tool names", s, n)
-		}
-		if !seen[n] {
-			p.Names = append(p.Names, n)
-			seen[n] = true
-		}
-	}
-	return p, nil
-}
+// ParseToolPolicy reads a --call-tools value (toolpolicy.Parse).
+func ParseToolPolicy(s string) (ToolPolicy, error) { return toolpolicy.Parse(s) }
 
-// ReadToolArgs reads a --tool-args file (see ParseToolArgs).
+// ReadToolArgs reads a --tool-args file (toolpolicy.ReadArgs).
 func ReadToolArgs(path string) (map[string][]json.RawMessage, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--tool-args: %v; give a readable JSON file", err)
-	}
-	args, err := ParseToolArgs(b)
-	if err != nil {
-		return nil, fmt.Errorf("--tool-args %s: %v", path, err)
-	}
-	return args, nil
+	return toolpolicy.ReadArgs(path)
 }
 
-// ParseToolArgs reads the arguments a user gives: a JSON object from tool
-// name to one arguments object, or to an array of arguments objects (the
-// tool is called once with each).
-func ParseToolArgs(b []byte) (map[string][]json.RawMessage, error) {
-	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&top); err != nil || top == nil {
-		why := "it is not a JSON object"
-		if err != nil {
-			why = "it is not a JSON object: " + err.Error()
-		}
-		return nil, fmt.Errorf(`%s; write {"tool-name": {"arg": "value"}, "other-tool": [{...}, {...}]}`, why)
-	}
-	if dec.More() {
-		return nil, errors.New("it holds more than one JSON value; write one object mapping tool names to arguments")
-	}
-	out := map[string][]json.RawMessage{}
-	for name, raw := range top {
-		raw = bytes.TrimSpace(raw)
-		switch {
-		case name == "":
-			return nil, errors.New("an entry has an empty tool name; use the names tools/list gives")
-		case len(raw) > 0 && raw[0] == '{':
-			out[name] = []json.RawMessage{raw}
-		case len(raw) > 0 && raw[0] == '[':
-			var list []json.RawMessage
-			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, fmt.Errorf("the arguments of %q: %v", name, err)
-			}
-			if len(list) == 0 {
-				return nil, fmt.Errorf("the arguments of %q are an empty list; give at least one arguments object, or drop the entry", name)
-			}
-			for i, a := range list {
-				a = bytes.TrimSpace(a)
-				if len(a) == 0 || a[0] != '{' {
-					return nil, fmt.Errorf("argument set %d of %q is %s, not a JSON object; each call's arguments are an object", i+1, name, clip(a))
-				}
-				out[name] = append(out[name], a)
-			}
-		default:
-			return nil, fmt.Errorf("the arguments of %q are %s; give an object, or an array of objects (one call each)", name, clip(raw))
-		}
-	}
-	return out, nil
-}
+// ParseToolArgs reads the arguments a user gives (toolpolicy.ParseArgs).
+func ParseToolArgs(b []byte) (map[string][]json.RawMessage, error) { return toolpolicy.ParseArgs(b) }
 
-// Validate reports a policy that cannot be used.
-func (p ToolPolicy) Validate() error {
-	switch p.Calls {
-	case "", CallSafe, CallAll:
-		if len(p.Names) > 0 {
-			return fmt.Errorf("tool policy %s takes no tool names (%v); use the named policy", p.calls(), p.Names)
-		}
-	case CallNamed:
-		if len(p.Names) == 0 {
-			return errors.New("the named tool policy needs at least one tool name")
-		}
-	default:
-		return fmt.Errorf("tool policy %q is unknown; use safe, all or a list of tool names", p.Calls)
-	}
-	return nil
-}
-
-func (p ToolPolicy) calls() ToolCalls {
-	if p.Calls == "" {
-		return CallSafe
-	}
-	return p.Calls
-}
-
-// String is the policy as --call-tools takes it.
-func (p ToolPolicy) String() string {
-	if p.calls() == CallNamed {
-		return strings.Join(p.Names, ",")
-	}
-	return string(p.calls())
-}
-
-// Report is the policy as the report states it.
-func (p ToolPolicy) Report() *reports.ToolPolicy {
-	r := &reports.ToolPolicy{Calls: string(p.calls()), Names: append([]string(nil), p.Names...), ArgsFile: p.ArgsFile}
+// policyReport is the policy as the report states it, with what became
+// of every tool the run saw listed (uses, when the run kept count).
+func policyReport(p ToolPolicy, uses *toolUses) *reports.ToolPolicy {
+	r := &reports.ToolPolicy{Calls: string(p.Tier()), Names: append([]string(nil), p.Names...), ArgsFile: p.ArgsFile}
 	for name := range p.Args {
 		r.ArgsFor = append(r.ArgsFor, name)
 	}
@@ -182,12 +72,15 @@ func (p ToolPolicy) Report() *reports.ToolPolicy {
 	if len(p.Args) > 0 && r.ArgsFile == "" {
 		r.ArgsFile = "(given)"
 	}
+	if uses != nil {
+		r.Tools = uses.report(p)
+	}
 	return r
 }
 
 // mentioned maps the tool names the policy itself mentions (--call-tools
 // names and --tool-args entries) to the flag that mentions them.
-func (p ToolPolicy) mentioned() map[string]string {
+func mentioned(p ToolPolicy) map[string]string {
 	out := map[string]string{}
 	for name := range p.Args {
 		out[name] = "--tool-args gives arguments for"
@@ -198,62 +91,117 @@ func (p ToolPolicy) mentioned() map[string]string {
 	return out
 }
 
-// allows reports whether the policy lets mcpcheck call tl black-box, and
-// why not.
-func (p ToolPolicy) allows(tl mcp.Tool) (bool, string) {
-	switch p.calls() {
-	case CallAll:
-		return true, ""
-	case CallNamed:
-		for _, n := range p.Names {
-			if n == tl.Name {
-				return true, ""
-			}
-		}
-		return false, "not named by --call-tools"
-	}
-	if !featuresSafe(tl) {
-		return false, "annotated destructive"
-	}
-	return true, ""
-}
-
 // ErrToolPolicy is what Run wraps when the policy names tools the target
 // does not list in any version run.
 var ErrToolPolicy = errors.New("the tool policy names tools the server does not list")
 
-// toolsSeen collects, for one run, the names the target listed in the
-// versions whose tool list a policy check read.
-type toolsSeen struct {
+// maxToolUses bounds the tools a run itemises in its report: a server
+// that lists 200,000 tools has the rest counted.
+const maxToolUses = 5000
+
+// toolUses follows, for one run, the tools the target listed (in any
+// version) and how often the checks called each: the report's list of
+// what was called and what was not, and the names the policy mentions
+// that the target does not list.
+type toolUses struct {
 	mu     sync.Mutex
-	listed map[string]bool
-	any    bool
+	any    bool // a list was read
+	tools  map[string]*toolUse
+	order  []string
+	more   int // tools listed past maxToolUses
+	called map[string]int
 }
 
-func (s *toolsSeen) note(tools []mcp.Tool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.listed == nil {
-		s.listed = map[string]bool{}
+// toolUse is one listed tool: its definition as last listed (without
+// its schemas, which the report does not need).
+type toolUse struct {
+	tool     mcp.Tool
+	versions []spec.Version
+}
+
+func (u *toolUses) note(v spec.Version, tools []mcp.Tool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.tools == nil {
+		u.tools = map[string]*toolUse{}
 	}
-	s.any = true
+	u.any = true
 	for _, tl := range tools {
-		s.listed[tl.Name] = true
+		e := u.tools[tl.Name]
+		if e == nil {
+			if len(u.tools) >= maxToolUses {
+				u.more++
+				continue
+			}
+			e = &toolUse{}
+			u.tools[tl.Name] = e
+			u.order = append(u.order, tl.Name)
+		}
+		e.tool = mcp.Tool{Name: tl.Name, Annotations: tl.Annotations}
+		if len(e.versions) == 0 || e.versions[len(e.versions)-1] != v {
+			e.versions = append(e.versions, v)
+		}
 	}
+}
+
+// lookup returns the tool of that name as some version listed it.
+func (u *toolUses) lookup(name string) (mcp.Tool, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if e := u.tools[name]; e != nil {
+		return e.tool, true
+	}
+	return mcp.Tool{}, false
+}
+
+func (u *toolUses) call(name string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.called == nil {
+		u.called = map[string]int{}
+	}
+	u.called[name]++
+}
+
+// report lists every tool seen with what the policy made of it.
+func (u *toolUses) report(p ToolPolicy) []reports.ToolUse {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	names := append([]string(nil), u.order...)
+	sort.Strings(names)
+	out := make([]reports.ToolUse, 0, len(names)+1)
+	for _, name := range names {
+		e := u.tools[name]
+		d := p.Decide(e.tool)
+		tu := reports.ToolUse{Name: name, Class: string(d.Class), Annotations: toolpolicy.Annotated(e.tool), Calls: u.called[name], Versions: e.versions}
+		switch {
+		case !d.Call:
+			tu.Skipped, tu.Include = d.Why, "--call-tools "+d.Include
+		case tu.Calls == 0:
+			tu.Note = "allowed (" + d.Why + "), but no check called it"
+		default:
+			tu.Note = d.Why
+		}
+		out = append(out, tu)
+	}
+	if u.more > 0 {
+		out = append(out, reports.ToolUse{Name: fmt.Sprintf("(%d more listed tools not itemised)", u.more), Class: "", Note: fmt.Sprintf("the report itemises the first %d tools", maxToolUses)})
+	}
+	return out
 }
 
 // unknown returns an error naming the tools the policy mentions that the
 // target listed in no version (nil when every one was listed, or no list
 // was read).
-func (s *toolsSeen) unknown(p ToolPolicy) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.any {
+func (u *toolUses) unknown(p ToolPolicy) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.any {
 		return nil
 	}
 	var bad []string
-	for name, how := range p.mentioned() {
-		if !s.listed[name] {
+	for name, how := range mentioned(p) {
+		if u.tools[name] == nil && u.more == 0 {
 			bad = append(bad, fmt.Sprintf("%s %q", how, name))
 		}
 	}
@@ -261,10 +209,7 @@ func (s *toolsSeen) unknown(p ToolPolicy) error {
 		return nil
 	}
 	sort.Strings(bad)
-	listed := make([]string, 0, len(s.listed))
-	for name := range s.listed {
-		listed = append(listed, name)
-	}
+	listed := append([]string(nil), u.order...)
 	sort.Strings(listed)
 	if len(listed) > 20 {
 		listed = append(listed[:20], fmt.Sprintf("and %d more", len(listed)-20))
@@ -272,93 +217,143 @@ func (s *toolsSeen) unknown(p ToolPolicy) error {
 	return fmt.Errorf("%w: %s, which the server lists in none of the versions run (it lists: %s); fix the name or drop it", ErrToolPolicy, strings.Join(bad, "; "), strings.Join(listed, ", "))
 }
 
-// runToolsSeen holds the toolsSeen of each run in progress.
-var runToolsSeen sync.Map // *runner -> *toolsSeen
+// ErrToolRefused is what a session returns for a tools/call the run's
+// policy does not allow: a check tried to call a tool it should have
+// left out (a harness error, never sent to the target).
+var ErrToolRefused = errors.New("the tool policy does not allow this call")
 
-func (r *runner) toolsSeen() *toolsSeen {
-	s, _ := runToolsSeen.LoadOrStore(r, &toolsSeen{})
-	return s.(*toolsSeen)
+// toolGuard is the version's last line of the policy
+// (session.Config.Guard): a tools/call of a tool the policy does not
+// allow is not sent. A tool the target lists in no version so far (a
+// made-up name, to see the error) may be called.
+func (vr *versionRun) toolGuard(method string, params any) error {
+	if method != spec.MethodToolsCall {
+		return nil
+	}
+	name, ok := toolpolicy.CallName(params)
+	if !ok {
+		return nil // no name: nothing of the target's is called
+	}
+	p := vr.r.cfg.ToolPolicy
+	tl, listed := vr.listedTool(name)
+	if !listed {
+		tl, listed = vr.r.uses.lookup(name)
+	}
+	if listed {
+		if d := p.Decide(tl); !d.Call {
+			return fmt.Errorf("%w: %s is %s (%s); mcpcheck did not send it (--call-tools %s would)", ErrToolRefused, name, d.Class, d.Why, d.Include)
+		}
+	}
+	vr.r.uses.call(name)
+	return nil
+}
+
+// listedTool finds a tool in the version's own listing, when it has one.
+func (vr *versionRun) listedTool(name string) (mcp.Tool, bool) {
+	vr.mu.Lock()
+	defer vr.mu.Unlock()
+	if !vr.toolsOK {
+		return mcp.Tool{}, false
+	}
+	for _, tl := range vr.tools {
+		if tl.Name == name {
+			return tl, true
+		}
+	}
+	return mcp.Tool{}, false
 }
 
 // toolPolicy is the run's policy.
 func (t *T) toolPolicy() ToolPolicy { return t.vr.r.cfg.ToolPolicy }
 
-// policyTools lists the target's tools (T.Tools) and notes them for the
-// run's check of the names the policy mentions.
-func (t *T) policyTools() ([]mcp.Tool, bool) {
-	tools, ok := t.Tools()
-	if ok {
-		t.vr.r.toolsSeen().note(tools)
-	}
-	return tools, ok
-}
+// policyTools lists the target's tools (T.Tools, which notes them for
+// the report).
+func (t *T) policyTools() ([]mcp.Tool, bool) { return t.Tools() }
 
 // toolsCallable returns the indexes of the tools the policy lets a check
-// call, in the order checks prefer them: those that declare readOnlyHint,
-// then those not annotated destructive, then the rest. With plainOnly the
-// tools that must run as a task are left out.
+// call, in the order checks prefer them: read-only first, then additive,
+// then the rest. With plainOnly the tools that must run as a task are
+// left out.
 func (t *T) toolsCallable(tools []mcp.Tool, plainOnly bool) []int {
 	p := t.toolPolicy()
-	var ro, safe, rest []int
-	for _, i := range featuresReadOnlyFirst(tools) {
-		tl := tools[i]
-		if ok, _ := p.allows(tl); !ok || (plainOnly && !toolsPlainCall(tl)) {
+	var ro, add, rest []int
+	for i, tl := range tools {
+		if d := p.Decide(tl); !d.Call || (plainOnly && !toolsPlainCall(tl)) {
 			continue
 		}
-		switch {
-		case tl.Annotations != nil && tl.Annotations.ReadOnlyHint != nil && *tl.Annotations.ReadOnlyHint:
+		switch toolpolicy.ClassOf(tl) {
+		case toolpolicy.ClassReadOnly:
 			ro = append(ro, i)
-		case featuresSafe(tl):
-			safe = append(safe, i)
+		case toolpolicy.ClassAdditive:
+			add = append(add, i)
 		default:
 			rest = append(rest, i)
 		}
 	}
-	return append(append(ro, safe...), rest...)
+	return append(append(ro, add...), rest...)
+}
+
+// toolsMisusable is toolsCallable for checks that send deliberately wrong
+// input (toolpolicy.Policy.Misuse): read-only tools, or those the user
+// opted into by name or with --call-tools all.
+func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
+	var out []int
+	for _, i := range t.toolsCallable(tools, plainOnly) {
+		if t.toolPolicy().Misuse(tools[i]) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // toolCallable reports whether a check may call tl (plainly, with
 // plainOnly).
 func (t *T) toolCallable(tl mcp.Tool, plainOnly bool) bool {
-	ok, _ := t.toolPolicy().allows(tl)
-	return ok && (!plainOnly || toolsPlainCall(tl))
+	return t.toolPolicy().Decide(tl).Call && (!plainOnly || toolsPlainCall(tl))
 }
 
 // toolsSkipped says which of tools (those a check would call: filter
-// keeps them) the safe policy left out and why, as an untestable reason
-// would ("policy safe skipped 3 tools annotated destructive: a, b, c; use
-// --call-tools all"); "" when it left none out. Tools a --call-tools list
-// does not name are the user's choice, not something left untested: see
-// toolsUnnamed.
+// keeps them) the policy's tier left out and why, as an untestable
+// reason would ("policy readonly skipped 3 tools not annotated
+// read-only: a, b, c; --call-tools readonly,a,b,c calls them"); "" when it
+// left none out. Tools a --call-tools list does not name are the user's
+// choice, not something left untested: see toolsUnnamed.
 func (t *T) toolsSkipped(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	p := t.toolPolicy()
-	if p.calls() != CallSafe {
+	if p.Tier() == CallNamed || p.Tier() == CallAll {
 		return ""
 	}
 	var names []string
 	for _, tl := range tools {
-		if filter(tl) {
-			if ok, _ := p.allows(tl); !ok {
-				names = append(names, tl.Name)
-			}
+		if filter(tl) && !p.Decide(tl).Call {
+			names = append(names, tl.Name)
 		}
 	}
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("policy safe skipped %d %s annotated destructive: %s; use --call-tools all (or name them) to call them", len(names), plural(len(names), "tool", "tools"), listNames(names))
+	what := "not annotated read-only"
+	if p.Tier() == CallAdditive {
+		what = "not annotated read-only or destructiveHint: false"
+	}
+	with := ToolPolicy{Calls: p.Tier(), Names: append(append([]string(nil), p.Names...), names...)}
+	flag := "--call-tools " + with.String()
+	if len(names) > 12 {
+		flag = "--call-tools all (or name them after the tier)"
+	}
+	return fmt.Sprintf("policy %s skipped %d %s %s, which the spec presumes may be destructive: %s; %s calls them (on a disposable instance)", p.Tier(), len(names), plural(len(names), "tool", "tools"), what, listNames(names), flag)
 }
 
 // toolsUnnamed says how many of tools (filter keeps them) a --call-tools
 // list left out; "" for the other policies or none.
 func (t *T) toolsUnnamed(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	p := t.toolPolicy()
-	if p.calls() != CallNamed {
+	if p.Tier() != CallNamed {
 		return ""
 	}
 	n := 0
 	for _, tl := range tools {
-		if ok, _ := p.allows(tl); !ok && filter(tl) {
+		if filter(tl) && !p.Decide(tl).Call {
 			n++
 		}
 	}
@@ -376,7 +371,7 @@ func (t *T) toolsNotListed(tools []mcp.Tool) []string {
 		listed[tl.Name] = true
 	}
 	var out []string
-	for name := range t.toolPolicy().mentioned() {
+	for name := range mentioned(t.toolPolicy()) {
 		if !listed[name] {
 			out = append(out, name)
 		}

@@ -484,7 +484,11 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 		env = append(env, k+"="+expand(p.Env[k], vars))
 	}
 	logPath := filepath.Join(c.dir, "logs", p.id()+".log")
-	args := []string{"server", "--protocol", c.protocol, "--timeout", c.step.String(), "--format", "json,html", "--out", outDir}
+	// The peers are disposable instances the lab installed for this run
+	// (scratch roots, scratch memory files): every tool is called, so the
+	// matrix judges every tool result, not just those annotated
+	// read-only, which is all a user's default run calls.
+	args := []string{"server", "--protocol", c.protocol, "--timeout", c.step.String(), "--format", "json,html", "--out", outDir, "--call-tools", "all"}
 	if p.Transport == "stdio" {
 		args = append(args, "--stdio", shellJoin(argv))
 	} else {

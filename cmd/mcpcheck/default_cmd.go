@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/scenarios"
 )
 
 // embeddedReference are the arguments that start this binary as the
@@ -36,6 +37,23 @@ func defaultWithFlags(e *env, args []string) error {
 	tg := target.Command(self, embeddedReference...)
 	tg.Timeouts = o.target.Timeouts
 	o.target = tg
+	if !toolsFlagGiven(args) {
+		// The embedded reference server's tools are mcpcheck's own and
+		// harmless: the main job calls them all, 2024-11-05 (which has
+		// no annotations) included, so every check is judged.
+		o.tools.Calls = scenarios.CallAll
+	}
 	fmt.Fprintf(e.stderr, "mcpcheck: no target given, checking the embedded reference server (%s %s); see 'mcpcheck server --help' to check your own\n", filepath.Base(self), strings.Join(embeddedReference, " "))
 	return runServerSuite(e, o)
+}
+
+// toolsFlagGiven reports whether args set --call-tools.
+func toolsFlagGiven(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "call-tools" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,5 +103,92 @@ func TestInterruptedRunWritesReports(t *testing.T) {
 	}
 	if out, _ := exec.Command("pgrep", "-f", "sleep 61.25").Output(); len(out) > 0 {
 		t.Errorf("the target's process is left behind: %s", out)
+	}
+}
+
+// TestStopSignalToGroupBlamesNothing: SIGINT delivered the way timeout(1)
+// and CI runners deliver it, to the process and then to its whole group,
+// is one stop, not a second Ctrl-C: the main job stops, writes complete
+// reports and exits 5, and no check stopped half-way is a fail or a warn
+// (a wait cut short by the stop is not the target's silence). It stops
+// the run at three points: early, in the middle and late.
+func TestStopSignalToGroupBlamesNothing(t *testing.T) {
+	bin := mcpcheckBin(t)
+	for _, after := range []int{1, 40, 200} {
+		t.Run(fmt.Sprintf("after %d lines", after), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := exec.Command(bin, "--out", out, "--format", "json,junit,text")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			// The live progress goes to stderr, line by line: the point
+			// to stop at is a number of its lines.
+			progress, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdout = io.Discard
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			lines := bufio.NewScanner(progress)
+			n := 0
+			for n < after && lines.Scan() {
+				stderr.WriteString(lines.Text() + "\n")
+				n++
+			}
+			copied := make(chan struct{})
+			go func() {
+				defer close(copied)
+				for lines.Scan() {
+					stderr.WriteString(lines.Text() + "\n")
+				}
+			}()
+			// As timeout(1) does: the child first, then its group.
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			done := make(chan error, 1)
+			go func() {
+				<-copied
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				t.Fatalf("mcpcheck did not end within 60 s of SIGINT")
+			}
+			if err == nil {
+				t.Skipf("the run ended before the signal (after %d lines)", n)
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit %v, want %d (one stop, reports written); stderr: %s", err, exitInterrupted, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "exiting at once") {
+				t.Errorf("the signal to the group was taken as a second Ctrl-C: %s", stderr.String())
+			}
+			f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
+			if err != nil {
+				t.Fatalf("no JSON report: %v", err)
+			}
+			defer f.Close()
+			run, err := reports.ReadJSON(f)
+			if err != nil {
+				t.Fatalf("the JSON report does not read back: %v", err)
+			}
+			if run.Interrupted == "" {
+				t.Errorf("the report does not say the run was interrupted")
+			}
+			for _, c := range run.Checks {
+				if c.Outcome == reports.Fail || c.Outcome == reports.Warn || c.Outcome == reports.Error {
+					t.Errorf("%s [%s] is %s after a stop: %s %s", c.ID, c.Version, c.Outcome, c.Actual, c.Reason)
+				}
+			}
+			for _, name := range []string{"mcpcheck-server.junit.xml", "mcpcheck-server.txt"} {
+				if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+					t.Errorf("report %s missing: %v", name, err)
+				}
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -34,6 +35,7 @@ func referenceServerMain(e *env, args []string) error {
 	jsonResp := fs.Bool("json-responses", false, "answer POSTs with application/json instead of SSE streams")
 	pageSize := fs.Int("page-size", 100, "items per page of every list")
 	listFaults := fs.Bool("list-faults", false, "list the fault switches and exit")
+	startDelay := fs.String("start-delay", "", "wait a random time in MIN-MAX (or exactly D) before serving, as a server on a busy host starts late (for testing harnesses; the spec sets no start-up deadline)")
 	var faults multiFlag
 	fs.Var(&faults, "fault", "turn on a fault switch (repeatable; see --list-faults)")
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +66,19 @@ func referenceServerMain(e *env, args []string) error {
 	}
 	if *stdio && (*legacy || *jsonResp) {
 		return usagef("reference server: --legacy-sse and --json-responses apply to --http only")
+	}
+	delay, err := parseStartDelay(*startDelay)
+	if err != nil {
+		return usagef("reference server: --start-delay: %v", err)
+	}
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-e.ctx.Done():
+			t.Stop()
+			return nil
+		}
 	}
 	srv, err := server.New(server.Options{PageSize: *pageSize, Faults: faults, Logs: e.stderr})
 	if err != nil {
@@ -111,4 +126,25 @@ func referenceServerMain(e *env, args []string) error {
 		hs.Close()
 	}
 	return nil
+}
+
+// parseStartDelay reads --start-delay: "" (none), a duration ("3s"), or a
+// range "MIN-MAX" ("2s-12s") from which a delay is drawn at random.
+func parseStartDelay(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	lo, hi, isRange := strings.Cut(s, "-")
+	min, err := time.ParseDuration(lo)
+	if err != nil || min < 0 {
+		return 0, fmt.Errorf("%q is not a duration or a range MIN-MAX such as 2s-12s", s)
+	}
+	if !isRange {
+		return min, nil
+	}
+	max, err := time.ParseDuration(hi)
+	if err != nil || max < min {
+		return 0, fmt.Errorf("%q is not a range MIN-MAX with MIN <= MAX, such as 2s-12s", s)
+	}
+	return min + time.Duration(rand.Int64N(int64(max-min)+1)), nil
 }

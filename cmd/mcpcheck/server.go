@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,13 +35,18 @@ Flags:
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
   --timeout D              wait at most D for each answer (default 10s)
+  --startup-timeout D      how long a fresh connection may take to say anything, a server process
+                           starting up (default 1m): a slow start is never taken for silence
   --quiet D                watch D for what must not arrive once an exchange settled (default
                            250ms; at least 3 times the target's typical answer time, at most
                            --timeout); longer catches later strays. The report states it
-  --call-tools P           which tools the checks call black-box: safe (default: every tool not
-                           annotated destructive), all, or NAME,NAME,... (only those); every
-                           called tool's result is judged, and tools the policy skips are
-                           reported untestable, never as passing
+  --call-tools P           which tools the checks call black-box: readonly (default: only tools
+                           annotated readOnlyHint: true; the spec presumes any other tool may
+                           be destructive), additive (also destructiveHint: false), all, or
+                           NAME,NAME,... (only those), or a tier and names (readonly,NAME);
+                           every called tool's result is judged, tools the policy skips are
+                           reported untestable with the flag that calls them, never as
+                           passing. Use additive or all only against a disposable instance
   --tool-args FILE         arguments for the tool calls, JSON: {"tool": {...}} or
                            {"tool": [{...}, {...}]} (one call per object); tools without an
                            entry get arguments generated from their inputSchema
@@ -79,6 +85,7 @@ type serverOptions struct {
 	versions    []spec.Version
 	labelFilter string
 	timeout     time.Duration
+	startup     time.Duration
 	deadline    time.Duration
 	baseline    string
 	out         string
@@ -126,6 +133,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	protocol := fs.String("protocol", "all", "")
 	labelFilter := fs.String("label-filter", "", "")
 	timeout := fs.Duration("timeout", 10*time.Second, "")
+	startup := fs.Duration("startup-timeout", session.DefaultStartupTimeout, "")
 	quiet := fs.Duration("quiet", 250*time.Millisecond, "")
 	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
@@ -135,7 +143,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	strict := fs.Bool("strict", false, "")
 	shard := fs.String("shard", "", "")
 	parallel := fs.Int("parallel", 0, "")
-	callTools := fs.String("call-tools", "safe", "")
+	callTools := fs.String("call-tools", string(scenarios.CallReadOnly), "")
 	toolArgs := fs.String("tool-args", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
@@ -146,9 +154,12 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel, quiet: *quiet}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, startup: *startup, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel, quiet: *quiet}
 	if *quiet <= 0 {
 		return o, usagef("server: --quiet must be a positive duration, such as 250ms or 1s")
+	}
+	if *startup <= 0 {
+		return o, usagef("server: --startup-timeout must be a positive duration, such as 60s")
 	}
 	if flagSet(fs, "parallel") && *parallel < 1 {
 		return o, usagef("server: --parallel must be at least 1 (1 runs the checks one after another)")
@@ -324,7 +335,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		Target:      o.target,
 		Versions:    o.versions,
 		LabelFilter: o.labelFilter,
-		Session:     session.Config{Timeout: o.timeout},
+		Session:     session.Config{Timeout: o.timeout, StartupTimeout: o.startup},
 		Quiet:       o.quiet,
 		RunTimeout:  o.deadline,
 		Verbose:     o.verbose,
@@ -358,6 +369,12 @@ func runServerSuite(e *env, o serverOptions) error {
 	serial := ""
 	if res.Serial {
 		serial = "; one at a time once the target sent messages of 1 MiB or more, or flooded"
+	}
+	if res.Throttled > 0 {
+		serial += fmt.Sprintf("; fewer, down to %d, while the target's answers slowed under the load", res.Lowest)
+	}
+	if res.Confirmed > 0 {
+		serial += fmt.Sprintf("; %d re-run alone because a wait went unanswered", res.Confirmed)
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time%s)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts, res.Parallel, serial)
 	if interrupted {
@@ -516,6 +533,9 @@ func nothingJudged(run *reports.Run, explicit bool) error {
 	judged := map[spec.Version]int{}
 	total := 0
 	for _, c := range run.Checks {
+		if slices.Contains(run.Unspoken, c.Version) && c.Outcome == reports.Pass {
+			continue // how a server says it does not speak a version judges nothing of that version
+		}
 		if c.Outcome == reports.Pass || c.Outcome == reports.Fail || c.Outcome == reports.Warn {
 			judged[c.Version]++
 			total++

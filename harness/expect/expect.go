@@ -166,18 +166,29 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 	start := time.Now()
 	res := Observed{Alt: -1, Expected: Describe(alts)}
 	health := HealthOf(ctx)
-	handshake := isHandshake(ctx)
+	handshake, startup := isHandshake(ctx), isStartup(ctx)
 	if mute, why := health.skip(handshake); mute {
 		skipped(ctx, why)
 		res.Status, res.Err, res.Actual = Aborted, errMute, why
 		return res
 	}
-	timeout, shortened := health.deadline(o.Timeout)
+	timeout, shortened := o.Timeout, ""
+	if !startup {
+		// A start-up wait keeps its whole allowance: a process still
+		// starting has not been silent yet.
+		timeout, shortened = health.deadline(o.Timeout)
+	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	finish := func(s Status, actual string) Observed {
 		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
-		health.record(res, (s == Matched || s == Mismatched) && res.Frame.Kind != 0, handshake)
+		if s == TimedOut {
+			timedOut(ctx)
+			if startup {
+				res.Actual += " (the target had sent nothing on this connection yet: the wait was its start-up allowance)"
+			}
+		}
+		health.record(res, (s == Matched || s == Mismatched) && res.Frame.Kind != 0, handshake, startup)
 		return res
 	}
 	seen := 0

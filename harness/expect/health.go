@@ -77,6 +77,37 @@ type Health struct {
 	recent [64]time.Duration
 	nrec   int
 	next   int
+	// silentStart is set when a start-up wait went unanswered before
+	// the target had answered anything: it is mute.
+	silentStart bool
+	// starts are the answer times of start-up waits (the first on a
+	// fresh connection), at most maxStarts of them.
+	starts []time.Duration
+
+	// StartupAllowance is how long a fresh connection may take to say
+	// anything (session.Config.StartupTimeout); the liveness probe, which
+	// opens one, gets at least that long.
+	StartupAllowance time.Duration
+}
+
+// maxStarts bounds the start-up times a Health keeps.
+const maxStarts = 4096
+
+// StartupTimes returns the fastest, median and slowest start-up time of
+// the target so far (the answer time of the first wait on each fresh
+// connection) and how many were measured.
+func (h *Health) StartupTimes() (fastest, median, slowest time.Duration, n int) {
+	if h == nil {
+		return 0, 0, 0, 0
+	}
+	h.mu.Lock()
+	ts := append([]time.Duration(nil), h.starts...)
+	h.mu.Unlock()
+	if len(ts) == 0 {
+		return 0, 0, 0, 0
+	}
+	slices.Sort(ts)
+	return ts[0], ts[len(ts)/2], ts[len(ts)-1], len(ts)
 }
 
 // Typical is the target's typical answer time: the 90th percentile of its
@@ -207,10 +238,13 @@ func (h *Health) skip(handshake bool) (bool, string) {
 	if h.dead != "" && (!handshake || h.deadToHandshakes) {
 		return true, h.dead
 	}
-	if h.answers > 0 || h.misses < MissesBeforeMute {
+	if h.answers > 0 || (h.misses < MissesBeforeMute && !h.silentStart) {
 		return false, ""
 	}
 	why := fmt.Sprintf("the target has answered none of the %d requests of this run (the first was for %s)", h.misses, h.firstBad)
+	if h.silentStart {
+		why = fmt.Sprintf("the target has answered none of the %d requests of this run, and a fresh connection said nothing in its whole start-up allowance (the first request was for %s)", h.misses, h.firstBad)
+	}
 	if h.stray > 0 {
 		why += fmt.Sprintf("; it sent %d responses meanwhile, none carrying the id of a request it was waited on for (the first: %s)", h.stray, h.firstStray)
 	}
@@ -220,7 +254,7 @@ func (h *Health) skip(handshake bool) (bool, string) {
 // record notes how a wait ended: answered when a frame of the target
 // settled it (its latency is measured), or a timeout no alternative
 // accepted; handshake says it was a session's handshake.
-func (h *Health) record(r Observed, answered, handshake bool) {
+func (h *Health) record(r Observed, answered, handshake, startup bool) {
 	if h == nil {
 		return
 	}
@@ -237,6 +271,12 @@ func (h *Health) record(r Observed, answered, handshake bool) {
 		h.answers++
 		h.streak, h.probed = 0, false
 		h.lastCheck = r.Expected
+		if startup {
+			// How long a fresh connection took to say anything: the
+			// target's start-up, not its answer time.
+			h.starts = append(h.starts[:min(len(h.starts), maxStarts-1)], r.Elapsed)
+			break
+		}
 		if !handshake {
 			h.recent[h.next] = r.Elapsed
 			h.next = (h.next + 1) % len(h.recent)
@@ -257,6 +297,12 @@ func (h *Health) record(r Observed, answered, handshake bool) {
 	case r.Status == TimedOut:
 		if handshake && h.dead != "" {
 			h.deadToHandshakes = true
+		}
+		if startup && h.answers == 0 {
+			// Silent through a whole start-up allowance, and nothing
+			// answered before: the target is mute (not waited for
+			// another allowance per version).
+			h.silentStart = true
 		}
 		h.misses++
 		h.streak++
@@ -288,7 +334,7 @@ func (h *Health) probe() {
 	}
 	streak, last := h.streak, h.lastCheck
 	h.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*d)
+	ctx, cancel := context.WithTimeout(context.Background(), max(3*d, h.StartupAllowance+d))
 	err := h.Probe(ctx)
 	cancel()
 	h.mu.Lock()
@@ -299,4 +345,49 @@ func (h *Health) probe() {
 		return
 	}
 	h.dead = fmt.Sprintf("the target stopped answering: %d requests in a row went unanswered after its last answer (to %s), and on a fresh connection it gave no sign of life either (%v); it is treated as dead and not waited for again", streak, last, err)
+}
+
+type startupKey struct{}
+
+// Startup returns ctx marking the waits under it as start-up waits: the
+// first on a fresh connection, before the target has sent anything on it
+// (a process still starting). The run's Health does not shorten them, and
+// their answer time is the target's start-up time, not its answer time
+// (Health.StartupTimes), so neither a slow start nor the fail-fast
+// deadline of a target that has answered nothing makes a slow starter
+// look mute.
+func Startup(ctx context.Context) context.Context {
+	return context.WithValue(ctx, startupKey{}, true)
+}
+
+func isStartup(ctx context.Context) bool {
+	b, _ := ctx.Value(startupKey{}).(bool)
+	return b
+}
+
+type timeoutKey struct{}
+
+// OnTimeout returns ctx carrying fn: a wait under ctx that ends TimedOut
+// (no alternative accepted silence and nothing settled it in time) calls
+// it (a check's NoteTimeout).
+func OnTimeout(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, timeoutKey{}, fn)
+}
+
+func timedOut(ctx context.Context) {
+	if fn, ok := ctx.Value(timeoutKey{}).(func()); ok {
+		fn()
+	}
+}
+
+// AcceptsSilence reports whether one of alts is settled by silence until
+// the deadline (Alt.OnTimeout): such a wait watches a window, and no
+// start-up allowance stretches it.
+func AcceptsSilence(alts []Alt) bool {
+	for _, a := range alts {
+		if a.OnTimeout {
+			return true
+		}
+	}
+	return false
 }

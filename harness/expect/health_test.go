@@ -74,9 +74,9 @@ func TestHealthAdaptsDeadlines(t *testing.T) {
 	}
 
 	slow := NewHealth()
-	slow.record(Observed{Status: Matched, Elapsed: 400 * time.Millisecond}, true, false)
-	slow.record(Observed{Status: TimedOut}, false, false)
-	slow.record(Observed{Status: TimedOut}, false, false)
+	slow.record(Observed{Status: Matched, Elapsed: 400 * time.Millisecond}, true, false, false)
+	slow.record(Observed{Status: TimedOut}, false, false, false)
+	slow.record(Observed{Status: TimedOut}, false, false, false)
 	if d, why := slow.deadline(1500 * time.Millisecond); d != 1500*time.Millisecond || why != "" {
 		t.Fatalf("a target whose slowest answer took 400ms got %v (%s) instead of the 1.5s asked", d, why)
 	}
@@ -99,9 +99,9 @@ func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
 			}
 			return errors.New("ping after the handshake: no answer")
 		}
-		h.record(Observed{Status: Matched, Elapsed: time.Millisecond, Expected: "a response to id 1"}, true, false)
+		h.record(Observed{Status: Matched, Elapsed: time.Millisecond, Expected: "a response to id 1"}, true, false, false)
 		for i := 0; i < ProbeAfter+2; i++ {
-			h.record(Observed{Status: TimedOut, Expected: "a response to id 2"}, false, false)
+			h.record(Observed{Status: TimedOut, Expected: "a response to id 2"}, false, false, false)
 		}
 		mute, why := h.Mute()
 		if probes != 1 {
@@ -121,12 +121,12 @@ func TestHealthProbesATargetThatStopsAnswering(t *testing.T) {
 		if skip, why := h.skip(true); skip {
 			t.Errorf("a dead target's handshake is not waited for: %s", why)
 		}
-		h.record(Observed{Status: Matched, Elapsed: time.Millisecond}, true, true)
+		h.record(Observed{Status: Matched, Elapsed: time.Millisecond}, true, true, false)
 		if skip, _ := h.skip(false); !skip {
 			t.Errorf("an answered handshake brought a dead target back for every wait")
 		}
 		// ... until a handshake goes unanswered too.
-		h.record(Observed{Status: TimedOut}, false, true)
+		h.record(Observed{Status: TimedOut}, false, true, false)
 		if skip, _ := h.skip(true); !skip {
 			t.Errorf("a dead target that left a handshake unanswered is still waited for")
 		}
@@ -234,19 +234,19 @@ func TestHealthTypicalAnswerTime(t *testing.T) {
 		t.Fatalf("Typical before any answer = %v, want 0", got)
 	}
 	for i := 0; i < 20; i++ {
-		h.record(Observed{Elapsed: 10 * time.Millisecond}, true, false)
+		h.record(Observed{Elapsed: 10 * time.Millisecond}, true, false, false)
 	}
-	h.record(Observed{Elapsed: 5 * time.Second}, true, false)
+	h.record(Observed{Elapsed: 5 * time.Second}, true, false, false)
 	if got := h.Typical(); got != 10*time.Millisecond {
 		t.Errorf("Typical after 20 answers in 10ms and one in 5s = %v, want 10ms", got)
 	}
 	for i := 0; i < 64; i++ {
-		h.record(Observed{Elapsed: 400 * time.Millisecond}, true, false)
+		h.record(Observed{Elapsed: 400 * time.Millisecond}, true, false, false)
 	}
 	if got := h.Typical(); got != 400*time.Millisecond {
 		t.Errorf("Typical after 64 answers in 400ms = %v, want 400ms", got)
 	}
-	h.record(Observed{Status: TimedOut, Elapsed: time.Hour}, false, false)
+	h.record(Observed{Status: TimedOut, Elapsed: time.Hour}, false, false, false)
 	if got := h.Typical(); got != 400*time.Millisecond {
 		t.Errorf("an unanswered wait moved Typical to %v", got)
 	}
@@ -254,8 +254,8 @@ func TestHealthTypicalAnswerTime(t *testing.T) {
 	// (process start included) do not count.
 	fresh := NewHealth()
 	for i := 0; i < 20; i++ {
-		fresh.record(Observed{Elapsed: 600 * time.Millisecond}, true, true)
-		fresh.record(Observed{Elapsed: time.Millisecond}, true, false)
+		fresh.record(Observed{Elapsed: 600 * time.Millisecond}, true, true, false)
+		fresh.record(Observed{Elapsed: time.Millisecond}, true, false, false)
 	}
 	if got := fresh.Typical(); got != time.Millisecond {
 		t.Errorf("Typical after 20 handshakes in 600ms and 20 answers in 1ms = %v, want 1ms", got)
@@ -296,3 +296,63 @@ func TestHealthFloodingTarget(t *testing.T) {
 		t.Errorf("a flooding target's handshake is not waited for: %+v", got)
 	}
 }
+
+// TestStartupWaitsKeepTheirAllowance: a wait on a connection the target
+// has not spoken on yet (Startup) keeps its whole timeout even when the
+// run's Health would cut waits short (a target that has answered nothing
+// and missed a wait gets 2 s), its answer time counts as a start-up time
+// and not as an answer time, and a start-up timeout says what it was.
+func TestStartupWaitsKeepTheirAllowance(t *testing.T) {
+	h := NewHealth()
+	h.record(Observed{Status: TimedOut, Expected: "a response to id 1"}, false, false, false)
+	if d, why := h.deadline(10 * time.Second); d != 2*MinAdapted || why == "" {
+		t.Fatalf("the fail-fast deadline is %v (%q); the test needs it at 2s", d, why)
+	}
+	ctx := WithHealth(context.Background(), h)
+	src := &slowSource{after: 2500 * time.Millisecond}
+	obs := Wait(Startup(ctx), src, Options{Timeout: 5 * time.Second}, anyFrame)
+	if !obs.OK() {
+		t.Fatalf("a start-up wait answered after 2.5 s ended %s (%s); it must keep its 5 s", obs.Status, obs.Actual)
+	}
+	if _, _, slowest, n := h.StartupTimes(); n != 1 || slowest < 2*time.Second {
+		t.Errorf("start-up times: %d measured, slowest %v; want the one of 2.5 s", n, slowest)
+	}
+	if h.Typical() != 0 {
+		t.Errorf("the start-up answer counted as an answer time (typical %v)", h.Typical())
+	}
+	// Without Startup the same target gets the fail-fast deadline.
+	h2 := NewHealth()
+	h2.record(Observed{Status: TimedOut}, false, false, false)
+	obs = Wait(WithHealth(context.Background(), h2), &slowSource{after: 2500 * time.Millisecond}, Options{Timeout: 5 * time.Second}, anyFrame)
+	if obs.Status != TimedOut {
+		t.Errorf("an ordinary wait of a target that answered nothing ended %s; the control wants the 2 s deadline", obs.Status)
+	}
+	obs = Wait(Startup(context.Background()), &slowSource{after: time.Hour}, Options{Timeout: 50 * time.Millisecond}, anyFrame)
+	if obs.Status != TimedOut || !strings.Contains(obs.Actual, "start-up allowance") {
+		t.Errorf("a start-up timeout ends %s saying %q; want it to say it was the start-up allowance", obs.Status, obs.Actual)
+	}
+}
+
+// slowSource yields one message after a delay, then nothing.
+type slowSource struct {
+	after time.Duration
+	sent  bool
+}
+
+func (s *slowSource) Recv(ctx context.Context) (wire.Frame, error) {
+	if s.sent {
+		<-ctx.Done()
+		return wire.Frame{}, ctx.Err()
+	}
+	t := time.NewTimer(s.after)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		s.sent = true
+		return wire.Frame{Kind: wire.KindMessage, Raw: []byte(`{"jsonrpc":"2.0","method":"x"}`)}, nil
+	case <-ctx.Done():
+		return wire.Frame{}, ctx.Err()
+	}
+}
+
+var anyFrame = Alt{Desc: "any frame", On: func(wire.Frame) (Verdict, string) { return Accepted, "" }}

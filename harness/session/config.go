@@ -27,6 +27,11 @@ type Config struct {
 	Elicitation Elicitation
 	// Timeout bounds each wait for an answer (default 10 s).
 	Timeout time.Duration
+	// StartupTimeout bounds the waits on a connection before the target
+	// has sent anything on it (default DefaultStartupTimeout): starting
+	// a server process takes time that answering does not, and a busy
+	// machine stretches it. It never shortens Timeout.
+	StartupTimeout time.Duration
 	// MaxRounds bounds the multi round-trip loop (default 8).
 	MaxRounds int
 	// MaxKept bounds the notifications, server requests and findings kept
@@ -40,7 +45,19 @@ type Config struct {
 	// of one version run) and bounds what they keep in all, on top of
 	// each one's MaxKeptBytes.
 	Budget *Budget
+	// Guard, when set, is asked before every request the session sends
+	// (raw bytes too, when they decode as a request): an error keeps the
+	// request from the target and is the send's error. The tool policy
+	// of a run is its last line (a tools/call it does not allow is never
+	// sent).
+	Guard func(method string, params any) error
 }
+
+// DefaultStartupTimeout is how long a target gets to send its first
+// message on a fresh connection: generous, since a server started on a
+// loaded machine (many of them at once, on two cores) can take many
+// seconds, and only a target that stays silent that long is silent.
+const DefaultStartupTimeout = 60 * time.Second
 
 // Budget is a byte budget shared by sessions (Config.Budget): what one
 // session keeps of a flood is not left for the others. It also notes
@@ -159,6 +176,9 @@ func (c Config) withDefaults(era spec.Era) Config {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
+	}
+	if c.StartupTimeout <= 0 {
+		c.StartupTimeout = DefaultStartupTimeout
 	}
 	if c.MaxRounds <= 0 {
 		c.MaxRounds = 8

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
@@ -100,6 +101,9 @@ type core struct {
 	cfg   Config
 	val   *Validator
 	untap func()
+	// heard is set once the target has sent anything on the connection:
+	// until then every wait is a start-up wait (Config.StartupTimeout).
+	heard atomic.Bool
 
 	nextID int64
 
@@ -194,6 +198,9 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 	f, err := c.conn.Recv(ctx)
 	if err != nil {
 		return f, err
+	}
+	if f.Kind != wire.KindEnd && f.Kind != wire.KindTransportError {
+		c.heard.Store(true)
 	}
 	if len(f.Raw) >= LargeFrame && c.cfg.Budget != nil {
 		c.cfg.Budget.large.Store(true)
@@ -350,12 +357,27 @@ func (c *core) Wait(ctx context.Context, alts ...expect.Alt) expect.Observed {
 // WaitFor is Wait with explicit options. A late answer (to a request
 // whose wait gave up, see Late) is no alternative's rejection: it answers
 // its own request, so it goes with the other frames of the wait.
+//
+// Until the target has sent anything on the connection, a wait for an
+// answer is a start-up wait (a wait for silence keeps its window): it
+// lasts at least Config.StartupTimeout and the run's
+// Health does not shorten it (expect.Startup), since a process that is
+// still starting (a Node server on a busy machine takes seconds) is not a
+// silent one.
 func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt) expect.Observed {
 	if o.Timeout <= 0 {
 		o.Timeout = c.cfg.Timeout
 	}
+	if !c.heard.Load() && !expect.AcceptsSilence(alts) {
+		o.Timeout = max(o.Timeout, c.cfg.StartupTimeout)
+		ctx = expect.Startup(ctx)
+	}
 	return expect.Wait(ctx, c, o, c.setAside(alts)...)
 }
+
+// Heard reports whether the target has sent anything on the session's
+// connection yet.
+func (c *core) Heard() bool { return c.heard.Load() }
 
 // setAside wraps alts so that none rejects a late answer.
 func (c *core) setAside(alts []expect.Alt) []expect.Alt {
@@ -379,6 +401,9 @@ func (c *core) setAside(alts []expect.Alt) []expect.Alt {
 func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) {
 	// Whatever id raw bytes carry was sent: an answer echoing it is not
 	// stray, even when the message was not a valid request.
+	if err := c.guardRaw(b); err != nil {
+		return "", err
+	}
 	if m := jsonrpc.Decode(bytes.TrimRight(b, "\r\n")); !m.ID.IsZero() {
 		c.mu.Lock()
 		if c.rawIDs == nil || len(c.rawIDs) >= maxRawIDs {
@@ -388,6 +413,44 @@ func (c *core) SendRaw(ctx context.Context, b []byte) (string, error) {
 		c.mu.Unlock()
 	}
 	return c.conn.SendRaw(ctx, b)
+}
+
+// guard asks Config.Guard about a request.
+func (c *core) guard(method string, params any) error {
+	if c.cfg.Guard == nil {
+		return nil
+	}
+	return c.cfg.Guard(method, params)
+}
+
+// guardRaw asks Config.Guard about the requests raw bytes hold (one
+// message or a batch); bytes that are no request pass.
+func (c *core) guardRaw(b []byte) error {
+	if c.cfg.Guard == nil {
+		return nil
+	}
+	b = bytes.TrimSpace(b)
+	var msgs []json.RawMessage
+	if len(b) > 0 && b[0] == '[' {
+		if json.Unmarshal(b, &msgs) != nil {
+			return nil
+		}
+	} else {
+		msgs = []json.RawMessage{b}
+	}
+	for _, m := range msgs {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(m, &req) != nil || req.Method == "" {
+			continue
+		}
+		if err := c.cfg.Guard(req.Method, req.Params); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // maxRawIDs bounds the ids of raw sends a session remembers.

@@ -122,6 +122,9 @@ func (s *Stateful) Request(ctx context.Context, method string, params any) (json
 
 // RequestWithID sends a request with the given id.
 func (s *Stateful) RequestWithID(ctx context.Context, id jsonrpc.ID, method string, params any) (string, error) {
+	if err := s.guard(method, params); err != nil {
+		return "", err
+	}
 	b, err := jsonrpc.NewRequest(id, method, params)
 	if err != nil {
 		return "", fmt.Errorf("session: encoding %s: %w", method, err)

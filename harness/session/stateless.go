@@ -188,6 +188,9 @@ func (s *Stateless) Request(ctx context.Context, method string, params any) (jso
 // and, on HTTP, exactly these extra headers: the way to test a server's
 // validation of missing or mismatched metadata.
 func (s *Stateless) RequestRaw(ctx context.Context, id jsonrpc.ID, method string, params json.RawMessage, h http.Header) (string, error) {
+	if err := s.guard(method, params); err != nil {
+		return "", err
+	}
 	var p any
 	if params != nil {
 		p = params

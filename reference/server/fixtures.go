@@ -162,6 +162,34 @@ func (f *fixtures) addBuiltIn() {
 	for _, p := range promptFixtures() {
 		f.prompts[p.def.Name] = p
 	}
+	for _, t := range f.tools {
+		annotateBuiltIn(t)
+	}
+	annotateBuiltIn(dynamicTool)
+}
+
+// changesLists are the built-in tools that change what the server lists
+// or serves to every session: they modify the server's environment
+// (readOnlyHint false) but destroy nothing (destructiveHint false).
+var changesLists = map[string]bool{
+	"ref_change_lists": true, "ref_touch_resource": true,
+	"test_trigger_tool_change": true, "test_trigger_prompt_change": true,
+}
+
+// annotateBuiltIn gives a built-in tool that has no annotations the ones
+// that say what it does: every fixture but those of changesLists only
+// answers its caller (logs, progress, questions to the client, tasks of
+// its own), so it is read-only, and a client following the spec's
+// defaults (mcpcheck --call-tools readonly among them) may call it.
+func annotateBuiltIn(t *toolFixture) {
+	if t.def.Annotations != nil {
+		return
+	}
+	if changesLists[t.def.Name] {
+		t.def.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(false), DestructiveHint: mcp.Bool(false)}
+		return
+	}
+	t.def.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)}
 }
 
 func (f *fixtures) tool(name string) *toolFixture {

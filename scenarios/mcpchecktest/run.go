@@ -42,9 +42,12 @@ type Options struct {
 	Verbose bool
 	// ToolPolicy says which of the server's tools the checks call and
 	// with which arguments, as mcpcheck server --call-tools and
-	// --tool-args do: the zero value calls every tool not annotated
-	// destructive, with arguments generated from its inputSchema;
-	// scenarios.ToolPolicy{Calls: scenarios.CallAll} calls them all. A
+	// --tool-args do: the zero value calls only the tools annotated
+	// readOnlyHint: true (the spec presumes any other tool may be
+	// destructive), with arguments generated from their inputSchema that
+	// never consent to anything; scenarios.ToolPolicy{Calls:
+	// scenarios.CallAll} calls them all, which is for a disposable
+	// instance of the server. A
 	// tool it names that the server does not list makes Run fail.
 	ToolPolicy scenarios.ToolPolicy
 

@@ -1,0 +1,34 @@
+package reports
+
+import (
+	"fmt"
+	"time"
+)
+
+// Startup describes how the target started: the first wait on each fresh
+// connection (a process start over stdio) is a start-up wait, with an
+// allowance of its own, and its answer time is the target's start-up time.
+type Startup struct {
+	// Allowance is how long a fresh connection could take to say
+	// anything (mcpcheck server --startup-timeout).
+	Allowance time.Duration `json:"allowanceNs"`
+	// Measured counts the start-ups measured; Fastest, Median and
+	// Slowest are their times.
+	Measured int           `json:"measured"`
+	Fastest  time.Duration `json:"fastestNs,omitempty"`
+	Median   time.Duration `json:"medianNs,omitempty"`
+	Slowest  time.Duration `json:"slowestNs,omitempty"`
+}
+
+// String says it in one line: "12 measured, 0.41s median, 2.3s slowest
+// (allowance 1m0s)".
+func (s *Startup) String() string {
+	if s == nil {
+		return ""
+	}
+	if s.Measured == 0 {
+		return fmt.Sprintf("none measured (allowance %v)", s.Allowance)
+	}
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("first answer after %v to %v, median %v, on %d fresh connections (allowance %v)", r(s.Fastest), r(s.Slowest), r(s.Median), s.Measured, s.Allowance)
+}

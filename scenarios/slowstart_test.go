@@ -1,0 +1,80 @@
+package scenarios
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// slowStartChecks are the checks a late start used to fail: their verdict
+// rests on the first answer of a fresh process (the handshake, a request
+// before it, an unknown version), plus some that only need a session.
+var slowStartChecks = []string{
+	"lifecycle/initialize-result", "ping/before-initialize", "versioning/unknown-version",
+	"versioning/echo-supported", "lifecycle/no-requests-before-initialized", "lifecycle/second-initialize",
+	"ping/empty-result", "tools/call-results", "tools/input-validation", "base/response-id-echo",
+	"resources/read-listed", "prompts/get-content", "stdio/exit-on-stdin-close",
+}
+
+// busyLoops keeps n goroutines spinning until the returned stop is
+// called: the load of a shared CI runner, in the test's own process.
+func busyLoops(n int) (stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			x := 0
+			for !done.Load() {
+				for j := 0; j < 1<<16; j++ {
+					x += j
+				}
+			}
+			_ = x
+		}()
+	}
+	return func() {
+		done.Store(true)
+		wg.Wait()
+	}
+}
+
+// TestSlowStartUnderLoadSameOutcomes: every process of the server starts
+// 1 to 3 s late (a random wait per process, as on a busy host) while two
+// busy loops per core load the machine, and the checks whose verdict
+// rests on a fresh process's first answer are judged exactly as against
+// a server that starts at once, with Parallel 1 and Parallel 8 alike. A
+// late start is no silence: the first wait on a fresh connection gets the
+// start-up allowance, never the fail-fast deadline.
+func TestSlowStartUnderLoadSameOutcomes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server many times, late")
+	}
+	bin := mcpcheckBinary(t)
+	versions := []spec.Version{spec.V20250618, spec.V20251125}
+	normal := runOne(t, Config{Versions: versions, Only: slowStartChecks, Parallel: 1, Target: referenceTarget(t)})
+
+	stop := busyLoops(2 * runtime.NumCPU())
+	defer stop()
+	late := func(t *testing.T) target.Target {
+		tg := target.Command(bin, "reference", "server", "--stdio", "--page-size", "3", "--start-delay", "1s-3s")
+		tg.Timeouts = target.Timeouts{Step: 5 * time.Second, Grace: time.Second}
+		return tg
+	}
+	serial, wide, ts, tw := runSerialAndWide(t, Config{Versions: versions, Only: slowStartChecks}, late)
+	stop()
+	t.Logf("late start under load: Parallel 1 %v, Parallel %d %v; %d start-ups measured, slowest %v",
+		ts.Round(time.Millisecond), wideParallel, tw.Round(time.Millisecond), wide.Report.Startup.Measured, wide.Report.Startup.Slowest.Round(time.Millisecond))
+	sameOutcomes(t, "normal start vs late start under load (Parallel 1)", normal, serial)
+	sameOutcomes(t, "late start under load, Parallel 1 vs 8", serial, wide)
+	if wide.Report.Startup == nil || wide.Report.Startup.Slowest < time.Second {
+		t.Errorf("the report's start-up times %v do not show the late starts", wide.Report.Startup)
+	}
+}
