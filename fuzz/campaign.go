@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -99,7 +100,10 @@ type Config struct {
 	// Shard, when set, runs only that shard's part of the input sequence
 	// (see Shard); MaxExecs then bounds the whole sequence.
 	Shard Shard
+	// ToolPolicy says which of the target's tools the tool-call mutator
 	// may call (the zero value: those annotated readOnlyHint: true; see
+	// toolpolicy). Its generated arguments never consent.
+	ToolPolicy toolpolicy.Policy
 }
 
 // Progress is a live view of a campaign.
@@ -377,7 +381,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		return r, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
-	c.tools = s.listTools()
+	c.tools = CallableTools(cfg.ToolPolicy, s.listTools())
 	s.close()
 
 	var samples []reports.ThroughputSample

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz"
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -69,6 +70,10 @@ Flags:
                            (default 1m, never less than --wait; as for mcpcheck server): a slow start
                            is never a hang or an unreachable target; later waits keep --wait
   --mutators LIST          mutator names or families, comma separated (default all; see --list-mutators)
+  --call-tools P           which of the server's tools the protocol/tool-call mutator calls with
+                           random arguments: readonly (default: only readOnlyHint: true), additive,
+                           all, NAME,... or readonly,NAME,... (as mcpcheck server; generated
+                           arguments never confirm anything). Widen it only on a disposable instance
   --list-mutators          list the mutators and exit
   --findings DIR           where findings are written (default OUT/findings with --out, else mcpcheck-findings)
   --out DIR                write the campaign summary (mcpcheck-fuzz.json) and the reports of --format into DIR
@@ -383,6 +388,7 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 	wait := fs.Duration("wait", fuzz.DefaultWait, "")
 	startup := fs.Duration("startup-timeout", fuzz.DefaultStartupTimeout, "")
 	mutators := fs.String("mutators", "", "")
+	callTools := fs.String("call-tools", string(toolpolicy.ReadOnly), "")
 	listMuts := fs.Bool("list-mutators", false, "")
 	findings := fs.String("findings", "", "")
 	out := fs.String("out", "", "")
@@ -522,9 +528,14 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 		o.client = cc
 		return o, nil
 	}
+	policy, err := toolpolicy.Parse(*callTools)
+	if err != nil {
+		return o, usagef("fuzz: %v", err)
+	}
 	o.cfg = fuzz.Config{
 		Target: o.ft.target, Version: v, Duration: *duration, MaxExecs: *maxExecs, Seed: *seed,
 		Workers: *workers, FindingsDir: dir, Wait: *wait, StartupTimeout: *startup, Mutators: muts, Reproducer: o.ft.reproducer, Shard: shard,
+		ToolPolicy: policy,
 	}
 	return o, nil
 }
