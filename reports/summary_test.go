@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -128,5 +129,33 @@ func TestRawBytes(t *testing.T) {
 	}
 	if _, err := (WireEvent{Raw: "%%%", Base64: true}).Bytes(); err == nil {
 		t.Error("a base64 flag on text that does not decode must be an error")
+	}
+}
+
+// TestUnspokenVersionIsNoPass: a version the server said it does not speak
+// is headed "unspoken", not "pass", whatever its negotiation checks
+// found, unless one of them broke something; a run of only such versions
+// is headed so too, and a spoken version beside it keeps its verdict.
+func TestUnspokenVersionIsNoPass(t *testing.T) {
+	run := &Run{Versions: []spec.Version{spec.V20251125, spec.V20260728}, Unspoken: []spec.Version{spec.V20260728}}
+	add := func(v spec.Version, o Outcome, n int) {
+		for i := 0; i < n; i++ {
+			run.Checks = append(run.Checks, Check{ID: fmt.Sprintf("x/%s-%d", o, i), Version: v, Outcome: o, Level: catalog.Must})
+		}
+	}
+	add(spec.V20260728, Pass, 1)
+	add(spec.V20260728, NA, 88)
+	add(spec.V20251125, Pass, 40)
+	s := Summarize(run)
+	if s.Versions[1].Headline != "unspoken" || s.Versions[0].Headline != "pass" || s.Headline != "pass" {
+		t.Errorf("headlines %s / %s, overall %s; want pass / unspoken, overall pass", s.Versions[0].Headline, s.Versions[1].Headline, s.Headline)
+	}
+	run.Versions, run.Checks = run.Versions[1:], run.Checks[:89]
+	if s := Summarize(run); s.Headline != "unspoken" {
+		t.Errorf("a run of only an unspoken version is headed %s, want unspoken", s.Headline)
+	}
+	add(spec.V20260728, Fail, 1)
+	if s := Summarize(run); s.Versions[0].Headline != "fail" {
+		t.Errorf("an unspoken version whose negotiation check failed is headed %s, want fail", s.Versions[0].Headline)
 	}
 }

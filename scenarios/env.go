@@ -82,7 +82,11 @@ type versionRun struct {
 	// silent says why the version's handshake got no answer at all, on a
 	// second, patient try too: its checks are harness errors (nothing
 	// is known of whether the target speaks the version), never n/a.
-	silent  string
+	silent string
+	// heard is set when the target said anything on the session setup
+	// probed the version with: only an answer tells that it does not
+	// speak the version.
+	heard   bool
 	support bool
 	nego    spec.Version
 	openErr error
@@ -392,7 +396,7 @@ func (vr *versionRun) setup(ctx context.Context) {
 			// A session whose handshake failed is never lent to a check.
 			release(sh.OpenErr == nil)
 		}()
-		vr.support = sh.Supported()
+		vr.support, vr.heard = sh.Supported(), sh.Heard()
 		vr.nego = sh.Negotiated()
 		vr.openErr = sh.OpenErr
 		if sh.Stateful != nil {

@@ -357,7 +357,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Report.LabelFilter = cfg.LabelFilter
 	res.Report.Shard = cfg.Shard.String()
 	for _, vr := range r.versions {
-		if vr.setupDone() && vr.err == nil && vr.silent == "" && !vr.support {
+		if vr.setupDone() && vr.err == nil && vr.silent == "" && !vr.support && vr.heard {
 			res.Report.Unspoken = append(res.Report.Unspoken, vr.v)
 		}
 	}

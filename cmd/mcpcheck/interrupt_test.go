@@ -72,15 +72,7 @@ func TestInterruptedRunWritesReports(t *testing.T) {
 		t.Fatalf("exit %v, want %d; stderr: %s", err, exitInterrupted, stderr.String())
 	}
 	t.Logf("ended %v after SIGINT", time.Since(start).Round(time.Millisecond))
-	f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
-	if err != nil {
-		t.Fatalf("no JSON report: %v", err)
-	}
-	defer f.Close()
-	run, err := reports.ReadJSON(f)
-	if err != nil {
-		t.Fatalf("the JSON report does not read back: %v", err)
-	}
+	run := interruptedReport(t, out)
 	notRun := 0
 	for _, c := range run.Checks {
 		if c.Outcome == reports.Untestable && strings.HasPrefix(c.Reason, "not run") {
@@ -167,15 +159,7 @@ func TestStopSignalToGroupBlamesNothing(t *testing.T) {
 			if strings.Contains(stderr.String(), "exiting at once") {
 				t.Errorf("the signal to the group was taken as a second Ctrl-C: %s", stderr.String())
 			}
-			f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
-			if err != nil {
-				t.Fatalf("no JSON report: %v", err)
-			}
-			defer f.Close()
-			run, err := reports.ReadJSON(f)
-			if err != nil {
-				t.Fatalf("the JSON report does not read back: %v", err)
-			}
+			run := interruptedReport(t, out)
 			if run.Interrupted == "" {
 				t.Errorf("the report does not say the run was interrupted")
 			}
@@ -191,4 +175,20 @@ func TestStopSignalToGroupBlamesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interruptedReport reads the JSON report an interrupted server run wrote
+// into out.
+func interruptedReport(t *testing.T, out string) *reports.Run {
+	t.Helper()
+	f, err := os.Open(filepath.Join(out, "mcpcheck-server.json"))
+	if err != nil {
+		t.Fatalf("no JSON report: %v", err)
+	}
+	defer f.Close()
+	run, err := reports.ReadJSON(f)
+	if err != nil {
+		t.Fatalf("the JSON report does not read back: %v", err)
+	}
+	return run
 }
