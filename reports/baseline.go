@@ -428,8 +428,9 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 // checks the run did not select is out of scope, neither matched nor
 // stale (BaselineInfo.OutOfScope counts them): one naming a version the
 // run did not ask for or a transport it did not use, and in a run
-// narrowed by a label filter, a shard or missing shards, one that matches
-// none of the run's checks by ID, version and transport. In a shard, an
+// narrowed by a label filter, a selection (Run.Selection), a shard or
+// missing shards, one that matches none of the run's checks by ID,
+// version and transport. In a shard, an
 // entry without a version is not made stale either: the other shards
 // judge its other versions. Apply records the result, with the legacy
 // entries that covered a broken check, in run.Baseline. A nil baseline
@@ -553,9 +554,10 @@ func Apply(run *Run, b *Baseline) []Stale {
 // outOfScope reports whether a run could not have judged what entry e
 // covers, given that none of its checks matches e: the entry names a
 // version the run did not ask for or a transport it did not use, or the
-// run did not select every check (a label filter, a shard, a merge with
-// shards missing), so an entry matching none of its checks by ID, version
-// and transport is about one it left out.
+// run did not select every check (a label filter, a selection such as a
+// go test -run pattern, a shard, a merge with shards missing), so an entry
+// matching none of its checks by ID, version and transport is about one
+// it left out.
 func outOfScope(e BaselineEntry, run *Run) bool {
 	if e.Version != "" && !slices.Contains(run.Versions, e.Version) {
 		return true
@@ -563,7 +565,7 @@ func outOfScope(e BaselineEntry, run *Run) bool {
 	if e.Transport != "" && run.Transport != "" && e.Transport != run.Transport {
 		return true
 	}
-	return run.LabelFilter != "" || run.Shard != "" || len(run.MissingShards) > 0
+	return run.LabelFilter != "" || run.Selection != "" || run.Shard != "" || len(run.MissingShards) > 0
 }
 
 // Judgement is what a run means for a CI job, after Apply.

@@ -34,6 +34,11 @@ type Run struct {
 	Transport string `json:"transport"`
 	// LabelFilter is the label expression that selected the checks, if any.
 	LabelFilter string `json:"labelFilter,omitempty"`
+	// Selection says what else narrowed the checks a run selected, if
+	// anything: the go test -run pattern of a scenarios/mcpchecktest run
+	// ("go test -run PATTERN"). Like a label filter, it makes baseline
+	// entries about checks the run left out out of scope (see Apply).
+	Selection string `json:"selection,omitempty"`
 	// Shard is "K/N" when the run was shard K of a suite split N ways
 	// (mcpcheck server --shard): it holds only that shard's active checks.
 	// A merged report (MergeRuns) has none.

@@ -328,6 +328,7 @@ func Redact(run *Run, cfg Redaction) *Run {
 		out.ToolPolicy = &tp
 	}
 	out.Unjudged = r.text(run.Unjudged)
+	out.Selection = r.text(run.Selection)
 	out.MissingShards = append([]string(nil), run.MissingShards...)
 	if run.Problems != nil {
 		out.Problems = make([]string, len(run.Problems))

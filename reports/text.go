@@ -170,6 +170,9 @@ func (t *textWriter) header(run *Run) {
 	if run.LabelFilter != "" {
 		t.printf("label filter: %s\n", printable(run.LabelFilter))
 	}
+	if run.Selection != "" {
+		t.printf("selection: %s\n", printable(run.Selection))
+	}
 	if run.Silence != nil {
 		t.printf("silence windows: %s\n", run.Silence)
 	}

@@ -52,8 +52,11 @@ type Options struct {
 	ToolPolicy scenarios.ToolPolicy
 
 	// only, when set, runs just these check IDs (TestServer sets it from
-	// the -run pattern).
-	only []string
+	// the -run pattern), and selection records the pattern in the report
+	// (reports.Run.Selection): baseline entries about the checks it left
+	// out are out of scope, not stale.
+	only      []string
+	selection string
 }
 
 // Result is a finished suite.
@@ -101,6 +104,9 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("mcpchecktest: %w", err)
 	}
 	run := res.Report
+	if opts.selection != "" {
+		run.Selection = opts.selection
+	}
 	out := &Result{Report: &run, Problems: res.Problems}
 	if opts.Baseline != nil {
 		out.Stale = reports.Apply(&run, opts.Baseline)

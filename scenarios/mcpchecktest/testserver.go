@@ -66,6 +66,7 @@ func testServer(t tester, tg Target, opts Options, pattern string) {
 			return
 		}
 		opts.only, opts.Versions = ids, vs
+		opts.selection = "go test -run " + pattern
 	}
 	if d, ok := t.Deadline(); ok {
 		left := time.Until(d) - deadlineMargin

@@ -290,3 +290,29 @@ func TestBaselineNamesANewlyBrokenRequirement(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPatternScopesTheBaseline (issue 33): a -run pattern that selects
+// one check records itself in the report (Selection), and, as a label
+// filter does, leaves the baseline entries about the checks it did not
+// select out of scope rather than stale; an entry about the selected
+// check is still held to the run (it passes now: stale).
+func TestRunPatternScopesTheBaseline(t *testing.T) {
+	bl := &reports.Baseline{Source: "test baseline", Entries: []reports.BaselineEntry{
+		{Check: "tools/names", Requirements: []string{"tools.name.allowed-characters"}, Reason: "known: a check the pattern leaves out"},
+		{Check: "ping/empty-result", Version: spec.V20251125, Requirements: []string{"ping.response.prompt-empty-result"}, Reason: "known: fixed since"},
+	}}
+	const pattern = "TestMCP/ping/empty-result/2025-11-25"
+	r := newRecord(t.Context(), "TestMCP")
+	testServer(r, Handler(reference(t), "/mcp"), Options{Baseline: bl}, pattern)
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "ping/empty-result") || !strings.Contains(r.errors[0], "now passes") {
+		t.Errorf("want one error on the test, the stale entry of the selected check, and none about tools/names; got:\n%s", r)
+	}
+
+	res, err := Run(t.Context(), Handler(reference(t), "/mcp"), Options{Versions: latest, Baseline: bl, only: []string{"ping/empty-result"}, selection: "go test -run " + pattern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := res.Report.Baseline; res.Report.Selection != "go test -run "+pattern || b == nil || b.OutOfScope != 1 || len(res.Stale) != 1 {
+		t.Errorf("selection %q, baseline %+v, stale %v; want the pattern recorded, tools/names out of scope and the ping entry stale", res.Report.Selection, b, res.Stale)
+	}
+}
