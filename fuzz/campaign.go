@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -26,11 +27,10 @@ const (
 	DefaultWait = 5 * time.Second
 	// DefaultStartupTimeout is how long a fresh instance may take to say
 	// anything at all (Config.StartupTimeout): the allowance the server
-	// suite gives a fresh connection (session.DefaultStartupTimeout), since
-	// a server started on a loaded machine (many at once, on two cores)
-	// can take many seconds, and only one that stays silent that long is
-	// silent.
-	DefaultStartupTimeout = 60 * time.Second
+	// suite gives a fresh connection, since a server started on a loaded
+	// machine (many at once, on two cores) can take many seconds, and
+	// only one that stays silent that long is silent.
+	DefaultStartupTimeout = hsession.DefaultStartupTimeout
 	// DefaultMinimizeBudget is how many reproduction runs minimizing one
 	// finding may use.
 	DefaultMinimizeBudget = 64
