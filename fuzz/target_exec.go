@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/target"
@@ -34,6 +35,11 @@ type ExecTarget struct {
 	// WriteTimeout bounds one write to stdin; zero means
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// Sandbox, when set, runs every instance in it (see
+	// target.Sandbox.Apply): its own working directory, HOME and TMPDIR,
+	// and what an instance spawned outside its process group is ended
+	// when the instance is closed.
+	Sandbox *target.Sandbox
 }
 
 // CommandTarget splits a command line on spaces (quotes are honoured) into an
@@ -63,7 +69,15 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	}
 	cmd := exec.Command(t.Argv[0], t.Argv[1:]...)
 	cmd.Dir = t.Dir
-	cmd.Env = append(os.Environ(), t.Env...)
+	var sp *target.SandboxProcess
+	if t.Sandbox != nil {
+		var err error
+		if sp, err = t.Sandbox.Apply(cmd, t.Env); err != nil {
+			return nil, fmt.Errorf("fuzz: %w", err)
+		}
+	} else {
+		cmd.Env = append(os.Environ(), t.Env...)
+	}
 	setProcessGroup(cmd)
 	// Our ends of stdin and stdout are pollable pipes: a write and a read
 	// carry a deadline, with no goroutine per write and no reader
@@ -78,6 +92,9 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if err != nil {
 		inR.Close()
 		inW.Close()
+		if sp != nil {
+			sp.Abandon()
+		}
 		return nil, fmt.Errorf("fuzz: stdout pipe for %s: %w", t.Describe(), err)
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
@@ -101,6 +118,7 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 		stderr: &ringBuffer{max: tail},
 		done:   make(chan struct{}),
 		exited: make(chan struct{}),
+		sp:     sp,
 	}
 	c.polled = pollPipes && inW.SetWriteDeadline(time.Time{}) == nil && outR.SetReadDeadline(time.Time{}) == nil
 	cmd.Stderr = c.stderr
@@ -110,7 +128,14 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		if sp != nil {
+			sp.Abandon()
+			return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed (%s)", t.Describe(), err, t.Sandbox.Hint())
+		}
 		return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed", t.Describe(), err)
+	}
+	if sp != nil {
+		sp.Started(cmd.Process.Pid)
 	}
 	if c.polled {
 		c.lines = newPipeLines(outR, maxLine)
@@ -122,7 +147,13 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 		err := cmd.Wait()
 		c.mu.Lock()
 		c.exit = exitStatus(cmd, err, c.killed)
+		// Ended on its own, with a failure, before it answered anything:
+		// it did not start (in the sandbox).
+		early := !c.closing && !c.answered.Load() && (cmd.ProcessState == nil || !cmd.ProcessState.Success())
 		c.mu.Unlock()
+		if sp != nil {
+			sp.Exited(early, early, c.exit.String())
+		}
 		close(c.exited)
 	}()
 	return c, nil
@@ -150,11 +181,17 @@ type execConn struct {
 	exited chan struct{} // closed when Wait returned
 	timer  *time.Timer   // Recv's, reused (goroutine reader only)
 
-	mu     sync.Mutex
-	exit   *ExitStatus
-	killed bool
-	once   sync.Once
-	eof    bool
+	sp *target.SandboxProcess // the instance's place in its sandbox, else nil
+
+	mu      sync.Mutex
+	exit    *ExitStatus
+	killed  bool
+	closing bool
+
+	once sync.Once
+	eof  bool
+
+	answered atomic.Bool // Recv returned a frame
 }
 
 // sendSlice is how long a write waits for the target to take its input
@@ -262,6 +299,14 @@ func (c *execConn) read(r io.Reader, maxLine int) {
 }
 
 func (c *execConn) Recv(deadline time.Time) (Frame, error) {
+	f, err := c.recv(deadline)
+	if err == nil && !c.answered.Load() {
+		c.answered.Store(true)
+	}
+	return f, err
+}
+
+func (c *execConn) recv(deadline time.Time) (Frame, error) {
 	if len(c.queue) > 0 {
 		f := c.queue[0]
 		c.queue[0] = Frame{}
@@ -319,6 +364,9 @@ func (c *execConn) StderrTail() []byte { return c.stderr.Bytes() }
 
 func (c *execConn) Close() error {
 	c.once.Do(func() {
+		c.mu.Lock()
+		c.closing = true
+		c.mu.Unlock()
 		close(c.done)
 		_ = c.stdin.Close()
 		select {
@@ -329,6 +377,9 @@ func (c *execConn) Close() error {
 			c.mu.Unlock()
 			killGroup(c.cmd)
 			<-c.exited
+		}
+		if c.sp != nil {
+			c.sp.EndStrays(100 * time.Millisecond)
 		}
 		_ = c.stdout.Close()
 		if c.frames != nil {

@@ -67,6 +67,8 @@ type htmlView struct {
 	Cited    []htmlReq
 	Baseline *htmlBaseline
 	Fuzz     *htmlFuzz
+	// SideEffects is what the target did besides speaking MCP.
+	SideEffects *htmlSideEffects
 }
 
 type htmlOption struct{ Value, Label string }
@@ -250,6 +252,7 @@ func buildHTMLView(run *Run) htmlView {
 		Tools:       newHTMLTools(run.ToolPolicy),
 		Headline:    sum.Headline,
 		NotTested:   printable(NotTested(run)),
+		SideEffects: htmlSideEffectsOf(run),
 		VerdictOK:   j.OK(false),
 	}
 	var vs []string

@@ -34,6 +34,7 @@ type junitSuite struct {
 	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  *xmlText        `xml:"system-out,omitempty"`
 }
 
 type junitCase struct {
@@ -169,6 +170,7 @@ func WriteJUnit(w io.Writer, run *Run, opts Options) error {
 			doc.Suites = append(doc.Suites, s)
 		}
 	}
+	doc.Suites = append(doc.Suites, junitSideEffects(run)...)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit report: %w", err)
 	}

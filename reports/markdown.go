@@ -85,6 +85,7 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	mdHead(&head, run, sum)
 	mdProblems(&probs, run, opts, MarkdownBudget/2)
 	mdExtras(&probs, run)
+	mdSideEffects(&probs, run)
 	mdTools(&probs, run)
 	// The rest, section by section, while it fits.
 	used := head.Len() + probs.Len()

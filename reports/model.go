@@ -75,6 +75,9 @@ type Run struct {
 	// Silence says how long the checks watched for what must not arrive
 	// (server suite runs).
 	Silence *Silence `json:"silence,omitempty"`
+	// SideEffects says what the target did to the machine besides
+	// speaking MCP (see SideEffects); nil when the run did not look.
+	SideEffects *SideEffects `json:"sideEffects,omitempty"`
 	// Unspoken are the versions the server answered that it does not
 	// speak (it negotiated another, refused, or does not list them):
 	// their few checks that still run judge only how it says so, and

@@ -320,6 +320,7 @@ func Redact(run *Run, cfg Redaction) *Run {
 	out.Target.StderrTail = r.text(run.Target.StderrTail)
 	out.Target.ExitStatus = r.text(run.Target.ExitStatus)
 	out.LabelFilter = r.text(run.LabelFilter)
+	out.SideEffects = r.sideEffects(run.SideEffects)
 	if run.ToolPolicy != nil {
 		tp := *run.ToolPolicy
 		tp.Names = append([]string(nil), tp.Names...)

@@ -221,6 +221,7 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 	if why != "" {
 		log.Runs[0].Properties["unjudged"] = printable(why)
 	}
+	sarifSideEffects(log.Runs[0].Properties, run)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(log); err != nil {

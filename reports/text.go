@@ -110,6 +110,7 @@ func WriteText(w io.Writer, run *Run, opts Options) error {
 	}
 	t.baseline(run)
 	t.fuzz(run)
+	t.sideEffects(run)
 	t.harnessProblems(run, opts.Verbose)
 	t.verdict(run)
 	if err := t.w.Flush(); err != nil {

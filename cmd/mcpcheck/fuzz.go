@@ -52,7 +52,7 @@ protocol (each cited by requirement): each becomes a finding, replayed with
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server (one process per worker, restarted after a crash)
-  --url URL                an HTTP server: its streamable HTTP endpoint, or with --transport sse
+` + sandboxUsage + `  --url URL                an HTTP server: its streamable HTTP endpoint, or with --transport sse
                            the SSE endpoint of a 2024-11-05 HTTP+SSE server
   --transport T            how to speak to --url: streamable (default), sse (the legacy HTTP+SSE
                            transport: GET opens the event stream, messages are POSTed to the
@@ -119,7 +119,7 @@ a stage that plays the finding's input.
 
 Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server
-  --url URL                an HTTP server (streamable HTTP, or HTTP+SSE with --transport sse)
+` + sandboxUsage + `  --url URL                an HTTP server (streamable HTTP, or HTTP+SSE with --transport sse)
   --client "CMD"           an HTTP client (as for fuzz --client)
   --client-stdio "CMD"     a stdio client (as for fuzz --client-stdio)
   --scenario NAME          the client's MCP_CONFORMANCE_SCENARIO (default tools_call)
@@ -146,6 +146,9 @@ type fuzzTarget struct {
 	transport string // reports.Run.Transport: "stdio", "streamable" or "sse"
 	// auto is set while --transport auto waits for detect.
 	auto bool
+	// exec is the target of --stdio, run in a sandbox made with sandbox.
+	exec    *fuzz.ExecTarget
+	sandbox target.SandboxOptions
 }
 
 // targetFlags registers --stdio, --url, --transport, --header and
@@ -153,12 +156,14 @@ type fuzzTarget struct {
 type targetFlags struct {
 	stdio, url, transport *string
 	headers, headerEnvs   multiFlag
+	sandbox               *sandboxFlags
 }
 
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	tf := &targetFlags{stdio: fs.String("stdio", "", ""), url: fs.String("url", "", ""), transport: fs.String("transport", "", "")}
 	fs.Var(&tf.headers, "header", "")
 	fs.Var(&tf.headerEnvs, "header-env", "")
+	tf.sandbox = addSandboxFlags(fs)
 	return tf
 }
 
@@ -182,8 +187,14 @@ func (tf *targetFlags) resolve(cmd string) (fuzzTarget, error) {
 		if err != nil {
 			return ft, usagef("%s: --stdio: %v", cmd, err)
 		}
-		ft.target, ft.stdio, ft.transport = et, *tf.stdio, reports.TargetStdio
+		ft.target, ft.stdio, ft.transport, ft.exec = et, *tf.stdio, reports.TargetStdio, et
+		if ft.sandbox, err = tf.sandbox.options(cmd, true); err != nil {
+			return ft, err
+		}
 		return ft, nil
+	}
+	if _, err := tf.sandbox.options(cmd, false); err != nil {
+		return ft, err
 	}
 	var tr wire.Transport
 	switch strings.ToLower(strings.TrimSpace(*tf.transport)) {
@@ -261,6 +272,7 @@ func (ft fuzzTarget) reproducer(f *fuzz.Finding) string {
 	parts := []string{programName, "replay", shellQuote(dir)}
 	if ft.stdio != "" {
 		parts = append(parts, "--stdio", shellQuote(ft.stdio))
+		parts = append(parts, sandboxArgs(ft.sandbox)...)
 	} else {
 		parts = append(parts, "--url", shellQuote(ft.url))
 		if ft.legacy() {
@@ -339,6 +351,8 @@ func (cf *clientFlags) resolve(cmd string, tf *targetFlags) (fuzz.ClientTarget, 
 		return t, usagef("%s: give one of --client \"CMD\" (an HTTP client) or --client-stdio \"CMD\" (a stdio client), not both", cmd)
 	case *tf.stdio != "" || *tf.url != "" || *tf.transport != "" || len(tf.headers) > 0 || len(tf.headerEnvs) > 0:
 		return t, usagef("%s: --client and --client-stdio fuzz a client, --stdio and --url a server; --transport and --header are for servers", cmd)
+	case tf.sandbox.given():
+		return t, usagef("%s: --cwd, --keep-home and --keep-sandbox are for a --stdio server; a client is launched as given", cmd)
 	case *cf.clientTimeout <= 0:
 		return t, usagef("%s: --client-timeout must be positive", cmd)
 	case *cf.client != "":
@@ -666,8 +680,22 @@ func runFuzz(e *env, o fuzzOptions) error {
 	}
 	fmt.Fprintf(stderr, "mcpcheck fuzz: %s, protocol %s, seed %d%s, %d worker(s), %s; findings go to %s\n",
 		o.ft.describe(), cfg.Version, cfg.Seed, shard, cfg.Workers, bounds(cfg), cfg.FindingsDir)
+	// A command runs in a sandbox of the campaign's own (see
+	// target.Sandbox).
+	var sbx *target.Sandbox
+	if o.ft.exec != nil {
+		var err error
+		if sbx, err = openSandbox("fuzz", o.ft.sandbox); err != nil {
+			return err
+		}
+		o.ft.exec.Sandbox = sbx
+	}
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
+	fx := closeSandbox(e, "fuzz", sbx)
+	if sbx == nil {
+		fx = httpSideEffects()
+	}
 	if err != nil && (res == nil || e.ctx.Err() != nil) { // else the target was never reached: reported below
 		if e.ctx.Err() != nil {
 			return interruptedError{fmt.Sprintf("fuzz: interrupted before the campaign started (%v); nothing was judged", err)}
@@ -685,10 +713,11 @@ func runFuzz(e *env, o fuzzOptions) error {
 
 	var text strings.Builder
 	writeFuzzText(&text, res, cfg.Reproducer)
+	writeSideEffectsText(&text, fx)
 	fmt.Fprint(e.stdout, text.String())
 
 	if o.out != "" {
-		if err := writeFuzzReports(o, res, started, text.String()); err != nil {
+		if err := writeFuzzReports(o, res, started, text.String(), fx); err != nil {
 			return err
 		}
 	}
@@ -828,7 +857,7 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 	}
 }
 
-func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text string) error {
+func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text string, fx *reports.SideEffects) error {
 	target := reports.Target{Role: "server", Kind: reports.TargetStdio, Command: o.ft.stdio}
 	var ropts reports.Options
 	if o.ft.url != "" {
@@ -841,12 +870,18 @@ func writeFuzzReports(o fuzzOptions, res *fuzz.Result, started time.Time, text s
 			ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
 		}
 	}
-	return writeFuzzFiles(o.out, o.formats, res, o.cfg.Reproducer, started, text, target, o.ft.transport, ropts)
+	return writeFuzzOutputs(o.out, o.formats, res, o.cfg.Reproducer, started, text, target, o.ft.transport, ropts, fx)
 }
 
 // writeFuzzFiles writes the campaign summary (fuzz.SummaryFile) and the
 // reports of formats into out.
 func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer func(*fuzz.Finding) string, started time.Time, text string, target reports.Target, transport string, ropts reports.Options) error {
+	return writeFuzzOutputs(out, formats, res, reproducer, started, text, target, transport, ropts, nil)
+}
+
+// writeFuzzOutputs is writeFuzzFiles with the side effects of the
+// campaign's target (nil when they were not looked at).
+func writeFuzzOutputs(out string, formats []string, res *fuzz.Result, reproducer func(*fuzz.Finding) string, started time.Time, text string, target reports.Target, transport string, ropts reports.Options, fx *reports.SideEffects) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return harnessError{fmt.Errorf("--out: %v", err)}
 	}
@@ -858,7 +893,7 @@ func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer f
 		return nil
 	}
 	// The campaign summary is always written: it is what CI keeps.
-	if err := write(fuzz.SummaryFile, res.WriteJSON); err != nil {
+	if err := write(fuzz.SummaryFile, writeFuzzSummary(res, fx)); err != nil {
 		return err
 	}
 	sum := res.Summary(reproducer, 200)
@@ -872,6 +907,7 @@ func writeFuzzFiles(out string, formats []string, res *fuzz.Result, reproducer f
 		Fuzz:      &sum,
 		Unjudged:  fuzzUnjudged(res),
 	}
+	run.SideEffects = fx
 	for _, f := range formats {
 		var err error
 		switch f {
@@ -958,6 +994,13 @@ func replayMain(e *env, args []string) error {
 		v = opts.Version
 	}
 	var res *fuzz.ReplayResult
+	var sbx *target.Sandbox
+	if ft.exec != nil {
+		if sbx, err = openSandbox("replay", ft.sandbox); err != nil {
+			return err
+		}
+		ft.exec.Sandbox = sbx
+	}
 	if cf.set() {
 		opts.ClientTimeout = *cf.clientTimeout
 		fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], client.Describe(), v)
@@ -966,6 +1009,7 @@ func replayMain(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "mcpcheck replay: %s input of %s against %s, protocol %s\n", which, pos[0], ft.describe(), v)
 		res, err = fuzz.Replay(e.ctx, pos[0], ft.target, opts)
 	}
+	fx := closeSandbox(e, "replay", sbx)
 	if err != nil {
 		return harnessError{fmt.Errorf("replay: %w", err)}
 	}
@@ -987,6 +1031,7 @@ func replayMain(e *env, args []string) error {
 			fmt.Fprintf(w, "  | %s\n", printableText(l))
 		}
 	}
+	writeSideEffectsText(w, fx)
 	if res.Reproduced {
 		fmt.Fprintf(w, "\nREPRODUCED: %s %s\n", res.Expect.Kind, printableText(res.Expect.Check))
 		return checkFailed{"replay: the finding reproduced"}

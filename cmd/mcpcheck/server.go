@@ -30,7 +30,7 @@ Flags:
   --stdio "CMD ARGS"       run CMD as a stdio server (killed as a process group)
   --url URL                an HTTP server (streamable HTTP or legacy HTTP+SSE)
   --transport T            auto (default), streamable or sse (with --url)
-  --protocol V             a version (2025-11-25), a comma list, all (default) or latest
+` + sandboxUsage + `  --protocol V             a version (2025-11-25), a comma list, all (default) or latest
   --label-filter EXPR      Ginkgo label filter, e.g. 'area:base && level:must'
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
@@ -103,6 +103,8 @@ type serverOptions struct {
 	quiet time.Duration
 	// tools is --call-tools and --tool-args.
 	tools scenarios.ToolPolicy
+	// sandbox is --cwd, --keep-home and --keep-sandbox (stdio targets).
+	sandbox target.SandboxOptions
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -145,6 +147,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	parallel := fs.Int("parallel", 0, "")
 	callTools := fs.String("call-tools", string(scenarios.CallReadOnly), "")
 	toolArgs := fs.String("tool-args", "", "")
+	sbf := addSandboxFlags(fs)
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -202,6 +205,9 @@ func parseServerFlags(args []string) (serverOptions, error) {
 			return o, usagef("server: --transport %q: use auto, streamable or sse", *transport)
 		}
 		o.target.Transport = tr
+	}
+	if o.sandbox, err = sbf.options("server", *stdio != ""); err != nil {
+		return o, err
 	}
 	hs, err := parseHeaderFlags("server", headers, headerEnvs)
 	if err != nil {
@@ -330,6 +336,14 @@ func runServerSuite(e *env, o serverOptions) error {
 			return harnessError{fmt.Errorf("server: the target could not be started: %v; check the command and PATH", err)}
 		}
 	}
+	// A command runs in a sandbox of the run's own (see target.Sandbox).
+	var sbx *target.Sandbox
+	if o.target.Command != "" {
+		if sbx, err = openSandbox("server", o.sandbox); err != nil {
+			return err
+		}
+		o.target.Sandbox = sbx
+	}
 	start := time.Now()
 	res, err := scenarios.Run(e.ctx, scenarios.Config{
 		Target:      o.target,
@@ -345,6 +359,10 @@ func runServerSuite(e *env, o serverOptions) error {
 		Parallel:    o.parallel,
 		ToolPolicy:  o.tools,
 	})
+	fx := closeSandbox(e, "server", sbx)
+	if sbx == nil && o.target.URL != "" {
+		fx = httpSideEffects()
+	}
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	unreachable := errors.Is(err, scenarios.ErrUnreachable) && len(res.Report.Checks) > 0
 	badPolicy := errors.Is(err, scenarios.ErrToolPolicy)
@@ -355,6 +373,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		return harnessError{fmt.Errorf("server: %w", err)}
 	}
 	run := res.Report
+	run.SideEffects = fx
 	ropts := reports.Options{Verbose: o.verbose}
 	for _, h := range o.target.Headers {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)

@@ -105,13 +105,13 @@ func connectStdio(t Target) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := wire.NewStdio(p.Stdout(), p.Stdin(), t.Limits)
+	sc := wire.NewStdio(p.SaidReader(), p.Stdin(), t.Limits)
 	c := &Conn{Conn: sc, Target: t, Mode: Stdio, Process: p, stopNotes: make(chan struct{}), notesDone: make(chan struct{})}
 	go func() {
 		defer close(c.notesDone)
 		select {
 		case <-p.Exited():
-			sc.Note("the target process " + p.ExitDescription())
+			sc.Note("the target process " + p.ExitNote())
 		case <-c.stopNotes:
 		}
 	}()

@@ -81,6 +81,8 @@ func helper(mode string) {
 		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"flooded"}`)
 		out.Flush()
 		bufio.NewScanner(os.Stdin).Scan()
+	default:
+		sandboxHelper(mode)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,14 @@ type Process struct {
 	stopOnce sync.Once
 	stopMu   sync.Mutex
 	stopLog  []string
+
+	// sandbox is the process's place in its target's Sandbox, else nil;
+	// stopping is set once Stop began (an exit before it was the
+	// process's own).
+	sandbox  *SandboxProcess
+	stopping atomic.Bool
+	said     atomic.Bool // something was read from stdout (see SaidReader)
+	ownFail  bool        // set before exited is closed
 }
 
 // StartProcess starts t's command in a new process group with fresh pipes.
@@ -48,9 +57,18 @@ func StartProcess(t Target) (*Process, error) {
 	}
 	cmd := exec.Command(path, t.Args...)
 	cmd.Dir = t.Dir
-	if t.CleanEnv {
+	var sp *SandboxProcess
+	switch {
+	case t.Sandbox != nil:
+		if t.CleanEnv {
+			cmd.Env = []string{}
+		}
+		if sp, err = t.Sandbox.Apply(cmd, t.Env); err != nil {
+			return nil, err
+		}
+	case t.CleanEnv:
 		cmd.Env = append([]string{}, t.Env...)
-	} else {
+	default:
 		cmd.Env = append(os.Environ(), t.Env...)
 	}
 	setGroup(cmd)
@@ -84,7 +102,14 @@ func StartProcess(t Target) (*Process, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		if sp != nil {
+			sp.Abandon()
+			return nil, fmt.Errorf("target: starting %q: %w (%s)", t.Command, err, t.Sandbox.Hint())
+		}
 		return nil, fmt.Errorf("target: starting %q: %w", t.Command, err)
+	}
+	if sp != nil {
+		sp.Started(cmd.Process.Pid)
 	}
 	// The child holds its own copies; ours would keep the pipes open.
 	inR.Close()
@@ -93,7 +118,7 @@ func StartProcess(t Target) (*Process, error) {
 	p := &Process{
 		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
 		ring: NewRing(t.StderrTail), grace: t.Timeouts.WithDefaults().Grace, key: stopKey(t),
-		errDone: make(chan struct{}), exited: make(chan struct{}), started: time.Now(),
+		errDone: make(chan struct{}), exited: make(chan struct{}), started: time.Now(), sandbox: sp,
 	}
 	go func() {
 		defer close(p.errDone)
@@ -102,6 +127,13 @@ func StartProcess(t Target) (*Process, error) {
 	go func() {
 		err := cmd.Wait()
 		p.state, p.waitErr = cmd.ProcessState, err
+		if sp != nil {
+			st := cmd.ProcessState
+			// Ended on its own, with a failure, before it said anything:
+			// it did not start (in the sandbox).
+			p.ownFail = !p.stopping.Load() && (st == nil || !st.Success()) && !p.said.Load()
+			sp.Exited(p.ownFail, p.ownFail, describeState(st))
+		}
 		close(p.exited)
 	}()
 	return p, nil
@@ -147,6 +179,38 @@ func (p *Process) ExitDescription() string {
 	return describeState(st)
 }
 
+// SaidReader is the process's stdout, noting that the process wrote
+// something: a sandboxed process that ends with a failure before it said
+// anything did not start, and ExitNote then gives the sandbox's hint.
+func (p *Process) SaidReader() io.ReadCloser { return saidReader{p.stdout, &p.said} }
+
+type saidReader struct {
+	f    *os.File
+	said *atomic.Bool
+}
+
+func (r saidReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if n > 0 && !r.said.Load() {
+		r.said.Store(true)
+	}
+	return n, err
+}
+
+func (r saidReader) Close() error { return r.f.Close() }
+
+// ExitNote says how the process ended, as ExitDescription, and for a
+// sandboxed process that ended on its own with a failure before it wrote
+// anything on stdout adds what the sandbox changed for it and how to opt
+// out (see Sandbox.Hint).
+func (p *Process) ExitNote() string {
+	d := p.ExitDescription()
+	if p.ExitState() == nil || !p.ownFail || p.sandbox == nil {
+		return d
+	}
+	return d + "; " + p.sandbox.s.Hint()
+}
+
 // ShutdownLog lists what Stop did and saw, in order, for the stdio
 // shutdown checks and for reports.
 func (p *Process) ShutdownLog() []string {
@@ -175,6 +239,7 @@ func (p *Process) Stop(ctx context.Context) error {
 }
 
 func (p *Process) stop(ctx context.Context) error {
+	p.stopping.Store(true)
 	wait := func(d time.Duration) bool {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -221,6 +286,11 @@ func (p *Process) stop(ctx context.Context) error {
 	var err error
 	if !wait(p.grace) {
 		err = fmt.Errorf("target: process %d did not exit after SIGKILL within %v", p.Pid(), p.grace)
+	}
+	if p.sandbox != nil {
+		if n := p.sandbox.EndStrays(shortGrace(p.grace)); n > 0 {
+			p.log("ended %d %s it spawned outside its process group", n, pluralWord(n, "process", "processes"))
+		}
 	}
 	// Let the stderr reader drain what the group wrote before the pipe is
 	// closed under it (every writer is dead by now, unless one survived

@@ -90,8 +90,13 @@ type Target struct {
 	// process gets Env only.
 	Env      []string
 	CleanEnv bool
-	// Dir is the process's working directory ("" is the harness's).
+	// Dir is the process's working directory ("" is the harness's, or
+	// with a Sandbox the sandbox's).
 	Dir string
+	// Sandbox, when set, runs every process of the target in it (see
+	// Sandbox.Apply): its own working directory, HOME and TMPDIR, watched,
+	// and nothing it spawned left behind.
+	Sandbox *Sandbox
 
 	// Pipe, instead of Command, serves the stdio transport in process: a
 	// function called once per connection (see PipeServer).

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,11 @@ var modes = map[string]func(){
 	"many-tools":    func() { serve(manyTools) },
 	"request-storm": requestStorm,
 	"well-behaved":  func() { serve(nil) }, // the control: a tiny honest server
+	"daemon":        daemon,
+	"daemon-mid":    daemonMid,
+	"daemon-live":   hold,
+	"write-files":   writeFiles,
+	"short-child":   shortChild,
 }
 
 var pidFile string
@@ -268,6 +274,72 @@ func grandchild() {
 	// The child notes its own pid; the parent exits without waiting.
 	os.Exit(0)
 }
+
+// daemon starts a daemon, the way a server that spawns a background
+// helper does (a double fork: a middle process in a session of its own
+// starts the daemon and exits, so that the daemon has neither the
+// server's process group nor a parent), then answers honestly.
+func daemon() {
+	if err := start("daemon-mid", true); err != nil {
+		fmt.Fprintln(os.Stderr, "zoo:", err)
+		os.Exit(2)
+	}
+	serve(nil)
+}
+
+// daemonMid starts the daemon and exits at once, without waiting.
+func daemonMid() {
+	if err := start("daemon-live", false); err != nil {
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// start starts this program in mode, with no standard streams (a daemon
+// keeps none of the harness's pipes), in a session of its own with setsid.
+func start(mode string, setsid bool) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, mode, pidFile)
+	if setsid {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	return cmd.Start()
+}
+
+// writeFiles writes a file into its working directory, its HOME, its
+// TMPDIR and its XDG configuration directory, as careless servers do, and
+// runs a short-lived child, then answers honestly.
+func writeFiles() {
+	wd, _ := os.Getwd()
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		cfg = wd
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range []string{
+		filepath.Join(wd, "zoo-cwd.txt"),
+		filepath.Join(home, "zoo-home.txt"),
+		filepath.Join(os.TempDir(), "zoo-tmp.txt"),
+		filepath.Join(cfg, "zoo", "config.json"),
+	} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(`{"written":"by the zoo"}`+"\n"), 0o644)
+	}
+	self, err := os.Executable()
+	if err == nil {
+		cmd := exec.Command(self, "short-child", pidFile)
+		if cmd.Start() == nil {
+			go cmd.Wait()
+		}
+	}
+	serve(nil)
+}
+
+// shortChild lives half a second.
+func shortChild() { time.Sleep(500 * time.Millisecond) }
 
 // hold keeps its inherited descriptors open and does nothing.
 func hold() { block() }
