@@ -196,6 +196,8 @@ func (s *session) noAnswer(err error) string {
 		return "no answer within " + s.within(s.wait).String() + ", its start-up allowance: it never said anything; a target that takes longer to start needs a longer --startup-timeout"
 	case errors.Is(err, ErrDeadline):
 		return "no answer within " + s.wait.String()
+	case errors.Is(err, errStopped):
+		return fmt.Sprintf("it said nothing in the %s it had before the campaign ended (its time was up, or it was cancelled), within a start-up allowance of %s", time.Since(s.start).Round(time.Millisecond), s.within(s.wait))
 	}
 	return strings.TrimPrefix(err.Error(), "fuzz: ")
 }
