@@ -753,6 +753,7 @@ func interruptedCampaign(res *fuzz.Result, out string) error {
 	}
 	return interruptedError{fmt.Sprintf("fuzz: the campaign was interrupted after %d execs; its summary and reports%s hold what it judged%s", res.Execs, where, found)}
 }
+
 func bounds(cfg fuzz.Config) string {
 	var b []string
 	if cfg.Duration > 0 {

@@ -499,6 +499,12 @@ func judgeRun(run *reports.Run, problems []error, explicit, strict bool) error {
 	if err := neverInitialized(run); err != nil {
 		return err
 	}
+	if err := nothingJudged(run, false); err != nil {
+		// Nothing at all was judged (every check n/a, untestable or a
+		// harness error: a target that never said anything): no
+		// conformance verdict, whatever the errors.
+		return err
+	}
 	j := reports.Verdict(run)
 	if j.Failed(strict) {
 		return checkFailed{j.Summary(strict)}
@@ -561,7 +567,7 @@ func nothingJudged(run *reports.Run, explicit bool) error {
 		}
 	}
 	if total == 0 {
-		return harnessError{errors.New("nothing was judged: every check is n/a or untestable (the target spoke none of the requested versions, or never got through initialization); the report says why for each")}
+		return harnessError{errors.New("nothing was judged: every check is n/a, untestable or a harness error (the target spoke none of the requested versions, never got through initialization, or never said anything); the report says why for each")}
 	}
 	if !explicit {
 		return nil

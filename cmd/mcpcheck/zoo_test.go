@@ -23,6 +23,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
@@ -45,11 +46,14 @@ type zooEntry struct {
 // they share the machine with each other and with the other packages'
 // tests (make test: two cores, three entries at a time); a fuzz campaign
 // within its --duration plus zooFuzzSlack; and neither may use more than
-// zooRSSBound of memory.
+// zooRSSBound of memory. Each bound includes one start-up allowance
+// (session.DefaultStartupTimeout, a minute): a target that never says
+// anything is given that long once before it is mute, since a server
+// that starts slowly on a busy machine must not be taken for a silent one.
 const (
-	zooSuiteBound       = 60 * time.Second
-	zooSuiteBoundShared = 240 * time.Second
-	zooFuzzSlack        = 30 * time.Second
+	zooSuiteBound       = 60*time.Second + session.DefaultStartupTimeout
+	zooSuiteBoundShared = 240*time.Second + session.DefaultStartupTimeout
+	zooFuzzSlack        = 30*time.Second + session.DefaultStartupTimeout
 	zooRSSBound         = 256 << 20
 )
 

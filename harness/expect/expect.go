@@ -127,6 +127,11 @@ type Observed struct {
 	// Err is set when Status is Aborted.
 	Err     error
 	Elapsed time.Duration
+	// NeverUp is set when the stream ended (Ended) before the target had
+	// said anything on the connection while it had answered nothing in
+	// the whole run either: it never got going (it exits at once, it
+	// cannot start), which judges nothing of what the wait was about.
+	NeverUp bool
 }
 
 // OK reports whether an alternative matched.
@@ -182,6 +187,9 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 	defer cancel()
 	finish := func(s Status, actual string) Observed {
 		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
+		if s == Ended && startup && !health.Answered() {
+			res.NeverUp = true
+		}
 		if s == TimedOut {
 			timedOut(ctx)
 			if startup {

@@ -93,6 +93,17 @@ type Health struct {
 // maxStarts bounds the start-up times a Health keeps.
 const maxStarts = 4096
 
+// Answered reports whether the target has answered any wait of the run
+// (a run without a Health: true, as nothing says otherwise).
+func (h *Health) Answered() bool {
+	if h == nil {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.answers > 0
+}
+
 // StartupTimes returns the fastest, median and slowest start-up time of
 // the target so far (the answer time of the first wait on each fresh
 // connection) and how many were measured.
