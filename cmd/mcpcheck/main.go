@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
 )
 
 // memoryLimit is the Go runtime's soft memory limit for mcpcheck unless
@@ -47,6 +49,7 @@ func main() {
 				continue
 			}
 			fmt.Fprintf(os.Stderr, "mcpcheck: second signal (%v): exiting at once, reports may be missing\n", sig)
+			target.AbortSandboxes() // the target's processes and the sandbox go too
 			os.Exit(exitInterrupted)
 		}
 	}()

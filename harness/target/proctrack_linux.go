@@ -857,6 +857,31 @@ func (w *watcher) close(ctx context.Context, grace time.Duration, fx *reports.Si
 	w.report(fx)
 }
 
+// abort sends SIGKILL at once to the target processes' groups and to
+// every other process of the sandbox it can find (a walk, and the marker
+// in /proc for at most half a second), for a program about to exit.
+func (w *watcher) abort() {
+	w.mu.Lock() // held only for a sample or a walk at a time
+	defer w.mu.Unlock()
+	for pid := range w.rootPids {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	for _, nd := range w.walk(walkOpts{self: true, roots: true, all: true}) {
+		if !nd.st.dead() {
+			syscall.Kill(nd.pid, syscall.SIGKILL)
+		}
+	}
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for _, pid := range procPids(maxProcScan) {
+		if time.Now().After(deadline) {
+			break
+		}
+		if _, ok := w.marker(pid); ok && pid != w.self {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
 // report fills in fx from what was seen. Call with w.mu held.
 func (w *watcher) report(fx *reports.SideEffects) {
 	fx.Observed = true

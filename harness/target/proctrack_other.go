@@ -23,3 +23,4 @@ func (*watcher) started(int, int)                                           {}
 func (*watcher) exited(int, int)                                            {}
 func (*watcher) endStrays(int, time.Duration) int                           { return 0 }
 func (*watcher) close(context.Context, time.Duration, *reports.SideEffects) {}
+func (*watcher) abort()                                                     {}

@@ -124,7 +124,34 @@ func NewSandbox(opts SandboxOptions) (*Sandbox, error) {
 	}
 	s.cwdIsInvoking = sameDir(s.cwd, wd)
 	s.watch, s.notObservedReason = newWatcher(s)
+	openSandboxes.Lock()
+	openSandboxes.m[s] = true
+	openSandboxes.Unlock()
 	return s, nil
+}
+
+// openSandboxes are the sandboxes not closed yet, for AbortSandboxes.
+var openSandboxes = struct {
+	sync.Mutex
+	m map[*Sandbox]bool
+}{m: map[*Sandbox]bool{}}
+
+// AbortSandboxes is for a program about to exit without closing its
+// sandboxes (a second interrupt): it sends SIGKILL to every process they
+// still run (the target processes' groups, and what carries their marker)
+// and removes their directories unless kept. It takes about a second at
+// most and reports nothing.
+func AbortSandboxes() {
+	openSandboxes.Lock()
+	defer openSandboxes.Unlock()
+	for s := range openSandboxes.m {
+		if s.watch != nil {
+			s.watch.abort()
+		}
+		if !s.opts.Keep {
+			removeAll(s.dir)
+		}
+	}
 }
 
 // ID is the run ID in the sandbox's marker.
@@ -332,6 +359,11 @@ func (s *Sandbox) Close(ctx context.Context) (reports.SideEffects, error) {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	defer func() {
+		openSandboxes.Lock()
+		delete(openSandboxes.m, s)
+		openSandboxes.Unlock()
+	}()
 
 	fx := reports.SideEffects{Observed: s.watch != nil, NotObserved: s.notObservedReason}
 	if s.watch != nil {

@@ -281,3 +281,34 @@ func BenchmarkSandboxSample(b *testing.B) {
 		w.mu.Unlock()
 	}
 }
+
+// TestAbortSandboxesKillsEverythingAtOnce: on a second interrupt mcpcheck
+// exits at once; AbortSandboxes first kills the target processes and what
+// they spawned, and removes the sandbox.
+func TestAbortSandboxesKillsEverythingAtOnce(t *testing.T) {
+	s := newTestSandbox(t, SandboxOptions{})
+	c := connect(t, sandboxed(t, s, "sbx-daemon"))
+	var said map[string]int
+	readJSONLine(t, c, &said)
+	AbortSandboxes()
+	for _, pid := range []int{said["daemon"], c.Process.Pid()} {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			st, err := readStat(pid)
+			if err != nil || st.dead() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d still runs after AbortSandboxes: %+v", pid, st)
+			}
+			time.Sleep(5 * time.Millisecond) // polling the kernel's process table, bounded above
+		}
+	}
+	if _, err := os.Stat(s.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sandbox %s is still there after AbortSandboxes: %v", s.Dir(), err)
+	}
+	c.Close()
+	if _, err := s.Close(context.Background()); err != nil {
+		t.Errorf("Close after AbortSandboxes: %v", err)
+	}
+}
