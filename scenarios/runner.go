@@ -76,9 +76,9 @@ type Config struct {
 	// version have started, those of one group (Def.Group) never
 	// together, and a version's passive ones once every active one of it
 	// and the versions before has ended. Outcomes do not depend on it. 1 runs every
-	// check one after another: under Ginkgo (unless Direct), in the order
-	// of the spec names, as before; with the direct engine in registration
-	// order. Above 1 the direct engine runs them.
+	// check one after another, in registration order (each version's
+	// passive checks after its active ones), under Ginkgo unless Direct.
+	// Above 1 the direct engine runs them.
 	Parallel int
 	// ToolPolicy says which of the target's tools the checks may call and
 	// with which arguments (the zero value: those annotated readOnlyHint:
@@ -348,9 +348,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Confirmed: confirmed,
 	}
 	res.Throttled, res.Lowest = r.gov.report()
-	// In the order of the spec names, as Ginkgo runs them and as merged
-	// shards are: a report does not depend on which engine ran the checks
-	// or how many ran at the same time.
+	// In the order of the spec names, as merged shards are: a report
+	// does not depend on which engine ran the checks or how many ran at
+	// the same time.
 	reports.SortChecks(res.Report.Checks)
 	// What selected the checks, so that a baseline leaves alone the
 	// entries about checks the run did not select (reports.Apply).

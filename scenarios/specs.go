@@ -323,7 +323,13 @@ func (s *scheduler) run() {
 }
 
 func runGinkgo(specs []Spec, cfg SpecConfig) int {
-	ginkgo.Describe(cfg.Title, func() {
+	// Ordered: the specs run in the order given (a version's passive
+	// checks after its active ones, which they judge), as the direct
+	// engine runs them; without it Ginkgo orders them by name, and a
+	// passive check would judge a version before the checks whose
+	// traffic it is about had run. ContinueOnFailure: a spec that fails
+	// (none does: verdicts are the harness's) stops nothing.
+	ginkgo.Describe(cfg.Title, ginkgo.Ordered, ginkgo.ContinueOnFailure, func() {
 		for _, s := range specs {
 			s := s
 			ginkgo.It(s.Name, ginkgo.Label(s.Labels...), func() { s.Run() })

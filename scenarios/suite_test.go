@@ -132,6 +132,13 @@ func TestSuiteAgainstReference(t *testing.T) {
 	if len(res.Report.Checks) == 0 {
 		t.Fatal("no check ran")
 	}
+	// The Ginkgo engine runs the specs in the order the direct one does
+	// (a version's passive checks after the active ones whose traffic
+	// they judge): the same outcomes as the direct engine, many at once.
+	// It ordered them by name before, and passive checks that ran before
+	// the traffic they are about were n/a against real servers.
+	wide := runReference(t, Config{Direct: true, Parallel: wideParallel})
+	sameOutcomes(t, res.Engine+" engine, Parallel 1 vs the direct engine, Parallel 8", res, wide)
 }
 
 func outcomeOf(res Result, id string, v spec.Version) (reports.Check, bool) {
