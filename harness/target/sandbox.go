@@ -249,8 +249,9 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, extra []string) (*SandboxProcess, error) 
 
 // absolute returns the absolute form of a relative path (or of the value
 // of a --flag=path argument) that names something in the invoking
-// directory. A command (isCommand) is only rewritten when it has a slash:
-// a bare name was looked up in PATH.
+// directory and reads as a path (looksLikePath): a bare word is never
+// rewritten, a command because it was looked up in PATH, an argument
+// because it is a word to the program.
 func (s *Sandbox) absolute(arg string, isCommand bool) (string, bool) {
 	prefix, path := "", arg
 	if !isCommand && strings.HasPrefix(arg, "-") {
@@ -263,7 +264,11 @@ func (s *Sandbox) absolute(arg string, isCommand bool) (string, bool) {
 	if path == "" || filepath.IsAbs(path) || strings.HasPrefix(path, "-") || strings.ContainsRune(path, 0) {
 		return "", false
 	}
-	if isCommand && !strings.ContainsRune(path, '/') && !strings.ContainsRune(path, filepath.Separator) {
+	if !looksLikePath(path) {
+		// A bare word: a command was looked up in PATH, and an argument
+		// is a word to the program (a subcommand such as "reference" or
+		// "serve", a module name), even when a file of that name
+		// happens to be in the invoking directory.
 		return "", false
 	}
 	abs := filepath.Join(s.invokingCwd, path)
@@ -278,6 +283,17 @@ func (s *Sandbox) absolute(arg string, isCommand bool) (string, bool) {
 	}
 	s.mu.Unlock()
 	return out, true
+}
+
+// looksLikePath reports whether an argument reads as a path rather than a
+// word: it has a slash ("build/index.js", "./server"), or a file name
+// extension ("index.js", "server.py", "config.json").
+func looksLikePath(arg string) bool {
+	if strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
+		return true
+	}
+	ext := filepath.Ext(arg)
+	return len(ext) > 1 && len(ext) < len(arg)
 }
 
 func sameDir(a, b string) bool {

@@ -141,11 +141,15 @@ func TestSandboxMakesRelativePathsAbsolute(t *testing.T) {
 		t.Errorf("the process ran in %q, want the sandbox's %q", env["cwd"], s.Cwd())
 	}
 
-	cmd := exec.Command("x", "--config=conf.json", "stdio", "-v", "build", "/abs/path", "--flag")
+	// "build" names a directory here but is a bare word, as a subcommand
+	// is ("mcpcheck reference server" run from a checkout that has a
+	// reference/ directory): words stay words; "conf.json" and "./build"
+	// read as paths.
+	cmd := exec.Command("x", "--config=conf.json", "stdio", "-v", "build", "./build", "conf.json", "/abs/path", "--flag")
 	if _, err := s.Apply(cmd, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"x", "--config=" + filepath.Join(dir, "conf.json"), "stdio", "-v", filepath.Join(dir, "build"), "/abs/path", "--flag"}
+	want := []string{"x", "--config=" + filepath.Join(dir, "conf.json"), "stdio", "-v", "build", filepath.Join(dir, "build"), filepath.Join(dir, "conf.json"), "/abs/path", "--flag"}
 	if !slices.Equal(cmd.Args, want) {
 		t.Errorf("Apply made the arguments\n%q, want\n%q", cmd.Args, want)
 	}
