@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -39,7 +42,7 @@ func Schema(v spec.Version, from spec.Direction, answers string, m jsonrpc.Messa
 	vs := schema.Validate(v, from, method, m.Raw)
 	out := vs[:0]
 	for _, vi := range vs {
-		if m.Shape.IsResponse() && vi.Kind == schema.KindUnknownMethod || Erratum(vi) != "" {
+		if m.Shape.IsResponse() && vi.Kind == schema.KindUnknownMethod || Erratum(vi, m.Raw) != "" {
 			continue
 		}
 		out = append(out, vi)
@@ -47,21 +50,63 @@ func Schema(v spec.Version, from spec.Direction, answers string, m jsonrpc.Messa
 	return out
 }
 
-// Erratum returns why a schema violation is a known defect of the
-// official schema rather than of the message ("" when it is not one).
+// Erratum returns why a schema violation of the message raw is a known
+// defect of the official schema rather than of the message ("" when it is
+// not one).
 //
-// ElicitResult content: the schemas of 2025-06-18 and 2025-11-25 allow only
+// ElicitResult content: the schemas of 2025-06-18 and later allow only
 // strings, integers, booleans (and, later, string arrays) as form values,
 // while the requested schemas they allow include number fields ("type":
 // "number", with non-integer defaults such as the official suite's 95.5):
 // a client that fills such a field as asked sends a number the result
-// schema refuses. mcpcheck accepts it; the elicitation checks judge the
-// value against the requested schema instead.
-func Erratum(vi schema.Violation) string {
-	if strings.Contains(vi.Schema, "ElicitResult/properties/content/additionalProperties") {
+// schema refuses. mcpcheck accepts a number there, and only a number as a
+// form value (an object, null or an array of numbers breaks the schema and
+// is judged);
+// the elicitation checks judge the value against the requested schema.
+// The same holds for an ElicitResult carried in 2026-07-28 inputResponses.
+func Erratum(vi schema.Violation, raw []byte) string {
+	parent, _, _ := cutLast(vi.Pointer)
+	if strings.Contains(vi.Schema, "ElicitResult/properties/content/additionalProperties") && strings.HasSuffix(parent, "/content") && isNumberAt(raw, vi.Pointer) {
 		return "a number in an elicitation answer: the requested schema may ask for one, the result schema forgets it"
 	}
 	return ""
+}
+
+// cutLast splits a JSON pointer before its last reference token.
+func cutLast(ptr string) (parent, last string, ok bool) {
+	i := strings.LastIndexByte(ptr, '/')
+	if i < 0 {
+		return "", "", false
+	}
+	return ptr[:i], ptr[i+1:], true
+}
+
+// isNumberAt reports whether the value at JSON pointer ptr of the JSON
+// document raw is a number.
+func isNumberAt(raw []byte, ptr string) bool {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || ptr == "" {
+		return false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return false
+			}
+			v = x[i]
+		default:
+			return false
+		}
+	}
+	_, ok := v.(json.Number)
+	return ok
 }
 
 // SortViolations orders violations by kind, then schema location, so that

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
 
 // The JSON-RPC base layer, judged on everything the client sent in every
@@ -21,14 +23,32 @@ var _ = Register(
 		ID: "client/base/jsonrpc", Area: "base",
 		Title:        "every message the client sends is valid JSON-RPC 2.0 and conforms to the version's schema",
 		Requirements: []string{rules.ReqJSONRPC2},
-		Proofs:       []Proof{{Fault: "invalid-jsonrpc", Want: reports.Fail}},
+		Proofs: []Proof{{Fault: "invalid-jsonrpc", Want: reports.Fail},
+			{Fault: "elicit-content-object", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "elicit-content-object", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail},
+			{Fault: "roots-without-uri", Version: spec.V20250618, Want: reports.Fail},
+			{Fault: "roots-without-uri", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "roots-answered-as-elicitation", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail},
+			{Fault: "sampling-model-number", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
+			{Fault: "sampling-model-number", Version: spec.V20260728, Want: reports.Fail},
+			{Fault: "ping-result-meta-string", Version: spec.V20241105, Want: reports.Fail}},
 		Judge: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				methods := map[jsonrpc.ID]string{}
-				for _, m := range c.StageRequests() {
-					methods[m.Msg.ID] = m.Msg.Method
+				// The method each response answers, paired on its connection
+				// ("" for a batch of answers to different methods).
+				methods := map[int]string{}
+				for _, a := range c.ClientAnswers() {
+					if !a.Found {
+						continue
+					}
+					if prev, ok := methods[a.Response.Seq]; ok && prev != a.Request.Msg.Method {
+						methods[a.Response.Seq] = ""
+						continue
+					}
+					methods[a.Response.Seq] = a.Request.Msg.Method
 				}
+				flagged := map[int]bool{} // messages already found invalid
 				for _, m := range c.Client() {
 					n++
 					if c.IsDiscoverProbe(m) {
@@ -39,19 +59,22 @@ var _ = Register(
 					v := c.SchemaVersion(m)
 					if b, broke := rules.Invalid(v, m.Msg, nil); broke {
 						bad++
+						flagged[m.Seq] = true
 						t.Breach(c, rules.Breach{Rule: b.Rule, Requirement: rules.ReqJSONRPC2, Expected: "every message is valid JSON-RPC 2.0", Actual: b.Actual + " in " + excerpt(m)})
 						continue
 					}
-					answers := ""
-					if m.Msg.Shape.IsResponse() {
-						answers = methods[m.Msg.ID]
-					}
-					for _, vi := range rules.SortViolations(rules.Schema(v, spec.ClientToServer, answers, m.Msg)) {
+					answers := methods[m.Seq]
+					vs := rules.SortViolations(rules.Schema(v, spec.ClientToServer, answers, m.Msg))
+					for _, vi := range vs {
 						bad++
 						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(v) + " schema", Actual: vi.String() + " in " + excerpt(m)})
 						break
 					}
+					if len(vs) > 0 {
+						flagged[m.Seq] = true
+					}
 				}
+				bad += inputResponsesInvalid(t, c, flagged)
 			}
 			t.settle(n, bad, "the client sent no message", "%d messages, all valid")
 		},
@@ -252,3 +275,55 @@ var _ = Register(Def{
 		}
 	},
 })
+
+// inputResultDefs names the result each input request of 2026-07-28 is
+// answered with.
+var inputResultDefs = map[string]string{
+	spec.MethodElicitationCreate:     "ElicitResult",
+	spec.MethodSamplingCreateMessage: "CreateMessageResult",
+	spec.MethodRootsList:             "ListRootsResult",
+}
+
+// inputResponsesInvalid holds each value of a 2026-07-28 retry's
+// inputResponses to the result its input request asked for (the message
+// schema only asks for one of the three results, so a sampling result given
+// for an elicitation passes it), and returns how many values broke it.
+// Retries already found invalid as messages are not judged again.
+func inputResponsesInvalid(t *T, c *Case, flagged map[int]bool) int {
+	if c.Version.Era() != spec.Stateless {
+		return 0
+	}
+	bad := 0
+	for _, r := range mrtrRounds(c) {
+		if r.retry == nil || flagged[r.retry.Seq] {
+			continue
+		}
+		var p struct {
+			InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		}
+		_ = json.Unmarshal(r.retry.Msg.Params, &p)
+		for _, k := range r.keys {
+			def, raw := inputResultDefs[r.methods[k]], p.InputResponses[k]
+			if def == "" || raw == nil {
+				continue // a missing answer is mrtr/fulfils' to judge
+			}
+			var vs []schema.Violation
+			for _, vi := range schema.ValidateDef(c.SchemaVersion(*r.retry), def, raw) {
+				if rules.Erratum(vi, raw) == "" {
+					vs = append(vs, vi)
+				}
+			}
+			if len(vs) == 0 {
+				continue
+			}
+			bad++
+			vi := rules.SortViolations(vs)[0]
+			vi.Pointer = "/params/inputResponses/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") + vi.Pointer
+			t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: fmt.Sprintf("each inputResponses value is the result its input request asked for (%s for %s)", def, r.methods[k]),
+				Actual: vi.String() + " in " + excerpt(*r.retry)})
+			flagged[r.retry.Seq] = true
+			break
+		}
+	}
+	return bad
+}

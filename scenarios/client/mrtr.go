@@ -30,8 +30,12 @@ const (
 	mrtrUnrelated    = "test_mrtr_unrelated"
 	mrtrNoState      = "test_mrtr_no_state"
 	mrtrNoResultType = "test_mrtr_no_result_type"
-	// mrtrInputKey is the key of the one input request a round asks.
-	mrtrInputKey = "confirm"
+	// mrtrInputKey, mrtrSampleKey and mrtrRootsKey are the keys of the
+	// input requests a round asks: an elicitation, a sampling request and
+	// a roots listing, each when the client declared what it needs.
+	mrtrInputKey  = "confirm"
+	mrtrSampleKey = "sample"
+	mrtrRootsKey  = "roots"
 )
 
 // mrtrState is the requestState of the nth input_required result: opaque
@@ -43,7 +47,7 @@ func mrtrState(n int64) string {
 
 var _ = RegisterScenarios(Scenario{
 	Name: mrtrScenario, Eras: slEra,
-	Title: "tools answering input_required: " + mrtrEchoState + " (inputRequests and a requestState), " + mrtrNoState + " (inputRequests, no requestState), " +
+	Title: "tools answering input_required, each round asking for every input the client declared (a form elicitation, a sampling request, its roots): " + mrtrEchoState + " (inputRequests and a requestState), " + mrtrNoState + " (inputRequests, no requestState), " +
 		mrtrNoResultType + " (a result without resultType) and " + mrtrUnrelated,
 	Acts: "call " + mrtrEchoState + ", calling " + mrtrUnrelated + " while it waits for input, retry it with the inputs and its requestState; call " +
 		mrtrNoState + " and retry it; call " + mrtrNoResultType,
@@ -52,20 +56,22 @@ var _ = RegisterScenarios(Scenario{
 		var noType sync.Map // ids of the calls of test_mrtr_no_result_type
 		ask := func(c *server.Call) map[string]mcp.InputRequest {
 			caps := c.ClientCapabilities()
-			var q mcp.InputRequest
-			switch {
-			case caps.Elicitation.SupportsForm():
-				q = mcp.InputRequest{Method: spec.MethodElicitationCreate, Params: &mcp.ElicitParams{Mode: mcp.ElicitForm, Message: "mcpcheck asks you to confirm",
+			q := map[string]mcp.InputRequest{}
+			if caps.Elicitation.SupportsForm() {
+				q[mrtrInputKey] = mcp.InputRequest{Method: spec.MethodElicitationCreate, Params: &mcp.ElicitParams{Mode: mcp.ElicitForm, Message: "mcpcheck asks you to confirm",
 					RequestedSchema: &mcp.RequestedSchema{Type: "object", Properties: map[string]mcp.PrimitiveSchema{"confirmed": {Type: "boolean"}}, Required: []string{"confirmed"}}}}
-			case caps.Sampling != nil:
-				q = mcp.InputRequest{Method: spec.MethodSamplingCreateMessage, Params: &mcp.CreateMessageParams{
+			}
+			if caps.Sampling != nil {
+				q[mrtrSampleKey] = mcp.InputRequest{Method: spec.MethodSamplingCreateMessage, Params: &mcp.CreateMessageParams{
 					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say yes"})}}, MaxTokens: 20}}
-			case caps.Roots != nil:
-				q = mcp.InputRequest{Method: spec.MethodRootsList, Params: &mcp.ListRootsParams{}}
-			default:
+			}
+			if caps.Roots != nil {
+				q[mrtrRootsKey] = mcp.InputRequest{Method: spec.MethodRootsList, Params: &mcp.ListRootsParams{}}
+			}
+			if len(q) == 0 {
 				return nil
 			}
-			return map[string]mcp.InputRequest{mrtrInputKey: q}
+			return q
 		}
 		text := func(s string) (any, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(s)}}, nil
@@ -118,9 +124,10 @@ func mrtrIsRetry(c *server.Call) bool {
 // retry of it.
 type mrtrRound struct {
 	req, ans Msg
-	// keys are the inputRequests keys; state the requestState (hasState
-	// false when the result had none).
+	// keys are the inputRequests keys, methods the method each asks;
+	// state the requestState (hasState false when the result had none).
 	keys     []string
+	methods  map[string]string
 	state    string
 	hasState bool
 	// retry is the client's retry: the first later request of the same
@@ -150,9 +157,14 @@ func mrtrRounds(c *Case) []mrtrRound {
 			RequestState  *string                    `json:"requestState"`
 		}
 		_ = json.Unmarshal(ans.Msg.Result, &ir)
-		r := mrtrRound{req: req, ans: ans}
-		for k := range ir.InputRequests {
+		r := mrtrRound{req: req, ans: ans, methods: map[string]string{}}
+		for k, raw := range ir.InputRequests {
 			r.keys = append(r.keys, k)
+			var q struct {
+				Method string `json:"method"`
+			}
+			_ = json.Unmarshal(raw, &q)
+			r.methods[k] = q.Method
 		}
 		sort.Strings(r.keys)
 		if ir.RequestState != nil {
