@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -13,9 +14,8 @@ import (
 func init() {
 	registerFaults(nil,
 		Fault{Name: "roots-http-uri", Requirement: "roots.root.uri-is-file-scheme", Description: "roots/list lists roots with https:// URIs",
-			Rewrite: onRootsResult(func(result map[string]json.RawMessage) map[string]json.RawMessage {
-				result["roots"] = json.RawMessage(`[{"uri":"https://example.test/project","name":"not a file root"}]`)
-				return result
+			Rewrite: onAnswer(func(r map[string]json.RawMessage) bool { return r["roots"] != nil }, func(r map[string]json.RawMessage) {
+				r["roots"] = json.RawMessage(`[{"uri":"https://example.test/project","name":"not a file root"}]`)
 			})},
 		Fault{Name: "roots-undeclared", Requirement: "roots.capability.client-declares", Description: "initialize declares no roots capability, yet roots/list is answered with roots",
 			Rewrite: withoutRootsCapability},
@@ -33,9 +33,22 @@ func init() {
 // declares; every other message goes out as it is.
 func withoutRootsCapability(w Written) [][]byte { return withoutCapability("roots")(w) }
 
-// withoutCapability drops one capability from those initialize declares.
+// withoutCapability drops one capability from those initialize declares,
+// and in 2026-07-28 from the _meta client capabilities of every request.
 func withoutCapability(name string) func(Written) [][]byte {
 	return func(w Written) [][]byte {
+		if w.Decoded.Shape == jsonrpc.KindRequest && bytes.Contains(w.Msg, []byte(`"io.modelcontextprotocol/clientCapabilities"`)) {
+			return [][]byte{editParams(w.Msg, func(p map[string]json.RawMessage) {
+				editMeta(p, func(m map[string]json.RawMessage) {
+					var caps map[string]json.RawMessage
+					if json.Unmarshal(m["io.modelcontextprotocol/clientCapabilities"], &caps) != nil || caps == nil {
+						return
+					}
+					delete(caps, name)
+					m["io.modelcontextprotocol/clientCapabilities"], _ = json.Marshal(caps)
+				})
+			})}
+		}
 		if w.Decoded.Method != spec.MethodInitialize {
 			return [][]byte{w.Msg}
 		}
@@ -68,21 +81,4 @@ func isRootsResult(w Written) bool {
 	}
 	_, ok := r["roots"]
 	return ok
-}
-
-// onRootsResult rewrites the result of every answer to roots/list.
-func onRootsResult(f func(map[string]json.RawMessage) map[string]json.RawMessage) func(Written) [][]byte {
-	return func(w Written) [][]byte {
-		if !isRootsResult(w) {
-			return [][]byte{w.Msg}
-		}
-		var m map[string]json.RawMessage
-		var r map[string]json.RawMessage
-		if json.Unmarshal(w.Msg, &m) != nil || json.Unmarshal(m["result"], &r) != nil {
-			return [][]byte{w.Msg}
-		}
-		m["result"], _ = json.Marshal(f(r))
-		b, _ := json.Marshal(m)
-		return [][]byte{b}
-	}
 }

@@ -50,25 +50,34 @@ func rtAnswers(c *Case) (answers []Answer, declared, known bool) {
 
 var _ = Register(
 	Def{
-		ID: "client/roots/file-uris", Area: "roots", Eras: stateful, Scenarios: []string{ServerRequestsScenario, rtUndeclaredScenario},
-		Title:        "every root the client lists has a file:// URI",
+		ID: "client/roots/file-uris", Area: "roots", Scenarios: []string{ServerRequestsScenario, rtUndeclaredScenario, mrtrScenario, inUndeclaredScenario},
+		Title:        "every root the client lists has a file:// URI (in 2026-07-28: every root it gives in inputResponses)",
 		Requirements: []string{"roots.root.uri-is-file-scheme"},
-		Proofs:       []Proof{{Fault: "roots-http-uri", Version: spec.V20251125, Want: reports.Fail}},
+		Proofs: []Proof{{Fault: "roots-http-uri", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "roots-http-uri", Version: spec.V20260728, Want: reports.Fail}},
 		Judge: func(t *T) {
 			n, bad, results := 0, 0, 0
 			for _, c := range t.Cases() {
+				var lists []json.RawMessage
 				answers, _, _ := rtAnswers(c)
 				for _, a := range answers {
-					if a.Response.Msg.Shape != jsonrpc.KindResponse {
-						continue
+					if a.Response.Msg.Shape == jsonrpc.KindResponse {
+						lists = append(lists, a.Response.Msg.Result)
 					}
+				}
+				for _, a := range inAnswers(c, spec.MethodRootsList, func(mcp.ClientCapabilities) bool { return true }) {
+					if len(a.value) > 0 {
+						lists = append(lists, a.value)
+					}
+				}
+				for _, list := range lists {
 					results++
 					var r struct {
 						Roots []struct {
 							URI json.RawMessage `json:"uri"`
 						} `json:"roots"`
 					}
-					_ = json.Unmarshal(a.Response.Msg.Result, &r)
+					_ = json.Unmarshal(list, &r)
 					for i, root := range r.Roots {
 						n++
 						var uri string
@@ -87,12 +96,13 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/roots/declared", Area: "roots", Eras: stateful, Scenarios: []string{rtUndeclaredScenario},
-		Title:        "a client that did not declare roots does not list any: it answers roots/list with an error",
+		ID: "client/roots/declared", Area: "roots", Scenarios: []string{rtUndeclaredScenario, inUndeclaredScenario, mrtrScenario},
+		Title:        "a client that did not declare roots does not list any: it answers roots/list with an error (in 2026-07-28: a client that lists roots in inputResponses declared roots in the _meta of the request that drew them and of the retry)",
 		Requirements: []string{"roots.capability.client-declares"},
-		Proofs:       []Proof{{Fault: "roots-undeclared", Version: spec.V20251125, Want: reports.Fail}},
+		Proofs: []Proof{{Fault: "roots-undeclared", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "roots-undeclared", Version: spec.V20260728, Want: reports.Fail}},
 		Judge: func(t *T) {
-			elUndeclaredJudge(t, spec.MethodRootsList, func(c mcp.ClientCapabilities) bool { return c.Roots != nil })
+			declaredJudge(t, spec.MethodRootsList, "roots", func(c mcp.ClientCapabilities) bool { return c.Roots != nil })
 		},
 	},
 	Def{
