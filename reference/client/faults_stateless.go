@@ -433,3 +433,15 @@ func init() {
 func (c *Client) fallbackKeyedFault(err error) bool {
 	return c.fault(FaultFallbackOnly32601) && !IsCode(err, jsonrpc.MethodNotFound)
 }
+
+func init() {
+	registerFaults(nil,
+		Fault{Name: "stateless-batch-requests", Requirement: "base.jsonrpc.messages-are-jsonrpc-2", Description: "every 2026-07-28 request, the server/discover probe first, is sent as a one-element batch array (2026-07-28 has no batches)",
+			Rewrite: func(w Written) [][]byte {
+				if w.Decoded.Shape != jsonrpc.KindRequest || (!isStateless(w) && w.Decoded.Method != spec.MethodServerDiscover) {
+					return [][]byte{w.Msg}
+				}
+				return [][]byte{append(append([]byte{'['}, w.Msg...), ']')}
+			}},
+	)
+}

@@ -24,6 +24,8 @@ var _ = Register(
 		Title:        "every message the client sends is valid JSON-RPC 2.0 and conforms to the version's schema",
 		Requirements: []string{rules.ReqJSONRPC2},
 		Proofs: []Proof{{Fault: "invalid-jsonrpc", Want: reports.Fail},
+			{Fault: "stateless-batch-requests", Want: reports.Fail},
+			{Fault: "stateless-batch-requests", Transport: Streamable, Want: reports.Fail},
 			{Fault: "elicit-content-object", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "elicit-content-object", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail},
 			{Fault: "roots-without-uri", Version: spec.V20250618, Want: reports.Fail},
@@ -57,6 +59,16 @@ var _ = Register(
 						continue
 					}
 					v := c.SchemaVersion(m)
+					if m.Msg.Has(jsonrpc.ReasonBatch) && v != spec.V20250326 {
+						// Only 2025-03-26 has batches; the codec's own
+						// words for an array are about decoding it.
+						bad++
+						flagged[m.Seq] = true
+						elems, _ := jsonrpc.DecodeBatch(m.Raw)
+						t.Breach(c, rules.Breach{Rule: "jsonrpc/batch", Requirement: rules.ReqJSONRPC2, Expected: "every message is one JSON-RPC message (only 2025-03-26 allows batches)",
+							Actual: fmt.Sprintf("a JSON-RPC batch (an array of %s) in %s: %s", plural(len(elems), "message"), v, excerpt(m))})
+						continue
+					}
 					if b, broke := rules.Invalid(v, m.Msg, nil); broke {
 						bad++
 						flagged[m.Seq] = true
@@ -326,4 +338,12 @@ func inputResponsesInvalid(t *T, c *Case, flagged map[int]bool) int {
 		}
 	}
 	return bad
+}
+
+// plural says n things: "1 message", "2 messages".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -131,23 +131,31 @@ func (c *Case) Frames() []stage.Event {
 	return out
 }
 
-// Requests returns the client's requests of method ("" for all).
+// Requests returns the client's requests of method ("" for all), those
+// inside a batch included (see BatchElements): whether a batch was allowed
+// is the base checks' to judge, and what it carried is still what the
+// client asked.
 func (c *Case) Requests(method string) []Msg {
 	var out []Msg
-	for _, m := range c.Client() {
-		if m.Msg.Shape == jsonrpc.KindRequest && (method == "" || m.Msg.Method == method) {
-			out = append(out, m)
+	for _, ev := range c.Client() {
+		for _, m := range BatchElements(ev) {
+			if m.Msg.Shape == jsonrpc.KindRequest && (method == "" || m.Msg.Method == method) {
+				out = append(out, m)
+			}
 		}
 	}
 	return out
 }
 
-// Notifications returns the client's notifications of method ("" for all).
+// Notifications returns the client's notifications of method ("" for
+// all), those inside a batch included.
 func (c *Case) Notifications(method string) []Msg {
 	var out []Msg
-	for _, m := range c.Client() {
-		if m.Msg.Shape == jsonrpc.KindNotification && (method == "" || m.Msg.Method == method) {
-			out = append(out, m)
+	for _, ev := range c.Client() {
+		for _, m := range BatchElements(ev) {
+			if m.Msg.Shape == jsonrpc.KindNotification && (method == "" || m.Msg.Method == method) {
+				out = append(out, m)
+			}
 		}
 	}
 	return out
@@ -206,7 +214,7 @@ func (c *Case) ClientAnswers() []Answer {
 // (false when there was none).
 func (c *Case) StageAnswer(req Msg) (Msg, bool) {
 	for _, a := range c.answers(stage.FromStage, stage.FromClient) {
-		if a.Found && a.Request.Seq == req.Seq {
+		if a.Found && a.Request.Seq == req.Seq && a.Request.Msg.ID == req.Msg.ID {
 			return a.Response, true
 		}
 	}
@@ -299,7 +307,8 @@ func legacySession(raw string) string {
 }
 
 // Sessions groups the message events (both peers) by session, each group
-// in recording order, the groups in order of their first event.
+// in recording order, the groups in order of their first event; a batch
+// stands as its elements (see BatchElements).
 func (c *Case) Sessions() [][]stage.Event {
 	idx := map[string]int{}
 	var out [][]stage.Event
@@ -314,7 +323,7 @@ func (c *Case) Sessions() [][]stage.Event {
 			idx[k] = i
 			out = append(out, nil)
 		}
-		out[i] = append(out[i], e)
+		out[i] = append(out[i], BatchElements(e)...)
 	}
 	return out
 }
@@ -429,11 +438,18 @@ func tail(bs ...[]byte) string {
 // SpeaksStateless reports whether the client showed in this case that it
 // speaks the 2026-07-28 (stateless) protocol: a server/discover request,
 // or a request carrying a stateless version in its _meta or in the
-// MCP-Protocol-Version header. Offered lists the versions its initialize
+// MCP-Protocol-Version header, on its own or inside a batch. Offered lists the versions its initialize
 // requests offered, for a client that did not.
 func (c *Case) SpeaksStateless() (speaks bool, offered []string) {
 	seen := map[string]bool{}
-	for _, m := range c.Client() {
+	var msgs []Msg
+	for _, ev := range c.Client() {
+		// A request inside a batch shows the version it speaks as well
+		// as one on its own: whether it may be batched is judged by the
+		// checks, never by calling the version unspoken.
+		msgs = append(msgs, BatchElements(ev)...)
+	}
+	for _, m := range msgs {
 		if m.Msg.Shape != jsonrpc.KindRequest {
 			continue
 		}
