@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/client/transport"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -267,16 +268,52 @@ func (f *faultConn) Send(ctx context.Context, msg []byte) error {
 			}
 			continue
 		}
+		var lines [][]byte
 		for _, line := range bytes.Split(m, []byte{'\n'}) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
+			if len(bytes.TrimSpace(line)) > 0 {
+				lines = append(lines, line)
 			}
+		}
+		if len(lines) > 1 && jsonrpc.Decode(lines[0]).Method == spec.MethodInitialize {
+			if err := f.sendAlongside(ctx, lines[0], lines[1:]); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, line := range lines {
 			if err := f.Conn.Send(ctx, line); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// alongsideDelay is how long after an initialize goes out the messages a
+// rewrite put after it follow (sendAlongside).
+const alongsideDelay = 500 * time.Millisecond
+
+// sendAlongside sends an initialize request and, when it is still
+// unanswered after alongsideDelay, the messages a fault put after it while
+// it waits: a transport whose Send waits for the answer (HTTP with a JSON
+// response) would otherwise send them only after the result, and the fault
+// is about not waiting for it. When the initialize returns sooner they
+// follow it, as before. Their own errors are dropped (a
+// server may refuse them); the initialize's is returned.
+func (f *faultConn) sendAlongside(ctx context.Context, init []byte, rest [][]byte) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Conn.Send(ctx, init) }()
+	t := time.NewTimer(alongsideDelay)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		done <- err
+	case <-t.C:
+	}
+	for _, m := range rest {
+		_ = f.Conn.Send(ctx, m)
+	}
+	return <-done
 }
 
 // rawSender is a transport that can write bytes exactly (stdio).

@@ -53,6 +53,44 @@ type Case struct {
 
 	legacyOnce    sync.Once
 	legacyVersion func(stage.Event) (spec.Version, bool)
+
+	initOnce  sync.Once
+	initSpans map[string]initSpan
+}
+
+// initSpan is where a session's first initialize went out and where the
+// stage answered it (res 0: never).
+type initSpan struct{ req, res int }
+
+// BeforeInitializeResult reports whether the client sent e in a session
+// whose initialize it had sent and the stage had not answered yet (a
+// cancellation of it, a ping, a request that did not wait).
+func (c *Case) BeforeInitializeResult(e stage.Event) bool {
+	if e.From != stage.FromClient || !e.IsMessage() {
+		return false
+	}
+	c.initOnce.Do(func() {
+		c.initSpans = map[string]initSpan{}
+		for _, s := range c.Sessions() {
+			var span initSpan
+			var id jsonrpc.ID
+			for _, m := range s {
+				if span.req == 0 && m.From == stage.FromClient && m.Msg.Method == spec.MethodInitialize && m.Msg.Shape == jsonrpc.KindRequest {
+					span.req, id = m.Seq, m.Msg.ID
+					continue
+				}
+				if span.req != 0 && m.From == stage.FromStage && m.Msg.Shape.IsResponse() && m.Msg.ID == id {
+					span.res = m.Seq
+					break
+				}
+			}
+			if span.req != 0 {
+				c.initSpans[c.Session(s[0])] = span
+			}
+		}
+	})
+	sp, ok := c.initSpans[c.Session(e)]
+	return ok && e.Seq > sp.req && (sp.res == 0 || e.Seq < sp.res)
 }
 
 // caseIndex is what Session needs of the whole recording, built once.
@@ -60,13 +98,37 @@ type caseIndex struct {
 	legacy  map[string]string // HTTP+SSE stream -> its session id
 	refused map[string]bool   // client POST streams refused at the HTTP level
 	sids    map[string]string // exchange stream -> the session id the stage's answer carried
+	// early maps a client POST sent without Mcp-Session-Id while one
+	// initialize was unanswered to that initialize's exchange: the client
+	// could not have the session id yet, so the message is the pending
+	// session's (a cancellation of that initialize, a request before its
+	// result).
+	early map[string]string
 }
 
 func (c *Case) index() *caseIndex {
 	c.indexOnce.Do(func() {
-		ix := caseIndex{legacy: map[string]string{}, refused: map[string]bool{}, sids: map[string]string{}}
+		ix := caseIndex{legacy: map[string]string{}, refused: map[string]bool{}, sids: map[string]string{}, early: map[string]string{}}
 		status, answered := map[string]int{}, map[string]bool{}
+		pending := map[string]jsonrpc.ID{} // unanswered initialize exchanges
 		for _, e := range c.Events {
+			if e.HTTP != nil && strings.HasPrefix(e.Stream, "post-") && e.IsMessage() {
+				switch {
+				case e.From == stage.FromClient && e.HTTP.Header.Get("Mcp-Session-Id") == "" && e.Msg.Method == spec.MethodInitialize && e.Msg.Shape == jsonrpc.KindRequest:
+					pending[e.Stream] = e.Msg.ID
+				case e.From == stage.FromClient && e.HTTP.Header.Get("Mcp-Session-Id") == "" && len(pending) == 1:
+					for init := range pending {
+						ix.early[e.Stream] = init
+					}
+				case e.From == stage.FromStage:
+					if id, ok := pending[e.Stream]; ok && e.Msg.Shape.IsResponse() && e.Msg.ID == id {
+						delete(pending, e.Stream)
+					}
+				}
+			}
+			if e.From == stage.FromStage && e.HTTP != nil && e.HTTP.Status >= 400 && !e.IsMessage() {
+				delete(pending, e.Stream) // refused without an answer
+			}
 			if e.From != stage.FromStage || e.HTTP == nil {
 				continue
 			}
@@ -269,7 +331,9 @@ func BatchElements(e Msg) []Msg {
 // stdio connection; over streamable HTTP "http-ID" for the session with id
 // ID (a client request without the header belongs to the session the
 // stage's answer on the same exchange opened, as initialize does), "http-"
-// for exchanges outside any session; over the HTTP+SSE transport "sse-ID"
+// for exchanges outside any session (a POST without the header sent while
+// one initialize was unanswered is that initialize's session's: the client
+// could not know the id yet); over the HTTP+SSE transport "sse-ID"
 // for the session its endpoint event named (the GET stream and the POSTs
 // to that endpoint); "refused-STREAM" for a client POST the stage refused
 // at the HTTP level without a JSON-RPC answer (no session saw it).
@@ -283,6 +347,9 @@ func (c *Case) Session(e stage.Event) string {
 	ix := c.index()
 	if sid := ix.legacy[e.Stream]; sid != "" {
 		return "sse-" + sid
+	}
+	if init, ok := ix.early[e.Stream]; ok && ix.sids[init] != "" {
+		return "http-" + ix.sids[init]
 	}
 	if e.From == stage.FromClient && ix.refused[e.Stream] {
 		return "refused-" + e.Stream

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
@@ -55,6 +56,35 @@ var _ = RegisterScenarios(
 )
 
 var stateful = []spec.Era{spec.Stateful}
+
+// lcSlowInitScenario is a server slow to initialize: what a client sends
+// while it waits (a ping may go, nothing else; never a cancellation of the
+// initialize) is judged as sent before the initialize result.
+const lcSlowInitScenario = "mcpcheck-slow-initialize"
+
+// lcSlowInit is how long the stage holds the initialize result back.
+const lcSlowInit = 2 * time.Second
+
+var _ = RegisterScenarios(Scenario{
+	Name: lcSlowInitScenario, Eras: stateful,
+	Title: "a slow server: the stage answers initialize after " + lcSlowInit.String() + " (over HTTP with application/json, so the session id comes with the result), then serves the echo tool",
+	Stage: func(Env) stage.Config {
+		return stage.Config{
+			HTTP: server.HTTPOptions{JSONResponses: true},
+			Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+				if c.Method() == spec.MethodInitialize {
+					t := time.NewTimer(lcSlowInit)
+					defer t.Stop()
+					select {
+					case <-t.C:
+					case <-c.Context().Done():
+					}
+				}
+				return nil, nil, false
+			}},
+		}
+	},
+})
 
 var _ = Register(
 	Def{

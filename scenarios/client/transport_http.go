@@ -781,6 +781,12 @@ func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *tr
 			if trAbandoned(c, e, issued) {
 				continue // a new connection after the client left the session
 			}
+			if c.BeforeInitializeResult(e) {
+				// Sent while its session's initialize was unanswered: the
+				// client could not know the version, nor (over JSON) the
+				// session id; the lifecycle checks judge such messages.
+				continue
+			}
 			var s *trSession
 			sid := e.HTTP.Header.Get(trHdrSession)
 			for i := range issued {

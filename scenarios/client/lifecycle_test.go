@@ -1,0 +1,45 @@
+package client
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// TestHTTPMessagesBeforeInitializeResult: over HTTP a client that does not
+// wait for the initialize result sends its next messages without an
+// Mcp-Session-Id (it cannot know it yet). They belong to the pending
+// session: against a slow server (mcpcheck-slow-initialize, which answers
+// in JSON after 2 s) a cancellation of the initialize fails
+// client/cancellation/not-initialize and a request before the result warns
+// client/lifecycle/ping-only-before-result, each in that scenario, while
+// the session still opened with initialize and the header rules, which
+// bind only after initialization, stay clean. Before the fix the early
+// message opened a session of its own ("the first message was
+// notifications/cancelled") and the cancellation was of "no request".
+func TestHTTPMessagesBeforeInitializeResult(t *testing.T) {
+	only := []string{"client/cancellation/not-initialize", "client/lifecycle/ping-only-before-result", "client/lifecycle/initialize-first",
+		"client/transport-http/protocol-version-header", "client/transport-http/session-id"}
+	for fault, want := range map[string]string{"cancel-initialize": "client/cancellation/not-initialize", "request-before-initialize-result": "client/lifecycle/ping-only-before-result"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			res := runSuite(t, Config{Launch: referenceLaunch(t, Streamable, fault), Versions: []spec.Version{spec.V20251125}, Only: only})
+			for _, c := range res.Report.Checks {
+				switch {
+				case c.ID == want:
+					if c.Outcome != reports.Fail && c.Outcome != reports.Warn || !strings.Contains(c.Actual, lcSlowInitScenario) {
+						t.Errorf("%s, want a breach seen in %s", describe(c), lcSlowInitScenario)
+					}
+				case c.ID == "client/lifecycle/initialize-first" || strings.HasPrefix(c.ID, "client/transport-http/"):
+					// Only the slow scenario holds the result back for sure;
+					// elsewhere the fault's messages race the result.
+					if (c.Outcome == reports.Fail || c.Outcome == reports.Warn) && strings.Contains(c.Actual, lcSlowInitScenario) {
+						t.Errorf("%s, want no breach in %s (the early message belongs to the pending session, before initialization)", describe(c), lcSlowInitScenario)
+					}
+				}
+			}
+		})
+	}
+}
