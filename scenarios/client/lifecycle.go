@@ -236,6 +236,68 @@ var _ = Register(
 	},
 )
 
+var _ = Register(Def{
+	ID: "client/lifecycle/initialize-params", Area: "lifecycle", Eras: stateful,
+	Title:        "every initialize request holds protocolVersion (a string), capabilities (an object) and clientInfo (an object with a name and a version)",
+	Requirements: []string{"lifecycle.initialize.client-sends-initialize"},
+	Proofs:       []Proof{{Fault: "initialize-no-client-info", Version: spec.V20251125, Want: reports.Fail}, {Fault: "initialize-no-client-info", Version: spec.V20241105, Transport: Streamable, Want: reports.Fail}},
+	Judge: func(t *T) {
+		n, bad := 0, 0
+		for _, c := range t.Cases() {
+			for _, m := range c.Requests(spec.MethodInitialize) {
+				n++
+				if why := lcInitializeParams(m.Msg.Params); why != "" {
+					bad++
+					t.Fail("initialize params with protocolVersion, capabilities and clientInfo {name, version}", fmt.Sprintf("%s: %s (%s)", why, excerpt(m), c.Scenario.Name))
+				}
+			}
+		}
+		t.settle(n, bad, "the client sent no initialize", "%d initialize requests, each with protocolVersion, capabilities and clientInfo")
+	},
+})
+
+// lcInitializeParams says what initialize params lack of what every
+// initialize must hold ("" when nothing).
+func lcInitializeParams(raw json.RawMessage) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(raw, &p) != nil || p == nil {
+		return "the params are not an object"
+	}
+	var missing []string
+	var v string
+	if json.Unmarshal(p["protocolVersion"], &v) != nil {
+		missing = append(missing, "protocolVersion (a string)")
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(p["capabilities"], &caps) != nil || caps == nil {
+		missing = append(missing, "capabilities (an object)")
+	}
+	var info map[string]json.RawMessage
+	if json.Unmarshal(p["clientInfo"], &info) != nil || info == nil {
+		missing = append(missing, "clientInfo (an object)")
+	} else {
+		var name, version string
+		if json.Unmarshal(info["name"], &name) != nil {
+			missing = append(missing, "clientInfo.name (a string)")
+		}
+		if json.Unmarshal(info["version"], &version) != nil {
+			missing = append(missing, "clientInfo.version (a string)")
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "it has no " + strings.Join(missing, ", no ")
+}
+
+// lcInitializeParamPointers are the schema violations of an initialize
+// request that client/lifecycle/initialize-params judges, left out of the
+// schema check (one defect, one verdict).
+var lcInitializeParamPointers = map[string]bool{
+	"/params": true, "/params/protocolVersion": true, "/params/capabilities": true,
+	"/params/clientInfo": true, "/params/clientInfo/name": true, "/params/clientInfo/version": true,
+}
+
 // firstClientMessage returns the client's first message in a session that
 // is not a server/discover probe (see Case.IsDiscoverProbe), and how many
 // such probes came before it.
