@@ -32,8 +32,9 @@ func TestServerToolPolicyFlags(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"empty name", []string{"--call-tools", "a,,b"}, "give safe, all, or tool names"},
-		{"policy mixed with names", []string{"--call-tools", "all,echo"}, "mixes the policy"},
+		{"empty name", []string{"--call-tools", "a,,b"}, "give a tier (readonly, additive, all), tool names, or a tier and names"},
+		{"all with names", []string{"--call-tools", "all,echo"}, "all calls every tool already"},
+		{"tier after names", []string{"--call-tools", "echo,readonly"}, "the tier \"readonly\" must come first"},
 		{"args file missing", []string{"--tool-args", filepath.Join(dir, "nope.json")}, "give a readable JSON file"},
 		{"args file wrong", []string{"--tool-args", bad}, "give an object, or an array of objects"},
 	} {
