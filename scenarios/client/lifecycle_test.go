@@ -43,3 +43,20 @@ func TestHTTPMessagesBeforeInitializeResult(t *testing.T) {
 		})
 	}
 }
+
+// TestOffersLatestNeedsARefusal: "it went on with 2025-11-25, so it
+// implements it" holds only for a client seen refusing a revision it does
+// not implement. A client that offers an older revision and also goes on
+// with 2099-01-01 (mcpcheck-unknown-version; Codex did) gets no
+// client/versioning/offers-latest warning: the check is untestable and says
+// why. With the refusal in place the same offer warns in every scenario.
+func TestOffersLatestNeedsARefusal(t *testing.T) {
+	only := []string{"client/versioning/offers-latest"}
+	res := runSuite(t, Config{Launch: referenceLaunch(t, Stdio, "offer-older-version", "continue-on-unknown-version"), Versions: []spec.Version{spec.V20251125}, Only: only})
+	if len(res.Report.Checks) != 1 {
+		t.Fatalf("%d checks ran, want 1", len(res.Report.Checks))
+	}
+	if c := res.Report.Checks[0]; c.Outcome != reports.Untestable || !strings.Contains(c.Reason, lcUnknownVersion) {
+		t.Errorf("%s, want untestable naming %s (the client goes on with any revision)", describe(c), lcUnknownVersion)
+	}
+}
