@@ -357,17 +357,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		muts = MutatorsFor(isHTTP)
 	}
 	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}, http: isHTTP}
-	if cfg.Duration > 0 {
-		c.deadline = c.start.Add(cfg.Duration)
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, c.deadline)
-		defer cancel()
-	}
-
 	// Learn the tools once, for the tool-call mutator. A target that
 	// cannot be started or never completes a handshake judges nothing:
 	// the campaign ends here, before any input, with a result that says
-	// why (see ErrUnreachable).
+	// why (see ErrUnreachable). This first handshake is not the
+	// campaign's time: a target that starts slowly on a busy machine
+	// gets its whole start-up allowance, and Duration bounds the fuzzing
+	// that follows (a 2 s campaign against a server that takes 5 s to
+	// start fuzzes it for 2 s, instead of calling it unreachable).
 	s, err := openSession(ctx, cfg.Target, cfg.Version, cfg.Wait, cfg.StartupTimeout, false)
 	if err == nil && cfg.Version.Era() == spec.Stateless {
 		if err = s.contact(cfg.Target.Describe()); err != nil {
@@ -382,6 +379,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return r, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
 	c.tools = CallableTools(cfg.ToolPolicy, s.listTools())
+	c.start = time.Now() // the fuzzing starts
+	if cfg.Duration > 0 {
+		c.deadline = c.start.Add(cfg.Duration)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, c.deadline)
+		defer cancel()
+	}
 	s.close()
 
 	var samples []reports.ThroughputSample

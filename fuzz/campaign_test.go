@@ -293,8 +293,13 @@ func TestCampaignDurationBoundAndSummary(t *testing.T) {
 func TestCampaignIsDeterministic(t *testing.T) {
 	v := spec.V20250618
 	run := func() *Result {
+		// MinimizeTime far over what 30 reproductions take: the
+		// minimization is then bounded by its budget of runs alone, which
+		// is what makes it deterministic (on a loaded machine the default
+		// time bound cut it short at different points; the time bound is
+		// held by the overtime tests).
 		res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "panic-nul"), Version: v, MaxExecs: 40, Seed: 42, Wait: 10 * time.Second, MinimizeBudget: 30,
-			Mutators: []string{"bytes", "protocol/valid"}})
+			MinimizeTime: 10 * time.Minute, Mutators: []string{"bytes", "protocol/valid"}})
 		if err != nil {
 			t.Fatal(err)
 		}

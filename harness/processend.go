@@ -130,6 +130,16 @@ func withProcessEnd(ctx context.Context, c *target.Conn, err error, silent bool)
 		select {
 		case <-s.Done(): // its output ended: it is going
 		default:
+			if silent {
+				// A process that said nothing may be exiting: the
+				// write of the handshake can fail on its closed input
+				// (a broken pipe) before its output ends. Give it a
+				// moment to say how it ended.
+				if pe := processEnd(ctx, c); pe != nil && pe.Exit != "" {
+					pe.Err, pe.named = err, strings.Contains(err.Error(), pe.what())
+					return pe
+				}
+			}
 			// Alive and talking: only a silent one's stderr says why.
 			tail := bytes.TrimSpace(lastBytes(c.Process.Stderr().Tail(), MaxStderrTail))
 			if !silent || len(tail) == 0 {
