@@ -48,7 +48,8 @@ type Process struct {
 }
 
 // Launch starts the client for case c. The client runs in its own process
-// group; its stdout and stderr are kept (their tails) for the report.
+// group with its stdin at end of file; its stdout and stderr are kept
+// (their tails) for the report.
 func (c *Case) Launch(l Launch) (*Process, error) {
 	line := l.Command
 	if l.Stdio {
@@ -77,6 +78,10 @@ func (c *Case) Launch(l Launch) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stage: starting the client %q: %w", l.Command, err)
 	}
+	// The client's stdin is never its MCP channel (it speaks to the relay
+	// it starts, or over HTTP): it reads end of file at once, as from
+	// /dev/null, so a host that reads its stdin until it closes goes on.
+	_ = p.Stdin().Close()
 	cp := &Process{p: p, stdout: target.NewRing(16 << 10), drained: make(chan struct{}), argv: line}
 	go func() {
 		defer close(cp.drained)
@@ -138,8 +143,8 @@ func (p *Process) Output() (stdout, stderr []byte) {
 	return p.stdout.Tail(), p.p.Stderr().Tail()
 }
 
-// Stop ends the client: stdin closed, then SIGTERM and SIGKILL to its
-// process group, each after the grace period; the group is always killed
+// Stop ends the client: after the grace period (its stdin is at end of
+// file from the start) SIGTERM, then SIGKILL to its process group; the group is always killed
 // last, so nothing the client started outlives the case.
 func (p *Process) Stop(ctx context.Context) error {
 	err := p.p.Stop(ctx)

@@ -264,7 +264,7 @@ var _ = Register(Def{
 				}
 			}
 		}
-		t.settleActed(n, bad, "make a request after initialization (the stage sends its batch while serving it)", "%d batches, every request in them answered")
+		t.settleActed(n, bad, "make a request other than ping after initialization (the stage sends its batch while serving it)", "%d batches, every request in them answered")
 	},
 })
 

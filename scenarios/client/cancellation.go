@@ -399,7 +399,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/cancelled for a request it never got, the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		t.settleActed(n, bad, "make a request after initialization (the stage sends its notifications while serving it)", "%d stray cancellations dropped in silence")
+		t.settleActed(n, bad, "make a request other than ping after initialization (the stage sends its notifications while serving it)", "%d stray cancellations dropped in silence")
 	},
 })
 

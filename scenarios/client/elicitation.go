@@ -116,7 +116,7 @@ func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities
 		t.NotApplicable("the client declared the capability, so the stage did not ask it without")
 		return
 	}
-	t.settle(n, bad, "the client was not asked (it made no request after initialization)", "%d requests to a client without the capability, each refused")
+	t.settle(n, bad, "the client was not asked (it made no request other than ping after initialization)", "%d requests to a client without the capability, each refused")
 }
 
 var _ = Register(
@@ -165,7 +165,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare elicitation in one mode and make a request after initialization", "%d elicitations in undeclared modes, each refused with -32602")
+			t.settleActed(n, bad, "declare elicitation in one mode and make a request other than ping after initialization", "%d elicitations in undeclared modes, each refused with -32602")
 		},
 	},
 	Def{
@@ -195,7 +195,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare form elicitation and make a request after initialization", "%d elicitations without mode, each handled as form mode")
+			t.settleActed(n, bad, "declare form elicitation and make a request other than ping after initialization", "%d elicitations without mode, each handled as form mode")
 		},
 	},
 )
@@ -227,7 +227,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/elicitation/complete for an unknown id the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		t.settleActed(n, bad, "declare URL-mode elicitation and make a request after initialization", "%d unknown completions disregarded")
+		t.settleActed(n, bad, "declare URL-mode elicitation and make a request other than ping after initialization", "%d unknown completions disregarded")
 	},
 })
 

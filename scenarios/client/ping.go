@@ -146,7 +146,7 @@ var _ = Register(
 				}
 			}
 			if asked == 0 {
-				t.NeedAction(false, "make a request after initialization (the stage pings while serving it)")
+				t.NeedAction(false, "make a request other than ping after initialization (the stage pings while serving it)")
 				return
 			}
 			t.settle(n, bad, "", "%d pings answered with an empty result")

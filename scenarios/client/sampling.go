@@ -184,7 +184,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling and make a request after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
+			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
 		},
 	},
 	Def{
@@ -207,7 +207,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling.tools and make a request after initialization", "%d requests mixing tool results with text, each refused with -32602")
+			t.settleActed(n, bad, "declare sampling.tools and make a request other than ping after initialization", "%d requests mixing tool results with text, each refused with -32602")
 		},
 	},
 	Def{

@@ -201,7 +201,7 @@ var _ = Register(
 				}
 			}
 			if n == 0 {
-				why := "declare form-mode elicitation, make a request after initialization and accept the form"
+				why := "declare form-mode elicitation, make a request other than ping after initialization and accept the form"
 				if other > 0 {
 					why = "accept the form (it declined or cancelled, so nothing was validated)"
 				}

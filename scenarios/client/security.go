@@ -289,7 +289,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare URL-mode elicitation, make a request after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
+			t.settleActed(n, bad, "declare URL-mode elicitation, make a request other than ping after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
 		},
 	},
 	Def{
@@ -364,7 +364,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling and make a request after initialization", "%d malformed sampling requests, each refused")
+			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d malformed sampling requests, each refused")
 		},
 	},
 )

@@ -1,0 +1,110 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/harness"
+	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// rec builds a recording: each event a message of one peer on stdio
+// connection 1, numbered in order.
+func rec(msgs ...stage.Event) []stage.Event {
+	for i := range msgs {
+		msgs[i].Seq = i + 1
+		if msgs[i].Conn == 0 && msgs[i].HTTP == nil {
+			msgs[i].Conn = 1
+		}
+	}
+	return msgs
+}
+
+// fromClient and fromStage are one message of the client or the stage.
+func fromClient(raw string) stage.Event {
+	return stage.Event{From: stage.FromClient, Frame: wire.Classify([]byte(raw))}
+}
+
+func fromStage(raw string) stage.Event {
+	return stage.Event{From: stage.FromStage, Frame: wire.Classify([]byte(raw))}
+}
+
+// judgeRecording judges check id in version v on cases made of the
+// recordings (scenario name -> events), as a run over transport would.
+func judgeRecording(t *testing.T, id string, v spec.Version, transport string, recs map[string][]stage.Event) reports.Check {
+	t.Helper()
+	var d *Def
+	for _, c := range Checks() {
+		if c.ID == id {
+			d = &c
+			break
+		}
+	}
+	if d == nil {
+		t.Fatalf("no check %s", id)
+	}
+	run, err := harness.NewRun(harness.RunOptions{Transport: transport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []*Case
+	for name, evs := range recs {
+		s := scenarioNamed(name)
+		if s == nil {
+			t.Fatalf("no scenario %s", name)
+		}
+		cases = append(cases, &Case{Scenario: s, Version: v, Transport: transport, Events: evs, Launched: true, Exit: "exited with status 0"})
+	}
+	rc := run.Scope(v, transport).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		d.Judge(&T{Check: c, transport: transport, cases: cases})
+	})
+	for _, p := range run.Problems() {
+		t.Errorf("harness problem: %v", p)
+	}
+	return rc
+}
+
+const metaReq = `"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+
+// TestEraCachedOneRedundantDiscover: Claude Code probes, opens
+// subscriptions/listen, sends server/discover once more and lists the
+// tools. One redundant discover is no "discover before each request": the
+// probe that settled the era precedes the first request as it must. A
+// client that probes again before every request still warns.
+func TestEraCachedOneRedundantDiscover(t *testing.T) {
+	ok := `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete"}}`
+	req := func(id int, method string) stage.Event {
+		return fromClient(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"` + method + `",` + metaReq + `}`)
+	}
+	res := func(id int) stage.Event { return fromStage(sprintf(ok, id)) }
+	claude := rec(req(1, "server/discover"), res(1), req(2, "subscriptions/listen"), res(2), req(3, "server/discover"), res(3), req(4, "tools/list"), res(4))
+	if c := judgeRecording(t, "client/versioning/stateless-era-cached", spec.V20260728, Stdio, map[string][]stage.Event{"initialize": claude}); c.Outcome != reports.Pass {
+		t.Errorf("one redundant discover: %s, want pass", describe(c))
+	}
+	every := rec(req(1, "server/discover"), res(1), req(2, "server/discover"), res(2), req(3, "tools/list"), res(3), req(4, "server/discover"), res(4), req(5, "tools/call"), res(5))
+	if c := judgeRecording(t, "client/versioning/stateless-era-cached", spec.V20260728, Stdio, map[string][]stage.Event{"initialize": every}); c.Outcome != reports.Warn {
+		t.Errorf("a discover before every request: %s, want warn", describe(c))
+	}
+}
+
+func itoa(n int) string { return sprintf("%d", n) }
+
+func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }
+
+// TestIdentityNeutralNeedsTwoLaunches: a launch that never connected (Claude
+// Code under load, within the case's 20 s) is compared with nothing:
+// client/base/identity-neutral is untestable, not a warning blamed on the
+// server's name; so is a launch cut short at the time limit while the
+// other ended by itself.
+func TestIdentityNeutralNeedsTwoLaunches(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list",` + metaReq + `}`
+	ran := rec(fromClient(list), fromStage(`{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"}}`))
+	c := judgeRecording(t, "client/base/identity-neutral", spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: ran, slScenIdentity: nil})
+	if c.Outcome != reports.Untestable || !strings.Contains(c.Reason, "sent nothing") {
+		t.Errorf("a launch that never connected: %s, want untestable saying the client sent nothing", describe(c))
+	}
+}
