@@ -178,7 +178,11 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 		return res
 	}
 	timeout, shortened := o.Timeout, ""
-	if !startup {
+	if startup {
+		// A target whose starts have come close to the allowance gets
+		// more: three times its slowest start so far.
+		timeout = health.startupAllowance(timeout)
+	} else {
 		// A start-up wait keeps its whole allowance: a process still
 		// starting has not been silent yet.
 		timeout, shortened = health.deadline(o.Timeout)

@@ -93,6 +93,26 @@ type Health struct {
 // maxStarts bounds the start-up times a Health keeps.
 const maxStarts = 4096
 
+// maxStartupAllowance bounds how far startupAllowance stretches.
+const maxStartupAllowance = 5 * time.Minute
+
+// startupAllowance is how long a start-up wait that asked for asked gets:
+// at least three times the slowest start of the target so far (a server
+// that took 40 s to start on a loaded machine may take 70 s the next
+// time), at most maxStartupAllowance, never less than asked.
+func (h *Health) startupAllowance(asked time.Duration) time.Duration {
+	if h == nil {
+		return asked
+	}
+	h.mu.Lock()
+	var slowest time.Duration
+	for _, d := range h.starts {
+		slowest = max(slowest, d)
+	}
+	h.mu.Unlock()
+	return max(asked, min(3*slowest, maxStartupAllowance))
+}
+
 // Answered reports whether the target has answered any wait of the run
 // (a run without a Health: true, as nothing says otherwise).
 func (h *Health) Answered() bool {
@@ -345,7 +365,7 @@ func (h *Health) probe() {
 	}
 	streak, last := h.streak, h.lastCheck
 	h.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), max(3*d, h.StartupAllowance+d))
+	ctx, cancel := context.WithTimeout(context.Background(), max(3*d, h.startupAllowance(h.StartupAllowance)+d))
 	err := h.Probe(ctx)
 	cancel()
 	h.mu.Lock()

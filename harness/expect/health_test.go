@@ -356,3 +356,25 @@ func (s *slowSource) Recv(ctx context.Context) (wire.Frame, error) {
 }
 
 var anyFrame = Alt{Desc: "any frame", On: func(wire.Frame) (Verdict, string) { return Accepted, "" }}
+
+// TestStartupAllowanceGrowsWithSlowStarts: a target whose starts took
+// close to the allowance gets three times its slowest start, bounded; a
+// quick starter keeps what was asked.
+func TestStartupAllowanceGrowsWithSlowStarts(t *testing.T) {
+	h := NewHealth()
+	if got := h.startupAllowance(time.Minute); got != time.Minute {
+		t.Errorf("with no start measured the allowance is %v, want the minute asked", got)
+	}
+	h.record(Observed{Status: Matched, Elapsed: 2 * time.Second}, true, true, true)
+	if got := h.startupAllowance(time.Minute); got != time.Minute {
+		t.Errorf("after a 2 s start the allowance is %v, want the minute asked", got)
+	}
+	h.record(Observed{Status: Matched, Elapsed: 50 * time.Second}, true, true, true)
+	if got := h.startupAllowance(time.Minute); got != 150*time.Second {
+		t.Errorf("after a 50 s start the allowance is %v, want 2m30s", got)
+	}
+	h.record(Observed{Status: Matched, Elapsed: 4 * time.Minute}, true, true, true)
+	if got := h.startupAllowance(time.Minute); got != maxStartupAllowance {
+		t.Errorf("after a 4 min start the allowance is %v, want the bound %v", got, maxStartupAllowance)
+	}
+}
