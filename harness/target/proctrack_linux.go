@@ -63,6 +63,7 @@ type procRec struct {
 	n                   int
 	ppid0               int
 	rootPgid, rootSid   int
+	hasRoot             bool
 	command             string
 	alive               bool
 	leftGroup, leftSess bool
@@ -428,7 +429,7 @@ func (w *watcher) see(nd node) *procRec {
 		}
 		rec = &procRec{id: nd.id(), n: nd.n, ppid0: nd.st.ppid}
 		if r := w.root(nd.n); r != nil {
-			rec.rootPgid, rec.rootSid = r.pgid, r.sid
+			rec.rootPgid, rec.rootSid, rec.hasRoot = r.pgid, r.sid, true
 		}
 		// First seen as mcpcheck's child: its parent had already ended.
 		rec.outlivedParent = nd.st.ppid == w.self
@@ -451,7 +452,10 @@ func (w *watcher) see(nd node) *procRec {
 		if rec.rootPgid != 0 && nd.st.pgid != rec.rootPgid {
 			rec.leftGroup = true
 		}
-		if rec.rootSid != 0 && nd.st.sid != rec.rootSid {
+		// A session id of 0 is a session led from outside mcpcheck's PID
+		// namespace (a container's): a process that made a session of its
+		// own reads a non-zero id, so it still differs.
+		if rec.hasRoot && nd.st.sid != rec.rootSid {
 			rec.leftSess = true
 		}
 	}

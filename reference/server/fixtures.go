@@ -165,7 +165,6 @@ func (f *fixtures) addBuiltIn() {
 	for _, t := range f.tools {
 		annotateBuiltIn(t)
 	}
-	annotateBuiltIn(dynamicTool)
 }
 
 // changesLists are the built-in tools that change what the server lists

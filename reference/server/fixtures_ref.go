@@ -219,7 +219,7 @@ func samplingToolLoop(c *call) (any, error) {
 
 // Dynamic fixtures that ref_change_lists adds and removes.
 var (
-	dynamicTool = &toolFixture{def: mcp.Tool{Name: "ref_dynamic_tool", Description: "Appears and disappears with ref_change_lists", InputSchema: noArgs}, run: constText("dynamic tool called")}
+	dynamicTool = &toolFixture{def: mcp.Tool{Name: "ref_dynamic_tool", Description: "Appears and disappears with ref_change_lists", InputSchema: noArgs, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)}}, run: constText("dynamic tool called")}
 	dynamicRes  = &resourceFixture{res: mcp.Resource{URI: "ref://dynamic", Name: "dynamic", MimeType: "text/plain"}, read: func(string) []mcp.ResourceContents {
 		return []mcp.ResourceContents{mcp.TextContents("ref://dynamic", "text/plain", "dynamic resource")}
 	}}
