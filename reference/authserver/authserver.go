@@ -84,12 +84,12 @@ type Server struct {
 	rogue  signingKey // same kid, not in the JWKS: bad signatures
 	base   *url.URL
 
-	mu       sync.Mutex
-	clients  map[string]Client
-	cimd     map[string]cimdEntry
-	codes    map[string]grant
-	refresh  map[string]grant
-	issued   int // access tokens issued through the endpoints
+	mu      sync.Mutex
+	clients map[string]Client
+	cimd    map[string]cimdEntry
+	codes   map[string]grant
+	refresh map[string]grant
+	issued  int // access tokens issued through the endpoints
 }
 
 type cimdEntry struct {
@@ -176,16 +176,16 @@ func (s *Server) endpoint(p string) string { return s.opts.Issuer + p }
 // Metadata returns the RFC 8414 metadata document.
 func (s *Server) Metadata() map[string]any {
 	md := map[string]any{
-		"issuer":                                s.opts.Issuer,
-		"authorization_endpoint":                s.endpoint("/authorize"),
-		"token_endpoint":                        s.endpoint("/token"),
-		"jwks_uri":                              s.endpoint("/jwks"),
-		"response_types_supported":              []string{"code"},
-		"response_modes_supported":              []string{"query"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
-		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "client_secret_post"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"scopes_supported":                      s.opts.Scopes,
+		"issuer":                                         s.opts.Issuer,
+		"authorization_endpoint":                         s.endpoint("/authorize"),
+		"token_endpoint":                                 s.endpoint("/token"),
+		"jwks_uri":                                       s.endpoint("/jwks"),
+		"response_types_supported":                       []string{"code"},
+		"response_modes_supported":                       []string{"query"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
+		"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic", "client_secret_post"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"scopes_supported":                               s.opts.Scopes,
 		"authorization_response_iss_parameter_supported": true,
 		"client_id_metadata_document_supported":          true,
 	}

@@ -62,10 +62,12 @@ func TestMetadataAndFaults(t *testing.T) {
 		}
 	}
 	cases := map[string]func(int, map[string]any) bool{
-		FaultNoMetadata:       func(st int, _ map[string]any) bool { return st == 404 },
-		FaultNoPKCEMethods:    func(_ int, md map[string]any) bool { return md["code_challenge_methods_supported"] == nil },
-		FaultIssNotAdvertised: func(_ int, md map[string]any) bool { return md["authorization_response_iss_parameter_supported"] == nil },
-		FaultNoRegistration:   func(_ int, md map[string]any) bool { return md["registration_endpoint"] == nil },
+		FaultNoMetadata:    func(st int, _ map[string]any) bool { return st == 404 },
+		FaultNoPKCEMethods: func(_ int, md map[string]any) bool { return md["code_challenge_methods_supported"] == nil },
+		FaultIssNotAdvertised: func(_ int, md map[string]any) bool {
+			return md["authorization_response_iss_parameter_supported"] == nil
+		},
+		FaultNoRegistration: func(_ int, md map[string]any) bool { return md["registration_endpoint"] == nil },
 	}
 	for f, ok := range cases {
 		r, c := start(t, f)
