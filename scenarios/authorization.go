@@ -131,7 +131,8 @@ var _ = Register(
 		Requirements: []string{"authorization.unauthorized.respond-401", "authorization.prm.www-authenticate-on-401",
 			"authorization.prm.discovery-mechanism", "authorization.errors.status-codes",
 			"authorization.scope.challenge-includes-scope", "authorization.refresh-token.server-no-offline-access"},
-		Proofs: []Proof{{Proxy: "auth-no-challenge", Good: "auth", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
+		Proofs: []Proof{{Proxy: "auth-no-challenge", Good: "auth", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail},
+			{Fault: "auth-401-no-challenge", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("")
 			if !ok {
@@ -170,7 +171,9 @@ var _ = Register(
 		Requirements: []string{"authorization.prm.server-implements", "authorization.prm.authorization-servers-field",
 			"authorization.discovery.follow-requirements", "authorization.canonical-uri.no-trailing-slash",
 			"authorization.refresh-token.server-no-offline-access", "authorization.security.communication"},
-		Proofs: []Proof{{Proxy: "auth-prm-no-servers", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Proofs: []Proof{{Proxy: "auth-prm-no-servers", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
+			{Fault: "auth-prm-no-servers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail},
+			{Fault: "auth-prm-wrong-resource", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("")
 			if !ok {
@@ -184,7 +187,8 @@ var _ = Register(
 			if rm, ok := authParam(ch, "resource_metadata"); ok && rm != "" {
 				urls = append([]string{rm}, urls...)
 			}
-			for _, u := range urls {
+			root := len(urls) - 1 // the last URL is the well-known URI at the root
+			for i, u := range urls {
 				d, err := t.authDo(http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}})
 				if err != nil || d.status != http.StatusOK {
 					continue
@@ -201,6 +205,11 @@ var _ = Register(
 				t.Saw("%s: resource %q, authorization_servers %v", u, doc.Resource, doc.AuthorizationServers)
 				if doc.Resource == "" {
 					t.Violation("authorization.prm.server-implements", "a resource member naming the MCP server", u+" has no resource")
+				} else if !authSameResource(doc.Resource, t.vr.r.target.URL) && !(i == root && authSameResource(doc.Resource, authOrigin(t.vr.r.target.URL))) {
+					// RFC 9728 section 3.3: the resource is the identifier the
+					// metadata was fetched for (the endpoint; at the root, the
+					// origin is as good).
+					t.Violation("authorization.prm.server-implements", fmt.Sprintf("resource %q, the MCP endpoint the metadata is for (RFC 9728 section 3.3)", t.vr.r.target.URL), fmt.Sprintf("%s names resource %q", u, doc.Resource))
 				}
 				if len(doc.AuthorizationServers) == 0 {
 					t.Violation("authorization.prm.authorization-servers-field", "authorization_servers with at least one issuer URL", u+" lists none")
@@ -257,6 +266,28 @@ var _ = Register(
 		},
 	},
 )
+
+// authSameResource reports whether two resource URIs are the same, the
+// scheme and host compared without regard to case and a trailing slash
+// ignored.
+func authSameResource(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimSuffix(ua.EscapedPath(), "/") == strings.TrimSuffix(ub.EscapedPath(), "/") && ua.RawQuery == ub.RawQuery
+}
+
+// authOrigin is scheme://host of u.
+func authOrigin(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return pu.Scheme + "://" + pu.Host
+}
 
 // authHasScope reports whether a space-separated scope list holds s.
 func authHasScope(list, s string) bool {

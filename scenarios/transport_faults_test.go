@@ -24,9 +24,17 @@ func transportOwned(id string) bool {
 
 // httpReference starts "mcpcheck reference server --http 127.0.0.1:0"
 // (with the HTTP+SSE endpoints) with faults switched on and returns the URL
-// of its MCP endpoint (see startReferenceHTTP).
+// of its MCP endpoint (see startReferenceHTTP). An auth-* fault breaks a
+// resource-server rule, so the server then runs in auth mode, trusting an
+// authorization server of the test (authReference), and runURL presents
+// its valid token.
 func httpReference(t testing.TB, faults ...string) string {
 	t.Helper()
+	for _, f := range faults {
+		if strings.HasPrefix(f, "auth-") {
+			return authReference(t, faults...)
+		}
+	}
 	return startReferenceHTTP(t, append([]string{"--legacy-sse"}, faultArgs(faults)...)...)
 }
 
@@ -39,6 +47,10 @@ func runURL(t testing.TB, u string, tr target.Transport, cfg Config) Result {
 	t.Helper()
 	tg := target.URL(u)
 	tg.Transport = tr
+	if a, ok := authReferences.Load(u); ok {
+		tg.AuthIssuer = a.(authRef).issuer
+		tg.Headers = append(tg.Headers, target.Header{Name: "Authorization", Value: a.(authRef).bearer})
+	}
 	return runTarget(t, tg, cfg)
 }
 

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/reference/authserver"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 )
 
@@ -36,6 +37,9 @@ func referenceServerMain(e *env, args []string) error {
 	pageSize := fs.Int("page-size", 100, "items per page of every list")
 	listFaults := fs.Bool("list-faults", false, "list the fault switches and exit")
 	startDelay := fs.String("start-delay", "", "wait a random time in MIN-MAX (or exactly D) before serving, as a server on a busy host starts late (for testing harnesses; the spec sets no start-up deadline)")
+	authIssuer := fs.String("auth-issuer", "", "act as an OAuth 2.1 resource server trusting the tokens of the authorization server at URL (--http only)")
+	authEmbedded := fs.Bool("auth", false, "act as an OAuth 2.1 resource server trusting an embedded mcpcheck authorization server (as 'mcpcheck authserver' runs) on a free loopback port, whose URL is printed (--http only)")
+	authScope := fs.String("auth-scope", "mcp", "with --auth or --auth-issuer: the space-separated scopes every request needs")
 	var faults multiFlag
 	fs.Var(&faults, "fault", "turn on a fault switch (repeatable; see --list-faults)")
 	if err := fs.Parse(args); err != nil {
@@ -66,6 +70,18 @@ func referenceServerMain(e *env, args []string) error {
 	}
 	if *stdio && (*legacy || *jsonResp) {
 		return usagef("reference server: --legacy-sse and --json-responses apply to --http only")
+	}
+	if *authIssuer != "" && *authEmbedded {
+		return usagef("reference server: give --auth or --auth-issuer, not both")
+	}
+	authOn := *authIssuer != "" || *authEmbedded
+	if authOn && *stdio {
+		return usagef("reference server: --auth and --auth-issuer apply to --http only (over stdio a server takes its credentials from the environment)")
+	}
+	for _, f := range faults {
+		if strings.HasPrefix(f, "auth-") && !authOn {
+			return usagef("reference server: fault %s breaks a resource-server rule: it needs --auth or --auth-issuer URL", f)
+		}
 	}
 	delay, err := parseStartDelay(*startDelay)
 	if err != nil {
@@ -102,8 +118,23 @@ func referenceServerMain(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reference server: cannot listen on %s: %v (pick another port, or 127.0.0.1:0 for any free one)", addr, err)
 	}
+	hopts := server.HTTPOptions{JSONResponses: *jsonResp, LegacySSE: *legacy}
+	if authOn {
+		issuer := *authIssuer
+		if *authEmbedded {
+			as, err := authserver.Start("127.0.0.1:0", authserver.Options{MintEndpoint: true, Scopes: strings.Fields(*authScope)})
+			if err != nil {
+				ln.Close()
+				return fmt.Errorf("reference server: the embedded authorization server: %v", err)
+			}
+			defer as.Close()
+			issuer = as.URL
+			fmt.Fprintf(e.stderr, "mcpcheck authorization server (trusted, with the mint API) at %s\n", as.URL)
+		}
+		hopts.Auth = &server.AuthOptions{Issuer: issuer, Resource: "http://" + ln.Addr().String() + "/mcp", Scopes: strings.Fields(*authScope)}
+	}
 	hs := &http.Server{
-		Handler:           srv.HTTPHandler(server.HTTPOptions{JSONResponses: *jsonResp, LegacySSE: *legacy}),
+		Handler:           srv.HTTPHandler(hopts),
 		ReadHeaderTimeout: 10 * time.Second,
 		// net/http's own complaints go to our stderr, never the process's.
 		ErrorLog: log.New(e.stderr, "mcpcheck reference server: http: ", 0),

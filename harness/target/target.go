@@ -106,6 +106,12 @@ type Target struct {
 	URL       string
 	Transport Transport
 	Headers   []Header
+	// AuthIssuer is the URL of an mcpcheck authorization server (mcpcheck
+	// authserver, with its mint API) that the target trusts: the
+	// authorization checks mint the tokens they present there. Empty: they
+	// look for one among the authorization servers the target's protected
+	// resource metadata names.
+	AuthIssuer string
 
 	Timeouts Timeouts
 	Limits   wire.Limits
@@ -148,6 +154,13 @@ func (t Target) Validate() error {
 	}
 	if t.IsStdio() && t.Transport != "" && t.Transport != Stdio {
 		errs = append(errs, fmt.Errorf("transport %s needs a URL, not a command", t.Transport))
+	}
+	if t.AuthIssuer != "" {
+		if u, err := url.Parse(t.AuthIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("authorization issuer %q is not an http:// or https:// URL", t.AuthIssuer))
+		} else if t.URL == "" {
+			errs = append(errs, errors.New("an authorization issuer applies to an HTTP target (a URL)"))
+		}
 	}
 	for _, h := range t.Headers {
 		if h.Name == "" || strings.ContainsAny(h.Name, " :\r\n") {

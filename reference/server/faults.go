@@ -187,6 +187,19 @@ const (
 // faultTable is every fault switch: name, the requirement it breaks, what
 // the server then does wrong, and its kind.
 var faultTable = []Fault{
+	// Authorization (HTTPOptions.Auth, auth.go): the resource server's token checks.
+	{FaultAuthAcceptsExpired, "authorization.token-validation.invalid-401", "an expired access token is accepted", Hook},
+	{FaultAuthIgnoresNotBefore, "authorization.token-validation.oauth21-section52", "an access token whose nbf is in the future is accepted", Hook},
+	{FaultAuthAcceptsAnyIssuer, "authorization.token-validation.oauth21-section52", "an access token whose iss is not the trusted issuer is accepted (its signature still verifies)", Hook},
+	{FaultAuthSkipsSignature, "authorization.token-validation.oauth21-section52", "the signature of an access token is not verified (a token signed with another key, or alg none, is accepted)", Hook},
+	{FaultAuthAcceptsAnyAudience, "authorization.token-validation.audience", "the aud of an access token is not checked: a token for any audience, or none, is accepted", Hook},
+	{FaultAuthAudiencePrefix, "authorization.token-validation.no-foreign-tokens", "an aud is accepted when it starts with the server's URI, so a token for another server at a longer path is accepted", Hook},
+	{FaultAuthInsufficientScope401, "authorization.insufficient-scope.response-403", "a valid token without the needed scope gets 401 invalid_token instead of 403 insufficient_scope", Hook},
+	{FaultAuthInsufficientNoScope, "authorization.insufficient-scope.scope-needed", "the 403 insufficient_scope challenge names no scope", Hook},
+	{FaultAuthAcceptsQueryToken, "authorization.token-validation.oauth21-section52", "an access token in the access_token query parameter is accepted when there is no Authorization header", Hook},
+	{FaultAuthNoChallenge, "authorization.prm.www-authenticate-on-401", "401 answers carry no WWW-Authenticate header", Hook},
+	{FaultAuthPRMNoServers, "authorization.prm.authorization-servers-field", "the protected resource metadata lists no authorization server", Hook},
+	{FaultAuthPRMWrongResource, "authorization.prm.server-implements", "the protected resource metadata's resource names another URL than the MCP endpoint", Hook},
 	// One switch per area, the first ones.
 	{FaultInitWrongVersion, "versioning.initialize.server-echoes-supported-version", "initialize answers the oldest supported version even when the requested one is supported", Hook},
 	{FaultSpeakBeforeInitialize, "lifecycle.initialize.first-interaction", "a log notification is sent as soon as the connection opens, before the client's initialize", Hook},

@@ -48,6 +48,9 @@ type HTTPOptions struct {
 	// (the HTTP+SSE endpoint event), for a handler mounted under a prefix
 	// with http.StripPrefix.
 	PathPrefix string
+	// Auth, when set, makes the server an OAuth 2.1 resource server that
+	// trusts tokens of one issuer (auth.go).
+	Auth *AuthOptions
 }
 
 // httpHandler serves Streamable HTTP (stateful and stateless) and,
@@ -55,6 +58,7 @@ type HTTPOptions struct {
 type httpHandler struct {
 	srv  *Server
 	opts HTTPOptions
+	auth *authGate
 
 	mu         sync.Mutex
 	sessions   map[string]*httpSession
@@ -88,7 +92,11 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.EventBuffer <= 0 {
 		o.EventBuffer = 1024
 	}
-	return &httpHandler{srv: s, opts: o, sessions: map[string]*httpSession{}, terminated: map[string]struct{}{}}
+	h := &httpHandler{srv: s, opts: o, sessions: map[string]*httpSession{}, terminated: map[string]struct{}{}}
+	if o.Auth != nil {
+		h.auth = newAuthGate(*o.Auth, s)
+	}
+	return h
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -105,6 +113,20 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o) && !h.srv.faults.on(FaultOriginNotValidated) {
 		h.forbidden(w, fmt.Sprintf("Forbidden: Origin %q is not allowed", o))
 		return
+	}
+	if h.auth != nil {
+		switch p := r.URL.Path; {
+		case r.Method == http.MethodGet && (p == "/.well-known/oauth-protected-resource"+h.opts.Endpoint || p == "/.well-known/oauth-protected-resource"):
+			h.auth.servePRM(w, r, h.opts.Endpoint)
+			return
+		case r.Method == http.MethodGet && p == "/.well-known/oauth-authorization-server":
+			h.auth.serveASMetadata(w, r)
+			return
+		case p == h.opts.Endpoint || (h.opts.LegacySSE && (p == "/sse" || p == "/message")):
+			if !h.auth.allow(w, r, h.opts.Endpoint) {
+				return
+			}
+		}
 	}
 	switch {
 	case r.URL.Path == h.opts.Endpoint:

@@ -1,0 +1,294 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reference/authserver"
+)
+
+// Authorization (HTTPOptions.Auth): the HTTP transports act as an OAuth 2.1
+// resource server. Every request to the MCP endpoints needs a bearer token
+// in the Authorization header, a JWT signed with a key of the trusted
+// issuer's JWKS (found through its RFC 8414 or OpenID metadata), issued by
+// that issuer, for this resource (aud, RFC 8707), valid now (exp, nbf) and
+// with the required scopes. A missing or invalid token gets 401 with a
+// Bearer challenge naming the RFC 9728 protected resource metadata (and
+// the scope); too little scope gets 403 insufficient_scope. The metadata
+// is served at /.well-known/oauth-protected-resource followed by the
+// endpoint path, and at the root.
+
+// AuthOptions make the HTTP transports an OAuth 2.1 resource server.
+type AuthOptions struct {
+	// Issuer is the authorization server whose tokens are trusted.
+	Issuer string
+	// Resource is the server's canonical URI (the aud tokens must name);
+	// default the URL of the request's endpoint (http://Host/Endpoint).
+	Resource string
+	// Scopes are the scopes every request needs; default ["mcp"].
+	Scopes []string
+	// HTTPClient fetches the issuer's metadata and JWKS; default a client
+	// with a 5 s timeout.
+	HTTPClient *http.Client
+}
+
+// The auth fault switches (HTTPOptions.Auth set), each a hook.
+const (
+	FaultAuthAcceptsExpired       = "auth-accepts-expired"
+	FaultAuthIgnoresNotBefore     = "auth-ignores-nbf"
+	FaultAuthAcceptsAnyIssuer     = "auth-accepts-any-issuer"
+	FaultAuthSkipsSignature       = "auth-skips-signature"
+	FaultAuthAcceptsAnyAudience   = "auth-accepts-any-audience"
+	FaultAuthAudiencePrefix       = "auth-audience-prefix-match"
+	FaultAuthInsufficientScope401 = "auth-insufficient-scope-401"
+	FaultAuthInsufficientNoScope  = "auth-insufficient-scope-unnamed"
+	FaultAuthAcceptsQueryToken    = "auth-accepts-query-token"
+	FaultAuthNoChallenge          = "auth-401-no-challenge"
+	FaultAuthPRMNoServers         = "auth-prm-no-servers"
+	FaultAuthPRMWrongResource     = "auth-prm-wrong-resource"
+)
+
+// authGate checks tokens for one handler.
+type authGate struct {
+	o      AuthOptions
+	srv    *Server
+	mu     sync.Mutex
+	keys   *authserver.KeySet
+	jwksAt time.Time
+	meta   []byte // the issuer's metadata document, once fetched
+}
+
+func newAuthGate(o AuthOptions, srv *Server) *authGate {
+	o.Issuer = strings.TrimSuffix(o.Issuer, "/")
+	if len(o.Scopes) == 0 {
+		o.Scopes = []string{"mcp"}
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 5 * time.Second}
+	}
+	return &authGate{o: o, srv: srv}
+}
+
+// resource is the canonical URI for a request to the endpoint.
+func (g *authGate) resource(r *http.Request, endpoint string) string {
+	if g.o.Resource != "" {
+		return g.o.Resource
+	}
+	return "http://" + r.Host + endpoint
+}
+
+// prmURL is where the protected resource metadata of resource is.
+func prmURL(resource string) string {
+	u, err := url.Parse(resource)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(u.EscapedPath(), "/")
+}
+
+// servePRM answers the RFC 9728 metadata document.
+func (g *authGate) servePRM(w http.ResponseWriter, r *http.Request, endpoint string) {
+	res := g.resource(r, endpoint)
+	if g.srv.faults.on(FaultAuthPRMWrongResource) {
+		res = strings.TrimSuffix(res, endpoint) + "/elsewhere"
+	}
+	servers := []string{g.o.Issuer}
+	if g.srv.faults.on(FaultAuthPRMNoServers) {
+		servers = []string{}
+	}
+	b, _ := json.Marshal(map[string]any{"resource": res, "authorization_servers": servers, "scopes_supported": g.o.Scopes,
+		"bearer_methods_supported": []string{"header"}, "resource_name": "mcpcheck reference server"})
+	writeJSON(w, http.StatusOK, b)
+}
+
+// serveASMetadata answers the 2025-03-26 discovery at the server's root
+// (/.well-known/oauth-authorization-server): in that version a client
+// looks for the authorization server's RFC 8414 metadata on the MCP
+// server's own base URL, so the trusted issuer's document is served there
+// (its endpoints are the issuer's: delegated, third-party authorization).
+func (g *authGate) serveASMetadata(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	meta := g.meta
+	if meta == nil {
+		if _, err := g.fetchKeys(r.Context()); err != nil {
+			g.mu.Unlock()
+			http.Error(w, "the trusted authorization server's metadata is unavailable: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		meta = g.meta
+	}
+	g.mu.Unlock()
+	writeJSON(w, http.StatusOK, meta)
+}
+
+// challenge writes a Bearer challenge and status.
+func (g *authGate) challenge(w http.ResponseWriter, r *http.Request, endpoint string, status int, errCode, desc string) {
+	if status == http.StatusUnauthorized && g.srv.faults.on(FaultAuthNoChallenge) {
+		w.WriteHeader(status)
+		return
+	}
+	ch := `Bearer resource_metadata="` + prmURL(g.resource(r, endpoint)) + `"`
+	if !(errCode == "insufficient_scope" && g.srv.faults.on(FaultAuthInsufficientNoScope)) {
+		ch += `, scope="` + strings.Join(g.o.Scopes, " ") + `"`
+	}
+	if errCode != "" {
+		ch += `, error="` + errCode + `", error_description="` + strings.ReplaceAll(desc, `"`, "'") + `"`
+	}
+	w.Header().Set("WWW-Authenticate", ch)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]string{"error": errCode, "error_description": desc})
+	if errCode == "" {
+		b = []byte(`{"error":"unauthorized","error_description":"a bearer token is required"}`)
+	}
+	_, _ = w.Write(b)
+}
+
+// allow judges the request's token; when it fails, the answer is written
+// and allow returns false.
+func (g *authGate) allow(w http.ResponseWriter, r *http.Request, endpoint string) bool {
+	authz := r.Header.Get("Authorization")
+	if authz == "" && g.srv.faults.on(FaultAuthAcceptsQueryToken) {
+		if q := r.URL.Query().Get("access_token"); q != "" {
+			authz = "Bearer " + q
+		}
+	}
+	if authz == "" {
+		g.challenge(w, r, endpoint, http.StatusUnauthorized, "", "")
+		return false
+	}
+	scheme, tok, _ := strings.Cut(authz, " ")
+	tok = strings.TrimSpace(tok)
+	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		g.challenge(w, r, endpoint, http.StatusUnauthorized, "invalid_request", "use the Bearer scheme")
+		return false
+	}
+	c, err := g.validate(r.Context(), tok, g.resource(r, endpoint))
+	if err != nil {
+		g.challenge(w, r, endpoint, http.StatusUnauthorized, "invalid_token", err.Error())
+		return false
+	}
+	for _, s := range g.o.Scopes {
+		if !c.HasScope(s) {
+			status := http.StatusForbidden
+			code := "insufficient_scope"
+			if g.srv.faults.on(FaultAuthInsufficientScope401) {
+				status, code = http.StatusUnauthorized, "invalid_token"
+			}
+			g.challenge(w, r, endpoint, status, code, fmt.Sprintf("the token lacks scope %q", s))
+			return false
+		}
+	}
+	return true
+}
+
+// validate verifies the token's signature and claims.
+func (g *authGate) validate(ctx context.Context, tok, resource string) (authserver.Claims, error) {
+	keys, err := g.keySet(ctx, tok)
+	if err != nil {
+		return authserver.Claims{}, err
+	}
+	c, err := keys.Verify(tok)
+	if err != nil && g.srv.faults.on(FaultAuthSkipsSignature) {
+		c, err = authserver.UnverifiedClaims(tok)
+	}
+	if err != nil {
+		return c, err
+	}
+	now := g.srv.opts.Now().Unix()
+	audOK := g.srv.faults.on(FaultAuthAcceptsAnyAudience)
+	for _, a := range c.Audience {
+		if a == resource || (g.srv.faults.on(FaultAuthAudiencePrefix) && strings.HasPrefix(a, resource)) {
+			audOK = true
+		}
+	}
+	switch {
+	case c.Issuer != g.o.Issuer && !g.srv.faults.on(FaultAuthAcceptsAnyIssuer):
+		return c, fmt.Errorf("the token was issued by %q, not by %q", c.Issuer, g.o.Issuer)
+	case !audOK:
+		return c, fmt.Errorf("the token's audience %v does not name this resource %q", []string(c.Audience), resource)
+	case c.Expiry == 0:
+		return c, fmt.Errorf("the token has no expiry")
+	case now > c.Expiry && !g.srv.faults.on(FaultAuthAcceptsExpired):
+		return c, fmt.Errorf("the token expired at %s", time.Unix(c.Expiry, 0).UTC().Format(time.RFC3339))
+	case c.NotBefore != 0 && now < c.NotBefore && !g.srv.faults.on(FaultAuthIgnoresNotBefore):
+		return c, fmt.Errorf("the token is not valid before %s", time.Unix(c.NotBefore, 0).UTC().Format(time.RFC3339))
+	}
+	return c, nil
+}
+
+// keySet returns the issuer's keys, fetched once and again (at most every
+// 10 s) when a token names a key id the set lacks.
+func (g *authGate) keySet(ctx context.Context, tok string) (*authserver.KeySet, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	kid := authserver.KeyID(tok)
+	if g.keys != nil && (g.keys.Has(kid) || time.Since(g.jwksAt) < 10*time.Second) {
+		return g.keys, nil
+	}
+	ks, err := g.fetchKeys(ctx)
+	if err != nil {
+		if g.keys != nil {
+			return g.keys, nil
+		}
+		return nil, err
+	}
+	g.keys, g.jwksAt = ks, time.Now()
+	return ks, nil
+}
+
+func (g *authGate) fetchKeys(ctx context.Context) (*authserver.KeySet, error) {
+	u, err := url.Parse(g.o.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	root := u.Scheme + "://" + u.Host
+	var jwksURI string
+	for _, m := range []string{root + "/.well-known/oauth-authorization-server" + path, g.o.Issuer + "/.well-known/openid-configuration"} {
+		b, err := g.get(ctx, m)
+		if err != nil {
+			continue
+		}
+		var md struct {
+			Issuer  string `json:"issuer"`
+			JWKSURI string `json:"jwks_uri"`
+		}
+		if json.Unmarshal(b, &md) == nil && md.JWKSURI != "" && strings.TrimSuffix(md.Issuer, "/") == g.o.Issuer {
+			jwksURI, g.meta = md.JWKSURI, b
+			break
+		}
+	}
+	if jwksURI == "" {
+		return nil, fmt.Errorf("the trusted issuer %s publishes no metadata with a jwks_uri", g.o.Issuer)
+	}
+	b, err := g.get(ctx, jwksURI)
+	if err != nil {
+		return nil, err
+	}
+	return authserver.ParseJWKS(b)
+}
+
+func (g *authGate) get(ctx context.Context, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := g.o.HTTPClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered HTTP %d", u, resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+}
