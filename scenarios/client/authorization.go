@@ -81,7 +81,7 @@ var _ = RegisterScenarios(
 	authScenario(Scenario{Name: scAuthDefault, Since: spec.V20250618,
 		Title: "protected MCP server: protected resource metadata at the path-based well-known URL, named in the 401 challenge; RFC 8414 metadata of an issuer without a path; dynamic registration"},
 		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthTenant, Since: spec.V20250618, Until: spec.V20250618,
+	authScenario(Scenario{Name: scAuthTenant, RidesOn: []string{rideAuth}, Since: spec.V20250618, Until: spec.V20250618,
 		Title: "protected MCP server: protected resource metadata at a custom URL named only in the 401 challenge; RFC 8414 metadata of the issuer /tenant1 (path inserted); dynamic registration"},
 		authPlay{PRM: authPRMAtCustom, InHeader: true, Tenant: true, Doc: authDocRFC8414, DCR: true}),
 	authScenario(Scenario{Name: scAuthVar1, Since: spec.V20251125,

@@ -45,6 +45,10 @@ type Case struct {
 	Interrupted bool
 	// Stdout and Stderr are the tails of the client's output.
 	Stdout, Stderr []byte
+	// RodeOn is the official scenario the client was run as after it
+	// refused this case's own (see Scenario.RidesOn); Refusal says how it
+	// refused, in its own first error line. Both are "" otherwise.
+	RodeOn, Refusal string
 	// Transcript is the case's wire transcript for reports.
 	Transcript []reports.WireEvent
 
@@ -468,6 +472,9 @@ func metaVersion(m Msg) (string, bool) {
 // client ended.
 func (c *Case) Describe() string {
 	s := fmt.Sprintf("scenario %s (%s)", c.Scenario.Name, c.Version)
+	if c.RodeOn != "" {
+		s += fmt.Sprintf(", played with the client told %q (it refused %s: %s)", c.RodeOn, c.Scenario.Name, c.Refusal)
+	}
 	if c.Exit != "" {
 		s += ": the client " + c.Exit
 	}
@@ -480,10 +487,35 @@ func (c *Case) untestableWhy(needs string) string {
 	switch {
 	case !c.Launched:
 		return fmt.Sprintf("the client could not be started for scenario %s: %v", c.Scenario.Name, c.LaunchErr)
+	case c.refused() && c.Scenario.rides(Env{Version: c.Version, Transport: c.Transport}) != nil:
+		return fmt.Sprintf("the client refused scenario %s and every official scenario it could ride on (%s) (%s)", c.Scenario.Name, strings.Join(c.Scenario.rides(Env{Version: c.Version, Transport: c.Transport}), ", "), refusalOf(c))
+	case c.refused():
+		return fmt.Sprintf("the client refused scenario %s (%s)", c.Scenario.Name, refusalOf(c))
 	case !c.Traffic():
 		return fmt.Sprintf("the client sent nothing in scenario %s (it %s); stdout/stderr: %s", c.Scenario.Name, c.Exit, tail(c.Stderr, c.Stdout))
 	}
+	if c.RodeOn != "" {
+		return fmt.Sprintf("in scenario %s the client did not %s: it refused the scenario (%s), so it was run as %q, whose flow does not (%s)", c.Scenario.Name, needs, c.Refusal, c.RodeOn, rideActs(c.RodeOn))
+	}
 	return fmt.Sprintf("in scenario %s the client did not %s (a scripted client would: %s)", c.Scenario.Name, needs, c.Scenario.acts())
+}
+
+// rideActs says what a scripted client does in the official scenario it
+// was run as.
+func rideActs(name string) string {
+	switch name {
+	case rideInitialize:
+		return "connect and list the tools"
+	case rideEveryTool:
+		return "connect, list the tools and call each one it keeps"
+	case rideToolCalls:
+		return "connect, list the tools and make the tool calls MCP_CONFORMANCE_CONTEXT gives it, here the scenario's own tools"
+	case rideElicitation:
+		return "declare form elicitation, list the tools and call test_client_elicitation_defaults"
+	case rideAuth:
+		return authActs
+	}
+	return "its own flow"
 }
 
 func tail(bs ...[]byte) string {

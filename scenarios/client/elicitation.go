@@ -32,7 +32,7 @@ func elFormRequest() map[string]any {
 }
 
 var _ = RegisterScenarios(Scenario{
-	Name: elUndeclaredScenario, Eras: stateful,
+	Name: elUndeclaredScenario, Eras: stateful, RidesOn: []string{rideElicitation},
 	Title: "deliberate deviation: while serving the client's first request the stage sends sampling/createMessage and elicitation/create to a client that did not declare them, and an elicitation in the mode it did not declare (URL mode to a form-only client, form mode to a URL-only one)",
 	Stage: func(env Env) stage.Config {
 		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(elAskUndeclared)}}

@@ -108,3 +108,54 @@ func TestIdentityNeutralNeedsTwoLaunches(t *testing.T) {
 		t.Errorf("a launch that never connected: %s, want untestable saying the client sent nothing", describe(c))
 	}
 }
+
+// TestPingAfterBrokenBatchIsTheBatchsVerdict: go-sdk v1.8.0 cannot decode
+// the batch a 2025-03-26 server may send ("cannot unmarshal \"[{...\" into
+// jsonrpc2.wireDecode") and exits; the ping the stage sent next goes
+// unanswered. One defect, one verdict: client/base/batch-answered fails,
+// client/ping/answers does not fail too.
+func TestPingAfterBrokenBatchIsTheBatchsVerdict(t *testing.T) {
+	evs := rec(
+		fromClient(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`),
+		fromStage(pingBatch),
+		fromStage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`),
+	)
+	recs := map[string][]stage.Event{ServerRequestsScenario: evs}
+	if c := judgeRecording(t, "client/base/batch-answered", spec.V20250326, Stdio, recs); c.Outcome != reports.Fail {
+		t.Errorf("%s, want fail", describe(c))
+	}
+	if c := judgeRecording(t, "client/ping/answers", spec.V20250326, Stdio, recs); c.Outcome == reports.Fail {
+		t.Errorf("%s, want no second verdict for the batch", describe(c))
+	}
+}
+
+// TestCaseSensitiveNamesNeedBothListed: go-sdk's conformance client, run
+// as http-invalid-tool-headers, lists one page of mcpcheck-pagination's
+// tools (Pg_case on it, pg_case on the next) and calls what it listed. It
+// never saw pg_case, so calling Pg_case alone is no confusion of the two:
+// client/tools/case-sensitive-names is untestable, not a warning. A client
+// given both that calls one only still warns.
+func TestCaseSensitiveNamesNeedBothListed(t *testing.T) {
+	page1 := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"pg_alpha","inputSchema":{"type":"object"}},{"name":"Pg_case","inputSchema":{"type":"object"}}],"nextCursor":"c"}}`
+	page2 := `{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"pg_case","inputSchema":{"type":"object"}}]}}`
+	onePage := rec(
+		fromClient(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`),
+		fromStage(page1),
+		fromClient(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Pg_case","arguments":{}}}`),
+	)
+	c := judgeRecording(t, "client/tools/case-sensitive-names", spec.V20251125, Stdio, map[string][]stage.Event{pgScenario: onePage})
+	if c.Outcome != reports.Untestable {
+		t.Errorf("one page listed: %s, want untestable", describe(c))
+	}
+	bothPages := rec(
+		fromClient(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`),
+		fromStage(page1),
+		fromClient(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c"}}`),
+		fromStage(page2),
+		fromClient(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"Pg_case","arguments":{}}}`),
+	)
+	c = judgeRecording(t, "client/tools/case-sensitive-names", spec.V20251125, Stdio, map[string][]stage.Event{pgScenario: bothPages})
+	if c.Outcome != reports.Warn {
+		t.Errorf("both pages listed, one tool called: %s, want warn", describe(c))
+	}
+}

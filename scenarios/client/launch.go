@@ -2,10 +2,14 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -27,10 +31,151 @@ const NoteHarnessStop = "harness-stop"
 // doing too.
 const NoteHarnessCleanup = "harness-cleanup"
 
-// runCase runs scenario s in version v: a case on the stage, the client
-// launched against it, and everything recorded until the client exits,
-// the scenario is done or the case times out.
+// runCase runs scenario s in version v (see launchCase). A scripted
+// client that refuses an mcpcheck scenario (it exits by itself with an
+// error status, having sent nothing: go-sdk's conformance client says
+// "Unknown scenario") is launched again on a fresh case, told one official
+// scenario after another (Scenario.rides) until it plays one, the stage
+// still playing s: so it is still asked everything the stage asks. The
+// case remembers the refusal, in the client's own first error line.
 func (r *runner) runCase(ctx context.Context, s *Scenario, v spec.Version) *Case {
+	res := r.launchCase(ctx, s, v, s.Name)
+	if !res.refused() {
+		return res
+	}
+	refusal := refusalOf(res)
+	for _, ride := range s.rides(Env{Version: v, Transport: r.transport}) {
+		if ctx.Err() != nil {
+			break
+		}
+		again := r.launchCase(ctx, s, v, ride)
+		if again.refused() {
+			continue
+		}
+		again.RodeOn, again.Refusal = ride, refusal
+		return again
+	}
+	return res
+}
+
+// refusalOf says how the client turned a case down: its exit and its own
+// first error line.
+func refusalOf(c *Case) string {
+	why := fmt.Sprintf("it %s, having sent nothing", c.Exit)
+	if line := firstErrorLine(c.Stderr, c.Stdout); line != "" {
+		why += ": " + line
+	}
+	return why
+}
+
+// rideContext is MCP_CONFORMANCE_CONTEXT for a case of s played as the
+// official scenario ride: s's own context, and for http-custom-headers the
+// tool calls to make (toolCalls).
+func rideContext(s *Scenario, env Env, own, ride string, tools []server.Tool) string {
+	if ride != rideToolCalls {
+		return own
+	}
+	var calls []RideCall
+	if s.RideCalls != nil {
+		calls = s.RideCalls(env)
+	} else {
+		for _, tl := range tools {
+			calls = append(calls, RideCall{Name: tl.Def.Name, Arguments: minimalArguments(tl.Def.InputSchema)})
+		}
+	}
+	m := map[string]any{}
+	if own != "" {
+		_ = json.Unmarshal([]byte(own), &m)
+	}
+	m["toolCalls"] = calls
+	b, err := json.Marshal(m)
+	if err != nil {
+		return own
+	}
+	return string(b)
+}
+
+// minimalArguments fills the required properties of an inputSchema as
+// Flow says: a property's default, its first enum value, or its type's
+// simplest value.
+func minimalArguments(schema json.RawMessage) map[string]any {
+	var sc struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &sc)
+	out := map[string]any{}
+	for _, name := range sc.Required {
+		var p struct {
+			Default any   `json:"default"`
+			Enum    []any `json:"enum"`
+			Type    any   `json:"type"`
+		}
+		_ = json.Unmarshal(sc.Properties[name], &p)
+		switch typ, _ := p.Type.(string); {
+		case p.Default != nil:
+			out[name] = p.Default
+		case len(p.Enum) > 0:
+			out[name] = p.Enum[0]
+		case typ == "number" || typ == "integer":
+			out[name] = 1
+		case typ == "boolean":
+			out[name] = true
+		case typ == "array":
+			out[name] = []any{}
+		case typ == "object":
+			out[name] = map[string]any{}
+		default:
+			out[name] = "mcpcheck"
+		}
+	}
+	return out
+}
+
+// refused reports whether the client turned the case's scenario down: it
+// exited by itself with an error status before sending anything.
+func (c *Case) refused() bool {
+	return c.Launched && !c.TimedOut && !c.Interrupted && !c.Stopped && c.ExitCode > 0 && !c.Traffic()
+}
+
+// logStamp is the date and time Go's log package puts before a line.
+var logStamp = regexp.MustCompile(`^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(\.\d+)? `)
+
+// firstErrorLine is the first line of the client's output that reads as
+// an error (or else its first line), stderr first, without a log time
+// stamp, at most 200 bytes.
+func firstErrorLine(outs ...[]byte) string {
+	var first string
+	for _, b := range outs {
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(logStamp.ReplaceAllString(strings.TrimSpace(line), ""))
+			if line == "" {
+				continue
+			}
+			if first == "" {
+				first = line
+			}
+			l := strings.ToLower(line)
+			if strings.Contains(l, "error") || strings.Contains(l, "unknown") || strings.Contains(l, "unsupported") || strings.Contains(l, "fail") {
+				return clip(line, 200)
+			}
+		}
+	}
+	return clip(first, 200)
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// launchCase runs scenario s in version v with the client told the
+// scenario name: a case on the stage, the client launched against it, and
+// everything recorded until the client exits, the scenario is done or the
+// case times out.
+func (r *runner) launchCase(ctx context.Context, s *Scenario, v spec.Version, name string) *Case {
 	res := &Case{Scenario: s, Version: v, Transport: r.transport, ExitCode: -1}
 	env := Env{Version: v, Transport: r.transport}
 	var cfg stage.Config
@@ -47,11 +192,16 @@ func (r *runner) runCase(ctx context.Context, s *Scenario, v spec.Version) *Case
 	}
 	defer sc.Close()
 	l := stage.Launch{Command: r.cfg.Launch.Command, Stdio: r.cfg.Launch.Stdio, Relay: r.cfg.Launch.Relay, Dir: r.cfg.Launch.Dir,
-		Env: append(append([]string(nil), r.cfg.Launch.Env...), EnvScenario+"="+s.Name, EnvVersion+"="+string(v))}
+		Env: append(append([]string(nil), r.cfg.Launch.Env...), EnvScenario+"="+name, EnvVersion+"="+string(v))}
+	var own string
 	if s.Context != nil {
-		if ctxJSON := s.Context(env, sc); ctxJSON != "" {
-			l.Env = append(l.Env, EnvContext+"="+ctxJSON)
-		}
+		own = s.Context(env, sc)
+	}
+	if name != s.Name {
+		own = rideContext(s, env, own, name, cfg.Server.Tools)
+	}
+	if own != "" {
+		l.Env = append(l.Env, EnvContext+"="+own)
 	}
 	if s.URL != nil && !r.cfg.Launch.Stdio {
 		l.URL = s.URL(sc)

@@ -339,7 +339,9 @@ var _ = Register(
 					_ = json.Unmarshal(m.Msg.Params, &p)
 					called[p.Name]++
 				}
-				if called["Pg_case"]+called["pg_case"] == 0 {
+				// A client that listed one page only was never given both
+				// names: calling the one it saw is no confusion of the two.
+				if called["Pg_case"]+called["pg_case"] == 0 || !pgListed(c, "Pg_case") || !pgListed(c, "pg_case") {
 					continue
 				}
 				n++
@@ -349,10 +351,33 @@ var _ = Register(
 						fmt.Sprintf("the client called Pg_case %d time(s) and pg_case %d time(s) (%s)", called["Pg_case"], called["pg_case"], c.Scenario.Name))
 				}
 			}
-			t.settleActed(n, bad, "call the listed tools", "%d cases in which both tools were called by their own names")
+			t.settleActed(n, bad, "list both Pg_case and pg_case (pages 1 and 2) and call the listed tools", "%d cases in which both tools were called by their own names")
 		},
 	},
 )
+
+// pgListed reports whether a tools/list answer of the stage in c gave the
+// client the tool name.
+func pgListed(c *Case, name string) bool {
+	for _, req := range c.Requests(spec.MethodToolsList) {
+		ans, ok := c.StageAnswer(req)
+		if !ok {
+			continue
+		}
+		var res struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		_ = json.Unmarshal(ans.Msg.Result, &res)
+		for _, tl := range res.Tools {
+			if tl.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // pgQuoted lists issued cursors for a report.
 func pgQuoted(set map[string]bool) string {

@@ -29,7 +29,7 @@ const askTimeout = 5 * time.Second
 const ServerRequestsScenario = "mcpcheck-server-requests"
 
 var _ = RegisterScenarios(Scenario{
-	Name: ServerRequestsScenario, Eras: stateful,
+	Name: ServerRequestsScenario, Eras: stateful, RidesOn: []string{rideElicitation},
 	Title: "while serving the client's first request the stage sends it ping, roots/list, sampling/createMessage and elicitation/create (for what it declared) and notifications it must ignore",
 	Stage: func(env Env) stage.Config {
 		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(provoke)}}
@@ -97,9 +97,13 @@ func provoke(c *server.Call) {
 		})
 	}
 	if caps.Elicitation != nil && v.Compare(spec.V20250618) >= 0 {
+		// The name is optional: an accept with empty content is a valid
+		// answer, so an SDK that refuses its host's empty answer (go-sdk
+		// checks content against the schema) is not taken for a client
+		// refusing the missing mode (client/elicitation/form-without-mode).
 		ask(spec.MethodElicitationCreate, map[string]any{
 			"message":         "mcpcheck asks for your name",
-			"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+			"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`),
 		})
 	}
 	if caps.Elicitation != nil && caps.Elicitation.SupportsURL() && v == spec.V20251125 {
@@ -126,6 +130,12 @@ var _ = Register(
 					}
 					asked++
 					ans, ok := c.ClientAnswer(req)
+					if !ok && afterUnansweredBatch(c, req.Seq) {
+						// The client broke on the 2025-03-26 batch before it:
+						// one defect, judged by client/base/batch-answered.
+						t.Saw("ping id %s went unanswered after the client left the stage's batch unanswered (%s; client/base/batch-answered judges it)", req.Msg.ID, c.Scenario.Name)
+						continue
+					}
 					n++
 					switch {
 					case !ok:
@@ -149,10 +159,42 @@ var _ = Register(
 				t.NeedAction(false, "make a request other than ping after initialization (the stage pings while serving it)")
 				return
 			}
+			if n == 0 {
+				t.Untestable("every ping the stage sent came after the client left its JSON-RPC batch unanswered (client/base/batch-answered judges that)")
+				return
+			}
 			t.settle(n, bad, "", "%d pings answered with an empty result")
 		},
 	},
 )
+
+// afterUnansweredBatch reports whether the stage sent, before seq, a
+// JSON-RPC batch holding a request the client never answered.
+func afterUnansweredBatch(c *Case, seq int) bool {
+	answered := map[int]map[jsonrpc.ID]bool{}
+	for _, a := range c.ClientAnswers() {
+		if a.Found {
+			if answered[a.Request.Seq] == nil {
+				answered[a.Request.Seq] = map[jsonrpc.ID]bool{}
+			}
+			answered[a.Request.Seq][a.Request.Msg.ID] = true
+		}
+	}
+	for _, e := range c.Events {
+		if e.Seq >= seq {
+			break
+		}
+		if e.From != stage.FromStage || !e.IsMessage() || !e.Msg.Has(jsonrpc.ReasonBatch) {
+			continue
+		}
+		for _, el := range BatchElements(e) {
+			if el.Msg.Shape == jsonrpc.KindRequest && !answered[e.Seq][el.Msg.ID] {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // ClientAnswer returns the client's answer to the stage's request req.
 func (c *Case) ClientAnswer(req Msg) (Msg, bool) {

@@ -55,6 +55,68 @@ type Scenario struct {
 	// it is about; the client is then given a moment to finish and
 	// stopped. nil waits for the client to exit (or the case timeout).
 	Done func(c *Case) bool
+	// RidesOn lists the official scenarios a scripted client that refuses
+	// this one is run as instead, first choice first, the stage still
+	// playing this one (mcpcheck scenarios only; nil: the default rides,
+	// see rides).
+	RidesOn []string
+	// RideCalls are the tool calls a client run as http-custom-headers is
+	// asked to make (the toolCalls of MCP_CONFORMANCE_CONTEXT, the form
+	// that official scenario gives them in); nil: each tool the scenario
+	// adds to the stage, once, with arguments built from its inputSchema
+	// (see Flow).
+	RideCalls func(env Env) []RideCall
+}
+
+// RideCall is one tool call a client run as http-custom-headers makes.
+type RideCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// The official scenarios mcpcheck scenarios ride on.
+const (
+	// rideInitialize: connect and list the tools.
+	rideInitialize = "initialize"
+	// rideEveryTool: connect, list the tools and call each one listed
+	// (those its SDK does not drop as invalid), as Flow does on one page.
+	rideEveryTool = "http-invalid-tool-headers"
+	// rideToolCalls: connect, list the tools and make the tool calls
+	// MCP_CONFORMANCE_CONTEXT lists (toolCalls).
+	rideToolCalls = "http-custom-headers"
+	// rideElicitation: declare elicitation (form mode), list the tools and
+	// call one the stage does not have.
+	rideElicitation = "elicitation-sep1034-client-defaults"
+	// rideAuth: answer the 401 with the OAuth flow, list the tools, call
+	// test-tool.
+	rideAuth = scAuthDefault
+)
+
+// rides is the official scenarios s rides on in env, first choice first
+// (nil for an official scenario, which a scripted client knows): its own
+// RidesOn, then, over HTTP, http-invalid-tool-headers (which calls every
+// tool it lists, its own choice from the listing, as Flow does) and the
+// tool calls of http-custom-headers (the scenario's own tools, by name),
+// and last initialize. Official scenario names are HTTP ones; over stdio
+// only initialize is tried.
+func (s Scenario) rides(env Env) []string {
+	if !strings.HasPrefix(s.Name, "mcpcheck-") {
+		return nil
+	}
+	out := append([]string(nil), s.RidesOn...)
+	if env.Transport == Streamable {
+		out = append(out, rideEveryTool, rideToolCalls)
+	}
+	out = append(out, rideInitialize)
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, r := range out {
+		if !seen[r] {
+			seen[r] = true
+			uniq = append(uniq, r)
+		}
+	}
+	return uniq
 }
 
 // Flow is what a scripted client does in an mcpcheck scenario: connect,

@@ -89,7 +89,7 @@ var _ = RegisterScenarios(
 		},
 	},
 	Scenario{
-		Name: scDialectScenario, Since: spec.V20251125, Until: spec.V20251125,
+		Name: scDialectScenario, RidesOn: []string{rideElicitation}, Since: spec.V20251125, Until: spec.V20251125,
 		Title: "while serving the client's first request the stage sends a form elicitation (to a client that declared form mode) whose requestedSchema names a dialect nobody supports",
 		Stage: func(Env) stage.Config {
 			var asked atomic.Bool

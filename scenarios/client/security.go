@@ -188,7 +188,7 @@ func seBombSchema() json.RawMessage {
 
 var _ = RegisterScenarios(
 	Scenario{
-		Name: seURLScenario, Since: spec.V20251125, Until: spec.V20251125,
+		Name: seURLScenario, RidesOn: []string{rideElicitation}, Since: spec.V20251125, Until: spec.V20251125,
 		Title:   "while serving the client's first request the stage sends a URL-mode elicitation (to a client that declared URL mode) whose URL is a page under the case, where every request for it is recorded",
 		Context: seBind,
 		Stage: func(Env) stage.Config {
