@@ -40,13 +40,14 @@ func specCmd(args []string, stdout io.Writer) error {
 const specUsage = `Usage:
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
   mcpcheck spec show ID [--json]
-  mcpcheck spec coverage [--role server|client] [--json]
+  mcpcheck spec coverage [--role server|client|resource-server|authorization-server|all] [--json]
 
 list      the requirements of the catalog, filtered
 show      one requirement: level, role, version window, page and section,
           summary, and the checks that enforce it
-coverage  per area, how many wire-testable MUST/SHOULD requirements of a
-          role have a check or a written exclusion
+coverage  per area, how many testable MUST/SHOULD requirements of a role
+          have a check or a written exclusion (wire-testable ones for server
+          and client; wire- and fixture-testable ones for the OAuth roles)
 `
 
 func newFlags(name string) *flag.FlagSet {
@@ -191,40 +192,74 @@ var exclusionRegistry = scenarios.Exclusions
 
 func specCoverage(cat *catalog.Catalog, args []string, stdout io.Writer) error {
 	fs := newFlags("spec coverage")
-	role := fs.String("role", "server", "server or client")
+	role := fs.String("role", "server", "server, client, resource-server, authorization-server or all")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	r := catalog.Role(*role)
-	if r != catalog.RoleServer && r != catalog.RoleClient {
-		return usagef("--role %q: coverage is measured for server or client", *role)
+	roles := []catalog.Role{catalog.Role(*role)}
+	if *role == "all" {
+		roles = catalog.CoverageRoles
+	} else if !oneOf(catalog.CoverageRoles, roles[0]) {
+		return usagef("--role %q: coverage is measured for server, client, resource-server, authorization-server (or all)", *role)
 	}
-	checked, excluded := checkRegistry, exclusionRegistry
-	if r == catalog.RoleClient {
-		// The client side is measured by the client suite alone: a server
-		// check citing a requirement both sides share judges the server.
-		checked, excluded = clientsuite.CheckedRequirements(), clientsuite.Exclusions
-	}
-	cov := cat.Coverage(r, checked, excluded)
-	if *asJSON {
+	all := map[catalog.Role][]catalog.AreaCoverage{}
+	for _, r := range roles {
+		checked, excluded := checkRegistry, exclusionRegistry
+		if r == catalog.RoleClient {
+			// The client side is measured by the client suite alone: a server
+			// check citing a requirement both sides share judges the server.
+			checked, excluded = clientsuite.CheckedRequirements(), clientsuite.Exclusions
+		}
+		cov := cat.Coverage(r, checked, excluded)
 		if cov == nil {
 			cov = []catalog.AreaCoverage{}
 		}
-		return writeJSON(stdout, cov)
+		all[r] = cov
 	}
+	if *asJSON {
+		if *role == "all" {
+			return writeJSON(stdout, all)
+		}
+		return writeJSON(stdout, all[roles[0]])
+	}
+	for i, r := range roles {
+		if len(roles) > 1 {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "== %s\n", r)
+		}
+		if err := printCoverage(stdout, r, all[r]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printCoverage writes one role's coverage table and its summary line.
+func printCoverage(stdout io.Writer, r catalog.Role, cov []catalog.AreaCoverage) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "AREA\tREQUIREMENTS\tCHECKED\tEXCLUDED\tMISSING\t")
 	var tot, chk, exc int
+	var missing []string
 	for _, a := range cov {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", a.Area, a.Total, a.Checked, a.Excluded, len(a.Missing))
 		tot, chk, exc = tot+a.Total, chk+a.Checked, exc+a.Excluded
+		missing = append(missing, a.Missing...)
 	}
 	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t%d\t\n", tot, chk, exc, tot-chk-exc)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wire-testable %s-side MUST/SHOULD requirements with a check or a written exclusion: %d of %d\n", r, chk+exc, tot)
+	what := "wire-testable"
+	if r == catalog.RoleResourceServer || r == catalog.RoleAuthorizationServer {
+		what = "wire- or fixture-testable"
+	}
+	fmt.Fprintf(stdout, "%s %s-side MUST/SHOULD requirements with a check or a written exclusion: %d of %d\n", what, r, chk+exc, tot)
+	if len(missing) > 0 && (r == catalog.RoleResourceServer || r == catalog.RoleAuthorizationServer) {
+		fmt.Fprintf(stdout, "missing: %s\n", strings.Join(missing, ", "))
+	}
 	return nil
 }
 

@@ -14,16 +14,20 @@ type AreaCoverage struct {
 	Missing  []string `json:"missing,omitempty"`
 }
 
-// Coverage matches the catalog's wire-testable MUST, MUST NOT, SHOULD and
+// Coverage matches the catalog's testable MUST, MUST NOT, SHOULD and
 // SHOULD NOT requirements of role against checked (requirement ID -> check
-// names) and excluded (requirement ID -> written reason). Records of role
-// "both" count for server and client; for the server side, requirements on
-// the MCP server as an OAuth resource server count too. Areas come out in
-// catalog order.
+// names) and excluded (requirement ID -> written reason). For the server
+// and client sides the wire-testable records count: records of role "both"
+// count for server and client, and for the server side requirements on the
+// MCP server as an OAuth resource server count too. For the OAuth roles
+// (resource-server, authorization-server) the records of that role count,
+// wire- and fixture-testable alike: the fixture they need is the
+// authorization server and tokens mcpcheck runs and mints. Areas come out
+// in catalog order.
 func (c *Catalog) Coverage(role Role, checked map[string][]string, excluded map[string]string) []AreaCoverage {
 	by := map[string]*AreaCoverage{}
 	for _, r := range c.Records {
-		if r.Testability != Wire || r.Level == May || !CountsFor(r.Role, role) {
+		if r.Level == May || !CoverageCounts(r, role) {
 			continue
 		}
 		a := by[r.Area]
@@ -59,6 +63,18 @@ func (r Record) VersionRange() string {
 	}
 	return string(r.Since) + ".." + string(r.Until)
 }
+
+// CoverageCounts reports whether a record counts in the coverage of role
+// (see Coverage).
+func CoverageCounts(r Record, role Role) bool {
+	if role == RoleResourceServer || role == RoleAuthorizationServer {
+		return r.Role == role && (r.Testability == Wire || r.Testability == Fixture)
+	}
+	return r.Testability == Wire && CountsFor(r.Role, role)
+}
+
+// CoverageRoles are the roles coverage is measured for.
+var CoverageRoles = []Role{RoleServer, RoleClient, RoleResourceServer, RoleAuthorizationServer}
 
 // CountsFor reports whether a requirement of role r binds the side "side"
 // (server or client) of an MCP connection: its own role, "both", and for the
