@@ -161,6 +161,8 @@ func dispatch(e *env, args []string) error {
 		return baselineMain(e, args[1:])
 	case "authserver":
 		return authserverMain(e, args[1:])
+	case "authserver-check":
+		return authserverCheckMain(e, args[1:])
 	case "reference":
 		if len(args) > 1 && args[1] == "client" {
 			return referenceClientMain(e, args[2:])

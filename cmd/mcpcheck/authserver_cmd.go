@@ -28,7 +28,8 @@ access tokens are ES256 JWTs whose aud is the resource the client asked for
 (RFC 8707). It serves RFC 8414 and OpenID discovery, the authorization code
 grant with PKCE S256 and automatic consent (iss in every authorization
 response, RFC 9207), refresh tokens with rotation, client credentials,
-dynamic client registration (RFC 7591) and client ID metadata documents.
+dynamic client registration (RFC 7591) and client ID metadata documents
+(https, or http on a loopback host, as a test client hosts them).
 Its mint API (loopback callers only) makes the tokens the resource-server
 checks present: 'mcpcheck server --url ...' finds it through the target's
 protected resource metadata. It is a test fixture: it consents to
@@ -79,7 +80,7 @@ func authserverMain(e *env, args []string) error {
 	if strings.HasPrefix(addr, ":") {
 		addr = "127.0.0.1" + addr
 	}
-	as, err := authserver.Start(addr, authserver.Options{MintEndpoint: true, Scopes: strings.Fields(*scope), TokenTTL: *ttl, Faults: faults})
+	as, err := authserver.Start(addr, authserver.Options{MintEndpoint: true, AllowHTTPMetadataDocuments: true, Scopes: strings.Fields(*scope), TokenTTL: *ttl, Faults: faults})
 	if err != nil {
 		return usagef("authserver: %v", err)
 	}

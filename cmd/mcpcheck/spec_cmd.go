@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/scenarios/asuite"
 	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
@@ -210,6 +211,10 @@ func specCoverage(cat *catalog.Catalog, args []string, stdout io.Writer) error {
 			// The client side is measured by the client suite alone: a server
 			// check citing a requirement both sides share judges the server.
 			checked, excluded = clientsuite.CheckedRequirements(), clientsuite.Exclusions
+		}
+		if r == catalog.RoleAuthorizationServer {
+			// authserver-check judges the authorization server.
+			checked, excluded = asuite.CheckedRequirements(), asuite.Exclusions
 		}
 		cov := cat.Coverage(r, checked, excluded)
 		if cov == nil {

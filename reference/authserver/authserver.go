@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,8 @@ type Client struct {
 	GrantTypes []string `json:"grant_types,omitempty"`
 	Name       string   `json:"client_name,omitempty"`
 	Scope      string   `json:"scope,omitempty"`
+
+	metadataDocument bool // resolved from a client ID metadata document
 }
 
 // Server is the authorization server.
@@ -93,8 +96,11 @@ type Server struct {
 }
 
 type cimdEntry struct {
-	c       Client
-	fetched time.Time
+	c Client
+	// until is when the document must be fetched again: as its
+	// Cache-Control allows (no-store and no-cache: at once; max-age),
+	// 5 minutes when it says nothing.
+	until time.Time
 }
 
 // grant is what an authorization code or a refresh token stands for.
@@ -187,7 +193,10 @@ func (s *Server) Metadata() map[string]any {
 		"code_challenge_methods_supported":               []string{"S256"},
 		"scopes_supported":                               s.opts.Scopes,
 		"authorization_response_iss_parameter_supported": true,
-		"client_id_metadata_document_supported":          true,
+		"client_id_metadata_document_supported":          !s.faults.on(FaultNoCIMD),
+	}
+	if s.faults.on(FaultInsecureEndpoint) {
+		md["revocation_endpoint"] = "http://as.mcpcheck.invalid/revoke"
 	}
 	if !s.faults.on(FaultNoRegistration) {
 		md["registration_endpoint"] = s.endpoint("/register")
@@ -272,11 +281,11 @@ func (s *Server) lookupClient(ctx context.Context, id string) (Client, error) {
 	if ok {
 		return c, nil
 	}
-	if cached && s.opts.Now().Sub(e.fetched) < 5*time.Minute {
+	if cached && s.opts.Now().Before(e.until) {
 		return e.c, nil
 	}
 	u, err := url.Parse(id)
-	if err != nil || u.Host == "" || (u.Path == "" || u.Path == "/") {
+	if err != nil || u.Host == "" || (u.Path == "" || u.Path == "/") || s.faults.on(FaultNoCIMD) {
 		return Client{}, fmt.Errorf("unknown client %q", id)
 	}
 	if u.Scheme != "https" && !(u.Scheme == "http" && s.opts.AllowHTTPMetadataDocuments && isLoopback(u.Hostname())) {
@@ -306,16 +315,40 @@ func (s *Server) lookupClient(ctx context.Context, id string) (Client, error) {
 	switch {
 	case doc.ID != id && !s.faults.on(FaultCIMDClientIDMismatch):
 		return Client{}, fmt.Errorf("client %q: the metadata document names client_id %q", id, doc.ID)
-	case len(doc.RedirectURIs) == 0:
+	case len(doc.RedirectURIs) == 0 && !s.faults.on(FaultCIMDDocumentAnyShape):
 		return Client{}, fmt.Errorf("client %q: the metadata document has no redirect_uris", id)
 	case doc.Secret != "" || (doc.AuthMethod != "" && doc.AuthMethod != "none"):
 		return Client{}, fmt.Errorf("client %q: a metadata-document client is public (token_endpoint_auth_method none, no secret)", id)
 	}
-	doc.ID, doc.AuthMethod = id, "none"
+	doc.ID, doc.AuthMethod, doc.metadataDocument = id, "none", true
+	life := 5 * time.Minute
+	if !s.faults.on(FaultCIMDCacheIgnored) {
+		life = cacheLifetime(resp.Header.Get("Cache-Control"), life)
+	}
 	s.mu.Lock()
-	s.cimd[id] = cimdEntry{c: doc, fetched: s.opts.Now()}
+	s.cimd[id] = cimdEntry{c: doc, until: s.opts.Now().Add(life)}
 	s.mu.Unlock()
 	return doc, nil
+}
+
+// cacheLifetime is how long a response with the Cache-Control value cc may
+// be reused (RFC 9111): not at all with no-store or no-cache, max-age
+// seconds (at most a day) when given, def otherwise.
+func cacheLifetime(cc string, def time.Duration) time.Duration {
+	for _, d := range strings.Split(cc, ",") {
+		k, v, _ := strings.Cut(strings.ToLower(strings.TrimSpace(d)), "=")
+		switch k {
+		case "no-store", "no-cache":
+			return 0
+		case "max-age":
+			n, err := strconv.Atoi(strings.Trim(v, `"`))
+			if err != nil || n < 0 {
+				return 0
+			}
+			return min(time.Duration(n)*time.Second, 24*time.Hour)
+		}
+	}
+	return def
 }
 
 func isLoopback(h string) bool {
@@ -329,6 +362,9 @@ func isLoopback(h string) bool {
 // redirectAllowed reports whether u is one of the client's redirect URIs:
 // exactly, or a loopback IP literal differing only in port.
 func (s *Server) redirectAllowed(c Client, u string) bool {
+	if c.metadataDocument && (s.faults.on(FaultCIMDRedirectAnyURI) || (len(c.RedirectURIs) == 0 && s.faults.on(FaultCIMDDocumentAnyShape))) {
+		return u != ""
+	}
 	for _, r := range c.RedirectURIs {
 		if r == u || (s.faults.on(FaultRedirectPrefixMatch) && strings.HasPrefix(u, r)) {
 			return true
@@ -404,7 +440,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		resources: resources, subject: "mcpcheck-user", expires: s.opts.Now().Add(time.Minute)}
 	s.mu.Unlock()
 	v := url.Values{"code": {code}}
-	if st := q.Get("state"); st != "" {
+	if st := q.Get("state"); st != "" && !s.faults.on(FaultStateNotReturned) {
 		v.Set("state", st)
 	}
 	s.redirect(w, r, redirect, v)

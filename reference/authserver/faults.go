@@ -31,6 +31,12 @@ const (
 	FaultLongLivedTokens      = "long-lived-tokens"
 	FaultNoRegistration       = "no-registration"
 	FaultCIMDClientIDMismatch = "cimd-client-id-mismatch"
+	FaultStateNotReturned     = "state-not-returned"
+	FaultInsecureEndpoint     = "insecure-endpoint"
+	FaultNoCIMD               = "no-cimd"
+	FaultCIMDRedirectAnyURI   = "cimd-redirect-unchecked"
+	FaultCIMDDocumentAnyShape = "cimd-document-unchecked"
+	FaultCIMDCacheIgnored     = "cimd-cache-ignores-headers"
 )
 
 var faultTable = []Fault{
@@ -45,6 +51,12 @@ var faultTable = []Fault{
 	{FaultLongLivedTokens, "authorization.token-lifetime.as-short-lived", "access tokens live for 10 years"},
 	{FaultNoRegistration, "authorization.dcr.as-should-support", "no registration_endpoint: dynamic client registration is not offered"},
 	{FaultCIMDClientIDMismatch, "authorization.cimd.as-validates-client-id", "a client ID metadata document whose client_id differs from its URL is accepted"},
+	{FaultStateNotReturned, "authorization.oauth.as-implements-oauth21", "the authorization response does not carry the request's state back"},
+	{FaultInsecureEndpoint, "authorization.https.as-endpoints", "the metadata names a revocation_endpoint at a plain http URL of a host that is not loopback"},
+	{FaultNoCIMD, "authorization.cimd.as-should-support", "client ID metadata documents are neither advertised nor accepted (a URL client_id is an unknown client)"},
+	{FaultCIMDRedirectAnyURI, "authorization.cimd.as-validates-redirect", "a metadata-document client may use any redirect_uri, listed in its document or not"},
+	{FaultCIMDDocumentAnyShape, "authorization.cimd.as-validates-document", "a client ID metadata document without redirect_uris is accepted (the request's redirect_uri is trusted)"},
+	{FaultCIMDCacheIgnored, "authorization.cimd.as-caches", "a fetched client ID metadata document is reused for 5 minutes whatever its Cache-Control says (no-store included)"},
 }
 
 // Faults returns every fault switch, sorted by name.
