@@ -39,6 +39,9 @@ type zooEntry struct {
 	says []string
 	// exits are the exit codes the suite may end with.
 	exits []int
+	// protocol is the version the fast tier judges the entry on, when
+	// not the tier's own: the one whose checks see what the entry does.
+	protocol string
 }
 
 // The zoo's bounds. A suite run must end within zooSuiteBound when the
@@ -46,16 +49,57 @@ type zooEntry struct {
 // they share the machine with each other and with the other packages'
 // tests (make test: two cores, three entries at a time); a fuzz campaign
 // within its --duration plus zooFuzzSlack; and neither may use more than
-// zooRSSBound of memory. Each bound includes one start-up allowance
-// (session.DefaultStartupTimeout, a minute): a target that never says
-// anything is given that long once before it is mute, since a server
-// that starts slowly on a busy machine must not be taken for a silent one.
+// zooRSSBound of memory. Each bound adds one start-up allowance (the
+// tier's, see zooTier): a target that never says anything is given that
+// long once before it is mute, since a server that starts slowly on a
+// busy machine must not be taken for a silent one.
 const (
-	zooSuiteBound       = 60*time.Second + session.DefaultStartupTimeout
-	zooSuiteBoundShared = 240*time.Second + session.DefaultStartupTimeout
-	zooFuzzSlack        = 30*time.Second + session.DefaultStartupTimeout
+	zooSuiteBound       = 60 * time.Second
+	zooSuiteBoundShared = 240 * time.Second
+	zooFuzzSlack        = 30 * time.Second
 	zooRSSBound         = 256 << 20
 )
+
+// zooTier is how much of each entry the zoo judges. The fast tier (make
+// test) judges every entry on one version, fuzzes it for 2 s and gives it
+// a start-up allowance of 15 s: the zoo's targets are a Go program and
+// in-process HTTP handlers that say their first byte within milliseconds
+// when they say anything, so the mute ones are found mute four times
+// sooner than with the default minute, and the verdicts are the same. The
+// full tier (make zoo, MCPCHECK_ZOO_FULL=1) judges every version with the
+// defaults users get, fuzzing 30 s.
+type zooTier struct {
+	protocol string
+	fuzz     time.Duration
+	startup  time.Duration // 0: the default (session.DefaultStartupTimeout)
+}
+
+func zooTierFromEnv() zooTier {
+	tier := zooTier{protocol: "2025-11-25", fuzz: 2 * time.Second, startup: 15 * time.Second}
+	if os.Getenv("MCPCHECK_ZOO_FULL") != "" {
+		tier = zooTier{protocol: "all", fuzz: 30 * time.Second}
+	}
+	if d, err := time.ParseDuration(os.Getenv("MCPCHECK_ZOO_FUZZ")); err == nil && d > 0 {
+		tier.fuzz = d
+	}
+	return tier
+}
+
+// allowance is the start-up allowance a run of the tier has.
+func (z zooTier) allowance() time.Duration {
+	if z.startup > 0 {
+		return z.startup
+	}
+	return session.DefaultStartupTimeout
+}
+
+// args are the flags every run of the tier adds.
+func (z zooTier) args() []string {
+	if z.startup > 0 {
+		return []string{"--startup-timeout", z.startup.String()}
+	}
+	return nil
+}
 
 func zooEntries() []zooEntry {
 	fails := []int{exitFailed}
@@ -65,11 +109,12 @@ func zooEntries() []zooEntry {
 		{name: "never-answers", mode: "mute", says: []string{"answered none"}, exits: unjudged},
 		{name: "init-then-hang", mode: "init-hang", says: []string{"stopped answering"}, exits: fails},
 		{name: "wrong-id", mode: "wrong-id", says: []string{"no request had", "never sent", "not the id"}, exits: unjudged},
-		{name: "notification-flood", mode: "notify-flood", says: []string{"floods"}, exits: fails},
+		{name: "notification-flood", mode: "notify-flood", says: []string{"floods", "frames the target sent were not kept"}, exits: fails},
 		{name: "1-GiB-line", mode: "huge-line", says: []string{"bytes discarded", "too long", "over the"}, exits: unjudged},
 		{name: "garbage", mode: "garbage", says: []string{"not JSON", "garbage"}, exits: unjudged},
 		{name: "grandchild-holds-stdout", mode: "grandchild", says: []string{"exited", "answered none"}, exits: unjudged},
-		{name: "ignores-SIGTERM-and-EOF", mode: "ignore-term", says: []string{"still running"}, exits: fails},
+		// Exiting when stdin closes is judged from 2026-07-28 on.
+		{name: "ignores-SIGTERM-and-EOF", mode: "ignore-term", says: []string{"still running"}, exits: fails, protocol: "2026-07-28"},
 		{name: "endless-pagination", mode: "paginate", says: []string{"cursor", "pages"}, exits: fails},
 		{name: "100000-deep-nesting", mode: "deep-nest", says: []string{"nested deeper"}, exits: fails},
 		{name: "200000-tools", mode: "many-tools", says: []string{"200000 tools", "too large to be validated"}, exits: fails},
@@ -350,9 +395,12 @@ func reportSchema(t *testing.T) *jsonschema.Schema {
 // and no process of the target left behind. It logs a table of the
 // figures (MCPCHECK_ZOO_TABLE=FILE also writes it as Markdown).
 //
-// Under `make test` the campaigns last 5 s (MCPCHECK_ZOO_FUZZ=30s for
-// the issue's 30 s) and the entries run three at a time
-// (MCPCHECK_ZOO_PARALLEL=1 for uncontended figures, and the 60 s bound).
+// Under `make test` the zoo is its fast tier (zooTier: one version, 2 s
+// campaigns, a 15 s start-up allowance) and the entries run three at a
+// time; `make zoo` is the full tier (MCPCHECK_ZOO_FULL=1: every version,
+// the default start-up allowance, 30 s campaigns) one entry at a time
+// (MCPCHECK_ZOO_PARALLEL=1, for uncontended figures and the 60 s bound).
+// MCPCHECK_ZOO_FUZZ overrides the campaigns' length.
 // MCPCHECK_ZOO_PARALLEL is how many entries share the machine, never how
 // mcpcheck runs: every run gets the defaults users get (no --parallel,
 // so 12 checks at a time over HTTP and 4 per core over stdio, and no
@@ -368,17 +416,15 @@ func TestHostileTargetZoo(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", zoo, "./testdata/zoo").CombinedOutput(); err != nil {
 		t.Fatalf("building the zoo: %v\n%s", err, out)
 	}
-	fuzzFor := 5 * time.Second
-	if d, err := time.ParseDuration(os.Getenv("MCPCHECK_ZOO_FUZZ")); err == nil && d > 0 {
-		fuzzFor = d
-	}
+	tier := zooTierFromEnv()
+	fuzzFor := tier.fuzz
 	parallel := 3
 	if n, err := strconv.Atoi(os.Getenv("MCPCHECK_ZOO_PARALLEL")); err == nil && n > 0 {
 		parallel = n
 	}
-	bound := zooSuiteBoundShared
+	bound := zooSuiteBoundShared + tier.allowance()
 	if parallel == 1 {
-		bound = zooSuiteBound
+		bound = zooSuiteBound + tier.allowance()
 	}
 	sch := reportSchema(t)
 	sem := make(chan struct{}, parallel)
@@ -400,9 +446,13 @@ func TestHostileTargetZoo(t *testing.T) {
 				} else {
 					targetArgs = []string{"--stdio", shellQuote(zoo) + " " + e.mode + " " + shellQuote(pidFile)}
 				}
+				protocol := tier.protocol
+				if e.protocol != "" && tier.protocol != "all" {
+					protocol = e.protocol
+				}
 				out := filepath.Join(dir, e.name+"-suite")
-				suite := runZoo(t, bin, bound+20*time.Second, append(append([]string{"server"}, targetArgs...),
-					"--protocol", "all", "--format", "json,junit", "--out", out)...)
+				suite := runZoo(t, bin, bound+20*time.Second, append(append(append([]string{"server"}, targetArgs...), tier.args()...),
+					"--protocol", protocol, "--format", "json,junit", "--out", out)...)
 				if suite.wall > bound {
 					t.Errorf("the suite took %v, over the %v bound", suite.wall.Round(time.Second), bound)
 				}
@@ -426,7 +476,7 @@ func TestHostileTargetZoo(t *testing.T) {
 				}
 
 				fout := filepath.Join(dir, e.name+"-fuzz")
-				fz := runZoo(t, bin, fuzzFor+zooFuzzSlack, append(append([]string{"fuzz"}, targetArgs...),
+				fz := runZoo(t, bin, fuzzFor+zooFuzzSlack+tier.allowance(), append(append(append([]string{"fuzz"}, targetArgs...), tier.args()...),
 					"--duration", fuzzFor.String(), "--wait", "2s", "--seed", "1", "--out", fout, "--format", "json")...)
 				if fz.exit != 0 && fz.exit != exitFailed && fz.exit != exitHarness {
 					t.Errorf("the campaign exited %d\n%s", fz.exit, tail(fz.stderr, 2000))
@@ -467,7 +517,7 @@ func TestHostileTargetZoo(t *testing.T) {
 			table.WriteString(r + "\n")
 		}
 	}
-	t.Logf("the zoo (campaigns of %v, %d at a time):\n%s", fuzzFor, parallel, table.String())
+	t.Logf("the zoo (protocol %s, start-up allowance %v, campaigns of %v, %d at a time):\n%s", tier.protocol, tier.allowance(), fuzzFor, parallel, table.String())
 	if f := os.Getenv("MCPCHECK_ZOO_TABLE"); f != "" {
 		if err := os.WriteFile(f, []byte(table.String()), 0o644); err != nil {
 			t.Error(err)
