@@ -28,7 +28,7 @@ func TestCampaignCarefulServerIsClean(t *testing.T) {
 			if raceEnabled {
 				execs = 100
 			}
-			res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, MaxExecs: execs, Seed: 7, Workers: 2,
+			res, err := Run(context.Background(), Config{Target: inprocHelper(v, ""), Version: v, MaxExecs: execs, Seed: 7, Workers: 2,
 				Wait: 10 * time.Second, ProgressEvery: 50 * time.Millisecond, Progress: func(p Progress) { mu.Lock(); last = p; mu.Unlock() }})
 			if err != nil {
 				t.Fatal(err)
@@ -69,12 +69,14 @@ func TestCampaignCarefulServerIsClean(t *testing.T) {
 
 // TestCampaignFindsMinimizesAndReplaysACrash: the test server panics on a
 // NUL byte; the campaign must find it, minimize the input to (almost) the
-// NUL alone, write the finding, and Replay must reproduce it.
+// NUL alone, write the finding, and Replay must reproduce it. The campaign
+// and its minimization (up to 200 reproductions) run against the server
+// in process; the replays run it as a process, as a user's would.
 func TestCampaignFindsMinimizesAndReplaysACrash(t *testing.T) {
 	dir := t.TempDir()
 	v := spec.V20251125
 	target := helperTarget(t, v, "panic-nul")
-	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 60, Seed: 1, Mutators: []string{"bytes/nul", "protocol/valid"},
+	res, err := Run(context.Background(), Config{Target: inprocHelper(v, "panic-nul"), Version: v, MaxExecs: 60, Seed: 1, Mutators: []string{"bytes/nul", "protocol/valid"},
 		FindingsDir: dir, Wait: 10 * time.Second, MinimizeBudget: 200})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +124,7 @@ func TestCampaignFindsMinimizesAndReplaysACrash(t *testing.T) {
 		}
 	}
 	// The careful server does not crash on the same input.
-	rr, err := Replay(context.Background(), crash.Dir, helperTarget(t, v, ""), ReplayOptions{})
+	rr, err := Replay(context.Background(), crash.Dir, inprocHelper(v, ""), ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestCampaignOracles(t *testing.T) {
 			if tc.kind == reports.FindingHang {
 				wait = 300 * time.Millisecond
 			}
-			res, err := Run(context.Background(), Config{Target: helperTarget(t, tc.v, tc.fault), Version: tc.v, MaxExecs: 5, Seed: 3,
+			res, err := Run(context.Background(), Config{Target: inprocHelper(tc.v, tc.fault), Version: tc.v, MaxExecs: 5, Seed: 3,
 				Mutators: []string{tc.mutators}, Wait: wait, MinimizeBudget: 8})
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +188,7 @@ func TestCampaignOracles(t *testing.T) {
 // the input that asked, and replays show it again.
 func TestCampaignJudgesAnswersAfterTheProbe(t *testing.T) {
 	v := spec.V20241105
-	target := helperTarget(t, v, "late-both")
+	target := inprocHelper(v, "late-both")
 	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 1, Seed: 1,
 		Mutators: []string{"protocol/tool-call"}, Wait: 10 * time.Second, MinimizeBudget: -1, FindingsDir: t.TempDir()})
 	if err != nil {
@@ -214,7 +216,7 @@ func TestCampaignJudgesAnswersAfterTheProbe(t *testing.T) {
 // still owed (lateAnswers).
 func TestReplayWaitsForAnswersAfterTheProbes(t *testing.T) {
 	v := spec.V20241105
-	target := helperTarget(t, v, "later-both")
+	target := inprocHelper(v, "later-both")
 	in, err := MakeInput(v, "protocol/tool-call", 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +253,7 @@ func TestCampaignDurationBoundAndSummary(t *testing.T) {
 	// 2 s: under make test's load the helper's first start alone can take
 	// most of half a second, and a campaign that ends before its first
 	// execution has nothing to summarize.
-	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "both-on-ping"), Version: v, Duration: 2 * time.Second, Seed: 5,
+	res, err := Run(context.Background(), Config{Target: inprocHelper(v, "both-on-ping"), Version: v, Duration: 2 * time.Second, Seed: 5,
 		Mutators: []string{"protocol/valid", "json"}, FindingsDir: dir, Wait: 5 * time.Second, MinimizeBudget: 4, ProgressEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +300,7 @@ func TestCampaignIsDeterministic(t *testing.T) {
 		// is what makes it deterministic (on a loaded machine the default
 		// time bound cut it short at different points; the time bound is
 		// held by the overtime tests).
-		res, err := Run(context.Background(), Config{Target: helperTarget(t, v, "panic-nul"), Version: v, MaxExecs: 40, Seed: 42, Wait: 10 * time.Second, MinimizeBudget: 30,
+		res, err := Run(context.Background(), Config{Target: inprocHelper(v, "panic-nul"), Version: v, MaxExecs: 40, Seed: 42, Wait: 10 * time.Second, MinimizeBudget: 30,
 			MinimizeTime: 10 * time.Minute, Mutators: []string{"bytes", "protocol/valid"}})
 		if err != nil {
 			t.Fatal(err)
@@ -360,8 +362,7 @@ func TestCampaignDeadlineIsNoProblem(t *testing.T) {
 // the start, the campaign says the target never answered.
 func TestCampaignRestartsGetTheStartupAllowance(t *testing.T) {
 	v := spec.V20260728
-	target := helperTarget(t, v, "exit-garbage")
-	target.Env = append(target.Env, delayEnv+"=1s")
+	target := &inprocTarget{v: v, fault: "exit-garbage", delay: time.Second}
 	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 12, Seed: 5,
 		Mutators: []string{"bytes/garbage-line", "protocol/valid"}, Wait: 300 * time.Millisecond, StartupTimeout: 10 * time.Second, MinimizeBudget: -1})
 	if err != nil {

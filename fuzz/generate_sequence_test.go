@@ -41,7 +41,7 @@ func TestSequenceStateMachine(t *testing.T) {
 	}
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
-			target := helperTarget(t, v, "")
+			target := inprocHelper(v, "")
 			rapid.Check(t, func(rt *rapid.T) {
 				s, err := openSession(context.Background(), target, v, 10*time.Second, 0, true)
 				if err != nil {

@@ -104,7 +104,11 @@ func TestGoroutineReaderPath(t *testing.T) {
 	defer func(old bool) { pollPipes = old }(pollPipes)
 	pollPipes = false
 	v := spec.V20251125
-	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, MaxExecs: 150, Seed: 3, Wait: 10 * time.Second})
+	execs := int64(150)
+	if raceEnabled {
+		execs = 40 // every instance a start of the race-instrumented test binary
+	}
+	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, MaxExecs: execs, Seed: 3, Wait: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

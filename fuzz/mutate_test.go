@@ -84,7 +84,11 @@ func TestMutatorFamiliesAndNames(t *testing.T) {
 // mutators on many seeds.
 func TestMutatorsDoWhatTheySay(t *testing.T) {
 	v := spec.V20251125
-	for seed := uint64(0); seed < 50; seed++ {
+	seeds := uint64(50)
+	if raceEnabled {
+		seeds = 16 // the property holds on fewer; the race detector needs the code paths
+	}
+	for seed := uint64(0); seed < seeds; seed++ {
 		in, _ := MakeInput(v, "bytes/line-separator", seed, nil)
 		if !bytes.Contains(in.Bytes(), []byte("\u2028")) && !bytes.Contains(in.Bytes(), []byte("\u2029")) {
 			t.Fatalf("line-separator seed %d: %q", seed, in.Bytes())
@@ -117,9 +121,13 @@ func TestMutatorsDoWhatTheySay(t *testing.T) {
 }
 
 func TestHTTPMutatorsAreDeterministic(t *testing.T) {
+	seeds := uint64(8)
+	if raceEnabled {
+		seeds = 3 // as TestMutatorsAreDeterministic: big bodies copied under the race detector
+	}
 	for _, v := range spec.Versions {
 		for _, m := range HTTPMutators() {
-			for seed := uint64(0); seed < 8; seed++ {
+			for seed := uint64(0); seed < seeds; seed++ {
 				a, err := MakeHTTPRequest(v, m.Name, seed)
 				if err != nil {
 					t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 func TestCarefulServerHasNoFindings(t *testing.T) {
 	for _, v := range spec.Versions {
 		t.Run(string(v), func(t *testing.T) {
-			target := helperTarget(t, v, "")
+			target := inprocHelper(v, "")
 			s, err := openSession(context.Background(), target, v, 5*time.Second, 0, false)
 			if err != nil {
 				t.Fatal(err)

@@ -43,7 +43,11 @@ func harnessHelper(t testing.TB, v spec.Version, fault string) HarnessTarget {
 // replayed.
 func TestHarnessTargetAdapter(t *testing.T) {
 	v := spec.V20251125
-	res, err := Run(context.Background(), Config{Target: harnessHelper(t, v, ""), Version: v, MaxExecs: 80, Seed: 11, Wait: 10 * time.Second})
+	execs := int64(80)
+	if raceEnabled {
+		execs = 30 // every instance a start of the race-instrumented test binary
+	}
+	res, err := Run(context.Background(), Config{Target: harnessHelper(t, v, ""), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +56,7 @@ func TestHarnessTargetAdapter(t *testing.T) {
 	}
 	dir := t.TempDir()
 	target := harnessHelper(t, v, "exit-garbage")
-	res, err = Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 4, Seed: 2, Mutators: []string{"bytes/garbage-line"}, FindingsDir: dir, Wait: 10 * time.Second, MinimizeBudget: 20})
+	res, err = Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 4, Seed: 2, Mutators: []string{"bytes/garbage-line"}, FindingsDir: dir, Wait: 10 * time.Second, MinimizeBudget: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		if d, err := time.ParseDuration(os.Getenv(delayEnv)); err == nil {
 			time.Sleep(d) // the target's own slow start
 		}
-		serve(spec.Version(os.Getenv(versionEnv)), os.Getenv(faultEnv))
+		serve(spec.Version(os.Getenv(versionEnv)), os.Getenv(faultEnv), os.Stdin, os.Stdout, processEnds)
 		return
 	case "echo":
 		echo()
@@ -96,9 +97,13 @@ func echo() {
 //	                a dual-era server does: initialize opens a 2025-11-25
 //	                session, whose rules then apply to every later message
 //	                without a _meta protocol version
-func serve(v spec.Version, fault string) {
-	r := bufio.NewReaderSize(os.Stdin, 1<<16)
-	out := bufio.NewWriter(os.Stdout)
+//
+// serve reads in and writes out (a process's stdin and stdout, or the
+// pipes of an in-process instance, see inprocTarget); ends says how it
+// exits with a status and how it hangs.
+func serve(v spec.Version, fault string, in io.Reader, stdout io.Writer, ends serverEnds) {
+	r := bufio.NewReaderSize(in, 1<<16)
+	out := bufio.NewWriter(stdout)
 	legacy := false   // dual-era: initialize opened the legacy session
 	var held [][]byte // late-both: the answer held back
 	var mu sync.Mutex // later-both: out is written from two goroutines
@@ -121,7 +126,9 @@ func serve(v spec.Version, fault string) {
 	for {
 		l, err := r.ReadBytes('\n')
 		if len(l) == 0 && err != nil {
+			mu.Lock()
 			_ = out.Flush()
+			mu.Unlock()
 			return
 		}
 		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte{'\n'}), []byte{'\r'})
@@ -158,23 +165,44 @@ func serve(v spec.Version, fault string) {
 		}
 		for _, reply := range replies {
 			if reply == nil {
+				mu.Lock()
 				_ = out.Flush()
-				os.Exit(3)
+				mu.Unlock()
+				ends.exit(3)
 			}
 			if string(reply) == "hang" {
+				mu.Lock()
 				_ = out.Flush()
-				for {
-					time.Sleep(time.Hour) // hang (select{} would be a deadlock crash)
-				}
+				mu.Unlock()
+				ends.hang()
 			}
 			write(reply)
 		}
 		flush()
 		if err != nil {
+			mu.Lock()
 			_ = out.Flush()
+			mu.Unlock()
 			return
 		}
 	}
+}
+
+// serverEnds are how serve leaves: exit ends the server with a status,
+// hang stops it for good (neither returns).
+type serverEnds struct {
+	exit func(code int)
+	hang func()
+}
+
+// processEnds are the ends of the helper process.
+var processEnds = serverEnds{
+	exit: os.Exit,
+	hang: func() {
+		for {
+			time.Sleep(time.Hour) // hang (select{} would be a deadlock crash)
+		}
+	},
 }
 
 func errorReply(id *jsonrpc.ID, code int64, msg string) []byte {
