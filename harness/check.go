@@ -381,6 +381,8 @@ func (c *Check) Judge(obs expect.Observed) bool {
 		return true
 	case obs.Status == expect.Aborted:
 		c.Error(fmt.Errorf("waiting for %s: %s", obs.Expected, obs.Actual))
+	case obs.Unauthorized() != nil:
+		c.Error(obs.Unauthorized())
 	case obs.NeverUp:
 		c.Error(fmt.Errorf("the target ended before it said anything, and it has answered nothing in this run: it could not be judged (waiting for %s: %s)", obs.Expected, obs.Actual))
 	default:
@@ -393,7 +395,7 @@ func (c *Check) Judge(obs expect.Observed) bool {
 // observation can only break one of them: a mismatch is a violation of
 // req alone (see Violation).
 func (c *Check) JudgeAs(obs expect.Observed, req string) bool {
-	if obs.OK() || obs.Status == expect.Aborted || obs.NeverUp {
+	if obs.OK() || obs.Status == expect.Aborted || obs.NeverUp || obs.Unauthorized() != nil {
 		return c.Judge(obs)
 	}
 	c.Violation(req, obs.Expected, obs.Actual)

@@ -3,11 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
@@ -185,5 +187,19 @@ func TestPoolIdle(t *testing.T) {
 	p.Idle("k", func([]int) { p.Shutdown() })
 	if closed != 3 {
 		t.Errorf("%d values closed, want 3 (one released unused, two taken back after Shutdown)", closed)
+	}
+}
+
+// TestJudgeOnAnUnauthorizedAnswer: a wait that ended on an HTTP 401 (the
+// target asks for a token) judges nothing of what it waited for: the
+// check is a harness error that says so, never the target's failure.
+func TestJudgeOnAnUnauthorizedAnswer(t *testing.T) {
+	r := newRun(t)
+	c := r.Check("judge-401", "", "t.must")
+	f := wire.Frame{Kind: wire.KindMessage, HTTP: &wire.HTTPInfo{Method: "POST", Status: http.StatusUnauthorized, Header: http.Header{"Www-Authenticate": {`Bearer scope="mcp"`}}}}
+	c.Judge(expect.Observed{Status: expect.Ended, Frame: f, Expected: "an empty result", Actual: "the exchange's only answer was HTTP 401"})
+	got := c.End()
+	if got.Outcome != reports.Error || !strings.Contains(got.Reason, "asks for authorization") || !strings.Contains(got.Reason, `scope="mcp"`) {
+		t.Errorf("a 401 was judged %s (%q); want an error saying the target asks for authorization, with its challenge", got.Outcome, got.Reason)
 	}
 }

@@ -145,13 +145,7 @@ func (r *redactor) text(s string) string {
 		})
 	}
 	if strings.Contains(lower, "bearer") || strings.Contains(s, "Basic") {
-		s = re.schemeRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := re.schemeRE.FindStringSubmatch(m)
-			if proseAfterScheme[strings.ToLower(sub[3])] {
-				return m // "a forged bearer token", "a Bearer challenge": prose, not a credential
-			}
-			return sub[1] + sub[2] + Redacted
-		})
+		s = redactSchemes(re.schemeRE, s)
 	}
 	if secretWord && strings.Contains(s, "=") {
 		s = re.assignRE.ReplaceAllString(s, "${1}="+Redacted)
@@ -165,6 +159,34 @@ func (r *redactor) text(s string) string {
 	return s
 }
 
+// redactSchemes replaces the credential after each "Bearer" or "Basic"
+// schemeRE finds in s, but for prose ("a forged bearer token") and for the
+// auth-params of a challenge ("Bearer resource_metadata=\"…\"", "Bearer
+// error=invalid_token"): a token68 credential ends its header value or
+// list item, so "name=" followed by a value is a parameter, not a
+// credential.
+func redactSchemes(schemeRE *regexp.Regexp, s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range schemeRE.FindAllStringSubmatchIndex(s, -1) {
+		cred := s[m[6]:m[7]]
+		if proseAfterScheme[strings.ToLower(cred)] {
+			continue // "a forged bearer token", "a Bearer challenge": prose, not a credential
+		}
+		if strings.HasSuffix(cred, "=") && m[7] < len(s) && !strings.ContainsRune(" \t\r\n,;)", rune(s[m[7]])) {
+			continue // an auth-param of a challenge: name=value
+		}
+		b.WriteString(s[last:m[6]])
+		b.WriteString(Redacted)
+		last = m[7]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
 // proseAfterScheme are words that follow "Bearer" or "Basic" in sentences
 // about authentication rather than in a credential; they are left as they
 // are so that check titles and messages stay readable.
@@ -173,6 +195,9 @@ var proseAfterScheme = map[string]bool{
 	"challenge": true, "challenges": true, "header": true, "auth": true, "authentication": true,
 	"authorization": true, "and": true, "or": true, "the": true, "a": true, "an": true, "is": true,
 	"with": true, "naming": true, "realm": true,
+	// error codes of RFC 6750 that follow the scheme in prose about a
+	// challenge ("a Bearer insufficient_scope challenge")
+	"invalid_token": true, "insufficient_scope": true, "invalid_request": true,
 }
 
 // secretWords are lower-case fragments every secret-bearing pattern

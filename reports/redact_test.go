@@ -67,6 +67,11 @@ func TestRedactText(t *testing.T) {
 		{"X-Tenant-Key: tk-123\r\nAccept: */*", "X-Tenant-Key: [REDACTED]\r\nAccept: */*"},
 		{"the server said Bearer abc.def=", "the server said Bearer [REDACTED]"},
 		{"a forged bearer token gets 401 with a Bearer challenge", "a forged bearer token gets 401 with a Bearer challenge"},
+		// A challenge's auth-params and error codes are no credential.
+		{`WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource", scope="mcp"`, `WWW-Authenticate: Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource", scope="mcp"`},
+		{`Bearer error=invalid_token, Bearer realm=x`, `Bearer error=invalid_token, Bearer realm=x`},
+		{"403 with a Bearer insufficient_scope challenge", "403 with a Bearer insufficient_scope challenge"},
+		{"tokens Bearer abc= and Bearer def==, then Bearer ghi", "tokens Bearer [REDACTED] and Bearer [REDACTED], then Bearer [REDACTED]"},
 		{"Basic dXNlcjpwYXNz", "Basic [REDACTED]"},
 		{"GET /cb?code=1&access_token=tok&state=s", "GET /cb?code=1&access_token=[REDACTED]&state=s"},
 		{"grant_type=refresh_token&refresh_token=r1&client_secret=cs", "grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]"},

@@ -74,6 +74,11 @@ type peer struct {
 	Command        []string          `json:"command"`
 	Env            map[string]string `json:"env,omitempty"`
 	URL            string            `json:"url,omitempty"`
+	// AuthorizationFile is where an HTTP peer that wants a bearer token
+	// writes the Authorization value mcpcheck sends (a peer that trusts an
+	// mcpcheck authserver mints it before it listens); mcpcheck gets it
+	// through --header-env, so it is in no command line and no report.
+	AuthorizationFile string `json:"authorizationFile,omitempty"`
 }
 
 func (p peer) id() string { return p.Name + "-" + p.Transport }
@@ -499,9 +504,22 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 		}
 		defer srv.stop()
 		args = append(args, "--url", url, "--transport", p.Transport)
+		if p.AuthorizationFile != "" {
+			f := expand(p.AuthorizationFile, vars)
+			b, err := os.ReadFile(f)
+			if err != nil || len(bytes.TrimSpace(b)) == 0 {
+				return failed("the server wrote no Authorization value to %s (authorizationFile) before it listened: %v", f, err)
+			}
+			env = append(env, interopAuthEnv+"="+string(bytes.TrimSpace(b)))
+			args = append(args, "--header-env", "Authorization:"+interopAuthEnv)
+		}
 	}
 	return runMcpcheck(ctx, c, mcpcheck, p.id(), args, env, filepath.Join(outDir, "mcpcheck-server.json"), failed)
 }
+
+// interopAuthEnv is the variable that carries a peer's Authorization
+// value to mcpcheck (--header-env).
+const interopAuthEnv = "MCPCHECK_INTEROP_AUTHORIZATION"
 
 // runMcpcheck runs mcpcheck with args (in its own process group, bounded by
 // ctx), keeps its output in the logs, and returns the JSON report it wrote

@@ -137,6 +137,27 @@ type Observed struct {
 // OK reports whether an alternative matched.
 func (r Observed) OK() bool { return r.Status == Matched }
 
+// Unauthorized returns, when the wait ended on an HTTP 401 (the target
+// asks for authorization: see wire.Frame.Challenge), an error wrapping
+// wire.ErrUnauthorized that says what was waited for, the challenge and
+// what to do; nil otherwise. A 401 refuses a request for want of a token
+// and says nothing of what the wait was about.
+func (r Observed) Unauthorized() error {
+	if r.Status != Ended {
+		return nil
+	}
+	ch, ok := r.Frame.Challenge()
+	if !ok {
+		return nil
+	}
+	if ch == "" {
+		ch = "no WWW-Authenticate header"
+	} else {
+		ch = "WWW-Authenticate: " + ch
+	}
+	return fmt.Errorf("waiting for %s: %w, %s: %s", r.Expected, wire.ErrUnauthorized, ch, wire.UnauthorizedAdvice)
+}
+
 // TargetFault reports whether the result is the target's doing (it did not
 // match, and the harness did not abort).
 func (r Observed) TargetFault() bool { return r.Status != Matched && r.Status != Aborted }

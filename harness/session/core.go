@@ -66,6 +66,20 @@ func (r Reply) OK() bool { return r.Err == nil && r.Result != nil }
 // start, and whether it speaks the version is unknown.
 var ErrWrongID = errors.New("the target answered with an id the request did not have")
 
+// ErrUnauthorized is wrapped by the handshake's error when the target
+// answered it with HTTP 401: it asks for a token mcpcheck was not given
+// (or does not accept the one given), which judges nothing else of it.
+var ErrUnauthorized = wire.ErrUnauthorized
+
+// unauthorized is the handshake's error for a reply that is an HTTP 401,
+// or nil.
+func unauthorized(method string, r Reply) error {
+	if err := r.Observed.Unauthorized(); err != nil {
+		return fmt.Errorf("session: %s: %w", method, err)
+	}
+	return nil
+}
+
 // WrongID reports a wait that ended on a response carrying an id other
 // than the request's: the target answered, but not with the request's id
 // (see core.strayResponse), which breaks the id-echo rule, not the rules

@@ -50,6 +50,9 @@ func (s *Stateful) Initialize(ctx context.Context, p *mcp.InitializeParams) (*mc
 	if r.WrongID() {
 		return nil, r, fmt.Errorf("session: initialize: %w: %s", ErrWrongID, r.Describe())
 	}
+	if err := unauthorized(spec.MethodInitialize, r); err != nil {
+		return nil, r, err
+	}
 	if !r.OK() {
 		return nil, r, fmt.Errorf("session: initialize got no result: %s", r.Describe())
 	}

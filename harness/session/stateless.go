@@ -211,6 +211,9 @@ func (s *Stateless) Discover(ctx context.Context) (*mcp.DiscoverResult, Reply, e
 	if r.WrongID() {
 		return nil, r, fmt.Errorf("session: server/discover: %w: %s", ErrWrongID, r.Describe())
 	}
+	if err := unauthorized(spec.MethodServerDiscover, r); err != nil {
+		return nil, r, err
+	}
 	if !r.OK() {
 		return nil, r, fmt.Errorf("session: server/discover got no result: %s", r.Describe())
 	}

@@ -151,9 +151,30 @@ func probeModern(ctx context.Context, o wire.HTTPOptions, step time.Duration, no
 		note("server/discover: HTTP %d with modern error %d: a 2026-07-28 server", f.Status(), f.Msg.Error.Code)
 		return true, false, nil
 	default:
+		if err := unauthorized(o.URL, f, note); err != nil {
+			return false, false, err
+		}
 		note("server/discover: %s: not a modern server", f.Describe())
 	}
 	return false, false, nil
+}
+
+// unauthorized is Detect's error when the probe's answer f is an HTTP
+// 401: the endpoint asks for authorization (an OAuth-protected MCP server
+// without a token), so no probe without one can say which transport it
+// speaks, and none of its answers is a verdict on it.
+func unauthorized(url string, f wire.Frame, note func(string, ...any)) error {
+	ch, ok := f.Challenge()
+	if !ok {
+		return nil
+	}
+	if ch == "" {
+		ch = "no WWW-Authenticate header"
+	} else {
+		ch = "WWW-Authenticate: " + ch
+	}
+	note("HTTP 401 (%s): the endpoint asks for authorization", ch)
+	return fmt.Errorf("target: %s: %w, %s: %s", url, wire.ErrUnauthorized, ch, wire.UnauthorizedAdvice)
 }
 
 func probeStreamable(ctx context.Context, o wire.HTTPOptions, step time.Duration, note func(string, ...any)) (bool, error) {
@@ -175,6 +196,9 @@ func probeStreamable(ctx context.Context, o wire.HTTPOptions, step time.Duration
 	if !ok {
 		note("initialize: no answer within %v", step)
 		return false, nil
+	}
+	if err := unauthorized(o.URL, f, note); err != nil {
+		return false, err
 	}
 	if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() {
 		note("initialize: %s: not streamable HTTP", f.Describe())

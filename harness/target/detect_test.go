@@ -2,6 +2,7 @@ package target
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -127,5 +128,36 @@ func TestHeadersFromEnv(t *testing.T) {
 	}
 	if err := (Target{Command: "x", URL: "http://a"}).Validate(); err == nil {
 		t.Error("a target with both a command and a URL must not validate")
+	}
+}
+
+// protectedEndpoint answers every request as an OAuth-protected MCP
+// server does without a token: 401 with a Bearer challenge.
+func protectedEndpoint(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp", scope="mcp"`)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	io.WriteString(w, `{"error":"unauthorized"}`)
+}
+
+// TestDetectProtectedEndpoint: an endpoint that asks for authorization is
+// no endpoint that "speaks none of the MCP HTTP transports": detection
+// stops at the 401, wraps wire.ErrUnauthorized, quotes the challenge and
+// says how to give mcpcheck a token.
+func TestDetectProtectedEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(protectedEndpoint))
+	defer srv.Close()
+	_, err := Detect(ctxT(t, 30*time.Second), wire.HTTPOptions{URL: srv.URL}, 20*time.Second)
+	if !errors.Is(err, wire.ErrUnauthorized) {
+		t.Fatalf("Detect on a 401 endpoint: err = %v; want one wrapping wire.ErrUnauthorized", err)
+	}
+	for _, want := range []string{"resource_metadata=", "--header-env Authorization:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "none of the MCP HTTP transports") {
+		t.Errorf("a protected endpoint was called one that speaks no MCP transport: %v", err)
 	}
 }

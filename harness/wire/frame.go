@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -143,6 +144,26 @@ func (f Frame) Status() int {
 		return 0
 	}
 	return f.HTTP.Status
+}
+
+// ErrUnauthorized is wrapped by the errors of those that stop on an HTTP
+// 401 (see Frame.Challenge): the target asks for a token mcpcheck was not
+// given, or does not accept the one given.
+var ErrUnauthorized = errors.New("the target asks for authorization (HTTP 401)")
+
+// UnauthorizedAdvice is what to do about ErrUnauthorized.
+const UnauthorizedAdvice = "give mcpcheck a token the server accepts (mcpcheck server --header-env Authorization:VAR, VAR holding \"Bearer <token>\"; a server that trusts an mcpcheck authserver takes the token of 'mcpcheck authserver mint')"
+
+// Challenge returns the WWW-Authenticate challenge of an HTTP 401 answer
+// (an endpoint that asks for authorization: an OAuth-protected MCP server
+// given no token, or one it does not accept) and true; "" and false for
+// any other frame. A 401 says nothing about the request it refused, so no
+// check is judged on one but the authorization checks.
+func (f Frame) Challenge() (string, bool) {
+	if f.HTTP == nil || f.HTTP.Status != http.StatusUnauthorized {
+		return "", false
+	}
+	return strings.Join(f.HTTP.Header.Values("WWW-Authenticate"), ", "), true
 }
 
 // Describe says in words what the frame is, for reports: "an error
