@@ -29,16 +29,28 @@ func featureCheckIDs() []string {
 	return out
 }
 
-// TestFeatureChecksAgainstReference runs the feature checks against the
-// reference server in every version: nothing fails, warns or errors, and
-// MCPCHECK_FEATURES_VERBOSE=1 logs every outcome.
+// TestFeatureChecksAgainstReference judges the feature checks of the
+// shared clean stdio run with Parallel 8 (sharedStdio), every version:
+// nothing fails, warns or errors, and MCPCHECK_FEATURES_VERBOSE=1 logs
+// every outcome.
 func TestFeatureChecksAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
-	res := runReference(t, Config{Direct: true, Only: featureCheckIDs()})
+	features := map[string]bool{}
+	for _, id := range featureCheckIDs() {
+		features[id] = true
+	}
 	verbose := os.Getenv("MCPCHECK_FEATURES_VERBOSE") != ""
-	cs := res.Report.Checks
+	var cs []reports.Check
+	for _, c := range sharedStdio(t).wide.Report.Checks {
+		if features[c.ID] {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		t.Fatal("no feature check ran")
+	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
 	for _, c := range cs {
 		switch c.Outcome {

@@ -112,7 +112,8 @@ func judgeCleanRun(t *testing.T, res Result) {
 // TestSuiteOverHTTPAgainstReference runs the whole suite, every version,
 // against the reference server over streamable HTTP (SSE and plain JSON
 // responses) and over the legacy HTTP+SSE endpoint: no check may fail, warn
-// or error there.
+// or error there. Over streamable HTTP with SSE responses it judges both
+// runs of the shared clean pair (sharedStreamable, Parallel 1 and 8).
 func TestSuiteOverHTTPAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
@@ -130,6 +131,17 @@ func TestSuiteOverHTTPAgainstReference(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			if tc.name == "streamable" {
+				p := sharedStreamable(t)
+				for _, r := range []struct {
+					res  Result
+					took time.Duration
+				}{{p.serial, p.ts}, {p.wide, p.tw}} {
+					t.Logf("%d checks over %s with Parallel %d in %s (%d connections)", len(r.res.Report.Checks), tc.name, r.res.Parallel, r.took.Round(time.Millisecond), r.res.Starts)
+					judgeCleanRun(t, r.res)
+				}
+				return
+			}
 			u := startReferenceHTTP(t, tc.args...)
 			if tc.transport == target.SSE {
 				u = legacySSEURL(u)

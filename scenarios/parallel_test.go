@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,29 +120,25 @@ func runOne(t *testing.T, cfg Config) Result {
 // server suite against the reference server with Parallel 1 and
 // Parallel 8, over stdio and over streamable HTTP (a server of its own
 // per run), and requires the same outcome for every check and the same
-// report order.
+// report order. The runs are the shared clean pairs (sharedStdio,
+// sharedStreamable), which other tests judge too.
 func TestParallelOutcomesAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
-	mcpcheckBinary(t)
 	for _, tc := range []struct {
-		name string
-		mk   func(t *testing.T) target.Target
+		name   string
+		shared func(t *testing.T) *cleanPair
 	}{
-		{"stdio", func(t *testing.T) target.Target { return referenceTarget(t) }},
-		{"streamable", func(t *testing.T) target.Target {
-			tg := target.URL(startReferenceHTTP(t))
-			tg.Transport = target.Streamable
-			return tg
-		}},
+		{"stdio", sharedStdio},
+		{"streamable", sharedStreamable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			serial, wide, ts, tw := runSerialAndWide(t, Config{Versions: spec.Versions}, tc.mk)
+			p := tc.shared(t)
 			t.Logf("%d checks: Parallel 1 %s (%d connections), Parallel %d %s (%d connections)",
-				len(serial.Report.Checks), ts.Round(time.Millisecond), serial.Starts, wideParallel, tw.Round(time.Millisecond), wide.Starts)
-			sameOutcomes(t, tc.name, serial, wide)
+				len(p.serial.Report.Checks), p.ts.Round(time.Millisecond), p.serial.Starts, wideParallel, p.tw.Round(time.Millisecond), p.wide.Starts)
+			sameOutcomes(t, tc.name, p.serial, p.wide)
 		})
 	}
 }
@@ -200,28 +197,43 @@ var parallelFaultRows = []struct {
 	{"logging/request-scoped", "log-without-level", spec.V20260728, "streamable"},
 }
 
-// faultRun is one run of TestParallelFaultRows: a fault switched on in
-// a version over a transport, and the checks its proofs say must fire.
+// faultRun is one run of TestParallelFaultRows: faults switched on in
+// a version over a transport, and the checks their proofs say must fire.
 type faultRun struct {
-	fault     string
+	faults    []string
 	version   spec.Version
 	transport string
 	want      map[string]reports.Outcome // check ID -> the proof's outcome
 }
 
+// aloneFaults are the sample's faults that get a run of their own: with
+// response-ids-wrong every session is untestable, which would hide the
+// other faults' verdicts.
+var aloneFaults = map[string]bool{"response-ids-wrong": true}
+
 // faultRuns returns the runs of the proof rows: the sample of
-// parallelFaultRows, or every fault row of the registry when all is set.
+// parallelFaultRows, whose faults of one version and transport are
+// switched on together in one run (each fault breaks its own
+// requirement, and the whole suite runs either way: one run per version
+// and transport instead of one per row), or every fault row of the
+// registry, one run per fault, when all is set.
 func faultRuns(t *testing.T, all bool) []*faultRun {
 	t.Helper()
 	var runs []*faultRun
 	byKey := map[string]*faultRun{}
-	add := func(d Def, p Proof) {
-		k := p.Fault + "@" + string(p.Version) + "/" + orStdio(p.Transport)
+	add := func(d Def, p Proof, key string) {
+		k := key + "@" + string(p.Version) + "/" + orStdio(p.Transport)
 		r := byKey[k]
 		if r == nil {
-			r = &faultRun{fault: p.Fault, version: p.Version, transport: p.Transport, want: map[string]reports.Outcome{}}
+			r = &faultRun{version: p.Version, transport: p.Transport, want: map[string]reports.Outcome{}}
 			byKey[k] = r
 			runs = append(runs, r)
+		}
+		if !slices.Contains(r.faults, p.Fault) {
+			r.faults = append(r.faults, p.Fault)
+		}
+		if w, ok := r.want[d.ID]; ok && w != p.Want {
+			t.Fatalf("%s: proofs of one run want %s and %s", d.ID, w, p.Want)
 		}
 		r.want[d.ID] = p.Want
 	}
@@ -229,7 +241,7 @@ func faultRuns(t *testing.T, all bool) []*faultRun {
 		for _, d := range Checks() {
 			for _, p := range d.Proofs {
 				if p.Fault != "" {
-					add(d, p)
+					add(d, p, p.Fault)
 				}
 			}
 		}
@@ -243,7 +255,11 @@ func faultRuns(t *testing.T, all bool) []*faultRun {
 		found := false
 		for _, p := range d.Proofs {
 			if p.Fault == row.fault && p.Version == row.version && p.Transport == row.transport {
-				add(d, p)
+				key := "sample"
+				if aloneFaults[p.Fault] {
+					key = p.Fault
+				}
+				add(d, p, key)
 				found = true
 			}
 		}
@@ -257,7 +273,7 @@ func faultRuns(t *testing.T, all bool) []*faultRun {
 // TestParallelFaultRows runs, for a sample of the proof rows
 // (parallelFaultRows; every fault row of the registry with
 // MCPCHECK_PARALLEL_ALL_ROWS=1, some minutes), the whole suite of the
-// row's version against the reference server with the row's fault
+// rows' version against the reference server with the rows' faults
 // switched on, with Parallel 1 and Parallel 8: every check must end the
 // same in both runs, and the proved checks as their proofs say.
 func TestParallelFaultRows(t *testing.T) {
@@ -267,26 +283,27 @@ func TestParallelFaultRows(t *testing.T) {
 	mcpcheckBinary(t)
 	for _, fr := range faultRuns(t, os.Getenv("MCPCHECK_PARALLEL_ALL_ROWS") != "") {
 		fr := fr
-		t.Run(fmt.Sprintf("%s/%s/%s", fr.fault, fr.version, orStdio(fr.transport)), func(t *testing.T) {
+		faults := strings.Join(fr.faults, "+")
+		t.Run(fmt.Sprintf("%s/%s/%s", faults, fr.version, orStdio(fr.transport)), func(t *testing.T) {
 			t.Parallel()
 			mk := func(t *testing.T) target.Target {
 				switch fr.transport {
 				case "streamable":
-					tg := target.URL(httpReference(t, fr.fault))
+					tg := target.URL(httpReference(t, fr.faults...))
 					tg.Transport = target.Streamable
 					return tg
 				case "sse":
-					tg := target.URL(legacySSEURL(httpReference(t, fr.fault)))
+					tg := target.URL(legacySSEURL(httpReference(t, fr.faults...)))
 					tg.Transport = target.SSE
 					return tg
 				}
-				return referenceTarget(t, fr.fault)
+				return referenceTarget(t, fr.faults...)
 			}
 			serial, wide, ts, tw := runSerialAndWide(t, Config{Versions: []spec.Version{fr.version}}, mk)
 			t.Logf("%d checks: Parallel 1 %s, Parallel %d %s", len(serial.Report.Checks), ts.Round(time.Millisecond), wideParallel, tw.Round(time.Millisecond))
-			sameOutcomes(t, "fault "+fr.fault, serial, wide)
+			sameOutcomes(t, "faults "+faults, serial, wide)
 			for id, want := range fr.want {
-				expectOutcome(t, wide, id, fr.version, want, fmt.Sprintf("fault %s over %s with Parallel %d", fr.fault, orStdio(fr.transport), wideParallel))
+				expectOutcome(t, wide, id, fr.version, want, fmt.Sprintf("faults %s over %s with Parallel %d", faults, orStdio(fr.transport), wideParallel))
 			}
 		})
 	}
@@ -303,50 +320,51 @@ var transcriptMarkers = map[string]string{
 	"mcpcheck-bad-version-header": "http/protocol-version-header-invalid",
 }
 
-// TestParallelTranscriptsAreTheChecksOwn runs a version with Parallel 8
-// and every transcript kept (Verbose), over stdio and streamable HTTP:
-// each check's transcript holds what its own connections carried, so a
-// string only one check sends is in that check's transcript and in no
-// other.
+// TestParallelTranscriptsAreTheChecksOwn takes the runs with Parallel 8
+// and every transcript kept (Verbose) of the shared clean pairs, over
+// stdio and streamable HTTP: each check's transcript holds what its own
+// connections carried, so a string only one check sends is in that
+// check's transcript and in no other of its version, whatever ran at the
+// same time.
 func TestParallelTranscriptsAreTheChecksOwn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
-	mcpcheckBinary(t)
 	for _, tc := range []struct {
-		name string
-		mk   func(t *testing.T) target.Target
+		name   string
+		shared func(t *testing.T) *cleanPair
 	}{
-		{"stdio", func(t *testing.T) target.Target { return referenceTarget(t) }},
-		{"streamable", func(t *testing.T) target.Target {
-			tg := target.URL(startReferenceHTTP(t))
-			tg.Transport = target.Streamable
-			return tg
-		}},
+		{"stdio", sharedStdio},
+		{"streamable", sharedStreamable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runOne(t, Config{Target: tc.mk(t), Versions: []spec.Version{spec.V20251125}, Parallel: wideParallel, Verbose: true})
-			seen := map[string][]string{} // marker -> checks whose transcript has it
-			for _, c := range res.Report.Checks {
-				for m := range transcriptMarkers {
-					for _, e := range c.Transcript {
-						if strings.Contains(e.Raw, m) {
-							seen[m] = append(seen[m], c.ID)
-							break
+			res := tc.shared(t).wide
+			if res.Parallel != wideParallel {
+				t.Fatalf("the shared run had Parallel %d, want %d", res.Parallel, wideParallel)
+			}
+			for _, v := range spec.Versions {
+				seen := map[string][]string{} // marker -> checks of v whose transcript has it
+				for _, c := range res.Report.Checks {
+					if c.Version != v {
+						continue
+					}
+					for m := range transcriptMarkers {
+						for _, e := range c.Transcript {
+							if strings.Contains(e.Raw, m) {
+								seen[m] = append(seen[m], c.ID)
+								break
+							}
 						}
 					}
 				}
-			}
-			for m, id := range transcriptMarkers {
-				if _, ok := outcomeOf(res, id, spec.V20251125); !ok {
-					continue
-				}
-				if c, _ := outcomeOf(res, id, spec.V20251125); c.Outcome != reports.Pass {
-					continue // n/a over this transport: it sent nothing
-				}
-				if d := cmp.Diff([]string{id}, seen[m]); d != "" {
-					t.Errorf("%q, sent by %s only, is in the transcripts of %v", m, id, seen[m])
+				for m, id := range transcriptMarkers {
+					if c, ok := outcomeOf(res, id, v); !ok || c.Outcome != reports.Pass {
+						continue // n/a over this transport or in this version: it sent nothing
+					}
+					if d := cmp.Diff([]string{id}, seen[m]); d != "" {
+						t.Errorf("%s: %q, sent by %s only, is in the transcripts of %v", v, m, id, seen[m])
+					}
 				}
 			}
 		})

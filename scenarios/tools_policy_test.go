@@ -65,8 +65,9 @@ func TestParseToolArgs(t *testing.T) {
 	}
 }
 
-// TestReferenceCleanUnderEveryPolicy runs the suite against the reference
-// server with --call-tools all in every version, and the tools checks with
+// TestReferenceCleanUnderEveryPolicy judges the suite against the
+// reference server with --call-tools all in every version (the shared
+// stdio run), and the tools checks with
 // a list of names and with --tool-args: nothing fails, warns or errors,
 // and the report states the policy. A policy naming a tool the server
 // does not list makes the run an error that says so.
@@ -90,7 +91,9 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 		}
 	}
 	t.Run("all", func(t *testing.T) {
-		res := runReference(t, Config{Direct: true, ToolPolicy: ToolPolicy{Calls: CallAll}})
+		// The shared stdio run with Parallel 8 (sharedStdio) is this
+		// run: --call-tools all (ownTools), every version.
+		res := sharedStdio(t).wide
 		clean(t, res)
 		if p := res.Report.ToolPolicy; p == nil || p.Calls != "all" {
 			t.Errorf("the report states the policy as %+v, want all", p)

@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// cleanPair is a pair of clean runs of the whole suite, every version,
+// against the reference server over one transport: Parallel 1 (serial)
+// and Parallel 8 with every transcript kept (wide), each against a
+// server of its own, at the same time. Several tests judge the same
+// clean runs (nothing fails, warns or errors; the same outcomes with
+// Parallel 1 and 8; the report states the tool policy; every transcript
+// is its check's own), so each pair is paid for once per test process,
+// by the first test that needs it.
+type cleanPair struct {
+	once         sync.Once
+	serial, wide Result
+	ts, tw       time.Duration
+	problems     []string // run errors and harness problems of either run
+}
+
+var cleanStdio, cleanStreamable cleanPair
+
+// cleanRunLimit bounds each run of a pair: both run at the same time,
+// every version, the serial one one check after the other.
+const cleanRunLimit = 4 * time.Minute
+
+// sharedStdio is the stdio pair. Its serial run goes under Ginkgo when it
+// is the process's first non-direct run with Parallel 1 (RunSpecs runs
+// once per process), so that the Ginkgo engine stays covered.
+func sharedStdio(t *testing.T) *cleanPair {
+	t.Helper()
+	mcpcheckBinary(t) // build once, or skip (before the Once: a skip inside it would leave the pair empty)
+	cleanStdio.once.Do(func() {
+		cleanStdio.run(Config{Target: referenceTarget(t), TestingT: t},
+			Config{Target: referenceTarget(t), Direct: true})
+	})
+	return cleanStdio.judged(t, "stdio")
+}
+
+// sharedStreamable is the streamable HTTP pair.
+func sharedStreamable(t *testing.T) *cleanPair {
+	t.Helper()
+	mcpcheckBinary(t)
+	cleanStreamable.once.Do(func() {
+		mk := func() target.Target {
+			tg := target.URL(startReferenceHTTP(t))
+			tg.Transport = target.Streamable
+			tg.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
+			return tg
+		}
+		cleanStreamable.run(Config{Target: mk(), Direct: true}, Config{Target: mk(), Direct: true})
+	})
+	return cleanStreamable.judged(t, "streamable")
+}
+
+// run runs serial with Parallel 1 (in the calling goroutine: Ginkgo's
+// RunSpecs wants the test's) and wide with Parallel 8 and Verbose, at the
+// same time.
+func (p *cleanPair) run(serial, wide Config) {
+	serial.Parallel, serial.Versions = 1, spec.Versions
+	wide.Parallel, wide.Versions, wide.Verbose = wideParallel, spec.Versions, true
+	var wg sync.WaitGroup
+	var wideProblems []string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		p.wide, wideProblems = runCollect(wide)
+		p.tw = time.Since(start)
+	}()
+	start := time.Now()
+	var serialProblems []string
+	p.serial, serialProblems = runCollect(serial)
+	p.ts = time.Since(start)
+	wg.Wait()
+	p.problems = append(serialProblems, wideProblems...)
+}
+
+// runCollect runs cfg (5 s session steps, every tool callable) and
+// returns the run error and harness problems as messages.
+func runCollect(cfg Config) (Result, []string) {
+	cfg.Session.Timeout = 5 * time.Second
+	cfg.ToolPolicy = ownTools(cfg.ToolPolicy)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanRunLimit)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	var out []string
+	if err != nil {
+		out = append(out, fmt.Sprintf("run with Parallel %d: %v", cfg.Parallel, err))
+	}
+	for _, pr := range res.Problems {
+		out = append(out, fmt.Sprintf("harness problem with Parallel %d: %v", cfg.Parallel, pr))
+	}
+	return res, out
+}
+
+// judged fails t for every problem of the pair's runs (each test that
+// uses the pair reports them) and when either ran no check.
+func (p *cleanPair) judged(t *testing.T, what string) *cleanPair {
+	t.Helper()
+	for _, pr := range p.problems {
+		t.Errorf("shared clean run over %s: %s", what, pr)
+	}
+	if len(p.serial.Report.Checks) == 0 || len(p.wide.Report.Checks) == 0 {
+		t.Fatalf("shared clean run over %s: %d checks with Parallel 1, %d with Parallel %d", what, len(p.serial.Report.Checks), len(p.wide.Report.Checks), wideParallel)
+	}
+	return p
+}
