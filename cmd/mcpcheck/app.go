@@ -51,6 +51,10 @@ Usage:
   mcpcheck replay FINDING --stdio "CMD" | --url URL
                                                reproduce a fuzz finding
   mcpcheck reference server|client ...         the reference MCP server and client
+  mcpcheck authserver [--listen ADDR] ...      a test OAuth 2.1 authorization server
+  mcpcheck authserver mint --issuer URL --resource URL
+                                               a token of it, for --header-env
+  mcpcheck authserver-check --url ISSUER       check an OAuth authorization server
   mcpcheck report ...                          convert, compare and merge results
   mcpcheck baseline write RUN.json --reason R  expected failures of a run, for --baseline
   mcpcheck spec list [--version V] [--level L] [--role R] [--area A] [--testability T] [--json]
