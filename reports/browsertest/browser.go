@@ -13,6 +13,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,18 +95,36 @@ var flags = []string{
 	"--no-default-browser-check", "--disable-dev-shm-usage",
 }
 
-// run starts the browser on page with extra flags and returns its stdout.
+// crashRetries is how many times a browser that died of a signal on its
+// own (a segmentation fault of a loaded machine's headless Chromium) is
+// started again on the same page: the page is not at fault, and a test
+// that reads it would otherwise fail at random.
+const crashRetries = 2
+
+// run starts the browser on page with extra flags and returns its stdout;
+// a browser that crashed is started again (crashRetries).
 func (b *Browser) run(ctx context.Context, page string, extra ...string) ([]byte, error) {
+	for attempt := 0; ; attempt++ {
+		out, crashed, err := b.runOnce(ctx, page, extra...)
+		if !crashed || attempt == crashRetries || ctx.Err() != nil {
+			return out, err
+		}
+	}
+}
+
+// runOnce starts the browser once; crashed says it died of a signal it
+// was not sent by the time bound.
+func (b *Browser) runOnce(ctx context.Context, page string, extra ...string) (out []byte, crashed bool, err error) {
 	abs, err := filepath.Abs(page)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("the page to render: %v", err)
+		return nil, false, fmt.Errorf("the page to render: %v", err)
 	}
 	profile, err := os.MkdirTemp("", "mcpcheck-chromium-")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer os.RemoveAll(profile)
 	timeout := b.Timeout
@@ -123,12 +142,14 @@ func (b *Browser) run(ctx context.Context, page string, extra ...string) ([]byte
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%s did not finish rendering %s within %s; stderr: %s", b.Path, page, timeout, tail(stderr.String()))
+		return nil, false, fmt.Errorf("%s did not finish rendering %s within %s; stderr: %s", b.Path, page, timeout, tail(stderr.String()))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s failed on %s: %v; stderr: %s", b.Path, page, err, tail(stderr.String()))
+		var exit *exec.ExitError
+		crashed := errors.As(err, &exit) && exit.ProcessState != nil && !exit.Exited()
+		return nil, crashed, fmt.Errorf("%s failed on %s: %v; stderr: %s", b.Path, page, err, tail(stderr.String()))
 	}
-	return stdout.Bytes(), nil
+	return stdout.Bytes(), false, nil
 }
 
 func tail(s string) string {
