@@ -230,17 +230,22 @@ func TestActionScriptAgainstTheReferenceServer(t *testing.T) {
 			t.Errorf("output %s = %q is not a report in report-dir %q: %v", o, p, clean.outputs["report-dir"], err)
 		}
 	}
-	if !strings.Contains(clean.summary, "## ✅ mcpcheck: PASS") || !strings.Contains(clean.summary, "passed — no unexpected failures") {
+	if !strings.Contains(clean.summary, "## ✅ mcpcheck: PASS") || !strings.Contains(clean.summary, "pass — no unexpected failures") {
 		t.Errorf("the job summary is not the passing Markdown report:\n%s", clean.summary)
 	}
 
 	faulty := "mcpcheck reference server --stdio --fault ping-nonempty-result"
-	broken := runAction(t, with("stdio", faulty, "binary", bin))
+	broken := runAction(t, with("stdio", faulty, "binary", bin), "GITHUB_WORKFLOW_REF=acme/server/.github/workflows/mcp.yml@refs/heads/main")
 	if broken.code != 1 || broken.outputs["exit-code"] != "1" || !strings.Contains(broken.log, "::error title=mcpcheck::unexpected failures") {
 		t.Fatalf("against a faulty reference server: exit %d, exit-code output %q; want 1 and an error annotation\n%s", broken.code, broken.outputs["exit-code"], broken.log)
 	}
 	if !strings.Contains(broken.summary, "FAIL") || !strings.Contains(broken.summary, "ping.response.prompt-empty-result") {
 		t.Errorf("the job summary does not show the broken requirement:\n%s", broken.summary)
+	}
+	// Every SARIF result is located in the workflow file, so that GitHub
+	// code scanning shows it (issue 27).
+	if sarif, err := os.ReadFile(broken.outputs["sarif"]); err != nil || !strings.Contains(string(sarif), `"uri": ".github/workflows/mcp.yml"`) {
+		t.Errorf("the SARIF report's results are not located in the workflow file (%v)", err)
 	}
 
 	baseline := filepath.Join(t.TempDir(), "expected-failures.json")

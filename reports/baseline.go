@@ -593,6 +593,12 @@ type Judgement struct {
 	// (see OK): the run's own Unjudged, harness problems, or an
 	// interruption; "" when the run judged what it set out to.
 	Unjudged string `json:"unjudged,omitempty"`
+	// Interrupted is the run's Interrupted: why a signal or the deadline
+	// ended it ("" when it ran to its end).
+	Interrupted string `json:"interrupted,omitempty"`
+	// Untestable counts the untestable checks: a run with some that
+	// fails nothing is incomplete, not a pass (see Word).
+	Untestable int `json:"untestable,omitempty"`
 }
 
 // OK reports whether the run may be called a pass: nothing fails it
@@ -666,11 +672,13 @@ func Verdict(run *Run) Judgement {
 			j.Unexpected = append(j.Unexpected, RequirementKey{CheckKey: c.Key(), Requirement: r})
 		}
 		switch c.Outcome {
+		case Untestable:
+			j.Untestable++
 		case Fail:
 			j.Failures = append(j.Failures, c.Key())
 		case Warn:
 			j.Warnings = append(j.Warnings, c.Key())
-		case Pass, NA, Untestable:
+		case Pass, NA:
 		default:
 			j.Errors = append(j.Errors, c.Key())
 		}
@@ -686,6 +694,7 @@ func Verdict(run *Run) Judgement {
 			}
 		}
 	}
+	j.Interrupted = run.Interrupted
 	switch {
 	case run.Unjudged != "":
 		j.Unjudged = run.Unjudged

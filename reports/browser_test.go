@@ -124,8 +124,10 @@ func assertNotPwned(t *testing.T, name, dom string) {
 
 // TestHTMLReportInChromium renders the sample run's HTML report in headless
 // Chromium and checks the page as a reader sees it after its script ran:
-// the verdict, one failing row per failed check, the filter count, a
-// screenshot and a printed PDF (kept as artifacts).
+// the verdict, the problems first (the first failure on the first
+// 1280×800 screen), one badge per check and outcome in the table of all
+// checks, the filter count, a screenshot and a printed PDF (kept as
+// artifacts).
 func TestHTMLReportInChromium(t *testing.T) {
 	b := browsertest.Chromium(t)
 	ctx := browserContext(t)
@@ -140,33 +142,49 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(art, "report.dom.html"), []byte(dom), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	j := Verdict(run)
-	wantVerdict := fmt.Sprintf("CI verdict: <strong>failed</strong>. %d unexpected failures", len(j.Failures))
-	if !strings.Contains(dom, wantVerdict) {
-		t.Errorf("the rendered page does not show the verdict %q", wantVerdict)
+	prepared, err := Prepare(run, testOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "CI verdict: <strong>fail</strong>."; !strings.Contains(dom, want) {
+		t.Errorf("the rendered page does not show the verdict %q", want)
 	}
 	want := map[Outcome]int{}
-	for _, c := range run.Checks {
-		o := c.Outcome
-		if !o.Valid() {
-			o = Error
-		}
-		want[o]++
+	ids := map[string]bool{}
+	for _, c := range prepared.Checks {
+		want[c.Outcome]++
+		ids[c.ID] = true
 	}
 	for _, o := range Outcomes {
-		row := `^<details class="check o-` + o.String() + `" id="check-`
-		if o == NA {
-			row = `^<tr class="check o-na" id="check-` // n/a checks are rows of one compact table
-		}
-		if got := browsertest.Count(dom, row); got != want[o] {
-			t.Errorf("the rendered page has %d %s rows, want %d", got, o, want[o])
+		if got := browsertest.Count(dom, `^<(a|span) class="cb o-`+o.String()+`"`); got != want[o] {
+			t.Errorf("the table of checks has %d %s verdicts, want %d", got, o, want[o])
 		}
 	}
-	if got, want := browsertest.ElementText(dom, "not-tested"), NotTested(run); want == "" || !strings.Contains(got, want) {
-		t.Errorf("the page says %q about what was not tested, want it to name %q", got, want)
+	issues, _ := htmlIssues(prepared, Issues(prepared))
+	if got := browsertest.Count(dom, `^<details class="issue o-`); got != len(issues) || got == 0 {
+		t.Errorf("the rendered page has %d problem entries, want %d", got, len(issues))
+	}
+	if got, want := browsertest.ElementText(dom, "not-tested"), fmt.Sprintf("%d untestable", want[Untestable]); got != want {
+		t.Errorf("the page says %q about what was not tested, want %q", got, want)
+	}
+	section := ""
+	if i := strings.Index(dom, `id="untestable"`); i >= 0 {
+		section = dom[i:]
+	}
+	for _, c := range prepared.Checks {
+		if c.Outcome == Untestable && !strings.Contains(section, c.ID) {
+			t.Errorf("the section of untestable checks does not name %s", c.ID)
+		}
+	}
+	box, err := b.Position(ctx, page, 1280, 800, "details.issue.o-fail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !box.Found || !box.Visible || box.Top >= 800 {
+		t.Errorf("the first failure is not on the first 1280×800 screen: %+v", box)
 	}
 	for _, width := range []int{1280, 794} {
-		l, err := b.Layout(ctx, page, width, ".card, header, details.check, table.na")
+		l, err := b.Layout(ctx, page, width, ".card, header, details.issue, table.checks")
 		if err != nil {
 			t.Fatalf("measure the layout at %dpx: %v", width, err)
 		}
@@ -174,11 +192,14 @@ func TestHTMLReportInChromium(t *testing.T) {
 			t.Errorf("at %dpx wide: %s", width, o)
 		}
 	}
-	if got, wantCount := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(run.Checks), len(run.Checks)); got != wantCount {
+	if got, wantCount := browsertest.ElementText(dom, "f-count"), fmt.Sprintf("%d of %d checks", len(ids), len(ids)); got != wantCount {
 		t.Errorf("the filter count reads %q, want %q: did the report's script run?", got, wantCount)
 	}
 	assertNotPwned(t, "sample report", dom)
 
+	if err := b.Screenshot(ctx, page, filepath.Join(art, "report-first-screen.png"), 1280, 800); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
 	shot := filepath.Join(art, "report.png")
 	if err := b.Screenshot(ctx, page, shot, 1280, 2400); err != nil {
 		t.Fatalf("screenshot: %v", err)

@@ -34,9 +34,9 @@ func TestFuzzFindingsDecideEveryVerdict(t *testing.T) {
 		if err := WriteMarkdown(&md, run, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		wantHTML, wantMD := "CI verdict: <strong>passed</strong>", "**Verdict for CI:** passed"
+		wantHTML, wantMD := "CI verdict: <strong>pass</strong>", "**Verdict for CI:** pass"
 		if tc.failed {
-			wantHTML, wantMD = "CI verdict: <strong>failed</strong>", "**Verdict for CI:** failed"
+			wantHTML, wantMD = "CI verdict: <strong>fail</strong>", "**Verdict for CI:** fail"
 		}
 		if !strings.Contains(html.String(), wantHTML) {
 			t.Errorf("%s: the HTML report lacks %q", tc.name, wantHTML)

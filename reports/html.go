@@ -41,29 +41,39 @@ type htmlView struct {
 	Silence     string
 	Startup     string
 	ToolPolicy  string
+	// Tested says who was tested: the implementation the target named,
+	// the versions it negotiated, the capabilities it declared.
+	Tested     string
+	Negotiated string
+	Caps       []string
 	// Tools lists what became of each of the server's tools.
-	Tools    *htmlTools
-	Headline string
+	Tools *htmlTools
+	// Verdict is the run's verdict (RunVerdict) and VerdictClass its CSS
+	// class; Sentence says what it rests on.
+	Verdict      string
+	VerdictClass string
+	Sentence     string
+	// Strip is each version's headline.
+	Strip []htmlOption
 	// NotTested says in words what the run could not test (NotTested).
 	NotTested   string
-	Verdict     string
-	VerdictOK   bool
 	Interrupted string
-	Rates       []htmlVersion
-	Grid        htmlGrid
-	Areas       []string
-	Levels      []string
-	Outcomes    []htmlOption
-	VersionOpts []string
+	// Issues are the problems, first; ProblemsHead counts them.
+	Issues       []htmlIssue
+	ProblemsHead string
+	Untestable   []htmlUntestable
+	UntestableN  int
+	Rates        []htmlVersion
+	Areas        []string
+	Levels       []string
+	Outcomes     []htmlOption
+	VersionOpts  []string
 	// HasChecks: the run judged checks (a fuzz campaign alone has none,
 	// and then the per-version, coverage and check sections are left out).
 	HasChecks bool
-	Checks    []htmlCheck
-	// NAChecks are the n/a checks, listed apart in one compact table:
-	// they do not apply, and they are most of a clean run.
-	NAChecks []htmlCheck
-	// Cited are the requirements that passing checks cite by ID only,
-	// each printed once.
+	// Rows are every check, one row each, its verdict per version.
+	Rows []htmlCheckRow
+	// Cited are the requirements the checks cite, each printed once.
 	Cited    []htmlReq
 	Baseline *htmlBaseline
 	Fuzz     *htmlFuzz
@@ -105,34 +115,6 @@ type htmlCell struct {
 	Title string
 }
 
-type htmlCheck struct {
-	Anchor    string
-	ID        string
-	Title     string
-	Level     string
-	Area      string
-	Version   string
-	Transport string
-	Outcome   string
-	Label     string
-	Open      bool
-	// Inline prints the requirements' text in the check (a broken or
-	// untestable check, read on its own); other checks link to Cited.
-	Inline         bool
-	Expected       string
-	Actual         string
-	Reason         string
-	Retried        string
-	Duration       string
-	Baselined      bool
-	BaselineReason string
-	// Unexpected are the requirements the check broke that the baseline
-	// entries matching it do not name.
-	Unexpected   string
-	Requirements []htmlReq
-	Events       []htmlEvent
-}
-
 type htmlReq struct {
 	ID string
 	// Anchor is the element id of the requirement in the Cited list
@@ -142,6 +124,8 @@ type htmlReq struct {
 	Summary string
 	Source  string
 	Known   bool
+	// Ref: printed in full earlier in the report; shown by ID only.
+	Ref bool
 }
 
 type htmlEvent struct {
@@ -156,6 +140,9 @@ type htmlEvent struct {
 	Note      string
 	Body      string
 	NotUTF8   bool
+	// Skipped counts the transcript events left out before this one in
+	// an excerpt.
+	Skipped int
 }
 
 type htmlHeader struct{ Name, Value string }
@@ -224,7 +211,7 @@ func WriteHTML(w io.Writer, run *Run, opts Options) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := htmlTemplate().Execute(bw, buildHTMLView(run)); err != nil {
+	if err := htmlTemplate().Execute(bw, buildHTMLView(run, opts)); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -233,62 +220,77 @@ func WriteHTML(w io.Writer, run *Run, opts Options) error {
 	return nil
 }
 
-func buildHTMLView(run *Run) htmlView {
+func buildHTMLView(run *Run, opts Options) htmlView {
 	sum := Summarize(run)
-	j := Verdict(run)
+	j, word := verdictOf(run, opts)
 	v := htmlView{
-		Tool:        printable(toolName(run)),
-		ToolVersion: printable(run.Tool.Version),
-		Role:        printable(orElse(run.Target.Role, "target")),
-		Kind:        printable(run.Target.Kind),
-		Where:       printable(orElse(run.Target.Command, run.Target.URL)),
-		Started:     startedAt(run),
-		Duration:    humanDuration(run.Duration),
-		Transport:   printable(run.Transport),
-		LabelFilter: printable(run.LabelFilter),
-		Silence:     printable(run.Silence.String()),
-		Startup:     printable(run.Startup.String()),
-		ToolPolicy:  printable(run.ToolPolicy.String()),
-		Tools:       newHTMLTools(run.ToolPolicy),
-		Headline:    sum.Headline,
-		NotTested:   printable(NotTested(run)),
-		SideEffects: htmlSideEffectsOf(run),
-		VerdictOK:   j.OK(false),
+		Tool:         printable(toolName(run)),
+		ToolVersion:  printable(run.Tool.Version),
+		Role:         printable(orElse(run.Target.Role, "target")),
+		Kind:         printable(run.Target.Kind),
+		Where:        printable(orElse(run.Target.Command, run.Target.URL)),
+		Started:      startedAt(run),
+		Duration:     humanDuration(run.Duration),
+		Transport:    printable(run.Transport),
+		LabelFilter:  printable(run.LabelFilter),
+		Silence:      printable(run.Silence.String()),
+		Startup:      printable(run.Startup.String()),
+		ToolPolicy:   printable(run.ToolPolicy.String()),
+		Tools:        newHTMLTools(run.ToolPolicy),
+		Verdict:      string(word),
+		VerdictClass: word.Class(),
+		Sentence:     printable(tidy(j.Reason(opts.Strict))),
+		NotTested:    printable(NotTested(run)),
+		SideEffects:  htmlSideEffectsOf(run),
+	}
+	impl, nego, caps := peerLines(run)
+	v.Tested, v.Negotiated = printable(impl), printable(nego)
+	for _, c := range caps {
+		v.Caps = append(v.Caps, printable(c))
 	}
 	var vs []string
 	for _, ver := range run.Versions {
 		vs = append(vs, printable(string(ver)))
 	}
 	v.Versions = strings.Join(vs, ", ")
-	v.Title = fmt.Sprintf("%s report: %s", v.Tool, upper(sum.Headline))
+	v.Title = fmt.Sprintf("%s report: %s", v.Tool, word.Label())
 	if u := sum.Total.Untestable; u > 0 {
 		v.Title += fmt.Sprintf(" (%s untestable)", plural(u, "check", "checks"))
 	}
 	if run.Interrupted != "" {
 		v.Interrupted = printable(run.Interrupted)
 	}
-	if v.VerdictOK {
-		v.Verdict = "No unexpected failures."
-	} else if !j.Failed(false) {
-		v.Verdict = "Nothing complete was judged: " + printable(j.Unjudged) + "."
-	} else if len(run.Checks) == 0 && run.Fuzz != nil {
-		// A campaign alone: its findings are the whole verdict.
-		v.Verdict = fmt.Sprintf("%s the campaign (a crash, a hang or a MUST-level violation).", plural(len(j.Findings), "fuzz finding fails", "fuzz findings fail"))
-	} else {
-		v.Verdict = fmt.Sprintf("%d unexpected failures, %d harness errors, %d stale baseline entries.", len(j.Failures), len(j.Errors), len(j.Stale))
-		if n := len(j.Unexpected); n > 0 {
-			v.Verdict += fmt.Sprintf(" %s in checks the baseline lists: %s.", plural(n, "new broken requirement", "new broken requirements"), printable(joinKeys(j.Unexpected, 3)))
-		}
-		if len(j.Findings) > 0 {
-			v.Verdict += fmt.Sprintf(" %d fuzz findings fail the campaign (a crash, a hang or a MUST-level violation).", len(j.Findings))
-		}
-	}
-	if j.Failed(false) && j.Unjudged != "" {
-		v.Verdict += " Not all was judged: " + printable(j.Unjudged) + "."
-	}
 	for _, o := range Outcomes {
 		v.Outcomes = append(v.Outcomes, htmlOption{o.String(), o.Label()})
 	}
+	for _, s := range sum.Versions {
+		v.Strip = append(v.Strip, htmlOption{Value: s.Headline, Label: printable(orElse(string(s.Version), "(no version)"))})
+	}
+	issues := Issues(run)
+	var anchors map[int]string
+	v.Issues, anchors = htmlIssues(run, issues)
+	if fail, warn, errs, bl := issueCounts(issues); len(issues) > 0 {
+		var parts []string
+		if fail > 0 {
+			parts = append(parts, plural(fail, "failing check", "failing checks"))
+		}
+		if warn > 0 {
+			parts = append(parts, plural(warn, "check warning", "checks warning"))
+		}
+		if errs > 0 {
+			parts = append(parts, plural(errs, "check in harness error", "checks in harness error"))
+		}
+		if bl > 0 {
+			parts = append(parts, fmt.Sprintf("%d baselined", bl))
+		}
+		n := 0
+		for _, is := range issues {
+			n += len(is.Where)
+		}
+		v.ProblemsHead = fmt.Sprintf("%s (%s across versions and transports)", strings.Join(parts, ", "), plural(n, "verdict", "verdicts"))
+	}
+	v.Untestable = htmlUntestables(run)
+	v.UntestableN = sum.Total.Untestable
 	areaSet, levelSet := map[string]bool{}, map[string]bool{}
 	var allCells []Cell
 	for _, s := range sum.Versions {
@@ -323,23 +325,21 @@ func buildHTMLView(run *Run) htmlView {
 		v.Levels = append(v.Levels, printable(string(l)))
 	}
 	v.HasChecks = len(run.Checks) > 0
+	v.Rows = htmlCheckRows(run, v.VersionOpts, anchors)
 	cited := map[string]bool{}
-	for i, c := range run.Checks {
-		h := htmlCheckOf(run, i, c)
-		if c.Outcome == NA {
-			v.NAChecks = append(v.NAChecks, h)
-			continue
+	for _, h := range v.Issues {
+		for _, r := range h.Reqs {
+			cited[r.ID] = true // printed in the problem
 		}
-		v.Checks = append(v.Checks, h)
-		if h.Inline {
-			continue
-		}
-		for _, r := range h.Requirements {
-			if !cited[r.ID] {
-				cited[r.ID] = true
-				r.Anchor = "req-" + r.ID
-				v.Cited = append(v.Cited, r)
+	}
+	for _, c := range run.Checks {
+		for _, id := range c.Requirements {
+			if cited[printable(id)] {
+				continue
 			}
+			cited[printable(id)] = true
+			r, ok := run.Requirements[id]
+			v.Cited = append(v.Cited, htmlReq{ID: printable(id), Anchor: "req-" + printable(id), Level: printable(string(r.Level)), Summary: printable(r.Summary), Source: printable(r.Source()), Known: ok})
 		}
 	}
 	sort.Slice(v.Cited, func(i, k int) bool { return v.Cited[i].ID < v.Cited[k].ID })
@@ -443,44 +443,12 @@ func grid(cells []Cell) htmlGrid {
 	return g
 }
 
-func htmlCheckOf(run *Run, i int, c Check) htmlCheck {
-	h := htmlCheck{
-		Anchor:         fmt.Sprintf("check-%d", i+1),
-		ID:             printable(c.ID),
-		Title:          printable(c.Title),
-		Level:          printable(string(c.Level)),
-		Area:           printable(c.Area),
-		Version:        printable(string(c.Version)),
-		Transport:      printable(c.Transport),
-		Outcome:        c.Outcome.String(),
-		Label:          c.Outcome.Label(),
-		Open:           c.Outcome == Fail || c.Outcome == Error,
-		Inline:         c.Outcome != Pass && c.Outcome != NA,
-		Expected:       printable(c.Expected),
-		Actual:         printable(c.Actual),
-		Reason:         printable(c.Reason),
-		Retried:        printable(c.Retried),
-		Duration:       humanDuration(c.Duration),
-		Baselined:      c.Baselined && c.Broken(),
-		BaselineReason: printable(c.BaselineReason),
-		Unexpected:     printable(strings.Join(c.Unexpected, ", ")),
-		Events:         htmlEvents(c.Transcript),
-	}
-	for _, id := range c.Requirements {
-		r, ok := run.Requirements[id]
-		h.Requirements = append(h.Requirements, htmlReq{
-			ID: printable(id), Level: printable(string(r.Level)), Summary: printable(r.Summary), Source: printable(r.Source()), Known: ok,
-		})
-	}
-	return h
-}
-
 func htmlEvents(evs []WireEvent) []htmlEvent {
 	var out []htmlEvent
 	for _, e := range evs {
 		he := htmlEvent{
 			Offset: "+" + humanDuration(e.Offset), Conn: e.Conn, Direction: printable(string(e.Direction)), Arrow: arrow(e.Direction),
-			Note: printable(e.Note), Body: display(e), NotUTF8: e.Base64,
+			Note: printable(e.Note), Body: truncate(display(e), htmlBodyRunes), NotUTF8: e.Base64,
 		}
 		if e.HTTP != nil {
 			he.Method, he.URL, he.Status = printable(e.HTTP.Method), printable(e.HTTP.URL), e.HTTP.Status

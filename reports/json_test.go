@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -145,5 +146,59 @@ func TestSchemaIDMatches(t *testing.T) {
 	}
 	if !bytes.Contains(SchemaJSON, []byte(`"const": "`+Schema+`"`)) {
 		t.Errorf("schema/report-v1.json does not pin schema to %q", Schema)
+	}
+}
+
+// TestJSONStoresRepeatedTextOnce (issue 27): the checks a client's case
+// is judged by share its transcript, and many share a long untestable
+// reason; the JSON report stores each once, validates against the
+// schema, and reads back to the same run.
+func TestJSONStoresRepeatedTextOnce(t *testing.T) {
+	var events []WireEvent
+	for i := range 40 {
+		events = append(events, WireEvent{Offset: time.Duration(i) * time.Millisecond, Direction: Received, Conn: 1,
+			Raw: `{"jsonrpc":"2.0","id":` + strings.Repeat("7", 1+i%3) + `,"result":{"tools":[{"name":"echo","description":"` + strings.Repeat("x", 400) + `"}]}}`})
+	}
+	reason := "in scenario mcpcheck-no-answer the client did not call never_answers: it refused the scenario (Unknown scenario: \"mcpcheck-no-answer\"), so it was run as tools_call, whose flow does not"
+	run := &Run{Target: Target{Kind: TargetStdio, Role: "client"}, Versions: []spec.Version{"2025-11-25"}}
+	for i := range 30 {
+		run.Checks = append(run.Checks, Check{ID: "client/x/" + string(rune('a'+i%26)) + strings.Repeat("y", i/26), Version: "2025-11-25", Outcome: Untestable,
+			Reason: reason, Transcript: events})
+	}
+	run.Checks = append(run.Checks, Check{ID: "client/x/own", Version: "2025-11-25", Outcome: Fail, Actual: "it broke", Reason: "a reason of its own, long enough to be shared if it were repeated by any other check in the run, which it is not",
+		Transcript: events[:2]})
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, run, testOptions(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), strings.Repeat("x", 400)); n != 40+2 {
+		t.Errorf("the shared transcript's frames are in the report %d times, want 42 (once each, and the 2 of the check that has its own)", n)
+	}
+	if n := strings.Count(buf.String(), "Unknown scenario"); n != 1 {
+		t.Errorf("the shared reason is in the report %d times, want once", n)
+	}
+	var whole bytes.Buffer
+	json.NewEncoder(&whole).Encode(run)
+	if buf.Len()*10 > whole.Len() {
+		t.Errorf("the report is %d bytes, the run with every copy %d: want less than a tenth", buf.Len(), whole.Len())
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileReportSchema(t).Validate(inst); err != nil {
+		t.Errorf("the report does not validate against schema/report-v1.json: %v", err)
+	}
+	got, err := ReadJSON(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Prepare(run, testOptions(t))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadJSON(WriteJSON(run)) differs from the prepared run (-want +got):\n%s", diff)
+	}
+	bad := strings.Replace(buf.String(), `"transcriptRef": 0`, `"transcriptRef": 9`, 1)
+	if _, err := ReadJSON(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "refers to transcript 9") {
+		t.Errorf("ReadJSON of a dangling reference: err = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -94,7 +95,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 //
 //   - pass: a plain testcase.
 //   - fail: <failure type="LEVEL" message="..."> with the requirements,
-//     expected versus actual and the transcript in its text.
+//     expected versus actual and the evidence (see Evidence) in its text.
 //   - error: <error type="harness" message="reason">.
 //   - warn: passes (JUnit has no warning), with the details in
 //     <system-out> starting "WARN" and the property outcome=warn. This keeps
@@ -104,11 +105,19 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 //   - a baselined fail or error: <skipped message="baselined (expected
 //     failure): reason"> with properties outcome=fail and baselined=true.
 //
-// A run that is no verdict on its target (Judgement.Unjudged: Run.Unjudged,
-// harness problems, an interruption) comes first as a suite
-// "mcpcheck/verdict" with the property unjudged and one testcase, "judged
-// what it set out to", in <error type="not-judged" message="not judged:
-// reason">, counted in the totals.
+// The run's verdict (see RunVerdict) comes first, as a suite
+// "mcpcheck/verdict" with the property verdict and one testcase,
+// "verdict", counted in the totals: it passes on pass and incomplete
+// (the sentence in <system-out>), fails on fail (<failure
+// type="verdict">: stale baseline entries and, with Options.Strict,
+// unexpected warnings fail a run though no check does), and is in error
+// when the run was not judged or was interrupted (<error
+// type="not-judged"> or "interrupted", and the suite property unjudged),
+// so a CI job that reads only the XML agrees with the exit code. Suites
+// with unexpected broken checks come next, and in each suite its broken
+// checks first. A problem seen in several versions is told in full in
+// the first one's testcase; the others name it (Options.Verbose tells
+// each in full, with whole transcripts).
 //
 // Every testcase has properties outcome, level, version, transport and one
 // requirement property per cited ID. Text is made printable first: control
@@ -125,31 +134,65 @@ func WriteJUnit(w io.Writer, run *Run, opts Options) error {
 		v    spec.Version
 		area string
 	}
-	byKey := map[key][]Check{}
-	for _, c := range run.Checks {
+	byKey := map[key][]indexedCheck{}
+	for i, c := range run.Checks {
 		k := key{c.Version, c.Area}
-		byKey[k] = append(byKey[k], c)
+		byKey[k] = append(byKey[k], indexedCheck{c, i})
 	}
 	stamp := run.Started.Format("2006-01-02T15:04:05")
-	// A run that is no verdict on its target (it judged nothing, or not
-	// all it set out to) says so first, as a testcase in error: a CI job
-	// that reads only the XML must not turn green on its skips.
-	if why := Verdict(run).Unjudged; why != "" {
-		doc.Suites = append(doc.Suites, junitUnjudged(why, stamp))
-		doc.Tests++
-		doc.Errors++
+	// The run's verdict comes first, as a testcase of its own: a CI job
+	// that reads only the XML sees what the exit code says (a stale
+	// baseline entry fails the run though no check does; a run that
+	// judged nothing must not turn green on its skips).
+	vsuite := junitVerdict(run, opts, stamp)
+	doc.Suites = append(doc.Suites, vsuite)
+	doc.Tests++
+	doc.Failures += vsuite.Failures
+	doc.Errors += vsuite.Errors
+	// A problem seen in several versions is told in full once, in the
+	// first; the others point there.
+	firstOf := map[int]CheckKey{}
+	for _, is := range Issues(run) {
+		for _, i := range is.Checks[1:] {
+			firstOf[i] = is.Where[0]
+		}
 	}
+	// Suites with broken checks first, in version and area order.
+	type suiteKey struct {
+		v    spec.Version
+		area string
+	}
+	var order []suiteKey
 	for _, vs := range sum.Versions {
 		for _, area := range areasOf(vs.Cells) {
-			checks := byKey[key{vs.Version, area}]
-			s := junitSuite{Name: xs(string(vs.Version) + "/" + area), Timestamp: stamp}
-			s.Properties = []junitProperty{{"protocolVersion", xs(string(vs.Version))}, {"area", xs(area)}}
+			order = append(order, suiteKey{vs.Version, area})
+		}
+	}
+	broken := func(k suiteKey) bool {
+		for _, c := range byKey[key{k.v, k.area}] {
+			if c.Broken() && !c.Baselined {
+				return true
+			}
+		}
+		return false
+	}
+	sort.SliceStable(order, func(i, k int) bool { return broken(order[i]) && !broken(order[k]) })
+	for _, sk := range order {
+		{
+			version, area := sk.v, sk.area
+			checks := byKey[key{version, area}]
+			sort.SliceStable(checks, func(i, k int) bool {
+				bi, bk := checks[i].Broken() && !checks[i].Baselined, checks[k].Broken() && !checks[k].Baselined
+				return bi && !bk
+			})
+			s := junitSuite{Name: xs(string(version) + "/" + area), Timestamp: stamp}
+			s.Properties = []junitProperty{{"protocolVersion", xs(string(version))}, {"area", xs(area)}}
 			if run.Target.Role != "" {
 				s.Properties = append(s.Properties, junitProperty{"role", xs(run.Target.Role)})
 			}
 			var total time.Duration
 			for _, c := range checks {
-				tc := junitCaseOf(run, c)
+				tc := junitCaseOf(run, c, opts.Verbose, firstOf)
 				s.Tests++
 				total += c.Duration
 				switch {
@@ -192,20 +235,42 @@ func toolName(run *Run) string {
 	return run.Tool.Name
 }
 
-// junitUnjudged is the suite that says why a run is no verdict on its
-// target (see WriteJUnit).
-func junitUnjudged(why, stamp string) junitSuite {
-	tc := junitCase{Name: "judged what it set out to", Classname: "mcpcheck.verdict", Time: seconds(0),
-		Properties: []junitProperty{{"outcome", "not judged"}},
-		Error:      &junitResult{Message: xs(truncate(oneLine("not judged: "+why), 300)), Type: "not-judged", Text: xs(why)}}
-	return junitSuite{Name: "mcpcheck/verdict", Tests: 1, Errors: 1, Time: seconds(0), Timestamp: stamp,
-		Properties: []junitProperty{{"unjudged", xs(oneLine(why))}}, Cases: []junitCase{tc}}
+// indexedCheck is a check with its index in Run.Checks.
+type indexedCheck struct {
+	Check
+	i int
+}
+
+// junitVerdict is the suite that holds the run's verdict (see WriteJUnit):
+// one testcase, "verdict", which passes on pass and incomplete, fails on
+// fail and is in error when the run was not judged or was interrupted.
+func junitVerdict(run *Run, opts Options, stamp string) junitSuite {
+	j, word := verdictOf(run, opts)
+	sentence := string(word) + ": " + tidy(j.Reason(opts.Strict))
+	tc := junitCase{Name: "verdict", Classname: "mcpcheck.verdict", Time: seconds(0),
+		Properties: []junitProperty{{"outcome", "verdict"}, {"verdict", string(word)}}}
+	s := junitSuite{Name: "mcpcheck/verdict", Tests: 1, Time: seconds(0), Timestamp: stamp, Properties: []junitProperty{{"verdict", string(word)}}}
+	switch word {
+	case VerdictFail:
+		tc.Failure = &junitResult{Message: xs(truncate(oneLine(sentence), 300)), Type: "verdict", Text: xs(sentence)}
+		s.Failures = 1
+	case VerdictNotJudged, VerdictInterrupted:
+		tc.Error = &junitResult{Message: xs(truncate(oneLine(sentence), 300)), Type: strings.ReplaceAll(string(word), " ", "-"), Text: xs(sentence)}
+		s.Errors = 1
+		s.Properties = append(s.Properties, junitProperty{"unjudged", xs(oneLine(j.Unjudged))})
+	default:
+		out := xmlText(xs(sentence))
+		tc.SystemOut = &out
+	}
+	s.Cases = []junitCase{tc}
+	return s
 }
 
 // xs makes a string safe for XML 1.0 (see printable).
 func xs(s string) string { return printable(s) }
 
-func junitCaseOf(run *Run, c Check) junitCase {
+func junitCaseOf(run *Run, ic indexedCheck, verbose bool, firstOf map[int]CheckKey) junitCase {
+	c := ic.Check
 	name := c.ID
 	if c.Transport != "" {
 		name += " [" + c.Transport + "]"
@@ -227,7 +292,12 @@ func junitCaseOf(run *Run, c Check) junitCase {
 	if c.Baselined && c.Broken() {
 		tc.Properties = append(tc.Properties, junitProperty{"baselined", "true"}, junitProperty{"baselineReason", xs(oneLine(c.BaselineReason))})
 	}
-	details := xs(checkDetails(run, c))
+	var details string
+	if first, ok := firstOf[ic.i]; ok && !verbose {
+		details = xs(repeatDetails(c, first))
+	} else {
+		details = xs(checkDetails(run, c, verbose))
+	}
 	switch {
 	case c.Baselined && (c.Outcome == Fail || c.Outcome == Error):
 		tc.Skipped = &junitResult{Message: xs("baselined (expected failure): " + oneLine(c.BaselineReason)), Text: details}
@@ -271,10 +341,28 @@ func failMessage(c Check) string {
 	return truncate(strings.Join(parts, "; "), 300)
 }
 
+// repeatDetails is the body of a broken check whose problem the report
+// tells in full in another version's testcase (first).
+func repeatDetails(c Check, first CheckKey) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", c.Outcome.Label(), c.Key())
+	if c.Level != "" {
+		fmt.Fprintf(&b, " (%s)", c.Level)
+	}
+	fmt.Fprintf(&b, "\nthe same problem as in %s: its testcase has the requirements, expected versus actual and the evidence\n", first)
+	if c.Actual != "" {
+		fmt.Fprintf(&b, "actual: %s\n", tidy(c.Actual))
+	}
+	if c.Reason != "" {
+		fmt.Fprintf(&b, "reason: %s\n", tidy(c.Reason))
+	}
+	return b.String()
+}
+
 // checkDetails is the plain-text body shared by JUnit and SARIF: outcome,
 // requirements with summaries and sources, expected, actual, reason, and
-// the whole transcript.
-func checkDetails(run *Run, c Check) string {
+// the evidence (see Evidence), or with verbose the whole transcript.
+func checkDetails(run *Run, c Check, verbose bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", c.Outcome.Label(), c.Key())
 	if c.Level != "" {
@@ -292,21 +380,26 @@ func checkDetails(run *Run, c Check) string {
 		}
 	}
 	if c.Expected != "" {
-		fmt.Fprintf(&b, "expected: %s\n", c.Expected)
+		fmt.Fprintf(&b, "expected: %s\n", tidy(c.Expected))
 	}
 	if c.Actual != "" {
-		fmt.Fprintf(&b, "actual: %s\n", c.Actual)
+		fmt.Fprintf(&b, "actual: %s\n", tidy(c.Actual))
 	}
 	if c.Reason != "" {
-		fmt.Fprintf(&b, "reason: %s\n", c.Reason)
+		fmt.Fprintf(&b, "reason: %s\n", tidy(c.Reason))
 	}
 	if c.Baselined {
 		fmt.Fprintf(&b, "baselined: %s\n", c.BaselineReason)
 	}
-	if len(c.Transcript) > 0 {
+	if verbose && len(c.Transcript) > 0 {
 		b.WriteString("transcript:\n")
 		for _, e := range c.Transcript {
 			b.WriteString("  " + eventLine(e, true, "    ") + "\n")
+		}
+	} else if ev := EvidenceOf(c); len(ev.Events) > 0 {
+		fmt.Fprintf(&b, "%s:\n", evidenceHead(c.Key(), ev))
+		for _, l := range evidenceLines(ev) {
+			b.WriteString("  " + l + "\n")
 		}
 	}
 	return b.String()

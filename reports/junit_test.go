@@ -66,9 +66,15 @@ func TestJUnitCountsMatchTheModel(t *testing.T) {
 		t.Fatalf("the JUnit report does not parse: %v", err)
 	}
 
-	// What the model says, after Prepare (the unset outcome is an error).
+	// What the model says, after Prepare (the unset outcome is an error),
+	// and the verdict's own testcase, which fails with the run.
 	prepared, _ := Prepare(run, testOptions(t))
 	var want struct{ tests, failures, errors, skipped int }
+	want.tests++
+	if Verdict(prepared).Word(false) != VerdictFail {
+		t.Fatalf("the sample run's verdict is %q, want fail", Verdict(prepared).Word(false))
+	}
+	want.failures++
 	for _, c := range prepared.Checks {
 		want.tests++
 		switch {
@@ -95,6 +101,14 @@ func TestJUnitCountsMatchTheModel(t *testing.T) {
 		for _, c := range s.Cases {
 			outcome := c.prop("outcome")
 			baselined := c.prop("baselined") == "true"
+			if outcome == "verdict" {
+				if c.Failure == nil || c.Failure.Type != "verdict" || c.prop("verdict") != "fail" {
+					t.Errorf("the verdict testcase of a failing run: %+v", c)
+				} else {
+					f++
+				}
+				continue
+			}
 			switch {
 			case c.Failure != nil:
 				f++
@@ -153,7 +167,7 @@ func TestJUnitKeepsControlCharactersVisible(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	text := got.Suites[0].Cases[0].Failure.Text
+	text := got.Suites[1].Cases[0].Failure.Text // after the verdict's suite
 	for _, want := range []string{`bell\u0007`, `nul\u0000`, `esc\u001b[0m`, `bad\xff`, `cr\u000d`, `ff\u000c vt\u000b`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("failure text lacks %q: control characters must be encoded visibly, not dropped; got %q", want, text)

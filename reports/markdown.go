@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -64,13 +63,16 @@ func pre(s string) string {
 }
 
 // WriteMarkdown writes a GitHub-flavoured Markdown report for CI step
-// summaries and PR comments, failures first and under MarkdownBudget bytes:
-// a headline verdict, a table of protocol versions with MUST and SHOULD
-// pass rates and every outcome count, the failures, warnings and harness
-// errors (each with its requirements and, collapsed, expected versus actual
-// and a short transcript; past a share of the budget only one line each),
-// the stale baseline entries and fuzzing findings, then a table per
-// version by area and level and collapsed lists of untestable, n/a and
+// summaries and PR comments, problems first and under MarkdownBudget
+// bytes: the verdict (see RunVerdict), who was tested, each version's
+// headline; the problems, one entry per check broken the same way across
+// versions and transports (see Issues), each with the requirements it
+// broke (in full once per report) and, collapsed, expected versus actual
+// and the evidence that proves it (past a share of the budget only one
+// line each); the untestable checks grouped by reason; the stale
+// baseline entries and fuzzing findings; then a table of protocol
+// versions with MUST and SHOULD pass rates and every outcome count, a
+// table per version by area and level and collapsed lists of n/a and
 // passing checks. What does not fit is left out with a note pointing at
 // the JSON and HTML reports, which hold everything. Text the target
 // controls is escaped: pipes, backticks, Markdown punctuation and HTML
@@ -82,8 +84,9 @@ func WriteMarkdown(w io.Writer, run *Run, opts Options) error {
 	}
 	var head, probs, tail strings.Builder
 	sum := Summarize(run)
-	mdHead(&head, run, sum)
+	mdHead(&head, run, sum, opts)
 	mdProblems(&probs, run, opts, MarkdownBudget/2)
+	mdUntestable(&probs, run)
 	mdExtras(&probs, run)
 	mdSideEffects(&probs, run)
 	mdTools(&probs, run)
@@ -117,15 +120,30 @@ const MarkdownBudget = 60 << 10
 // mdDetailBudget bounds one problem's collapsed details.
 const mdDetailBudget = 2 << 10
 
-func mdHead(b *strings.Builder, run *Run, sum Summary) {
+// verdictIcon is the icon of a run verdict.
+var verdictIcon = map[RunVerdict]string{
+	VerdictPass: "✅", VerdictFail: "❌", VerdictIncomplete: "❔", VerdictNotJudged: "➖", VerdictInterrupted: "⏹️",
+}
+
+func mdHead(b *strings.Builder, run *Run, sum Summary, opts Options) {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	j := Verdict(run)
-	p("## %s %s: %s\n\n", headlineIcon[sum.Headline], md(toolName(run)), upper(sum.Headline))
+	j, word := verdictOf(run, opts)
+	p("## %s %s: %s\n\n", verdictIcon[word], md(toolName(run)), word.Label())
 	where := run.Target.Command
 	if where == "" {
 		where = run.Target.URL
 	}
 	p("**Target** (%s, %s): %s  \n", md(orElse(run.Target.Role, "target")), md(run.Target.Kind), md(where))
+	if impl, nego, caps := peerLines(run); impl != "" {
+		p("**Tested:** %s", md(impl))
+		if nego != "" {
+			p(", negotiated %s", md(nego))
+		}
+		p("  \n")
+		if len(caps) == 1 {
+			p("**Capabilities:** %s  \n", md(caps[0]))
+		}
+	}
 	p("**Run** started %s, took %s, transport %s", startedAt(run), humanDuration(run.Duration), md(run.Transport))
 	if run.LabelFilter != "" {
 		p(", label filter %s", md(run.LabelFilter))
@@ -136,108 +154,92 @@ func mdHead(b *strings.Builder, run *Run, sum Summary) {
 	if run.Startup != nil {
 		p(", target start-up %s", md(run.Startup.String()))
 	}
+	p("  \n")
 	if run.ToolPolicy != nil {
-		p("  \n**Tool calls:** %s", md(run.ToolPolicy.String()))
+		p("**Tool calls:** %s  \n", md(run.ToolPolicy.String()))
 	}
 	if run.Interrupted != "" {
-		p("  \n**Interrupted** (%s): the checks the run did not reach are marked not run", md(run.Interrupted))
+		p("**Interrupted** (%s): the checks the run did not reach are marked not run  \n", md(run.Interrupted))
 	}
-	p("  \n**Verdict for CI:** ")
-	if j.Failed(false) {
-		p("failed — %d unexpected failures, ", len(j.Failures))
-		if n := len(j.Unexpected); n > 0 {
-			p("%s in checks the baseline lists, ", plural(n, "new broken requirement", "new broken requirements"))
+	p("**Verdict for CI:** %s — %s\n\n", string(word), md(tidy(j.Reason(opts.Strict))))
+	if len(sum.Versions) > 0 {
+		var parts []string
+		for _, vs := range sum.Versions {
+			parts = append(parts, fmt.Sprintf("%s %s %s", md(orElse(string(vs.Version), "(no version)")), headlineIcon[vs.Headline], vs.Headline))
 		}
-		p("%d harness errors, %d stale baseline entries", len(j.Errors), len(j.Stale))
-		if len(j.Findings) > 0 {
-			p(", %d fuzz findings (crash, hang or MUST-level violation)", len(j.Findings))
-		}
-		if j.Unjudged != "" {
-			p("; not all was judged: %s", md(j.Unjudged))
-		}
-		p("\n\n")
-	} else if j.Unjudged != "" {
-		p("failed — nothing complete was judged: %s\n\n", md(j.Unjudged))
-	} else {
-		p("passed — no unexpected failures\n\n")
+		p("%s\n\n", strings.Join(parts, " · "))
 	}
 	if nt := NotTested(run); nt != "" {
 		p("**Not tested:** %s. Untestable checks are never counted as passing.\n\n", md(nt))
 	}
-
-	p("| Protocol | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
-	p("|---|---|---|---|--:|--:|--:|--:|--:|--:|\n")
-	for _, vs := range sum.Versions {
-		c := vs.Counts
-		p("| %s | %s %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(string(vs.Version)), headlineIcon[vs.Headline], vs.Headline,
-			mdRate(vs.Must), mdRate(vs.Should), c.Pass, c.Fail, c.Warn, c.Error, c.Untestable, c.NA)
-	}
-	p("\nPass rate = pass / (pass + broken) at that level; n/a, untestable and error checks are not in it and are counted on their own. Untestable checks were not run and are never counted as passing.\n")
-	if sum.Baselined > 0 {
-		p("%s expected by the baseline; they are still counted above.\n", plural(sum.Baselined, "broken check is", "broken checks are"))
-	}
-	p("\n")
 }
 
-// mdProblems writes the failures, warnings and errors: in detail while the
-// section stays under budget bytes, then one line each.
+// mdProblems writes the issues: in detail while the section stays under
+// budget bytes, then one line each.
 func mdProblems(b *strings.Builder, run *Run, opts Options, budget int) {
-	ps := problems(run)
-	if len(ps) == 0 {
+	issues := Issues(run)
+	if len(issues) == 0 {
 		return
 	}
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	// Failures first, then harness errors, then warnings; run order within.
-	rank := map[Outcome]int{Fail: 0, Error: 1, Warn: 2}
-	sort.SliceStable(ps, func(i, k int) bool { return rank[ps[i].Outcome] < rank[ps[k].Outcome] })
-	p("### Failures, warnings and errors (%d)\n\n", len(ps))
+	n := 0
+	for _, is := range issues {
+		n += len(is.Where)
+	}
+	p("### Problems: %s (%s)\n\n", plural(len(issues), "check", "checks"), plural(n, "verdict", "verdicts"))
 	more := 0
-	if len(ps) > mdMaxProblems {
-		more, ps = len(ps)-mdMaxProblems, ps[:mdMaxProblems]
+	if len(issues) > mdMaxProblems {
+		more, issues = len(issues)-mdMaxProblems, issues[:mdMaxProblems]
 	}
 	start := b.Len()
 	short := false
-	for i, c := range ps {
+	var reqs requirementPrinter
+	for i, is := range issues {
+		c := run.Checks[is.Checks[0]]
 		if !short && b.Len()-start > budget {
 			short = true
 			p("The rest in one line each (the JSON and HTML reports have their details):\n\n")
 		}
 		if short && b.Len()-start > budget*3/2 {
-			more += len(ps) - i
+			more += len(issues) - i
 			break
 		}
 		if short {
-			p("- %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
-			if c.Actual != "" {
-				p(": %s", md(truncate(firstLine(c.Actual), 160)))
+			p("- %s %s %s in %s", outcomeIcon[is.Outcome], is.Outcome.Label(), mdCode(is.Check), md(is.Versions()))
+			if what := orElse(c.Actual, c.Reason); what != "" {
+				p(": %s", md(truncate(firstLine(tidy(what)), 160)))
 			}
 			p("\n")
 			continue
 		}
-		p("#### %s %s %s %s", outcomeIcon[c.Outcome], c.Outcome.Label(), mdCode(c.ID), md("["+string(c.Version)+" "+c.Transport+"]"))
-		if c.Level != "" {
-			p(" (%s)", md(string(c.Level)))
+		p("#### %s %s %s", outcomeIcon[is.Outcome], is.Outcome.Label(), mdCode(is.Check))
+		if is.Level != "" {
+			p(" (%s)", md(string(is.Level)))
 		}
-		p("\n\n")
+		p(" in %s\n\n", md(is.Versions()))
 		if c.Title != "" {
 			p("%s  \n", md(c.Title))
 		}
-		if c.Baselined {
+		if is.Baselined {
 			p("*Baselined (expected):* %s  \n", md(c.BaselineReason))
 		}
-		if len(c.Unexpected) > 0 {
-			p("**New:** breaks %s, which the baseline's entries for this check do not name  \n", mdCodes(c.Unexpected))
+		if len(is.Unexpected) > 0 {
+			p("**New:** breaks %s, which the baseline's entries for this check do not name  \n", mdCodes(is.Unexpected))
 		}
 		p("\n")
-		for _, id := range c.Requirements {
-			if r, ok := run.Requirements[id]; ok {
+		for _, id := range issueRequirements(run, is) {
+			r, ok := run.Requirements[id]
+			switch {
+			case !reqs.first(id):
+				p("- %s (above)\n", mdCode(id))
+			case ok:
 				p("- %s (%s): %s — %s\n", mdCode(id), md(string(r.Level)), md(r.Summary), md(r.Source()))
-			} else {
+			default:
 				p("- %s\n", mdCode(id))
 			}
 		}
-		p("\n<details><summary>Expected, actual and transcript</summary>\n\n")
-		p("%s\n\n</details>\n\n", pre(truncate(mdDetails(c, opts.Verbose), mdDetailBudget)))
+		p("\n<details><summary>Expected, actual and evidence</summary>\n\n")
+		p("%s\n\n</details>\n\n", pre(truncate(mdDetails(run, is, opts.Verbose), mdDetailBudget)))
 	}
 	if short {
 		p("\n")
@@ -245,6 +247,23 @@ func mdProblems(b *strings.Builder, run *Run, opts Options, budget int) {
 	if more > 0 {
 		p("… and %d more; the JSON and HTML reports list them all.\n\n", more)
 	}
+}
+
+// mdUntestable lists the untestable checks, grouped by reason.
+func mdUntestable(b *strings.Builder, run *Run) {
+	groups := htmlUntestables(run)
+	if len(groups) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<details><summary>%s Not tested: %s</summary>\n\n", outcomeIcon[Untestable], plural(Summarize(run).Total.Untestable, "check untestable", "checks untestable"))
+	for i, g := range groups {
+		if i == mdMaxListed {
+			fmt.Fprintf(b, "- … and %d more\n", len(groups)-i)
+			break
+		}
+		fmt.Fprintf(b, "- %s: %s\n", md(truncate(g.Reason, 300)), md(strings.Join(g.Checks, "; ")))
+	}
+	b.WriteString("\n</details>\n\n")
 }
 
 // mdExtras writes the stale baseline entries and the fuzzing findings.
@@ -282,6 +301,22 @@ func mdExtras(b *strings.Builder, run *Run) {
 // lists of untestable, n/a and passing checks.
 func mdTailSections(run *Run, sum Summary) []string {
 	var out []string
+	if len(sum.Versions) > 0 {
+		var b strings.Builder
+		b.WriteString("### Per protocol version\n\n| Protocol | Verdict | MUST pass rate | SHOULD pass rate | pass | fail | warn | error | untestable | n/a |\n")
+		b.WriteString("|---|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, vs := range sum.Versions {
+			c := vs.Counts
+			fmt.Fprintf(&b, "| %s | %s %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", md(string(vs.Version)), headlineIcon[vs.Headline], vs.Headline,
+				mdRate(vs.Must), mdRate(vs.Should), c.Pass, c.Fail, c.Warn, c.Error, c.Untestable, c.NA)
+		}
+		b.WriteString("\nPass rate = pass / (pass + broken) at that level; n/a, untestable and error checks are not in it and are counted on their own. Untestable checks were not run and are never counted as passing.\n")
+		if sum.Baselined > 0 {
+			fmt.Fprintf(&b, "%s expected by the baseline; they are still counted above.\n", plural(sum.Baselined, "broken check is", "broken checks are"))
+		}
+		b.WriteString("\n")
+		out = append(out, b.String())
+	}
 	for _, vs := range sum.Versions {
 		if len(vs.Cells) == 0 {
 			continue
@@ -296,7 +331,7 @@ func mdTailSections(run *Run, sum Summary) []string {
 		b.WriteString("\n")
 		out = append(out, b.String())
 	}
-	for _, o := range []Outcome{Untestable, NA, Pass} {
+	for _, o := range []Outcome{NA, Pass} {
 		var cs []Check
 		for _, c := range run.Checks {
 			if c.Outcome == o {
@@ -343,30 +378,42 @@ func mdRate(r Rate) string {
 	return fmt.Sprintf("%s (%d/%d)", r.Percent(), r.Pass, r.Judged())
 }
 
-// mdDetails is the body of a problem's collapsed details.
-func mdDetails(c Check, verbose bool) string {
+// mdDetails is the body of a problem's collapsed details: the first
+// occurrence's expected, actual, reason and evidence, and what the
+// others saw when it differs.
+func mdDetails(run *Run, is Issue, verbose bool) string {
+	c := run.Checks[is.Checks[0]]
 	var b strings.Builder
 	if c.Expected != "" {
-		fmt.Fprintf(&b, "expected: %s\n", c.Expected)
+		fmt.Fprintf(&b, "expected: %s\n", tidy(c.Expected))
 	}
 	if c.Actual != "" {
-		fmt.Fprintf(&b, "actual:   %s\n", c.Actual)
+		fmt.Fprintf(&b, "actual:   %s\n", tidy(c.Actual))
 	}
 	if c.Reason != "" {
-		fmt.Fprintf(&b, "reason:   %s\n", c.Reason)
+		fmt.Fprintf(&b, "reason:   %s\n", tidy(c.Reason))
 	}
 	if c.Retried != "" {
-		fmt.Fprintf(&b, "retried:  %s\n", c.Retried)
+		fmt.Fprintf(&b, "retried:  %s\n", tidy(c.Retried))
 	}
-	evs := c.Transcript
-	if !verbose && len(evs) > excerptEvents {
-		fmt.Fprintf(&b, "transcript (last %d of %d events%s):\n", excerptEvents, len(evs), connLegend(evs[len(evs)-excerptEvents:]))
-		evs = evs[len(evs)-excerptEvents:]
-	} else if len(evs) > 0 {
-		fmt.Fprintf(&b, "transcript%s:\n", parenLegend(connLegend(evs)))
+	if verbose {
+		if len(c.Transcript) > 0 {
+			fmt.Fprintf(&b, "transcript%s:\n", parenLegend(connLegend(c.Transcript)))
+		}
+		for _, e := range c.Transcript {
+			b.WriteString("  " + eventLine(e, true, "    ") + "\n")
+		}
+	} else if ev := EvidenceOf(c); len(ev.Events) > 0 {
+		fmt.Fprintf(&b, "%s:\n", evidenceHead(c.Key(), ev))
+		for _, l := range evidenceLines(ev) {
+			b.WriteString("  " + l + "\n")
+		}
 	}
-	for _, e := range evs {
-		b.WriteString("  " + eventLine(e, verbose, "    ") + "\n")
+	for n, k := range is.Where[1:] {
+		if is.Differs[n] {
+			o := run.Checks[is.Checks[n+1]]
+			fmt.Fprintf(&b, "in %s: %s\n", strings.TrimSpace(string(k.Version)+" "+k.Transport), truncate(oneLine(tidy(orElse(o.Actual, o.Reason))), 300))
+		}
 	}
 	return b.String()
 }

@@ -86,6 +86,10 @@ type Run struct {
 	// Startup says how long the target's fresh connections took to say
 	// anything, and the allowance they had (server suite runs).
 	Startup *Startup `json:"startup,omitempty"`
+	// Peers say who was tested: per protocol version, the implementation
+	// the target named, the version it negotiated and the capabilities
+	// it declared (see PeerInfo).
+	Peers []PeerInfo `json:"peers,omitempty"`
 }
 
 // Silence describes a run's silence windows: how long a check watched for
@@ -114,11 +118,11 @@ func (s *Silence) String() string {
 	if s == nil {
 		return ""
 	}
-	out := s.Window.String()
+	out := humanDuration(s.Window)
 	if s.Longest > s.Window {
-		out += ", stretched up to " + s.Longest.String() + " to the target's answer times"
+		out += ", stretched up to " + humanDuration(s.Longest) + " to the target's answer times"
 		if s.Typical > 0 {
-			out += " (typically " + s.Typical.Round(time.Millisecond).String() + ")"
+			out += " (typically " + humanDuration(s.Typical) + ")"
 		}
 	}
 	return fmt.Sprintf("%s (%d windows)", out, s.Windows)
@@ -189,8 +193,14 @@ type Check struct {
 	// attempt ended with: a check whose first verdict rested on a wait
 	// that went unanswered is run again alone, with fresh sessions and
 	// the full timeout, before that verdict is reported.
-	Retried    string        `json:"retried,omitempty"`
-	Duration   time.Duration `json:"durationNs"`
+	Retried  string        `json:"retried,omitempty"`
+	Duration time.Duration `json:"durationNs"`
+	// JudgedAt is when, since the run started, the check recorded the
+	// first violation its verdict rests on (0 when not known): what the
+	// transcript holds after it (closing the connection, the process's
+	// exit) is not evidence, and reports leave it out of the excerpt
+	// that proves the verdict (see Evidence).
+	JudgedAt   time.Duration `json:"judgedAtNs,omitempty"`
 	Transcript []WireEvent   `json:"transcript,omitempty"`
 	// Baselined is set by Apply when a broken check is expected by the
 	// baseline: every requirement it broke is one a matching entry names.

@@ -25,6 +25,16 @@ type Options struct {
 	// Verbose makes WriteText and WriteMarkdown print every transcript in
 	// full instead of a short excerpt of the broken checks.
 	Verbose bool
+	// Strict judges the run as mcpcheck --strict does: unexpected
+	// warnings and baseline entries without requirements fail it, and
+	// every report's verdict says so.
+	Strict bool
+	// SARIFPath is the file every SARIF result is located in (a path
+	// relative to the repository root, such as "server.json" or
+	// "build/index.js"): GitHub code scanning shows no alert without a
+	// physical location. Empty means the first relative file argument of
+	// a stdio target's command, else "README.md" (see SARIFLocation).
+	SARIFPath string
 	// BadgeVersion picks the protocol version WriteBadge reports; empty
 	// means the newest version in the run.
 	BadgeVersion string
@@ -227,8 +237,8 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + fmt.Sprintf("… (%d more bytes)", len(string(r[n:])))
 }
 
-// problems returns the checks reports list individually: fail, warn and
-// error, in run order.
+// problems returns the broken checks (fail, warn and error), in run
+// order.
 func problems(run *Run) []Check {
 	var out []Check
 	for _, c := range run.Checks {

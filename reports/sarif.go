@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -82,7 +84,21 @@ type sarifResult struct {
 }
 
 type sarifLocation struct {
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 	LogicalLocations []sarifLogical `json:"logicalLocations"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
 }
 
 type sarifLogical struct {
@@ -106,14 +122,20 @@ const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 // of level "error" and each warn check one of level "warning", under the
 // rule of its first requirement (all of them listed in the result's
 // properties); a baselined one carries an external suppression with the
-// baseline's reason. Checks where the harness broke are tool execution
+// baseline's reason. A check broken the same way in several versions and
+// transports is one result (see Issues) that names them all, in its
+// message and in one logical location each (version/transport/check);
+// its partial fingerprint (mcpcheckIssue/v1: check, broken requirements,
+// outcome) does not depend on the versions, so an alert tracks the same
+// problem across runs. Every result is located in one file (see
+// SARIFLocation, Options.SARIFPath), line 1: the target is a peer on the
+// wire, not source code, but GitHub code scanning shows no alert without
+// a physical location. Checks where the harness broke are tool execution
 // notifications, not results, and make executionSuccessful false; so does a
 // run that is no verdict on its target (Judgement.Unjudged: Run.Unjudged,
 // harness problems, an interruption), with an error notification "not
-// judged: reason" and the run property unjudged. Results
-// have a logical location (version/transport/check) rather than a file: the
-// target is a peer on the wire, not source code; uploaders that insist on a
-// physical location (GitHub code scanning) need one added by the caller.
+// judged: reason" and the run property unjudged. The run properties say
+// its verdict (see RunVerdict).
 func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 	run, err := Prepare(run, opts)
 	if err != nil {
@@ -162,49 +184,66 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 			Level: "error", Message: sarifText{Text: printable("not judged: " + why)},
 		})
 	}
-	results := []sarifResult{}
 	for _, c := range run.Checks {
-		switch c.Outcome {
-		case Fail, Warn:
-		case Error:
+		if c.Outcome == Error || !c.Outcome.Valid() {
 			inv.ExecutionSuccessful = false
 			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
 				Level:   "error",
-				Message: sarifText{Text: printable(fmt.Sprintf("%s: the harness failed: %s", c.Key(), orElse(c.Reason, "no reason recorded")))},
+				Message: sarifText{Text: printable(fmt.Sprintf("%s: the harness failed: %s", c.Key(), tidy(orElse(c.Reason, "no reason recorded"))))},
 			})
-			continue
-		default:
+		}
+	}
+	where := SARIFLocation(run, opts)
+	results := []sarifResult{}
+	for _, is := range Issues(run) {
+		if is.Outcome != Fail && is.Outcome != Warn {
 			continue
 		}
+		c := run.Checks[is.Checks[0]]
 		ruleID := c.ID
-		if len(c.Requirements) > 0 {
+		if len(is.Requirements) > 0 {
+			ruleID = is.Requirements[0]
+		} else if len(c.Requirements) > 0 {
 			ruleID = c.Requirements[0]
 		}
 		idx := addRule(ruleID, c)
 		level := "error"
-		if c.Outcome == Warn {
+		if is.Outcome == Warn {
 			level = "warning"
 		}
-		fqn := string(c.Version) + "/" + c.Transport + "/" + c.ID
+		var logical []sarifLogical
+		var versions, transports []string
+		for _, k := range is.Where {
+			fqn := string(k.Version) + "/" + k.Transport + "/" + k.ID
+			logical = append(logical, sarifLogical{Name: printable(k.ID), FullyQualifiedName: printable(fqn), Kind: "test"})
+			versions = append(versions, printable(string(k.Version)))
+			if !slices.Contains(transports, k.Transport) {
+				transports = append(transports, printable(k.Transport))
+			}
+		}
 		res := sarifResult{
 			RuleID:    ruleID,
 			RuleIndex: idx,
 			Level:     level,
-			Message:   sarifText{Text: printable(strings.TrimSpace(sarifMessage(c)))},
-			Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{Name: printable(c.ID), FullyQualifiedName: printable(fqn), Kind: "test"}}}},
+			Message:   sarifText{Text: printable(strings.TrimSpace(sarifMessage(c, is)))},
+			Locations: []sarifLocation{{
+				PhysicalLocation: &sarifPhysical{ArtifactLocation: sarifArtifact{URI: where}, Region: sarifRegion{StartLine: 1}},
+				LogicalLocations: logical,
+			}},
 			PartialFingerprints: map[string]string{
-				"mcpcheckCheck/v1": printable(c.Key().String()),
+				"mcpcheckIssue/v1": printable(is.Check + " " + strings.Join(is.Requirements, ",") + " " + is.Outcome.String()),
 			},
 			Properties: map[string]any{
 				"check":        printable(c.ID),
-				"version":      printable(string(c.Version)),
-				"transport":    printable(c.Transport),
+				"versions":     versions,
+				"transports":   transports,
 				"area":         printable(c.Area),
-				"outcome":      c.Outcome.String(),
+				"outcome":      is.Outcome.String(),
 				"requirements": nonNil(c.Requirements),
+				"broken":       nonNil(is.Requirements),
 			},
 		}
-		if c.Baselined {
+		if is.Baselined {
 			res.Suppressions = []sarifSuppression{{Kind: "external", Justification: printable(orElse(c.BaselineReason, "listed in the baseline"))}}
 		}
 		results = append(results, res)
@@ -221,6 +260,9 @@ func WriteSARIF(w io.Writer, run *Run, opts Options) error {
 	if why != "" {
 		log.Runs[0].Properties["unjudged"] = printable(why)
 	}
+	j, word := verdictOf(run, opts)
+	log.Runs[0].Properties["verdict"] = string(word)
+	log.Runs[0].Properties["verdictSentence"] = printable(tidy(j.Sentence(opts.Strict)))
 	sarifSideEffects(log.Runs[0].Properties, run)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -277,14 +319,45 @@ func ruleName(id string) string {
 	return b.String()
 }
 
-func sarifMessage(c Check) string {
+// sarifMessage says what broke where: the check and the versions, its
+// title, expected versus actual and the evidence of the first version.
+func sarifMessage(c Check, is Issue) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", c.Key(), orElse(c.Title, ""))
+	fmt.Fprintf(&b, "%s in %s: %s", is.Check, is.Versions(), orElse(c.Title, ""))
 	if c.Expected != "" {
-		fmt.Fprintf(&b, "\nExpected: %s", c.Expected)
+		fmt.Fprintf(&b, "\nExpected: %s", tidy(c.Expected))
 	}
 	if c.Actual != "" {
-		fmt.Fprintf(&b, "\nActual: %s", c.Actual)
+		fmt.Fprintf(&b, "\nActual: %s", clipLines(tidy(c.Actual), textLines, textLineRunes))
+	}
+	if ev := EvidenceOf(c); len(ev.Events) > 0 {
+		fmt.Fprintf(&b, "\n%s:", evidenceHead(c.Key(), ev))
+		for _, l := range evidenceLines(ev) {
+			b.WriteString("\n  " + l)
+		}
 	}
 	return b.String()
+}
+
+// SARIFLocation is the file SARIF results are located in: opts.SARIFPath,
+// else the first argument of the target's command (a stdio server, a
+// client) that names a relative file ("node build/index.js" gives
+// build/index.js), else "README.md", which GitHub code scanning finds in
+// most repositories.
+func SARIFLocation(run *Run, opts Options) string {
+	if p := strings.TrimSpace(opts.SARIFPath); p != "" {
+		return printable(strings.TrimPrefix(filepath.ToSlash(p), "./"))
+	}
+	if fields := strings.Fields(run.Target.Command); len(fields) > 1 {
+		for _, a := range fields[1:] {
+			a = strings.Trim(a, `"'`)
+			if strings.HasPrefix(a, "-") || filepath.IsAbs(a) || strings.Contains(a, "://") || strings.Contains(a, "..") {
+				continue
+			}
+			if base := filepath.Base(a); strings.Contains(base, ".") && !strings.HasPrefix(base, ".") {
+				return printable(strings.TrimPrefix(filepath.ToSlash(a), "./"))
+			}
+		}
+	}
+	return "README.md"
 }

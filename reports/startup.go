@@ -27,8 +27,8 @@ func (s *Startup) String() string {
 		return ""
 	}
 	if s.Measured == 0 {
-		return fmt.Sprintf("none measured (allowance %v)", s.Allowance)
+		return fmt.Sprintf("none measured (allowance %s)", humanDuration(s.Allowance))
 	}
-	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	return fmt.Sprintf("first answer after %v to %v, median %v, on %d fresh connections (allowance %v)", r(s.Fastest), r(s.Slowest), r(s.Median), s.Measured, s.Allowance)
+	r := humanDuration
+	return fmt.Sprintf("first answer after %s to %s, median %s, on %d fresh connections (allowance %s)", r(s.Fastest), r(s.Slowest), r(s.Median), s.Measured, r(s.Allowance))
 }

@@ -77,16 +77,23 @@ func headlineColor(h string) string {
 	return ansiDim
 }
 
-// WriteText writes the console report: the run's header; per protocol
-// version a headline verdict, the MUST and SHOULD pass rates, the counts of
-// every outcome (untestable and n/a always spelled out, never folded into
-// passes) and a table per area and level; then every fail, warn and error
-// with its requirements (ID, level, catalog summary and source), expected
-// versus actual and a short transcript excerpt; the untestable checks with
-// their reasons; the baseline, the fuzzing campaign, and the final verdict.
-// Options.Color adds ANSI colours; Options.Verbose prints whole transcripts
-// and lists n/a checks too. Text the target controls is made printable: no
-// terminal escape sequence from a hostile target reaches the terminal.
+// WriteText writes the console report, what is broken first: the run's
+// header (the tool, the target and who it said it is, the versions it
+// negotiated and the capabilities it declared, the tool policy); the
+// verdict (see RunVerdict) with each version's headline; the problems,
+// one entry per check broken the same way in however many versions and
+// transports (see Issues), each with the requirements it broke (in full
+// the first time the report names them), expected versus actual and the
+// excerpt of the transcript that proves it (see Evidence); the untestable
+// checks grouped by reason; the tools; per protocol version its MUST and
+// SHOULD pass rates and the counts of every outcome (untestable and n/a
+// always spelled out, never folded into passes); the baseline, the
+// fuzzing campaign, the side effects, and the verdict again.
+// Options.Color adds ANSI colours; Options.Verbose prints whole
+// transcripts, the table of each version by area and level, and the n/a
+// checks. Durations are rounded for people. Text the target controls is
+// made printable: no terminal escape sequence from a hostile target
+// reaches the terminal.
 func WriteText(w io.Writer, run *Run, opts Options) error {
 	run, err := Prepare(run, opts)
 	if err != nil {
@@ -94,17 +101,24 @@ func WriteText(w io.Writer, run *Run, opts Options) error {
 	}
 	t := &textWriter{w: bufio.NewWriter(w), color: opts.Color}
 	sum := Summarize(run)
+	j, word := verdictOf(run, opts)
 	t.header(run)
+	t.verdictLine(j, word, opts.Strict)
+	if len(sum.Versions) > 0 {
+		t.versionStrip(sum)
+	}
+	t.printf("\n")
+	t.problems(run, opts.Verbose)
+	t.untestable(run, opts.Verbose)
+	t.tools(run)
+	t.runDetails(run)
 	for _, vs := range sum.Versions {
-		t.version(vs)
+		t.version(vs, opts.Verbose)
 	}
 	if len(sum.Versions) > 1 {
 		t.printf("All versions: %s  MUST %s  SHOULD %s  %s\n\n", t.paint(ansiBold+headlineColor(sum.Headline), upper(sum.Headline)),
 			sum.Must.Percent(), sum.Should.Percent(), t.countsLine(sum.Total))
 	}
-	t.problems(run, opts.Verbose)
-	t.listed(run, Untestable, "not tested: a needed fixture or trigger is absent; not counted as passing")
-	t.tools(run)
 	if opts.Verbose {
 		t.listed(run, NA, "does not apply to this target or version; not counted against it")
 	}
@@ -112,11 +126,68 @@ func WriteText(w io.Writer, run *Run, opts Options) error {
 	t.fuzz(run)
 	t.sideEffects(run)
 	t.harnessProblems(run, opts.Verbose)
-	t.verdict(run)
+	t.verdictLine(j, word, opts.Strict)
 	if err := t.w.Flush(); err != nil {
 		return fmt.Errorf("write text report: %w", err)
 	}
 	return nil
+}
+
+// verdictColor colours a run verdict.
+func verdictColor(v RunVerdict) string {
+	switch v {
+	case VerdictPass:
+		return ansiGreen
+	case VerdictFail:
+		return ansiRed
+	case VerdictIncomplete:
+		return ansiCyan
+	}
+	return ansiYellow
+}
+
+// verdictLine prints the run's verdict (Judgement.Sentence).
+func (t *textWriter) verdictLine(j Judgement, word RunVerdict, strict bool) {
+	t.printf("%s\n", t.paint(ansiBold+verdictColor(word), printable(tidy(j.Sentence(strict)))))
+}
+
+// versionStrip prints each version's headline on one line.
+func (t *textWriter) versionStrip(sum Summary) {
+	var parts []string
+	for _, vs := range sum.Versions {
+		v := string(vs.Version)
+		if v == "" {
+			v = "(no version)"
+		}
+		parts = append(parts, printable(v)+" "+t.paint(headlineColor(vs.Headline), upper(vs.Headline)))
+	}
+	t.printf("  %s\n", strings.Join(parts, " · "))
+	t.printf("  checks: %s\n", t.countsLine(sum.Total))
+}
+
+// runDetails prints how the run went, after its problems: silence
+// windows, start-up times, capabilities per version when they differ.
+func (t *textWriter) runDetails(run *Run) {
+	_, _, caps := peerLines(run)
+	shown := false
+	if len(caps) > 1 {
+		t.printf("Capabilities declared per version:\n")
+		for _, c := range caps {
+			t.printf("  %s\n", printable(c))
+		}
+		shown = true
+	}
+	if run.Silence != nil {
+		t.printf("silence windows: %s\n", run.Silence)
+		shown = true
+	}
+	if run.Startup != nil {
+		t.printf("target start-up: %s\n", run.Startup)
+		shown = true
+	}
+	if shown {
+		t.printf("\n")
+	}
 }
 
 // harnessProblems lists faults of the harness itself, and with verbose the
@@ -149,7 +220,6 @@ func (t *textWriter) header(run *Run) {
 	if name == "" {
 		name = "mcpcheck"
 	}
-	t.printf("%s %s\n", t.paint(ansiBold, printable(name)), printable(run.Tool.Version))
 	role := run.Target.Role
 	if role == "" {
 		role = "target"
@@ -161,7 +231,18 @@ func (t *textWriter) header(run *Run) {
 	if run.Target.Kind != "" {
 		role += " (" + run.Target.Kind + ")"
 	}
-	t.printf("%s: %s\n", printable(role), printable(oneLine(where)))
+	t.printf("%s %s · %s: %s\n", t.paint(ansiBold, printable(name)), printable(run.Tool.Version), printable(role), printable(oneLine(where)))
+	if impl, versions, caps := peerLines(run); impl != "" {
+		t.printf("tested: %s\n", t.paint(ansiBold, printable(impl)))
+		if versions != "" {
+			t.printf("negotiated: %s\n", printable(versions))
+		}
+		if len(caps) == 1 {
+			t.printf("capabilities: %s\n", printable(caps[0]))
+		} else if len(caps) > 1 {
+			t.printf("capabilities: they differ per version (listed below)\n")
+		}
+	}
 	var vs []string
 	for _, v := range run.Versions {
 		vs = append(vs, string(v))
@@ -173,12 +254,6 @@ func (t *textWriter) header(run *Run) {
 	}
 	if run.Selection != "" {
 		t.printf("selection: %s\n", printable(run.Selection))
-	}
-	if run.Silence != nil {
-		t.printf("silence windows: %s\n", run.Silence)
-	}
-	if run.Startup != nil {
-		t.printf("target start-up: %s\n", run.Startup)
 	}
 	if run.ToolPolicy != nil {
 		t.printf("tool calls: %s\n", printable(run.ToolPolicy.String()))
@@ -223,7 +298,9 @@ func rateLine(r Rate) string {
 	return s + ")"
 }
 
-func (t *textWriter) version(vs VersionSummary) {
+// version prints one version's roll-up; with verbose its table by area
+// and level too.
+func (t *textWriter) version(vs VersionSummary, verbose bool) {
 	v := string(vs.Version)
 	if v == "" {
 		v = "(no version)"
@@ -232,7 +309,7 @@ func (t *textWriter) version(vs VersionSummary) {
 	t.printf("  MUST    %s\n", rateLine(vs.Must))
 	t.printf("  SHOULD  %s\n", rateLine(vs.Should))
 	t.printf("  checks  %s\n", t.countsLine(vs.Counts))
-	if len(vs.Cells) > 0 {
+	if len(vs.Cells) > 0 && verbose {
 		areaW := len("area")
 		for _, c := range vs.Cells {
 			if n := len(printable(c.Area)); n > areaW {
@@ -252,41 +329,235 @@ func (t *textWriter) version(vs VersionSummary) {
 	t.printf("\n")
 }
 
+// Width and lines of expected, actual and reason texts in a problem entry
+// (the JSON report, and --verbose, keep them whole).
+const (
+	textLineRunes = 300
+	textLines     = 6
+	// textUntestableRunes bounds an untestable reason: a client run has
+	// dozens, each naming its scenario and how the client refused it.
+	textUntestableRunes = 200
+)
+
+// problems prints the issues: failures and warnings, then harness errors
+// (those that share their reason once, naming every check), each with
+// what it broke, expected versus actual and the evidence.
 func (t *textWriter) problems(run *Run, verbose bool) {
-	ps := problems(run)
-	if len(ps) == 0 {
+	issues := Issues(run)
+	if len(issues) == 0 {
 		return
 	}
-	t.printf("%s (%d)\n\n", t.paint(ansiBold, "Problems"), len(ps))
-	for _, c := range ps {
-		label := fmt.Sprintf("%-5s", c.Outcome.Label())
-		t.printf("%s  %s  %s", t.paint(ansiBold+outcomeColor(c.Outcome), label), printable(c.Key().String()), printable(string(c.Level)))
-		if c.Baselined {
-			t.printf("  (baselined: %s)", printable(oneLine(c.BaselineReason)))
+	fail, warn, errs, bl := issueCounts(issues)
+	var parts []string
+	if fail > 0 {
+		parts = append(parts, plural(fail, "failing check", "failing checks"))
+	}
+	if warn > 0 {
+		parts = append(parts, plural(warn, "check warning", "checks warning"))
+	}
+	if errs > 0 {
+		parts = append(parts, plural(errs, "check in harness error", "checks in harness error"))
+	}
+	if bl > 0 {
+		parts = append(parts, fmt.Sprintf("%d baselined", bl))
+	}
+	verdicts := 0
+	for _, is := range issues {
+		verdicts += len(is.Where)
+	}
+	t.printf("%s: %s (%s across versions and transports)\n\n", t.paint(ansiBold, "Problems"), strings.Join(parts, ", "), plural(verdicts, "verdict", "verdicts"))
+	var reqs requirementPrinter
+	shared := sharedErrors(run, issues)
+	for i, is := range issues {
+		if g, ok := shared[i]; ok {
+			if g != nil {
+				t.errorGroup(run, g, verbose)
+			}
+			continue
 		}
-		if len(c.Unexpected) > 0 {
-			t.printf("  %s", t.paint(ansiBold+ansiRed, "(new: "+printable(strings.Join(c.Unexpected, ", "))+" broken, which the baseline's entries for this check do not name)"))
+		t.issue(run, is, &reqs, verbose)
+	}
+}
+
+// issue prints one problem entry.
+func (t *textWriter) issue(run *Run, is Issue, reqs *requirementPrinter, verbose bool) {
+	c := run.Checks[is.Checks[0]]
+	label := fmt.Sprintf("%-5s", is.Outcome.Label())
+	t.printf("%s  %s", t.paint(ansiBold+outcomeColor(is.Outcome), label), t.paint(ansiBold, printable(is.Check)))
+	if is.Level != "" {
+		t.printf("  %s", printable(string(is.Level)))
+	}
+	t.printf("  in %s", printable(is.Versions()))
+	if is.Baselined {
+		t.printf("  (baselined: %s)", printable(oneLine(c.BaselineReason)))
+	}
+	if len(is.Unexpected) > 0 {
+		t.printf("  %s", t.paint(ansiBold+ansiRed, "(new: "+printable(strings.Join(is.Unexpected, ", "))+" broken, which the baseline's entries for this check do not name)"))
+	}
+	t.printf("\n")
+	pad := "       "
+	if c.Title != "" {
+		t.printf("%s%s\n", pad, printable(oneLine(c.Title)))
+	}
+	for _, id := range issueRequirements(run, is) {
+		verb := "breaks"
+		if is.Outcome == Error {
+			verb = "cites"
 		}
-		t.printf("\n")
-		pad := "       "
-		if c.Title != "" {
-			t.printf("%s%s\n", pad, printable(oneLine(c.Title)))
+		r, ok := run.Requirements[id]
+		switch {
+		case !reqs.first(id):
+			t.printf("%s%s %s (above)\n", pad, verb, printable(id))
+		case ok:
+			t.printf("%s%s %s (%s): %s\n", pad, verb, printable(id), printable(string(r.Level)), printable(oneLine(r.Summary)))
+			t.printf("%s       source: %s\n", pad, printable(r.Source()))
+		default:
+			t.printf("%s%s %s (not in the catalog)\n", pad, verb, printable(id))
 		}
-		for _, id := range c.Requirements {
-			if r, ok := run.Requirements[id]; ok {
-				t.printf("%srequirement %s (%s): %s\n", pad, printable(id), printable(string(r.Level)), printable(oneLine(r.Summary)))
-				t.printf("%s            source: %s\n", pad, printable(r.Source()))
+	}
+	clipped := func(s string) string {
+		s = tidy(s)
+		if verbose {
+			return s
+		}
+		return clipLines(s, textLines, textLineRunes)
+	}
+	t.block(pad, "expected: ", clipped(c.Expected))
+	t.block(pad, "actual:   ", clipped(c.Actual))
+	t.block(pad, "reason:   ", clipped(c.Reason))
+	if c.Retried != "" {
+		t.block(pad, "retried:  ", clipped(c.Retried))
+	}
+	if verbose {
+		t.transcript(pad, c.Transcript, true)
+	} else if ev := EvidenceOf(c); len(ev.Events) > 0 {
+		head := evidenceHead(c.Key(), ev)
+		if len(ev.Events) < ev.Total {
+			head = strings.TrimSuffix(head, ")") + "; --verbose shows all)"
+		}
+		t.printf("%s%s:\n", pad, printable(head))
+		for _, l := range evidenceLines(ev) {
+			t.printf("%s  %s\n", pad, l)
+		}
+	}
+	for n, k := range is.Where[1:] {
+		o := run.Checks[is.Checks[n+1]]
+		if verbose {
+			t.printf("%salso in %s:\n", pad, printable(strings.TrimSpace(string(k.Version)+" "+k.Transport)))
+			t.block(pad+"  ", "actual:   ", tidy(o.Actual))
+			t.block(pad+"  ", "reason:   ", tidy(o.Reason))
+			t.transcript(pad+"  ", o.Transcript, true)
+			continue
+		}
+		if is.Differs[n] {
+			what := orElse(o.Actual, o.Reason)
+			t.printf("%sin %s: %s\n", pad, printable(strings.TrimSpace(string(k.Version)+" "+k.Transport)), printable(truncate(oneLine(tidy(what)), textLineRunes)))
+		}
+	}
+	t.printf("\n")
+}
+
+// errorGroup is harness errors of several checks that share their
+// reason: printed once, naming every check.
+type errorGroup struct {
+	reason string
+	issues []Issue
+}
+
+// sharedErrors finds the error issues whose first occurrence's reason
+// (but for numbers) is the same as another's: the entry at the first
+// index holds the group, the others nil; issues not in a group are
+// absent.
+func sharedErrors(run *Run, issues []Issue) map[int]*errorGroup {
+	byShape := map[string][]int{}
+	var order []string
+	for i, is := range issues {
+		if is.Outcome != Error {
+			continue
+		}
+		k := sameShape(run.Checks[is.Checks[0]].Reason)
+		if _, ok := byShape[k]; !ok {
+			order = append(order, k)
+		}
+		byShape[k] = append(byShape[k], i)
+	}
+	out := map[int]*errorGroup{}
+	for _, k := range order {
+		idx := byShape[k]
+		if len(idx) < 2 {
+			continue
+		}
+		g := &errorGroup{reason: run.Checks[issues[idx[0]].Checks[0]].Reason}
+		for n, i := range idx {
+			g.issues = append(g.issues, issues[i])
+			if n == 0 {
+				out[i] = g
 			} else {
-				t.printf("%srequirement %s (not in the catalog)\n", pad, printable(id))
+				out[i] = nil
 			}
 		}
-		t.block(pad, "expected: ", c.Expected)
-		t.block(pad, "actual:   ", c.Actual)
-		t.block(pad, "reason:   ", c.Reason)
-		t.block(pad, "retried:  ", c.Retried)
-		t.transcript(pad, c.Transcript, verbose)
-		t.printf("\n")
 	}
+	return out
+}
+
+// errorGroup prints harness errors that share one reason.
+func (t *textWriter) errorGroup(run *Run, g *errorGroup, verbose bool) {
+	n := 0
+	for _, is := range g.issues {
+		n += len(is.Where)
+	}
+	t.printf("%s  %s, for one reason\n", t.paint(ansiBold+outcomeColor(Error), "ERROR"), plural(len(g.issues), "check", "checks")+fmt.Sprintf(" (%s)", plural(n, "verdict", "verdicts")))
+	pad := "       "
+	reason := tidy(g.reason)
+	if !verbose {
+		reason = clipLines(reason, textLines, textLineRunes)
+	}
+	t.block(pad, "reason:   ", reason)
+	for _, is := range g.issues {
+		t.printf("%s- %s in %s\n", pad, printable(is.Check), printable(is.Versions()))
+	}
+	t.printf("\n")
+}
+
+// untestable prints the untestable checks, those that share a reason
+// (but for numbers) once.
+func (t *textWriter) untestable(run *Run, verbose bool) {
+	groups := untestableGroups(run)
+	if len(groups) == 0 {
+		return
+	}
+	n := 0
+	for _, g := range groups {
+		n += len(g.Where)
+	}
+	t.printf("%s (%s): not tested, a needed fixture or trigger is absent; not counted as passing\n", t.paint(ansiBold+outcomeColor(Untestable), "UNTESTABLE"), plural(n, "verdict", "verdicts"))
+	byReason := map[string][]int{}
+	var order []string
+	for i, g := range groups {
+		k := sameShape(g.Reason)
+		if _, ok := byReason[k]; !ok {
+			order = append(order, k)
+		}
+		byReason[k] = append(byReason[k], i)
+	}
+	for _, k := range order {
+		idx := byReason[k]
+		reason := oneLine(tidy(groups[idx[0]].Reason))
+		if !verbose {
+			reason = truncate(reason, textUntestableRunes)
+		}
+		if len(idx) == 1 {
+			g := groups[idx[0]]
+			t.printf("  %s [%s]: %s\n", printable(g.Check), printable(whereString(g.Where)), printable(reason))
+			continue
+		}
+		t.printf("  %s: %s\n", plural(len(idx), "check", "checks"), printable(reason))
+		for _, i := range idx {
+			g := groups[i]
+			t.printf("    %s [%s]\n", printable(g.Check), printable(whereString(g.Where)))
+		}
+	}
+	t.printf("\n")
 }
 
 // block prints a labelled, possibly multi-line value with continuation
@@ -468,44 +739,6 @@ func execRate(f *FuzzSummary) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f", float64(f.Execs)/f.Duration.Seconds())
-}
-
-func (t *textWriter) verdict(run *Run) {
-	if run.Interrupted != "" {
-		t.printf("%s\n", t.paint(ansiBold+ansiYellow, "INTERRUPTED: "+printable(run.Interrupted)+"; the checks it did not reach are marked not run"))
-	}
-	j := Verdict(run)
-	if run.Unjudged != "" || len(run.Problems) > 0 {
-		t.printf("%s\n", t.paint(ansiBold+ansiYellow, "NOT JUDGED: "+printable(j.Unjudged)))
-	}
-	if !j.Failed(false) {
-		if !j.OK(false) {
-			return // said above: no OK for a run that did not judge what it set out to
-		}
-		msg := "OK: no unexpected failures"
-		if len(j.Warnings) > 0 {
-			msg += fmt.Sprintf(" (%d unexpected warnings)", len(j.Warnings))
-		}
-		t.printf("%s\n", t.paint(ansiBold+ansiGreen, msg))
-		return
-	}
-	var parts []string
-	if n := len(j.Failures); n > 0 {
-		parts = append(parts, plural(n, "unexpected failure", "unexpected failures"))
-	}
-	if n := len(j.Unexpected); n > 0 {
-		parts = append(parts, plural(n, "new broken requirement", "new broken requirements")+" in checks the baseline lists ("+printable(joinKeys(j.Unexpected, 3))+")")
-	}
-	if n := len(j.Errors); n > 0 {
-		parts = append(parts, plural(n, "harness error", "harness errors"))
-	}
-	if n := len(j.Stale); n > 0 {
-		parts = append(parts, plural(n, "stale baseline entry", "stale baseline entries"))
-	}
-	if n := len(j.Warnings); n > 0 {
-		parts = append(parts, plural(n, "unexpected warning", "unexpected warnings"))
-	}
-	t.printf("%s\n", t.paint(ansiBold+ansiRed, "FAILED: "+strings.Join(parts, ", ")))
 }
 
 func plural(n int, one, many string) string {

@@ -103,6 +103,17 @@ true) args+=(--strict) ;;
 false | '') ;;
 *) fail 2 "strict input: \"$INPUT_STRICT\" is neither true nor false" ;;
 esac
+# SARIF results are located in a file of the repository: the sarif-path
+# input, else the workflow file that runs the action
+# (GITHUB_WORKFLOW_REF is owner/repo/.github/workflows/ci.yml@refs/...).
+sarif_path=${INPUT_SARIF_PATH:-}
+if [ -z "$sarif_path" ] && [ -n "${GITHUB_WORKFLOW_REF:-}" ]; then
+	workflow=${GITHUB_WORKFLOW_REF%%@*}
+	sarif_path=${workflow#*/*/}
+fi
+if [ -n "$sarif_path" ]; then
+	args+=(--sarif-path "$sarif_path")
+fi
 
 mkdir -p "$out"
 set +e

@@ -47,8 +47,11 @@ Flags:
   --baseline FILE          expected failures (JSON); stale entries fail the run
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif,badge (default text)
+  --sarif-path FILE        the file SARIF results are located in, relative to the repository
+                           root (GitHub code scanning shows no alert without one); default:
+                           the command's script argument (build/index.js), else README.md
   --verbose                keep transcripts of passing checks; progress per check
-  --strict                 unexpected warnings (SHOULD broken) and baseline entries
+` + colorUsage + `  --strict                 unexpected warnings (SHOULD broken) and baseline entries
                            without "requirements" fail the run too (exit 1)
 
 Exit codes: 0 no unexpected failure; 1 unexpected failures (MUST broken) or
@@ -74,6 +77,8 @@ type clientOptions struct {
 	explicitVersions bool
 	// strict: unexpected warnings (SHOULD broken) fail the run too.
 	strict bool
+	// color is --color; sarifPath is --sarif-path.
+	color, sarifPath string
 }
 
 // clientMain runs "mcpcheck client ARGS".
@@ -103,13 +108,19 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	format := fs.String("format", "text", "")
 	verbose := fs.Bool("verbose", false, "")
 	strict := fs.Bool("strict", false, "")
+	color := addColorFlag(fs)
+	sarifPath := fs.String("sarif-path", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
 	if err := parseFlags(fs, args); err != nil {
 		return clientOptions{}, err
 	}
-	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict}
+	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict,
+		color: *color, sarifPath: *sarifPath}
+	if err := parseColor("client", *color); err != nil {
+		return o, err
+	}
 	if *deadline <= 0 {
 		return o, usagef("client: --deadline must be positive")
 	}
@@ -173,6 +184,7 @@ func runClientSuite(e *env, o clientOptions) error {
 		return err
 	}
 	start := time.Now()
+	prog := newProgress(e, o.verbose, colorOn(e, e.stderr, o.color))
 	res, err := clientsuite.Run(e.ctx, clientsuite.Config{
 		Launch:         o.launch,
 		Versions:       o.versions,
@@ -181,10 +193,11 @@ func runClientSuite(e *env, o clientOptions) error {
 		CaseTimeout:    o.caseTimeout,
 		RunTimeout:     o.deadline,
 		Verbose:        o.verbose,
-		Progress:       progress(e.stderr, o.verbose),
+		Progress:       prog.check,
 		ResponseHeader: o.header,
 		Tool:           reports.Tool{Name: programName, Version: programVersion},
 	})
+	prog.finish()
 	silent := errors.Is(err, clientsuite.ErrClientSilent)
 	interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 	if err != nil && !silent && !interrupted {
@@ -198,10 +211,10 @@ func runClientSuite(e *env, o clientOptions) error {
 	if silent {
 		run.Unjudged = err.Error() // what the command exits on, after the reports
 	}
-	if err := writeReports(e, &run, bl, reports.Options{Verbose: o.verbose}, o.out, "mcpcheck-client", o.formats); err != nil {
+	if err := writeReports(e, &run, bl, reports.Options{Verbose: o.verbose, Strict: o.strict, SARIFPath: o.sarifPath, Color: colorOn(e, e.stdout, o.color)}, o.out, "mcpcheck-client", o.formats); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches, %d case judgements)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Cases, res.Judgements)
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d client launches, %d case judgements)\n", len(run.Checks), roundDuration(time.Since(start)), res.Cases, res.Judgements)
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

@@ -36,7 +36,7 @@ func TestExitCodes(t *testing.T) {
 		stderr string // a phrase the verdict must contain
 		within time.Duration
 	}{
-		{"clean target", []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitOK, "OK", time.Minute},
+		{"clean target", []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitOK, "PASS:", time.Minute},
 		{"broken MUST", []string{"server", "--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitFailed, "unexpected failures", time.Minute},
 		{"broken SHOULD under --strict", []string{"server", "--stdio", ref + " --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation", "--strict"}, exitFailed, "(--strict)", time.Minute},
 		{"selection matches nothing", []string{"server", "--stdio", ref, "--label-filter", "area:no-such-area"}, exitUsage, "matched no check", 10 * time.Second},

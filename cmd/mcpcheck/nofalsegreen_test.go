@@ -20,11 +20,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// okLine matches a verdict line that calls an outcome OK; passedVerdict
+// okLine matches a verdict line that calls an outcome OK (a campaign's
+// "OK", a run's "PASS:" or "INCOMPLETE:", which exit 0); passedVerdict
 // the CI verdict of the HTML and Markdown reports calling a run passed.
 var (
-	okLine        = regexp.MustCompile(`(?m)^\s*OK\b`)
-	passedVerdict = regexp.MustCompile(`CI verdict: <strong>passed|Verdict for CI:\*\* passed`)
+	okLine        = regexp.MustCompile(`(?m)^\s*(OK\b|PASS:|INCOMPLETE:)`)
+	passedVerdict = regexp.MustCompile(`CI verdict: <strong>(pass|incomplete)<|Verdict for CI:\*\* (pass|incomplete) `)
 )
 
 // TestFuzzNeverHandshakenIsNotJudged (issue 33): a campaign against a
@@ -162,7 +163,7 @@ func TestReportMergeOfIncompleteShardsIsNotGreen(t *testing.T) {
 	}
 	code, stdout, stderr = runFuzzCLI(context.Background(), nil, "report", "merge", s1, s2, "--out", filepath.Join(dir, "whole"))
 	if code != exitOK || !okLine.MatchString(stdout) {
-		t.Errorf("merging both shards: exit %d, want 0 and OK\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		t.Errorf("merging both shards: exit %d, want 0 and PASS\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
 

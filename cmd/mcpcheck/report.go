@@ -14,6 +14,7 @@ import (
 
 const reportUsage = `Usage:
   mcpcheck report convert RUN.json [--format LIST] [--out DIR] [--badge-version V] [--verbose]
+                          [--strict] [--sarif-path FILE]
   mcpcheck report diff OLD.json NEW.json [--format text|md|json]
   mcpcheck report matrix [NAME=]RUN.json... [--format LIST] [--out DIR] [--title T]
   mcpcheck report merge RUN.json... --out DIR [--format LIST] [--baseline FILE] [--strict]
@@ -21,7 +22,9 @@ const reportUsage = `Usage:
 convert  rewrites a JSON report (mcpcheck server --format json) in other
          formats: text, json, junit, md, html, sarif, badge (default html).
          With one format and no --out the report goes to stdout; with --out
-         each format is written to DIR/<RUN>.<ext>.
+         each format is written to DIR/<RUN>.<ext>. --strict gives the
+         verdict of mcpcheck server --strict; --sarif-path names the file
+         SARIF results are located in (see mcpcheck server --help).
 diff     compares two runs check by check: new failures, fixed, lost (judged
          before, n/a or untestable now), changed outcomes, added and removed
          checks; and a check that fails in both runs requirement by
@@ -113,6 +116,8 @@ func reportConvert(e *env, args []string) error {
 	out := fs.String("out", "", "")
 	badgeVersion := fs.String("badge-version", "", "")
 	verbose := fs.Bool("verbose", false, "")
+	strict := fs.Bool("strict", false, "")
+	sarifPath := fs.String("sarif-path", "", "")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, reportUsage)
@@ -135,7 +140,7 @@ func reportConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := reports.Options{Verbose: *verbose, BadgeVersion: *badgeVersion}
+	opts := reports.Options{Verbose: *verbose, BadgeVersion: *badgeVersion, Strict: *strict, SARIFPath: *sarifPath}
 	for _, h := range run.Target.HeaderNames {
 		opts.Redaction.Headers = append(opts.Redaction.Headers, h)
 	}

@@ -77,7 +77,7 @@ func reportMerge(e *env, args []string) error {
 		// versions do not say it themselves).
 		merged.Unjudged = runUnjudged(merged, bl, nil, false, *strict)
 	}
-	var ropts reports.Options
+	ropts := reports.Options{Strict: *strict}
 	for _, h := range merged.Target.HeaderNames {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h)
 	}

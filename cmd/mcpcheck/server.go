@@ -59,8 +59,11 @@ Flags:
   --baseline FILE          expected failures (JSON); stale entries fail the run
   --out DIR                write the reports of --format into DIR
   --format LIST            text,json,junit,md,html,sarif (default text)
+  --sarif-path FILE        the file SARIF results are located in, relative to the repository
+                           root (GitHub code scanning shows no alert without one); default:
+                           the stdio command's script argument (build/index.js), else README.md
   --verbose                keep transcripts of passing checks; progress per check
-  --strict                 unexpected warnings (SHOULD broken) and baseline entries
+` + colorUsage + `  --strict                 unexpected warnings (SHOULD broken) and baseline entries
                            without "requirements" fail the run too (exit 1)
   --shard K/N              run shard K of N: the active checks split N ways by check and version
                            (every passive check runs in each shard); run K=1..N with the same
@@ -105,6 +108,8 @@ type serverOptions struct {
 	tools scenarios.ToolPolicy
 	// sandbox is --cwd, --keep-home and --keep-sandbox (stdio targets).
 	sandbox target.SandboxOptions
+	// color is --color; sarifPath is --sarif-path.
+	color, sarifPath string
 }
 
 // serverMain runs "mcpcheck server ARGS".
@@ -148,6 +153,8 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	callTools := fs.String("call-tools", string(scenarios.CallReadOnly), "")
 	toolArgs := fs.String("tool-args", "", "")
 	sbf := addSandboxFlags(fs)
+	color := addColorFlag(fs)
+	sarifPath := fs.String("sarif-path", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -157,7 +164,11 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if fs.NArg() > 0 {
 		return serverOptions{}, usagef("server: unexpected argument %q", fs.Arg(0))
 	}
-	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, startup: *startup, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel, quiet: *quiet}
+	o := serverOptions{labelFilter: *labelFilter, timeout: *timeout, startup: *startup, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict, parallel: *parallel, quiet: *quiet,
+		color: *color, sarifPath: *sarifPath}
+	if err := parseColor("server", *color); err != nil {
+		return o, err
+	}
 	if *quiet <= 0 {
 		return o, usagef("server: --quiet must be a positive duration, such as 250ms or 1s")
 	}
@@ -304,23 +315,6 @@ func lookupFormats(s string) ([]reports.Format, error) {
 // splitCommand turns a --stdio value into an argv (see target.SplitCommand).
 func splitCommand(s string) ([]string, error) { return target.SplitCommand(s) }
 
-// progress prints one line per version and one per check that did not
-// pass (per check with --verbose) to w, as checks end.
-func progress(w io.Writer, verbose bool) func(reports.Check) {
-	var last spec.Version
-	n := 0
-	return func(c reports.Check) {
-		if c.Version != last {
-			last = c.Version
-			fmt.Fprintf(w, "== protocol %s\n", c.Version)
-		}
-		n++
-		if verbose || c.Outcome == reports.Fail || c.Outcome == reports.Warn || c.Outcome == reports.Error || c.Outcome == reports.Untestable {
-			fmt.Fprintf(w, "  %-10s %s (%s)\n", c.Outcome, c.ID, c.Duration.Round(time.Millisecond))
-		}
-	}
-}
-
 func runServerSuite(e *env, o serverOptions) error {
 	bl, err := readBaseline("server", o.baseline)
 	if err != nil {
@@ -345,6 +339,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		o.target.Sandbox = sbx
 	}
 	start := time.Now()
+	prog := newProgress(e, o.verbose, colorOn(e, e.stderr, o.color))
 	res, err := scenarios.Run(e.ctx, scenarios.Config{
 		Target:      o.target,
 		Versions:    o.versions,
@@ -353,12 +348,13 @@ func runServerSuite(e *env, o serverOptions) error {
 		Quiet:       o.quiet,
 		RunTimeout:  o.deadline,
 		Verbose:     o.verbose,
-		Progress:    progress(e.stderr, o.verbose),
+		Progress:    prog.check,
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 		Shard:       o.shard,
 		Parallel:    o.parallel,
 		ToolPolicy:  o.tools,
 	})
+	prog.finish()
 	fx := closeSandbox(e, "server", sbx)
 	if sbx == nil && o.target.URL != "" {
 		fx = httpSideEffects()
@@ -374,7 +370,7 @@ func runServerSuite(e *env, o serverOptions) error {
 	}
 	run := res.Report
 	run.SideEffects = fx
-	ropts := reports.Options{Verbose: o.verbose}
+	ropts := reports.Options{Verbose: o.verbose, Strict: o.strict, SARIFPath: o.sarifPath, Color: colorOn(e, e.stdout, o.color)}
 	for _, h := range o.target.Headers {
 		ropts.Redaction.Headers = append(ropts.Redaction.Headers, h.Name)
 	}
@@ -395,7 +391,7 @@ func runServerSuite(e *env, o serverOptions) error {
 	if res.Confirmed > 0 {
 		serial += fmt.Sprintf("; %d re-run alone because a wait went unanswered", res.Confirmed)
 	}
-	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time%s)\n", len(run.Checks), time.Since(start).Round(time.Millisecond), res.Starts, res.Parallel, serial)
+	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time%s)\n", len(run.Checks), roundDuration(time.Since(start)), res.Starts, res.Parallel, serial)
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

@@ -170,6 +170,14 @@ func TestSARIFAgainstSchema(t *testing.T) {
 				RuleID    string `json:"ruleId"`
 				RuleIndex int    `json:"ruleIndex"`
 				Level     string `json:"level"`
+				Locations []struct {
+					PhysicalLocation *struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
@@ -187,6 +195,17 @@ func TestSARIFAgainstSchema(t *testing.T) {
 		}
 		if res.Level == "error" {
 			errors++
+		}
+		// GitHub code scanning shows no alert without a physical
+		// location, a relative path in the repository (issue 27), and
+		// tracks an alert across runs by its partial fingerprints.
+		if len(res.Locations) == 0 || res.Locations[0].PhysicalLocation == nil {
+			t.Errorf("result for %s has no physical location", res.RuleID)
+		} else if u := res.Locations[0].PhysicalLocation.ArtifactLocation.URI; u == "" || strings.HasPrefix(u, "/") || strings.Contains(u, "://") {
+			t.Errorf("result for %s is located in %q, not a path relative to the repository", res.RuleID, u)
+		}
+		if len(res.PartialFingerprints) == 0 {
+			t.Errorf("result for %s has no partial fingerprints", res.RuleID)
 		}
 	}
 	if errors == 0 {
