@@ -62,6 +62,7 @@ type violation struct {
 	level            catalog.Level
 	req              string
 	expected, actual string
+	at               time.Time // when it was recorded: the transcript after it is not evidence
 }
 
 // Check begins a check in this scope. It resolves the requirement IDs:
@@ -271,7 +272,22 @@ func (c *Check) Violation(req, expected, actual string) {
 		c.final, c.reason = reports.Error, err.Error()
 		return
 	}
-	c.violations = append(c.violations, violation{level: level, req: req, expected: expected, actual: actual})
+	c.violations = append(c.violations, violation{level: level, req: req, expected: expected, actual: actual, at: time.Now()})
+}
+
+// ViolationActuals returns what the target did in each violation the
+// check recorded so far (their actual texts): checks that judge frames
+// they did not provoke (passive checks) use it to find, before the check
+// ends, the frames their verdict quotes and add them to its transcript as
+// evidence.
+func (c *Check) ViolationActuals() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.violations))
+	for _, v := range c.violations {
+		out = append(out, v.actual)
+	}
+	return out
 }
 
 // Interop records that the target failed an interoperability probe of
@@ -287,7 +303,7 @@ func (c *Check) Interop(expected, actual string) {
 	if c.gone != "" {
 		return
 	}
-	c.violations = append(c.violations, violation{level: catalog.Should, expected: "interoperability (a warning, not a failure): " + expected, actual: actual})
+	c.violations = append(c.violations, violation{level: catalog.Should, expected: "interoperability (a warning, not a failure): " + expected, actual: actual, at: time.Now()})
 }
 
 // levelOf is the strongest level among the cited records in force (all,
@@ -499,6 +515,7 @@ func (c *Check) End() reports.Check {
 		if all {
 			rc.Violated = nil
 		}
+		rc.JudgedAt = c.violations[0].at.Sub(c.run.started)
 		for _, v := range c.violations {
 			if v.level.Mandatory() {
 				rc.Outcome = reports.Fail

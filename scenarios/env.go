@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -67,6 +68,9 @@ type Observation struct {
 	// arrived relative to what that session sent.
 	Session *SessionFacts
 	Place   Placement
+	// provoker is what mcpcheck sent that the frame answers or follows
+	// (sessionLedger.provoker), nil when nothing was.
+	provoker *sentFrame
 }
 
 // versionRun is the state of one protocol version in one run: the pool of
@@ -114,7 +118,15 @@ type versionRun struct {
 	// toolsListing is closed when the listing under way ends (nil when
 	// none is).
 	toolsListing chan struct{}
+	// handshake is the traffic of the session setup probed the version
+	// with, and toolsEvents that of the tools listing: checks that judge
+	// them without sending anything show them as their evidence (cite).
+	handshake   []reports.WireEvent
+	toolsEvents []reports.WireEvent
 }
+
+// citedEvents bounds what a check cites of the handshake or a listing.
+const citedEvents = 12
 
 // The bounds of what a version run keeps for passive checks: a target
 // that floods is judged on the first of its frames.
@@ -129,6 +141,10 @@ type tap struct {
 	conn    int
 	methods *rules.Methods
 	ledger  *sessionLedger
+	// lastProvoker is the provoker of the connection's last kept
+	// observation (under vr.mu): each one kept is counted once in
+	// obsBytes.
+	lastProvoker *sentFrame
 }
 
 func (t *tap) Sent(o wire.Outgoing) {
@@ -139,13 +155,19 @@ func (t *tap) Sent(o wire.Outgoing) {
 func (t *tap) Received(f wire.Frame) {
 	o := Observation{Frame: f, Conn: t.conn}
 	o.Session, o.Place = t.ledger.received(f)
+	o.provoker = t.ledger.provoker(f)
 	if f.Kind == wire.KindMessage && f.Msg.Method == "" && !o.Place.WrongID {
 		o.Answers = t.methods.Method(f.Msg.ID)
 	}
 	t.vr.mu.Lock()
-	if len(t.vr.obs) < maxObservations && t.vr.obsBytes+f.Cost() <= maxObservationBytes {
+	cost := f.Cost()
+	if o.provoker != nil && o.provoker != t.lastProvoker {
+		cost += len(o.provoker.out.Raw)
+	}
+	if len(t.vr.obs) < maxObservations && t.vr.obsBytes+cost <= maxObservationBytes {
 		t.vr.obs = append(t.vr.obs, o)
-		t.vr.obsBytes += f.Cost()
+		t.vr.obsBytes += cost
+		t.lastProvoker = o.provoker
 	} else {
 		t.vr.dropped++
 	}
@@ -371,18 +393,31 @@ func (vr *versionRun) setup(ctx context.Context) {
 		vr.mu.Lock()
 		vr.pool = pool
 		vr.mu.Unlock()
-		// The setup's traffic is the run's, in no check's transcript.
-		ctx = withRecorder(ctx, nil)
+		// The setup's traffic is the run's, in no check's transcript;
+		// it is kept for the checks that judge the handshake (cite).
+		setupRec := record.New(vr.r.run.Recorder().Start(), record.Options{MaxEvents: 4 * citedEvents})
+		ctx = withRecorder(ctx, setupRec)
 		sh, release, err := pool.Get(ctx, string(vr.v))
 		if err != nil {
 			vr.err = err
 			return
 		}
+		defer func() {
+			if sh != nil {
+				sh.route.drop(setupRec)
+			}
+			evs := setupRec.Events()
+			vr.mu.Lock()
+			vr.handshake = evs[:min(len(evs), citedEvents)]
+			vr.mu.Unlock()
+		}()
 		if mute, _ := expect.HealthOf(ctx).Mute(); sh.OpenErr != nil && !sh.Heard() && ctx.Err() == nil && !mute {
 			// Not a word on that connection: no answer says nothing of
 			// the version. Ask once more, alone on a connection of its
 			// own, with the whole start-up allowance again.
 			release(false)
+			setupRec = record.New(vr.r.run.Recorder().Start(), record.Options{MaxEvents: 4 * citedEvents})
+			ctx = withRecorder(ctx, setupRec)
 			if sh, err = vr.open(ctx, false); err != nil {
 				vr.err = err
 				return
@@ -455,6 +490,9 @@ type T struct {
 	rec     *record.Recorder // the check's own transcript
 	leases  []*lease
 	closers []func()
+	// listedBefore is set when the check took the tools another check
+	// listed: broken, it cites that listing (cite).
+	listedBefore bool
 }
 
 type lease struct {
@@ -658,6 +696,7 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 	for {
 		if vr.toolsOK || vr.toolsErr != nil {
 			defer vr.mu.Unlock()
+			t.listedBefore = true
 			return vr.tools, vr.toolsOK
 		}
 		listing := vr.toolsListing
@@ -684,6 +723,7 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 		close(listing)
 	}()
 	c := t.Session()
+	mark := t.rec.Mark()
 	var all []mcp.Tool
 	var err error
 	cursor := ""
@@ -715,10 +755,37 @@ func (t *T) Tools() ([]mcp.Tool, bool) {
 	if err == nil {
 		vr.r.uses.note(vr.v, all)
 	}
+	listed := t.rec.Since(mark)
 	t.vr.mu.Lock()
 	defer t.vr.mu.Unlock()
 	t.vr.tools, t.vr.toolsErr, t.vr.toolsOK = all, err, err == nil
+	t.vr.toolsEvents = listed[:min(len(listed), citedEvents)]
 	return all, err == nil
+}
+
+// cite gives a broken check whose transcript is empty the traffic it
+// judged: a check that reads what the version's handshake declared
+// (capabilities, the session id, a server/discover result) or the tools
+// another check listed sends nothing itself, and its report would show
+// no exchange at all. It adds that traffic to the check's transcript,
+// after a note saying whose it is. Passive checks get theirs from
+// passiveEvidence.
+func (t *T) cite() {
+	if t.def.Passive || len(t.ViolationActuals()) == 0 || len(t.rec.Events()) > 0 {
+		return
+	}
+	t.vr.mu.Lock()
+	evs, what := t.vr.handshake, "the "+string(t.vr.v)+" handshake of the session the version was probed with"
+	if t.listedBefore {
+		evs, what = t.vr.toolsEvents, "the tools/list exchange of the check that listed the tools this check judged"
+	}
+	t.vr.mu.Unlock()
+	if len(evs) == 0 {
+		return
+	}
+	note := reports.WireEvent{Offset: evs[0].Offset, Direction: reports.Note, Conn: evs[0].Conn,
+		Note: "cited: " + what + " (this check sent nothing of its own)"}
+	t.rec.Cite(append([]reports.WireEvent{note}, evs...))
 }
 
 // decodeToolPage decodes one tools/list result into a slice of exactly the

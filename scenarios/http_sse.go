@@ -210,7 +210,7 @@ var _ = Register(
 				}
 				done[fmt.Sprint(o.Conn, o.Stream)] = true
 				if v := strings.ToLower(strings.TrimSpace(o.HTTP.Header.Get("X-Accel-Buffering"))); v != "no" {
-					return true, fmt.Sprintf("the SSE response of %s had X-Accel-Buffering %q", o.Stream, v)
+					return true, fmt.Sprintf("the SSE response of %s on connection %d had X-Accel-Buffering %q", o.Stream, o.Conn, v)
 				}
 				return true, ""
 			})

@@ -192,6 +192,30 @@ type sessionLedger struct {
 	// levelled counts the requests in progress whose _meta names a
 	// logLevel (2026-07-28).
 	levelled int
+	// last is what mcpcheck sent last on the connection.
+	last *sentFrame
+}
+
+// sentFrame is something mcpcheck sent, kept (its start) as what may
+// have provoked a frame the target sent: a passive check's evidence
+// shows it with the frame it judged (passiveEvidence).
+type sentFrame struct {
+	out wire.Outgoing
+}
+
+// sentFrameBytes bounds what a sentFrame keeps of the bytes sent.
+const sentFrameBytes = 1 << 10
+
+// provoker is what mcpcheck sent that the target's frame f answers or
+// follows: the request that opened f's HTTP stream, else the last thing
+// sent on the connection before f (nil when nothing was).
+func (l *sessionLedger) provoker(f wire.Frame) *sentFrame {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st, ok := l.streams[f.Stream]; ok && st.opener != nil && f.Stream != wire.StreamStdio && f.Stream != wire.StreamSSE {
+		return st.opener
+	}
+	return l.last
 }
 
 type ledgerRequest struct {
@@ -212,6 +236,9 @@ type ledgerRequest struct {
 type ledgerStream struct {
 	kind    StreamKind
 	request *ledgerRequest
+	// opener is what mcpcheck sent that opened the stream (a POST and
+	// its message, a GET), for the evidence of passive checks.
+	opener *sentFrame
 	// rawID is, for a POST, the id its message carried (rules.RawID: ids
 	// MCP forbids included), "" when none or a batch.
 	rawID string
@@ -253,8 +280,15 @@ func (l *sessionLedger) sent(o wire.Outgoing) {
 		}
 	}
 	raw := bytes.TrimRight(o.Raw, "\r\n")
+	var sf *sentFrame
+	if len(raw) > 0 || o.HTTP != nil {
+		kept := o
+		kept.Raw = bytes.Clone(raw[:min(len(raw), sentFrameBytes)])
+		sf = &sentFrame{out: kept}
+		l.last = sf
+	}
 	if _, ok := l.streams[o.Stream]; !ok && !l.full(len(l.streams)) {
-		st := ledgerStream{kind: kind}
+		st := ledgerStream{kind: kind, opener: sf}
 		if kind == StreamPost {
 			st.rawID = rules.RawID(raw)
 		}

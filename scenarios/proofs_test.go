@@ -140,7 +140,9 @@ func runProof(t *testing.T, d Def, p Proof) {
 			tg := target.URL(proxyReference(t, mode))
 			tg.Transport = target.Streamable
 			tg.Headers = []target.Header{{Name: "Authorization", Value: proxyGoodToken}}
-			expectOutcome(t, runTarget(t, tg, cfg), d.ID, p.Version, want, "proxy mode "+orPlain(mode))
+			if c, ok := expectOutcome(t, runTarget(t, tg, cfg), d.ID, p.Version, want, "proxy mode "+orPlain(mode)); ok {
+				assertEvidence(t, c)
+			}
 		}
 		return
 	}
@@ -156,6 +158,7 @@ func runProof(t *testing.T, d Def, p Proof) {
 	}
 	if c, ok := expectOutcome(t, res, d.ID, p.Version, p.Want, "fault "+p.Fault+" over "+orStdio(p.Transport)); ok {
 		t.Logf("%s: %s\n  expected: %s\n  actual: %s", c.Outcome, d.ID, c.Expected, c.Actual)
+		assertEvidence(t, c)
 	}
 }
 

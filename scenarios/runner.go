@@ -365,6 +365,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Report.Startup = &reports.Startup{Allowance: cfg.Session.StartupTimeout, Measured: measured, Fastest: fastest, Median: median, Slowest: slowest}
 	res.Report.Silence = &reports.Silence{Window: cfg.Quiet, Longest: time.Duration(r.quietLongest.Load()), Typical: time.Duration(r.quietTypical.Load()), Windows: int(r.quietWindows.Load())}
 	res.Report.ToolPolicy = policyReport(cfg.ToolPolicy, &r.uses)
+	res.Report.Peers = r.peers()
 	if ctx.Err() != nil {
 		res.Report.Interrupted = StopCause(ctx)
 	}
@@ -538,6 +539,8 @@ func (r *runner) execute(ctx context.Context, it specItem, first *reports.Check)
 		}
 		t := &T{Check: c, Ctx: ctx, vr: vr, def: d, rec: rec}
 		defer t.finish()
+		defer t.passiveEvidence()
+		defer t.cite()
 		defer func() {
 			if p := recover(); p != nil {
 				if a, ok := p.(abort); ok {

@@ -375,11 +375,20 @@ func (t *T) headersPlainPost(hdr http.Header, body []byte) (int, []jsonrpc.Messa
 		return 0, nil, err
 	}
 	req.Header = hdr
+	t.recordPlainRequest(req, body)
 	resp, err := plainClient.Do(req)
 	if err != nil {
-		return 0, nil, wire.HeaderError(err, plainClient)
+		err = wire.HeaderError(err, plainClient)
+		t.recordPlainResponse(req, nil, nil, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
+	kept := &prefixBuffer{max: plainKeptBytes}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(resp.Body, kept), resp.Body}
+	defer func() { t.recordPlainResponse(req, resp, kept.b, nil) }()
 	var msgs []jsonrpc.Message
 	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), wire.MediaSSE) {
 		sr := wire.NewSSEReader(resp.Body, 0)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -149,13 +150,70 @@ func (t *T) transportPlainDo(method, u string, body []byte, hdr http.Header, aut
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
+	t.recordPlainRequest(req, body)
 	resp, err := plainClient.Do(req)
 	if err != nil {
-		return wire.HeaderError(err, plainClient)
+		err = wire.HeaderError(err, plainClient)
+		t.recordPlainResponse(req, nil, nil, err)
+		return err
 	}
 	defer resp.Body.Close()
+	kept := &prefixBuffer{max: plainKeptBytes}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(resp.Body, kept), resp.Body}
 	read(resp)
+	t.recordPlainResponse(req, resp, kept.b, nil)
 	return nil
+}
+
+// plainStream names, in transcripts, the exchanges a check makes on the
+// plain HTTP client, outside any session.
+const plainStream = "plain"
+
+// plainKeptBytes bounds what a transcript keeps of a plain HTTP answer's
+// body (what the check read of it).
+const plainKeptBytes = 4 << 10
+
+// recordPlainRequest puts a request a check sends outside a wire
+// connection (transportPlainDo, headersPlainPost) in its transcript, so
+// that its report shows the exchange its verdict rests on.
+func (t *T) recordPlainRequest(req *http.Request, body []byte) {
+	t.rec.SentOn(0, wire.Outgoing{Raw: body, Stream: plainStream, Time: time.Now(),
+		HTTP: &wire.HTTPInfo{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}})
+}
+
+// recordPlainResponse puts the answer to a plain request in the
+// transcript: its status and headers and the start of what the check
+// read of its body, or the error that left it without one.
+func (t *T) recordPlainResponse(req *http.Request, resp *http.Response, body []byte, err error) {
+	f := wire.Frame{Stream: plainStream, Time: time.Now()}
+	switch {
+	case resp == nil:
+		f.Kind, f.Err = wire.KindTransportError, err
+	case len(body) == 0:
+		f.Kind = wire.KindStatus
+	default:
+		f.Kind, f.Raw = wire.KindMessage, body
+	}
+	if resp != nil {
+		f.HTTP = &wire.HTTPInfo{Method: req.Method, URL: req.URL.String(), Status: resp.StatusCode, Header: resp.Header.Clone()}
+	}
+	t.rec.ReceivedOn(0, f)
+}
+
+// prefixBuffer keeps the first max bytes written to it.
+type prefixBuffer struct {
+	b   []byte
+	max int
+}
+
+func (p *prefixBuffer) Write(b []byte) (int, error) {
+	if n := p.max - len(p.b); n > 0 {
+		p.b = append(p.b, b[:min(n, len(b))]...)
+	}
+	return len(b), nil
 }
 
 // transportPlainHead sends one request to the MCP endpoint with a plain

@@ -231,10 +231,6 @@ var (
 // per check and its verdict per version it is under 300 KB.
 const mainJobHTMLBudget = serverHTMLBudget
 
-// serverHTMLBudget bounds the HTML report of a server run of every
-// version (issue 27).
-const serverHTMLBudget = 500 << 10
-
 // TestMainJobReportsAreCleanAndSmall: the main job with reports ("mcpcheck
 // --format json,html,md --out DIR") passes with nothing untestable, so its
 // headline is "pass" and not "incomplete"; its HTML report stays under
@@ -280,13 +276,16 @@ func readRunJSON(t *testing.T, path string) *reports.Run {
 
 // TestHTMLReportOfRealRunsInChromium reads HTML reports of real runs in
 // headless Chromium as a person would: the main job's (clean, every
-// version), a short fuzz campaign's against a reference server with a
+// version), a failing run of every version against a reference server
+// with faults (faultyRun), the reference client's run of every version
+// (clientRun), a short fuzz campaign's against a reference server with a
 // fault, and, when the interop cache ($MCPCHECK_INTEROP_DIR,
 // see 'make interop') holds the go-sdk's "everything" server, a
 // third-party run's. The CI verdict and the number of failing verdicts on
 // the rendered page must match the JSON report of the same run; the first
 // failure of a failing run is on the first 1280×800 screen (issue 27);
-// each server run's page weighs within its budget (500 KB); the clean main job is headlined "pass" with no "Not
+// each run's page weighs within its budget (500 KB for a server run, 1 MB
+// for a client run); the clean main job is headlined "pass" with no "Not
 // tested" line; and no text runs out of its card, its check or the page
 // at desktop (1280 px) or print (794 px) width.
 // Screenshots are kept as artifacts (the main job's at both widths).
@@ -303,6 +302,10 @@ func TestHTMLReportOfRealRunsInChromium(t *testing.T) {
 	var pages []page
 	dir, code := mainJob(t)
 	pages = append(pages, page{"main-job", filepath.Join(dir, "mcpcheck-server.html"), filepath.Join(dir, "mcpcheck-server.json"), code, serverHTMLBudget})
+	fdir, fcode := faultyRun(t)
+	pages = append(pages, page{"faulty-reference", filepath.Join(fdir, "mcpcheck-server.html"), filepath.Join(fdir, "mcpcheck-server.json"), fcode, serverHTMLBudget})
+	cdir, ccode := clientRun(t)
+	pages = append(pages, page{"reference-client", filepath.Join(cdir, "mcpcheck-client.html"), filepath.Join(cdir, "mcpcheck-client.json"), ccode, clientHTMLBudget})
 
 	fz := filepath.Join(art, "fuzz-campaign")
 	faulty := bin + " reference server --stdio --fault error-id-mismatch"

@@ -199,6 +199,20 @@ func (r *Recorder) NotedOn(conn int, text string, at time.Time) {
 	r.add(reports.WireEvent{Direction: reports.Note, Note: text, Conn: conn}, at)
 }
 
+// Cite adds events another recorder of the run recorded (their offsets
+// count from the same start) as they are, in their order, after the
+// events r holds: what a check judged without carrying it on its own
+// connections (the version's handshake, a list another check fetched)
+// shown as its evidence.
+func (r *Recorder) Cite(evs []reports.WireEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range evs {
+		r.events = append(r.events, e)
+		r.bytes += Cost(e)
+	}
+}
+
 // On returns a tap that records what one connection carries into r, each
 // event numbered conn: attach one per connection (Conn.Observe) so that a
 // transcript of several connections says which carried what.
