@@ -55,14 +55,8 @@ type Config struct {
 	// Parallel is how many cases (client launches) run at once (default 8:
 	// most of a case is waiting on the client or on a timer).
 	Parallel int
-	// CaseTimeout bounds one client launch from its first message (default
-	// 20 s).
+	// CaseTimeout bounds one client launch (default 20 s).
 	CaseTimeout time.Duration
-	// StartupTimeout is how long a launched client may take to send its
-	// first message (default DefaultStartupTimeout) before the case is
-	// over: a host that starts slowly on a busy machine (Node clients
-	// under load took over 20 s) has not yet been given its CaseTimeout.
-	StartupTimeout time.Duration
 	// Settle is how long a case stays open after the client's last word
 	// (or the scenario's end), for trailing messages such as a DELETE on
 	// close (default 300 ms).
@@ -158,9 +152,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.CaseTimeout <= 0 {
 		cfg.CaseTimeout = 20 * time.Second
 	}
-	if cfg.StartupTimeout <= 0 {
-		cfg.StartupTimeout = DefaultStartupTimeout
-	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = 300 * time.Millisecond
 	}
@@ -231,7 +222,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.Report = run.Report(cfg.Tool, target)
 	res.Report.LabelFilter = cfg.LabelFilter // see reports.Apply
-	res.Report.Peers = r.peers()
 	if runErr != nil {
 		res.Report.Interrupted = "interrupted"
 		if errors.Is(runErr, context.DeadlineExceeded) {
