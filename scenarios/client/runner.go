@@ -222,6 +222,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	res.Report = run.Report(cfg.Tool, target)
 	res.Report.LabelFilter = cfg.LabelFilter // see reports.Apply
+	res.Report.Peers = r.peers()
 	if runErr != nil {
 		res.Report.Interrupted = "interrupted"
 		if errors.Is(runErr, context.DeadlineExceeded) {
