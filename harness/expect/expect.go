@@ -150,12 +150,7 @@ func (r Observed) Unauthorized() error {
 	if !ok {
 		return nil
 	}
-	if ch == "" {
-		ch = "no WWW-Authenticate header"
-	} else {
-		ch = "WWW-Authenticate: " + ch
-	}
-	return fmt.Errorf("waiting for %s: %w, %s: %s", r.Expected, wire.ErrUnauthorized, ch, wire.UnauthorizedAdvice)
+	return wire.UnauthorizedError("waiting for "+r.Expected, ch)
 }
 
 // TargetFault reports whether the result is the target's doing (it did not

@@ -168,13 +168,8 @@ func unauthorized(url string, f wire.Frame, note func(string, ...any)) error {
 	if !ok {
 		return nil
 	}
-	if ch == "" {
-		ch = "no WWW-Authenticate header"
-	} else {
-		ch = "WWW-Authenticate: " + ch
-	}
-	note("HTTP 401 (%s): the endpoint asks for authorization", ch)
-	return fmt.Errorf("target: %s: %w, %s: %s", url, wire.ErrUnauthorized, ch, wire.UnauthorizedAdvice)
+	note("HTTP 401 (WWW-Authenticate %q): the endpoint asks for authorization", ch)
+	return wire.UnauthorizedError("target: "+url, ch)
 }
 
 func probeStreamable(ctx context.Context, o wire.HTTPOptions, step time.Duration, note func(string, ...any)) (bool, error) {

@@ -166,6 +166,18 @@ func (f Frame) Challenge() (string, bool) {
 	return strings.Join(f.HTTP.Header.Values("WWW-Authenticate"), ", "), true
 }
 
+// UnauthorizedError is the error for an HTTP 401 whose WWW-Authenticate
+// challenge is ch (see Challenge), after what: it wraps ErrUnauthorized,
+// quotes the challenge and says what to do.
+func UnauthorizedError(what, ch string) error {
+	if ch == "" {
+		ch = "no WWW-Authenticate header"
+	} else {
+		ch = "WWW-Authenticate: " + ch
+	}
+	return fmt.Errorf("%s: %w, %s: %s", what, ErrUnauthorized, ch, UnauthorizedAdvice)
+}
+
 // Describe says in words what the frame is, for reports: "an error
 // response (id 3) with code -32601 (MethodNotFound): \"no such method\"",
 // "a non-JSON line \"hello\"", "HTTP 202 with an empty body".
