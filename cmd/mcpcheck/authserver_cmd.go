@@ -108,14 +108,29 @@ func authserverMint(e *env, args []string) error {
 	if *issuer == "" || *resource == "" {
 		return usagef("authserver mint: give --issuer URL and --resource URL")
 	}
-	u, err := url.Parse(strings.TrimSuffix(*issuer, "/"))
+	tok, err := mintToken(*issuer, authserver.MintRequest{Kind: authserver.Kind(*kind), Resource: *resource, Scope: *scope})
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return fmt.Errorf("authserver mint: %v", err)
+	}
+	fmt.Fprintln(e.stdout, tok)
+	return nil
+}
+
+// mintToken asks the mint API of issuer (an mcpcheck authserver, found
+// through its RFC 8414 metadata) for a token.
+func mintToken(issuer string, m authserver.MintRequest) (string, error) {
+	u, err := url.Parse(strings.TrimSuffix(issuer, "/"))
 	if err != nil || u.Host == "" {
-		return usagef("authserver mint: --issuer %q is not a URL", *issuer)
+		return "", usagef("authserver mint: --issuer %q is not a URL", issuer)
 	}
 	c := &http.Client{Timeout: 10 * time.Second}
 	resp, err := c.Get(u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + u.EscapedPath())
 	if err != nil {
-		return fmt.Errorf("authserver mint: %v", err)
+		return "", err
 	}
 	var md struct {
 		Mint string `json:"mcpcheck_mint_endpoint"`
@@ -123,19 +138,62 @@ func authserverMint(e *env, args []string) error {
 	err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&md)
 	resp.Body.Close()
 	if err != nil || md.Mint == "" {
-		return fmt.Errorf("authserver mint: %s is no mcpcheck authserver (its metadata names no mcpcheck_mint_endpoint)", *issuer)
+		return "", fmt.Errorf("%s is no mcpcheck authserver (its metadata names no mcpcheck_mint_endpoint)", issuer)
 	}
-	body, _ := json.Marshal(authserver.MintRequest{Kind: authserver.Kind(*kind), Resource: *resource, Scope: *scope})
+	body, _ := json.Marshal(m)
 	resp, err = c.Post(md.Mint, "application/json", bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("authserver mint: %v", err)
+		return "", err
 	}
 	defer resp.Body.Close()
-	var m authserver.Minted
+	var out authserver.Minted
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &m) != nil || m.Token == "" {
-		return fmt.Errorf("authserver mint: HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(b)))
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &out) != nil || out.Token == "" {
+		return "", fmt.Errorf("HTTP %d %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
-	fmt.Fprintln(e.stdout, m.Token)
+	return out.Token, nil
+}
+
+// runToken mints the valid token a whole "mcpcheck server --auth-issuer"
+// run presents (unless the command line gave an Authorization header): at
+// issuer's mint API, for the target URL resource, with the scopes its
+// RFC 9728 protected resource metadata lists (none when it lists none or
+// serves none), living lifetime (at most a day). It returns the scope too.
+func runToken(issuer, resource string, lifetime time.Duration) (tok, scope string, err error) {
+	if lifetime <= 0 || lifetime > authserver.MaxLifetime*time.Second {
+		lifetime = authserver.MaxLifetime * time.Second
+	}
+	scope = strings.Join(prmScopes(resource), " ")
+	tok, err = mintToken(issuer, authserver.MintRequest{Kind: authserver.Valid, Resource: resource, Scope: scope, Lifetime: int64(lifetime / time.Second)})
+	return tok, scope, err
+}
+
+// prmScopes reads scopes_supported from the protected resource metadata of
+// resource, at its RFC 9728 well-known URIs (path-inserted, then root).
+func prmScopes(resource string) []string {
+	u, err := url.Parse(resource)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+	urls := []string{root}
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+		urls = []string{root + p, root}
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	for _, m := range urls {
+		resp, err := c.Get(m)
+		if err != nil {
+			continue
+		}
+		var prm struct {
+			Scopes []string `json:"scopes_supported"`
+		}
+		err = json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && err == nil {
+			return prm.Scopes
+		}
+	}
 	return nil
 }

@@ -34,6 +34,10 @@ Flags:
   --label-filter EXPR      Ginkgo label filter, e.g. 'area:base && level:must'
   --header K:V             add an HTTP header (repeatable)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable)
+  --auth-issuer URL        the target trusts the tokens of this mcpcheck authserver (with --url):
+                           the authorization checks mint their tokens at its mint API, and,
+                           without an Authorization header, the run presents a valid token of
+                           it (for the URL, with the scopes of its protected resource metadata)
   --timeout D              wait at most D for each answer (default 10s)
   --startup-timeout D      how long a fresh connection may take to say anything, a server process
                            starting up (default 1m): a slow start is never taken for silence
@@ -155,6 +159,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	sbf := addSandboxFlags(fs)
 	color := addColorFlag(fs)
 	sarifPath := fs.String("sarif-path", "", "")
+	authIssuer := fs.String("auth-issuer", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -230,6 +235,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		}
 	}
 	o.target.Headers = append(o.target.Headers, hs...)
+	o.target.AuthIssuer = *authIssuer
 	if *timeout <= 0 {
 		return o, usagef("server: --timeout must be positive")
 	}
@@ -250,6 +256,26 @@ func parseServerFlags(args []string) (serverOptions, error) {
 		return o, usagef("server: --format %s writes files: give --out DIR", *format)
 	}
 	return o, nil
+}
+
+// authRunHeader gives a run with --auth-issuer and no Authorization header
+// a valid token of the issuer for the whole run (see runToken).
+func authRunHeader(e *env, o *serverOptions) error {
+	if o.target.AuthIssuer == "" {
+		return nil
+	}
+	for _, h := range o.target.Headers {
+		if strings.EqualFold(h.Name, "Authorization") {
+			return nil
+		}
+	}
+	tok, scope, err := runToken(o.target.AuthIssuer, o.target.URL, o.deadline+5*time.Minute)
+	if err != nil {
+		return harnessError{fmt.Errorf("server: --auth-issuer %s: minting the run's token: %v; give an mcpcheck authserver the target trusts, or a token with --header-env Authorization:ENVVAR", o.target.AuthIssuer, err)}
+	}
+	fmt.Fprintf(e.stderr, "mcpcheck: the run presents a valid token of %s for %s (scope %q)\n", o.target.AuthIssuer, o.target.URL, scope)
+	o.target.Headers = append(o.target.Headers, target.Header{Name: "Authorization", Value: "Bearer " + tok})
+	return nil
 }
 
 // parseToolPolicy reads --call-tools and --tool-args.
@@ -337,6 +363,9 @@ func runServerSuite(e *env, o serverOptions) error {
 			return err
 		}
 		o.target.Sandbox = sbx
+	}
+	if err := authRunHeader(e, &o); err != nil {
+		return err
 	}
 	start := time.Now()
 	prog := newProgress(e, o.verbose, colorOn(e, e.stderr, o.color))

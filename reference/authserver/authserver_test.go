@@ -133,6 +133,36 @@ func TestMintKinds(t *testing.T) {
 	}
 }
 
+// TestMintLifetime: a valid token may be minted for a whole run (up to a
+// day); other kinds, and longer or negative lifetimes, are refused.
+func TestMintLifetime(t *testing.T) {
+	r, _ := start(t)
+	const res = "http://127.0.0.1:9/mcp"
+	m, err := r.Mint(MintRequest{Kind: Valid, Resource: res, Scope: "mcp", Lifetime: 3600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Claims.Expiry - m.Claims.IssuedAt; got != 3600 {
+		t.Errorf("a valid token minted for 3600 s lives %d s", got)
+	}
+	d, err := r.Mint(MintRequest{Kind: Valid, Resource: res, Scope: "mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Claims.Expiry - d.Claims.IssuedAt; got != int64((5 * time.Minute).Seconds()) {
+		t.Errorf("a valid token without a lifetime lives %d s, want the token TTL (300 s)", got)
+	}
+	for _, bad := range []MintRequest{
+		{Kind: Valid, Resource: res, Lifetime: MaxLifetime + 1},
+		{Kind: Valid, Resource: res, Lifetime: -1},
+		{Kind: Expired, Resource: res, Lifetime: 60},
+	} {
+		if _, err := r.Mint(bad); err == nil || !strings.Contains(err.Error(), "lifetime") {
+			t.Errorf("%+v: error %v, want one about the lifetime", bad, err)
+		}
+	}
+}
+
 type flow struct {
 	t        *testing.T
 	r        *Running

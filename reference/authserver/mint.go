@@ -62,7 +62,14 @@ type MintRequest struct {
 	Scope string `json:"scope,omitempty"`
 	// Subject defaults to "mcpcheck-user".
 	Subject string `json:"subject,omitempty"`
+	// Lifetime, in seconds, replaces the token lifetime of a Valid token
+	// (at most MaxLifetime): the token a whole conformance run presents.
+	// Other kinds keep their own times.
+	Lifetime int64 `json:"lifetime,omitempty"`
 }
+
+// MaxLifetime bounds MintRequest.Lifetime: a day.
+const MaxLifetime = 24 * 60 * 60
 
 // Minted is a token and the claims it carries.
 type Minted struct {
@@ -82,12 +89,18 @@ func (s *Server) Mint(m MintRequest) (Minted, error) {
 	if m.Subject == "" {
 		m.Subject = "mcpcheck-user"
 	}
+	if m.Lifetime < 0 || m.Lifetime > MaxLifetime || (m.Lifetime != 0 && m.Kind != Valid) {
+		return Minted{}, fmt.Errorf("authserver: mint %s: a lifetime of %d s (a valid token may last 1 to %d s)", m.Kind, m.Lifetime, MaxLifetime)
+	}
 	now := s.opts.Now()
 	c := Claims{Issuer: s.opts.Issuer, Subject: m.Subject, Audience: Audience{m.Resource}, Scope: m.Scope,
 		ClientID: "mcpcheck", IssuedAt: now.Unix(), NotBefore: now.Unix(), Expiry: now.Add(s.opts.TokenTTL).Unix(), ID: randomString(8)}
 	key := s.key
 	switch m.Kind {
 	case Valid:
+		if m.Lifetime > 0 {
+			c.Expiry = now.Add(time.Duration(m.Lifetime) * time.Second).Unix()
+		}
 	case Expired:
 		c.IssuedAt, c.NotBefore, c.Expiry = now.Add(-2*time.Hour).Unix(), now.Add(-2*time.Hour).Unix(), now.Add(-time.Hour).Unix()
 	case NotYetValid:
