@@ -93,6 +93,7 @@ clean:
 .PHONY: interop
 interop:
 	$(GO) run ./cmd/interop $(INTEROP_FLAGS)
+census: ; $(GO) run ./cmd/interop -census $(CENSUS_FLAGS)
 
 # The reference server against a go-sdk server in the same run (issue 3's
 # "Speed"): builds mcpcheck and the go-sdk peer (cmd/gosdk-peer, a module

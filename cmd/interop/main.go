@@ -114,6 +114,9 @@ func defaultDir() string {
 }
 
 func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "drive" {
+		return drive(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("interop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c config
@@ -128,12 +131,40 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&c.skipInstall, "skip-install", false, "use what is already in the cache directory")
 	fs.BoolVar(&c.matrixOnly, "matrix-only", false, "only rebuild the matrix from the reports of the last runs in the cache directory")
 	shardFlag := fs.String("shard", "", "K/N: check only part K of N of the selected servers and clients (one CI job each); then gather every job's DIR/runs into one cache directory and run -matrix-only")
+	census := fs.Bool("census", false, "run the ecosystem census (-census-list) instead of the interop peers: one entry at a time, an entry with a current report (same entry, same mcpcheck binary) is not run again; writes CENSUS*.md, .html and .json into -out")
+	var cc censusConfig
+	fs.StringVar(&cc.list, "census-list", "reports/interop/census.json", "the census list (-census)")
+	fs.StringVar(&cc.mcpcheck, "mcpcheck", "", "a prebuilt mcpcheck binary (-census; default: build one from this checkout)")
+	fs.DurationVar(&cc.caseLimit, "startup-timeout", 2*time.Minute, "how long a census server may take to start (-census)")
+	fs.DurationVar(&cc.hostLimit, "case-timeout", 90*time.Second, "bound on one launch of a census host, passed to mcpcheck client --case-timeout (-census)")
+	fs.BoolVar(&cc.force, "force", false, "run census entries again even when their reports are current (-census)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	part, err := shard.Parse(*shardFlag)
 	if err != nil {
 		return fmt.Errorf("-%v", err)
+	}
+	if *census {
+		if c.dir, err = filepath.Abs(c.dir); err != nil {
+			return err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["jobs"] {
+			c.jobs = 1 // a census host's launches at once: 2 cores, Node hosts
+		}
+		if !set["server-timeout"] {
+			c.perServer = 45 * time.Minute
+		}
+		if !set["step-timeout"] {
+			c.step = 20 * time.Second
+		}
+		if !set["out"] {
+			c.out = filepath.Dir(cc.list)
+		}
+		cc.config = c
+		return runCensus(ctx, cc, part, stdout, stderr)
 	}
 	if c.jobs < 1 {
 		return fmt.Errorf("-jobs must be at least 1")
@@ -525,17 +556,23 @@ const interopAuthEnv = "MCPCHECK_INTEROP_AUTHORIZATION"
 // ctx), keeps its output in the logs, and returns the JSON report it wrote
 // at report, or failed's report saying why there is none.
 func runMcpcheck(ctx context.Context, c config, mcpcheck, id string, args, env []string, report string, failed func(string, ...any) *reports.Run) *reports.Run {
+	return runMcpcheckIn(ctx, c, mcpcheck, id, args, env, "", filepath.Join(c.dir, "logs"), report, failed)
+}
+
+// runMcpcheckIn is runMcpcheck in the working directory workDir ("" the
+// current one), keeping its output in logDir.
+func runMcpcheckIn(ctx context.Context, c config, mcpcheck, id string, args, env []string, workDir, logDir, report string, failed func(string, ...any) *reports.Run) *reports.Run {
 	cmd := exec.CommandContext(ctx, mcpcheck, args...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, workDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	_ = os.WriteFile(filepath.Join(c.dir, "logs", id+".mcpcheck.log"), out.Bytes(), 0o644)
+	_ = os.WriteFile(filepath.Join(logDir, id+".mcpcheck.log"), out.Bytes(), 0o644)
 	if ctx.Err() != nil {
-		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, filepath.Join(c.dir, "logs"))
+		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, logDir)
 	}
 	if _, serr := os.Stat(report); serr != nil {
 		return failed("mcpcheck wrote no report (%v): %s", err, tail(out.String(), 600))
@@ -576,12 +613,18 @@ type server struct {
 // and waits until url's host:port accepts connections, the process exits,
 // or 30 s pass.
 func startServer(ctx context.Context, argv, env []string, logPath, url string) (*server, error) {
+	return startServerIn(ctx, argv, env, "", logPath, url, 30*time.Second)
+}
+
+// startServerIn is startServer in the working directory workDir ("" the
+// current one), waiting at most allowance for the server to listen.
+func startServerIn(ctx context.Context, argv, env []string, workDir, logPath, url string, allowance time.Duration) (*server, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, workDir
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -592,7 +635,7 @@ func startServer(ctx context.Context, argv, env []string, logPath, url string) (
 	go func() { s.done <- cmd.Wait() }()
 	hostport := strings.TrimPrefix(strings.TrimPrefix(url, "http://"), "https://")
 	hostport, _, _ = strings.Cut(hostport, "/")
-	deadline := time.NewTimer(30 * time.Second)
+	deadline := time.NewTimer(allowance)
 	defer deadline.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -610,7 +653,7 @@ func startServer(ctx context.Context, argv, env []string, logPath, url string) (
 			return nil, fmt.Errorf("%s exited before listening on %s (%v): %s", argv[0], hostport, werr, tail(string(b), 600))
 		case <-deadline.C:
 			s.stop()
-			return nil, fmt.Errorf("%s was not listening on %s after 30s; log: %s", argv[0], hostport, logPath)
+			return nil, fmt.Errorf("%s was not listening on %s after %s; log: %s", argv[0], hostport, allowance, logPath)
 		case <-ctx.Done():
 			s.stop()
 			return nil, ctx.Err()

@@ -1,0 +1,408 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/shard"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// exactVersion is a pinned npm version: no range, no tag.
+var exactVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+
+// TestCensusListIsValid holds the committed census to what issue 31 asks:
+// at least 25 servers and 6 hosts or client libraries from npm, each
+// pinned to an exact version, each with a way to start it (or the
+// credential it needs), HTTP entries on loopback, hosts with a known
+// driver and an existing script.
+func TestCensusListIsValid(t *testing.T) {
+	l, err := readCensus("../../reports/interop/census.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range l.Tools {
+		if !exactVersion.MatchString(pkgVersion(tool)) {
+			t.Errorf("tool %q is not pinned to an exact version", tool)
+		}
+	}
+	servers, hosts := map[string]bool{}, map[string]bool{}
+	ids := map[string]bool{}
+	for _, e := range l.entries() {
+		if ids[e.id] {
+			t.Errorf("%s is listed twice", e.id)
+		}
+		ids[e.id] = true
+		for _, p := range append([]string{e.pkg}, e.extra...) {
+			if !exactVersion.MatchString(pkgVersion(p)) {
+				t.Errorf("%s: package %q is not pinned to an exact version (NAME@X.Y.Z)", e.id, p)
+			}
+		}
+		if e.transport != "stdio" && e.transport != "streamable" {
+			t.Errorf("%s: transport %q, want stdio or streamable", e.id, e.transport)
+		}
+		if e.server != nil {
+			servers[pkgName(e.pkg)] = true
+			if len(e.server.Command) == 0 {
+				t.Errorf("%s: no command", e.id)
+			}
+			if e.transport == "streamable" && !strings.HasPrefix(e.server.URL, "http://127.0.0.1:${PORT}/") {
+				t.Errorf("%s: URL %q must be on 127.0.0.1:${PORT}", e.id, e.server.URL)
+			}
+			if e.transport == "stdio" && e.server.URL != "" {
+				t.Errorf("%s: a stdio server has no URL", e.id)
+			}
+			continue
+		}
+		h := e.host
+		hosts[pkgName(e.pkg)] = true
+		if driveKinds[h.Driver] == "" {
+			t.Errorf("%s: unknown driver %q", e.id, h.Driver)
+		}
+		if h.Kind != "host" && h.Kind != "library" && h.Kind != "bridge" {
+			t.Errorf("%s: kind %q, want host, library or bridge", e.id, h.Kind)
+		}
+		if (h.Driver == "node-script") != (h.Script != "") {
+			t.Errorf("%s: a node-script driver needs a script, no other driver takes one", e.id)
+		}
+		if h.Script != "" {
+			if _, err := os.Stat(filepath.Join("../../reports/interop/census-hosts", h.Script)); err != nil {
+				t.Errorf("%s: %v", e.id, err)
+			}
+		}
+	}
+	if len(servers) < 25 {
+		t.Errorf("the census lists %d server packages, want at least 25", len(servers))
+	}
+	if len(hosts) < 6 {
+		t.Errorf("the census lists %d host and client library packages, want at least 6", len(hosts))
+	}
+}
+
+// TestCensusShardsSplitTheEntries: the parts of a -shard split run every
+// runnable entry once, and none that needs a credential.
+func TestCensusShardsSplitTheEntries(t *testing.T) {
+	l, err := readCensus("../../reports/interop/census.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, selected := selectCensus(l, "", shard.Part{})
+	if len(all) != selected || selected == 0 {
+		t.Fatalf("unsharded: %d entries of %d selected", len(all), selected)
+	}
+	for _, e := range all {
+		if e.credential != "" {
+			t.Errorf("%s needs a credential but was selected to run", e.id)
+		}
+	}
+	for _, n := range []int{2, 3, 5} {
+		seen := map[string]int{}
+		for k := 1; k <= n; k++ {
+			part, _ := selectCensus(l, "", shard.Part{K: k, N: n})
+			if len(part) == 0 {
+				t.Errorf("part %d/%d is empty", k, n)
+			}
+			for _, e := range part {
+				seen[e.id]++
+			}
+		}
+		if len(seen) != len(all) {
+			t.Errorf("%d parts ran %d entries, want %d", n, len(seen), len(all))
+		}
+		for id, times := range seen {
+			if times != 1 {
+				t.Errorf("%d parts ran %s %d times", n, id, times)
+			}
+		}
+	}
+	if hs, _ := selectCensus(l, "hosts", shard.Part{}); len(hs) == 0 || hs[0].host == nil {
+		t.Errorf("-only hosts selected %d entries, want the hosts", len(hs))
+	}
+}
+
+// fakeMcpcheck writes a shell script that plays mcpcheck: "version"
+// prints a version line; "server"/"client" appends a line to count and
+// copies report into the --out directory as the run's JSON report.
+func fakeMcpcheck(t *testing.T, dir string, run *reports.Run) (bin, count string) {
+	t.Helper()
+	report := filepath.Join(dir, "report.json")
+	var buf bytes.Buffer
+	if err := reports.WriteJSON(&buf, run, reports.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(report, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count = filepath.Join(dir, "count")
+	bin = filepath.Join(dir, "mcpcheck")
+	script := `#!/bin/sh
+if [ "$1" = version ]; then echo "mcpcheck fake"; exit 0; fi
+role=$1
+echo "$role $*" >> ` + count + `
+while [ $# -gt 0 ]; do if [ "$1" = --out ]; then out=$2; fi; shift; done
+mkdir -p "$out" && cp ` + report + ` "$out/mcpcheck-$role.json"
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, count
+}
+
+func fakeRun(role string) *reports.Run {
+	return &reports.Run{Schema: reports.Schema, Tool: reports.Tool{Name: "mcpcheck", Version: "fake"}, Transport: "stdio",
+		Target: reports.Target{Kind: reports.TargetStdio, Command: "srv", Role: role}, Versions: []spec.Version{spec.V20251125},
+		Peers: []reports.PeerInfo{{Version: spec.V20251125, Negotiated: string(spec.V20251125), Name: "fake-impl", SoftwareVersion: "1.0"}},
+		Checks: []reports.Check{{ID: "tools/x", Version: spec.V20251125, Transport: "stdio", Outcome: reports.Fail, Level: "MUST", Area: "tools",
+			Requirements: []string{"req.a"}, Violated: []string{"req.a"}, Actual: "the wrong thing"}}}
+}
+
+// writeCensusList writes a census list of two stdio servers and a stdio
+// host into dir.
+func writeCensusList(t *testing.T, dir, serverArg string) string {
+	t.Helper()
+	l := censusList{
+		Servers: []censusServer{
+			{Name: "a", Package: "a@1.0.0", Transport: "stdio", Command: []string{"srv-a", serverArg}},
+			{Name: "b", Package: "b@2.0.0", Transport: "stdio", Command: []string{"srv-b"}},
+			{Name: "c", Package: "c@3.0.0", Transport: "stdio", Command: []string{"srv-c"}, NeedsCredential: "C_TOKEN"},
+		},
+		Hosts: []censusHost{{Name: "h", Package: "h@4.0.0", Kind: "host", Transport: "stdio", Driver: "claude-code"}},
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "census.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// TestCensusResumesFromItsCache: a second census run checks nothing
+// whose report is current; an entry that changed, or a different
+// mcpcheck binary, is checked again; an entry that needs a credential is
+// listed as such and never run.
+func TestCensusResumesFromItsCache(t *testing.T) {
+	dir := t.TempDir()
+	bin, count := fakeMcpcheck(t, dir, fakeRun("server"))
+	list := writeCensusList(t, dir, "x")
+	cc := censusConfig{config: config{dir: filepath.Join(dir, "cache"), out: filepath.Join(dir, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
+		list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
+	var out, log bytes.Buffer
+	if err := runCensus(context.Background(), cc, shard.Part{}, &out, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if n := countLines(t, count); n != 3 {
+		t.Fatalf("first run: mcpcheck ran %d times, want 3 (servers a, b and host h; c needs a credential)\n%s", n, log.String())
+	}
+	if err := runCensus(context.Background(), cc, shard.Part{}, &out, &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(t, count); n != 3 {
+		t.Errorf("second run: mcpcheck ran %d times in all, want still 3 (every report current)", n)
+	}
+	cc.list = writeCensusList(t, dir, "y") // server a's command changed
+	if err := runCensus(context.Background(), cc, shard.Part{}, &out, &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(t, count); n != 4 {
+		t.Errorf("after a's entry changed: mcpcheck ran %d times in all, want 4", n)
+	}
+	if err := os.WriteFile(bin, append(mustRead(t, bin), []byte("# another build\n")...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCensus(context.Background(), cc, shard.Part{}, &out, &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(t, count); n != 7 {
+		t.Errorf("after mcpcheck changed: mcpcheck ran %d times in all, want 7", n)
+	}
+	var doc censusDoc
+	if err := json.Unmarshal(mustRead(t, filepath.Join(cc.out, "CENSUS.json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, r := range doc.Entries {
+		status[r.ID] = r.Status + " " + r.Reason
+		if r.Status == "judged" && (r.Implementation != "fake-impl 1.0" || len(r.Defects) != 1 || !strings.Contains(r.Defects[0], "the wrong thing")) {
+			t.Errorf("%s: implementation %q, defects %q; want fake-impl 1.0 and the failure", r.ID, r.Implementation, r.Defects)
+		}
+	}
+	for id, want := range map[string]string{"server-a-stdio": "judged", "server-b-stdio": "judged", "server-c-stdio": "needs-credential needs credential: C_TOKEN", "host-h-stdio": "judged"} {
+		if !strings.HasPrefix(status[id], want) {
+			t.Errorf("%s: %q, want %q", id, status[id], want)
+		}
+	}
+	md := string(mustRead(t, filepath.Join(cc.out, "CENSUS.md")))
+	if !strings.Contains(md, "needs credential: C_TOKEN") {
+		t.Errorf("CENSUS.md does not list the entry that needs a credential:\n%s", md)
+	}
+}
+
+// TestCensusShardsMergeIntoTheUnshardedMatrix: the reports of -shard 1/2
+// and 2/2, gathered into one cache directory, give the same census files
+// as one unsharded run.
+func TestCensusShardsMergeIntoTheUnshardedMatrix(t *testing.T) {
+	dir := t.TempDir()
+	bin, _ := fakeMcpcheck(t, dir, fakeRun("server"))
+	list := writeCensusList(t, dir, "x")
+	run := func(name string, part shard.Part) censusConfig {
+		cc := censusConfig{config: config{dir: filepath.Join(dir, name), out: filepath.Join(dir, name, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
+			list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
+		var out, log bytes.Buffer
+		if err := runCensus(context.Background(), cc, part, &out, &log); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, log.String())
+		}
+		return cc
+	}
+	whole := run("whole", shard.Part{})
+	run("part1", shard.Part{K: 1, N: 2})
+	run("part2", shard.Part{K: 2, N: 2})
+	merged := censusConfig{config: config{dir: filepath.Join(dir, "merged"), out: filepath.Join(dir, "merged", "out"), protocol: "all", matrixOnly: true}, list: list}
+	for _, p := range []string{"part1", "part2"} {
+		src := filepath.Join(dir, p, "census", "runs")
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			dst := filepath.Join(merged.dir, "census", "runs", e.Name())
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			files, _ := os.ReadDir(filepath.Join(src, e.Name()))
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(dst, f.Name()), mustRead(t, filepath.Join(src, e.Name(), f.Name())), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	var out, log bytes.Buffer
+	if err := runCensus(context.Background(), merged, shard.Part{}, &out, &log); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"CENSUS.json", "CENSUS.md", "CENSUS-SERVERS.md", "CENSUS-HOSTS.md"} {
+		a := normalizeCensus(mustRead(t, filepath.Join(whole.out, f)), whole.dir)
+		b := normalizeCensus(mustRead(t, filepath.Join(merged.out, f)), merged.dir)
+		if a != b {
+			t.Errorf("%s: the merged shards differ from the unsharded run:\n--- unsharded\n%s\n--- merged\n%s", f, a, b)
+		}
+	}
+}
+
+func normalizeCensus(b []byte, dir string) string {
+	return strings.ReplaceAll(string(b), dir, "DIR")
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDriveWritesTheHostsConfiguration: each driver puts the staged
+// server into the host's own configuration in a throwaway HOME and runs
+// the host there (a stand-in host prints what it finds), and the HOME is
+// gone afterwards.
+func TestDriveWritesTheHostsConfiguration(t *testing.T) {
+	pkg := t.TempDir()
+	// The stand-in host, run by "-node /bin/sh": it prints its HOME, the
+	// configuration and its arguments.
+	host := "#!/bin/sh\necho HOME=$HOME\ncat $HOME/.claude.json $HOME/.gemini/settings.json $CODEX_HOME/config.toml 2>/dev/null\necho ARGS $*\n"
+	for _, p := range []string{"@anthropic-ai/claude-code/cli.js", "@google/gemini-cli/dist/index.js", "@openai/codex/bin/codex.js"} {
+		path := filepath.Join(pkg, "node_modules", p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(host), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		kind string
+		args []string
+		want []string
+	}{
+		{"claude-code", []string{"--", "/x/mcpcheck", "stage", "--id", "7"}, []string{`"type": "stdio"`, `"command": "/x/mcpcheck"`, `"--id"`, "ARGS mcp list"}},
+		{"claude-code", []string{"-url", "http://127.0.0.1:9/mcp"}, []string{`"type": "http"`, `"url": "http://127.0.0.1:9/mcp"`, "ARGS mcp list"}},
+		{"gemini-cli", []string{"--", "/x/mcpcheck", "stage"}, []string{`"command": "/x/mcpcheck"`, `"trust": true`, "ARGS mcp list"}},
+		{"gemini-cli", []string{"-url", "http://127.0.0.1:9/mcp"}, []string{`"httpUrl": "http://127.0.0.1:9/mcp"`}},
+		{"codex", []string{"--", "/x/mcpcheck", "stage"}, []string{"[mcp_servers.mcpcheck]", `command = "/x/mcpcheck"`, `args = ["stage"]`, "base_url = \"http://127.0.0.1:", "ARGS exec --skip-git-repo-check"}},
+		{"codex", []string{"-url", "http://127.0.0.1:9/mcp"}, []string{`url = "http://127.0.0.1:9/mcp"`}},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{tc.kind, "-pkg", pkg, "-node", "/bin/sh"}, tc.args...)
+		if err := drive(context.Background(), args, &out, &errb); err != nil {
+			t.Fatalf("drive %v: %v\n%s", args, err, errb.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("drive %v: output lacks %q:\n%s", args, w, out.String())
+			}
+		}
+		home := strings.TrimPrefix(strings.SplitN(out.String(), "\n", 2)[0], "HOME=")
+		if home == "" || !strings.Contains(home, "mcpcheck-host-") {
+			t.Errorf("drive %v: the host ran with HOME %q, want a throwaway one", args, home)
+		} else if _, err := os.Stat(home); !os.IsNotExist(err) {
+			t.Errorf("drive %v: the throwaway HOME %s is still there (%v)", args, home, err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := drive(context.Background(), []string{"claude-code", "-pkg", pkg}, &out, &errb); err == nil {
+		t.Error("drive without a server succeeded")
+	}
+	if err := drive(context.Background(), []string{"no-such-host"}, &out, &errb); err == nil {
+		t.Error("drive of an unknown kind succeeded")
+	}
+}
+
+// TestFakeModelAnswers400AfterItsDelay: Codex's model endpoint answers an
+// error, and not before its delay.
+func TestFakeModelAnswers400AfterItsDelay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ln, err := startFakeModel(ctx, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	start := time.Now()
+	c := &http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Post("http://"+ln.Addr().String()+"/v1/responses", "application/json", strings.NewReader(`{"model":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("status %d, want 400", resp.StatusCode)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("answered after %s, before its delay of 300ms", d)
+	}
+}
