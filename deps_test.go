@@ -208,6 +208,43 @@ func TestPackageImportRules(t *testing.T) {
 	}
 }
 
+// contentPackages are the check content packages that stand on the shared
+// check framework, scenarios/suite: each declares its checks with
+// suite.Def in a suite.Registry.
+var contentPackages = []string{"scenarios", "scenarios/client", "scenarios/asuite"}
+
+// TestOneCheckFramework: the shared check framework (scenarios/suite)
+// imports no content package, nor anything that would make it one (the
+// reference pair, fuzz, cmd), directly or through other packages; every
+// content package imports it directly.
+func TestOneCheckFramework(t *testing.T) {
+	pkgs := scanModule(t)
+	const fw = "scenarios/suite"
+	if pkgs[fw] == nil {
+		t.Fatalf("no package %s", fw)
+	}
+	forbidden := append([]string{"reference", "fuzz", "cmd", "scenarios/mcpchecktest", "scenarios/officialsuite"}, contentPackages...)
+	for ip, chain := range closure(pkgs, fw) {
+		rel := strings.TrimPrefix(ip, module+"/")
+		for _, f := range forbidden {
+			sub := f != "scenarios" && strings.HasPrefix(rel, f+"/") // the root package alone is content; its subpackages are others
+			if rel == f || sub {
+				t.Errorf("%s must not depend on %s (the framework holds no checks; content packages stand on it); found %s", fw, f, chain)
+			}
+		}
+	}
+	for _, c := range contentPackages {
+		info := pkgs[c]
+		if info == nil {
+			t.Errorf("no content package %s", c)
+			continue
+		}
+		if !info.imports[module+"/"+fw] {
+			t.Errorf("%s does not import %s: its checks must be declared with the shared framework", c, fw)
+		}
+	}
+}
+
 func TestOnlyCmdExitsOrPrints(t *testing.T) {
 	for pkg, info := range scanModule(t) {
 		if under(pkg, "cmd") {

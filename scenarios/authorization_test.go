@@ -64,7 +64,7 @@ func TestAuthChecksAgainstReference(t *testing.T) {
 			continue
 		}
 		d, _ := lookupCheck(c.ID)
-		inWindow, _ := d.inWindow(c.Version)
+		inWindow, _ := d.InWindow(c.Version)
 		switch {
 		case inWindow && c.Outcome != reports.Pass:
 			t.Errorf("%s [%s]: %s, want pass\n  expected: %s\n  actual: %s\n  reason: %s", c.ID, c.Version, c.Outcome, c.Expected, c.Actual, c.Reason)

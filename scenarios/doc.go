@@ -8,8 +8,8 @@
 // # Layout
 //
 //	doc.go         this documentation
-//	labels.go      the frozen label registry: Area, Level, Version, Transport, Role, Fixture, Mode
-//	registry.go    Def, Register, Checks, CheckedRequirements (the static check registry)
+//	labels.go      the label helpers (Area, Level, Version, Transport, Role, Fixture, Mode) of the shared framework's frozen label registry (scenarios/suite)
+//	registry.go    Def (suite.Def[*T]), Register, Checks, Lookup, CheckedRequirements: the server checks' registry (a suite.Registry)
 //	exclusions.go  Exclusions: requirement ID -> why it has no check
 //	runner.go      Config, Run, Result: builds the Ginkgo tree and runs it against a target
 //	specs.go       Spec, RunSpecs: the Ginkgo and the direct (concurrent) engines
@@ -97,7 +97,7 @@
 //   - transports: Def.Transports ([]string{"stdio"}) or t.Stdio();
 //   - fixtures: t.RequireTool("test_tool_with_logging") or
 //     t.RequireFixture(ok, why) (untestable), and label the check with
-//     Fixture(name) (add the name to fixtureNames in labels.go);
+//     Fixture(name) (add the name to fixtureNames in scenarios/suite/labels.go, or register it with featureFixture);
 //   - version support: checks are n/a when the server does not speak the
 //     version, unless Def.Unsupported (negotiation checks).
 //   - tool calls: a check that calls the target's tools black-box picks

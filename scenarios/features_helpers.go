@@ -12,6 +12,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -27,12 +28,7 @@ import (
 // official conformance names and mcpcheck's ref_* fixtures) and returns its
 // label. It runs during package variable initialisation, before any label
 // is handed out for the name.
-func featureFixture(name string) string {
-	labelMu.Lock()
-	fixtureNames[name] = true
-	labelMu.Unlock()
-	return Fixture(name)
-}
+func featureFixture(name string) string { return suite.AddFixture(name) }
 
 // featuresNoLoader refuses every external schema reference: a check never
 // fetches anything a target names.

@@ -59,7 +59,7 @@ func TestEveryCheckIsProvenToFire(t *testing.T) {
 			t.Errorf("%s has proofs and is also called unprovable (%s)", d.ID, d.Unprovable)
 		}
 		for _, p := range d.Proofs {
-			if ok, why := d.inWindow(p.Version); !ok {
+			if ok, why := d.InWindow(p.Version); !ok {
 				t.Errorf("%s: proof in %s, where the check does not apply: %s", d.ID, p.Version, why)
 			}
 			for _, id := range p.Also {
@@ -176,14 +176,7 @@ func orStdio(tr string) string {
 	return tr
 }
 
-func lookupCheck(id string) (Def, bool) {
-	for _, d := range Checks() {
-		if d.ID == id {
-			return d, true
-		}
-	}
-	return Def{}, false
-}
+func lookupCheck(id string) (Def, bool) { return Lookup(id) }
 
 func contains(ss []string, s string) bool {
 	for _, x := range ss {

@@ -1,7 +1,12 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
+	"github.com/mcpcheck/mcpcheck/spec"
 
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -79,12 +84,40 @@ func TestDuplicateRegistrationPanics(t *testing.T) {
 			t.Fatal("registering a check twice did not panic")
 		}
 	}()
+	// A registry of the server suite's rules, holding a copy of a
+	// registered check: the real one is frozen by now.
+	r := suite.NewRegistry[*T](serverRules)
 	d := Checks()[0]
-	regMu.Lock()
-	regFrozen = false
-	regMu.Unlock()
-	defer func() { regMu.Lock(); regFrozen = true; regMu.Unlock() }()
-	Register(d)
+	d.Labels = nil
+	r.Register(d)
+	r.Register(d)
+}
+
+// TestRegistryRefusesBrokenDefs: the server rules refuse what a server
+// check may not be, each with an error naming the check.
+func TestRegistryRefusesBrokenDefs(t *testing.T) {
+	r := suite.NewRegistry[*T](serverRules)
+	good := Def{ID: "ping/x", Title: "t", Area: "ping", Requirements: []string{"r"}, Body: func(*T) {}}
+	if err := r.Validate(good); err != nil {
+		t.Fatalf("a good def: %v", err)
+	}
+	for name, mod := range map[string]func(*Def){
+		"no area in the ID":   func(d *Def) { d.ID = "x" },
+		"unknown area":        func(d *Def) { d.Area = "nope" },
+		"no body":             func(d *Def) { d.Body = nil },
+		"unknown transport":   func(d *Def) { d.Transports = []string{"pigeon"} },
+		"proof without fault": func(d *Def) { d.Proofs = []Proof{{Version: spec.V20251125, Want: reports.Fail}} },
+		"proof without version": func(d *Def) {
+			d.Proofs = []Proof{{Fault: "f", Want: reports.Fail}}
+		},
+		"proof passes": func(d *Def) { d.Proofs = []Proof{{Fault: "f", Version: spec.V20251125, Want: reports.Pass}} },
+	} {
+		d := good
+		mod(&d)
+		if err := r.Validate(d); err == nil || !strings.Contains(err.Error(), d.ID) {
+			t.Errorf("%s: Validate = %v, want an error naming %s", name, err, d.ID)
+		}
+	}
 }
 
 func TestLabelsRejectUnknownValues(t *testing.T) {

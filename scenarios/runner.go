@@ -407,15 +407,8 @@ func (r *runner) plan() []specItem {
 				if d.Passive != passive || (r.only != nil && !r.only[d.ID]) || (!passive && !r.cfg.Shard.Includes(vr.v, d.ID)) {
 					continue
 				}
-				lvl := StrongestLevel(r.cat, d.Requirements, vr.v)
-				if lvl == "" {
-					lvl = StrongestLevel(r.cat, d.Requirements, "")
-				}
-				labels := append([]string{Version(vr.v), Role(catalog.RoleServer)}, d.Labels...)
-				if lvl != "" && lvl != catalog.May {
-					labels = append(labels, Level(lvl))
-				}
-				name := fmt.Sprintf("[%s] %s: %s", vr.v, d.ID, d.Title)
+				labels := d.SpecLabels(r.cat, vr.v, catalog.RoleServer)
+				name := d.SpecName(vr.v)
 				if seen[name] {
 					panic(fmt.Sprintf("scenarios: duplicate spec name %q", name))
 				}
@@ -494,19 +487,9 @@ func (r *runner) execute(ctx context.Context, it specItem, first *reports.Check)
 				c.Interrupted(Stopped(ctx))
 			}
 		}()
-		if ok, why := d.inWindow(vr.v); !ok {
+		if ok, why := d.Applies(vr.v, r.transport); !ok {
 			c.NotApplicable(why)
 			return
-		}
-		if len(d.Transports) > 0 {
-			ok := false
-			for _, tr := range d.Transports {
-				ok = ok || tr == r.transport
-			}
-			if !ok {
-				c.NotApplicable(fmt.Sprintf("the check is about the %v transport; this target is reached over %s", d.Transports, r.transport))
-				return
-			}
 		}
 		r.probing.Store(vr.v)
 		vr.setup(ctx)

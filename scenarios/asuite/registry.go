@@ -9,97 +9,41 @@
 // a check whose valid request is not granted at once ends untestable,
 // never passed.
 //
-// The checks are declared once in a static registry like the server
-// suite's (Def) and judged with the same harness (harness.Check), one
-// verdict per check and protocol version: the catalog's version windows
-// gate them.
+// The checks are declared once in the registry of the shared check
+// framework (scenarios/suite: Def, Register) and judged with the same
+// harness (harness.Check), one verdict per check and protocol version:
+// the catalog's version windows gate them.
 package asuite
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
+import "github.com/mcpcheck/mcpcheck/scenarios/suite"
 
-	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/spec"
-)
-
-// Def declares one authorization-server check.
-type Def struct {
-	// ID is stable and unique: "authserver/what-is-checked".
-	ID string
-	// Title says in one line what the authorization server is held to.
-	Title string
-	// Requirements are the catalog IDs the check enforces; their version
-	// windows gate it.
-	Requirements []string
-	// Body is the check.
-	Body func(t *T)
-	// Proofs show the check fires on a fault switch of mcpcheck's
-	// authserver (TestProofs runs them).
-	Proofs []Proof
-}
+// Def declares one authorization-server check: the shared definition
+// (suite.Def) whose body gets a *T (the harness check plus the run's
+// authorization server). IDs read "authserver/what-is-checked"; the
+// requirements' version windows gate the check; proofs name a fault
+// switch of mcpcheck's authserver and a known version.
+type Def = suite.Def[*T]
 
 // Proof says that against mcpcheck's authserver with Fault on, in
-// Version, the check ends in Want.
-type Proof struct {
-	Fault   string
-	Version spec.Version
-	Want    reports.Outcome
-}
+// Version, the check ends in Want (see suite.Proof).
+type Proof = suite.Proof
 
-var (
-	regMu   sync.Mutex
-	regDefs []Def
-	regIDs  = map[string]bool{}
-)
+// registry holds the authorization-server checks.
+var registry = suite.NewRegistry[*T](suite.Rules{Name: "asuite", Prefix: "authserver/", NoArea: true})
 
 // Register adds checks to the registry; a duplicate or incomplete
 // declaration panics.
-func Register(defs ...Def) bool {
-	regMu.Lock()
-	defer regMu.Unlock()
-	for _, d := range defs {
-		switch {
-		case !strings.HasPrefix(d.ID, "authserver/"):
-			panic(fmt.Sprintf("asuite: check ID %q: use authserver/name", d.ID))
-		case regIDs[d.ID]:
-			panic(fmt.Sprintf("asuite: check %q registered twice", d.ID))
-		case d.Title == "" || len(d.Requirements) == 0 || d.Body == nil:
-			panic(fmt.Sprintf("asuite: check %q needs a title, requirements and a body", d.ID))
-		}
-		for _, p := range d.Proofs {
-			if p.Fault == "" || !p.Version.Known() || (p.Want != reports.Fail && p.Want != reports.Warn) {
-				panic(fmt.Sprintf("asuite: check %q: a proof names a fault, a known version and fail or warn", d.ID))
-			}
-		}
-		regIDs[d.ID] = true
-		regDefs = append(regDefs, d)
-	}
-	return true
-}
+func Register(defs ...Def) bool { return registry.Register(defs...) }
 
-// Checks returns the registered checks in registration order.
-func Checks() []Def {
-	regMu.Lock()
-	defer regMu.Unlock()
-	return append([]Def(nil), regDefs...)
-}
+// Checks returns the registered checks in registration order and freezes
+// the registry.
+func Checks() []Def { return registry.Checks() }
+
+// Lookup returns the registered check with the ID id.
+func Lookup(id string) (Def, bool) { return registry.Lookup(id) }
 
 // CheckedRequirements maps each requirement ID to the checks citing it.
-func CheckedRequirements() map[string][]string {
-	out := map[string][]string{}
-	for _, d := range Checks() {
-		for _, r := range d.Requirements {
-			out[r] = append(out[r], d.ID)
-		}
-	}
-	for _, ids := range out {
-		sort.Strings(ids)
-	}
-	return out
-}
+func CheckedRequirements() map[string][]string { return registry.CheckedRequirements() }
 
 // Exclusions maps testable authorization-server requirements that have no
 // check to the reason why.

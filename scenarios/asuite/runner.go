@@ -119,7 +119,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				}
 				continue
 			}
-			rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) { d.Body(&T{Check: c, env: e}) })
+			rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+				if ok, why := d.Applies(v, "http"); !ok {
+					c.NotApplicable(why)
+					return
+				}
+				d.Body(&T{Check: c, env: e})
+			})
 			if cfg.Progress != nil {
 				cfg.Progress(rc)
 			}

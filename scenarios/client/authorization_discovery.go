@@ -133,7 +133,7 @@ var _ = Register(
 			authProof("auth-ignore-resource-metadata", spec.V20251125, reports.Fail),
 			authProof("auth-ignore-resource-metadata", spec.V20250618, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -177,7 +177,7 @@ var _ = Register(
 		Title:        "without resource_metadata in the challenge, the client requests the path-based well-known protected resource metadata first and the root one only after it",
 		Requirements: []string{authIDPRMFallback, authIDFollowDiscovery},
 		Proofs:       []Proof{authProof("auth-root-prm-first", spec.V20251125, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			pathBased, root := authPRMRoot+authMCPPath, authPRMRoot
 			for _, c := range t.Cases() {
@@ -218,7 +218,7 @@ var _ = Register(
 			authProof("auth-skip-prm", spec.V20251125, reports.Fail),
 			authProof("auth-skip-prm", spec.V20250618, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -254,7 +254,7 @@ var _ = Register(
 			authProof("auth-oidc-first", spec.V20251125, reports.Fail),
 			authProof("auth-path-issuer-order", spec.V20251125, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -301,7 +301,7 @@ var _ = Register(
 			authProof("auth-rfc8414-only", spec.V20251125, reports.Fail),
 			authProof("auth-single-metadata-location", spec.V20251125, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -348,7 +348,7 @@ var _ = Register(
 		Title:        "the client discards authorization server metadata whose issuer is not the issuer it built the well-known URL from",
 		Requirements: []string{authIDIssuerValidation, authIDFollowDiscovery},
 		Proofs:       []Proof{authProof("auth-no-issuer-check", spec.V20260728, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -382,7 +382,7 @@ var _ = Register(
 			authProof("auth-skip-as-metadata", spec.V20250618, reports.Fail),
 			authProof("auth-skip-as-metadata", spec.V20250326, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -427,7 +427,7 @@ var _ = Register(
 		Title:        "in 2025-03-26 the client takes the MCP server's origin, without the endpoint's path, as the authorization base URL",
 		Requirements: []string{authIDDiscardPath},
 		Proofs:       []Proof{authProof("auth-keep-path", spec.V20250326, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			rootish := func(r authReq) bool {
 				return (r.Path == authASWellKnown || r.Path == authOIDC) && r.HTTP.Method == http.MethodGet || authIsDefaultEndpoint(r) || strings.HasPrefix(r.Path, authEndpoints+"/")
@@ -463,7 +463,7 @@ var _ = Register(
 			authProof("auth-defaults-first", spec.V20250326, reports.Fail),
 			authProof("auth-no-default-endpoints", spec.V20250326, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -501,7 +501,7 @@ var _ = Register(
 			authProof("auth-no-dcr", spec.V20250618, reports.Warn),
 			authProof("auth-no-dcr", spec.V20250326, reports.Warn),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -529,7 +529,7 @@ var _ = Register(
 		Title:        "a client that answers the MCP server's 401 does so with MCP's authorization (OAuth discovery and flow), not with credentials of another scheme",
 		Requirements: []string{authIDHTTPUsesMCPAuth, authIDHTTPConforms},
 		Proofs:       []Proof{authProof("auth-basic-credentials", spec.V20251125, reports.Warn)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)

@@ -134,7 +134,7 @@ var _ = Register(
 		Title:        "every redirect URI the client registers or sends is a localhost URL or an https URL",
 		Requirements: []string{authIDRedirectURI},
 		Proofs:       []Proof{authProof("auth-redirect-http", spec.V20251125, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -178,7 +178,7 @@ var _ = Register(
 		Title:        "the resource parameter names the MCP server without a trailing slash (the server's URI has none)",
 		Requirements: []string{authIDNoTrailingSlash},
 		Proofs:       []Proof{authProof("auth-resource-trailing-slash", spec.V20251125, reports.Warn)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -217,7 +217,7 @@ var _ = Register(
 		Title:        "a dynamic registration request of the client carries an application_type",
 		Requirements: []string{authIDDCRAppType},
 		Proofs:       []Proof{authProof("auth-dcr-no-application-type", spec.V20260728, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -251,7 +251,7 @@ var _ = Register(
 		Title:        "a client whose redirect URIs are all localhost (or private-use schemes), hence a native application, registers with application_type \"native\"",
 		Requirements: []string{authIDDCRNative},
 		Proofs:       []Proof{authProof("auth-dcr-web-application-type", spec.V20260728, reports.Warn)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -290,7 +290,7 @@ var _ = Register(
 		Title:        "a client that asks for refresh tokens (offline_access, or a refresh_token grant) lists refresh_token in the grant_types it registers",
 		Requirements: []string{authIDRefreshGrant},
 		Proofs:       []Proof{authProof("auth-dcr-no-refresh-grant", spec.V20260728, reports.Warn)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -334,7 +334,7 @@ var _ = Register(
 			authProof("auth-no-pkce", spec.V20251125, reports.Fail),
 			authProof("auth-pkce-plain", spec.V20251125, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -404,7 +404,7 @@ var _ = Register(
 		Title:        "the authorization request and every token request carry the resource parameter, an absolute URI without fragment, though the authorization server's metadata says nothing of resource indicators",
 		Requirements: []string{authIDResourceBoth, authIDResourceAlways, authIDResourceCanon},
 		Proofs:       []Proof{authProof("auth-token-without-resource", spec.V20251125, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -444,7 +444,7 @@ var _ = Register(
 		Title:        "every token the client presents to the MCP server was requested with a resource naming that server (protected resource metadata naming another resource gets no token sent here)",
 		Requirements: []string{authIDResourceServer},
 		Proofs:       []Proof{authProof("auth-accept-other-resource", spec.V20251125, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -494,7 +494,7 @@ var _ = Register(
 			authProof("auth-no-step-up", spec.V20260728, reports.Warn),
 			authProof("auth-step-up-no-union", spec.V20260728, reports.Warn),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -531,7 +531,7 @@ var _ = Register(
 		Title:        fmt.Sprintf("a client whose step-up authorizations keep being refused with 403 insufficient_scope gives up (the stage stops it after %d rounds)", authRetryCap),
 		Requirements: []string{authIDStepUpLimit, authIDStepUpTrack},
 		Proofs:       []Proof{authProof("auth-unlimited-step-up", spec.V20260728, reports.Warn)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -563,7 +563,7 @@ var _ = Register(
 		Title:        "the client redeems no authorization code whose response has a wrong iss, lacks the advertised iss, or has an iss equal to the issuer only after normalization",
 		Requirements: []string{authIDIssValidates, authIDIssNoNormalizing},
 		Proofs:       []Proof{authProof("auth-ignore-iss", spec.V20260728, reports.Fail)},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)
@@ -607,7 +607,7 @@ var _ = Register(
 			authProof("auth-token-in-query", spec.V20251125, reports.Fail),
 			authProof("auth-no-token-on-delete", spec.V20251125, reports.Fail),
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			j := &authJudge{t: t}
 			for _, c := range t.Cases() {
 				v := authView(c)

@@ -34,7 +34,7 @@ var _ = Register(
 			{Fault: "sampling-model-number", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
 			{Fault: "sampling-model-number", Version: spec.V20260728, Want: reports.Fail},
 			{Fault: "ping-result-meta-string", Version: spec.V20241105, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				// The method each response answers, paired on its connection
@@ -107,7 +107,7 @@ var _ = Register(
 		Title:        "every message the client sends is UTF-8",
 		Requirements: []string{rules.ReqUTF8},
 		Proofs:       []Proof{{Fault: "latin1-message", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, e := range c.Frames() {
@@ -129,7 +129,7 @@ var _ = Register(
 		Title:        "the client's requests carry string or integer ids, never null, never reused while they must not be",
 		Requirements: []string{rules.ReqIDStringOrInteger, rules.ReqIDNotNull, rules.ReqIDUniqueInSession, rules.ReqIDUniqueOutstanding},
 		Proofs:       []Proof{{Fault: "reuse-request-id", Version: spec.V20251125, Want: reports.Fail}, {Fault: "reuse-request-id", Version: spec.V20260728, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				// One ledger per session: a stdio connection, or an HTTP
@@ -166,7 +166,7 @@ var _ = Register(
 		Title:        "the client's notifications carry no id",
 		Requirements: []string{rules.ReqNotificationNoID},
 		Proofs:       []Proof{{Fault: "notification-with-id", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			t.EachMessage(Rule{Expected: "a notification has no id member", None: "the client sent no notification", Saw: "%d notifications, none with an id"},
 				func(c *Case, m Msg) (bool, string) {
 					b, counted, broke := rules.NotificationID(t.Version(), m.Msg)
@@ -182,7 +182,7 @@ var _ = Register(
 		Title:        "the client's responses carry exactly one of result and error, and well-formed errors",
 		Requirements: []string{rules.ReqNotResultAndError, rules.ReqResultOrError, rules.ReqResultMemberPresent, rules.ReqErrorCodeInteger, rules.ReqErrorCodeAndMessage, rules.ReqJSONRPC2},
 		Proofs:       []Proof{{Fault: "response-result-and-error", Version: spec.V20250618, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Client() {
@@ -209,7 +209,7 @@ var _ = Register(
 		Title:        "the client's responses echo the id of the stage request they answer, and answer nothing else",
 		Requirements: []string{rules.ReqIDMatchesRequest, rules.ReqErrorIDMatchesRequest, rules.ReqNotificationNoReply},
 		Proofs:       []Proof{{Fault: "response-id-mismatch", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, a := range c.ClientAnswers() {
@@ -236,7 +236,7 @@ var _ = Register(Def{
 	Title:        "in 2025-03-26 the client takes a JSON-RPC batch (the stage sends two pings in one) and answers every request in it, as one batch response or one by one",
 	Requirements: []string{"base.batch.receiving-required"},
 	Proofs:       []Proof{{Fault: "batch-ignored", Version: spec.V20250326, Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			answers := c.ClientAnswers()
@@ -273,7 +273,7 @@ var _ = Register(Def{
 	Title:        "a 2026-07-28 client speaks the multi round-trip pattern every implementation must: it fulfils input_required results and retries",
 	Requirements: []string{"base.layers.support-base-versioning-patterns"},
 	Proofs:       []Proof{{Fault: "mrtr-unsupported", Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, retried := 0, 0
 		var first string
 		for _, c := range t.Cases() {

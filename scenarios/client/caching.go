@@ -188,7 +188,7 @@ var _ = Register(
 		Title:        "the client does not re-fetch a list each time its ttlMs runs out, as if it were a polling timer",
 		Requirements: []string{"caching.ttl.not-a-poll-interval"},
 		Proofs:       []Proof{{Fault: "poll-at-ttl", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cachingJudge(t, "ttlMs is a freshness hint: the client re-fetches when it needs the data, not when the TTL runs out", func(run []cachingRefetch) string {
 				if cachingTTLPaced(run) {
 					return "the client re-fetched tools/list, with nothing else between, each time the previous answer's ttlMs ran out"
@@ -202,7 +202,7 @@ var _ = Register(
 		Title:        "a client that polls spreads its re-fetches with jitter and backs off",
 		Requirements: []string{"caching.ttl.polling-jitter-backoff"},
 		Proofs:       []Proof{{Fault: "poll-fixed-rate", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cachingJudge(t, "background re-fetches come at varying (jittered), growing (backed-off) intervals", func(run []cachingRefetch) string {
 				if cachingFixedRate(run) {
 					return "the client polled tools/list at a fixed rate"

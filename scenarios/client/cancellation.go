@@ -66,7 +66,7 @@ var _ = Register(
 		Proofs: []Proof{
 			{Fault: "cancel-unknown-request", Version: spec.V20251125, Want: reports.Fail},
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, cc := range caCancels(c) {
@@ -92,7 +92,7 @@ var _ = Register(
 		Title:        "the client never cancels its initialize request",
 		Requirements: []string{"cancellation.initialize.never-cancelled"},
 		Proofs:       []Proof{{Fault: "cancel-initialize", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, cc := range caCancels(c) {
@@ -272,7 +272,7 @@ var _ = Register(
 		Title:        "a client that gives up on a request that is never answered tells the server with notifications/cancelled",
 		Requirements: []string{"cancellation.timeout.cancel-on-expiry", "lifecycle.timeouts.cancel-on-timeout"},
 		Proofs:       []Proof{{Fault: "timeout-without-cancel", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, waiting := 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, cc := range caCalls(c, "never_answers") {
@@ -317,7 +317,7 @@ var _ = Register(
 		Title:        "a client gives up on a request that is never answered: asked to wait 500 ms, it has not still got the call open after 3 s",
 		Requirements: []string{"lifecycle.timeouts.per-request-timeout", "cancellation.timeout.set-for-requests", "lifecycle.errors.handle-negotiation-failures"},
 		Proofs:       []Proof{{Fault: "no-request-timeout", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, unclear := 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, cc := range caCalls(c, "never_answers") {
@@ -352,7 +352,7 @@ var _ = Register(
 			{Fault: "late-answer-fatal", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "late-answer-fatal", Version: spec.V20260728, Want: reports.Fail},
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			if caStatelessHTTP(t) {
 				t.NotApplicable("over 2026-07-28 HTTP a client cancels by closing the request's stream, so no answer can reach it after the cancellation")
 				return
@@ -384,7 +384,7 @@ var _ = Register(Def{
 	Title:        "a notifications/cancelled naming no request in progress (the stage sends one for requestId mcpcheck-never-sent) is dropped in silence: the client still answers the stage's next ping",
 	Requirements: []string{"cancellation.invalid.ignored"},
 	Proofs:       []Proof{{Fault: "unknown-cancel-fatal", Version: spec.V20251125, Want: reports.Warn}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			note, ok := stageNotification(c, spec.MethodCancelled)
@@ -447,7 +447,7 @@ var _ = Register(Def{
 	Title:        "a notifications/cancelled that crosses the client's answer (the stage cancels the ping the client has just answered) does the client no harm: it still answers the stage's next requests",
 	Requirements: []string{"cancellation.race.handled-gracefully"},
 	Proofs:       []Proof{{Fault: "answered-cancel-fatal", Version: spec.V20251125, Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			note, req, ok := caCrossedCancel(c)
@@ -545,7 +545,7 @@ var _ = Register(Def{
 	Title:        "progress does not keep a request alive for ever: asked for an upper bound of 1 s, the client has given up on a call that reports progress every 100 ms within 3 s",
 	Requirements: []string{"lifecycle.timeouts.maximum-despite-progress", "cancellation.timeout.hard-maximum"},
 	Proofs:       []Proof{{Fault: "progress-extends-timeout", Version: spec.V20251125, Want: reports.Warn}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad, unclear, tokenless := 0, 0, 0, 0
 		for _, c := range t.Cases() {
 			for _, cc := range caCalls(c, "endless_progress") {

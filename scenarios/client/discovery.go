@@ -14,5 +14,5 @@ var _ = Register(Def{
 	Title:        "on stdio the client sends server/discover before any other request",
 	Requirements: []string{"discovery.client.probe-first-on-stdio"},
 	Proofs:       []Proof{{Fault: "request-before-discover", Want: reports.Warn}},
-	Judge:        slProbeFirst,
+	Body:         slProbeFirst,
 })

@@ -126,7 +126,7 @@ var _ = Register(
 		Requirements: []string{"sampling.capability.client-declares"},
 		Proofs: []Proof{{Fault: "sampling-undeclared", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "sampling-undeclared", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			declaredJudge(t, spec.MethodSamplingCreateMessage, "sampling", func(c mcp.ClientCapabilities) bool { return c.Sampling != nil })
 		},
 	},
@@ -136,7 +136,7 @@ var _ = Register(
 		Requirements: []string{"elicitation.capability.client-declares"},
 		Proofs: []Proof{{Fault: "elicitation-undeclared", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "elicitation-undeclared", Version: spec.V20260728, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			declaredJudge(t, spec.MethodElicitationCreate, "elicitation", func(c mcp.ClientCapabilities) bool { return c.Elicitation != nil })
 		},
 	},
@@ -145,7 +145,7 @@ var _ = Register(
 		Title:        "an elicitation in a mode the client did not declare is refused with -32602",
 		Requirements: []string{"elicitation.errors.client-rejects-undeclared-mode"},
 		Proofs:       []Proof{{Fault: "elicitation-undeclared-mode-accepted", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				caps, known := c.Declared()
@@ -173,7 +173,7 @@ var _ = Register(
 		Title:        "a client that declared form elicitation handles a request without mode as form mode: it answers with an action, not an error",
 		Requirements: []string{"elicitation.request.missing-mode-means-form", "elicitation.capability.at-least-one-mode"},
 		Proofs:       []Proof{{Fault: "elicitation-mode-required", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				caps, known := c.Declared()
@@ -213,7 +213,7 @@ var _ = Register(Def{
 	Title:        "notifications/elicitation/complete for an elicitationId the client does not know changes nothing: it still answers the stage's next ping",
 	Requirements: []string{"elicitation.complete.client-ignores-unknown-ids"},
 	Proofs:       []Proof{{Fault: FaultElicitCompleteUnknownFatalName, Version: spec.V20251125, Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			note, ok := stageNotification(c, spec.MethodElicitationComplete)

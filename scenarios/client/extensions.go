@@ -27,7 +27,7 @@ var _ = Register(Def{
 	Title:        "extension identifiers the client declares in capabilities.extensions have a prefix and follow the _meta key rules",
 	Requirements: []string{"extensions.negotiation.identifier-naming"},
 	Proofs:       []Proof{{Fault: "extension-bad-identifier", Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		seen := map[string]bool{}
 		n, bad := 0, 0
 		for _, c := range t.Cases() {

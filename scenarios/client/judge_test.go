@@ -60,7 +60,7 @@ func judgeRecording(t *testing.T, id string, v spec.Version, transport string, r
 		cases = append(cases, &Case{Scenario: s, Version: v, Transport: transport, Events: evs, Launched: true, Exit: "exited with status 0"})
 	}
 	rc := run.Scope(v, transport).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
-		d.Judge(&T{Check: c, transport: transport, cases: cases})
+		d.Body(&T{Check: c, transport: transport, cases: cases})
 	})
 	for _, p := range run.Problems() {
 		t.Errorf("harness problem: %v", p)

@@ -92,7 +92,7 @@ var _ = Register(
 		Title:        "every session opens with the client's initialize request",
 		Requirements: []string{"lifecycle.initialize.first-interaction", "lifecycle.initialize.client-sends-initialize", "base.layers.support-base-and-lifecycle"},
 		Proofs:       []Proof{{Fault: "skip-initialize", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, s := range c.Sessions() {
@@ -121,7 +121,7 @@ var _ = Register(
 		Title:        "after a successful initialize the client sends notifications/initialized before anything but ping",
 		Requirements: []string{"lifecycle.initialized.client-sends-notification"},
 		Proofs:       []Proof{{Fault: "no-initialized", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, s := range c.Sessions() {
@@ -157,7 +157,7 @@ var _ = Register(
 		Title:        "while its initialize is unanswered the client sends no request but ping",
 		Requirements: []string{"lifecycle.initialize.client-only-ping-before-result"},
 		Proofs:       []Proof{{Fault: "request-before-initialize-result", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, s := range c.Sessions() {
@@ -192,7 +192,7 @@ var _ = Register(
 		Title:        "the client sends initialize on its own, never inside a batch",
 		Requirements: []string{"lifecycle.initialize.not-batched"},
 		Unprovable:   "the reference client never batches (it implements no batching at all), so no fault switch can send a batched initialize through it; the check judges the wire: a JSON array holding an initialize request",
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, e := range c.Frames() {
@@ -217,7 +217,7 @@ var _ = Register(
 		Title:        "the protocolVersion the client offers in initialize is a released protocol version",
 		Requirements: []string{"versioning.initialize.client-offers-supported-version"},
 		Proofs:       []Proof{{Fault: "offer-unreleased-version", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Requests(spec.MethodInitialize) {
@@ -241,7 +241,7 @@ var _ = Register(Def{
 	Title:        "every initialize request holds protocolVersion (a string), capabilities (an object) and clientInfo (an object with a name and a version)",
 	Requirements: []string{"lifecycle.initialize.client-sends-initialize"},
 	Proofs:       []Proof{{Fault: "initialize-no-client-info", Version: spec.V20251125, Want: reports.Fail}, {Fault: "initialize-no-client-info", Version: spec.V20241105, Transport: Streamable, Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			for _, m := range c.Requests(spec.MethodInitialize) {
@@ -389,7 +389,7 @@ var _ = Register(Def{
 	Title:        "after initialization the client uses only the features the server declared (mcpcheck-no-prompts declares no prompts)",
 	Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
 	Proofs:       []Proof{{Fault: "undeclared-feature-request", Version: spec.V20251125, Want: reports.Fail}, {Fault: "undeclared-feature-request", Version: spec.V20250326, Want: reports.Warn}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			m, _, ok := c.Initialize()
@@ -456,7 +456,7 @@ var _ = Register(Def{
 	Title:        "a client whose initialize is answered with a revision it does not implement goes no further in that session",
 	Requirements: []string{"versioning.initialize.client-disconnects-on-unsupported"},
 	Proofs:       []Proof{{Fault: "continue-on-unknown-version", Version: spec.V20251125, Want: reports.Warn}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
 			for _, s := range c.Sessions() {
@@ -485,7 +485,7 @@ var _ = Register(Def{
 		"(judged in every scenario, and only for a client seen refusing a revision it does not implement)",
 	Requirements: []string{"versioning.initialize.client-offers-latest"},
 	Proofs:       []Proof{{Fault: "offer-older-version", Want: reports.Warn}, {Fault: "offer-older-version", Version: spec.V20250618, Transport: Streamable, Want: reports.Warn}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		type suspect struct {
 			c               *Case
 			offer, answered spec.Version

@@ -230,7 +230,7 @@ var _ = Register(
 		Requirements: []string{"mrtr.client.echo-request-state", "mrtr.client.request-state-opaque"},
 		Proofs: []Proof{{Fault: "mrtr-drop-request-state", Want: reports.Fail}, {Fault: "mrtr-alter-request-state", Want: reports.Fail},
 			{Fault: "mrtr-alter-request-state", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			mrtrEachRound(t, "retry a request answered with input_required and a requestState ("+mrtrEchoState+")", "%d retries, each echoing the requestState exactly",
 				func(r mrtrRound) bool { return r.hasState && r.retry != nil },
 				func(c *Case, r mrtrRound) {
@@ -254,7 +254,7 @@ var _ = Register(
 		Title:        "a retry of an input_required result without requestState carries none",
 		Requirements: []string{"mrtr.client.no-invented-request-state"},
 		Proofs:       []Proof{{Fault: "mrtr-invent-request-state", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			mrtrEachRound(t, "retry a request answered with input_required without a requestState ("+mrtrNoState+")", "%d retries of results without requestState, none inventing one",
 				func(r mrtrRound) bool { return !r.hasState && r.retry != nil },
 				func(c *Case, r mrtrRound) {
@@ -270,7 +270,7 @@ var _ = Register(
 		Title:        "a retry carries inputResponses answering every key of the inputRequests",
 		Requirements: []string{"mrtr.client.fulfil-before-retry"},
 		Proofs:       []Proof{{Fault: "mrtr-retry-without-responses", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			mrtrEachRound(t, "retry a request answered with input_required with inputRequests ("+mrtrEchoState+")", "%d retries, each answering every input request",
 				func(r mrtrRound) bool { return len(r.keys) > 0 && r.retry != nil },
 				func(c *Case, r mrtrRound) {
@@ -297,7 +297,7 @@ var _ = Register(
 		Title:        "a retry is a new request with an id of its own",
 		Requirements: []string{"mrtr.client.retry-new-id"},
 		Proofs:       []Proof{{Fault: "mrtr-retry-same-id", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			mrtrEachRound(t, "retry a request answered with input_required ("+mrtrEchoState+")", "%d retries, each with a new id",
 				func(r mrtrRound) bool { return r.retry != nil },
 				func(c *Case, r mrtrRound) {
@@ -313,7 +313,7 @@ var _ = Register(
 		Title:        "inputResponses and requestState of a round go only into its retry, never into other requests",
 		Requirements: []string{"mrtr.client.no-cross-request-reuse"},
 		Proofs:       []Proof{{Fault: "mrtr-leak-request-state", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				rounds := mrtrRounds(c)

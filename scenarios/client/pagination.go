@@ -197,7 +197,7 @@ var _ = Register(
 		Title:        "every cursor the client sends is one the stage issued, byte for byte",
 		Requirements: []string{"pagination.client.cursor-opaque"},
 		Proofs:       []Proof{{Fault: "cursor-trimmed", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, method := range pgListMethods {
@@ -226,7 +226,7 @@ var _ = Register(
 		Title:        "a short page is not the end: the client follows the nextCursor of the one-tool page",
 		Requirements: []string{"pagination.client.no-fixed-page-size"},
 		Proofs:       []Proof{{Fault: "stop-after-short-page", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ls := pgListings(c, spec.MethodToolsList)
@@ -250,7 +250,7 @@ var _ = Register(
 		Title:        "nextCursor \"\" is a cursor: the client asks for the next page with it",
 		Requirements: []string{"pagination.client.empty-cursor-not-end"},
 		Proofs:       []Proof{{Fault: "empty-cursor-is-end", Version: spec.V20260728, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ls := pgListings(c, spec.MethodToolsList)
@@ -274,7 +274,7 @@ var _ = Register(
 		Title:        "a page without nextCursor is the last: the client asks for no page past it",
 		Requirements: []string{"pagination.client.end-and-both-flows"},
 		Proofs:       []Proof{{Fault: "page-past-end", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, method := range []string{spec.MethodToolsList, spec.MethodPromptsList} {
@@ -304,7 +304,7 @@ var _ = Register(
 		Title:        "the client follows prompts/list through every page",
 		Requirements: []string{"prompts.list.client-paginates"},
 		Proofs:       []Proof{{Fault: "prompts-first-page-only", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ls := pgListings(c, spec.MethodPromptsList)
@@ -328,7 +328,7 @@ var _ = Register(
 		Title:        "tool names that differ only in case are different tools: the client calls each by its own name",
 		Requirements: []string{"tools.name.case-sensitive"},
 		Proofs:       []Proof{{Fault: "tool-names-lowercased", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				called := map[string]int{}

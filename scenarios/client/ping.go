@@ -121,7 +121,7 @@ var _ = Register(
 		Title:        "the client answers the stage's ping promptly with an empty result",
 		Requirements: []string{"ping.response.prompt-empty-result"},
 		Proofs:       []Proof{{Fault: "ping-nonempty-result", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, asked := 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, req := range c.StageRequests() {

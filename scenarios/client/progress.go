@@ -87,7 +87,7 @@ var _ = Register(
 		Title:        "every progressToken the client puts on a request is a string or an integer",
 		Requirements: []string{"progress.token.string-or-integer"},
 		Proofs:       []Proof{{Fault: "progress-token-float", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Requests("") {
@@ -111,7 +111,7 @@ var _ = Register(
 		Title:        "no two of the client's requests active at the same time carry the same progressToken",
 		Requirements: []string{"progress.token.unique-among-active", "progress.token.client-unique-among-active"},
 		Proofs:       []Proof{{Fault: "progress-token-reused", Version: spec.V20251125, Want: reports.Fail}, {Fault: "progress-token-reused", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				reqs := c.Requests("")
@@ -141,7 +141,7 @@ var _ = Register(
 		Title:        "the progress the client reports names a token of a stage request that asked for it and is still unanswered",
 		Requirements: []string{"progress.notify.only-active-tokens"},
 		Proofs:       []Proof{{Fault: "progress-unknown-token", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				stageReqs := c.StageRequests()

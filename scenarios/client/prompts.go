@@ -50,7 +50,7 @@ var _ = Register(
 		Title:        "the client sends no prompts request to a server that did not declare prompts",
 		Requirements: []string{"prompts.capability.both-respect-negotiation"},
 		Proofs:       []Proof{{Fault: "prompts-without-capability", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				m, _, ok := c.Initialize()

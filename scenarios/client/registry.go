@@ -2,13 +2,12 @@ package client
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
-	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -134,94 +133,54 @@ func (s Scenario) acts() string {
 }
 
 func (s Scenario) runsIn(v spec.Version, transport string) bool {
-	if s.Since != "" && v.Compare(s.Since) < 0 || s.Until != "" && v.Compare(s.Until) > 0 {
-		return false
-	}
-	if len(s.Eras) > 0 && !containsEra(s.Eras, v.Era()) {
-		return false
-	}
-	return len(s.Transports) == 0 || contains(s.Transports, transport)
+	ok, _ := suite.Window{Since: s.Since, Until: s.Until, Eras: s.Eras, Transports: s.Transports}.Applies(v, transport)
+	return ok
 }
 
 // Proof says how a check is shown to fire: run it against the reference
-// client with a fault switch on, in a version and over a transport, and
-// expect the outcome.
-type Proof struct {
-	// Fault names a reference client fault switch
-	// (mcpcheck reference client --list-faults).
-	Fault string
-	// Version to run; "" means the newest version the check applies to.
-	Version spec.Version
-	// Transport is Stdio (the default) or Streamable.
-	Transport string
-	// Want is reports.Fail for a MUST, reports.Warn for a SHOULD.
-	Want reports.Outcome
-}
+// client with a fault switch on (mcpcheck reference client --list-faults),
+// in a version ("": the newest version the check applies to) and over a
+// transport (Stdio, the default, or Streamable), and expect the outcome.
+type Proof = suite.Proof
 
-// Def declares one client check, once, for every version it may run in.
-type Def struct {
-	// ID is stable and unique: "client/AREA/what" reads in reports next to
-	// the server checks; IDs never change meaning (baselines list them).
-	ID    string
-	Title string
-	// Area is the catalog area (its area label).
-	Area string
-	// Requirements are the client-side catalog IDs the check enforces;
-	// their levels decide fail or warn and their windows gate it.
-	Requirements []string
-	// Scenarios names the scenarios whose recordings the check judges; nil
-	// means every scenario that ran in the check's version.
-	Scenarios []string
-	// Since, Until, Eras and Transports narrow further than the
-	// requirements' windows.
-	Since, Until spec.Version
-	Eras         []spec.Era
-	Transports   []string
-	// Judge judges the recordings (T.Cases) and ends in an outcome.
-	Judge func(t *T)
-	// Proofs show the check fires; Unprovable says why there is none.
-	Proofs     []Proof
-	Unprovable string
-	// Labels are further labels (scenarios.Fixture and the like).
-	Labels []string
-	// Unsupported makes the check run even for a client that does not
-	// speak the run's version (a 2026-07-28 run of a client that never sent
-	// anything of 2026-07-28): checks of how a client meets a server of a
-	// version it lacks. Every other check is n/a for such a client.
-	Unsupported bool
-}
+// Def declares one client check, once, for every version it may run in:
+// the shared definition (suite.Def) whose body judges the recordings
+// (T.Cases) of the scenarios it names (Def.Scenarios; nil: every scenario
+// that ran in the check's version). IDs read "client/AREA/what", next to
+// the server checks, and never change meaning (baselines list them).
+// Unsupported makes the check run even for a client that does not speak
+// the run's version (a 2026-07-28 run of a client that never sent
+// anything of 2026-07-28): checks of how a client meets a server of a
+// version it lacks. Every other check is n/a for such a client.
+type Def = suite.Def[*T]
 
 var (
 	regMu       sync.Mutex
-	regDefs     []Def
-	regIDs      = map[string]bool{}
 	regScens    = map[string]*Scenario{}
 	regScenList []*Scenario
-	regFrozen   bool
 )
+
+// registry holds the client checks.
+var registry = suite.NewRegistry[*T](clientRules)
+
+// clientRules are what the client registry accepts: IDs client/AREA/name
+// filed under that catalog area, the two client transports, proofs on a
+// reference client fault switch, and scenario names registered by the
+// time the checks are first listed.
+var clientRules = suite.Rules{
+	Name:                 "client",
+	Prefix:               "client/",
+	AreaInID:             true,
+	Transports:           []string{Stdio, Streamable},
+	ProofTransports:      []string{Stdio, Streamable},
+	ProofVersionOptional: true,
+	KnownScenario:        func(name string) bool { return scenarioNamed(name) != nil },
+}
 
 // Register adds checks; area files call it from package-level vars. A
 // duplicate ID, a missing field, an unknown area or scenario name, or a
 // late registration panics.
-func Register(defs ...Def) bool {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if regFrozen {
-		panic("client: Register after the registry was frozen; register checks from package-level vars")
-	}
-	for _, d := range defs {
-		if err := d.validate(); err != nil {
-			panic(err)
-		}
-		if regIDs[d.ID] {
-			panic(fmt.Sprintf("client: check %q registered twice", d.ID))
-		}
-		regIDs[d.ID] = true
-		d.Labels = append([]string{scenarios.Area(d.Area)}, d.Labels...)
-		regDefs = append(regDefs, d)
-	}
-	return true
-}
+func Register(defs ...Def) bool { return registry.Register(defs...) }
 
 // RegisterScenarios adds scenarios (from package-level vars, before the
 // checks that name them are used).
@@ -242,58 +201,12 @@ func RegisterScenarios(ss ...Scenario) bool {
 	return true
 }
 
-func (d Def) validate() error {
-	switch {
-	case !strings.HasPrefix(d.ID, "client/") || strings.Count(d.ID, "/") < 2:
-		return fmt.Errorf("client: check ID %q: use client/AREA/name", d.ID)
-	case d.Title == "":
-		return fmt.Errorf("client: check %q has no title", d.ID)
-	case len(d.Requirements) == 0:
-		return fmt.Errorf("client: check %q cites no requirement", d.ID)
-	case d.Judge == nil:
-		return fmt.Errorf("client: check %q has no judge", d.ID)
-	case strings.Split(d.ID, "/")[1] != d.Area:
-		return fmt.Errorf("client: check %q is filed under area %q; its ID must read client/%s/...", d.ID, d.Area, d.Area)
-	}
-	for _, v := range []spec.Version{d.Since, d.Until} {
-		if v != "" && !v.Known() {
-			return fmt.Errorf("client: check %q: unknown version %q", d.ID, v)
-		}
-	}
-	for _, tr := range d.Transports {
-		if tr != Stdio && tr != Streamable {
-			return fmt.Errorf("client: check %q: unknown transport %q", d.ID, tr)
-		}
-	}
-	for _, p := range d.Proofs {
-		if p.Want != reports.Fail && p.Want != reports.Warn {
-			return fmt.Errorf("client: check %q: a proof must expect fail or warn, not %s", d.ID, p.Want)
-		}
-		if p.Version != "" && !p.Version.Known() {
-			return fmt.Errorf("client: check %q: proof version %q", d.ID, p.Version)
-		}
-	}
-	scenarios.Area(d.Area) // panics on an unknown area
-	return nil
-}
-
 // Checks returns the registered checks in registration order and freezes
 // the registry. It panics when a check names a scenario nobody registered.
-func Checks() []Def {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if !regFrozen {
-		regFrozen = true
-		for _, d := range regDefs {
-			for _, s := range d.Scenarios {
-				if regScens[s] == nil {
-					panic(fmt.Sprintf("client: check %q names scenario %q, which is not registered", d.ID, s))
-				}
-			}
-		}
-	}
-	return append([]Def(nil), regDefs...)
-}
+func Checks() []Def { return registry.Checks() }
+
+// Lookup returns the registered check with the ID id.
+func Lookup(id string) (Def, bool) { return registry.Lookup(id) }
 
 // Scenarios returns the registered scenarios in registration order.
 func Scenarios() []Scenario {
@@ -314,18 +227,7 @@ func scenarioNamed(name string) *Scenario {
 
 // CheckedRequirements maps every requirement a client check cites to the
 // checks citing it: the "checked" side of client coverage.
-func CheckedRequirements() map[string][]string {
-	out := map[string][]string{}
-	for _, d := range Checks() {
-		for _, r := range d.Requirements {
-			out[r] = append(out[r], d.ID)
-		}
-	}
-	for _, ids := range out {
-		sort.Strings(ids)
-	}
-	return out
-}
+func CheckedRequirements() map[string][]string { return registry.CheckedRequirements() }
 
 // Exclusions maps wire-testable client-side MUST/SHOULD requirements that
 // have no client check to the written reason why.
@@ -341,20 +243,4 @@ func exclude(reasons map[string]string) {
 	}
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func containsEra(es []spec.Era, e spec.Era) bool {
-	for _, x := range es {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
+func contains(ss []string, s string) bool { return slices.Contains(ss, s) }

@@ -55,7 +55,7 @@ var _ = Register(
 		Requirements: []string{"roots.root.uri-is-file-scheme"},
 		Proofs: []Proof{{Fault: "roots-http-uri", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "roots-http-uri", Version: spec.V20260728, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, results := 0, 0, 0
 			for _, c := range t.Cases() {
 				var lists []json.RawMessage
@@ -101,7 +101,7 @@ var _ = Register(
 		Requirements: []string{"roots.capability.client-declares"},
 		Proofs: []Proof{{Fault: "roots-undeclared", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "roots-undeclared", Version: spec.V20260728, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			declaredJudge(t, spec.MethodRootsList, "roots", func(c mcp.ClientCapabilities) bool { return c.Roots != nil })
 		},
 	},
@@ -110,7 +110,7 @@ var _ = Register(
 		Title:        "a client without roots answers roots/list with -32601 (method not found)",
 		Requirements: []string{"roots.errors.client-standard-codes"},
 		Proofs:       []Proof{{Fault: "roots-error-code", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, declared := 0, 0, 0
 			for _, c := range t.Cases() {
 				answers, decl, known := rtAnswers(c)

@@ -251,23 +251,13 @@ func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]scenari
 			if len(only) > 0 && !only[d.ID] {
 				continue
 			}
-			labels := append([]string{scenarios.Version(v), scenarios.Role(catalog.RoleClient)}, d.Labels...)
-			lvl := scenarios.StrongestLevel(r.cat, d.Requirements, v)
-			if lvl == "" {
-				lvl = scenarios.StrongestLevel(r.cat, d.Requirements, "")
-			}
-			if lvl != "" && lvl != catalog.May {
-				labels = append(labels, scenarios.Level(lvl))
-			}
-			for _, tr := range d.Transports {
-				labels = append(labels, scenarios.Transport(tr))
-			}
+			labels := d.SpecLabels(r.cat, v, catalog.RoleClient)
 			d, v := d, v
-			specs = append(specs, scenarios.Spec{Name: fmt.Sprintf("[%s] %s: %s", v, d.ID, d.Title), Labels: labels, Run: func() { r.execute(ctx, d, v) }})
+			specs = append(specs, scenarios.Spec{Name: d.SpecName(v), Labels: labels, Run: func() { r.execute(ctx, d, v) }})
 			if match != nil && !match(labels) {
 				continue
 			}
-			if ok, _ := r.applies(d, v); !ok {
+			if ok, _ := d.Applies(v, r.transport); !ok {
 				continue
 			}
 			for _, s := range r.scenariosOf(d, v) {
@@ -280,22 +270,6 @@ func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]scenari
 		}
 	}
 	return specs, need
-}
-
-// applies reports whether d runs in version v over the run's transport,
-// and why not.
-func (r *runner) applies(d Def, v spec.Version) (bool, string) {
-	switch {
-	case d.Since != "" && v.Compare(d.Since) < 0:
-		return false, fmt.Sprintf("the check applies from %s on", d.Since)
-	case d.Until != "" && v.Compare(d.Until) > 0:
-		return false, fmt.Sprintf("the check applies up to %s", d.Until)
-	case len(d.Eras) > 0 && !containsEra(d.Eras, v.Era()):
-		return false, fmt.Sprintf("the check is about the %s era", d.Eras[0])
-	case len(d.Transports) > 0 && !contains(d.Transports, r.transport):
-		return false, fmt.Sprintf("the check is about clients over %v; this client speaks %s", d.Transports, r.transport)
-	}
-	return true, ""
 }
 
 // scenariosOf returns the scenarios whose recordings d judges in version
@@ -348,7 +322,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 	scope := r.run.Scope(v, r.transport)
 	judged := 0
 	rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
-		if ok, why := r.applies(d, v); !ok {
+		if ok, why := d.Applies(v, r.transport); !ok {
 			c.NotApplicable(why)
 			return
 		}
@@ -381,7 +355,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 		judged = len(cases)
 		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
 		c.UseTranscript(transcriptOf(cases))
-		d.Judge(t)
+		d.Body(t)
 		for _, cs := range cases {
 			if cs.Interrupted {
 				c.Interrupted(scenarios.Stopped(ctx))

@@ -167,7 +167,7 @@ var _ = Register(
 		Title:        "a client answers a sampling request with a tool use only when it declared sampling.tools",
 		Requirements: []string{"sampling.tools.client-declares-tools-capability"},
 		Proofs:       []Proof{{Fault: "sampling-tools-undeclared", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				caps, _ := c.Declared()
@@ -192,7 +192,7 @@ var _ = Register(
 		Title:        "a client that declared sampling.tools refuses a sampling request whose message mixes a tool result with other content with -32602",
 		Requirements: []string{"sampling.errors.client-reports-failures"},
 		Proofs:       []Proof{{Fault: "sampling-mixed-results-sampled", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, a := range elAnswers(c, spec.MethodSamplingCreateMessage) {
@@ -215,7 +215,7 @@ var _ = Register(
 		Title:        "every sampling result the client hands back in inputResponses has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
 		Proofs:       []Proof{{Fault: "sampling-result-no-role", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, r := range mrtrRounds(c) {

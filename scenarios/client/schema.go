@@ -140,7 +140,7 @@ var _ = Register(
 		Title:        "a schema the client hands to the server (a tool's inputSchema passed back to " + scEchoTool + ") is valid in its dialect",
 		Requirements: []string{"base.schema.schemas-valid"},
 		Proofs:       []Proof{{Fault: "schema-echo-invalid", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Requests(spec.MethodToolsCall) {
@@ -174,7 +174,7 @@ var _ = Register(
 		Title:        "an elicitation whose requestedSchema names a dialect the client does not support is answered with an error, not validated under another dialect and accepted",
 		Requirements: []string{"base.schema.unsupported-dialect-error"},
 		Proofs:       []Proof{{Fault: "schema-dialect-ignored", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, other := 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, a := range elAnswers(c, spec.MethodElicitationCreate) {
@@ -216,7 +216,7 @@ var _ = Register(
 		Title:        "a tool whose inputSchema refers to a schema that cannot be resolved is rejected, not called as if the schema accepted anything",
 		Requirements: []string{"base.schema.unresolved-ref-rejected"},
 		Proofs:       []Proof{{Fault: "schema-unresolved-ref-kept", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				plain := false

@@ -263,7 +263,7 @@ var _ = Register(
 		Title:        "the client fetches no URL an elicitation names on its own: nothing but the user's navigation (a GET after accepting) reaches the page",
 		Requirements: []string{"security.elicitation.url-no-prefetch"},
 		Proofs:       []Proof{{Fault: "elicitation-url-prefetch", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, a := range elAnswers(c, spec.MethodElicitationCreate) {
@@ -297,7 +297,7 @@ var _ = Register(
 		Title:        "a client as configured by default fetches no network $ref of a tool's inputSchema",
 		Requirements: []string{"security.schema-ref.no-auto-network-deref", "security.schema-ref.opt-in-off-by-default"},
 		Proofs:       []Proof{{Fault: "schema-ref-fetch", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				if len(c.Requests(spec.MethodToolsList)) == 0 {
@@ -318,7 +318,7 @@ var _ = Register(
 		Title:        "an outputSchema whose references expand exponentially does not stall the client: it goes on within " + seBombTimely.String() + " of the result",
 		Requirements: []string{"security.schema.composition-bounds"},
 		Proofs:       []Proof{{Fault: "schema-unbounded", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Requests(spec.MethodToolsCall) {
@@ -352,7 +352,7 @@ var _ = Register(
 		Title:        "a sampling request whose message has a role other than user or assistant is refused with an error, not sampled",
 		Requirements: []string{"security.sampling.validate-message-content"},
 		Proofs:       []Proof{{Fault: "sampling-content-unchecked", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, a := range elAnswers(c, spec.MethodSamplingCreateMessage) {

@@ -332,7 +332,7 @@ var _ = Register(
 		Title:        "every request carries _meta protocolVersion (a string) and clientCapabilities (an object)",
 		Requirements: []string{"base.meta.required-request-fields"},
 		Proofs:       []Proof{{Fault: "meta-no-capabilities", Want: reports.Fail}, {Fault: "meta-no-capabilities", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			t.EachMessage(Rule{Expected: "params._meta carries io.modelcontextprotocol/protocolVersion (a string) and io.modelcontextprotocol/clientCapabilities (an object)",
 				None: "the client sent no 2026-07-28 request", Saw: "%d requests, each with protocolVersion and clientCapabilities in _meta"},
 				slModernRequest(func(c *Case, m Msg) string {
@@ -356,7 +356,7 @@ var _ = Register(
 		Title:        "every request names the client in _meta io.modelcontextprotocol/clientInfo",
 		Requirements: []string{"base.meta.client-info-on-requests"},
 		Proofs:       []Proof{{Fault: "meta-no-client-info", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			t.EachMessage(Rule{Expected: "params._meta carries io.modelcontextprotocol/clientInfo with a name and a version",
 				None: "the client sent no 2026-07-28 request", Saw: "%d requests, each with clientInfo"},
 				slModernRequest(func(c *Case, m Msg) string {
@@ -377,7 +377,7 @@ var _ = Register(
 		Title:        "the client sends requests and notifications only, never a JSON-RPC response",
 		Requirements: []string{"base.transport.binding-delivery-directions"},
 		Proofs:       []Proof{{Fault: "stateless-stray-response", Want: reports.Fail}},
-		Judge:        slNoResponses,
+		Body:         slNoResponses,
 	},
 	Def{
 		ID: "client/base/result-type-absent", Area: "base", Eras: slEra,
@@ -385,7 +385,7 @@ var _ = Register(
 		Title:        "a result without resultType is used as a complete one",
 		Requirements: []string{"base.result-type.absent-means-complete"},
 		Proofs:       []Proof{{Fault: "absent-result-type-invalid", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cs := slCasesByName(t)
 			n := 0
 			if c := cs[slScenResultAbsent]; c != nil {
@@ -433,7 +433,7 @@ var _ = Register(
 		Requirements: []string{"base.result-type.unknown-invalid", "base.result-type.supported-set"},
 		Proofs: []Proof{{Fault: "accept-unknown-result-type", Want: reports.Fail},
 			{Fault: "accept-unnegotiated-result-type", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cs := slCasesByName(t)
 			base := cs[slScenFlow]
 			n := 0
@@ -472,7 +472,7 @@ var _ = Register(
 		Title:        "the client makes the same requests whatever name the server reports in serverInfo",
 		Requirements: []string{"base.meta.implementation-info-no-behaviour-change"},
 		Proofs:       []Proof{{Fault: "server-name-allowlist", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cs := slCasesByName(t)
 			base, alt := cs[slScenFlow], cs[slScenIdentity]
 			if base == nil || alt == nil {
@@ -521,7 +521,7 @@ var _ = Register(
 		Title:        "after UnsupportedProtocolVersionError the client retries with a version from error.data.supported",
 		Requirements: []string{"versioning.negotiation.client-retries-supported"},
 		Proofs:       []Proof{{Fault: "ignore-unsupported-version", Want: reports.Warn}, {Fault: "ignore-unsupported-version", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				for _, a := range c.answers(stage.FromStage, stage.FromClient) {
@@ -567,7 +567,7 @@ var _ = Register(
 		Title:        "the client settles the server's era once per connection (HTTP origin) instead of probing with server/discover before every request",
 		Requirements: []string{"versioning.compat.client-caches-era"},
 		Proofs:       []Proof{{Fault: "reprobe-era", Want: reports.Warn}, {Fault: "reprobe-era", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				// After falling back to initialize the client knows the
@@ -641,14 +641,14 @@ var _ = Register(
 		Title:        "on stdio the client's first request is server/discover with a 2026-07-28 version in _meta",
 		Requirements: []string{"transport-stdio.compat.modern-client-probes", "transport-stdio.compat.dual-era-probe-discover"},
 		Proofs:       []Proof{{Fault: "skip-discover-probe", Want: reports.Warn}},
-		Judge:        slProbeFirst,
+		Body:         slProbeFirst,
 	},
 	Def{
 		ID: "client/transport-stdio/stateless-no-responses", Area: "transport-stdio", Eras: slEra, Transports: slStdio,
 		Title:        "the client writes only requests and notifications to the server's stdin",
 		Requirements: []string{"transport-stdio.messages.client-no-responses"},
 		Proofs:       []Proof{{Fault: "stdio-stray-response", Want: reports.Fail}},
-		Judge:        slNoResponses,
+		Body:         slNoResponses,
 	},
 )
 
@@ -660,7 +660,7 @@ var _ = Register(
 		Requirements: []string{"transport-http.protocol-version-header.on-every-post", "transport-http.protocol-version-header.matches-meta"},
 		Proofs: []Proof{{Fault: "http-no-version-header", Transport: Streamable, Want: reports.Fail},
 			{Fault: "http-version-header-mismatch", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			slEachRequestPOST(t, "%d request POSTs, each with a matching MCP-Protocol-Version", func(c *Case, e stage.Event) {
 				hv := e.HTTP.Header.Values("Mcp-Protocol-Version")
 				if len(hv) == 0 {
@@ -680,7 +680,7 @@ var _ = Register(
 		Title:        "every request POST carries Mcp-Method (its method), and tools/call, prompts/get and resources/read carry Mcp-Name (the name or uri)",
 		Requirements: []string{"transport-http.headers.standard-required"},
 		Proofs:       []Proof{{Fault: "http-no-name-header", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			slEachRequestPOST(t, "%d request POSTs with matching Mcp-Method and Mcp-Name", func(c *Case, e stage.Event) {
 				if hm := e.HTTP.Header.Values("Mcp-Method"); len(hm) != 1 || hm[0] != e.Msg.Method {
 					t.Fail("Mcp-Method carries the request's method", fmt.Sprintf("POST of %s with Mcp-Method %q (%s)", e.Msg.Method, strings.Join(hm, ", "), at(c, e)))
@@ -707,7 +707,7 @@ var _ = Register(
 		Title:        "every request POST carries the request-metadata headers MCP-Protocol-Version, Mcp-Method and, where it applies, Mcp-Name",
 		Requirements: []string{"transport-http.post.metadata-headers"},
 		Proofs:       []Proof{{Fault: "http-no-method-header", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			slEachRequestPOST(t, "%d request POSTs, none missing a request-metadata header", func(c *Case, e stage.Event) {
 				need := []string{"MCP-Protocol-Version", "Mcp-Method"}
 				if _, named := slNameTarget(e); named {
@@ -730,7 +730,7 @@ var _ = Register(
 		Title:        "every POST body is exactly one JSON-RPC request or notification",
 		Requirements: []string{"transport-http.post.body-request-or-notification"},
 		Proofs:       []Proof{{Fault: "http-post-batch", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, e := range slMCPPOSTs(c) {
@@ -762,7 +762,7 @@ var _ = Register(
 		Title:        "the client never POSTs a JSON-RPC response",
 		Requirements: []string{"transport-http.post.client-no-responses"},
 		Proofs:       []Proof{{Fault: "http-stray-response", Transport: Streamable, Want: reports.Fail}},
-		Judge:        slNoResponses,
+		Body:         slNoResponses,
 	},
 	Def{
 		ID: "client/transport-http/stateless-inspect-400-body", Area: "transport-http", Eras: slEra, Transports: slHTTP,
@@ -770,7 +770,7 @@ var _ = Register(
 		Title:        "on HTTP 400 with a 2026-07-28 error in the body the client does not fall back to initialize",
 		Requirements: []string{"transport-http.compat.inspect-400-body"},
 		Proofs:       []Proof{{Fault: "fallback-on-modern-400", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				for _, e := range c.From(stage.FromStage) {
@@ -800,7 +800,7 @@ var _ = Register(
 		Title:        "the client reads response headers whatever the letter case of their names",
 		Requirements: []string{"transport-http.headers.case-insensitive-names"},
 		Unprovable:   "the reference client reads HTTP through Go's net/http, which canonicalizes header names while parsing a response, so no switch can make it look a name up case-sensitively; the check compares the client's progress with response header names in unusual case against the baseline",
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			cs := slCasesByName(t)
 			c := cs[slScenHeaderCase]
 			if c == nil {
@@ -826,7 +826,7 @@ var _ = Register(
 		Title:        "an integer argument mirrored into an Mcp-Param-* header is within the JavaScript safe range",
 		Requirements: []string{"transport-http.param-headers.integer-safe-range"},
 		Proofs:       []Proof{{Fault: "param-header-unsafe-integer", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				schemas := slToolSchemas(c)
@@ -875,7 +875,7 @@ var _ = Register(
 		Title:        "base64 header values use exactly the lowercase markers =?base64? and ?=",
 		Requirements: []string{"transport-http.param-headers.sentinel-lowercase"},
 		Proofs:       []Proof{{Fault: "http-uppercase-sentinel", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			for _, c := range t.Cases() {
 				schemas := slToolSchemas(c)
@@ -1435,7 +1435,7 @@ func slRegisterDualEra() bool {
 		Title:        "a dual-era client falls back to initialize whichever non-2026 error answers its server/discover probe",
 		Requirements: []string{"transport-stdio.compat.fallback-any-error"},
 		Proofs:       []Proof{{Fault: "fallback-only-on-32601", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			var fell, stayed []string
 			for _, c := range t.Cases() {
 				if len(c.Requests(spec.MethodServerDiscover)) == 0 {

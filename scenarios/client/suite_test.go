@@ -115,7 +115,7 @@ func newestVersion(d Def) spec.Version {
 	cat, _ := catalog.Default()
 	for i := len(spec.Versions) - 1; i >= 0; i-- {
 		v := spec.Versions[i]
-		if d.Since != "" && v.Compare(d.Since) < 0 || d.Until != "" && v.Compare(d.Until) > 0 || len(d.Eras) > 0 && !containsEra(d.Eras, v.Era()) {
+		if ok, _ := d.InWindow(v); !ok {
 			continue
 		}
 		for _, id := range d.Requirements {
@@ -179,7 +179,7 @@ func TestEveryCheckIsProvenToFire(t *testing.T) {
 				t.Errorf("%s: fault %s breaks %s, which the check does not cite", d.ID, p.Fault, f.Requirement)
 			}
 			if v := p.Version; v != "" {
-				if ok, why := (&runner{}).applies(Def{Since: d.Since, Until: d.Until, Eras: d.Eras}, v); !ok {
+				if ok, why := d.InWindow(v); !ok {
 					t.Errorf("%s: proof in %s, where the check does not run: %s", d.ID, v, why)
 				}
 			}

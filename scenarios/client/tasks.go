@@ -725,7 +725,7 @@ var _ = Register(
 		Title:        "the client never calls as a task a tool whose execution.taskSupport is forbidden or absent",
 		Requirements: []string{"tasks.tool.forbidden-not-augmented"},
 		Proofs:       []Proof{{Fault: "task-on-forbidden-tool", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				support := tkListedSupport(c)
@@ -753,7 +753,7 @@ var _ = Register(
 		Title:        `the client calls a tool whose execution.taskSupport is "required" as a task when the server supports task-augmented tools/call`,
 		Requirements: []string{"tasks.tool.required-must-augment"},
 		Proofs:       []Proof{{Fault: "required-tool-without-task", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				if _, toolsCall, _ := tkRequestorDeclared(c); !toolsCall {
@@ -780,7 +780,7 @@ var _ = Register(
 		Requirements: []string{"tasks.tool.no-augment-without-server-capability", "tasks.capability.no-tasks-without-capability", "tasks.capability.augment-only-if-declared"},
 		Proofs: []Proof{{Fault: "task-without-server-capability", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "task-on-undeclared-request", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, undeclared := 0, 0, 0
 			for _, c := range t.Cases() {
 				tasks, toolsCall, known := tkRequestorDeclared(c)
@@ -826,7 +826,7 @@ var _ = Register(
 		Title:        "the client's tasks/get polls of a task are spaced at least the pollInterval the stage gave (three quarters of it, as they arrive, for delivery jitter)",
 		Requirements: []string{"tasks.poll.honour-poll-interval"},
 		Proofs:       []Proof{{Fault: "ignore-poll-interval", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			tkEachTask(t, func(c *Case, task *tkClientTask) {
 				var prev *tkOp
@@ -862,7 +862,7 @@ var _ = Register(
 		Requirements: []string{"tasks.poll.until-terminal-or-input", "tasks.poll.continue-alongside-result"},
 		Proofs: []Proof{{Fault: "stop-polling-early", Version: spec.V20251125, Want: reports.Warn},
 			{Fault: "abandon-after-result-timeout", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			judged := 0
 			tkEachTask(t, func(c *Case, task *tkClientTask) {
 				judged++
@@ -936,7 +936,7 @@ var _ = Register(
 		Title:        "the client learns how its task ends by asking (tasks/get, tasks/result): it does not sit waiting for notifications/tasks/status, which the stage never sends",
 		Requirements: []string{"tasks.notify.not-relied-upon"},
 		Proofs:       []Proof{{Fault: "wait-for-status-notification", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			bad := 0
 			n := tkEachTask(t, func(c *Case, task *tkClientTask) {
 				if len(task.ops) > 0 {
@@ -961,7 +961,7 @@ var _ = Register(
 		Title:        "when tasks/get says input_required the client calls tasks/result straight away (at most one more poll before it)",
 		Requirements: []string{"tasks.input.requestor-calls-result"},
 		Proofs:       []Proof{{Fault: "no-result-on-input-required", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			tkEachTask(t, func(c *Case, task *tkClientTask) {
 				seen, polls := -1, 0
@@ -1017,7 +1017,7 @@ var _ = Register(
 		Title:        "the client answers a task-related request the stage sends on its GET stream, not only those on a tasks/result stream",
 		Requirements: []string{"tasks.http.messages-on-any-stream"},
 		Proofs:       []Proof{{Fault: "ignore-side-channel-requests", Version: spec.V20251125, Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				results := map[string]bool{} // the streams of the client's tasks/result requests
@@ -1054,7 +1054,7 @@ var _ = Register(
 		Title:        "the client's tasks/get, tasks/result, tasks/list and tasks/cancel requests carry no related-task _meta",
 		Requirements: []string{"tasks.related.requestor-omits-on-task-ops", "tasks.related.omit-on-get-list-cancel"},
 		Proofs:       []Proof{{Fault: "related-meta-on-task-ops", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, m := range c.Requests("") {
@@ -1084,7 +1084,7 @@ var _ = Register(
 		Title:        "the client hands tasks/list cursors back exactly as the stage gave them",
 		Requirements: []string{"tasks.list.cursor-opaque"},
 		Proofs:       []Proof{{Fault: "task-list-cursor-altered", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				given := map[string]map[string]bool{} // session -> cursors the stage gave
@@ -1128,7 +1128,7 @@ var _ = Register(
 		Title:        "the client cancels a task with tasks/cancel, never with notifications/cancelled for the task-augmented request",
 		Requirements: []string{"cancellation.tasks.use-tasks-cancel"},
 		Proofs:       []Proof{{Fault: "cancel-task-with-notification", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				created := map[string]Msg{} // session|id of a tools/call -> the stage's CreateTaskResult

@@ -394,7 +394,7 @@ var _ = Register(
 		Title:        "the client answers a task-augmented request of a type it declared task support for with a CreateTaskResult whose task is working",
 		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.status.starts-working"},
 		Proofs:       []Proof{{Fault: "task-starts-input-required", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, refused := 0, 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				for _, st := range steps {
@@ -433,7 +433,7 @@ var _ = Register(
 		Title:        "every task the client returns has a string taskId, RFC 3339 createdAt and lastUpdatedAt, and tasks/get states the ttl",
 		Requirements: []string{"tasks.id.string", "tasks.ttl.created-at", "tasks.ttl.last-updated-at", "tasks.ttl.reported-in-get"},
 		Proofs:       []Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				rxPayloads(steps, func(st rxStep, w rules.TaskPayload, _ json.RawMessage, where string) {
@@ -486,7 +486,7 @@ var _ = Register(
 		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids", "tasks.id.receiver-generated"},
 		Proofs: []Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "task-id-from-requestor", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n := 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				var ids []string
@@ -548,7 +548,7 @@ var _ = Register(
 		Title:        "the statuses the client reports for a task are known ones, change only along the allowed transitions, and never leave a terminal status",
 		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final"},
 		Proofs:       []Proof{{Fault: "terminal-task-reopens", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				for id, sts := range rxStatuses(steps) {
@@ -590,7 +590,7 @@ var _ = Register(
 		Title:        "tasks/result of a finished task answers the wrapped request's own result (with related-task _meta), or an error only for a task that did not complete",
 		Requirements: []string{"tasks.result.success-passthrough", "tasks.result.terminal-returns-outcome", "tasks.related.result-response-carries-meta"},
 		Proofs:       []Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
 				statuses := rxStatuses(steps)
@@ -638,7 +638,7 @@ var _ = Register(
 		Proofs: []Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "cancelled-task-completes", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "task-cancel-terminal-accepted", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, declared := 0, 0, false
 			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
 				if caps, _ := c.Declared(); caps.Tasks != nil && caps.Tasks.Cancel != nil {
@@ -701,7 +701,7 @@ var _ = Register(
 		Title:        "tasks/get, tasks/result and tasks/cancel of an unknown taskId fail with -32602 and a message that says why",
 		Requirements: []string{"tasks.errors.protocol-error-codes", "tasks.errors.informative-messages"},
 		Proofs:       []Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				for _, st := range steps {
@@ -735,7 +735,7 @@ var _ = Register(
 		Title:        "the client identifies the task by params.taskId even when related-task _meta names another, and puts no related-task _meta on tasks/get, tasks/list and tasks/cancel results",
 		Requirements: []string{"tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel"},
 		Proofs:       []Proof{{Fault: "task-follows-related-meta", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				for _, st := range steps {
@@ -794,7 +794,7 @@ var _ = Register(
 		Title:        "tasks/list (all pages) includes every task tasks/get returned before and after the listing",
 		Requirements: []string{"tasks.list.includes-gettable"},
 		Proofs:       []Proof{{Fault: "task-list-omits-finished", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, listed := 0, 0, false
 			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
 				first, last := -1, -1
@@ -857,7 +857,7 @@ var _ = Register(
 		Title:        "the client's CreateTaskResult does not wait for the task's work: it comes before the task ends (judged when the work took at least 500 ms by the client's own timestamps)",
 		Requirements: []string{"tasks.create.return-promptly"},
 		Proofs:       []Proof{{Fault: "task-create-waits", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, quick := 0, 0, 0
 			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
 				statuses := rxStatuses(steps)
@@ -910,7 +910,7 @@ var _ = Register(
 		Title:        "the client's notifications/tasks/status carry no related-task _meta",
 		Requirements: []string{"tasks.notify.status-omits-related-meta"},
 		Proofs:       []Proof{{Fault: "task-status-related-meta", Version: spec.V20251125, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			t.EachMessage(Rule{Expected: "notifications/tasks/status without related-task _meta (the taskId is in its params)", None: "the client sent no notifications/tasks/status (it need not)", Saw: "%d status notifications, none with related-task _meta"},
 				func(c *Case, m Msg) (bool, string) {
 					if m.Msg.Shape != jsonrpc.KindNotification || m.Msg.Method != spec.MethodTasksStatus {
@@ -928,7 +928,7 @@ var _ = Register(
 		Title:        "a task-augmented request of a type the client declared no task support for is processed normally: the ordinary result, never a CreateTaskResult",
 		Requirements: []string{"tasks.support.undeclared-type-ignores-task", "tasks.capability.declare-when-supported"},
 		Proofs:       []Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				caps, ok := c.Declared()

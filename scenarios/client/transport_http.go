@@ -115,7 +115,7 @@ var _ = Register(
 		Title:        "every POST of the client lists both application/json and text/event-stream in Accept",
 		Requirements: []string{"transport-http.post.accept-both-types"},
 		Proofs:       []Proof{{Fault: "post-accept-json-only", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ep := trEndpoint(c)
@@ -141,7 +141,7 @@ var _ = Register(
 		Title:        "every GET of the client to the MCP endpoint lists text/event-stream in Accept",
 		Requirements: []string{"transport-http.get.accept-event-stream"},
 		Proofs:       []Proof{{Fault: "get-accept-json-only", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ep := trEndpoint(c)
@@ -167,7 +167,7 @@ var _ = Register(
 		Title:        "the client sends every JSON-RPC message in an HTTP POST of its own to the MCP endpoint",
 		Requirements: []string{"transport-http.post.one-message-per-post"},
 		Proofs:       []Proof{{Fault: "tools-list-via-put", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ep := trEndpoint(c)
@@ -202,7 +202,7 @@ var _ = Register(
 			{Fault: "batch-post", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
 			{Fault: "mixed-batch-post", Version: spec.V20250326, Transport: Streamable, Want: reports.Fail},
 		},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			batches := t.Version() == spec.V20250326
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
@@ -235,7 +235,7 @@ var _ = Register(
 		Title:        "the client copes with application/json answers to its requests as well as with SSE streams",
 		Requirements: []string{"transport-http.post.client-handles-json-and-sse"},
 		Proofs:       []Proof{{Fault: "json-answers-unread", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			var js, ss *Case
 			for _, c := range t.Cases() {
 				switch c.Scenario.Name {
@@ -284,7 +284,7 @@ var _ = Register(
 		Title:        "every HTTP request of the client after initialization carries MCP-Protocol-Version",
 		Requirements: []string{"transport-http.protocol-version-header.client-sends"},
 		Proofs:       []Proof{{Fault: "get-without-protocol-version", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			trAfterInitialize(t, true, func(c *Case, e stage.Event, _ *trSession) {
 				n++
@@ -304,7 +304,7 @@ var _ = Register(
 		Title:        "the MCP-Protocol-Version the client sends is the version the initialize exchange agreed",
 		Requirements: []string{"transport-http.protocol-version-header.negotiated-value"},
 		Proofs:       []Proof{{Fault: "protocol-version-not-negotiated", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			trAfterInitialize(t, true, func(c *Case, e stage.Event, s *trSession) {
 				got := e.HTTP.Header.Get(trHdrVersion)
@@ -328,7 +328,7 @@ var _ = Register(
 		Title:        "once initialize returned an Mcp-Session-Id, every later request of the client carries it",
 		Requirements: []string{"transport-http.session.client-echoes-id"},
 		Proofs:       []Proof{{Fault: "get-without-session-id", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			trAfterInitialize(t, false, func(c *Case, e stage.Event, s *trSession) {
 				n++
@@ -356,7 +356,7 @@ var _ = Register(
 		Title:        "after HTTP 404 to a request with a session id, the client starts over with an initialize that carries no session id",
 		Requirements: []string{"transport-http.session.client-reinitializes-on-404"},
 		Proofs:       []Proof{{Fault: "reinitialize-with-old-session", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ep := trEndpoint(c)
@@ -405,7 +405,7 @@ var _ = Register(
 		Title:        "a client that is done with its session (it exits by itself) ends it with HTTP DELETE and the session id",
 		Requirements: []string{"transport-http.session.client-deletes-when-done"},
 		Proofs:       []Proof{{Fault: "no-session-delete", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				if c.ExitCode != 0 || c.TimedOut || c.Stopped || len(c.Notes(NoteHarnessStop)) > 0 {
@@ -450,7 +450,7 @@ var _ = Register(
 		Title:        "a client resuming an SSE stream sends GET with Last-Event-ID set to the last event id that stream carried",
 		Requirements: []string{"transport-http.resume.client-get-last-event-id"},
 		Proofs:       []Proof{{Fault: "stale-last-event-id", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				ep := trEndpoint(c)
@@ -488,7 +488,7 @@ var _ = Register(
 		Title:        "after the stage closed an SSE stream the client waits at least the retry delay before reconnecting",
 		Requirements: []string{"transport-http.sse.client-honours-retry"},
 		Proofs:       []Proof{{Fault: "sse-retry-ignored", Transport: Streamable, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				cuts := trCutStreams(c)
@@ -520,7 +520,7 @@ var _ = Register(
 		Title:        "when the stage closes an SSE stream before its response, the client reconnects with GET and Last-Event-ID",
 		Requirements: []string{"transport-http.sse.client-polls-after-close"},
 		Proofs:       []Proof{{Fault: "sse-event-ids-ignored", Transport: Streamable, Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, cut := range trCutStreams(c) {

@@ -36,16 +36,11 @@ func trFallbackCase(version string) *Case {
 	}
 }
 
-// judgeCase runs check id's Judge over one case.
+// judgeCase runs check id's body over one case.
 func judgeCase(t *testing.T, id string, cs *Case) reports.Check {
 	t.Helper()
-	var def Def
-	for _, d := range Checks() {
-		if d.ID == id {
-			def = d
-		}
-	}
-	if def.ID == "" {
+	def, ok := Lookup(id)
+	if !ok {
 		t.Fatalf("no check %s", id)
 	}
 	run, err := harness.NewRun(harness.RunOptions{})
@@ -53,7 +48,7 @@ func judgeCase(t *testing.T, id string, cs *Case) reports.Check {
 		t.Fatal(err)
 	}
 	return run.Scope(cs.Version, Streamable).Do(def.ID, def.Title, def.Requirements, func(c *harness.Check) {
-		def.Judge(&T{Check: c, Ctx: context.Background(), transport: Streamable, cases: []*Case{cs}})
+		def.Body(&T{Check: c, Ctx: context.Background(), transport: Streamable, cases: []*Case{cs}})
 	})
 }
 

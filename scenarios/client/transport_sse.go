@@ -35,7 +35,7 @@ var _ = Register(Def{
 	Title:        "after the endpoint event the client POSTs every message to the URI it announced",
 	Requirements: []string{"transport-sse.post.client-uses-endpoint-uri"},
 	Proofs:       []Proof{{Fault: "sse-post-without-session", Transport: Streamable, Want: reports.Fail}},
-	Judge: func(t *T) {
+	Body: func(t *T) {
 		n, bad, endpoints := 0, 0, 0
 		for _, c := range t.Cases() {
 			var announced []*url.URL

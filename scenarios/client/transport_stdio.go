@@ -58,7 +58,7 @@ var _ = Register(
 		Title:        "each message the client writes to stdin is one line: no message is split by an embedded newline",
 		Requirements: []string{"transport-stdio.framing.no-embedded-newlines"},
 		Proofs:       []Proof{{Fault: "pretty-printed-message", Version: spec.V20251125, Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				for _, lines := range trStdinLines(c) {
@@ -83,7 +83,7 @@ var _ = Register(
 		Title:        "the client writes nothing to the server's stdin but MCP messages",
 		Requirements: []string{"transport-stdio.stdin.only-mcp-messages"},
 		Proofs:       []Proof{{Fault: "stdin-banner", Want: reports.Fail}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, blank, huge := 0, 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, lines := range trStdinLines(c) {
@@ -130,7 +130,7 @@ var _ = Register(
 		Title:        "the client carries on with the session when the server writes to stderr",
 		Requirements: []string{"transport-stdio.stderr.not-an-error-signal"},
 		Proofs:       []Proof{{Fault: "stderr-is-fatal", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			var noisy, quiet *Case
 			for _, c := range t.Cases() {
 				switch c.Scenario.Name {
@@ -167,7 +167,7 @@ var _ = Register(
 		Title:        "the client ends the server process by closing its stdin first, and forces termination only after that, SIGTERM before SIGKILL",
 		Requirements: []string{"transport-stdio.shutdown.client-closes-stdin-first"},
 		Proofs:       []Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn}},
-		Judge: func(t *T) {
+		Body: func(t *T) {
 			n, bad, escalated := 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, conn := range trStdioEndings(c) {
