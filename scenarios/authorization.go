@@ -242,7 +242,8 @@ var _ = Register(
 		Title: "a request with a forged bearer token gets 401 with an invalid_token challenge and no result",
 		Requirements: []string{"authorization.token-validation.invalid-401", "authorization.token-validation.error-response",
 			"authorization.token-validation.before-processing", "authorization.token-validation.oauth21-section52"},
-		Proofs: []Proof{{Proxy: "auth-forged-accepted", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Proofs: []Proof{{Proxy: "auth-forged-accepted", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
+			{Fault: "auth-accepts-opaque-token", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			r, ok := t.authProbe("Bearer mcpcheck-forged-token-0000")
 			if !ok {
@@ -316,7 +317,8 @@ var _ = Register(
 		Requirements: []string{"authorization.as-metadata.server-should-provide", "authorization.base-url.metadata-at-root",
 			"authorization.default-endpoints.server-without-metadata", "authorization.https.server-authorization-endpoints",
 			"authorization.dcr.server-and-client-should-support"},
-		Proofs: []Proof{{Proxy: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail}},
+		Proofs: []Proof{{Proxy: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail},
+			{Fault: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			if _, ok := t.authProbe(""); !ok {
 				return

@@ -53,6 +53,8 @@ const (
 	FaultAuthNoChallenge          = "auth-401-no-challenge"
 	FaultAuthPRMNoServers         = "auth-prm-no-servers"
 	FaultAuthPRMWrongResource     = "auth-prm-wrong-resource"
+	FaultAuthAcceptsOpaqueToken   = "auth-accepts-opaque-token"
+	FaultAuthNoASMetadata         = "auth-no-as-metadata"
 )
 
 // authGate checks tokens for one handler.
@@ -114,6 +116,10 @@ func (g *authGate) servePRM(w http.ResponseWriter, r *http.Request, endpoint str
 // server's own base URL, so the trusted issuer's document is served there
 // (its endpoints are the issuer's: delegated, third-party authorization).
 func (g *authGate) serveASMetadata(w http.ResponseWriter, r *http.Request) {
+	if g.srv.faults.on(FaultAuthNoASMetadata) {
+		http.NotFound(w, r)
+		return
+	}
 	g.mu.Lock()
 	meta := g.meta
 	if meta == nil {
@@ -169,6 +175,11 @@ func (g *authGate) allow(w http.ResponseWriter, r *http.Request, endpoint string
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		g.challenge(w, r, endpoint, http.StatusUnauthorized, "invalid_request", "use the Bearer scheme")
 		return false
+	}
+	if g.srv.faults.on(FaultAuthAcceptsOpaqueToken) && strings.Count(tok, ".") != 2 {
+		// The defect: a token that is no JWT is taken as it comes, as by a
+		// server that only checks that there is one.
+		return true
 	}
 	c, err := g.validate(r.Context(), tok, g.resource(r, endpoint))
 	if err != nil {

@@ -172,6 +172,25 @@ func init() {
 		st, _, hdrs := a.post("", "")
 		return st == http.StatusUnauthorized && string(hdrs) == "null"
 	}
+	faultProbes[FaultAuthAcceptsOpaqueToken] = func(t *testing.T, s *Server) bool {
+		a := startAuthRefOn(t, s)
+		st, _, _ := a.post("Bearer not-a-jwt", "")
+		return st == http.StatusOK
+	}
+	faultProbes[FaultAuthNoASMetadata] = func(t *testing.T, s *Server) bool {
+		base := strings.TrimSuffix(startAuthRefOn(t, s).url, "/mcp")
+		for _, p := range []string{"/.well-known/oauth-authorization-server", "/authorize", "/token", "/register"} {
+			resp, err := http.Get(base + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				return false
+			}
+		}
+		return true
+	}
 	faultProbes[FaultAuthPRMNoServers] = func(t *testing.T, s *Server) bool {
 		_, servers := startAuthRefOn(t, s).prm()
 		return len(servers) == 0
