@@ -182,12 +182,7 @@ var _ = Register(
 		Requirements: []string{reqOAuth21},
 		Proofs:       []Proof{{Fault: "state-not-returned", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
-			if !ok {
-				return
-			}
-			req := t.validRequest(c)
-			a, ok := t.granted(c, req)
+			c, req, a, ok := t.grant()
 			if !ok {
 				return
 			}
@@ -229,12 +224,7 @@ var _ = Register(
 		Requirements: []string{reqOAuth21},
 		Proofs:       []Proof{{Fault: "pkce-not-required", Version: spec.V20250618, Want: reports.Fail}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
-			if !ok {
-				return
-			}
-			req := t.validRequest(c)
-			a, ok := t.granted(c, req)
+			c, req, a, ok := t.grant()
 			if !ok {
 				return
 			}
@@ -371,11 +361,8 @@ var _ = Register(
 		Requirements: []string{reqExactMatch},
 		Proofs:       []Proof{{Fault: "redirect-prefix-match", Version: spec.V20250618, Want: reports.Fail}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
+			c, _, _, ok := t.grant()
 			if !ok {
-				return
-			}
-			if _, ok := t.granted(c, t.validRequest(c)); !ok {
 				return
 			}
 			for _, nm := range nearMisses(c.redirect) {
@@ -401,11 +388,8 @@ var _ = Register(
 		Requirements: []string{reqNoUntrusted, reqAutoTrusted},
 		Proofs:       []Proof{{Fault: "error-to-unregistered-redirect", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
+			c, _, _, ok := t.grant()
 			if !ok {
-				return
-			}
-			if _, ok := t.granted(c, t.validRequest(c)); !ok {
 				return
 			}
 			valid := t.validRequest(c)
@@ -439,11 +423,7 @@ var _ = Register(
 		Requirements: []string{reqIssIncludes},
 		Proofs:       []Proof{{Fault: "no-iss-in-response", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
-			if !ok {
-				return
-			}
-			a, ok := t.granted(c, t.validRequest(c))
+			c, _, a, ok := t.grant()
 			if !ok {
 				return
 			}
@@ -470,11 +450,7 @@ var _ = Register(
 		Requirements: []string{reqIssAdvertises},
 		Proofs:       []Proof{{Fault: "iss-not-advertised", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			c, ok := t.publicClient()
-			if !ok {
-				return
-			}
-			a, ok := t.granted(c, t.validRequest(c))
+			_, _, a, ok := t.grant()
 			if !ok {
 				return
 			}

@@ -465,6 +465,20 @@ func (t *T) granted(c *client, req request) (authorization, bool) {
 	return a, true
 }
 
+// grant has a valid request of the run's public client granted: the
+// client, the request and the answer with its code. It is false when the
+// check has ended (no public client, or no grant at once: untestable),
+// and the check then returns.
+func (t *T) grant() (*client, request, authorization, bool) {
+	c, ok := t.publicClient()
+	if !ok {
+		return nil, request{}, authorization{}, false
+	}
+	req := t.validRequest(c)
+	a, ok := t.granted(c, req)
+	return c, req, a, ok
+}
+
 // tokenResponse is the answer of the token endpoint.
 type tokenResponse struct {
 	status int
