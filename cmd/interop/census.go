@@ -455,6 +455,14 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 	logPath := filepath.Join(d.logs, e.id+".log")
 	if e.server != nil {
 		s := e.server
+		if s.Transport != "stdio" {
+			// The port first: the command and the environment name it.
+			port, err := freePort()
+			if err != nil {
+				return failed("no free loopback port: %v", err)
+			}
+			vars = withVar(vars, "${PORT}", port)
+		}
 		for _, k := range sortedKeys(s.Env) {
 			env = append(env, k+"="+expand(s.Env[k], vars))
 		}
@@ -467,11 +475,6 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 		if s.Transport == "stdio" {
 			args = append(args, "--stdio", shellJoin(expandAll(s.Command, vars)))
 		} else {
-			port, err := freePort()
-			if err != nil {
-				return failed("no free loopback port: %v", err)
-			}
-			vars = withVar(vars, "${PORT}", port)
 			url := expand(s.URL, vars)
 			srv, err := startServerIn(ctx, expandAll(s.Command, vars), env, filepath.Join(scratch, "work"), logPath, url, cc.caseLimit)
 			if err != nil {

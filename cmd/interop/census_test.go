@@ -335,7 +335,7 @@ func TestDriveWritesTheHostsConfiguration(t *testing.T) {
 	// The stand-in host, run by "-node /bin/sh": it prints its HOME, the
 	// configuration and its arguments.
 	host := "#!/bin/sh\necho HOME=$HOME\ncat $HOME/.claude.json $HOME/.gemini/settings.json $CODEX_HOME/config.toml 2>/dev/null\necho ARGS $*\n"
-	for _, p := range []string{"@anthropic-ai/claude-code/cli.js", "@google/gemini-cli/dist/index.js", "@openai/codex/bin/codex.js"} {
+	for _, p := range []string{"@anthropic-ai/claude-code/bin/claude.exe", "@google/gemini-cli/bundle/gemini.js", "@openai/codex/bin/codex.js"} {
 		path := filepath.Join(pkg, "node_modules", p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -404,5 +404,66 @@ func TestFakeModelAnswers400AfterItsDelay(t *testing.T) {
 	}
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Errorf("answered after %s, before its delay of 300ms", d)
+	}
+}
+
+// TestCensusDiffShowsMovedCells: the census diff names each cell, verdict
+// and broken requirement that moved, and nothing that stayed.
+func TestCensusDiffShowsMovedCells(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(cell, verdict, req string) string {
+		return `{"servers":{"servers":[{"name":"a (stdio)","headline":"` + verdict + `","violated":[{"id":"tools/x","requirement":"` + req + `","outcome":"fail"}]}],` +
+			`"rows":[{"requirement":"req.a","cells":["` + cell + `"]},{"requirement":"req.b","cells":["pass"]}]},"hosts":{"servers":[],"rows":[]}}`
+	}
+	oldPath, newPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	if err := os.WriteFile(oldPath, []byte(doc("fail", "fail", "req.a")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(newPath, []byte(doc("pass", "pass", "req.c")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	n, err := censusDiff(oldPath, newPath, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"servers · a (stdio) · req.a: fail → pass", "servers · a (stdio) · verdict: fail → pass",
+		"servers · a (stdio) · tools/x breaks req.a: fail → –", "servers · a (stdio) · tools/x breaks req.c: – → fail"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the diff lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n != 4 || strings.Contains(out.String(), "req.b") {
+		t.Errorf("%d moved, want 4, and req.b (unchanged) unnamed:\n%s", n, out.String())
+	}
+	if n, err := censusDiff(oldPath, oldPath, &out); err != nil || n != 0 {
+		t.Errorf("a census against itself: %d moved, %v", n, err)
+	}
+}
+
+// TestCensusHTTPServerGetsItsPort: an HTTP entry's command and
+// environment name the same free port its URL does (${PORT} is chosen
+// before either is expanded).
+func TestCensusHTTPServerGetsItsPort(t *testing.T) {
+	dir := t.TempDir()
+	portFile := filepath.Join(dir, "port")
+	e := censusEntry{id: "server-h-streamable", name: "h", transport: "streamable", pkg: "h@1.0.0"}
+	e.server = &censusServer{Name: "h", Package: "h@1.0.0", Transport: "streamable", URL: "http://127.0.0.1:${PORT}/mcp",
+		Command: []string{"sh", "-c", `printf %s "$PORT ${PORT}" > ` + portFile}, Env: map[string]string{"PORT": "${PORT}"}}
+	cc := censusConfig{config: config{dir: dir, protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true}, caseLimit: 5 * time.Second}
+	d := newCensusDirs(dir)
+	for _, p := range []string{d.logs, d.runs, d.scratch} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	run := checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, "/nonexistent/mcpcheck", func(string, ...any) {}, &log)
+	if len(run.Problems) != 1 || !strings.Contains(run.Problems[0], "did not start") {
+		t.Fatalf("problems %q, want one: did not start (the stand-in never listens)", run.Problems)
+	}
+	got := strings.Fields(string(mustRead(t, portFile)))
+	if len(got) != 2 || got[0] != got[1] || got[0] == "${PORT}" || !strings.Contains(run.Problems[0], "127.0.0.1:"+got[0]) {
+		t.Errorf("the server was given port %q (environment, command), its URL's is in %q", got, run.Problems[0])
 	}
 }

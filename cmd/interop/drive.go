@@ -79,7 +79,8 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeFile(filepath.Join(home, ".claude.json"), b); err != nil {
 			return err
 		}
-		argv = []string{*node, filepath.Join(*pkg, "node_modules", "@anthropic-ai", "claude-code", "cli.js"), "mcp", "list"}
+		// Claude Code 2.x ships a native executable (bin/claude.exe).
+		argv = []string{filepath.Join(*pkg, "node_modules", "@anthropic-ai", "claude-code", "bin", "claude.exe"), "mcp", "list"}
 		env = append(env, "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	case "gemini-cli":
 		b, err := geminiSettings(server, *url)
@@ -89,7 +90,7 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := writeFile(filepath.Join(home, ".gemini", "settings.json"), b); err != nil {
 			return err
 		}
-		argv = []string{*node, filepath.Join(*pkg, "node_modules", "@google", "gemini-cli", "dist", "index.js"), "mcp", "list"}
+		argv = []string{*node, filepath.Join(*pkg, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"), "mcp", "list"}
 		env = append(env, "GEMINI_CLI_TRUST_WORKSPACE=true", "GEMINI_CLI_NO_RELAUNCH=true")
 	case "codex":
 		model, err := startFakeModel(ctx, fakeModelDelay)

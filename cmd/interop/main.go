@@ -138,6 +138,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&cc.caseLimit, "startup-timeout", 2*time.Minute, "how long a census server may take to start (-census)")
 	fs.DurationVar(&cc.hostLimit, "case-timeout", 90*time.Second, "bound on one launch of a census host, passed to mcpcheck client --case-timeout (-census)")
 	fs.BoolVar(&cc.force, "force", false, "run census entries again even when their reports are current (-census)")
+	diffOld := fs.String("census-diff", "", "OLD.json: after writing the census, list every cell, verdict and broken requirement that moved from OLD (a CENSUS.json, read before it is overwritten) to the new CENSUS.json (-census)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -164,7 +165,28 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			c.out = filepath.Dir(cc.list)
 		}
 		cc.config = c
-		return runCensus(ctx, cc, part, stdout, stderr)
+		if *diffOld == "" {
+			return runCensus(ctx, cc, part, stdout, stderr)
+		}
+		old, err := os.ReadFile(*diffOld)
+		if err != nil {
+			return fmt.Errorf("-census-diff: %v", err)
+		}
+		if err := runCensus(ctx, cc, part, stdout, stderr); err != nil {
+			return err
+		}
+		tmp, err := os.CreateTemp("", "census-old-*.json")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		if _, err := tmp.Write(old); err != nil {
+			tmp.Close()
+			return err
+		}
+		tmp.Close()
+		_, err = censusDiff(tmp.Name(), filepath.Join(c.out, "CENSUS.json"), stdout)
+		return err
 	}
 	if c.jobs < 1 {
 		return fmt.Errorf("-jobs must be at least 1")
