@@ -30,6 +30,15 @@ export async function load(name, subpath = '.') {
     const exp = typeof pj.exports === 'string' || !Object.keys(pj.exports).some((k) => k.startsWith('.'))
       ? { '.': pj.exports } : pj.exports;
     file = pick(exp[subpath]);
+    for (const key of Object.keys(exp)) {
+      const star = key.indexOf('*');
+      if (file || star < 0) continue;
+      const [pre, post] = [key.slice(0, star), key.slice(star + 1)];
+      if (subpath.startsWith(pre) && subpath.endsWith(post)) {
+        const target = pick(exp[key]);
+        if (target) file = target.replace('*', subpath.slice(pre.length, subpath.length - post.length));
+      }
+    }
   }
   if (!file && subpath === '.') file = pj.module || pj.main || 'index.js';
   if (!file) throw new Error(`${name} exports no ${subpath}`);
