@@ -22,16 +22,21 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// clientBins are the binaries of the client campaign tests, built once:
-// the stage's relay alone (testdata/relay; the race-built test binary
-// takes a second to start) and the planted fragile client
-// (testdata/fragileclient).
+// clientBins are the binaries of the client campaign tests, built once
+// from the test peers under cmd/internal/fuzzpeers: the stage's relay
+// alone (relay; the race-built test binary takes a second to start), the
+// planted fragile client (fragileclient) and the planted strict SSE
+// client (strictsseclient).
 var clientBins struct {
 	once           sync.Once
 	dir            string
 	relay, fragile string
 	err            error
 }
+
+// fuzzPeers is the package directory of the client campaign tests' peer
+// programs: commands under cmd/, the only place a program may exit.
+const fuzzPeers = "github.com/mcpcheck/mcpcheck/cmd/internal/fuzzpeers"
 
 func buildClientBins(t *testing.T) (relay, fragile string) {
 	t.Helper()
@@ -45,7 +50,7 @@ func buildClientBins(t *testing.T) (relay, fragile string) {
 			return
 		}
 		clientBins.dir = dir
-		for _, b := range []struct{ out, pkg string }{{"relay", "./testdata/relay"}, {"fragile", "./testdata/fragileclient"}, {"strictsse", "./testdata/strictsseclient"}} {
+		for _, b := range []struct{ out, pkg string }{{"relay", fuzzPeers + "/relay"}, {"fragile", fuzzPeers + "/fragileclient"}, {"strictsse", fuzzPeers + "/strictsseclient"}} {
 			if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, b.out), b.pkg).CombinedOutput(); err != nil {
 				clientBins.err = errors.New(string(out))
 				return
@@ -346,7 +351,11 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 
 // TestClientMemoryBound: a client whose processes grow past the bound is
 // stopped and reported (the bound here is one byte, so any client is
-// over it at the first sample).
+// over it at the first sample). The client sleeps for five minutes
+// before it would start, well past the run's 10 s deadline: only the
+// memory bound can have stopped it with a resource/memory finding (the
+// deadline gives a hang), and it made no request, so it was stopped
+// before it got to its work.
 func TestClientMemoryBound(t *testing.T) {
 	relay, fragile := buildClientBins(t)
 	if groupRSS(ownGroup()) == 0 {
@@ -357,17 +366,17 @@ func TestClientMemoryBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	target := ClientTarget{Command: "sleep 5; " + fragile + " {server}", Stdio: true, Relay: relay}
+	target := ClientTarget{Command: "sleep 300; " + fragile + " {server}", Stdio: true, Relay: relay}
 	lim := clientLimits{wait: time.Second, deadline: 10 * time.Second, dropDeadline: 10 * time.Second, maxRSS: 1}
 	run, err := runClientOnce(context.Background(), st, target, spec.V20251125, Input{Client: &ClientPlan{}}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.obs) == 0 || run.obs[0].Check != "resource/memory" || run.obs[0].Kind != reports.FindingCrash || run.peakRSS == 0 {
-		t.Fatalf("observations %+v, peak %d", run.obs, run.peakRSS)
+	if len(run.obs) != 1 || run.obs[0].Check != "resource/memory" || run.obs[0].Kind != reports.FindingCrash || run.peakRSS == 0 {
+		t.Fatalf("observations %+v, peak %d; want one resource/memory crash", run.obs, run.peakRSS)
 	}
-	if run.took > 5*time.Second {
-		t.Errorf("the client ran %v; it should have been stopped at the first sample", run.took)
+	if len(run.requests) != 0 {
+		t.Errorf("the client made requests %v; it should have been stopped at the first sample, still asleep", run.requests)
 	}
 }
 

@@ -79,7 +79,9 @@ func TestSendWhileTheTargetWrites(t *testing.T) {
 	for i := 0; i < lines; i++ {
 		b.WriteString(strings.Repeat("x", 1000) + itoa(i) + "\n")
 	}
-	start := time.Now()
+	// A write that waited for the target instead of draining its stdout
+	// would stall until WriteTimeout and fail the Send; an answer lost or
+	// out of order fails the reads.
 	if err := conn.Send([]byte(b.String())); err != nil {
 		t.Fatalf("sending %d bytes: %v", b.Len(), err)
 	}
@@ -91,9 +93,6 @@ func TestSendWhileTheTargetWrites(t *testing.T) {
 		if want := strings.Repeat("x", 1000) + itoa(i); string(f.Data) != want {
 			t.Fatalf("line %d is %.20q…", i, f.Data)
 		}
-	}
-	if el := time.Since(start); el > 10*time.Second {
-		t.Errorf("took %v", el)
 	}
 }
 

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestExitCodes is the exit-code table of the README and --help, one row
-// per way a run can end, each reproduced against a real target. Every row
-// also bounds the time: a usage error or a target that is not MCP gets its
-// verdict before (or instead of) a full run.
+// per way a run can end, each reproduced against a real target. Each row
+// names the phrase of its verdict, which says the path it took: a usage
+// error or a target that is not MCP gets its verdict before (or instead
+// of) a full run, and says so.
 func TestExitCodes(t *testing.T) {
 	bin := mcpcheckBin(t)
 	ref := bin + " reference server --stdio"
@@ -34,29 +34,23 @@ func TestExitCodes(t *testing.T) {
 		args   []string
 		code   int
 		stderr string // a phrase the verdict must contain
-		within time.Duration
 	}{
-		{"clean target", []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitOK, "PASS:", time.Minute},
-		{"broken MUST", []string{"server", "--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitFailed, "unexpected failures", time.Minute},
-		{"broken SHOULD under --strict", []string{"server", "--stdio", ref + " --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation", "--strict"}, exitFailed, "(--strict)", time.Minute},
-		{"selection matches nothing", []string{"server", "--stdio", ref, "--label-filter", "area:no-such-area"}, exitUsage, "matched no check", 10 * time.Second},
-		{"unset --header-env variable", []string{"server", "--url", web.URL + "/mcp", "--header-env", "X-Token:MCPCHECK_TEST_UNSET_HEADER"}, exitUsage, "MCPCHECK_TEST_UNSET_HEADER is empty or unset", 10 * time.Second},
-		{"unwritable --out", []string{"server", "--stdio", ref, "--out", filepath.Join(file, "reports")}, exitUsage, "--out", 10 * time.Second},
-		{"command that does not exist", []string{"server", "--stdio", "/nonexistent/mcp-server"}, exitHarness, "could not be started", 10 * time.Second},
-		{"target that exits at once", []string{"server", "--stdio", "true", "--protocol", "latest"}, exitHarness, "nothing was judged", time.Minute},
-		{"URL that is not MCP", []string{"server", "--url", web.URL + "/"}, exitHarness, "could not be reached", 10 * time.Second},
-		{"URL that is not MCP over --transport sse", []string{"server", "--url", web.URL + "/", "--transport", "sse"}, exitHarness, "never completed initialization", 10 * time.Second},
-		{"a run ended by --deadline", []string{"server", "--stdio", "sleep 60.5", "--deadline", "1s"}, exitInterrupted, "--deadline", 30 * time.Second},
+		{"clean target", []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitOK, "PASS:"},
+		{"broken MUST", []string{"server", "--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, exitFailed, "unexpected failures"},
+		{"broken SHOULD under --strict", []string{"server", "--stdio", ref + " --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation", "--strict"}, exitFailed, "(--strict)"},
+		{"selection matches nothing", []string{"server", "--stdio", ref, "--label-filter", "area:no-such-area"}, exitUsage, "matched no check"},
+		{"unset --header-env variable", []string{"server", "--url", web.URL + "/mcp", "--header-env", "X-Token:MCPCHECK_TEST_UNSET_HEADER"}, exitUsage, "MCPCHECK_TEST_UNSET_HEADER is empty or unset"},
+		{"unwritable --out", []string{"server", "--stdio", ref, "--out", filepath.Join(file, "reports")}, exitUsage, "--out"},
+		{"command that does not exist", []string{"server", "--stdio", "/nonexistent/mcp-server"}, exitHarness, "could not be started"},
+		{"target that exits at once", []string{"server", "--stdio", "true", "--protocol", "latest"}, exitHarness, "nothing was judged"},
+		{"URL that is not MCP", []string{"server", "--url", web.URL + "/"}, exitHarness, "could not be reached"},
+		{"URL that is not MCP over --transport sse", []string{"server", "--url", web.URL + "/", "--transport", "sse"}, exitHarness, "never completed initialization"},
+		{"a run ended by --deadline", []string{"server", "--stdio", "sleep 60.5", "--deadline", "1s"}, exitInterrupted, "--deadline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			code, stdout, stderr := runBin(t, tc.args...)
-			took := time.Since(start)
 			if code != tc.code || !strings.Contains(stderr+stdout, tc.stderr) {
 				t.Errorf("exit %d, want %d with %q\nstderr:\n%s", code, tc.code, tc.stderr, tail(stderr, 1500))
-			}
-			if took > tc.within {
-				t.Errorf("took %s, want under %s", took.Round(time.Millisecond), tc.within)
 			}
 		})
 	}

@@ -25,7 +25,7 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	// makes slow to start): minimizing findings starts it many times.
 	ref := shellQuote(mcpcheckBin(t)) + " reference server --stdio --fault unknown-method-wrong-code --fault parse-error-wrong-code --fault invalid-request-result --fault error-without-message"
 	dir := t.TempDir()
-	const execs = "100"
+	const execs = "40"
 	type run struct {
 		code           int
 		stdout, stderr string
@@ -53,8 +53,8 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	whole := readCampaign(t, filepath.Join(dir, "c0", fuzz.SummaryFile))
 	s1 := readCampaign(t, filepath.Join(dir, "c1", fuzz.SummaryFile))
 	s2 := readCampaign(t, filepath.Join(dir, "c2", fuzz.SummaryFile))
-	if whole.Execs != 100 || s1.Execs != 50 || s2.Execs != 50 || s1.Shard != "1/2" || s2.Shard != "2/2" {
-		t.Errorf("execs: whole %d, shards %d (%s) and %d (%s); want 100 = 50 + 50", whole.Execs, s1.Execs, s1.Shard, s2.Execs, s2.Shard)
+	if whole.Execs != 40 || s1.Execs != 20 || s2.Execs != 20 || s1.Shard != "1/2" || s2.Shard != "2/2" {
+		t.Errorf("execs: whole %d, shards %d (%s) and %d (%s); want 40 = 20 + 20", whole.Execs, s1.Execs, s1.Shard, s2.Execs, s2.Shard)
 	}
 
 	out := filepath.Join(dir, "merged")
@@ -127,7 +127,7 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 func TestFuzzClientShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	dir := t.TempDir()
 	client := filepath.Join(dir, "strictsse")
-	if out, err := exec.Command("go", "build", "-o", client, "../../fuzz/testdata/strictsseclient").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", client, "../internal/fuzzpeers/strictsseclient").CombinedOutput(); err != nil {
 		t.Fatalf("building the planted client: %v\n%s", err, out)
 	}
 	const execs = "8"
