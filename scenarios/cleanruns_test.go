@@ -32,15 +32,12 @@ var cleanStdio, cleanStreamable cleanPair
 // every version, the serial one one check after the other.
 const cleanRunLimit = 4 * time.Minute
 
-// sharedStdio is the stdio pair. Its serial run goes under Ginkgo when it
-// is the process's first non-direct run with Parallel 1 (RunSpecs runs
-// once per process), so that the Ginkgo engine stays covered.
+// sharedStdio is the stdio pair.
 func sharedStdio(t *testing.T) *cleanPair {
 	t.Helper()
 	mcpcheckBinary(t) // build once, or skip (before the Once: a skip inside it would leave the pair empty)
 	cleanStdio.once.Do(func() {
-		cleanStdio.run(Config{Target: referenceTarget(t), TestingT: t},
-			Config{Target: referenceTarget(t), Direct: true})
+		cleanStdio.run(Config{Target: referenceTarget(t)}, Config{Target: referenceTarget(t)})
 	})
 	return cleanStdio.judged(t, "stdio")
 }
@@ -56,13 +53,12 @@ func sharedStreamable(t *testing.T) *cleanPair {
 			tg.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
 			return tg
 		}
-		cleanStreamable.run(Config{Target: mk(), Direct: true}, Config{Target: mk(), Direct: true})
+		cleanStreamable.run(Config{Target: mk()}, Config{Target: mk()})
 	})
 	return cleanStreamable.judged(t, "streamable")
 }
 
-// run runs serial with Parallel 1 (in the calling goroutine: Ginkgo's
-// RunSpecs wants the test's) and wide with Parallel 8 and Verbose, at the
+// run runs serial with Parallel 1 (in the calling goroutine) and wide with Parallel 8 and Verbose, at the
 // same time.
 func (p *cleanPair) run(serial, wide Config) {
 	serial.Parallel, serial.Versions = 1, spec.Versions

@@ -1,4 +1,4 @@
-// Package scenarios holds mcpcheck's conformance suites: Ginkgo specs that
+// Package scenarios holds mcpcheck's server conformance suite: checks that
 // judge an MCP server over any transport, one file per protocol area, each
 // check citing requirement IDs of spec/catalog. The same suites run from
 // the mcpcheck binary (Run, from cmd/mcpcheck) and under go test (against
@@ -11,8 +11,8 @@
 //	labels.go      the label helpers (Area, Level, Version, Transport, Role, Fixture, Mode) of the shared framework's frozen label registry (scenarios/suite)
 //	registry.go    Def (suite.Def[*T]), Register, Checks, Lookup, CheckedRequirements: the server checks' registry (a suite.Registry)
 //	exclusions.go  Exclusions: requirement ID -> why it has no check
-//	runner.go      Config, Run, Result: builds the Ginkgo tree and runs it against a target
-//	specs.go       Spec, RunSpecs: the Ginkgo and the direct (concurrent) engines
+//	runner.go      Config, Run, Result: plans the specs and runs them against a target
+//	               with the shared scheduler (scenarios/suite: Spec, RunSpecs)
 //	env.go         T (what a check body gets), Conn, Sess, pools, observations
 //	helpers.go     small helpers shared by area files
 //	jsonrpc.go lifecycle.go ping.go stdio.go logging.go pagination.go   the areas
@@ -24,7 +24,7 @@
 // (harness.Pool of harness.Shared, keyed by version: a target is started
 // once per version, not once per check), records whether the server speaks
 // the version and what it declared, then runs every registered check as a
-// Ginkgo It labelled with its area, level, version, role, transport, mode
+// spec labelled with its area, level, version, role, transport, mode
 // and fixtures: first the active checks in registration order, then the
 // passive ones, which judge everything the target sent during the version
 // (every frame on every connection of the version is kept, bounded, for
@@ -32,12 +32,12 @@
 // Verdicts: pass; fail (a MUST broken); warn (a SHOULD broken); n/a (outside
 // the version window, a capability not declared, a version the server does
 // not speak, a transport the check is not about); untestable (a fixture
-// absent: never green); error (the harness broke). ginkgo.RunSpecs runs once
-// per process; a later Run in the same process (or Config.Direct) runs the
-// same specs in the same order without Ginkgo.
+// absent: never green); error (the harness broke). Every run uses
+// the one scheduler of scenarios/suite (suite.RunSpecs), whatever its
+// Parallel; the label filter keeps Ginkgo's label-filter language.
 //
 // Checks run concurrently (Config.Parallel, by default 12 over HTTP and 4
-// per core, 8 to 16, over stdio; the direct engine runs them): the
+// per core, 8 to 16, over stdio): the
 // versions one after another but overlapping (SpecConfig.Overlap: a
 // version's checks start while the last ones of the version before still
 // run, once its exclusive checks have run), within a version the active
@@ -51,8 +51,8 @@
 // own transcript recorder, attached to the connections it opens or
 // borrows, and the report lists checks in registration order: outcomes
 // and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,
-// TestParallelFaultRows). Parallel 1 runs every check after the other,
-// under Ginkgo unless Config.Direct.
+// TestParallelFaultRows). Parallel 1 is the same scheduler with one
+// slot: every check after the other.
 //
 // # Adding an area file
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"runtime"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpcheck/mcpcheck/harness"
@@ -22,6 +20,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -53,17 +52,11 @@ type Config struct {
 	// goroutine that ran the check, one call at a time), for live
 	// progress.
 	Progress func(reports.Check)
-	// Log receives the Ginkgo runner's own output (default: discarded).
-	Log io.Writer
-	// TestingT is handed to ginkgo.RunSpecs; nil uses a tiny stand-in (the
-	// binary's case). go test passes its *testing.T.
-	TestingT ginkgo.GinkgoTestingT
 	// Tool names the tool in the report (default mcpcheck).
 	Tool reports.Tool
-	// Direct runs the specs without Ginkgo (same order, same label
-	// filter). Ginkgo's RunSpecs runs once per process, so tests that run
-	// many small suites use this; a second Run in a process is direct
-	// anyway.
+	// Direct is ignored: every run, whatever its Parallel, uses the one
+	// scheduler (suite.RunSpecs); Ginkgo runs no suite. It stays for the
+	// callers that still set it.
 	Direct bool
 	// Shard, when set, runs only the active checks of that shard (and
 	// every passive one); see Shard.
@@ -75,10 +68,10 @@ type Config struct {
 	// the exclusive ones (Def.Exclusive) alone after the others of their
 	// version have started, those of one group (Def.Group) never
 	// together, and a version's passive ones once every active one of it
-	// and the versions before has ended. Outcomes do not depend on it. 1 runs every
-	// check one after another, in registration order (each version's
-	// passive checks after its active ones), under Ginkgo unless Direct.
-	// Above 1 the direct engine runs them.
+	// and the versions before has ended. Outcomes do not depend on it. 1
+	// is the same scheduler with one slot: one check after another, each
+	// version's isolated ones first, then the others in registration
+	// order, the exclusive ones last, and its passive ones after them.
 	Parallel int
 	// ToolPolicy says which of the target's tools the checks may call and
 	// with which arguments (the zero value: those annotated readOnlyHint:
@@ -121,8 +114,8 @@ type Result struct {
 	// Starts is how many connections (process starts for stdio) the run
 	// paid for.
 	Starts int
-	// Engine is "ginkgo", or "direct" when Ginkgo had already run in this
-	// process (RunSpecs runs once per process).
+	// Engine is the engine that ran the checks: "scheduler", the one
+	// every run uses (suite.RunSpecs).
 	Engine string
 	// Specs is how many specs the engine ran (after the label filter).
 	Specs int
@@ -203,9 +196,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = 30 * time.Minute
-	}
-	if cfg.Log == nil {
-		cfg.Log = io.Discard
 	}
 	if !cfg.Shard.Valid() {
 		return Result{}, fmt.Errorf("shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
@@ -309,8 +299,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			it.vr.done() // never run: what the version keeps goes after its last spec that runs
 		}
 	}
-	engine, n := RunSpecs(ctx, r.specList(ctx, plan), SpecConfig{Title: "mcpcheck server conformance", Direct: cfg.Direct, Match: match,
-		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout, Parallel: cfg.Parallel,
+	n := suite.RunSpecs(r.specList(ctx, plan), suite.SpecConfig{Match: match, Parallel: cfg.Parallel,
 		Serial: r.heavy, Overlap: true, Limit: r.gov.Limit})
 	r.specs = n
 	confirmed := r.confirm(ctx)
@@ -341,7 +330,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Report:    run.Report(cfg.Tool, r.targetReport(tg)),
 		Problems:  problems,
 		Starts:    starts,
-		Engine:    engine,
+		Engine:    "scheduler",
 		Specs:     r.specs,
 		Parallel:  cfg.Parallel,
 		Serial:    cfg.Parallel > 1 && r.heavy(),
@@ -367,7 +356,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Report.ToolPolicy = policyReport(cfg.ToolPolicy, &r.uses)
 	res.Report.Peers = r.peers()
 	if ctx.Err() != nil {
-		res.Report.Interrupted = StopCause(ctx)
+		res.Report.Interrupted = suite.StopCause(ctx)
 	}
 	if resolveErr != nil && ctx.Err() == nil {
 		// Not an MCP server as far as detection could tell: the report
@@ -425,8 +414,8 @@ func (r *runner) plan() []specItem {
 	return out
 }
 
-func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
-	var out []Spec
+func (r *runner) specList(ctx context.Context, plan []specItem) []suite.Spec {
+	var out []suite.Spec
 	// Over stdio every session is a process of its own, leased to one
 	// check at a time: the task store a group's checks share, and the
 	// lists and log level an exclusive check changes, live in a process
@@ -449,7 +438,7 @@ func (r *runner) specList(ctx context.Context, plan []specItem) []Spec {
 			group = ""
 			late, exclusive = exclusive, false
 		}
-		out = append(out, Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it, nil) },
+		out = append(out, suite.Spec{Name: it.name, Labels: it.labels, Run: func() { r.execute(ctx, it, nil) },
 			Phase: it.phase, Waits: it.def.Passive, Exclusive: exclusive, Isolated: isolated, Late: late, Group: group})
 	}
 	return out
@@ -479,12 +468,12 @@ func (r *runner) execute(ctx context.Context, it specItem, first *reports.Check)
 			c.Retried(firstAttempt(*first, r.parallel))
 		}
 		if ctx.Err() != nil {
-			c.Untestable(NotRun(ctx))
+			c.Untestable(suite.NotRun(ctx))
 			return
 		}
 		defer func() {
 			if ctx.Err() != nil {
-				c.Interrupted(Stopped(ctx))
+				c.Interrupted(suite.Stopped(ctx))
 			}
 		}()
 		if ok, why := d.Applies(vr.v, r.transport); !ok {

@@ -104,11 +104,10 @@ func runSuites(t testing.TB, cfg Config, limit time.Duration) Result {
 	return res
 }
 
-// TestSuiteAgainstReference runs every suite (Ginkgo, all versions) against
-// the reference server over stdio: nothing may fail, warn or error. It
-// runs one check at a time (Parallel 1), as Ginkgo's in-process runner
-// does, so that the Ginkgo engine stays covered. The run is the stdio
-// clean pair's (sharedStdio), which other tests judge too.
+// TestSuiteAgainstReference runs every suite (all versions) against the
+// reference server over stdio: nothing may fail, warn or error. It runs
+// one check at a time (Parallel 1: the scheduler with one slot). The run
+// is the stdio clean pair's (sharedStdio), which other tests judge too.
 func TestSuiteAgainstReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
@@ -130,12 +129,13 @@ func TestSuiteAgainstReference(t *testing.T) {
 	for _, v := range spec.Versions {
 		t.Logf("%s: %v", v, counts[v])
 	}
-	// The Ginkgo engine runs the specs in the order the direct one does
-	// (a version's passive checks after the active ones whose traffic
-	// they judge): the same outcomes as the direct engine, many at once.
-	// It ordered them by name before, and passive checks that ran before
-	// the traffic they are about were n/a against real servers.
-	sameOutcomes(t, res.Engine+" engine, Parallel 1 vs the direct engine, Parallel 8", res, p.wide)
+	// One check at a time and many at once, the same scheduler: the same
+	// outcomes (a version's passive checks after the active ones whose
+	// traffic they judge, in both).
+	if res.Engine != "scheduler" || p.wide.Engine != "scheduler" {
+		t.Errorf("engines %q and %q, want the one scheduler for both", res.Engine, p.wide.Engine)
+	}
+	sameOutcomes(t, "Parallel 1 vs Parallel 8", res, p.wide)
 }
 
 func outcomeOf(res Result, id string, v spec.Version) (reports.Check, bool) {

@@ -181,3 +181,34 @@ func TestUntestableWithoutConsent(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedRunListsEveryCheck: a run whose context has ended still
+// lists every check of every version, each untestable because it was not
+// run (the suites' shared wording), and says why the run stopped.
+func TestStoppedRunListsEveryCheck(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Config{Issuer: startAS(t), Resource: testResource, Scope: "mcp"})
+	if err == nil {
+		t.Error("a stopped run returned no error")
+	}
+	if n, want := len(res.Report.Checks), len(Checks())*len(DefaultVersions); n != want {
+		t.Errorf("%d verdicts, want %d", n, want)
+	}
+	notRun := 0
+	for _, c := range res.Report.Checks {
+		switch {
+		case c.Outcome == reports.Untestable && c.Reason == "not run (interrupted)":
+			notRun++
+		case c.Outcome == reports.NA: // its requirements are out of force in the version (the harness says so first)
+		default:
+			t.Errorf("%s [%s]: %s %q, want untestable \"not run (interrupted)\"", c.ID, c.Version, c.Outcome, c.Reason)
+		}
+	}
+	if notRun == 0 {
+		t.Error("no check said it was not run")
+	}
+	if res.Report.Interrupted != "interrupted" {
+		t.Errorf("the report says interrupted %q, want \"interrupted\"", res.Report.Interrupted)
+	}
+}

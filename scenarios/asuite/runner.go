@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -105,35 +106,40 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	defer host.close()
 	e := &env{ctx: ctx, cfg: cfg, issuer: is, host: host,
 		http: &http.Client{Timeout: cfg.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	// The checks run with the one scheduler of the suites, one at a time
+	// (they share the run's public client and what it was granted), in
+	// the order given: per version, in registration order.
+	var specs []suite.Spec
 	for _, v := range cfg.Versions {
 		scope := run.Scope(v, "http")
 		for _, d := range defs {
-			if ctx.Err() != nil {
-				c := scope.Check(d.ID, d.Title, d.Requirements...)
-				if c.Open() {
-					c.Interrupted("the run was stopped: " + ctx.Err().Error())
-				}
-				rc := c.End()
+			specs = append(specs, suite.Spec{Name: d.SpecName(v), Run: func() {
+				rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+					if ctx.Err() != nil {
+						c.Untestable(suite.NotRun(ctx))
+						return
+					}
+					defer func() {
+						if ctx.Err() != nil {
+							c.Interrupted(suite.Stopped(ctx))
+						}
+					}()
+					if ok, why := d.Applies(v, "http"); !ok {
+						c.NotApplicable(why)
+						return
+					}
+					d.Body(&T{Check: c, env: e})
+				})
 				if cfg.Progress != nil {
 					cfg.Progress(rc)
 				}
-				continue
-			}
-			rc := scope.Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
-				if ok, why := d.Applies(v, "http"); !ok {
-					c.NotApplicable(why)
-					return
-				}
-				d.Body(&T{Check: c, env: e})
-			})
-			if cfg.Progress != nil {
-				cfg.Progress(rc)
-			}
+			}})
 		}
 	}
+	suite.RunSpecs(specs, suite.SpecConfig{Parallel: 1})
 	rep := run.Report(cfg.Tool, reports.Target{Kind: reports.TargetHTTP, URL: is, Role: "authorization-server"})
 	if ctx.Err() != nil {
-		rep.Interrupted = ctx.Err().Error()
+		rep.Interrupted = suite.StopCause(ctx)
 	}
 	return Result{Report: rep, Problems: run.Problems()}, ctx.Err()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"runtime"
@@ -14,13 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
@@ -67,11 +65,10 @@ type Config struct {
 	Verbose bool
 	// Progress is called after each check ends.
 	Progress func(reports.Check)
-	// Log receives Ginkgo's output (default discarded); TestingT is handed
-	// to ginkgo.RunSpecs; Direct runs without Ginkgo.
-	Log      io.Writer
-	TestingT ginkgo.GinkgoTestingT
-	Direct   bool
+	// Direct is ignored: every run uses the one scheduler
+	// (suite.RunSpecs); Ginkgo runs no suite. It stays for the callers
+	// that still set it.
+	Direct bool
 	// Tool names the tool in the report.
 	Tool reports.Tool
 	// ResponseHeader is added to every HTTP answer of the stage
@@ -200,13 +197,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, k := range need {
 		r.start(ctx, k)
 	}
-	engine, n := scenarios.RunSpecs(ctx, specs, scenarios.SpecConfig{Title: "mcpcheck client conformance", Direct: cfg.Direct, Match: match,
-		LabelFilter: cfg.LabelFilter, TestingT: cfg.TestingT, Log: cfg.Log, Timeout: cfg.RunTimeout})
+	// The specs only judge: the cases (the client's launches) run in the
+	// background, Parallel at a time, and each spec waits for its own.
+	// One spec at a time, then, in the one scheduler every run uses.
+	n := suite.RunSpecs(specs, suite.SpecConfig{Match: match, Parallel: 1})
 	runErr := ctx.Err() // the run's own end (a signal, the deadline), before the cleanup cancel
 	cancel()
 	r.wg.Wait()
 
-	res := Result{Engine: engine, Specs: n, Problems: run.Problems(), Judgements: int(r.judgements.Load())}
+	res := Result{Engine: "scheduler", Specs: n, Problems: run.Problems(), Judgements: int(r.judgements.Load())}
 	for _, p := range r.cases {
 		if p.c == nil {
 			continue
@@ -224,10 +223,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	res.Report.LabelFilter = cfg.LabelFilter // see reports.Apply
 	res.Report.Peers = r.peers()
 	if runErr != nil {
-		res.Report.Interrupted = "interrupted"
-		if errors.Is(runErr, context.DeadlineExceeded) {
-			res.Report.Interrupted = "the run's deadline passed"
-		}
+		res.Report.Interrupted = suite.StopCause(ctx)
 		return res, runErr
 	}
 	if res.Cases > 0 && res.Silent == res.Cases {
@@ -238,8 +234,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // plan lists the specs (per version, the checks in registration order) and
 // the cases they need, in run order.
-func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]scenarios.Spec, []caseKey) {
-	var specs []scenarios.Spec
+func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]suite.Spec, []caseKey) {
+	var specs []suite.Spec
 	var need []caseKey
 	seen := map[caseKey]bool{}
 	only := map[string]bool{}
@@ -253,7 +249,7 @@ func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]scenari
 			}
 			labels := d.SpecLabels(r.cat, v, catalog.RoleClient)
 			d, v := d, v
-			specs = append(specs, scenarios.Spec{Name: d.SpecName(v), Labels: labels, Run: func() { r.execute(ctx, d, v) }})
+			specs = append(specs, suite.Spec{Name: d.SpecName(v), Labels: labels, Run: func() { r.execute(ctx, d, v) }})
 			if match != nil && !match(labels) {
 				continue
 			}
@@ -327,7 +323,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			return
 		}
 		if ctx.Err() != nil {
-			c.Untestable(scenarios.NotRun(ctx))
+			c.Untestable(suite.NotRun(ctx))
 			return
 		}
 		scs := r.scenariosOf(d, v)
@@ -341,7 +337,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			select {
 			case <-p.done:
 			case <-ctx.Done():
-				c.Untestable(scenarios.NotRun(ctx))
+				c.Untestable(suite.NotRun(ctx))
 				return
 			}
 			cases = append(cases, p.c)
@@ -358,7 +354,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 		d.Body(t)
 		for _, cs := range cases {
 			if cs.Interrupted {
-				c.Interrupted(scenarios.Stopped(ctx))
+				c.Interrupted(suite.Stopped(ctx))
 				break
 			}
 		}

@@ -96,9 +96,6 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		Verbose:     opts.Verbose,
 		ToolPolicy:  opts.ToolPolicy,
 		Tool:        reports.Tool{Name: "mcpcheck (mcpchecktest)", Version: moduleVersion()},
-		// Ginkgo's RunSpecs runs once per process and may already belong
-		// to the caller's own suites: run the checks directly.
-		Direct: true,
 	})
 	if err != nil && ctx.Err() == nil {
 		return nil, fmt.Errorf("mcpchecktest: %w", err)

@@ -1,28 +1,20 @@
-package scenarios
+package suite
 
 import (
 	"context"
 	"errors"
-	"io"
 	"slices"
 	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/formatter"
-	"github.com/onsi/ginkgo/v2/types"
 )
 
-// Spec is one Ginkgo It of a suite: a name, its labels and the body that
-// judges it. The server suite and the client suite (scenarios/client) both
-// run their checks as Specs.
+// Spec is one check of a suite in one version: a name, its labels and the
+// body that judges it. The server suite (scenarios), the client suite
+// (scenarios/client) run their checks as Specs, all through RunSpecs.
 type Spec struct {
 	Name   string
 	Labels []string
 	Run    func()
-	// Phase orders specs that run concurrently (SpecConfig.Parallel above
-	// 1): a phase starts once every spec of the earlier phases has ended
+	// Phase orders specs: a phase starts once every spec of the earlier phases has ended
 	// (with SpecConfig.Overlap: once they have started, exclusive ones
 	// included, for specs that do not Wait). Specs are listed in phase
 	// order.
@@ -68,24 +60,11 @@ func Stopped(ctx context.Context) string {
 
 // SpecConfig says how RunSpecs runs a suite.
 type SpecConfig struct {
-	// Title names the suite's Describe.
-	Title string
-	// Direct runs the specs without Ginkgo.
-	Direct bool
-	// LabelFilter is handed to Ginkgo; Match is the same filter for the
-	// direct engine (nil: everything).
-	LabelFilter string
-	Match       func(labels []string) bool
-	// TestingT is handed to ginkgo.RunSpecs (nil: a stand-in).
-	TestingT ginkgo.GinkgoTestingT
-	// Log receives Ginkgo's own output (nil: discarded).
-	Log io.Writer
-	// Timeout bounds the suite under Ginkgo.
-	Timeout time.Duration
+	// Match is the run's label filter (nil: every spec).
+	Match func(labels []string) bool
 	// Parallel is how many specs run at the same time (see Spec.Phase,
-	// Spec.Exclusive and Spec.Group); 1 or less runs them one after
-	// another in the order given. Above 1 the direct engine runs them:
-	// Ginkgo's in-process runner runs one spec at a time.
+	// Spec.Exclusive and Spec.Group); 1 (or less) runs them one at a time,
+	// in the scheduler's order.
 	Parallel int
 	// Limit, when set, is asked before each spec starts how many may run
 	// at a time now (at most Parallel, at least 1): the run's governor
@@ -106,51 +85,18 @@ type SpecConfig struct {
 	Overlap bool
 }
 
-// ginkgoUsed is set once ginkgo.RunSpecs has run in this process: it may
-// run only once, so later runs use the direct engine, which executes the
-// same specs (same order, same label filter) without Ginkgo.
-var ginkgoUsed atomic.Bool
-
-// ginkgoT is the tiny GinkgoTestingT the binary hands to RunSpecs.
-type ginkgoT struct{ failed bool }
-
-func (t *ginkgoT) Helper() {}
-func (t *ginkgoT) Fail()   { t.failed = true }
-
-var ginkgoOutputMu sync.Mutex
-
-// RunSpecs runs specs in order: under Ginkgo the first time in a process
-// (unless cfg.Direct or cfg.Parallel above 1), directly afterwards
-// (ginkgo.RunSpecs runs once per process). With cfg.Parallel above 1 the
-// direct engine runs up to that many specs at a time, phase by phase
-// (Spec.Phase), keeping exclusive specs and specs of one group apart. It
-// returns the engine used ("ginkgo" or "direct") and how many specs ran
-// after the label filter.
+// RunSpecs runs the specs that match cfg.Match with the one scheduler
+// every run uses, whatever its Parallel: up to cfg.Parallel specs at a
+// time (at least 1), phase by phase (Spec.Phase), keeping exclusive specs
+// and specs of one group apart. With Parallel 1 the specs run one after
+// another: each phase's isolated specs first, then the others in the
+// order given, the late ones and last the exclusive ones. It returns how
+// many specs ran.
 //
-// Every spec that matches the filter runs, also when ctx has ended: its
-// check then records that it was not run (NotRun), so an interrupted
-// run's report still lists every check. Ginkgo stops a suite on SIGINT;
-// the specs it skipped are run here afterwards, directly.
-func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string, ran int) {
-	if !cfg.Direct && cfg.Parallel <= 1 && ginkgoUsed.CompareAndSwap(false, true) {
-		done := make([]atomic.Bool, len(specs))
-		tracked := make([]Spec, len(specs))
-		for i, s := range specs {
-			i, s := i, s
-			tracked[i] = Spec{Name: s.Name, Labels: s.Labels, Run: func() { done[i].Store(true); s.Run() }}
-		}
-		ran = runGinkgo(tracked, cfg)
-		if ctx.Err() != nil {
-			for i, s := range specs {
-				if !done[i].Load() && (cfg.Match == nil || cfg.Match(s.Labels)) {
-					s.Run()
-				}
-			}
-		}
-		return "ginkgo", ran
-	}
-	// Once ctx ends the specs still run, quickly: each records that it was
-	// not run, so an interrupted run's report lists every check.
+// Every spec that matches runs, also once the run's context has ended:
+// its check then records that it was not run (NotRun), so an interrupted
+// run's report still lists every check.
+func RunSpecs(specs []Spec, cfg SpecConfig) int {
 	var run []Spec
 	for _, s := range specs {
 		if cfg.Match != nil && !cfg.Match(s.Labels) {
@@ -158,16 +104,10 @@ func RunSpecs(ctx context.Context, specs []Spec, cfg SpecConfig) (engine string,
 		}
 		run = append(run, s)
 	}
-	if cfg.Parallel <= 1 {
-		for _, s := range run {
-			s.Run()
-		}
-		return "direct", len(run)
-	}
-	sc := newScheduler(run, cfg.Parallel, cfg.Serial, cfg.Overlap)
+	sc := newScheduler(run, max(1, cfg.Parallel), cfg.Serial, cfg.Overlap)
 	sc.limit = cfg.Limit
 	sc.run()
-	return "direct", len(run)
+	return len(run)
 }
 
 // scheduler runs the specs of a suite, at most parallel at a time. Within
@@ -320,57 +260,4 @@ func (s *scheduler) run() {
 	}
 	s.mu.Unlock()
 	wg.Wait()
-}
-
-func runGinkgo(specs []Spec, cfg SpecConfig) int {
-	// Ordered: the specs run in the order given (a version's passive
-	// checks after its active ones, which they judge), as the direct
-	// engine runs them; without it Ginkgo orders them by name, and a
-	// passive check would judge a version before the checks whose
-	// traffic it is about had run. ContinueOnFailure: a spec that fails
-	// (none does: verdicts are the harness's) stops nothing.
-	ginkgo.Describe(cfg.Title, ginkgo.Ordered, ginkgo.ContinueOnFailure, func() {
-		for _, s := range specs {
-			s := s
-			ginkgo.It(s.Name, ginkgo.Label(s.Labels...), func() { s.Run() })
-		}
-	})
-	var ran atomic.Int64
-	ginkgo.ReportAfterSuite("mcpcheck", func(rep ginkgo.Report) {
-		n := 0
-		for _, s := range rep.SpecReports {
-			if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped && s.State != types.SpecStatePending {
-				n++
-			}
-		}
-		ran.Store(int64(n))
-	})
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = cfg.LabelFilter
-	sc.RandomSeed = 1
-	sc.RandomizeAllSpecs = false
-	sc.FailFast = false
-	sc.Timeout = cfg.Timeout
-	sc.FocusStrings, sc.SkipStrings, sc.FocusFiles, sc.SkipFiles = nil, nil, nil, nil
-	rc.NoColor = true
-	rc.Succinct = true
-	rc.Verbose, rc.VeryVerbose = false, false
-	rc.JSONReport, rc.JUnitReport, rc.TeamcityReport, rc.GoJSONReport = "", "", "", ""
-	t := cfg.TestingT
-	if t == nil {
-		t = &ginkgoT{}
-	}
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
-	}
-	ginkgoOutputMu.Lock()
-	out, errOut := formatter.ColorableStdOut, formatter.ColorableStdErr
-	formatter.ColorableStdOut, formatter.ColorableStdErr = log, log
-	defer func() {
-		formatter.ColorableStdOut, formatter.ColorableStdErr = out, errOut
-		ginkgoOutputMu.Unlock()
-	}()
-	ginkgo.RunSpecs(t, cfg.Title, sc, rc)
-	return int(ran.Load())
 }

@@ -1,7 +1,6 @@
-package scenarios
+package suite
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -10,12 +9,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRunSpecsConcurrently holds the direct engine to its schedule with
+// TestRunSpecsConcurrently holds the scheduler to its schedule with
 // Parallel 4: up to 4 specs at a time (and 4 do run together), an
 // exclusive spec alone, two specs of one group never together, a phase
 // only after every spec of the one before has ended, and every spec run
-// once; with Parallel 1 the specs run one after another in the order
-// given.
+// once; with Parallel 1 the same scheduler runs them one after another
+// (exclusive ones last in their phase).
 func TestRunSpecsConcurrently(t *testing.T) {
 	type kind struct {
 		phase     int
@@ -90,9 +89,8 @@ func TestRunSpecsConcurrently(t *testing.T) {
 				mu.Unlock()
 			}})
 		}
-		engine, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: parallel})
-		if engine != "direct" || n != len(specs) {
-			t.Errorf("engine %s ran %d specs, want direct and %d", engine, n, len(specs))
+		if n := RunSpecs(specs, SpecConfig{Parallel: parallel}); n != len(specs) {
+			t.Errorf("ran %d specs, want %d", n, len(specs))
 		}
 		if len(order) != len(specs) {
 			t.Errorf("%d specs ran, want %d", len(order), len(specs))
@@ -103,16 +101,16 @@ func TestRunSpecsConcurrently(t *testing.T) {
 		return order
 	}
 	run(t, 4)
-	var want []int
-	for i := range kinds {
-		want = append(want, i)
-	}
+	// Parallel 1 is the same scheduler with one slot: one spec at a time
+	// (run checks that none overlaps), each phase's specs in the order
+	// given but its exclusive ones last, and the phases in turn.
+	want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 9, 11, 12, 13, 14, 15}
 	if d := cmp.Diff(want, run(t, 1)); d != "" {
-		t.Errorf("with Parallel 1 the specs ran out of order:\n%s", d)
+		t.Errorf("with Parallel 1 the specs ran out of the scheduler's order:\n%s", d)
 	}
 }
 
-// TestRunSpecsSerialOnceLarge holds the direct engine to SpecConfig.Serial:
+// TestRunSpecsSerialOnceLarge holds the scheduler to SpecConfig.Serial:
 // with Parallel 4, once Serial reports true (here: when the third spec
 // starts, as a runner's does once the target sent a large frame), no spec
 // starts while another runs; before, specs do run side by side. The
@@ -145,7 +143,7 @@ func TestRunSpecsSerialOnceLarge(t *testing.T) {
 		}})
 	}
 	serial := func() bool { mu.Lock(); defer mu.Unlock(); return large }
-	_, ran := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4, Serial: serial})
+	ran := RunSpecs(specs, SpecConfig{Parallel: 4, Serial: serial})
 	if ran != len(specs) {
 		t.Fatalf("%d of %d specs ran", ran, len(specs))
 	}
@@ -157,7 +155,7 @@ func TestRunSpecsSerialOnceLarge(t *testing.T) {
 	}
 }
 
-// TestRunSpecsIsolatedAlongsideExclusive holds the direct engine to
+// TestRunSpecsIsolatedAlongsideExclusive holds the scheduler to
 // Spec.Isolated: an isolated spec runs on while the
 // exclusive specs run (here it waits for one to start), while exclusive
 // specs still overlap neither each other nor any spec that is not
@@ -211,7 +209,7 @@ func TestRunSpecsIsolatedAlongsideExclusive(t *testing.T) {
 			mu.Unlock()
 		}})
 	}
-	if _, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4}); n != len(specs) {
+	if n := RunSpecs(specs, SpecConfig{Parallel: 4}); n != len(specs) {
 		t.Fatalf("%d of %d specs ran", n, len(specs))
 	}
 	if len(order) != len(specs) {
@@ -222,7 +220,7 @@ func TestRunSpecsIsolatedAlongsideExclusive(t *testing.T) {
 	}
 }
 
-// TestRunSpecsOverlap holds the direct engine to SpecConfig.Overlap: a
+// TestRunSpecsOverlap holds the scheduler to SpecConfig.Overlap: a
 // spec of the next phase starts while the phase before still runs (here
 // the first spec waits until it has), one that Waits only once every spec
 // of the earlier phases has ended; without Overlap the next phase waits.
@@ -265,7 +263,7 @@ func TestRunSpecsOverlap(t *testing.T) {
 				done("judge")
 			}},
 		}
-		if _, n := RunSpecs(context.Background(), specs, SpecConfig{Direct: true, Parallel: 4, Overlap: overlap}); n != len(specs) {
+		if n := RunSpecs(specs, SpecConfig{Parallel: 4, Overlap: overlap}); n != len(specs) {
 			t.Fatalf("%d of %d specs ran", n, len(specs))
 		}
 		if overlapped != overlap {
