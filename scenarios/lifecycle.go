@@ -85,9 +85,30 @@ var _ = Register(
 				t.NotApplicable("over streamable HTTP the server can only answer a POST, so it cannot speak first")
 				return
 			}
+			// A ping (the one request a client may send before it
+			// initializes) marks the moment the server has started and
+			// read its input: whatever it wrote before answering, it wrote
+			// before any initialize, however long its start took. A window
+			// timed from connecting would see nothing of a server that
+			// starts slowly (a busy machine) and speaks late.
 			c := t.Fresh()
-			t.Expect("no JSON-RPC message from the server before the client's initialize (watched for %s after connecting)", t.Quiet())
-			t.Judge(t.WaitQuiet(c.Stateful, "a message before initialize", func(f wire.Frame) bool { return f.Kind == wire.KindMessage }))
+			s := c.Stateful
+			t.Expect("no JSON-RPC message from the server before the client's initialize: none before its answer to a ping sent first (the answer shows it has started and read its input), none within %s after that", t.Quiet())
+			id, _, err := s.Request(t.Ctx, spec.MethodPing, nil)
+			t.must(err)
+			spoke := func(f wire.Frame) bool { return f.Kind == wire.KindMessage && !f.IsResponseTo(id) }
+			o := s.Wait(t.Ctx, expect.Never("a message before initialize", spoke), expect.AnyResponse(id))
+			switch {
+			case o.Status == expect.Matched:
+				// It answered the ping and had said nothing before.
+			case o.Status == expect.TimedOut:
+				// It never answered the ping (the ping rule is judged
+				// elsewhere) and said nothing for the whole wait.
+			default:
+				t.Judge(o)
+				return
+			}
+			t.Judge(t.WaitQuiet(s, "a message before initialize", spoke))
 		},
 	},
 	Def{

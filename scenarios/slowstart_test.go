@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -77,5 +78,32 @@ func TestSlowStartUnderLoadSameOutcomes(t *testing.T) {
 	sameOutcomes(t, "normal start, Parallel 1 vs late start under load, Parallel 8", normal, wide)
 	if wide.Report.Startup == nil || wide.Report.Startup.Slowest < time.Second {
 		t.Errorf("the report's start-up times %v do not show the late starts", wide.Report.Startup)
+	}
+}
+
+// TestSilenceBeforeInitializeSeenOnALateStart: a server that speaks
+// before the client's initialize is caught however late its process
+// starts (1 to 2 s here, longer than any window timed from connecting),
+// and one that starts as late and keeps quiet passes: the check waits for
+// the answer to a ping, not for a fixed time.
+func TestSilenceBeforeInitializeSeenOnALateStart(t *testing.T) {
+	bin := mcpcheckBinary(t)
+	const id = "lifecycle/silent-before-initialize"
+	for _, tc := range []struct {
+		faults []string
+		want   reports.Outcome
+	}{
+		{[]string{"--fault", "speak-before-initialize"}, reports.Fail},
+		{nil, reports.Pass},
+	} {
+		args := append([]string{"reference", "server", "--stdio", "--start-delay", "1s-2s"}, tc.faults...)
+		res := runOne(t, Config{Versions: []spec.Version{spec.V20251125}, Only: []string{id}, Parallel: 1, Target: target.Command(bin, args...)})
+		c, ok := outcomeOf(res, id, spec.V20251125)
+		if !ok {
+			t.Fatalf("%v: %s was not run", tc.faults, id)
+		}
+		if c.Outcome != tc.want {
+			t.Errorf("%v, late start: %s ended %s (%s%s), want %s", tc.faults, id, c.Outcome, c.Actual, c.Reason, tc.want)
+		}
 	}
 }

@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -21,6 +24,16 @@ type rpcError struct {
 // answerStateful answers a server request on the wire and returns the
 // bytes sent.
 func (c *core) answerStateful(ctx context.Context, f wire.Frame) []byte {
+	b := c.encodeAnswer(f)
+	if b != nil {
+		c.sendAnswer(ctx, f, b)
+	}
+	return b
+}
+
+// encodeAnswer computes the built-in client's answer to the server request
+// f, encoded; nil when it cannot be encoded (a finding says so).
+func (c *core) encodeAnswer(f wire.Frame) []byte {
 	result, rerr := c.handle(f.Msg.Method, f.Msg.Params, f.Stream, f.Raw)
 	var b []byte
 	var err error
@@ -33,12 +46,74 @@ func (c *core) answerStateful(ctx context.Context, f wire.Frame) []byte {
 		c.finding(Finding{Kind: FindingProtocol, Method: f.Msg.Method, Stream: f.Stream, Raw: f.Raw, Detail: "the built-in client could not encode its answer: " + err.Error()})
 		return nil
 	}
+	return b
+}
+
+// sendAnswer sends b, the answer to the server request f, within the
+// session's timeout. A connection already closed is not a finding: the
+// session ended before the answer could go out.
+func (c *core) sendAnswer(ctx context.Context, f wire.Frame, b []byte) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.Timeout)
 	defer cancel()
-	if _, err := c.conn.Send(sctx, b); err != nil {
+	if _, err := c.conn.Send(sctx, b); err != nil && !errors.Is(err, wire.ErrClosed) {
 		c.finding(Finding{Kind: FindingProtocol, Method: f.Msg.Method, Stream: f.Stream, Raw: f.Raw, Detail: "the built-in client could not send its answer: " + err.Error()})
 	}
-	return b
+}
+
+// arrival answers the server's requests as they arrive (see
+// core.answerOnArrival).
+type arrival struct{ c *core }
+
+func (arrival) Sent(wire.Outgoing)      {}
+func (arrival) Noted(string, time.Time) {}
+
+// Received answers f when it is a server request: the answer is computed
+// here, before the frame is queued for Recv, and sent from its own
+// goroutine so the reader never waits on a write.
+func (a arrival) Received(f wire.Frame) {
+	if f.Kind != wire.KindMessage || f.Msg.Shape != jsonrpc.KindRequest {
+		return
+	}
+	c := a.c
+	key := arrivalKey(f)
+	c.mu.Lock()
+	if c.early == nil {
+		c.early = map[string][]byte{}
+	}
+	if len(c.early) >= maxEarly {
+		c.mu.Unlock()
+		return // Recv answers it, as it did before answers on arrival
+	}
+	c.mu.Unlock()
+	b := c.encodeAnswer(f)
+	c.mu.Lock()
+	c.early[key] = b
+	c.mu.Unlock()
+	if b != nil {
+		go c.sendAnswer(context.Background(), f, b)
+	}
+}
+
+// arrivalKey names one received frame: its stream, id and arrival time.
+func arrivalKey(f wire.Frame) string {
+	return f.Stream + "\x00" + f.Msg.ID.String() + "\x00" + strconv.FormatInt(f.Time.UnixNano(), 10)
+}
+
+// maxEarly bounds the answers sent on arrival and not yet handed out by
+// Recv; past it Recv answers the requests itself.
+const maxEarly = 10000
+
+// answerOnArrival makes the session answer server requests the moment
+// they arrive instead of when a check reads them: a session that sits idle
+// between checks (a pooled one, or one held open by a check that waits on
+// something else) would otherwise leave a server's roots/list or ping
+// unanswered until the server gives up on it, and the server's own timeout
+// (a minute in the TypeScript SDK) would then decide, with the machine's
+// speed, whether the run sees a notifications/cancelled.
+func (c *core) answerOnArrival() {
+	remove := c.conn.Observe(arrival{c})
+	prev := c.untap
+	c.untap = func() { remove(); prev() }
 }
 
 // handle computes the built-in client's answer to method with params.

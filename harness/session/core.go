@@ -140,6 +140,9 @@ type core struct {
 	firstAt  map[jsonrpc.ID]time.Time
 	gaveUp   map[jsonrpc.ID]bool
 	late     []wire.Frame
+	// early holds the answers to server requests sent on arrival (see
+	// answerOnArrival), by arrivalKey, until Recv hands the request out.
+	early map[string][]byte
 }
 
 // maxAnswered bounds core.answered, core.firstAt and core.gaveUp; past it
@@ -254,8 +257,12 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 			}
 			c.mu.Unlock()
 		case jsonrpc.KindRequest:
-			var ans []byte
-			if c.answer != nil {
+			key := arrivalKey(f)
+			c.mu.Lock()
+			ans, early := c.early[key]
+			delete(c.early, key)
+			c.mu.Unlock()
+			if !early && c.answer != nil {
 				ans = c.answer(ctx, f)
 			}
 			c.mu.Lock()

@@ -21,12 +21,14 @@ type Stateful struct {
 	negotiated spec.Version
 }
 
-// NewStateful returns a session over conn. It sends nothing yet; it starts
-// validating what conn receives at once.
+// NewStateful returns a session over conn. It sends no request yet; it
+// starts validating what conn receives at once, and answers the server's
+// requests as they arrive.
 func NewStateful(conn wire.Conn, cfg Config) *Stateful {
 	cfg = cfg.withDefaults(spec.Stateful)
 	s := &Stateful{core: newCore(conn, cfg)}
 	s.answer = s.answerStateful
+	s.answerOnArrival()
 	return s
 }
 
