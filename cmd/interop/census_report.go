@@ -117,6 +117,11 @@ func censusEntryRun(d censusDirs, e censusEntry) (*reports.Run, censusRow) {
 	}
 	row.SDK = meta.SDK
 	row.Judged = strings.TrimSpace(run.Tool.Name + " " + run.Tool.Version)
+	if b, err := os.ReadFile(filepath.Join(d.runs, e.id, "census-key")); err == nil {
+		if _, by, ok := strings.Cut(string(b), " judged by "); ok {
+			row.Judged = by // the binary's version and SHA-256
+		}
+	}
 	sum := reports.Summarize(run)
 	row.Counts, row.Verdict = sum.Total, sum.Headline
 	if len(run.Checks) == 0 {
@@ -239,6 +244,15 @@ func writeCensus(cc censusConfig, l censusList, stdout io.Writer) error {
 		row.Reason = strings.ReplaceAll(row.Reason, cc.dir, "$MCPCHECK_INTEROP_DIR")
 		for i := range run.Problems {
 			run.Problems[i] = strings.ReplaceAll(run.Problems[i], cc.dir, "$MCPCHECK_INTEROP_DIR")
+		}
+		for i := range run.Checks {
+			c := &run.Checks[i]
+			c.Expected = strings.ReplaceAll(c.Expected, cc.dir, "$MCPCHECK_INTEROP_DIR")
+			c.Actual = strings.ReplaceAll(c.Actual, cc.dir, "$MCPCHECK_INTEROP_DIR")
+			c.Reason = strings.ReplaceAll(c.Reason, cc.dir, "$MCPCHECK_INTEROP_DIR")
+		}
+		for i := range row.Defects {
+			row.Defects[i] = strings.ReplaceAll(row.Defects[i], cc.dir, "$MCPCHECK_INTEROP_DIR")
 		}
 		rows = append(rows, row)
 		in := reports.MatrixInput{Name: e.name + " (" + e.transport + ")", Description: e.pkg, Run: run}
