@@ -5,7 +5,7 @@ PKGS     ?= ./...
 BIN      ?= bin/mcpcheck
 FUZZTIME ?= 10s
 
-.PHONY: all build run test race fuzz-smoke fuzz-long fuzz-libfuzzer bench lint cover tidy clean zoo
+.PHONY: all build run test test-short test-slow race fuzz-smoke fuzz-long fuzz-libfuzzer bench lint cover tidy clean zoo
 
 all: build
 
@@ -17,9 +17,27 @@ build:
 run:
 	$(GO) run ./cmd/mcpcheck
 
-# The test command CI runs: formatting, vet, and every test under the race detector.
+# The test command CI runs: formatting, vet, and every test under the race
+# detector (the slow tier's tests say they skip; see test-slow).
 test: lint
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+# The quick inner loop, not a substitute for make test: every package
+# under the race detector with -short, which skips the tests that build
+# and launch the mcpcheck binary or client processes, or run whole
+# suites against the reference pair (their testing.Short() gates).
+test-short:
+	$(GO) test -race -short -count=1 -timeout 15m $(PKGS)
+
+# The slow tier, which CI runs after make test: the long end-to-end runs
+# make test leaves out (they skip without MCPCHECK_SLOW=1), SLOW_TESTS in
+# cmd/mcpcheck. Now: TestHTMLReportOfRealRunsInChromium, the real runs'
+# reports (main job, a faulty server, the reference client, a fuzz
+# campaign, a third-party server when installed) rendered in Chromium.
+# The full hostile zoo is make zoo.
+SLOW_TESTS ?= ^TestHTMLReportOfRealRunsInChromium$$
+test-slow:
+	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' ./cmd/mcpcheck
 
 race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)

@@ -103,13 +103,16 @@ func TestInterruptedRunWritesReports(t *testing.T) {
 // is one stop, not a second Ctrl-C: the main job stops, writes complete
 // reports and exits 5, and no check stopped half-way is a fail or a warn
 // (a wait cut short by the stop is not the target's silence). It stops
-// the run at three points: early, in the middle and late.
+// the run at three points: early, in the middle and late. The run is
+// --verbose, so that its progress (not a terminal) is one line per check
+// that ended, about 620 in all: without it a clean run writes no line per
+// check and never reaches the later points (it ran whole, and skipped).
 func TestStopSignalToGroupBlamesNothing(t *testing.T) {
 	bin := mcpcheckBin(t)
-	for _, after := range []int{1, 40, 200} {
+	for _, after := range []int{1, 150, 400} {
 		t.Run(fmt.Sprintf("after %d lines", after), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			cmd := exec.Command(bin, "--out", out, "--format", "json,junit,text")
+			cmd := exec.Command(bin, "--verbose", "--out", out, "--format", "json,junit,text")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			// The live progress goes to stderr, line by line: the point
 			// to stop at is a number of its lines.

@@ -289,7 +289,14 @@ func readRunJSON(t *testing.T, path string) *reports.Run {
 // tested" line; and no text runs out of its card, its check or the page
 // at desktop (1280 px) or print (794 px) width.
 // Screenshots are kept as artifacts (the main job's at both widths).
+// It is of the slow tier (make test-slow; about five minutes of a loaded
+// two-core machine, mostly Chromium): make test renders reports in
+// Chromium with reports' TestHTMLReportInChromium and weighs the real
+// runs' pages with TestMainJobReportsAreCleanAndSmall,
+// TestProblemsFirstAgainstAFaultyServer and
+// TestClientRunReportsAreSmallAndNameTheClient.
 func TestHTMLReportOfRealRunsInChromium(t *testing.T) {
+	slowTier(t)
 	b := browsertest.Chromium(t)
 	bin := mcpcheckBin(t)
 	art := browsertest.Artifacts(t)

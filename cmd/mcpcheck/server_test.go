@@ -38,7 +38,7 @@ func mcpcheckBin(t *testing.T) string {
 		}
 	})
 	if binErr != nil {
-		t.Skipf("mcpcheck does not build: %v", binErr)
+		t.Fatalf("mcpcheck does not build: %v", binErr)
 	}
 	return binFile
 }

@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// slowTier skips t unless MCPCHECK_SLOW is set: t is a long end-to-end
+// run of the slow tier, which `make test-slow` runs (and CI after `make
+// test`); what it holds is named in the Makefile's test-slow target.
+func slowTier(t *testing.T) {
+	t.Helper()
+	if os.Getenv("MCPCHECK_SLOW") == "" {
+		t.Skip("slow tier: make test-slow runs it (MCPCHECK_SLOW=1)")
+	}
+}
+
 // TestMain lets the test binary stand in for the mcpcheck binary. The
 // default run starts "<self> reference server --stdio"; under go test, self
 // is this test binary, which must then behave as mcpcheck does instead of
