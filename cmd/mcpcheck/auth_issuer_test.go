@@ -18,7 +18,7 @@ import (
 // the faults on; it returns the MCP URL and the authserver.
 func protectedReference(t *testing.T, faults ...string) (string, *authserver.Running) {
 	t.Helper()
-	as, err := authserver.Start("127.0.0.1:0", authserver.Options{MintEndpoint: true})
+	as, err := authserver.Start("127.0.0.1:0", authserver.Options{MintEndpoint: true, AllowHTTPMetadataDocuments: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,14 @@ func protectedReference(t *testing.T, faults ...string) (string, *authserver.Run
 	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Auth: &server.AuthOptions{Issuer: as.URL}}))
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return hs.URL + "/mcp", as
+}
+
+// readmeAuthPair sets up the README's authorization examples: their
+// server and issuer become a protected reference server and the
+// authserver it trusts.
+func readmeAuthPair(t *testing.T, _ string) []string {
+	u, as := protectedReference(t)
+	return []string{"http://127.0.0.1:3000/mcp", u, "http://127.0.0.1:9000", as.URL}
 }
 
 // authRunChecks runs "mcpcheck server" with args and the JSON report, and

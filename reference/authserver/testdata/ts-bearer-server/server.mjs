@@ -1,0 +1,77 @@
+// server.mjs: an MCP server on the TypeScript SDK protected by the SDK's
+// own bearer middleware (requireBearerAuth) and protected resource
+// metadata router (mcpAuthMetadataRouter), trusting the access tokens of
+// one OAuth issuer, such as 'mcpcheck authserver'. It is the README's
+// "configure the TS SDK" recipe, run: the JWTs are verified with jose (a
+// dependency of the SDK) against the JWKS the issuer's RFC 8414 metadata
+// names, for iss, aud (this server's URL), exp and nbf; the scope claim
+// becomes AuthInfo.scopes. A lab peer for mcpcheck's resource-server
+// checks (issue 29).
+//
+//   MCP_SDK_DIR=.../node_modules/@modelcontextprotocol/sdk \
+//     node server.mjs --port 3000 --issuer http://127.0.0.1:9000 [--scope mcp]
+//
+// It serves http://127.0.0.1:PORT/mcp (stateless streamable HTTP: a new
+// transport per request) with one tool, echo.
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: opt } = parseArgs({ options: { port: { type: 'string' }, issuer: { type: 'string' }, scope: { type: 'string', default: 'mcp' } } });
+const sdk = process.env.MCP_SDK_DIR;
+if (!sdk || !opt.port || !opt.issuer) {
+  console.error('usage: MCP_SDK_DIR=DIR node server.mjs --port PORT --issuer URL [--scope S]');
+  process.exit(2);
+}
+const modules = path.join(sdk, '..', '..');
+const load = (p) => import(pathToFileURL(path.join(sdk, 'dist/esm', p)).href);
+const { McpServer } = await load('server/mcp.js');
+const { StreamableHTTPServerTransport } = await load('server/streamableHttp.js');
+const { requireBearerAuth } = await load('server/auth/middleware/bearerAuth.js');
+const { mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl } = await load('server/auth/router.js');
+const { InvalidTokenError } = await load('server/auth/errors.js');
+const { createRemoteJWKSet, jwtVerify } = await import(pathToFileURL(path.join(modules, 'jose', 'dist', 'webapi', 'index.js')).href);
+const express = (await import(pathToFileURL(path.join(modules, 'express', 'index.js')).href)).default;
+const z = await import(pathToFileURL(path.join(modules, 'zod', 'index.js')).href);
+
+const issuer = opt.issuer.replace(/\/$/, '');
+const scopes = opt.scope.split(' ').filter(Boolean);
+const mcpUrl = new URL(`http://127.0.0.1:${opt.port}/mcp`);
+
+// The issuer's RFC 8414 metadata names its JWKS.
+const meta = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
+const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
+
+const verifier = {
+  async verifyAccessToken(token) {
+    let payload;
+    try {
+      // Signature, iss, aud, exp and nbf; any failure is an invalid token
+      // (401), never a server error.
+      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl.href }));
+    } catch (e) {
+      throw new InvalidTokenError(`the token does not verify: ${e.message}`);
+    }
+    return {
+      token,
+      clientId: String(payload.client_id ?? payload.azp ?? ''),
+      scopes: String(payload.scope ?? '').split(' ').filter(Boolean),
+      expiresAt: payload.exp,
+      resource: mcpUrl,
+    };
+  },
+};
+
+const app = express();
+app.use(express.json());
+app.use(mcpAuthMetadataRouter({ oauthMetadata: meta, resourceServerUrl: mcpUrl, scopesSupported: scopes, resourceName: 'ts-bearer-server' }));
+app.all('/mcp', requireBearerAuth({ verifier, requiredScopes: scopes, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl), expectedResource: mcpUrl }), async (req, res) => {
+  const server = new McpServer({ name: 'ts-bearer-server', version: '1.0.0' });
+  server.registerTool('echo', { description: 'Echoes its text.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on('close', () => { transport.close(); server.close(); });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+});
+app.listen(Number(opt.port), '127.0.0.1', () => console.error(`ts-bearer-server: ${mcpUrl.href}, trusting ${issuer}`));
