@@ -30,8 +30,10 @@ type zooSandboxEntry struct {
 	files []string
 }
 
-// TestZooSandboxLeavesNothingBehind runs the server suite (every version)
-// and a fuzz campaign against two zoo servers that do harm outside MCP: one
+// TestZooSandboxLeavesNothingBehind runs the server suite (in the zoo's
+// tier: one version under make test, about 120 process starts of the
+// target, every version under make zoo) and a fuzz campaign against two
+// zoo servers that do harm outside MCP: one
 // starts a daemon (a double fork into a session of its own) per process,
 // one writes files into its working directory, HOME, TMPDIR and XDG
 // configuration and runs a short child. mcpcheck runs with HOME, TMPDIR
@@ -56,6 +58,7 @@ func TestZooSandboxLeavesNothingBehind(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", zoo, "./testdata/zoo").CombinedOutput(); err != nil {
 		t.Fatalf("building the zoo: %v\n%s", err, out)
 	}
+	tier := zooTierFromEnv()
 	for _, e := range []zooSandboxEntry{
 		{mode: "daemon", spawned: "daemon-live", escaped: true},
 		{mode: "write-files", spawned: "short-child", files: []string{"work/zoo-cwd.txt", "home/zoo-home.txt", "tmp/zoo-tmp.txt", "home/.config/zoo/config.json"}},
@@ -73,7 +76,7 @@ func TestZooSandboxLeavesNothingBehind(t *testing.T) {
 			stdio := []string{"--stdio", shellQuote(zoo) + " " + e.mode + " " + shellQuote(pidFile)}
 			out := filepath.Join(keep, "suite")
 			suite := runZooIn(t, bin, cwd, env, zooSuiteBoundShared, append(append([]string{"server"}, stdio...),
-				"--protocol", "all", "--format", "json,junit", "--out", out)...)
+				"--protocol", tier.protocol, "--format", "json,junit", "--out", out)...)
 			if suite.exit != exitOK && suite.exit != exitFailed {
 				t.Errorf("the suite exited %d\n%s", suite.exit, tail(suite.stderr, 2000))
 			}
