@@ -67,9 +67,10 @@ fuzz-long:
 # The hostile-target zoo alone, its full tier (every version, the default
 # start-up allowance, 30 s fuzz campaigns; make test runs its fast tier),
 # one entry at a time: the figures table (wall, exit, peak RSS, what the
-# report says) is printed and written to zoo.md.
+# report says) is printed and written to zoo.md; and the sandbox zoo
+# (TestZooSandboxLeavesNothingBehind) in every version.
 zoo:
-	MCPCHECK_ZOO_FULL=1 MCPCHECK_ZOO_PARALLEL=1 MCPCHECK_ZOO_TABLE=$(CURDIR)/zoo.md $(GO) test -count=1 -v -timeout 60m -run '^TestHostileTargetZoo$$' ./cmd/mcpcheck
+	MCPCHECK_ZOO_FULL=1 MCPCHECK_ZOO_PARALLEL=1 MCPCHECK_ZOO_TABLE=$(CURDIR)/zoo.md $(GO) test -count=1 -v -timeout 60m -run '^(TestHostileTargetZoo|TestZooSandboxLeavesNothingBehind)$$' ./cmd/mcpcheck
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
