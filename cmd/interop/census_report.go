@@ -38,7 +38,7 @@ func detectSDK(prefix, pkg string) string {
 	if err != nil || json.Unmarshal(b, &pj) != nil {
 		return ""
 	}
-	var found []string
+	found := []string{}
 	for _, s := range sdkPackages {
 		if _, ok := pj.Dependencies[s]; !ok {
 			continue
@@ -48,6 +48,9 @@ func detectSDK(prefix, pkg string) string {
 			v = installedVersion(filepath.Join(prefix, "node_modules", s))
 		}
 		found = append(found, strings.TrimSpace(s+" "+v))
+	}
+	if len(found) == 0 {
+		return "none among its npm dependencies (bundled or its own)"
 	}
 	return strings.Join(found, " + ")
 }
@@ -116,6 +119,10 @@ func censusEntryRun(d censusDirs, e censusEntry) (*reports.Run, censusRow) {
 		_ = json.Unmarshal(b, &meta)
 	}
 	row.SDK = meta.SDK
+	if row.SDK == "" {
+		// Reports from before the runner kept it: read the installed package.
+		row.SDK = detectSDK(filepath.Join(d.pkgs, pkgSlug(e.pkg)), pkgName(e.pkg))
+	}
 	row.Judged = strings.TrimSpace(run.Tool.Name + " " + run.Tool.Version)
 	if b, err := os.ReadFile(filepath.Join(d.runs, e.id, "census-key")); err == nil {
 		if _, by, ok := strings.Cut(string(b), " judged by "); ok {

@@ -590,3 +590,34 @@ func TestCensusFailuresAreTriaged(t *testing.T) {
 		t.Errorf("%s (%d columns) is not read in CENSUS-TRIAGE.json", k, len(broken[k]))
 	}
 }
+
+// TestDetectSDK names the MCP SDK a package depends on with the version
+// npm installed (its own nested copy first), says when it depends on none,
+// and says nothing when the package is not there.
+func TestDetectSDK(t *testing.T) {
+	prefix := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(prefix, "node_modules", rel, "package.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("srv", `{"dependencies":{"@modelcontextprotocol/sdk":"^1.0.0","zod":"^3"}}`)
+	write("@modelcontextprotocol/sdk", `{"version":"1.32.2"}`)
+	write("fw", `{"dependencies":{"fastmcp":"^3","@modelcontextprotocol/sdk":"^1"}}`)
+	write("fw/node_modules/fastmcp", `{"version":"3.1.0"}`)
+	write("bare", `{"dependencies":{"express":"^5"}}`)
+	for pkg, want := range map[string]string{
+		"srv":     "@modelcontextprotocol/sdk 1.32.2",
+		"fw":      "fastmcp 3.1.0 + @modelcontextprotocol/sdk 1.32.2",
+		"bare":    "none among its npm dependencies (bundled or its own)",
+		"missing": "",
+	} {
+		if got := detectSDK(prefix, pkg); got != want {
+			t.Errorf("detectSDK(%s) = %q, want %q", pkg, got, want)
+		}
+	}
+}

@@ -12,6 +12,14 @@
 // way with "mcpcheck client" (mcpcheck plays the server and launches it). A server that cannot be installed,
 // does not start or does not finish in time is a column with an error, never
 // a hang. Run it from the module root: "make interop" or "go run ./cmd/interop".
+//
+// With -census it runs the ecosystem census instead (reports/interop/census.json,
+// "make census"): the most-used npm MCP servers and hosts, one at a time,
+// each in its own npm prefix and scratch HOME, hosts through "interop drive
+// KIND" (see drive.go), resumable (an entry whose report is current for the
+// same entry and mcpcheck binary is not run again), sharded with -shard K/N
+// and merged with -matrix-only; it writes CENSUS.md, CENSUS.html,
+// CENSUS.json and the CENSUS-SERVERS and CENSUS-HOSTS matrices.
 package main
 
 import (
