@@ -186,7 +186,8 @@ func TestReportMatrix(t *testing.T) {
 
 // mainJob runs the main job with reports, "mcpcheck --format
 // json,html,md --out DIR" (every server check of every version against the
-// embedded reference server), once for the tests that read its reports.
+// embedded reference server), once for the tests that read its reports
+// or its text report on stdout (mainJobStdout).
 func mainJob(t *testing.T) (dir string, code int) {
 	t.Helper()
 	bin := mcpcheckBin(t)
@@ -195,11 +196,11 @@ func mainJob(t *testing.T) (dir string, code int) {
 		if mainJobErr != nil {
 			return
 		}
-		var stderr bytes.Buffer
+		var stdout, stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, "--format", "json,html,md", "--out", mainJobDir, "--deadline", "4m")
-		cmd.Stderr = &stderr
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		var ee *exec.ExitError
 		switch {
@@ -208,7 +209,7 @@ func mainJob(t *testing.T) (dir string, code int) {
 		case err != nil:
 			mainJobErr = err
 		}
-		mainJobStderr = stderr.String()
+		mainJobStdout, mainJobStderr = stdout.String(), stderr.String()
 	})
 	if mainJobErr != nil {
 		t.Fatalf("the main job did not run: %v", mainJobErr)
@@ -220,6 +221,7 @@ var (
 	mainJobOnce   sync.Once
 	mainJobDir    string
 	mainJobCode   int
+	mainJobStdout string
 	mainJobStderr string
 	mainJobErr    error
 )

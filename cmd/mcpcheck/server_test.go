@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var (
@@ -152,13 +155,48 @@ func TestServerUnreachable(t *testing.T) {
 	}
 }
 
+// TestNoArgumentsChecksTheReference: mcpcheck without arguments is the
+// main job. Run bare, it says it checks the embedded reference server and
+// starts doing so (stopped there by SIGINT: exit 5); the main job itself,
+// the same run with reports (mainJob, shared with the tests that read
+// them, so that make test runs the whole job once), passes with results
+// for every version in its text report.
 func TestNoArgumentsChecksTheReference(t *testing.T) {
-	code, stdout, stderr := runBin(t)
+	cmd := exec.Command(mcpcheckBin(t))
+	cmd.Stdout = io.Discard
+	progress, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, rest := bufio.NewReader(progress), make(chan string, 1)
+	line, _ := first.ReadString('\n')
+	_ = cmd.Process.Signal(os.Interrupt)
+	go func() {
+		b, _ := io.ReadAll(first)
+		rest <- string(b)
+	}()
+	var stderr string
+	select {
+	case stderr = <-rest:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("mcpcheck without arguments did not end within 2 minutes of SIGINT")
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !strings.Contains(line, "no target given, checking the embedded reference server") || !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Errorf("mcpcheck without arguments: first line %q, then %v (want the reference server named, then exit %d on SIGINT)\n%s", line, err, exitInterrupted, stderr)
+	}
+
+	_, code := mainJob(t)
 	if code != exitOK {
-		t.Fatalf("mcpcheck without arguments: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		t.Fatalf("the main job: exit %d\nstdout:\n%s\nstderr:\n%s", code, mainJobStdout, mainJobStderr)
 	}
 	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
-		if !strings.Contains(stdout, "Protocol "+v) {
+		if !strings.Contains(mainJobStdout, "Protocol "+v) {
 			t.Errorf("no results for %s", v)
 		}
 	}
