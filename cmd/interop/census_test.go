@@ -488,6 +488,13 @@ type censusTriage struct {
 		// UnreadEntries are columns among Entries the reading did not
 		// compare (they broke it after it was read): not read yet.
 		UnreadEntries []string `json:"unreadEntries"`
+		// FalseFor are columns where the same failure is a false
+		// judgement, though the reading of the others is Verdict.
+		FalseFor []struct {
+			Entries []string `json:"entries"`
+			Wire    string   `json:"wire"`
+			Why     string   `json:"why"`
+		} `json:"falseFor"`
 	} `json:"failures"`
 }
 
@@ -556,6 +563,16 @@ func TestCensusFailuresAreTriaged(t *testing.T) {
 				t.Errorf("%s: unread entry %q does not break it", k, u)
 			}
 			unreadVerdicts = append(unreadVerdicts, k+" ("+u+")")
+		}
+		for _, ff := range f.FalseFor {
+			for _, c := range ff.Entries {
+				if !cols[c] {
+					t.Errorf("%s: falseFor names %q, which does not break it", k, c)
+				}
+			}
+			if ff.Wire == "" || ff.Why == "" {
+				t.Errorf("%s: a falseFor reading needs the wire evidence and why mcpcheck misjudged", k)
+			}
 		}
 		switch f.Verdict {
 		case "TRUE":
