@@ -80,7 +80,7 @@ func ourServerSuite(b *testing.B, url string, v spec.Version) (int, time.Duratio
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	res, err := Run(ctx, Config{Target: target.URL(url), Versions: []spec.Version{v}, Direct: true, Session: session.Config{Timeout: 5 * time.Second}, ToolPolicy: ownTools(ToolPolicy{})})
+	res, err := Run(ctx, Config{Target: target.URL(url), Versions: []spec.Version{v}, Session: session.Config{Timeout: 5 * time.Second}, ToolPolicy: ownTools(ToolPolicy{})})
 	took := time.Since(start)
 	if err != nil {
 		b.Fatalf("mcpcheck against %s: %v", url, err)

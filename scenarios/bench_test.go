@@ -47,7 +47,7 @@ func BenchmarkSuiteStdio(b *testing.B) {
 			starts, checks := 0, 0
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				res := runReference(b, Config{Direct: true, Versions: []spec.Version{v}})
+				res := runReference(b, Config{Versions: []spec.Version{v}})
 				starts += res.Starts
 				checks = len(res.Report.Checks)
 				for _, c := range res.Report.Checks {
@@ -80,7 +80,7 @@ func BenchmarkWrongIDServer(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				runReference(b, Config{Direct: true, Versions: spec.Versions}, tc.faults...)
+				runReference(b, Config{Versions: spec.Versions}, tc.faults...)
 			}
 			per := time.Since(start) / time.Duration(b.N)
 			b.ReportMetric(per.Seconds(), "s/run")
@@ -112,7 +112,7 @@ func BenchmarkParallelStdio(b *testing.B) {
 			checks := 0
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				res := runSuites(b, Config{Target: tg, Direct: true, Versions: spec.Versions, Parallel: tc.parallel}, 2*time.Minute)
+				res := runSuites(b, Config{Target: tg, Versions: spec.Versions, Parallel: tc.parallel}, 2*time.Minute)
 				checks = len(res.Report.Checks)
 				for _, c := range res.Report.Checks {
 					if c.Broken() {

@@ -60,7 +60,7 @@ func droppingPings(t *testing.T, drop func(n int64) bool) target.PipeServer {
 func TestTimeoutsAreConfirmedAlone(t *testing.T) {
 	run := func(drop func(int64) bool) (Result, reports.Check) {
 		t.Helper()
-		cfg := Config{Target: target.Pipe(droppingPings(t, drop)), Direct: true, Only: []string{"ping/empty-result"},
+		cfg := Config{Target: target.Pipe(droppingPings(t, drop)), Only: []string{"ping/empty-result"},
 			Versions: []spec.Version{spec.V20251125}, Session: session.Config{Timeout: time.Second}, ToolPolicy: ownTools(ToolPolicy{})}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

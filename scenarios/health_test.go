@@ -31,7 +31,6 @@ func TestMuteServerGetsAFastVerdict(t *testing.T) {
 		// test is about the verdict after it (the default, a minute, is
 		// held by the zoo).
 		Session: session.Config{Timeout: time.Second, StartupTimeout: 2 * time.Second},
-		Direct:  true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +74,7 @@ func TestMuteServerGetsAFastVerdict(t *testing.T) {
 // check waited out a deadline ("no answer within"), and the run started
 // far fewer processes than it judged checks (about 15 for 345).
 func TestWrongIDServerFailsFastCitingIDs(t *testing.T) {
-	res := runReference(t, Config{Direct: true, Versions: spec.Versions}, "response-ids-wrong")
+	res := runReference(t, Config{Versions: spec.Versions}, "response-ids-wrong")
 	cited := map[spec.Version]bool{}
 	untestable, judged := 0, 0
 	for _, c := range res.Report.Checks {

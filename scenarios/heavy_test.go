@@ -69,7 +69,7 @@ func TestRunGoesSerialOnHugeMessages(t *testing.T) {
 		tools  int
 		serial bool
 	}{{30000, true}, {10, false}} {
-		cfg := Config{Target: target.Pipe(listServer(tc.tools)), Direct: true, Versions: []spec.Version{spec.V20251125},
+		cfg := Config{Target: target.Pipe(listServer(tc.tools)), Versions: []spec.Version{spec.V20251125},
 			Parallel: 4, LabelFilter: "area:tools"}
 		res := runSuitesErr(t, cfg, time.Minute)
 		if res.Serial != tc.serial {

@@ -106,10 +106,9 @@ func runSerialAndWide(t *testing.T, cfg Config, mk func(t *testing.T) target.Tar
 	return serial, wide, ts, tw
 }
 
-// runOne runs cfg (direct engine, 5 s steps unless set) and records a
-// run that could not be judged or had harness problems as an error of t.
+// runOne runs cfg (5 s steps unless set) and records a run that could
+// not be judged or had harness problems as an error of t.
 func runOne(t *testing.T, cfg Config) Result {
-	cfg.Direct = true
 	if cfg.Target.URL != "" {
 		cfg.Target.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
 	}

@@ -149,7 +149,6 @@ func runProof(t *testing.T, d Def, p Proof) {
 	var res Result
 	switch p.Transport {
 	case "", "stdio":
-		cfg.Direct = true
 		res = runReference(t, cfg, p.Fault)
 	case "streamable":
 		res = runURL(t, httpReference(t, p.Fault), target.Streamable, cfg)

@@ -54,10 +54,6 @@ type Config struct {
 	Progress func(reports.Check)
 	// Tool names the tool in the report (default mcpcheck).
 	Tool reports.Tool
-	// Direct is ignored: every run, whatever its Parallel, uses the one
-	// scheduler (suite.RunSpecs); Ginkgo runs no suite. It stays for the
-	// callers that still set it.
-	Direct bool
 	// Shard, when set, runs only the active checks of that shard (and
 	// every passive one); see Shard.
 	Shard Shard
@@ -374,7 +370,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, ctx.Err()
 }
 
-// spec is one (version, check) pair: a Ginkgo It.
+// specItem is one (version, check) pair: one spec of the run.
 type specItem struct {
 	vr     *versionRun
 	def    Def

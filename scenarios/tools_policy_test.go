@@ -103,7 +103,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 	only := []string{"tools/call-results", "tools/structured-output", "tools/input-validation", "tools/case-sensitive-names", "progress/increasing", "tasks/undeclared-ignored"}
 	t.Run("names", func(t *testing.T) {
 		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "test_simple_text", "ref_task_required"}}
-		res := runReference(t, Config{Direct: true, Only: only, ToolPolicy: p})
+		res := runReference(t, Config{Only: only, ToolPolicy: p})
 		clean(t, res)
 		wantPass(t, res, "tools/call-results", spec.V20251125)
 		wantPass(t, res, "tools/structured-output", spec.V20251125)
@@ -112,7 +112,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 		p := ToolPolicy{Calls: CallAll, ArgsFile: "args.json", Args: map[string][]json.RawMessage{
 			"ref_structured": {json.RawMessage(`{"a":2,"b":3}`), json.RawMessage(`{"a":-1,"b":0.5}`)},
 		}}
-		res := runReference(t, Config{Direct: true, Only: only, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}})
+		res := runReference(t, Config{Only: only, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}})
 		clean(t, res)
 		c := wantPass(t, res, "tools/structured-output", spec.V20251125)
 		if !strings.Contains(c.Actual, `ref_structured({"a":-1,"b":0.5})`) {
@@ -121,7 +121,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 	})
 	t.Run("unknown name", func(t *testing.T) {
 		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "no_such_tool"}}
-		cfg := Config{Direct: true, Only: []string{"tools/call-results"}, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}}
+		cfg := Config{Only: []string{"tools/call-results"}, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}}
 		cfg.Target = referenceTarget(t)
 		cfg.Session = session.Config{Timeout: 5 * time.Second}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -49,17 +49,17 @@ func runURL(t testing.TB, u string, tr target.Transport, cfg Config) Result {
 	tg.Transport = tr
 	if a, ok := authReferences.Load(u); ok {
 		tg.AuthIssuer = a.(authRef).issuer
+		tg.AuthUpstream = a.(authRef).upstream
 		tg.Headers = append(tg.Headers, target.Header{Name: "Authorization", Value: a.(authRef).bearer})
 	}
 	return runTarget(t, tg, cfg)
 }
 
-// runTarget runs the suites (direct engine) against tg.
+// runTarget runs the suites against tg.
 func runTarget(t testing.TB, tg target.Target, cfg Config) Result {
 	t.Helper()
 	tg.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
 	cfg.Target = tg
-	cfg.Direct = true
 	return runSuites(t, cfg, 3*time.Minute)
 }
 

@@ -38,7 +38,7 @@ func TestOneDefectOneVerdict(t *testing.T) {
 	})
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
-		res := runReference(t, Config{Only: only[:2], Versions: []spec.Version{v}, Direct: true}, fault)
+		res := runReference(t, Config{Only: only[:2], Versions: []spec.Version{v}}, fault)
 		judgeOneVerdict(t, res, v)
 	})
 }
@@ -70,7 +70,7 @@ func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
 	only := []string{"base/invalid-ids", "base/id-beyond-2-53"}
 	t.Run("float64-ids", func(t *testing.T) {
 		t.Parallel()
-		res := runReference(t, Config{Only: only, Versions: []spec.Version{v}, Direct: true}, "ids-through-float64")
+		res := runReference(t, Config{Only: only, Versions: []spec.Version{v}}, "ids-through-float64")
 		expectOutcome(t, res, "base/invalid-ids", v, reports.Pass, "fault ids-through-float64")
 		if c, ok := expectOutcome(t, res, "base/id-beyond-2-53", v, reports.Warn, "fault ids-through-float64"); ok {
 			if len(c.Violated) > 0 || !strings.Contains(c.Expected, "interoperability") || !strings.Contains(c.Actual, "9007199254740992") {
@@ -80,7 +80,7 @@ func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
 	})
 	t.Run("faithful", func(t *testing.T) {
 		t.Parallel()
-		res := runReference(t, Config{Only: only, Versions: []spec.Version{v}, Direct: true})
+		res := runReference(t, Config{Only: only, Versions: []spec.Version{v}})
 		for _, id := range only {
 			expectOutcome(t, res, id, v, reports.Pass, "the faithful reference server")
 		}
@@ -93,7 +93,7 @@ func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
 // a pass.
 func TestToolCallsAnsweredOnlyWithErrorsAreUntestable(t *testing.T) {
 	v := spec.V20251125
-	res := runSuites(t, Config{Target: target.Pipe(listServer(1)), Direct: true, Versions: []spec.Version{v},
+	res := runSuites(t, Config{Target: target.Pipe(listServer(1)), Versions: []spec.Version{v},
 		Only: []string{"tools/call-results"}, ToolPolicy: ToolPolicy{Calls: CallAll}}, time.Minute)
 	if c, ok := expectOutcome(t, res, "tools/call-results", v, reports.Untestable, "every tools/call answered -32601"); ok && !strings.Contains(c.Reason, "JSON-RPC error") {
 		t.Errorf("the untestable reason does not say the calls were answered with JSON-RPC errors: %s", c.Reason)
@@ -142,7 +142,7 @@ func mutedListsServer() target.PipeServer {
 func TestUnansweredListingIsAnError(t *testing.T) {
 	v := spec.V20251125
 	checks := []string{"tools/names", "tools/input-schema-valid", "tools/call-results", "resources/uri-syntax", "prompts/get-content"}
-	res := runSuites(t, Config{Target: target.Pipe(mutedListsServer()), Direct: true, Versions: []spec.Version{v}, Only: checks,
+	res := runSuites(t, Config{Target: target.Pipe(mutedListsServer()), Versions: []spec.Version{v}, Only: checks,
 		Session: session.Config{Timeout: time.Second}, ToolPolicy: ToolPolicy{Calls: CallAll}}, 2*time.Minute)
 	for _, id := range checks {
 		c, ok := outcomeOf(res, id, v)
@@ -170,7 +170,7 @@ func TestDeadAtStartupNamesExitAndStderr(t *testing.T) {
 	v := spec.V20251125
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, _ := Run(ctx, Config{Target: tg, Direct: true, Versions: []spec.Version{v}, Session: session.Config{Timeout: 5 * time.Second},
+	res, _ := Run(ctx, Config{Target: tg, Versions: []spec.Version{v}, Session: session.Config{Timeout: 5 * time.Second},
 		Only: []string{"base/response-id-echo", "lifecycle/initialize-result", "ping/empty-result"}})
 	if got := res.Report.Target; got.ExitStatus != "exited with status 3" || got.StderrTail != "boom" {
 		t.Errorf("report target: exitStatus %q, stderrTail %q; want \"exited with status 3\" and \"boom\"", got.ExitStatus, got.StderrTail)
@@ -201,7 +201,7 @@ func TestTranscriptsNameTheirConnection(t *testing.T) {
 		t.Skip("starts the reference server")
 	}
 	v := spec.V20251125
-	res := runReference(t, Config{Only: []string{"tools/call-results", "base/response-id-echo"}, Versions: []spec.Version{v}, Direct: true, Verbose: true})
+	res := runReference(t, Config{Only: []string{"tools/call-results", "base/response-id-echo"}, Versions: []spec.Version{v}, Verbose: true})
 	for _, id := range []string{"tools/call-results", "base/response-id-echo"} {
 		c, ok := outcomeOf(res, id, v)
 		if !ok {

@@ -45,7 +45,7 @@ var officialVersions = []spec.Version{spec.V20250326, spec.V20250618, spec.V2025
 // they made and how long it took.
 func ourClientSuite(b *testing.B, launch Launch, vs ...spec.Version) (int, int, time.Duration) {
 	start := time.Now()
-	res, err := Run(context.Background(), Config{Launch: launch, Versions: vs, Direct: true})
+	res, err := Run(context.Background(), Config{Launch: launch, Versions: vs})
 	took := time.Since(start)
 	if err != nil {
 		b.Fatalf("client suite: %v", err)

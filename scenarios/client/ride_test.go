@@ -63,7 +63,7 @@ func TestRefusalIsTheClientsOwnFirstErrorLine(t *testing.T) {
 	l.Command = `echo "2026/12/02 04:35:53 Unknown scenario: \"$MCP_CONFORMANCE_SCENARIO\"" >&2; printf 'Available scenarios:\n  - nothing\n' >&2; exit 1; ` + l.Command
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Launch: l, Direct: true, CaseTimeout: 20 * time.Second, Versions: []spec.Version{spec.V20251125}, Only: []string{"client/ping/answers"}})
+	res, err := Run(ctx, Config{Launch: l, CaseTimeout: 20 * time.Second, Versions: []spec.Version{spec.V20251125}, Only: []string{"client/ping/answers"}})
 	if !errors.Is(err, ErrClientSilent) {
 		t.Fatalf("run: %v, want %v", err, ErrClientSilent)
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
 
-// Labels are Ginkgo labels of the form "kind:value". They come from a
+// Labels are spec labels of the form "kind:value" (Ginkgo's label-filter
+// language selects on them). They come from a
 // frozen registry: each helper below refuses a value outside its closed
 // set (it panics at package initialisation, so a typo never reaches a
 // run), and --label-filter selects on them, for example
