@@ -133,21 +133,26 @@ func httpServerSessions(t testing.TB, v spec.Version, fault string) (*httptest.S
 
 // TestHTTPSilentGetStreamDoesNotStall: a GET (http/forged-last-event-id)
 // that the server answers with an SSE stream and then silence must not hold
-// the worker until the settle bound (10s) each time; the session is
-// replaced once it holds maxGetStreams such streams.
+// the worker until the wait bound each time; the session is replaced once
+// it holds maxGetStreams such streams. The wait bound is an hour and a
+// watchdog cancels the campaign after two minutes: a campaign that held
+// its worker on a silent stream would be interrupted, not end by its 20
+// executions.
 func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
 	v := spec.V20251125
 	srv := httpServer(t, v, "silent-get")
-	res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 20, Seed: 2,
-		Mutators: []string{"http/forged-last-event-id"}, Wait: 10 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 20, Seed: 2,
+		Mutators: []string{"http/forged-last-event-id"}, Wait: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range res.Findings {
 		t.Errorf("finding: %s %s: %s", f.Kind, f.Check, f.Message)
 	}
-	if res.Duration > 5*time.Second {
-		t.Errorf("20 GETs took %v", res.Duration)
+	if res.Interrupted != "" || res.Execs != 20 {
+		t.Errorf("the campaign was stopped by the watchdog (%q) after %d execs: a silent GET stream held the worker", res.Interrupted, res.Execs)
 	}
 	if res.Restarts < 2 {
 		t.Errorf("%d restarts after 20 GET streams; want the session replaced every %d", res.Restarts, maxGetStreams)
@@ -351,13 +356,10 @@ func TestHTTPSlowBodyIsTrickled(t *testing.T) {
 	body := marshal(request(v, "mcpcheck-slow", spec.MethodToolsList, nil))
 	const chunk = 8
 	q := HTTPRequest{Method: http.MethodPost, Body: body, BodyChunk: chunk, BodyDelay: 5 * time.Millisecond}
-	start := time.Now()
+	// How long the trickle may take is rawOptions' (TestHTTPSlowBodyIsBounded).
 	out := s.exec(Input{HTTP: &q})
 	if out.dead || len(out.obs) > 0 {
 		t.Fatalf("the slow body: %+v", out)
-	}
-	if took := time.Since(start); took > maxTrickle+5*time.Second {
-		t.Errorf("the input took %v", took)
 	}
 	answered := len(out.answered) == 1 && out.answered[0] == spec.MethodToolsList
 	// The server may answer the probe first (its POSTs run in parallel):
@@ -396,6 +398,12 @@ func TestHTTPSlowBodyIsBounded(t *testing.T) {
 		}
 		if o.Timeout > rawWait+maxTrickle {
 			t.Errorf("timeout %v", o.Timeout)
+		}
+		// A body shorter than it says is waited for lieWait after it
+		// went out, never rawWait.
+		q.DeclaredLength = int64(len(q.Body)) + 100
+		if o := rawOptions(q); o.Timeout != lieWait+trickleTime(len(q.Body), o.Chunk, o.Delay) {
+			t.Errorf("lying length: timeout %v, want lieWait (%v) after the trickle", o.Timeout, lieWait)
 		}
 	}
 	if o := rawOptions(HTTPRequest{Body: make([]byte, 100), BodyChunk: 16, BodyDelay: 3 * time.Millisecond}); o.Chunk != 16 || o.Delay != 3*time.Millisecond {
@@ -462,13 +470,9 @@ func TestHTTPLyingLength(t *testing.T) {
 		t.Run(fmt.Sprintf("long-%d", declared), func(t *testing.T) {
 			s.reset()
 			q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: declared}
-			start := time.Now()
 			out := s.exec(Input{HTTP: &q})
 			if out.dead || len(out.obs) > 0 {
 				t.Fatalf("the long length: %+v", out)
-			}
-			if took := time.Since(start); took > lieWait+5*time.Second {
-				t.Errorf("the input took %v", took)
 			}
 			if p, ok := log.find(body); !ok || p.err == nil || !bytes.Equal(p.body, body) {
 				t.Errorf("the server read %q (%v); want the body, then its early end", p.body, p.err)
@@ -491,17 +495,16 @@ func TestHTTPLyingLength(t *testing.T) {
 			}
 		}))()
 		q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body)) + 100, Header: [][2]string{{stallHeader, "1"}}}
-		start := time.Now()
+		// The request is given up at its bound (rawOptions: lieWait,
+		// TestHTTPSlowBodyIsBounded); the watchdog only catches a
+		// request never given up.
 		if err := hc.doHTTP(q); err != nil {
 			t.Fatal(err)
 		}
 		select {
 		case <-failed:
-		case <-time.After(lieWait + 10*time.Second):
+		case <-time.After(2 * time.Minute):
 			t.Fatal("the request that got no answer was not given up")
-		}
-		if took := time.Since(start); took > lieWait+5*time.Second {
-			t.Errorf("the request was given up after %v, want about %v", took, lieWait)
 		}
 		// No frame, no error: the transport error is swallowed.
 		if f, err := hc.Recv(time.Now().Add(200 * time.Millisecond)); err != ErrDeadline {
@@ -525,8 +528,8 @@ func (f tapFunc) Received(fr wire.Frame)  { f(fr) }
 func (f tapFunc) Noted(string, time.Time) {}
 
 // TestHTTPCampaignSlowAndLyingBodies: the two mutators that need the raw
-// writer run against the reference server without findings, in bounded
-// time.
+// writer run against the reference server without findings (their time
+// is bounded by rawOptions, TestHTTPSlowBodyIsBounded).
 func TestHTTPCampaignSlowAndLyingBodies(t *testing.T) {
 	v := spec.V20251125
 	var log readLog
@@ -539,9 +542,6 @@ func TestHTTPCampaignSlowAndLyingBodies(t *testing.T) {
 			Mutators: []string{m}, Wait: 10 * time.Second})
 		if res.Mutators[m] != execs {
 			t.Errorf("mutators run: %v, want %d of %s", res.Mutators, execs, m)
-		}
-		if max := execs * (maxTrickle + lieWait + time.Second); res.Duration > max {
-			t.Errorf("%d execs of %s took %v", execs, m, res.Duration)
 		}
 		t.Logf("%s: %d execs in %v, %d restarts", m, res.Execs, res.Duration, res.Restarts)
 	}
