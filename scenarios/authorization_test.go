@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -11,9 +12,10 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// authRef is a reference server in auth mode: the issuer it trusts and a
-// valid Authorization value for it.
-type authRef struct{ issuer, bearer string }
+// authRef is a reference server in auth mode: the issuer it trusts, a
+// valid Authorization value for it, and the loopback address of the
+// upstream API it calls (which the checks play).
+type authRef struct{ issuer, bearer, upstream string }
 
 // authReferences maps the MCP URL of every reference server in auth mode
 // the tests started to its authRef.
@@ -29,14 +31,26 @@ func authReference(t testing.TB, faults ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
-	u := startReferenceHTTP(t, append([]string{"--auth-issuer", as.URL}, faultArgs(faults)...)...)
+	upstream := freeLoopbackAddr(t)
+	u := startReferenceHTTP(t, append([]string{"--auth-issuer", as.URL, "--auth-upstream", "http://" + upstream + "/api"}, faultArgs(faults)...)...)
 	m, err := as.Mint(authserver.MintRequest{Kind: authserver.Valid, Resource: u, Scope: "mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	authReferences.Store(u, authRef{issuer: as.URL, bearer: "Bearer " + m.Token})
+	authReferences.Store(u, authRef{issuer: as.URL, bearer: "Bearer " + m.Token, upstream: upstream})
 	t.Cleanup(func() { authReferences.Delete(u) })
 	return u
+}
+
+// freeLoopbackAddr returns a loopback host:port nothing listens on now.
+func freeLoopbackAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // authVersions are the versions with HTTP authorization.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,13 @@ import (
 // the faults on; it returns the MCP URL and the authserver.
 func protectedReference(t *testing.T, faults ...string) (string, *authserver.Running) {
 	t.Helper()
+	return protectedReferenceCalling(t, "", faults...)
+}
+
+// protectedReferenceCalling is protectedReference whose server calls the
+// upstream API at upstream ("": none) while serving each request.
+func protectedReferenceCalling(t *testing.T, upstream string, faults ...string) (string, *authserver.Running) {
+	t.Helper()
 	as, err := authserver.Start("127.0.0.1:0", authserver.Options{MintEndpoint: true, AllowHTTPMetadataDocuments: true})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +35,7 @@ func protectedReference(t *testing.T, faults ...string) (string, *authserver.Run
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Auth: &server.AuthOptions{Issuer: as.URL}}))
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Auth: &server.AuthOptions{Issuer: as.URL, Upstream: upstream}}))
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return hs.URL + "/mcp", as
 }
@@ -121,5 +129,44 @@ func TestServerAuthIssuer(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("server", "--stdio", "true", "--auth-issuer", issuer); code != 2 || !strings.Contains(stderr, "authorization issuer") {
 		t.Errorf("--auth-issuer with --stdio: exit %d (%q), want 2", code, stderr)
+	}
+}
+
+// TestServerAuthUpstream: with --auth-upstream, mcpcheck plays the upstream
+// API the target calls; auth/token-passthrough passes when the target
+// calls it with a credential of its own, fails when it passes the
+// client's token on (fault auth-token-passthrough), and is untestable
+// without the flag. A non-loopback address is a usage error.
+func TestServerAuthUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the server suite")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	const id = "auth/token-passthrough"
+	for _, c := range []struct {
+		faults []string
+		flag   bool
+		want   reports.Outcome
+	}{
+		{nil, true, reports.Pass},
+		{[]string{server.FaultAuthTokenPassthrough}, true, reports.Fail},
+		{[]string{server.FaultAuthTokenPassthrough}, false, reports.Untestable},
+	} {
+		u, as := protectedReferenceCalling(t, "http://"+addr+"/api", c.faults...)
+		args := []string{"--url", u, "--auth-issuer", as.URL, "--protocol", "2025-11-25", "--label-filter", "area:authorization"}
+		if c.flag {
+			args = append(args, "--auth-upstream", addr)
+		}
+		if _, stderr, got, _ := authRunChecks(t, args...); got[id] != c.want {
+			t.Errorf("faults %v, --auth-upstream %v: %s %q, want %s (%s)", c.faults, c.flag, id, got[id], c.want, stderr)
+		}
+	}
+	if code, _, stderr := runCLI("server", "--url", "http://127.0.0.1:9/mcp", "--auth-upstream", "10.1.2.3:80"); code != 2 || !strings.Contains(stderr, "loopback") {
+		t.Errorf("a non-loopback upstream: exit %d (%q), want 2", code, stderr)
 	}
 }

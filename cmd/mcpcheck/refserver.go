@@ -40,6 +40,7 @@ func referenceServerMain(e *env, args []string) error {
 	authIssuer := fs.String("auth-issuer", "", "act as an OAuth 2.1 resource server trusting the tokens of the authorization server at URL (--http only)")
 	authEmbedded := fs.Bool("auth", false, "act as an OAuth 2.1 resource server trusting an embedded mcpcheck authorization server (as 'mcpcheck authserver' runs) on a free loopback port, whose URL is printed (--http only)")
 	authScope := fs.String("auth-scope", "mcp", "with --auth or --auth-issuer: the space-separated scopes every request needs")
+	authUpstream := fs.String("auth-upstream", "", "with --auth or --auth-issuer: call the upstream API at URL (GET, with a credential of the server's own) while serving each authorized POST, as 'mcpcheck server --auth-upstream' plays it")
 	var faults multiFlag
 	fs.Var(&faults, "fault", "turn on a fault switch (repeatable; see --list-faults)")
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +78,9 @@ func referenceServerMain(e *env, args []string) error {
 	authOn := *authIssuer != "" || *authEmbedded
 	if authOn && *stdio {
 		return usagef("reference server: --auth and --auth-issuer apply to --http only (over stdio a server takes its credentials from the environment)")
+	}
+	if *authUpstream != "" && !authOn {
+		return usagef("reference server: --auth-upstream needs --auth or --auth-issuer URL")
 	}
 	for _, f := range faults {
 		if strings.HasPrefix(f, "auth-") && !authOn {
@@ -131,7 +135,7 @@ func referenceServerMain(e *env, args []string) error {
 			issuer = as.URL
 			fmt.Fprintf(e.stderr, "mcpcheck authorization server (trusted, with the mint API) at %s\n", as.URL)
 		}
-		hopts.Auth = &server.AuthOptions{Issuer: issuer, Resource: "http://" + ln.Addr().String() + "/mcp", Scopes: strings.Fields(*authScope)}
+		hopts.Auth = &server.AuthOptions{Issuer: issuer, Resource: "http://" + ln.Addr().String() + "/mcp", Scopes: strings.Fields(*authScope), Upstream: *authUpstream}
 	}
 	hs := &http.Server{
 		Handler:           srv.HTTPHandler(hopts),

@@ -38,6 +38,10 @@ Flags:
                            the authorization checks mint their tokens at its mint API, and,
                            without an Authorization header, the run presents a valid token of
                            it (for the URL, with the scopes of its protected resource metadata)
+  --auth-upstream ADDR     mcpcheck plays the upstream API the target calls while serving a
+                           request (configure the target to call http://ADDR/; loopback
+                           host:port): auth/token-passthrough sees whether a client's token
+                           is passed on to it
   --timeout D              wait at most D for each answer (default 10s)
   --startup-timeout D      how long a fresh connection may take to say anything, a server process
                            starting up (default 1m): a slow start is never taken for silence
@@ -160,6 +164,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	color := addColorFlag(fs)
 	sarifPath := fs.String("sarif-path", "", "")
 	authIssuer := fs.String("auth-issuer", "", "")
+	authUpstream := fs.String("auth-upstream", "", "")
 	var headers, headerEnvs multiFlag
 	fs.Var(&headers, "header", "")
 	fs.Var(&headerEnvs, "header-env", "")
@@ -236,6 +241,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	}
 	o.target.Headers = append(o.target.Headers, hs...)
 	o.target.AuthIssuer = *authIssuer
+	o.target.AuthUpstream = *authUpstream
 	if *timeout <= 0 {
 		return o, usagef("server: --timeout must be positive")
 	}

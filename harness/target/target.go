@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -112,6 +113,12 @@ type Target struct {
 	// look for one among the authorization servers the target's protected
 	// resource metadata names.
 	AuthIssuer string
+	// AuthUpstream is a loopback address (host:port) where the
+	// authorization checks play an upstream API the target calls while
+	// serving a request (the target is configured to call http://ADDR/):
+	// they see whether it passes a client's token on. Empty: the token
+	// passthrough check is untestable.
+	AuthUpstream string
 
 	Timeouts Timeouts
 	Limits   wire.Limits
@@ -160,6 +167,18 @@ func (t Target) Validate() error {
 			errs = append(errs, fmt.Errorf("authorization issuer %q is not an http:// or https:// URL", t.AuthIssuer))
 		} else if t.URL == "" {
 			errs = append(errs, errors.New("an authorization issuer applies to an HTTP target (a URL)"))
+		}
+	}
+	if t.AuthUpstream != "" {
+		host, port, err := net.SplitHostPort(t.AuthUpstream)
+		ip := net.ParseIP(host)
+		switch {
+		case err != nil || port == "" || port == "0":
+			errs = append(errs, fmt.Errorf("authorization upstream %q is not a host:port with a port", t.AuthUpstream))
+		case host != "localhost" && (ip == nil || !ip.IsLoopback()):
+			errs = append(errs, fmt.Errorf("authorization upstream %q is not a loopback address (mcpcheck listens on it)", t.AuthUpstream))
+		case t.URL == "":
+			errs = append(errs, errors.New("an authorization upstream applies to an HTTP target (a URL)"))
 		}
 	}
 	for _, h := range t.Headers {

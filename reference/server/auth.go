@@ -37,7 +37,18 @@ type AuthOptions struct {
 	// HTTPClient fetches the issuer's metadata and JWKS; default a client
 	// with a 5 s timeout.
 	HTTPClient *http.Client
+	// Upstream, when set, is the URL of an upstream API the server calls
+	// (GET) while serving each authorized POST, before answering it, with
+	// a credential of its own (UpstreamCredential), never the client's
+	// token: the fixture of the token passthrough check, where mcpcheck
+	// plays the upstream.
+	Upstream string
 }
+
+// UpstreamCredential is the Authorization value the server presents to
+// its upstream API: its own, as the spec wants (a real server would get a
+// token for that API from its authorization server).
+const UpstreamCredential = "Bearer mcpcheck-reference-server-own-credential"
 
 // The auth fault switches (HTTPOptions.Auth set), each a hook.
 const (
@@ -55,6 +66,7 @@ const (
 	FaultAuthPRMWrongResource     = "auth-prm-wrong-resource"
 	FaultAuthAcceptsOpaqueToken   = "auth-accepts-opaque-token"
 	FaultAuthNoASMetadata         = "auth-no-as-metadata"
+	FaultAuthTokenPassthrough     = "auth-token-passthrough"
 )
 
 // authGate checks tokens for one handler.
@@ -197,7 +209,31 @@ func (g *authGate) allow(w http.ResponseWriter, r *http.Request, endpoint string
 			return false
 		}
 	}
+	if g.o.Upstream != "" && r.Method == http.MethodPost {
+		g.callUpstream(r.Context(), authz)
+	}
 	return true
+}
+
+// callUpstream calls the upstream API with the server's own credential (or,
+// with FaultAuthTokenPassthrough, with the client's Authorization value);
+// its answer does not matter.
+func (g *authGate) callUpstream(ctx context.Context, clientAuthorization string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.o.Upstream, nil)
+	if err != nil {
+		return
+	}
+	cred := UpstreamCredential
+	if g.srv.faults.on(FaultAuthTokenPassthrough) {
+		cred = clientAuthorization
+	}
+	req.Header.Set("Authorization", cred)
+	resp, err := g.o.HTTPClient.Do(req)
+	if err != nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
 }
 
 // validate verifies the token's signature and claims.

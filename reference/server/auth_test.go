@@ -191,6 +191,33 @@ func init() {
 		}
 		return true
 	}
+	faultProbes[FaultAuthTokenPassthrough] = func(t *testing.T, s *Server) bool {
+		got := make(chan string, 16)
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+		t.Cleanup(up.Close)
+		as, err := authserver.Start("127.0.0.1:0", authserver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { as.Close() })
+		ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{JSONResponses: true, Auth: &AuthOptions{Issuer: as.URL, Upstream: up.URL}}))
+		t.Cleanup(ts.Close)
+		a := authRef{t: t, as: as, url: ts.URL + "/mcp"}
+		tok := a.mint(authserver.Valid, "mcp")
+		if st, _, _ := a.post(tok, ""); st != http.StatusOK {
+			t.Fatalf("a valid token: HTTP %d", st)
+		}
+		select {
+		case h := <-got:
+			if h != tok && h != UpstreamCredential {
+				t.Errorf("the upstream got Authorization %q", h)
+			}
+			return h == tok
+		default:
+			t.Fatal("the server answered without calling its upstream")
+			return false
+		}
+	}
 	faultProbes[FaultAuthPRMNoServers] = func(t *testing.T, s *Server) bool {
 		_, servers := startAuthRefOn(t, s).prm()
 		return len(servers) == 0

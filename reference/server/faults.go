@@ -202,6 +202,7 @@ var faultTable = []Fault{
 	{FaultAuthPRMWrongResource, "authorization.prm.server-implements", "the protected resource metadata's resource names another URL than the MCP endpoint", Hook},
 	{FaultAuthAcceptsOpaqueToken, "authorization.token-validation.invalid-401", "a bearer token that is no JWT is accepted without validation, as if any token present were good", Hook},
 	{FaultAuthNoASMetadata, "authorization.default-endpoints.server-without-metadata", "the server's base URL has no RFC 8414 metadata (2025-03-26 discovery) and no default /authorize, /token, /register endpoints", Hook},
+	{FaultAuthTokenPassthrough, "authorization.token-passthrough.forbidden", "with an upstream API (--auth-upstream), the client's access token is passed to it instead of the server's own credential", Hook},
 	// One switch per area, the first ones.
 	{FaultInitWrongVersion, "versioning.initialize.server-echoes-supported-version", "initialize answers the oldest supported version even when the requested one is supported", Hook},
 	{FaultSpeakBeforeInitialize, "lifecycle.initialize.first-interaction", "a log notification is sent as soon as the connection opens, before the client's initialize", Hook},
