@@ -48,6 +48,20 @@ func readmeAuthPair(t *testing.T, _ string) []string {
 	return []string{"http://127.0.0.1:3000/mcp", u, "http://127.0.0.1:9000", as.URL}
 }
 
+// readmeAuthUpstream sets up the README's token passthrough example: a
+// protected reference server calling an upstream API at a free loopback
+// address, which the example's mcpcheck plays.
+func readmeAuthUpstream(t *testing.T, _ string) []string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	u, as := protectedReferenceCalling(t, "http://"+addr+"/api")
+	return []string{"http://127.0.0.1:3000/mcp", u, "http://127.0.0.1:9000", as.URL, "127.0.0.1:9100", addr}
+}
+
 // authRunChecks runs "mcpcheck server" with args and the JSON report, and
 // returns its exit code, stderr, the report's outcomes by check ID and
 // every report file's text.

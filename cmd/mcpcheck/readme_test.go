@@ -176,10 +176,11 @@ func TestREADMEExamplesRun(t *testing.T) {
 		`mcpcheck spec show lifecycle.initialize.first-interaction`:                                          {},
 		`mcpcheck spec coverage --role client --json`:                                                        {},
 		`mcpcheck version`: {},
-		`mcpcheck server --url http://127.0.0.1:3000/mcp --auth-issuer http://127.0.0.1:9000`:                         {setup: readmeAuthPair, bound: []string{"--label-filter", "area:authorization", "--protocol", "2025-11-25"}},
-		`mcpcheck authserver mint --issuer http://127.0.0.1:9000 --resource http://127.0.0.1:3000/mcp --kind expired`: {setup: readmeAuthPair},
-		`mcpcheck authserver-check --url http://127.0.0.1:9000`:                                                       {setup: readmeAuthPair, bound: []string{"--protocol", "2025-11-25"}},
-		`mcpcheck server --stdio "node build/index.js" --format text,json,html,md --out mcpcheck-out/`:                {replace: []string{"node build/index.js", ref}, bound: ping},
+		`mcpcheck server --url http://127.0.0.1:3000/mcp --auth-issuer http://127.0.0.1:9000`:                                {setup: readmeAuthPair, bound: []string{"--label-filter", "area:authorization", "--protocol", "2025-11-25"}},
+		`mcpcheck authserver mint --issuer http://127.0.0.1:9000 --resource http://127.0.0.1:3000/mcp --kind expired`:        {setup: readmeAuthPair},
+		`mcpcheck server --url http://127.0.0.1:3000/mcp --auth-issuer http://127.0.0.1:9000 --auth-upstream 127.0.0.1:9100`: {setup: readmeAuthUpstream, bound: []string{"--label-filter", "area:authorization", "--protocol", "2025-11-25"}},
+		`mcpcheck authserver-check --url http://127.0.0.1:9000`:                                                              {setup: readmeAuthPair, bound: []string{"--protocol", "2025-11-25"}},
+		`mcpcheck server --stdio "node build/index.js" --format text,json,html,md --out mcpcheck-out/`:                       {replace: []string{"node build/index.js", ref}, bound: ping},
 		`mcpcheck server --stdio "node build/index.js" --call-tools all --tool-args tool-args.json`: {
 			replace: []string{"node build/index.js", ref}, bound: []string{"--label-filter", "area:tools", "--protocol", "2025-11-25"},
 			setup: func(t *testing.T, dir string) []string {
