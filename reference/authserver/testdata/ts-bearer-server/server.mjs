@@ -10,18 +10,43 @@
 //
 //   MCP_SDK_DIR=.../node_modules/@modelcontextprotocol/sdk \
 //     node server.mjs --port 3000 --issuer http://127.0.0.1:9000 [--scope mcp]
+//   MCP_SDK_DIR=... node server.mjs --port 3000 --mcpcheck BIN [--token-out FILE]
+//
+// With --mcpcheck it starts 'BIN authserver' itself and trusts it; with
+// --token-out it then writes a valid Authorization value for this server
+// (an hour's token of the authserver's mint API) to FILE, as the interop
+// matrix's authorizationFile wants.
 //
 // It serves http://127.0.0.1:PORT/mcp (stateless streamable HTTP: a new
 // transport per request) with one tool, echo.
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
-const { values: opt } = parseArgs({ options: { port: { type: 'string' }, issuer: { type: 'string' }, scope: { type: 'string', default: 'mcp' } } });
+const { values: opt } = parseArgs({ options: { port: { type: 'string' }, issuer: { type: 'string' }, scope: { type: 'string', default: 'mcp' },
+  mcpcheck: { type: 'string' }, 'token-out': { type: 'string' } } });
 const sdk = process.env.MCP_SDK_DIR;
-if (!sdk || !opt.port || !opt.issuer) {
-  console.error('usage: MCP_SDK_DIR=DIR node server.mjs --port PORT --issuer URL [--scope S]');
+if (!sdk || !opt.port || !(opt.issuer || opt.mcpcheck)) {
+  console.error('usage: MCP_SDK_DIR=DIR node server.mjs --port PORT (--issuer URL | --mcpcheck BIN [--token-out FILE]) [--scope S]');
   process.exit(2);
+}
+if (opt.mcpcheck) {
+  // 'mcpcheck authserver' prints its issuer on its first line of stderr.
+  const as = spawn(opt.mcpcheck, ['authserver', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stop = () => as.kill();
+  process.on('exit', stop);
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(0));
+  opt.issuer = await new Promise((resolve, reject) => {
+    let seen = '';
+    as.stderr.on('data', (b) => {
+      seen += b;
+      const m = /issuer (\S+)/.exec(seen);
+      if (m) resolve(m[1].replace(/,$/, ''));
+    });
+    as.on('exit', (code) => reject(new Error(`mcpcheck authserver exited (${code}): ${seen}`)));
+  });
 }
 const modules = path.join(sdk, '..', '..');
 const load = (p) => import(pathToFileURL(path.join(sdk, 'dist/esm', p)).href);
@@ -74,4 +99,12 @@ app.all('/mcp', requireBearerAuth({ verifier, requiredScopes: scopes, resourceMe
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
 });
-app.listen(Number(opt.port), '127.0.0.1', () => console.error(`ts-bearer-server: ${mcpUrl.href}, trusting ${issuer}`));
+app.listen(Number(opt.port), '127.0.0.1', async () => {
+  if (opt['token-out']) {
+    const r = await fetch(meta.mcpcheck_mint_endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ kind: 'valid', resource: mcpUrl.href, scope: scopes.join(' '), lifetime: 3600 }) });
+    const { access_token: tok } = await r.json();
+    writeFileSync(opt['token-out'], `Bearer ${tok}`, { mode: 0o600 });
+  }
+  console.error(`ts-bearer-server: ${mcpUrl.href}, trusting ${issuer}`);
+});
