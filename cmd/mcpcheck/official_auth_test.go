@@ -1,14 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/scenarios/officialsuite"
 )
 
@@ -88,4 +95,116 @@ func tailString(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// labSDK returns the lab's Node 22 directory and TypeScript SDK, or skips.
+func labSDK(t *testing.T) (nodeDir, sdk string) {
+	t.Helper()
+	s, err := officialsuite.Find()
+	if err != nil {
+		t.Skip(err)
+	}
+	sdk = filepath.Join(s.Lab, "npm", "node_modules", "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdk, "package.json")); err != nil {
+		t.Skipf("the lab has no TypeScript SDK: %v", err)
+	}
+	return filepath.Dir(s.Node), sdk
+}
+
+// TestTSOAuthClientAgainstTheAuthserver: the TypeScript SDK's OAuth client
+// (auth()) discovers, registers, authorizes with PKCE and redeems a code
+// at 'mcpcheck authserver' for the reference server in --auth-issuer
+// mode, and lists its tools with the token it got
+// (reference/authserver/testdata/ts-oauth-client/run.sh, which exits 0
+// only then).
+func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
+	nodeDir, sdk := labSDK(t)
+	bin := mcpcheckBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-client", "run.sh"))
+	cmd.Env = append(os.Environ(), "MCPCHECK="+bin, "MCP_SDK_DIR="+sdk, "PATH="+nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"ok":true`) {
+		t.Fatalf("the TypeScript OAuth client's flow: %v\n%s", err, tailString(string(out), 4000))
+	}
+	t.Logf("%s", tailString(string(out), 1000))
+}
+
+// TestTSBearerRecipe: the README's TypeScript SDK recipe
+// (reference/authserver/testdata/ts-bearer-server) passes every
+// authorization check that applies to it with tokens of the authserver it
+// starts; token passthrough is untestable (it calls no upstream).
+func TestTSBearerRecipe(t *testing.T) {
+	nodeDir, sdk := labSDK(t)
+	bin := mcpcheckBin(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	tokFile := filepath.Join(t.TempDir(), "token")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-bearer-server", "server.mjs"),
+		"--port", strconv.Itoa(port), "--mcpcheck", bin, "--token-out", tokFile)
+	srv.Env = append(os.Environ(), "MCP_SDK_DIR="+sdk)
+	stderrPipe, err := srv.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = srv.Wait() }()
+	// The server prints its line once it listens and the token is written.
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderrPipe)
+		var seen strings.Builder
+		for sc.Scan() {
+			if seen.Len() < 1<<16 {
+				seen.WriteString(sc.Text() + "\n")
+			}
+			if strings.HasPrefix(sc.Text(), "ts-bearer-server: ") {
+				ready <- ""
+				_, _ = io.Copy(io.Discard, stderrPipe)
+				return
+			}
+		}
+		ready <- seen.String()
+	}()
+	select {
+	case msg := <-ready:
+		if msg != "" {
+			t.Fatalf("the recipe server ended before listening: %s", msg)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the recipe server did not listen within a minute")
+	}
+	tok, err := os.ReadFile(tokFile)
+	if err != nil || len(tok) == 0 {
+		t.Fatalf("the recipe server wrote no token: %v", err)
+	}
+	t.Setenv("MCPCHECK_TS_BEARER", string(tok))
+	u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	_, stderr, got, _ := authRunChecks(t, "--url", u, "--header-env", "Authorization:MCPCHECK_TS_BEARER", "--protocol", "2025-11-25", "--label-filter", "area:authorization")
+	n := 0
+	for id, o := range got {
+		want := reports.Pass
+		switch id {
+		case "auth/token-passthrough":
+			want = reports.Untestable
+		case "auth/authorization-server-2025-03-26":
+			want = reports.NA
+		}
+		if o != want {
+			t.Errorf("%s: %s, want %s", id, o, want)
+		}
+		n++
+	}
+	if n < 12 {
+		t.Errorf("%d authorization verdicts, want at least 12 (%s)", n, stderr)
+	}
 }
