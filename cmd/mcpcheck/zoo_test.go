@@ -42,10 +42,6 @@ type zooEntry struct {
 	// protocol is the version the fast tier judges the entry on, when
 	// not the tier's own: the one whose checks see what the entry does.
 	protocol string
-	// waits says the runs against the entry spend their time waiting on
-	// its silence (start-up allowances, deadlines), not working: when
-	// entries share the machine these take no slot of the parallel bound.
-	waits bool
 }
 
 // The zoo's bounds. A suite run must end within zooSuiteBound when the
@@ -112,24 +108,24 @@ func zooEntries() []zooEntry {
 	unjudged := []int{exitFailed, exitHarness}
 	return []zooEntry{
 		{name: "well-behaved", mode: "well-behaved", says: []string{`"outcome": "pass"`}, exits: fails},
-		{name: "never-answers", mode: "mute", says: []string{"answered none"}, exits: unjudged, waits: true},
-		{name: "init-then-hang", mode: "init-hang", says: []string{"stopped answering"}, exits: fails, waits: true},
+		{name: "never-answers", mode: "mute", says: []string{"answered none"}, exits: unjudged},
+		{name: "init-then-hang", mode: "init-hang", says: []string{"stopped answering"}, exits: fails},
 		{name: "wrong-id", mode: "wrong-id", says: []string{"no request had", "never sent", "not the id"}, exits: unjudged},
 		{name: "notification-flood", mode: "notify-flood", says: []string{"floods", "frames the target sent were not kept"}, exits: fails},
 		{name: "1-GiB-line", mode: "huge-line", says: []string{"bytes discarded", "too long", "over the"}, exits: unjudged},
-		{name: "garbage", mode: "garbage", says: []string{"not JSON", "garbage"}, exits: unjudged, waits: true},
-		{name: "grandchild-holds-stdout", mode: "grandchild", says: []string{"exited", "answered none"}, exits: unjudged, waits: true},
+		{name: "garbage", mode: "garbage", says: []string{"not JSON", "garbage"}, exits: unjudged},
+		{name: "grandchild-holds-stdout", mode: "grandchild", says: []string{"exited", "answered none"}, exits: unjudged},
 		// Exiting when stdin closes is judged from 2026-07-28 on.
 		{name: "ignores-SIGTERM-and-EOF", mode: "ignore-term", says: []string{"still running"}, exits: fails, protocol: "2026-07-28"},
 		{name: "endless-pagination", mode: "paginate", says: []string{"cursor", "pages"}, exits: fails},
 		{name: "100000-deep-nesting", mode: "deep-nest", says: []string{"nested deeper"}, exits: fails},
 		{name: "200000-tools", mode: "many-tools", says: []string{"200000 tools", "too large to be validated"}, exits: fails},
 		{name: "request-storm", mode: "request-storm", says: []string{"floods"}, exits: fails},
-		{name: "http-slowloris-sse", http: zooSlowloris, says: []string{"no answer within", "answered none"}, exits: unjudged, waits: true},
+		{name: "http-slowloris-sse", http: zooSlowloris, says: []string{"no answer within", "answered none"}, exits: unjudged},
 		{name: "http-redirect-loop", http: zooRedirectLoop, says: []string{"HTTP 307"}, exits: unjudged},
 		{name: "http-10MB-headers", http: zooHugeHeaders, says: []string{fmt.Sprintf("more than %d bytes of response headers", wire.DefaultMaxHeader)}, exits: unjudged},
 		{name: "http-connection-reset", http: zooReset, says: []string{"reset", "EOF"}, exits: unjudged},
-		{name: "http-keepalive-only-sse", http: zooKeepAliveOnly, says: []string{"no answer within", "answered none"}, exits: unjudged, waits: true},
+		{name: "http-keepalive-only-sse", http: zooKeepAliveOnly, says: []string{"no answer within", "answered none"}, exits: unjudged},
 	}
 }
 
@@ -403,10 +399,8 @@ func reportSchema(t *testing.T) *jsonschema.Schema {
 //
 // Under `make test` the zoo is its fast tier (zooTier: one version, 2 s
 // campaigns, a 15 s start-up allowance) and the entries run three at a
-// time, besides the entries that only wait on a silent target
-// (zooEntry.waits), which run alongside them without a slot; `make zoo`
-// is the full tier (MCPCHECK_ZOO_FULL=1: every version, the default
-// start-up allowance, 30 s campaigns) one entry at a time
+// time; `make zoo` is the full tier (MCPCHECK_ZOO_FULL=1: every version,
+// the default start-up allowance, 30 s campaigns) one entry at a time
 // (MCPCHECK_ZOO_PARALLEL=1, for uncontended figures and the 60 s bound,
 // the only wall time the zoo holds against a run).
 // MCPCHECK_ZOO_FUZZ overrides the campaigns' length.
@@ -443,10 +437,8 @@ func TestHostileTargetZoo(t *testing.T) {
 		for _, e := range zooEntries() {
 			t.Run(e.name, func(t *testing.T) {
 				t.Parallel()
-				if !e.waits || parallel == 1 {
-					sem <- struct{}{}
-					defer func() { <-sem }()
-				}
+				sem <- struct{}{}
+				defer func() { <-sem }()
 				var targetArgs []string
 				pidFile := filepath.Join(dir, e.name+".pids")
 				if e.http != nil {
