@@ -41,7 +41,9 @@ Flags:
                            repeatable), for clients that need one from their server's gateway
   --header-env K:ENVVAR    the same, with the value read from ENVVAR (not on the command line)
   --parallel N             client launches at once (default 8)
-  --case-timeout D         bound on one launch (default 20s)
+  --case-timeout D         bound on one launch, from the client's first message (default 20s)
+  --startup-timeout D      how long a launched client may take to send its first message
+                           (default 1m): a host starting slowly is not taken for a silent one
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
                            writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
@@ -67,6 +69,7 @@ type clientOptions struct {
 	labelFilter string
 	parallel    int
 	caseTimeout time.Duration
+	startup     time.Duration
 	deadline    time.Duration
 	baseline    string
 	out         string
@@ -102,6 +105,7 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	labelFilter := fs.String("label-filter", "", "")
 	parallel := fs.Int("parallel", 8, "")
 	caseTimeout := fs.Duration("case-timeout", 20*time.Second, "")
+	startup := fs.Duration("startup-timeout", clientsuite.DefaultStartupTimeout, "")
 	deadline := fs.Duration("deadline", 30*time.Minute, "")
 	baseline := fs.String("baseline", "", "")
 	out := fs.String("out", "", "")
@@ -116,7 +120,7 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return clientOptions{}, err
 	}
-	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict,
+	o := clientOptions{labelFilter: *labelFilter, parallel: *parallel, caseTimeout: *caseTimeout, startup: *startup, deadline: *deadline, baseline: *baseline, out: *out, verbose: *verbose, strict: *strict,
 		color: *color, sarifPath: *sarifPath}
 	if err := parseColor("client", *color); err != nil {
 		return o, err
@@ -160,6 +164,9 @@ func parseClientFlags(args []string) (clientOptions, error) {
 	if *caseTimeout <= 0 {
 		return o, usagef("client: --case-timeout must be positive")
 	}
+	if *startup <= 0 {
+		return o, usagef("client: --startup-timeout must be a positive duration, such as 60s")
+	}
 	o.explicitVersions = explicitProtocol(*protocol)
 	vs, err := parseProtocol(*protocol)
 	if err != nil {
@@ -191,6 +198,7 @@ func runClientSuite(e *env, o clientOptions) error {
 		LabelFilter:    o.labelFilter,
 		Parallel:       o.parallel,
 		CaseTimeout:    o.caseTimeout,
+		StartupTimeout: o.startup,
 		RunTimeout:     o.deadline,
 		Verbose:        o.verbose,
 		Progress:       prog.check,

@@ -171,6 +171,10 @@ func clip(s string, n int) string {
 	return s
 }
 
+// DefaultStartupTimeout is Config.StartupTimeout's default: a minute, the
+// start-up allowance the server suite gives a server process.
+const DefaultStartupTimeout = time.Minute
+
 // launchCase runs scenario s in version v with the client told the
 // scenario name: a case on the stage, the client launched against it, and
 // everything recorded until the client exits, the scenario is done or the
@@ -213,12 +217,28 @@ func (r *runner) launchCase(ctx context.Context, s *Scenario, v spec.Version, na
 	}
 	res.Launched = true
 	rec := sc.Recording()
-	timer := time.NewTimer(r.cfg.CaseTimeout)
+	// The case timeout runs from the client's first message; until then
+	// the client has its start-up allowance (Config.StartupTimeout).
+	allowance := r.starts.allowance(r.cfg)
+	timer := time.NewTimer(allowance)
 	defer timer.Stop()
+	spoke, seen := false, 0
 	exited := false
 wait:
 	for {
 		changed := rec.Changed()
+		if !spoke {
+			evs := rec.Events()
+			for _, e := range evs[seen:] {
+				if e.From == stage.FromClient {
+					spoke = true
+					r.starts.spokeOnce()
+					timer.Reset(r.cfg.CaseTimeout)
+					break
+				}
+			}
+			seen = len(evs)
+		}
 		if s.Done != nil && s.Done(&Case{Scenario: s, Version: v, Transport: r.transport, Events: rec.Events(), Launched: true}) {
 			res.Stopped = true
 			break
@@ -247,7 +267,11 @@ wait:
 	if !isClosed(p.Exited()) {
 		why := "the scenario had seen what it is about"
 		if res.TimedOut {
-			why = fmt.Sprintf("the client was still running after %v", r.cfg.CaseTimeout)
+			why = fmt.Sprintf("the client was still running %v after its first message", r.cfg.CaseTimeout)
+			if !spoke {
+				why = fmt.Sprintf("the client sent nothing within its start-up allowance of %v", allowance)
+				r.starts.silentThrough(allowance, r.cfg)
+			}
 		}
 		sc.Note(NoteHarnessStop, "the harness stops the client: "+why)
 	} else if n := sc.StdioOpen(); n > 0 {

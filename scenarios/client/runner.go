@@ -53,8 +53,17 @@ type Config struct {
 	// Parallel is how many cases (client launches) run at once (default 8:
 	// most of a case is waiting on the client or on a timer).
 	Parallel int
-	// CaseTimeout bounds one client launch (default 20 s).
+	// CaseTimeout bounds one client launch from its first message
+	// (default 20 s).
 	CaseTimeout time.Duration
+	// StartupTimeout is how long a launched client may take to send its
+	// first message before its case is over (default
+	// DefaultStartupTimeout): a host that starts slowly on a busy machine
+	// (Node clients under load took over 20 s) has not yet had its
+	// CaseTimeout. Once a case has used all of it without a word from a
+	// client that has spoken in no case so far, the client is taken to be
+	// silent and later cases wait CaseTimeout for its first message.
+	StartupTimeout time.Duration
 	// Settle is how long a case stays open after the client's last word
 	// (or the scenario's end), for trailing messages such as a DELETE on
 	// close (default 300 ms).
@@ -116,6 +125,44 @@ type runner struct {
 
 	spokenMu sync.Mutex
 	spoken   map[spec.Version]*spokenVerdict
+
+	starts clientStart
+}
+
+// clientStart is what the run has learned of the client's start-up: whether
+// it has spoken in any case, and whether a case has waited out its whole
+// start-up allowance without a word while it had spoken in none.
+type clientStart struct {
+	mu    sync.Mutex
+	spoke bool
+	mute  bool
+}
+
+// allowance is how long a new case waits for the client's first message.
+func (g *clientStart) allowance(cfg Config) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mute && !g.spoke {
+		return cfg.CaseTimeout
+	}
+	return max(cfg.StartupTimeout, cfg.CaseTimeout)
+}
+
+// spokeOnce notes that the client sent a message in a case.
+func (g *clientStart) spokeOnce() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.spoke = true
+}
+
+// silentThrough notes that a case waited its whole allowance a and the
+// client said nothing.
+func (g *clientStart) silentThrough(a time.Duration, cfg Config) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if a >= max(cfg.StartupTimeout, cfg.CaseTimeout) {
+		g.mute = true
+	}
 }
 
 // spokenVerdict is whether the client speaks a version, decided once.
@@ -148,6 +195,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.CaseTimeout <= 0 {
 		cfg.CaseTimeout = 20 * time.Second
+	}
+	if cfg.StartupTimeout <= 0 {
+		cfg.StartupTimeout = DefaultStartupTimeout
 	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = 300 * time.Millisecond
