@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -637,4 +640,46 @@ func TestDetectSDK(t *testing.T) {
 			t.Errorf("detectSDK(%s) = %q, want %q", pkg, got, want)
 		}
 	}
+}
+
+// TestDriveLeavesNothingBehind: a process the host left running in its
+// group (as mcp-remote does after its input closes) ends with the drive.
+func TestDriveLeavesNothingBehind(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "host.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 300 &\necho $! > "+pidFile+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Files, as in a real run (the driver's own stdout and stderr), so that
+	// no copying waits for the child's end of a pipe.
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := drive(context.Background(), []string{"node-script", "-node", "/bin/sh", "-script", script, "-url", "http://127.0.0.1:9/mcp"}, out, out); err != nil {
+		t.Fatalf("drive: %v\n%s", err, mustRead(t, out.Name()))
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(mustRead(t, pidFile))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SIGKILL is sent when the drive returns and acted on by the kernel
+	// soon after: a killed process is a zombie or gone. Without the kill
+	// the sleep runs for 300 s, far past this bounded watch.
+	state := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return // gone
+		}
+		if f := strings.Fields(string(b)); len(f) > 2 {
+			if state = f[2]; state == "Z" || state == "X" {
+				return
+			}
+		}
+	}
+	t.Errorf("the host's child %d still runs (state %s) 10 s after the drive returned", pid, state)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }

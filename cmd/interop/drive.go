@@ -124,6 +124,9 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
+	// Whatever the host left in its process group (a bridge that outlives
+	// its input, as mcp-remote 0.15.1 does) ends with it.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if ctx.Err() != nil {
 		return fmt.Errorf("drive %s: the host did not finish within %s", kind, *limit)
 	}
