@@ -492,7 +492,7 @@ func (c *Case) untestableWhy(needs string) string {
 	case c.refused():
 		return fmt.Sprintf("the client refused scenario %s (%s)", c.Scenario.Name, refusalOf(c))
 	case !c.Traffic():
-		return fmt.Sprintf("the client sent nothing in scenario %s (it %s); stdout/stderr: %s", c.Scenario.Name, c.Exit, tail(c.Stderr, c.Stdout))
+		return fmt.Sprintf("the client sent nothing in scenario %s (it %s); its output: %s", c.Scenario.Name, c.Exit, outputGist(c.Stderr, c.Stdout))
 	}
 	if c.RodeOn != "" {
 		return fmt.Sprintf("in scenario %s the client did not %s: it refused the scenario (%s), so it was run as %q, whose flow does not (%s)", c.Scenario.Name, needs, c.Refusal, c.RodeOn, rideActs(c.RodeOn))
@@ -516,22 +516,6 @@ func rideActs(name string) string {
 		return authActs
 	}
 	return "its own flow"
-}
-
-func tail(bs ...[]byte) string {
-	var parts []string
-	for _, b := range bs {
-		if s := strings.TrimSpace(string(b)); s != "" {
-			if len(s) > 300 {
-				s = "…" + s[len(s)-300:]
-			}
-			parts = append(parts, s)
-		}
-	}
-	if len(parts) == 0 {
-		return "(nothing)"
-	}
-	return strings.Join(parts, " | ")
 }
 
 // SpeaksStateless reports whether the client showed in this case that it

@@ -68,6 +68,39 @@ func refusalOf(c *Case) string {
 	return why
 }
 
+// outputGist says in a line what a client printed, per stream (stderr
+// first): the line that tells most (its first error, else its first line),
+// then its last line and the number of lines when there are more. A
+// client that sent nothing says why in its first complaint (an unknown
+// scenario, a usage error), not in the end of a stack trace.
+func outputGist(stderr, stdout []byte) string {
+	var parts []string
+	for _, o := range []struct {
+		name string
+		b    []byte
+	}{{"stderr", stderr}, {"stdout", stdout}} {
+		var lines []string
+		for _, line := range strings.Split(string(o.b), "\n") {
+			if line = strings.TrimSpace(logStamp.ReplaceAllString(strings.TrimSpace(line), "")); line != "" {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		gist := firstErrorLine(o.b)
+		part := fmt.Sprintf("%s %q", o.name, gist)
+		if last := clip(lines[len(lines)-1], 200); len(lines) > 1 && last != gist {
+			part += fmt.Sprintf(" … %q (%d lines)", last, len(lines))
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return "no output"
+	}
+	return strings.Join(parts, "; ")
+}
+
 // rideContext is MCP_CONFORMANCE_CONTEXT for a case of s played as the
 // official scenario ride: s's own context, and for http-custom-headers the
 // tool calls to make (toolCalls).

@@ -94,3 +94,24 @@ func TestFirstErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputGist: a client that sent nothing is summed up by the line that
+// tells why (its first error, stamp removed), then its last line and line
+// count, per stream; not by the last 300 bytes of a stack trace or usage
+// text (issue 27: about 200 KB of one client's report was such tails).
+func TestOutputGist(t *testing.T) {
+	usage := "2026/12/02 04:35:53 Unknown scenario: \"mcpcheck-server-requests\"\nAvailable scenarios:\n" + strings.Repeat("  - some-scenario\n", 80)
+	for _, tc := range []struct{ stderr, stdout, want string }{
+		{usage, "", `stderr "Unknown scenario: \"mcpcheck-server-requests\"" … "- some-scenario" (82 lines)`},
+		{"", "listening\n", `stdout "listening"`},
+		{"fatal: no config\n", "hello\n", `stderr "fatal: no config"; stdout "hello"`},
+		{"", "", "no output"},
+	} {
+		if got := outputGist([]byte(tc.stderr), []byte(tc.stdout)); got != tc.want {
+			t.Errorf("outputGist(%.40q, %q) = %s, want %s", tc.stderr, tc.stdout, got, tc.want)
+		}
+	}
+	if got := outputGist([]byte(usage), nil); len(got) > 300 {
+		t.Errorf("the gist of %d bytes of output is %d bytes long", len(usage), len(got))
+	}
+}
