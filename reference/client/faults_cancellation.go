@@ -33,7 +33,12 @@ func init() {
 				if w.Decoded.Method != spec.MethodInitialize {
 					return [][]byte{w.Msg}
 				}
-				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + w.Decoded.ID.String() + `,"reason":"fault"}}`)}
+				// One message of two lines, so that over HTTP the
+				// cancellation goes out while the initialize is unanswered
+				// (faultConn.sendAlongside), as it does over stdio; as two
+				// messages it waited for the result, then went out without
+				// the negotiated MCP-Protocol-Version header.
+				return [][]byte{append(append(append([]byte(nil), w.Msg...), '\n'), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+w.Decoded.ID.String()+`,"reason":"fault"}}`...)}
 			}},
 	)
 }
