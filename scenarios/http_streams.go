@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -28,9 +29,17 @@ var _ = Register(
 		},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
-			n, bad, wrong := 0, 0, 0
+			n, bad, wrong, declined := 0, 0, 0, 0
 			for _, o := range obs {
 				if !isResponse(o.Frame) || o.HTTP == nil || o.Place.Stream == StreamResumed || o.Place.Stream == StreamUnknown {
+					continue
+				}
+				if o.Place.Stream == StreamGet && !openedGetStream(o.Frame) {
+					// The body of a GET the server declined (HTTP 405
+					// with a JSON-RPC error, as the spec lets it decline
+					// the stream): no stream was opened, so nothing in it
+					// was sent on one.
+					declined++
 					continue
 				}
 				n++
@@ -55,6 +64,9 @@ var _ = Register(
 					break
 				}
 			}
+			if declined > 0 {
+				t.Saw("%d JSON-RPC bodies of GETs the server declined (no 200 text/event-stream), judged as no stream", declined)
+			}
 			switch {
 			case bad > 0:
 			case n == 0:
@@ -69,3 +81,11 @@ var _ = Register(
 		},
 	},
 )
+
+// openedGetStream reports whether f came on the stream a GET opened: an
+// SSE event of a GET answered 200 (text/event-stream). Any other answer
+// to a GET (405 declining the stream, with or without a JSON body) opened
+// none.
+func openedGetStream(f wire.Frame) bool {
+	return f.InSSE && f.Status() == http.StatusOK
+}

@@ -334,6 +334,29 @@ func (row badRequest) judge(f wire.Frame) (expect.Verdict, string, string) {
 	return expect.Rejected, fmt.Sprintf("error code %d, where JSON-RPC 2.0 wants %v", f.Msg.Error.Code, row.codes), reqJSONRPC
 }
 
+// echoesInvalidID reports whether f is an answer base/invalid-ids accepts
+// that carries, exactly, an id a row of it sent invalid on purpose (1.5,
+// true, an object): the rule base/wire-schema shares, since such an id
+// breaks the schema's RequestId only because mcpcheck sent it. null is
+// left out: base/wire-schema sets an error with id null aside already
+// (deliberateErrorAnswer), and a result with id null cannot be told from
+// a broken answer to another request.
+func echoesInvalidID(f wire.Frame) bool {
+	if !isResponse(f) {
+		return false
+	}
+	got := rawMember(f.Msg.Raw, "id")
+	for _, row := range idRows {
+		if row.valid || row.id == "" || row.id == "null" || !sameJSON(got, row.id) {
+			continue
+		}
+		if v, _, _ := row.judge(f); v == expect.Accepted {
+			return true
+		}
+	}
+	return false
+}
+
 // rawMember is the compact JSON text of member name of the object raw,
 // "" when raw is not an object or has no such member.
 func rawMember(raw []byte, name string) string {

@@ -1,0 +1,164 @@
+package scenarios
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// The census's false judgements (reports/interop/CENSUS-TRIAGE.json,
+// verdict FALSE; issue 33), each replayed by a small scripted target that
+// does what the real server did, and held to the verdict the spec allows.
+
+// censusQuirks is what quirkServer does besides answering initialize and
+// ping: emptyFrame writes the line {} after notifications/initialized
+// (the SSE data {} the TS SDK's event store replays); pingRefused answers
+// every ping -32601 (as Context7 answers a second server/discover).
+type censusQuirks struct {
+	emptyFrame, pingRefused bool
+}
+
+// quirkServer is a pipe server with q's quirks. A request whose id is no
+// string or integer (1.5, true, an object, an array, null) gets -32600
+// carrying that id as sent, as Context7 answers; other methods -32601.
+func quirkServer(q censusQuirks) target.PipeServer {
+	return func(ctx context.Context, in io.Reader, out io.Writer) error {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			var line string
+			var id any
+			switch {
+			case m.Method == "notifications/initialized" && q.emptyFrame:
+				line = `{}`
+			case len(m.ID) == 0:
+				continue
+			case json.Unmarshal(m.ID, &id) != nil:
+				continue
+			case !validPipeID(id, m.ID):
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: the request body is not a valid JSON-RPC message"},"id":%s}`, m.ID)
+			case m.Method == "initialize":
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"census-quirks","version":"1"}}}`, m.ID, m.Params.ProtocolVersion)
+			case m.Method == "ping" && !q.pingRefused:
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+			default:
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":%s}`, m.ID)
+			}
+			if _, err := io.WriteString(out, line+"\n"); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	}
+}
+
+// validPipeID reports an id MCP allows: a string, or an integer.
+func validPipeID(id any, raw json.RawMessage) bool {
+	switch id.(type) {
+	case string:
+		return true
+	case float64:
+		return !strings.ContainsAny(string(raw), ".eE")
+	}
+	return false
+}
+
+// TestResponseShapeJudgesOnlyResponses: a frame {} (no id, no method, no
+// result, no error; the census's replayed SSE data {}) is no response:
+// base/response-shape passes, and base/wire-schema is the one that fails
+// it. Before the fix response-shape charged it to
+// base.response.result-member-present.
+func TestResponseShapeJudgesOnlyResponses(t *testing.T) {
+	v := spec.V20251125
+	res := runSuites(t, Config{Target: target.Pipe(quirkServer(censusQuirks{emptyFrame: true})), Versions: []spec.Version{v},
+		Only: []string{"base/response-shape", "base/wire-schema"}}, time.Minute)
+	expectOutcome(t, res, "base/response-shape", v, reports.Pass, "a frame {} that is no response")
+	expectOutcome(t, res, "base/wire-schema", v, reports.Fail, "a frame {} that is no JSON-RPC message")
+}
+
+// TestNotificationCheckProbeRefused: a server that answers the check's
+// liveness probe (ping) with -32601 and id of the probe answered no
+// notification: base/notification-no-response says its probe failed
+// (untestable), not that the server answered a notification (Context7's
+// second server/discover in the census).
+func TestNotificationCheckProbeRefused(t *testing.T) {
+	v := spec.V20251125
+	res := runSuites(t, Config{Target: target.Pipe(quirkServer(censusQuirks{pingRefused: true})), Versions: []spec.Version{v},
+		Only: []string{"base/notification-no-response"}}, time.Minute)
+	if c, ok := expectOutcome(t, res, "base/notification-no-response", v, reports.Untestable, "a refused liveness probe"); ok && !strings.Contains(c.Reason, "liveness probe") {
+		t.Errorf("the untestable reason does not name the failed probe: %s", c.Reason)
+	}
+}
+
+// TestWireSchemaAcceptsInvalidIDEcho: an error that echoes mcpcheck's own
+// invalid id (1.5, true, an object, an array) is what base/invalid-ids
+// accepts, so base/wire-schema must not fail it for the id (Context7 in
+// the census); both pass.
+func TestWireSchemaAcceptsInvalidIDEcho(t *testing.T) {
+	only := []string{"base/invalid-ids", "base/wire-schema"}
+	for _, v := range []spec.Version{spec.V20241105, spec.V20251125} {
+		res := runSuites(t, Config{Target: target.Pipe(quirkServer(censusQuirks{})), Versions: []spec.Version{v}, Only: only}, time.Minute)
+		for _, id := range only {
+			expectOutcome(t, res, id, v, reports.Pass, "errors -32600 echoing the invalid ids sent")
+		}
+	}
+}
+
+// TestDeclinedGetIsNoStream: a server that declines every GET with HTTP
+// 405 and a JSON-RPC error body with id null (Context7 over streamable
+// HTTP) sent no response on a GET-opened stream: there was none.
+// http/responses-on-own-streams passes.
+func TestDeclinedGetIsNoStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server")
+	}
+	v := spec.V20251125
+	u, err := url.Parse(httpReference(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	proxy.FlushInterval = -1
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == u.Path {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// http/get-stream-or-405 and http/get-stream-no-responses send the
+	// GETs.
+	only := []string{"http/get-stream-or-405", "http/get-stream-no-responses", "http/responses-on-own-streams"}
+	res := runURL(t, srv.URL+u.Path, target.Streamable, Config{Only: only, Versions: []spec.Version{v}})
+	for _, c := range res.Report.Checks {
+		t.Logf("%s %s: %s / %s", c.ID, c.Outcome, c.Actual, c.Reason)
+	}
+	expectOutcome(t, res, "http/get-stream-or-405", v, reports.Pass, "every GET declined with 405 and a JSON body")
+	expectOutcome(t, res, "http/responses-on-own-streams", v, reports.Pass, "every GET declined with 405 and a JSON body")
+}
