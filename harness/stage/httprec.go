@@ -27,6 +27,7 @@ const maxBody = 4 << 20
 // as the handler writes it.
 func (c *Case) recordHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
 		c.enter()
 		defer c.leave()
 		stream := c.nextStream(r.Method)
@@ -48,7 +49,7 @@ func (c *Case) recordHTTP(next http.Handler) http.Handler {
 		default:
 			ev.Frame = wire.Classify(body)
 		}
-		ev.Stream, ev.HTTP, ev.Time = stream, info, time.Now()
+		ev.Stream, ev.HTTP, ev.Time, ev.Began = stream, info, time.Now(), began
 		c.rec.add(ev)
 		if len(body) > maxBody {
 			http.Error(w, "request body over the stage's limit of "+strconv.Itoa(maxBody)+" bytes", http.StatusRequestEntityTooLarge)
@@ -89,7 +90,9 @@ type recordingWriter struct {
 	sse         *sseSplitter
 	body        bytes.Buffer
 	bodyOver    int64
-	mu          sync.Mutex
+	// began is when the handler first wrote (the head or body bytes).
+	began time.Time
+	mu    sync.Mutex
 }
 
 func (rw *recordingWriter) Header() http.Header { return rw.w.Header() }
@@ -111,7 +114,7 @@ func (rw *recordingWriter) writeHeaderLocked(status int) {
 	if rw.wroteHeader {
 		return
 	}
-	rw.wroteHeader, rw.status, rw.header = true, status, rw.w.Header().Clone()
+	rw.wroteHeader, rw.status, rw.header, rw.began = true, status, rw.w.Header().Clone(), time.Now()
 	if isEventStream(rw.header) {
 		rw.sse = &sseSplitter{}
 	}
@@ -127,7 +130,7 @@ func (rw *recordingWriter) Write(b []byte) (int, error) {
 		// answer to a request sent in an event is never recorded first.
 		for _, f := range rw.sse.feed(b) {
 			f.Stream, f.HTTP, f.InSSE = rw.stream, rw.info(), true
-			rw.c.rec.add(Event{From: FromStage, Frame: f})
+			rw.c.rec.add(Event{From: FromStage, Frame: f, Began: time.Now()})
 		}
 		rw.mu.Unlock()
 		return rw.w.Write(b)
@@ -161,13 +164,13 @@ func (rw *recordingWriter) finish() {
 	rw.mu.Lock()
 	if !rw.wroteHeader {
 		// The handler wrote nothing: net/http answers 200 with no body.
-		rw.wroteHeader, rw.status, rw.header = true, http.StatusOK, rw.w.Header().Clone()
+		rw.wroteHeader, rw.status, rw.header, rw.began = true, http.StatusOK, rw.w.Header().Clone(), time.Now()
 	}
-	sse := rw.sse
+	sse, began := rw.sse, rw.began
 	rw.mu.Unlock()
 	if sse != nil {
 		// An event the stream ended inside is discarded, as SSE says.
-		rw.c.rec.add(Event{From: FromStage, Frame: wire.Frame{Kind: wire.KindEnd, Stream: rw.stream, HTTP: rw.info(), InSSE: true}})
+		rw.c.rec.add(Event{From: FromStage, Frame: wire.Frame{Kind: wire.KindEnd, Stream: rw.stream, HTTP: rw.info(), InSSE: true}, Began: time.Now()})
 		return
 	}
 	var f wire.Frame
@@ -180,7 +183,7 @@ func (rw *recordingWriter) finish() {
 		f = wire.Classify(bytes.Clone(rw.body.Bytes()))
 	}
 	f.Stream, f.HTTP = rw.stream, rw.info()
-	rw.c.rec.add(Event{From: FromStage, Frame: f})
+	rw.c.rec.add(Event{From: FromStage, Frame: f, Began: began})
 }
 
 func isEventStream(h http.Header) bool {

@@ -68,6 +68,14 @@ type Event struct {
 	// constants).
 	Note   string
 	Detail string
+	// Began is, for an HTTP event, when it began: for the client's
+	// request, when the stage's handler took it (before its body was
+	// read, so before it was recorded); for the stage's answer, when the
+	// handler first wrote it (its bytes cannot have reached the client
+	// before). Zero elsewhere. Concurrent exchanges are recorded in the
+	// order their recording ends; Began tells a request that came before
+	// an answer could have reached the client, though recorded after it.
+	Began time.Time
 }
 
 // IsMessage reports whether the event is a JSON value sent as one message.

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/client"
 	"github.com/mcpcheck/mcpcheck/reference/client/transport"
+	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -291,5 +292,51 @@ func TestBodiesOffTheEndpointAreNoMessages(t *testing.T) {
 	}
 	if len(on) != 1 || !on[0].IsMessage() {
 		t.Errorf("the POST to the endpoint was recorded as %+v; want one message", on)
+	}
+}
+
+// TestHTTPEventsSayWhenTheyBegan: every HTTP event carries Began. A
+// client's request began before it was recorded (its body is read in
+// between); the stage's JSON answer began after the request it answers
+// was recorded and no later than its own recording, so a request that
+// began before an answer's Began was sent before the client could have
+// that answer, in whatever order the two were recorded.
+func TestHTTPEventsSayWhenTheyBegan(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{HTTP: server.HTTPOptions{JSONResponses: true}})
+	ctx, cl := connectRef(t, c)
+	if _, err := cl.ListTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+	evs := c.Recording().Events()
+	reqs := map[string]Event{}
+	answers := 0
+	for _, e := range evs {
+		if e.HTTP == nil {
+			continue
+		}
+		if e.Began.IsZero() {
+			t.Errorf("event %d (%s %s) has no Began", e.Seq, e.From, e.Stream)
+			continue
+		}
+		if e.Began.After(e.Time) {
+			t.Errorf("event %d (%s %s) began after it was recorded", e.Seq, e.From, e.Stream)
+		}
+		switch e.From {
+		case FromClient:
+			reqs[e.Stream] = e
+		case FromStage:
+			if !e.IsMessage() || e.Msg.Shape != jsonrpc.KindResponse {
+				continue
+			}
+			answers++
+			if r, ok := reqs[e.Stream]; !ok || !e.Began.After(r.Time) {
+				t.Errorf("the answer on %s (event %d) began before its request was recorded", e.Stream, e.Seq)
+			}
+		}
+	}
+	if answers < 2 {
+		t.Errorf("%d JSON answers recorded in %d events, want those to initialize and tools/list", answers, len(evs))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -94,6 +95,9 @@ func (c *Case) BeforeInitializeResult(e stage.Event) bool {
 		}
 	})
 	sp, ok := c.initSpans[c.Session(e)]
+	if ok && e.HTTP != nil && c.index().early[e.Stream] != "" {
+		return e.Seq > sp.req // sent before the result, though maybe recorded after it
+	}
 	return ok && e.Seq > sp.req && (sp.res == 0 || e.Seq < sp.res)
 }
 
@@ -106,32 +110,52 @@ type caseIndex struct {
 	// initialize was unanswered to that initialize's exchange: the client
 	// could not have the session id yet, so the message is the pending
 	// session's (a cancellation of that initialize, a request before its
-	// result).
+	// result). Unanswered means recorded before the answer, or begun
+	// (stage.Event.Began) before the stage first wrote the answer: a
+	// request that crossed the answer can be recorded after it.
 	early map[string]string
+}
+
+// initExchange is an initialize POST without a session id and how it
+// ended: the stage's answer to it, or a refusal without one (end 0: not
+// yet, or never).
+type initExchange struct {
+	req, end int
+	began    time.Time // when the stage first wrote the answer or refusal
+}
+
+// pendingAt reports whether the exchange was unanswered when the client
+// sent e: e was recorded after the initialize and before its end, or
+// began before the stage first wrote the end.
+func (x initExchange) pendingAt(e stage.Event) bool {
+	if e.Seq <= x.req {
+		return false
+	}
+	return x.end == 0 || e.Seq < x.end || !e.Began.IsZero() && !x.began.IsZero() && e.Began.Before(x.began)
 }
 
 func (c *Case) index() *caseIndex {
 	c.indexOnce.Do(func() {
 		ix := caseIndex{legacy: map[string]string{}, refused: map[string]bool{}, sids: map[string]string{}, early: map[string]string{}}
 		status, answered := map[string]int{}, map[string]bool{}
-		pending := map[string]jsonrpc.ID{} // unanswered initialize exchanges
+		inits := map[string]*initExchange{}
+		ids := map[string]jsonrpc.ID{}
+		var early []stage.Event // client POSTs without a session id, initialize aside
 		for _, e := range c.Events {
 			if e.HTTP != nil && strings.HasPrefix(e.Stream, "post-") && e.IsMessage() {
 				switch {
 				case e.From == stage.FromClient && e.HTTP.Header.Get("Mcp-Session-Id") == "" && e.Msg.Method == spec.MethodInitialize && e.Msg.Shape == jsonrpc.KindRequest:
-					pending[e.Stream] = e.Msg.ID
-				case e.From == stage.FromClient && e.HTTP.Header.Get("Mcp-Session-Id") == "" && len(pending) == 1:
-					for init := range pending {
-						ix.early[e.Stream] = init
-					}
+					inits[e.Stream], ids[e.Stream] = &initExchange{req: e.Seq}, e.Msg.ID
+				case e.From == stage.FromClient && e.HTTP.Header.Get("Mcp-Session-Id") == "":
+					early = append(early, e)
 				case e.From == stage.FromStage:
-					if id, ok := pending[e.Stream]; ok && e.Msg.Shape.IsResponse() && e.Msg.ID == id {
-						delete(pending, e.Stream)
+					if x, ok := inits[e.Stream]; ok && x.end == 0 && e.Msg.Shape.IsResponse() && e.Msg.ID == ids[e.Stream] {
+						x.end, x.began = e.Seq, e.Began
 					}
 				}
 			}
-			if e.From == stage.FromStage && e.HTTP != nil && e.HTTP.Status >= 400 && !e.IsMessage() {
-				delete(pending, e.Stream) // refused without an answer
+			if x, ok := inits[e.Stream]; ok && x.end == 0 && e.From == stage.FromStage && e.HTTP != nil && e.HTTP.Status >= 400 && !e.IsMessage() {
+				x.end, x.began = e.Seq, e.Began // refused without an answer
 			}
 			if e.From != stage.FromStage || e.HTTP == nil {
 				continue
@@ -145,6 +169,17 @@ func (c *Case) index() *caseIndex {
 			answered[e.Stream] = answered[e.Stream] || e.IsMessage()
 			if sid := e.HTTP.Header.Get("Mcp-Session-Id"); sid != "" && ix.sids[e.Stream] == "" {
 				ix.sids[e.Stream] = sid
+			}
+		}
+		for _, e := range early {
+			var pending []string
+			for st, x := range inits {
+				if x.pendingAt(e) {
+					pending = append(pending, st)
+				}
+			}
+			if len(pending) == 1 {
+				ix.early[e.Stream] = pending[0]
 			}
 		}
 		for st, code := range status {
@@ -394,9 +429,33 @@ func (c *Case) Sessions() [][]stage.Event {
 			idx[k] = i
 			out = append(out, nil)
 		}
+		if at := c.earlyAt(out[i], e); at >= 0 {
+			// Sent before the initialize result, recorded after it.
+			out[i] = append(out[i][:at], append(BatchElements(e), out[i][at:]...)...)
+			continue
+		}
 		out[i] = append(out[i], BatchElements(e)...)
 	}
 	return out
+}
+
+// earlyAt returns where in its session's events so far an early message
+// (see caseIndex.early) goes: before the stage's answer to the pending
+// initialize when that was recorded first; -1 to append it.
+func (c *Case) earlyAt(s []stage.Event, e stage.Event) int {
+	if e.HTTP == nil || e.From != stage.FromClient {
+		return -1
+	}
+	init := c.index().early[e.Stream]
+	if init == "" {
+		return -1
+	}
+	for j, m := range s {
+		if m.From == stage.FromStage && m.Stream == init && m.Msg.Shape.IsResponse() {
+			return j
+		}
+	}
+	return -1
 }
 
 // Initialize returns the client's first initialize request.
