@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,6 +125,18 @@ func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-client", "run.sh"))
 	cmd.Env = append(os.Environ(), "MCPCHECK="+bin, "MCP_SDK_DIR="+sdk, "PATH="+nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// The script starts the authserver and the reference server in the
+	// background: they share its process group, which ends with the test
+	// however the script ended (a script killed at the deadline left its
+	// authserver running).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	defer func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"ok":true`) {
 		t.Fatalf("the TypeScript OAuth client's flow: %v\n%s", err, tailString(string(out), 4000))
