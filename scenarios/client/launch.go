@@ -68,6 +68,18 @@ func refusalOf(c *Case) string {
 	return why
 }
 
+// outputLines are the non-empty lines of a client's output, trimmed and
+// without Go's log time stamp.
+func outputLines(b []byte) []string {
+	var lines []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(logStamp.ReplaceAllString(strings.TrimSpace(line), "")); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
 // outputGist says in a line what a client printed, per stream (stderr
 // first): the line that tells most (its first error, else its first line),
 // then its last line and the number of lines when there are more. A
@@ -79,12 +91,7 @@ func outputGist(stderr, stdout []byte) string {
 		name string
 		b    []byte
 	}{{"stderr", stderr}, {"stdout", stdout}} {
-		var lines []string
-		for _, line := range strings.Split(string(o.b), "\n") {
-			if line = strings.TrimSpace(logStamp.ReplaceAllString(strings.TrimSpace(line), "")); line != "" {
-				lines = append(lines, line)
-			}
-		}
+		lines := outputLines(o.b)
 		if len(lines) == 0 {
 			continue
 		}
@@ -180,11 +187,7 @@ var logStamp = regexp.MustCompile(`^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(\.\d+)? `)
 func firstErrorLine(outs ...[]byte) string {
 	var first string
 	for _, b := range outs {
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(logStamp.ReplaceAllString(strings.TrimSpace(line), ""))
-			if line == "" {
-				continue
-			}
+		for _, line := range outputLines(b) {
 			if first == "" {
 				first = line
 			}
