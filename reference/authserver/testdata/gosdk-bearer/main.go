@@ -9,9 +9,13 @@
 // lives in its own module so that mcpcheck never depends on go-sdk.
 //
 //	gosdk-bearer -http 127.0.0.1:PORT -issuer URL
-//	gosdk-bearer -http 127.0.0.1:PORT -mcpcheck /path/to/mcpcheck
+//	gosdk-bearer -http 127.0.0.1:PORT -mcpcheck /path/to/mcpcheck [-stateless] [-upstream URL]
 //
 // With -mcpcheck it starts "mcpcheck authserver" itself and trusts it.
+// With -stateless the handler keeps no sessions, the only way go-sdk
+// v1.8.0 speaks 2026-07-28. With -upstream it calls that API with a
+// credential of its own while serving each request, so that mcpcheck's
+// token passthrough check has calls to watch.
 package main
 
 import (
@@ -49,6 +53,8 @@ func main() {
 	mcpcheck := flag.String("mcpcheck", "", "start 'mcpcheck authserver' from this binary and trust it")
 	scope := flag.String("scope", "mcp", "the scope every request needs")
 	tokenOut := flag.String("token-out", "", "with -mcpcheck: write a valid token for this server (Authorization value) to this file")
+	upstream := flag.String("upstream", "", "call the upstream API at this loopback URL (GET, with a credential of this server's own) while serving each authorized POST, as 'mcpcheck server --auth-upstream' plays it")
+	stateless := flag.Bool("stateless", false, "serve streamable HTTP statelessly (go-sdk serves 2026-07-28 only then)")
 	flag.Parse()
 	if *mcpcheck != "" {
 		is, stop, err := startAuthserver(*mcpcheck)
@@ -83,13 +89,16 @@ func main() {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	// go-sdk v1.8.0 negotiates 2026-07-28 only on a stateless handler
+	// (StreamableServerTransport.SupportsProtocolVersion); a stateful one
+	// lists up to 2025-11-25 in its server/discover answer.
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	prmURL := "http://" + *addr + "/.well-known/oauth-protected-resource/mcp"
 	verifier := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return verify(keys, *issuer, resource, token)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", auth.RequireBearerToken(verifier, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: strings.Fields(*scope)})(handler))
+	mux.Handle("/mcp", auth.RequireBearerToken(verifier, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL, Scopes: strings.Fields(*scope)})(callUpstream(*upstream, handler)))
 	prm := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{*issuer},
 		ScopesSupported: strings.Fields(*scope), BearerMethodsSupported: []string{"header"}})
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", prm)
@@ -107,6 +116,31 @@ func main() {
 	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 		log.Print(err)
 	}
+}
+
+// callUpstream calls the upstream API at u (if any) with this server's own
+// credential before serving each POST: an MCP server that uses an upstream
+// API the way the spec asks, never with the client's token.
+func callUpstream(u string, next http.Handler) http.Handler {
+	if u == "" {
+		return next
+	}
+	c := &http.Client{Timeout: 5 * time.Second}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, u, nil)
+			if err == nil {
+				req.Header.Set("Authorization", "Bearer gosdk-bearer-own-upstream-credential")
+				if resp, err := c.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+					resp.Body.Close()
+				} else {
+					log.Printf("upstream %s: %v", u, err)
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // startAuthserver runs "mcpcheck authserver" and reads its issuer from the
