@@ -339,6 +339,24 @@ func censusTally(rows []censusRow, role string) map[string]int {
 	return n
 }
 
+// cells are a row's entry name ("NAME (TRANSPORT), KIND"), its verdict
+// as the overview shows it (a row that was not judged shows its status
+// and reason) and the class the HTML page colours it by.
+func (r censusRow) cells() (name, verdict, class string) {
+	name = r.Name + " (" + r.Transport + ")"
+	if r.Kind != "" {
+		name += ", " + r.Kind
+	}
+	verdict, class = r.Verdict, r.Verdict
+	if r.Status != "judged" {
+		verdict, class = r.Status, r.Status
+		if r.Reason != "" {
+			verdict += ": " + oneLine(r.Reason, 200)
+		}
+	}
+	return name, verdict, class
+}
+
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
@@ -365,17 +383,7 @@ func censusMarkdown(w io.Writer, rows []censusRow) {
 			if r.Role != role {
 				continue
 			}
-			name := r.Name + " (" + r.Transport + ")"
-			if r.Kind != "" {
-				name += ", " + r.Kind
-			}
-			verdict := r.Verdict
-			if r.Status != "judged" {
-				verdict = r.Status
-				if r.Reason != "" {
-					verdict += ": " + oneLine(r.Reason, 200)
-				}
-			}
+			name, verdict, _ := r.cells()
 			p("| %s | `%s` | %s | %s | %s | %s | %d | %d | %s |\n", mdCell(name), r.Package, mdCell(r.Implementation), mdCell(r.SDK), mdCell(strings.Join(r.Versions, ", ")),
 				mdCell(verdict), r.Counts.Fail, r.Counts.Warn, mdCell(strings.Join(r.Defects, " · ")))
 		}
@@ -413,17 +421,7 @@ func censusHTML(w io.Writer, rows []censusRow) {
 			if r.Role != role {
 				continue
 			}
-			name := r.Name + " (" + r.Transport + ")"
-			if r.Kind != "" {
-				name += ", " + r.Kind
-			}
-			verdict, cls := r.Verdict, r.Verdict
-			if r.Status != "judged" {
-				verdict, cls = r.Status, r.Status
-				if r.Reason != "" {
-					verdict += ": " + oneLine(r.Reason, 200)
-				}
-			}
+			name, verdict, cls := r.cells()
 			var defects []string
 			for _, d := range r.Defects {
 				defects = append(defects, "<li>"+e(d)+"</li>")
