@@ -32,6 +32,7 @@ import (
 	"io"
 	"log"
 	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -67,7 +68,21 @@ func main() {
 	if *issuer == "" {
 		log.Fatal("give -issuer URL or -mcpcheck PATH")
 	}
-	resource := "http://" + *addr + "/mcp"
+	// Listen first, so that port 0 can be asked for: the resource URL
+	// names the port bound, and the line below is printed once the port
+	// accepts connections.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Print(err)
+		return
+	}
+	if h, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(h).IsLoopback() {
+		ln.Close()
+		log.Printf("refusing to serve on %s: loopback addresses only", ln.Addr())
+		return
+	}
+	base := "http://" + ln.Addr().String()
+	resource := base + "/mcp"
 	if *tokenOut != "" {
 		if err := writeToken(*issuer, resource, *scope, *tokenOut); err != nil {
 			log.Print(err)
@@ -93,7 +108,7 @@ func main() {
 	// (StreamableServerTransport.SupportsProtocolVersion); a stateful one
 	// lists up to 2025-11-25 in its server/discover answer.
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
-	prmURL := "http://" + *addr + "/.well-known/oauth-protected-resource/mcp"
+	prmURL := base + "/.well-known/oauth-protected-resource/mcp"
 	verifier := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return verify(keys, *issuer, resource, token)
 	}
@@ -104,7 +119,7 @@ func main() {
 	mux.Handle("/.well-known/oauth-protected-resource/mcp", prm)
 	mux.Handle("/.well-known/oauth-protected-resource", prm)
 	log.Printf("gosdk-bearer: %s, trusting %s", resource, *issuer)
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	go func() {
@@ -113,7 +128,7 @@ func main() {
 		defer scancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Print(err)
 	}
 }
