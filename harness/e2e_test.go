@@ -150,7 +150,6 @@ func TestHostileTargetsGetVerdicts(t *testing.T) {
 	httpTarget.Transport = target.Streamable
 	for name, tg := range map[string]target.Target{"silent stdio": helperTarget(t, "silent"), "http 500": httpTarget} {
 		run, _ := NewRun(RunOptions{Catalog: testCatalog})
-		start := time.Now()
 		// A short start-up allowance: the silent target is silent for
 		// good, and this test is about the verdict, not the allowance.
 		sh, err := Open(ctx, tg, spec.V20251125, OpenOptions{Session: session.Config{Timeout: 200 * time.Millisecond, StartupTimeout: 500 * time.Millisecond}, Taps: []wire.Tap{run.Recorder()}})
@@ -165,8 +164,10 @@ func TestHostileTargetsGetVerdicts(t *testing.T) {
 			c.Pass()
 		})
 		sh.Close()
-		if got.Outcome != reports.Untestable || time.Since(start) > 60*time.Second {
-			t.Errorf("%s: %v %q after %v", name, got.Outcome, got.Reason, time.Since(start))
+		// The verdict is the target's: it came before the test's own
+		// deadline (ctx), which only bounds the test.
+		if got.Outcome != reports.Untestable || ctx.Err() != nil {
+			t.Errorf("%s: %v %q (test deadline passed: %v)", name, got.Outcome, got.Reason, ctx.Err() != nil)
 		}
 		t.Logf("%s: %s", name, got.Reason)
 	}

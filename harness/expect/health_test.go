@@ -3,6 +3,7 @@ package expect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,6 @@ func TestHealthMuteTargetIsNotWaitedFor(t *testing.T) {
 			t.Fatalf("wait %d: status %v, want timed out", i, obs.Status)
 		}
 	}
-	start := time.Now()
 	var told string
 	obs := Wait(OnSkip(ctx, func(why string) { told = why }), src(), Options{Timeout: time.Minute}, AnyResponse(id3))
 	if told == "" || told != obs.Actual {
@@ -32,8 +32,10 @@ func TestHealthMuteTargetIsNotWaitedFor(t *testing.T) {
 	if obs.Status != Aborted || !errors.Is(obs.Err, errMute) {
 		t.Fatalf("after %d unanswered waits: status %v (err %v), want aborted as mute", MissesBeforeMute, obs.Status, obs.Err)
 	}
-	if time.Since(start) > time.Second || !strings.Contains(obs.Actual, "treated as mute") {
-		t.Fatalf("the mute verdict took %v and says %q", time.Since(start), obs.Actual)
+	// Aborted as mute is the proof it was not waited for: waiting would
+	// have ended TimedOut after the minute asked.
+	if !strings.Contains(obs.Actual, "treated as mute") {
+		t.Fatalf("the mute verdict says %q, want it to say the target is treated as mute", obs.Actual)
 	}
 }
 
@@ -64,13 +66,14 @@ func TestHealthAdaptsDeadlines(t *testing.T) {
 	for i := 0; i < MissesBeforeAdapting; i++ {
 		Wait(ctx, src(), Options{Timeout: 20 * time.Millisecond}, AnyResponse(jsonrpc.IntID(4)))
 	}
-	start := time.Now()
 	obs := Wait(ctx, src(), Options{Timeout: time.Minute}, AnyResponse(jsonrpc.IntID(5)))
-	if obs.Status != TimedOut || time.Since(start) > 5*MinAdapted {
-		t.Fatalf("status %v after %v, want a timeout after about %v", obs.Status, time.Since(start), MinAdapted)
+	if obs.Status != TimedOut {
+		t.Fatalf("status %v, want a timeout at the adapted deadline %v", obs.Status, MinAdapted)
 	}
-	if !strings.Contains(obs.Actual, "the deadline was 1s, not 1m0s") {
-		t.Fatalf("the verdict does not say the deadline was shortened: %q", obs.Actual)
+	// The verdict names the deadline the wait used: the adapted one, not
+	// the minute asked (which only bounds this test when adapting breaks).
+	if want := fmt.Sprintf("no answer within %v", MinAdapted); !strings.Contains(obs.Actual, want) || !strings.Contains(obs.Actual, "the deadline was 1s, not 1m0s") {
+		t.Fatalf("the verdict %q does not say it waited %v, shortened from 1m0s", obs.Actual, MinAdapted)
 	}
 
 	slow := NewHealth()

@@ -58,9 +58,18 @@ func TestPipeTargetCarriesLinesAndReportsTheEnd(t *testing.T) {
 	if d := c.Pipe.Description(); !strings.HasPrefix(d, "panicked: boom") {
 		t.Errorf("Description = %q; want it to say the server panicked", d)
 	}
-	start := time.Now()
-	if err := c.Close(); err != nil || time.Since(start) > time.Second {
-		t.Errorf("Close of an ended pipe server: %v after %s; want nil at once", err, time.Since(start))
+	// The server has ended, so Close has nothing to wait for: it says nil
+	// (a server that ignores its end gets an error; see the next test). The
+	// bound is the test's deadline, not a claim about speed.
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close of an ended pipe server: %v; want nil", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close of an ended pipe server had not returned after a minute")
 	}
 }
 

@@ -60,12 +60,17 @@ func TestStdioChildIgnoringSIGTERMIsKilled(t *testing.T) {
 	if f, err := c.Recv(ctxT(t, 30*time.Second)); err != nil || f.Msg.Method != "ready" {
 		t.Fatalf("%v %s", err, f.Describe())
 	}
-	start := time.Now()
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("Close took %v", d)
+	// Close's own grace then kill ends the child; the minute only bounds
+	// the test.
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close of a child ignoring SIGTERM had not returned after a minute")
 	}
 	log := strings.Join(c.Process.ShutdownLog(), "; ")
 	if !strings.Contains(log, "ignored SIGTERM") {
