@@ -120,7 +120,7 @@ func TestEndToEndAgainstASloppyServer(t *testing.T) {
 	if len(got.Transcript) < 2 || got.Transcript[0].Direction != reports.Sent {
 		t.Errorf("a failing check keeps its transcript: %+v", got.Transcript)
 	}
-	purity := s.Do("stdio/stdout-only-messages", "", []string{"t.must"}, func(c *Check) {
+	purity := s.Do("transport-stdio/stdout-only-messages", "", []string{"t.must"}, func(c *Check) {
 		for _, f := range sh.Stateful.Irregular() {
 			if f.Kind == wire.KindGarbage {
 				c.Fail("only MCP messages on stdout", "a line that is not JSON: "+string(f.Raw))

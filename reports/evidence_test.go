@@ -158,7 +158,7 @@ func TestEvidenceHoldsTheProvokingRequestAndTheJudgedAnswer(t *testing.T) {
 		},
 		{
 			name: "a frame the verdict quotes (a passive check)",
-			c: Check{ID: "capabilities/prompt-notifications", Outcome: Warn,
+			c: Check{ID: "prompts/capability-notifications", Outcome: Warn,
 				Actual: `prompts.listChanged not declared on connection 22: "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\"}"`,
 				Transcript: []WireEvent{
 					ev(50, Received, 21, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`),

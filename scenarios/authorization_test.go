@@ -57,7 +57,7 @@ func freeLoopbackAddr(t testing.TB) string {
 var authVersions = []spec.Version{spec.V20250326, spec.V20250618, spec.V20251125, spec.V20260728}
 
 // TestAuthChecksAgainstReference is the clean side of the authorization
-// checks' proofs: against the reference server in auth mode every auth/*
+// checks' proofs: against the reference server in auth mode every authorization/*
 // check passes in every version it applies to (n/a outside its window),
 // the token checks with tokens minted by the issuer the server trusts.
 func TestAuthChecksAgainstReference(t *testing.T) {
@@ -74,7 +74,7 @@ func TestAuthChecksAgainstReference(t *testing.T) {
 	res := runURL(t, u, target.Streamable, Config{Only: only, Versions: authVersions})
 	judged := map[string]int{}
 	for _, c := range res.Report.Checks {
-		if !strings.HasPrefix(c.ID, "auth/") {
+		if !strings.HasPrefix(c.ID, "authorization/") {
 			continue
 		}
 		d, _ := lookupCheck(c.ID)
@@ -89,7 +89,7 @@ func TestAuthChecksAgainstReference(t *testing.T) {
 		}
 	}
 	for _, d := range Checks() {
-		if d.Area == "authorization" && d.ID != "auth/authorization-server-2025-03-26" && judged[d.ID] == 0 {
+		if d.Area == "authorization" && d.ID != "authorization/authorization-server-2025-03-26" && judged[d.ID] == 0 {
 			t.Errorf("%s was judged in no version", d.ID)
 		}
 	}
@@ -106,7 +106,7 @@ func TestAuthChecksWithoutAnIssuer(t *testing.T) {
 	tg := target.URL(proxyReference(t, "auth"))
 	tg.Transport = target.Streamable
 	tg.Headers = []target.Header{{Name: "Authorization", Value: proxyGoodToken}}
-	res := runTarget(t, tg, Config{Only: []string{"auth/token-expired", "auth/insufficient-scope"}, Versions: []spec.Version{spec.V20251125}})
+	res := runTarget(t, tg, Config{Only: []string{"authorization/token-expired", "authorization/insufficient-scope"}, Versions: []spec.Version{spec.V20251125}})
 	n := 0
 	for _, c := range res.Report.Checks {
 		n++

@@ -246,7 +246,7 @@ func authReqs(extra ...string) []string {
 
 var _ = Register(
 	Def{
-		ID: "auth/token-expired", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-expired", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "an expired access token gets 401 with a Bearer challenge, and no processing",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-expired", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -255,7 +255,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-not-yet-valid", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-not-yet-valid", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token that is not valid yet (nbf an hour ahead) gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-ignores-nbf", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
@@ -264,7 +264,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-wrong-issuer", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-wrong-issuer", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token naming another issuer (iss) gets 401, though its signature verifies",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-any-issuer", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -273,7 +273,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-bad-signature", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-bad-signature", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token signed with a key outside the issuer's JWKS, or unsigned (alg none), gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-skips-signature", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -284,7 +284,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-audience", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-audience", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token for another audience, or naming none, gets 401 (RFC 8707 audience validation)",
 		Requirements: authReqs("authorization.token-validation.audience"),
 		Proofs:       []Proof{{Fault: "auth-accepts-any-audience", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -295,7 +295,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-other-resource", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-other-resource", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token issued for another MCP server, whose URI starts with this one's, gets 401",
 		Requirements: authReqs("authorization.token-validation.no-foreign-tokens", "authorization.token-validation.audience"),
 		Proofs:       []Proof{{Fault: "auth-audience-prefix-match", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
@@ -305,7 +305,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/token-query-string", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-query-string", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "a valid access token in the URI query string (access_token) is no credential: the request gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-query-token", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -329,7 +329,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "auth/insufficient-scope", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20251125,
+		ID: "authorization/insufficient-scope", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20251125,
 		Title:        "a valid token without the needed scope gets 403 with a Bearer insufficient_scope challenge naming the scope and the resource metadata",
 		Requirements: []string{"authorization.insufficient-scope.response-403", "authorization.insufficient-scope.scope-needed", "authorization.token-validation.before-processing"},
 		Proofs: []Proof{

@@ -136,7 +136,7 @@ func (c upstreamCall) carries(tok string) string {
 
 var _ = Register(
 	Def{
-		ID: "auth/token-passthrough", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-passthrough", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
 		// Exclusive: it reads every call the shared upstream gets.
 		Exclusive:    true,
 		Title:        "the client's access token is never passed on to an upstream API the server calls",

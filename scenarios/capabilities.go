@@ -20,7 +20,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "capabilities/features-declared", Area: "lifecycle",
+		ID: "lifecycle/features-declared", Area: "lifecycle",
 		Title:        "a server that serves tools, prompts, resources or completion declares the matching capability",
 		Requirements: []string{"tools.capability.server-declares", "prompts.capability.server-declares", "resources.capability.server-declares", "completion.capability.server-declares"},
 		Proofs:       []Proof{{Fault: "prompts-undeclared", Version: spec.V20251125, Want: reports.Fail}},
@@ -67,7 +67,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "capabilities/client-undeclared", Area: "lifecycle", Eras: stateful,
+		ID: "lifecycle/client-capabilities-undeclared", Area: "lifecycle", Eras: stateful,
 		Labels:       clientFixtureLabels("test_sampling", "ref_sampling_tools", "test_elicitation", "ref_elicit_url", "ref_list_roots"),
 		Title:        "to a client that declared no capabilities the server sends no sampling, elicitation or roots/list request",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory", "roots.server.respect-root-boundaries"},
@@ -104,7 +104,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "capabilities/stateless-undeclared", Area: "base", Eras: stateless,
+		ID: "base/stateless-undeclared-capabilities", Area: "base", Eras: stateless,
 		Labels:       clientFixtureLabels("test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"),
 		Title:        "in 2026-07-28 a server asks a client that declared nothing for no elicitation, sampling or roots input",
 		Requirements: []string{"base.meta.no-reliance-on-undeclared-capabilities", "mrtr.server.only-declared-input-kinds"},
@@ -139,7 +139,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "capabilities/prompt-notifications", Area: "prompts", Passive: true,
+		ID: "prompts/capability-notifications", Area: "prompts", Passive: true,
 		Title:        "no prompt notifications from a server that did not declare prompts (listChanged for list_changed)",
 		Requirements: []string{"prompts.capability.both-respect-negotiation"},
 		Proofs:       []Proof{{Fault: "prompt-notifications-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Warn}},

@@ -130,7 +130,7 @@ func TestWireSchemaAcceptsInvalidIDEcho(t *testing.T) {
 // TestDeclinedGetIsNoStream: a server that declines every GET with HTTP
 // 405 and a JSON-RPC error body with id null (Context7 over streamable
 // HTTP) sent no response on a GET-opened stream: there was none.
-// http/responses-on-own-streams passes.
+// transport-http/responses-on-own-streams passes.
 func TestDeclinedGetIsNoStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
@@ -152,13 +152,13 @@ func TestDeclinedGetIsNoStream(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	// http/get-stream-or-405 and http/get-stream-no-responses send the
+	// transport-http/get-stream-or-405 and transport-http/get-stream-no-responses send the
 	// GETs.
-	only := []string{"http/get-stream-or-405", "http/get-stream-no-responses", "http/responses-on-own-streams"}
+	only := []string{"transport-http/get-stream-or-405", "transport-http/get-stream-no-responses", "transport-http/responses-on-own-streams"}
 	res := runURL(t, srv.URL+u.Path, target.Streamable, Config{Only: only, Versions: []spec.Version{v}})
 	for _, c := range res.Report.Checks {
 		t.Logf("%s %s: %s / %s", c.ID, c.Outcome, c.Actual, c.Reason)
 	}
-	expectOutcome(t, res, "http/get-stream-or-405", v, reports.Pass, "every GET declined with 405 and a JSON body")
-	expectOutcome(t, res, "http/responses-on-own-streams", v, reports.Pass, "every GET declined with 405 and a JSON body")
+	expectOutcome(t, res, "transport-http/get-stream-or-405", v, reports.Pass, "every GET declined with 405 and a JSON body")
+	expectOutcome(t, res, "transport-http/responses-on-own-streams", v, reports.Pass, "every GET declined with 405 and a JSON body")
 }

@@ -22,7 +22,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "http/post-content-type", Area: "transport-http", Transports: transportHTTPOnly,
+		ID: "transport-http/post-content-type", Area: "transport-http", Transports: transportHTTPOnly,
 		Title: "a POST carrying a request is answered 200 with application/json or text/event-stream, and the stream delivers the response",
 		Requirements: []string{"transport-http.post.request-content-type", "transport-http.endpoint.single-path-post",
 			"transport-http.sse.includes-response"},
@@ -66,7 +66,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/notification-202", Area: "transport-http", Transports: transportHTTPOnly,
+		ID: "transport-http/notification-202", Area: "transport-http", Transports: transportHTTPOnly,
 		Title:        "a POST carrying only a notification (or a response) is answered 202 with an empty body, or refused with an HTTP error status",
 		Requirements: []string{"transport-http.post.accepted-202", "transport-http.post.rejected-error-status"},
 		Proofs:       []Proof{{Proxy: "notification-200", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -120,7 +120,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "a GET to the MCP endpoint opens a text/event-stream or is answered 405",
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
 		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -153,7 +153,7 @@ var _ = Register(
 	},
 	// Isolated: it judges responses to its own pings on its own session's streams.
 	Def{
-		ID: "http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -246,7 +246,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/origin-403", Area: "transport-http", Transports: []string{"streamable", "sse"},
+		ID: "transport-http/origin-403", Area: "transport-http", Transports: []string{"streamable", "sse"},
 		Title:        "a request with a foreign Origin to a local server is refused with 403 (any 4xx before 2025-11-25)",
 		Requirements: []string{"transport-http.security.invalid-origin-403", "transport-http.security.validate-origin"},
 		Proofs:       []Proof{{Fault: "origin-not-validated", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -302,7 +302,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
 		Title:        "a request whose MCP-Protocol-Version header is not a supported version gets 400",
 		Requirements: []string{"transport-http.protocol-version-header.invalid-400"},
 		Proofs:       []Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -318,7 +318,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
 		Title:        "a request of an initialized session without MCP-Protocol-Version is still served (the server assumes 2025-03-26)",
 		Requirements: []string{"transport-http.protocol-version-header.default-2025-03-26"},
 		Proofs:       []Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},

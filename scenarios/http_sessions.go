@@ -32,7 +32,7 @@ func (t *T) httpSessionID(c *Conn) (*wire.HTTP, string) {
 
 var _ = Register(
 	Def{
-		ID: "http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "Mcp-Session-Id is visible ASCII (0x21-0x7E) and differs between sessions",
 		Requirements: []string{"transport-http.session.id-visible-ascii", "transport-http.session.id-unique-secure"},
 		Proofs:       []Proof{{Fault: "session-id-not-ascii", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -64,7 +64,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "a server that uses sessions answers a request without Mcp-Session-Id with 400",
 		Requirements: []string{"transport-http.session.missing-id-400"},
 		Proofs:       []Proof{{Proxy: "status-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -94,7 +94,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "after DELETE ends a session (200/204; 405 refuses), a request with the old Mcp-Session-Id gets 404",
 		Requirements: []string{"transport-http.session.terminated-404"},
 		Proofs:       []Proof{{Fault: "terminated-session-served", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},

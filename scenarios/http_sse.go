@@ -37,7 +37,7 @@ func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream strin
 
 var _ = Register(
 	Def{
-		ID: "http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
 		Title:        "an SSE stream opened for a POST starts with an event that has an id and empty data",
 		Requirements: []string{"transport-http.sse.prime-event-id"},
 		Proofs:       []Proof{{Proxy: "strip-priming", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -65,7 +65,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "SSE event ids never repeat across the streams of a session",
 		Requirements: []string{"transport-http.resume.event-id-unique"},
 		Proofs:       []Proof{{Proxy: "dup-event-ids", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -103,7 +103,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/sse-close-after-response", Area: "transport-http", Transports: transportHTTPOnly, Since: spec.V20250326,
+		ID: "transport-http/sse-close-after-response", Area: "transport-http", Transports: transportHTTPOnly, Since: spec.V20250326,
 		Title:        "a POST's SSE stream ends once the response has been sent",
 		Requirements: []string{"transport-http.sse.close-after-response"},
 		Proofs:       []Proof{{Proxy: "sse-hold-open", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -131,7 +131,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "a GET with Last-Event-ID replays only the stream that event id belongs to",
 		Requirements: []string{"transport-http.resume.no-cross-stream-replay", "transport-http.resume.event-id-identifies-stream"},
 		Proofs:       []Proof{{Fault: "replay-all-streams", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -193,7 +193,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/sse-x-accel-buffering", Area: "transport-http", Transports: transportHTTPOnly, Passive: true,
+		ID: "transport-http/sse-x-accel-buffering", Area: "transport-http", Transports: transportHTTPOnly, Passive: true,
 		Title:        "every SSE response stream carries X-Accel-Buffering: no",
 		Requirements: []string{"transport-http.sse.x-accel-buffering"},
 		Proofs:       []Proof{{Proxy: "strip-accel-buffering", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"subscriptions/listen-ack"}, Want: reports.Warn}},
@@ -217,7 +217,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/no-requests-on-response-streams", Area: "transport-http", Transports: transportHTTPOnly, Passive: true, Eras: stateless,
+		ID: "transport-http/no-requests-on-response-streams", Area: "transport-http", Transports: transportHTTPOnly, Passive: true, Eras: stateless,
 		Title:        "in 2026-07-28 no JSON-RPC request arrives on a response stream",
 		Requirements: []string{"transport-http.sse.no-server-requests"},
 		Proofs:       []Proof{{Fault: "stateless-stream-request", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
@@ -241,7 +241,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "a POST's SSE stream is not ended before its response (2025-03-26, 2025-06-18); from 2025-11-25 a stream cut early carries a retry field first",
 		Requirements: []string{"transport-http.sse.keep-open-until-response", "transport-http.sse.retry-before-close"},
 		Proofs: []Proof{

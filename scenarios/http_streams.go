@@ -14,12 +14,12 @@ import (
 // the stream of the POST that carried its request, never on a stream a
 // plain GET opened, and once. A GET with Last-Event-ID resumes a stream
 // and may replay what belonged to it, responses included, so resumed
-// streams are not held to either rule (http/resume-same-stream judges
+// streams are not held to either rule (transport-http/resume-same-stream judges
 // what they replay).
 
 var _ = Register(
 	Def{
-		ID: "http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
 		Title:        "every response of the run came on its request's POST stream, once, and none on a GET stream that resumed nothing",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs: []Proof{

@@ -145,7 +145,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "capabilities/extension-names", Area: "extensions", Eras: stateless,
+		ID: "extensions/identifier-names", Area: "extensions", Eras: stateless,
 		Title:        "extension identifiers in the server's capabilities have a prefix and follow the _meta key rules",
 		Requirements: []string{"extensions.negotiation.identifier-naming"},
 		Proofs:       []Proof{{Fault: "bad-extension-name", Version: spec.V20260728, Want: reports.Fail}},

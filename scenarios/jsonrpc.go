@@ -473,7 +473,7 @@ var _ = Register(
 		Requirements: []string{"base.result-type.present"},
 		Proofs: []Proof{
 			{Fault: "no-result-type", Version: spec.V20260728, Want: reports.Fail},
-			{Fault: "no-result-type", Version: spec.V20260728, Transport: "streamable", Also: []string{"http/origin-403", "versioning/modern-names-versions"}, Want: reports.Fail},
+			{Fault: "no-result-type", Version: spec.V20260728, Transport: "streamable", Also: []string{"transport-http/origin-403", "versioning/modern-names-versions"}, Want: reports.Fail},
 		},
 		Body: func(t *T) {
 			t.judgeObserved(passiveRule{
@@ -496,7 +496,7 @@ var _ = Register(
 		ID: "base/error-code-ranges", Area: "base", Passive: true,
 		Title:        "error codes keep to the 2026-07-28 allocation policy",
 		Requirements: []string{"base.error-code.retired-codes-not-emitted", "base.error-code.reserved-range-only-defined", "base.error-code.legacy-range-avoid", "base.error-code.custom-outside-reserved"},
-		Proofs:       []Proof{{Fault: "retired-not-found-code", Version: spec.V20260728, Transport: "streamable", Also: []string{"resources/not-found", "http/origin-403"}, Want: reports.Fail}},
+		Proofs:       []Proof{{Fault: "retired-not-found-code", Version: spec.V20260728, Transport: "streamable", Also: []string{"resources/not-found", "transport-http/origin-403"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
 			n := 0

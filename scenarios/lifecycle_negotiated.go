@@ -15,7 +15,7 @@ import (
 // handshake of a lifecycle check as much as the built-in client's), and
 // every capability-bound notification to the capabilities the server
 // declared to that session. Logging and prompt notifications have checks
-// of their own (logging/declared-if-sent, capabilities/prompt-notifications).
+// of their own (logging/declared-if-sent, prompts/capability-notifications).
 
 // negotiatedIDs are the requirement, by version window.
 var negotiatedIDs = []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}

@@ -233,7 +233,7 @@ func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
 
 var _ = Register(
 	Def{
-		ID: "stateless/interleaved-conversations", Area: "base", Eras: stateless,
+		ID: "base/stateless-interleaved-conversations", Area: "base", Eras: stateless,
 		Title:        "two multi round-trip conversations interleaved on one connection both complete",
 		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
 		Proofs:       []Proof{{Fault: "one-conversation-at-a-time", Version: spec.V20260728, Want: reports.Warn}},

@@ -184,15 +184,15 @@ var parallelFaultRows = []struct {
 	{"logging/per-request-stream", "log-on-listen-stream", spec.V20260728, ""},
 	{"security/logs-no-secrets", "log-secrets", spec.V20260728, ""},
 	{"lifecycle/initialize-result", "response-ids-wrong", spec.V20251125, ""},
-	{"http/get-stream-no-responses", "response-on-get-stream", spec.V20251125, "streamable"},
-	{"http/resume-same-stream", "replay-all-streams", spec.V20251125, "streamable"},
+	{"transport-http/get-stream-no-responses", "response-on-get-stream", spec.V20251125, "streamable"},
+	{"transport-http/resume-same-stream", "replay-all-streams", spec.V20251125, "streamable"},
 	{"tasks/get-plain-json", "tasks-get-sse", spec.V20251125, "streamable"},
 	{"logging/set-level-invalid", "bad-log-level-accepted", spec.V20241105, "sse"},
 	// Unprompted traffic, judged per session by the passive checks.
 	{"lifecycle/capabilities-respected", "unprompted-client-request", spec.V20251125, ""},
 	{"progress/known-tokens", "unprompted-progress", spec.V20251125, ""},
 	{"resources/updated-subscribed", "unsubscribed-resource-updated", spec.V20250618, ""},
-	{"http/responses-on-own-streams", "response-on-get-stream", spec.V20251125, "streamable"},
+	{"transport-http/responses-on-own-streams", "response-on-get-stream", spec.V20251125, "streamable"},
 	{"logging/request-scoped", "log-without-level", spec.V20260728, "streamable"},
 }
 
@@ -315,8 +315,8 @@ var transcriptMarkers = map[string]string{
 	"mcpcheck-not-a-cursor-7f3a":  "pagination/invalid-cursor",
 	"mcpcheck-no-such-task-7f3a":  "tasks/unknown-id",
 	"mcpcheck-never-sent-7f3a":    "cancellation/unknown-id",
-	"mcpcheck-no-session":         "http/session-missing-id-400",
-	"mcpcheck-bad-version-header": "http/protocol-version-header-invalid",
+	"mcpcheck-no-session":         "transport-http/session-missing-id-400",
+	"mcpcheck-bad-version-header": "transport-http/protocol-version-header-invalid",
 }
 
 // TestParallelTranscriptsAreTheChecksOwn takes the runs with Parallel 8

@@ -60,7 +60,7 @@ var _ = Register(
 			alts := []expect.Alt{expect.Result(id, "an empty object {}", emptyResult)}
 			if sessions {
 				// 400 is what the transport asks for; another 4xx breaks
-				// that SHOULD (http/session-missing-id-400 judges it), not
+				// that SHOULD (transport-http/session-missing-id-400 judges it), not
 				// the ping rule.
 				alts = append(alts, expect.HTTPStatus(st, http.StatusBadRequest, http.StatusNotFound, http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity))
 			}

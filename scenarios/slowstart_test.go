@@ -19,7 +19,7 @@ var slowStartChecks = []string{
 	"lifecycle/initialize-result", "ping/before-initialize", "versioning/unknown-version",
 	"versioning/echo-supported", "lifecycle/no-requests-before-initialized", "lifecycle/second-initialize",
 	"ping/empty-result", "tools/call-results", "tools/input-validation", "base/response-id-echo",
-	"resources/read-listed", "prompts/get-content", "stdio/exit-on-stdin-close",
+	"resources/read-listed", "prompts/get-content", "transport-stdio/exit-on-stdin-close",
 }
 
 // busyLoops keeps n goroutines spinning until the returned stop is

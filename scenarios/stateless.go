@@ -89,7 +89,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/meta-missing-400", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "base/stateless-meta-missing-400", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP a request without the required _meta is refused with -32602 and HTTP 400",
 		Requirements: []string{"base.meta.http-status-400"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -104,7 +104,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/missing-capability", Area: "base", Eras: stateless,
+		ID: "base/stateless-missing-capability", Area: "base", Eras: stateless,
 		Title:        "a request that needs a client capability the request did not declare gets -32021 (HTTP 400)",
 		Requirements: []string{"base.meta.missing-capability-error", "base.meta.http-status-400"},
 		Proofs:       []Proof{{Fault: "missing-capability-wrong-code", Version: spec.V20260728, Want: reports.Fail}},
@@ -132,7 +132,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/unsupported-version-400", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-unsupported-version-400", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "a request for a version the server does not implement gets HTTP 400 and -32022 listing the supported versions",
 		Requirements: []string{"transport-http.protocol-version-header.unsupported-400"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -156,7 +156,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/unknown-method-404", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-unknown-method-404", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "over HTTP an unknown method gets HTTP 404 with -32601 (and, on a modern-only server, so do the removed initialize, ping and logging/setLevel)",
 		Requirements: []string{"transport-http.method.unknown-404"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -227,7 +227,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "stateless/no-connection-context", Area: "base", Eras: stateless,
+		ID: "base/stateless-no-connection-context", Area: "base", Eras: stateless,
 		Title:        "client capabilities are taken from each request's _meta, not from an earlier request on the connection",
 		Requirements: []string{"base.stateless.no-connection-context"},
 		Proofs:       []Proof{{Fault: "caps-from-connection", Version: spec.V20260728, Want: reports.Fail}},
@@ -248,7 +248,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/no-connection-affinity", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "base/stateless-no-connection-affinity", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "the second round of a multi round-trip request is served on a new connection",
 		Requirements: []string{"base.stateless.no-connection-affinity", "base.stateless.explicit-state-handles"},
 		Proofs:       []Proof{{Fault: "state-bound-to-connection", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -281,7 +281,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "http/modern-only-legacy-traffic", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/modern-only-legacy-traffic", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "a server that speaks only 2026-07-28 answers GET and DELETE with 405 and issues no Mcp-Session-Id",
 		Requirements: []string{"transport-http.compat.modern-server-legacy-traffic"},
 		Proofs:       []Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},

@@ -60,7 +60,7 @@ func (t *T) headersResource(c *Conn) (string, bool) {
 
 var _ = Register(
 	Def{
-		ID: "stateless/header-mismatch", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-header-mismatch", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title: "headers that disagree with the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) get HTTP 400 with -32020",
 		Requirements: []string{"transport-http.validation.header-body-match", "transport-http.validation.reject-400-header-mismatch",
 			"transport-http.protocol-version-header.mismatch-400"},
@@ -109,7 +109,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/protocol-version-header-missing", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-protocol-version-header-missing", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "a modern-only server refuses a request without MCP-Protocol-Version with HTTP 400 and -32020",
 		Requirements: []string{"transport-http.protocol-version-header.missing-rejected"},
 		Proofs:       []Proof{{Proxy: "modern-only-lenient", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -131,7 +131,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/header-names-case-insensitive", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-header-names-case-insensitive", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "the server matches the MCP header names without regard to case (lower-case names are served)",
 		Requirements: []string{"transport-http.headers.case-insensitive-names"},
 		Proofs:       []Proof{{Proxy: "case-sensitive-headers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -180,7 +180,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/name-header-base64", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "transport-http/stateless-name-header-base64", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
 		Title:        "an Mcp-Name in the base64 sentinel form is decoded before it is compared; other casings of the sentinel are not",
 		Requirements: []string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode", "transport-http.param-headers.sentinel-lowercase"},
 		Proofs:       []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -219,7 +219,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "stateless/x-mcp-header-annotations", Area: "transport-http", Eras: stateless,
+		ID: "transport-http/stateless-x-mcp-header-annotations", Area: "transport-http", Eras: stateless,
 		Title: "x-mcp-header annotations are non-empty unique tokens on primitive properties reached through properties only",
 		Requirements: []string{"transport-http.param-headers.name-token-syntax", "transport-http.param-headers.name-not-empty",
 			"transport-http.param-headers.name-no-control-chars", "transport-http.param-headers.name-unique",

@@ -131,7 +131,7 @@ func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame)
 var _ = Register(
 	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "stateless/listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
+		ID: "base/stateless-listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
 		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
 		Requirements: []string{"base.layers.support-base-versioning-patterns"},
 		Proofs:       []Proof{{Proxy: "no-listen", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},

@@ -21,7 +21,7 @@ import (
 // id 1 (go-sdk over HTTP) fails base/invalid-ids, citing the id-echo
 // requirement, and nothing else: the stray id-1 answer is not the
 // response to the session's initialize (id 1), so
-// http/responses-on-own-streams does not call it initialize's response
+// transport-http/responses-on-own-streams does not call it initialize's response
 // on a second stream, and base/wire-schema does not validate an empty
 // ping result as an initialize result.
 func TestOneDefectOneVerdict(t *testing.T) {
@@ -30,11 +30,11 @@ func TestOneDefectOneVerdict(t *testing.T) {
 	}
 	const fault = "fraction-ids-truncated"
 	v := spec.V20251125
-	only := []string{"base/invalid-ids", "base/wire-schema", "http/responses-on-own-streams"}
+	only := []string{"base/invalid-ids", "base/wire-schema", "transport-http/responses-on-own-streams"}
 	t.Run("streamable", func(t *testing.T) {
 		t.Parallel()
 		res := runURL(t, httpReference(t, fault), target.Streamable, Config{Only: only, Versions: []spec.Version{v}})
-		judgeOneVerdict(t, res, v, "http/responses-on-own-streams")
+		judgeOneVerdict(t, res, v, "transport-http/responses-on-own-streams")
 	})
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()

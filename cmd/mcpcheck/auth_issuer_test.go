@@ -95,7 +95,7 @@ func TestServerAuthIssuer(t *testing.T) {
 	u, as := protectedReference(t, server.FaultAuthPRMNoServers)
 	issuer := as.URL
 	common := []string{"--url", u, "--transport", "streamable", "--protocol", "2025-11-25", "--label-filter", "area:authorization || area:tools"}
-	tokenChecks := []string{"auth/token-expired", "auth/token-audience", "auth/token-other-resource", "auth/insufficient-scope"}
+	tokenChecks := []string{"authorization/token-expired", "authorization/token-audience", "authorization/token-other-resource", "authorization/insufficient-scope"}
 
 	code, stderr, got, text := authRunChecks(t, append(common, "--auth-issuer", issuer)...)
 	if !strings.Contains(stderr, "the run presents a valid token of "+issuer) {
@@ -106,8 +106,8 @@ func TestServerAuthIssuer(t *testing.T) {
 			t.Errorf("with --auth-issuer: %s %q, want pass", id, got[id])
 		}
 	}
-	if got["auth/protected-resource-metadata"] != reports.Fail {
-		t.Errorf("with --auth-issuer: auth/protected-resource-metadata %q, want fail (the fault leaves authorization_servers empty)", got["auth/protected-resource-metadata"])
+	if got["authorization/protected-resource-metadata"] != reports.Fail {
+		t.Errorf("with --auth-issuer: authorization/protected-resource-metadata %q, want fail (the fault leaves authorization_servers empty)", got["authorization/protected-resource-metadata"])
 	}
 	if got["tools/names"] != reports.Pass {
 		t.Errorf("with --auth-issuer: tools/names %q, want pass (judged with the run's token)", got["tools/names"])
@@ -147,7 +147,7 @@ func TestServerAuthIssuer(t *testing.T) {
 }
 
 // TestServerAuthUpstream: with --auth-upstream, mcpcheck plays the upstream
-// API the target calls; auth/token-passthrough passes when the target
+// API the target calls; authorization/token-passthrough passes when the target
 // calls it with a credential of its own, fails when it passes the
 // client's token on (fault auth-token-passthrough), and is untestable
 // without the flag. A non-loopback address is a usage error.
@@ -161,7 +161,7 @@ func TestServerAuthUpstream(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	const id = "auth/token-passthrough"
+	const id = "authorization/token-passthrough"
 	for _, c := range []struct {
 		faults []string
 		flag   bool

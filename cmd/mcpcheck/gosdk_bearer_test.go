@@ -145,7 +145,7 @@ func freeLoopbackAddr(t *testing.T) string {
 // streamable HTTP in 2025-06-18, 2025-11-25 and 2026-07-28. go-sdk speaks
 // 2026-07-28 only on its stateless handler (-stateless); the stateful one
 // leaves that version unspoken (every check n/a). Every check passes but
-// one real defect: auth/insufficient-scope warns from 2025-11-25 on,
+// one real defect: authorization/insufficient-scope warns from 2025-11-25 on,
 // because RequireBearerToken (go-sdk v1.8.0 auth/auth.go) answers a token
 // lacking the scope 403 with the same challenge as its 401s, naming
 // resource_metadata and scope but no error="insufficient_scope"

@@ -207,9 +207,9 @@ func TestTSBearerRecipe(t *testing.T) {
 	for id, o := range got {
 		want := reports.Pass
 		switch id {
-		case "auth/token-passthrough":
+		case "authorization/token-passthrough":
 			want = reports.Untestable
-		case "auth/authorization-server-2025-03-26":
+		case "authorization/authorization-server-2025-03-26":
 			want = reports.NA
 		}
 		if o != want {

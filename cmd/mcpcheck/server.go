@@ -40,7 +40,7 @@ Flags:
                            it (for the URL, with the scopes of its protected resource metadata)
   --auth-upstream ADDR     mcpcheck plays the upstream API the target calls while serving a
                            request (configure the target to call http://ADDR/; loopback
-                           host:port): auth/token-passthrough sees whether a client's token
+                           host:port): authorization/token-passthrough sees whether a client's token
                            is passed on to it
   --timeout D              wait at most D for each answer (default 10s)
   --startup-timeout D      how long a fresh connection may take to say anything, a server process

@@ -49,5 +49,5 @@ func CheckedRequirements() map[string][]string { return registry.CheckedRequirem
 // check to the reason why.
 var Exclusions = map[string]string{
 	"authorization.cimd.as-follows-draft":             "an umbrella statement (meet every server-side requirement of the Client ID Metadata Document draft): the authserver/cimd-* checks judge the draft's observable rules one by one (the document is fetched, its client_id must equal its URL, its redirect_uris bound the request, a malformed document is refused, caching follows its headers)",
-	"authorization.token-validation.as-own-resources": "in 2025-06-18 the page puts the resource server's rule (accept only tokens for your own resources) on the authorization server; an authorization server validates no access tokens on any endpoint MCP defines, so no request can present it one (the resource-server side is judged by auth/token-audience and auth/token-other-resource)",
+	"authorization.token-validation.as-own-resources": "in 2025-06-18 the page puts the resource server's rule (accept only tokens for your own resources) on the authorization server; an authorization server validates no access tokens on any endpoint MCP defines, so no request can present it one (the resource-server side is judged by authorization/token-audience and authorization/token-other-resource)",
 }

@@ -85,7 +85,7 @@ func ExamplePipe() {
 		fmt.Println(c.ID, c.Transport, c.Outcome)
 	}
 	// Output:
-	// stdio/exit-on-stdin-close stdio pass
-	// stdio/no-server-requests stdio pass
-	// stdio/stdout-only-messages stdio pass
+	// transport-stdio/exit-on-stdin-close stdio pass
+	// transport-stdio/no-server-requests stdio pass
+	// transport-stdio/stdout-only-messages stdio pass
 }

@@ -183,7 +183,7 @@ func TestPipeTarget(t *testing.T) {
 
 // TestPipeTargetFailsLoudly: a pipe server with a fault fails the check
 // the fault breaks, and one that never returns once its input closed fails
-// stdio/exit-on-stdin-close.
+// transport-stdio/exit-on-stdin-close.
 func TestPipeTargetFailsLoudly(t *testing.T) {
 	r := newRecord(t.Context(), "TestMCP")
 	testServer(r, pipeReference("ping-nonempty-result"), Options{Versions: latest, LabelFilter: "area:ping"}, "")
@@ -203,8 +203,8 @@ func TestPipeTargetFailsLoudly(t *testing.T) {
 	})
 	r = newRecord(t.Context(), "TestMCP")
 	testServer(r, stuck, Options{Versions: []spec.Version{spec.V20260728}, LabelFilter: "area:transport-stdio", Timeout: 300 * time.Millisecond, Strict: true}, "")
-	if sub := r.sub("stdio/exit-on-stdin-close/2026-07-28/stdio"); sub == nil || !sub.failed() {
-		t.Fatalf("stdio/exit-on-stdin-close (a SHOULD: Strict) did not fail against a pipe server that does not return:\n%s", r)
+	if sub := r.sub("transport-stdio/exit-on-stdin-close/2026-07-28/stdio"); sub == nil || !sub.failed() {
+		t.Fatalf("transport-stdio/exit-on-stdin-close (a SHOULD: Strict) did not fail against a pipe server that does not return:\n%s", r)
 	}
 }
 
