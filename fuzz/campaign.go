@@ -172,6 +172,11 @@ type Result struct {
 	// minimizing findings are not counted.
 	RestartTime time.Duration `json:"restartTimeNs,omitempty"`
 	RestartWait time.Duration `json:"restartWaitNs,omitempty"`
+	// SlowProbes counts liveness probes answered only after the liveness
+	// wait ran out, within the confirmation window (no hang was made of
+	// them): a sign that the target is slow or the machine busy, and that
+	// a longer --wait would make the campaign's hang verdicts safer.
+	SlowProbes int64 `json:"slowProbes,omitempty"`
 	// MethodsCovered maps each method the target answered to the number of
 	// answers.
 	MethodsCovered map[string]int64 `json:"methodsCovered"`
@@ -286,6 +291,7 @@ type campaign struct {
 	// workers' waits for an instance (Result.RestartTime, RestartWait).
 	startNs  atomic.Int64
 	waitNs   atomic.Int64
+	slow     atomic.Int64  // probes answered within the confirmation window
 	heap     atomic.Uint64 // at the last sample
 	peakHeap atomic.Uint64
 
@@ -523,7 +529,7 @@ func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	defer c.mu.Unlock()
 	r := &Result{Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.restarts.Load(), PeakHeapBytes: c.peakHeap.Load(),
-		RestartTime: time.Duration(c.startNs.Load()), RestartWait: time.Duration(c.waitNs.Load()),
+		RestartTime: time.Duration(c.startNs.Load()), RestartWait: time.Duration(c.waitNs.Load()), SlowProbes: c.slow.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, Samples: samples, Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
 	for k, v := range c.methods {
 		r.MethodsCovered[k] = v
@@ -844,6 +850,9 @@ func (c *campaign) retire(s *session) {
 // observations. history and seqs are the session's earlier inputs and
 // their judge numbers.
 func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs []int, n int64, run *session, out execOutcome) {
+	if out.slow {
+		c.slow.Add(1)
+	}
 	if len(out.answered) > 0 {
 		c.mu.Lock()
 		for _, m := range out.answered {

@@ -117,6 +117,7 @@ type clientCampaign struct {
 
 	execs    atomic.Int64
 	launches atomic.Int64
+	slow     atomic.Int64 // pings answered within the confirmation window
 	peakRSS  atomic.Uint64
 	heap     atomic.Uint64
 	peakHeap atomic.Uint64
@@ -370,6 +371,9 @@ func (c *clientCampaign) worker(ctx context.Context, w int) {
 
 // account records a run's coverage and cost.
 func (c *clientCampaign) account(run clientRun, mutator string, took time.Duration) {
+	if run.slow {
+		c.slow.Add(1)
+	}
 	for {
 		p := c.peakRSS.Load()
 		if run.peakRSS <= p || c.peakRSS.CompareAndSwap(p, run.peakRSS) {
@@ -408,7 +412,7 @@ func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r := &Result{Role: "client", Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(), Shard: c.cfg.Shard.String(),
-		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.launches.Load(), PeakHeapBytes: c.peakHeap.Load(),
+		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.launches.Load(), PeakHeapBytes: c.peakHeap.Load(), SlowProbes: c.slow.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, MutatorTime: map[string]time.Duration{}, Samples: samples,
 		Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
 	for k, v := range c.methods {

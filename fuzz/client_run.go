@@ -131,7 +131,10 @@ type clientRun struct {
 	played   bool
 	took     time.Duration
 	peakRSS  uint64
-	exit     string
+	// slow says the client answered the ping only within the
+	// confirmation window (see hangConfirm).
+	slow bool
+	exit string
 	// code is the exit status (-1 when killed or stopped).
 	code int
 }
@@ -185,6 +188,9 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 	defer watch.Stop()
 	lastMem := time.Time{}
 	probeAnswered := false
+	// pingLate and overtime say the ping's wait and the run's deadline
+	// have each been given their confirmation window (hangConfirm).
+	pingLate, overtime := false, false
 	var verdict *Observation
 	exited := false
 loop:
@@ -208,14 +214,32 @@ loop:
 				}
 			}
 			if _, at := pl.state(); !at.IsZero() && !probeAnswered {
-				if answeredProbe(rec.Events()) {
+				switch pingOverdue(now.Sub(at), lim.wait, pingLate, answeredProbe(rec.Events())) {
+				case pingAnswered:
 					probeAnswered = true
-				} else if now.Sub(at) > lim.wait {
-					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v, and is still running", lim.wait))
+					if pingLate {
+						run.slow = true
+						sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client answered the ping %v after it was sent, later than the wait of %v: slow, or starved by a busy machine, but not hung", now.Sub(at).Round(time.Millisecond), lim.wait))
+					}
+				case pingHung:
+					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v (and %v more to confirm it), and is still running", lim.wait, hangConfirm(lim.wait)))
 					break loop
+				case pingSuspect:
+					// A healthy client on a busy machine can miss the
+					// wait: the ping gets the confirmation window.
+					pingLate = true
+					sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v; waiting %v more before calling it a hang", lim.wait, hangConfirm(lim.wait)))
 				}
 			}
 			if now.After(deadline) {
+				if !overtime {
+					// The same for the run's own deadline: a busy machine
+					// slows the whole task, not only the ping.
+					overtime = true
+					deadline = deadline.Add(hangConfirm(lim.wait))
+					sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client is still running at its deadline (%v after it started); waiting %v more before judging it", now.Sub(began).Round(time.Millisecond), hangConfirm(lim.wait)))
+					continue
+				}
 				verdict = hangVerdict(v, pl, probeAnswered, now.Sub(began), lim)
 				break loop
 			}
@@ -344,6 +368,32 @@ func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Durati
 			Message: fmt.Sprintf("the client had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
 	}
 	return pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent after the input and had not finished its task %v after it started", ran.Round(time.Millisecond)))
+}
+
+// pingState is what the liveness ping's wait has come to.
+type pingState int
+
+const (
+	pingWaiting  pingState = iota // within the wait, or already suspected and within the confirmation window
+	pingAnswered                  // the client answered it
+	pingSuspect                   // the wait ran out just now: the confirmation window starts
+	pingHung                      // the confirmation window ran out too: a hang
+)
+
+// pingOverdue decides, sinceSent after the ping went out, what its wait
+// has come to: answered, still waiting, suspected (the wait ran out and
+// late is not yet set) or hung (the wait and the confirmation window,
+// hangConfirm, both ran out).
+func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
+	switch {
+	case answered:
+		return pingAnswered
+	case sinceSent > wait+hangConfirm(wait):
+		return pingHung
+	case sinceSent > wait && !late:
+		return pingSuspect
+	}
+	return pingWaiting
 }
 
 // pingVerdict is the hang of a client that leaves the liveness ping

@@ -105,7 +105,18 @@ type execOutcome struct {
 	// recycle means the instance is fine but its judge remembers too many
 	// ids (maxJudgeIDs): the runner should start a new one.
 	recycle bool
+	// slow means the probe was answered only after the liveness wait ran
+	// out, within the confirmation window (hangConfirm): no hang, but a
+	// sign of a slow target or a busy machine.
+	slow bool
 }
+
+// hangConfirm is how much longer than the liveness wait a probe is waited
+// for before its silence is called a hang: a target that answers within
+// it is slow (or starved by a busy machine), not hung. A hung target
+// costs four waits; a healthy one on a loaded machine, whose answer was
+// merely late, is not blamed for our impatience.
+func hangConfirm(wait time.Duration) time.Duration { return 3 * wait }
 
 // openSession starts an instance and, for stateful versions unless bare,
 // performs the handshake (initialize, then notifications/initialized).
@@ -344,9 +355,18 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 // writes after it (to a slow request of this input) is read with the next
 // input's frames, and the judge attributes it to the input that sent the
 // request (Observation.origin) so that the campaign reproduces that one.
-func (s *session) exec(in Input) execOutcome {
-	var out execOutcome
+func (s *session) exec(in Input) (out execOutcome) {
 	s.judge.seq++
+	// suspected is when the liveness wait ran out with the probe still
+	// unanswered; the probe then gets the confirmation window (see
+	// hangConfirm) before the exec is called a hang.
+	var suspected time.Time
+	defer func() {
+		if !suspected.IsZero() && !out.dead {
+			out.slow = true
+			s.note(fmt.Sprintf("the target answered %v after the liveness wait of %v ran out: slow, or starved by a busy machine, but not hung", time.Since(suspected).Round(time.Millisecond), s.wait))
+		}
+	}()
 	registered := false
 	// register tells the judge what the input sent. It runs once the
 	// input is written, so that decoding it overlaps with the target's
@@ -468,9 +488,20 @@ func (s *session) exec(in Input) execOutcome {
 			if in.CloseAfter {
 				return out
 			}
+			if s.heard && suspected.IsZero() {
+				// A healthy target on a busy machine can miss the wait:
+				// the probe gets the confirmation window before the
+				// exec is called a hang.
+				suspected = time.Now()
+				deadline = suspected.Add(hangConfirm(s.wait))
+				s.note(fmt.Sprintf("no answer to the liveness probe within %v; waiting %v more before calling it a hang", s.wait, hangConfirm(s.wait)))
+				continue
+			}
 			what := waited.String()
 			if !s.heard {
 				what += " (a fresh instance's start-up allowance: it said nothing at all)"
+			} else if !suspected.IsZero() {
+				what += " and " + hangConfirm(s.wait).String() + " more to confirm it"
 			}
 			s.note("no answer to the liveness probe within " + what)
 			out.obs = append(out.obs, hangObservation(s.v, what))

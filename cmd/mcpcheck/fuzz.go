@@ -812,6 +812,9 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		fmt.Fprintf(w, ", peak RSS %.1f MiB", float64(res.PeakRSSBytes)/(1<<20))
 	}
 	fmt.Fprintln(w)
+	if res.SlowProbes > 0 {
+		fmt.Fprintf(w, "  %d liveness probe(s) answered only after the liveness wait (--wait) ran out, within the confirmation window: not hangs, but the target is slow or the machine busy; a longer --wait keeps hang verdicts safe\n", res.SlowProbes)
+	}
 	methods := make([]string, 0, len(res.MethodsCovered))
 	for m := range res.MethodsCovered {
 		methods = append(methods, m)
