@@ -21,12 +21,19 @@ import (
 // inUndeclaredScenario asks for input kinds the request did not declare.
 const inUndeclaredScenario = "mcpcheck-undeclared-inputs"
 
-// inUndeclaredTool is its one tool.
-const inUndeclaredTool = "mcpcheck_undeclared_inputs"
+// inUndeclaredTool asks for what the call did not declare; inDeclaredTool
+// asks for what it did, as a server may (so a client that plays only
+// official scenarios, and declares roots in none that asks for them, is
+// still asked for its roots: go-sdk's conformance client, run as
+// http-invalid-tool-headers, calls both).
+const (
+	inUndeclaredTool = "mcpcheck_undeclared_inputs"
+	inDeclaredTool   = "mcpcheck_declared_inputs"
+)
 
 var _ = RegisterScenarios(Scenario{
 	Name: inUndeclaredScenario, Eras: slEra,
-	Title: "deliberate deviation: the tool " + inUndeclaredTool + " answers input_required asking for every input kind (elicitation, sampling, roots) the call's _meta did not declare, and a plain result to the retry (or when nothing is undeclared)",
+	Title: "deliberate deviation: the tool " + inUndeclaredTool + " answers input_required asking for every input kind (elicitation, sampling, roots) the call's _meta did not declare, and a plain result to the retry (or when nothing is undeclared); the tool " + inDeclaredTool + " asks, as a server may, for every kind the call declared",
 	Stage: func(Env) stage.Config {
 		run := func(c *server.Call) (any, error) {
 			caps := c.ClientCapabilities()
@@ -49,8 +56,16 @@ var _ = RegisterScenarios(Scenario{
 			// server must) refuses to ask for what the client lacks.
 			return &mcp.InputRequiredResult{ResultBase: mcp.ResultBase{ResultType: mcp.ResultInputRequired}, InputRequests: q}, nil
 		}
+		declared := func(c *server.Call) (any, error) {
+			q := mrtrAsk(c.ClientCapabilities())
+			if mrtrIsRetry(c) || q == nil {
+				return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text("done")}}, nil
+			}
+			return c.InputRequired(q, "")
+		}
 		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{
 			{Def: mcp.Tool{Name: inUndeclaredTool, Description: "Asks for input", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}, Run: run},
+			{Def: mcp.Tool{Name: inDeclaredTool, Description: "Asks for the input the call declared it can give", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}, Run: declared},
 		}}}
 	},
 })

@@ -159,3 +159,23 @@ func TestCaseSensitiveNamesNeedBothListed(t *testing.T) {
 		t.Errorf("both pages listed, one tool called: %s, want warn", describe(c))
 	}
 }
+
+// TestCaseSensitivePairOnOnePage: mcpcheck-pagination lists Pg_page and
+// pg_page on its first page, so a client that lists one page only (go-sdk's
+// conformance client, run as http-invalid-tool-headers) is judged too:
+// both called by their own names pass, one name called for both warns.
+func TestCaseSensitivePairOnOnePage(t *testing.T) {
+	page1 := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"Pg_case","inputSchema":{"type":"object"}},{"name":"Pg_page","inputSchema":{"type":"object"}},{"name":"pg_page","inputSchema":{"type":"object"}}],"nextCursor":"c"}}`
+	call := func(id, name string) stage.Event {
+		return fromClient(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`)
+	}
+	list := fromClient(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	both := rec(list, fromStage(page1), call("3", "Pg_case"), call("4", "Pg_page"), call("5", "pg_page"))
+	if c := judgeRecording(t, "client/tools/case-sensitive-names", spec.V20251125, Stdio, map[string][]stage.Event{pgScenario: both}); c.Outcome != reports.Pass {
+		t.Errorf("one page listed, Pg_page and pg_page called: %s, want pass", describe(c))
+	}
+	folded := rec(list, fromStage(page1), call("3", "pg_case"), call("4", "pg_page"), call("5", "pg_page"))
+	if c := judgeRecording(t, "client/tools/case-sensitive-names", spec.V20251125, Stdio, map[string][]stage.Event{pgScenario: folded}); c.Outcome != reports.Warn {
+		t.Errorf("one page listed, pg_page called twice and Pg_page never: %s, want warn", describe(c))
+	}
+}

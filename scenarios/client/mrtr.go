@@ -54,25 +54,7 @@ var _ = RegisterScenarios(Scenario{
 	Stage: func(Env) stage.Config {
 		var states atomic.Int64
 		var noType sync.Map // ids of the calls of test_mrtr_no_result_type
-		ask := func(c *server.Call) map[string]mcp.InputRequest {
-			caps := c.ClientCapabilities()
-			q := map[string]mcp.InputRequest{}
-			if caps.Elicitation.SupportsForm() {
-				q[mrtrInputKey] = mcp.InputRequest{Method: spec.MethodElicitationCreate, Params: &mcp.ElicitParams{Mode: mcp.ElicitForm, Message: "mcpcheck asks you to confirm",
-					RequestedSchema: &mcp.RequestedSchema{Type: "object", Properties: map[string]mcp.PrimitiveSchema{"confirmed": {Type: "boolean"}}, Required: []string{"confirmed"}}}}
-			}
-			if caps.Sampling != nil {
-				q[mrtrSampleKey] = mcp.InputRequest{Method: spec.MethodSamplingCreateMessage, Params: &mcp.CreateMessageParams{
-					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say yes"})}}, MaxTokens: 20}}
-			}
-			if caps.Roots != nil {
-				q[mrtrRootsKey] = mcp.InputRequest{Method: spec.MethodRootsList, Params: &mcp.ListRootsParams{}}
-			}
-			if len(q) == 0 {
-				return nil
-			}
-			return q
-		}
+		ask := func(c *server.Call) map[string]mcp.InputRequest { return mrtrAsk(c.ClientCapabilities()) }
 		text := func(s string) (any, error) {
 			return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(s)}}, nil
 		}
@@ -109,6 +91,28 @@ var _ = RegisterScenarios(Scenario{
 		}}
 	},
 })
+
+// mrtrAsk is what a round asks a client that declared caps: a form
+// elicitation, a sampling request and its roots, each when declared (nil
+// when none is).
+func mrtrAsk(caps mcp.ClientCapabilities) map[string]mcp.InputRequest {
+	q := map[string]mcp.InputRequest{}
+	if caps.Elicitation.SupportsForm() {
+		q[mrtrInputKey] = mcp.InputRequest{Method: spec.MethodElicitationCreate, Params: &mcp.ElicitParams{Mode: mcp.ElicitForm, Message: "mcpcheck asks you to confirm",
+			RequestedSchema: &mcp.RequestedSchema{Type: "object", Properties: map[string]mcp.PrimitiveSchema{"confirmed": {Type: "boolean"}}, Required: []string{"confirmed"}}}}
+	}
+	if caps.Sampling != nil {
+		q[mrtrSampleKey] = mcp.InputRequest{Method: spec.MethodSamplingCreateMessage, Params: &mcp.CreateMessageParams{
+			Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks: say yes"})}}, MaxTokens: 20}}
+	}
+	if caps.Roots != nil {
+		q[mrtrRootsKey] = mcp.InputRequest{Method: spec.MethodRootsList, Params: &mcp.ListRootsParams{}}
+	}
+	if len(q) == 0 {
+		return nil
+	}
+	return q
+}
 
 // mrtrIsRetry reports whether a tools/call the stage serves carries
 // inputResponses or requestState (it is a retry).

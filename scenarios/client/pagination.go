@@ -21,8 +21,9 @@ import (
 // that look like data (base64 with spaces and non-ASCII, JSON) to tempt a
 // client into parsing them; from 2026-07-28 the tools come in pages of 3,
 // 1, 2 and 1, the last behind nextCursor "", which is a cursor there, not
-// the end. Two of the tools differ only in
-// case. Every list response of every scenario feeds the cursor check.
+// the end. Two pairs of tools differ only in case, one pair across the
+// first two pages, one on the first. Every list response of every
+// scenario feeds the cursor check.
 
 // pgScenario is the paginated server.
 const pgScenario = "mcpcheck-pagination"
@@ -39,9 +40,12 @@ var (
 	pgPromptPages = []int{1, 2}
 )
 
-// pgTools are the listed tools; two differ only in case.
+// pgTools are the listed tools. Two pairs differ only in case: Pg_case
+// on the first page and pg_case on the second (a client that merges pages
+// by a case-folded key loses one), and Pg_page and pg_page both on the
+// first (so a client that lists one page only is asked too).
 func pgTools() []server.Tool {
-	names := []string{"pg_alpha", "pg_beta", "Pg_case", "pg_case", "pg_gamma", "pg_delta", "pg_omega"}
+	names := []string{"Pg_case", "Pg_page", "pg_page", "pg_case", "pg_gamma", "pg_delta", "pg_omega"}
 	out := make([]server.Tool, len(names))
 	for i, n := range names {
 		n := n
@@ -339,22 +343,30 @@ var _ = Register(
 					_ = json.Unmarshal(m.Msg.Params, &p)
 					called[p.Name]++
 				}
-				// A client that listed one page only was never given both
-				// names: calling the one it saw is no confusion of the two.
-				if called["Pg_case"]+called["pg_case"] == 0 || !pgListed(c, "Pg_case") || !pgListed(c, "pg_case") {
-					continue
-				}
-				n++
-				if called["Pg_case"] == 0 || called["pg_case"] == 0 {
-					bad++
-					t.Fail("both Pg_case and pg_case called, each by its own name",
-						fmt.Sprintf("the client called Pg_case %d time(s) and pg_case %d time(s) (%s)", called["Pg_case"], called["pg_case"], c.Scenario.Name))
+				for _, pair := range pgCasePairs {
+					// A client that listed one page only was never given
+					// both names of the pair across pages: calling the one
+					// it saw is no confusion of the two.
+					a, b := pair[0], pair[1]
+					if called[a]+called[b] == 0 || !pgListed(c, a) || !pgListed(c, b) {
+						continue
+					}
+					n++
+					if called[a] == 0 || called[b] == 0 {
+						bad++
+						t.Fail(fmt.Sprintf("both %s and %s called, each by its own name", a, b),
+							fmt.Sprintf("the client called %s %d time(s) and %s %d time(s) (%s)", a, called[a], b, called[b], c.Scenario.Name))
+					}
 				}
 			}
-			t.settleActed(n, bad, "list both Pg_case and pg_case (pages 1 and 2) and call the listed tools", "%d cases in which both tools were called by their own names")
+			t.settleActed(n, bad, "list both tools of a pair that differs only in case (Pg_page and pg_page on page 1, Pg_case and pg_case on pages 1 and 2) and call the listed tools", "%d pairs of tools differing only in case, each tool called by its own name")
 		},
 	},
 )
+
+// pgCasePairs are the tools of mcpcheck-pagination whose names differ
+// only in case: the first pair across pages 1 and 2, the second on page 1.
+var pgCasePairs = [][2]string{{"Pg_case", "pg_case"}, {"Pg_page", "pg_page"}}
 
 // pgListed reports whether a tools/list answer of the stage in c gave the
 // client the tool name.

@@ -20,6 +20,7 @@ import (
 // after initialization it sends ping, then roots/list, sampling and
 // elicitation requests for what the client declared, and notifications the
 // client must take in silence; a last ping shows the client still answers.
+// In 2025-03-26 a batch of two pings and one more ping follow.
 
 // askTimeout bounds how long the stage waits for each answer of the client.
 const askTimeout = 5 * time.Second
@@ -75,10 +76,6 @@ func provoke(c *server.Call) {
 	ask := func(method string, params any) { askBounded(c, method, params) }
 	caps := c.ClientCapabilities()
 	v := c.Version()
-	if v == spec.V20250326 {
-		// 2025-03-26 has JSON-RPC batches: two pings in one.
-		c.SendRaw([]byte(pingBatch))
-	}
 	ask(spec.MethodPing, nil)
 	// Notifications a client must take in silence: a cancellation of a
 	// request it never sent, progress for a token it never gave, and a
@@ -110,6 +107,15 @@ func provoke(c *server.Call) {
 		c.Notify(spec.MethodElicitationComplete, map[string]any{"elicitationId": "mcpcheck-unknown-elicitation"})
 	}
 	ask(spec.MethodPing, nil)
+	if v == spec.V20250326 {
+		// 2025-03-26 has JSON-RPC batches: two pings in one, sent last,
+		// since a client that cannot take a batch often drops the
+		// connection on it (go-sdk v1.8.0 does) and would then be asked
+		// nothing else. A ping after it gives the answers time to come
+		// before the tool's result lets the client go.
+		c.SendRaw([]byte(pingBatch))
+		ask(spec.MethodPing, nil)
+	}
 }
 
 // pingBatch is the batch of two pings the stage sends in 2025-03-26.
