@@ -114,6 +114,11 @@ func (m *authMint) mint(t *T, kind, scope string) (string, bool) {
 		t.Error(fmt.Errorf("minting a %s token at %s: HTTP %d %s", kind, m.endpoint, r.status, r.body))
 		return "", false
 	}
+	// Presented to the target from now on: the upstream mcpcheck plays
+	// (if any) watches for it.
+	if up := t.vr.r.upstream; up != nil {
+		up.present(out.Token, fmt.Sprintf("a %s token %s minted in %s", kind, t.def.ID, t.Version()))
+	}
 	return out.Token, true
 }
 
@@ -121,6 +126,26 @@ func (m *authMint) mint(t *T, kind, scope string) (string, bool) {
 // the era's first request, the endpoint URL extended by query; a session
 // the target opened is deleted again.
 func (t *T) authSend(authorization, query string) (authResponse, error) {
+	r, err := t.authSendKeep(authorization, query)
+	if sid := r.header.Get("Mcp-Session-Id"); err == nil && sid != "" {
+		t.authEndSession(authorization, sid)
+	}
+	return r, err
+}
+
+// authEndSession deletes the session sid a request with authorization
+// opened.
+func (t *T) authEndSession(authorization, sid string) {
+	del := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {string(t.Version())}}
+	if authorization != "" {
+		del.Set("Authorization", authorization)
+	}
+	_, _ = t.authDo(http.MethodDelete, t.vr.r.target.URL, nil, del)
+}
+
+// authSendKeep is authSend leaving the session the target opened, if any,
+// open (its Mcp-Session-Id is in the response's header).
+func (t *T) authSendKeep(authorization, query string) (authResponse, error) {
 	v := t.Version()
 	m, params := spec.MethodInitialize, any(map[string]any{"protocolVersion": string(v), "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "mcpcheck-auth", "version": "1"}})
@@ -149,13 +174,6 @@ func (t *T) authSend(authorization, query string) (authResponse, error) {
 			kind = wire.KindStatus
 		}
 		t.rec.Received(wire.Frame{Kind: kind, Raw: r.body, HTTP: &wire.HTTPInfo{Method: http.MethodPost, URL: u, Status: r.status, Header: r.header.Clone()}, Time: time.Now()})
-	}
-	if sid := r.header.Get("Mcp-Session-Id"); err == nil && sid != "" {
-		del := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {string(v)}}
-		if authorization != "" {
-			del.Set("Authorization", authorization)
-		}
-		_, _ = t.authDo(http.MethodDelete, t.vr.r.target.URL, nil, del)
 	}
 	return r, err
 }

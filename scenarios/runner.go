@@ -174,6 +174,9 @@ type runner struct {
 	// uses follows the tools the target listed and the calls the checks
 	// made (the report's tools section, the policy's unknown names).
 	uses toolUses
+	// upstream is the upstream API mcpcheck plays for the whole run
+	// (target.AuthUpstream; see watchUpstream), or nil.
+	upstream *authUpstream
 }
 
 // Run executes the suites against cfg.Target and returns the report. It
@@ -272,6 +275,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	r.target = tg
+	defer r.watchUpstream()()
 	r.starts = newStartGate(tg.IsStdio() && tg.Pipe == nil, cfg.Parallel)
 	r.gov = newGovernor(cfg.Parallel)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})

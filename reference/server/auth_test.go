@@ -218,6 +218,42 @@ func init() {
 			return false
 		}
 	}
+	faultProbes[FaultAuthTokenPassthroughTools] = func(t *testing.T, s *Server) bool {
+		got := make(chan string, 16)
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+		t.Cleanup(up.Close)
+		as, err := authserver.Start("127.0.0.1:0", authserver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { as.Close() })
+		ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{JSONResponses: true, Auth: &AuthOptions{Issuer: as.URL, Upstream: up.URL}}))
+		t.Cleanup(ts.Close)
+		a := authRef{t: t, as: as, url: ts.URL + "/mcp"}
+		tok := a.mint(authserver.Valid, "mcp")
+		upstreamGot := func(body string) string {
+			req, _ := http.NewRequest(http.MethodPost, a.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", tok)
+			resp, err := (&http.Client{Timeout: testTimeout}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			select {
+			case h := <-got:
+				return h
+			default:
+				t.Fatal("the server answered without calling its upstream")
+				return ""
+			}
+		}
+		// The first request of a session shows nothing; a tools/call does.
+		first := upstreamGot(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		call := upstreamGot(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`)
+		return first == UpstreamCredential && call == tok
+	}
 	faultProbes[FaultAuthPRMNoServers] = func(t *testing.T, s *Server) bool {
 		_, servers := startAuthRefOn(t, s).prm()
 		return len(servers) == 0
