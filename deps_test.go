@@ -85,6 +85,9 @@ func scanModule(t *testing.T) map[string]*pkgInfo {
 			if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
 				return filepath.SkipDir
 			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != "." && err == nil {
+				return filepath.SkipDir // a module of its own (a peer built from the proxy), not ours
+			}
 			return nil
 		}
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -265,4 +268,93 @@ func TestTopLevelLayout(t *testing.T) {
 			t.Errorf("the top-level layout needs %s: %v", p, err)
 		}
 	}
+}
+
+// pictureRow is one row of the README's package picture.
+type pictureRow struct{ layer, pkg, job string }
+
+// readPicture reads the table of the README's "The package picture"
+// section: layer and module-relative package of each row, in order.
+func readPicture(t *testing.T) []pictureRow {
+	t.Helper()
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatalf("read the README: %v", err)
+	}
+	text := string(b)
+	i := strings.Index(text, "### The package picture")
+	if i < 0 {
+		t.Fatal(`the README has no "### The package picture" section; the Development section must describe the packages`)
+	}
+	text = text[i+1:]
+	if j := strings.Index(text, "\n#"); j >= 0 {
+		text = text[:j]
+	}
+	var rows []pictureRow
+	for _, line := range strings.Split(text, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
+			continue
+		}
+		rows = append(rows, pictureRow{layer: strings.TrimSpace(cells[1]), pkg: strings.Trim(strings.TrimSpace(cells[2]), "`"), job: strings.TrimSpace(cells[3])})
+	}
+	if len(rows) == 0 {
+		t.Fatal("the README's package picture has no rows")
+	}
+	return rows
+}
+
+// TestPackagePictureIsTheModule holds the README's package picture to the
+// code: every package of the module is a row and every row a package, and
+// each package imports (directly; the rest follows) only from its own
+// layer and the layers above it in the table.
+func TestPackagePictureIsTheModule(t *testing.T) {
+	rows := readPicture(t)
+	pkgs := scanModule(t)
+	layerRank := map[string]int{}
+	rank := map[string]int{} // package -> its layer's rank
+	for _, r := range rows {
+		if _, seen := layerRank[r.layer]; !seen {
+			layerRank[r.layer] = len(layerRank)
+		}
+		if _, dup := rank[r.pkg]; dup {
+			t.Errorf("the package picture lists %s twice", r.pkg)
+		}
+		rank[r.pkg] = layerRank[r.layer]
+		if pkgs[r.pkg] == nil {
+			t.Errorf("the package picture lists %s, which is no package of the module (renamed or removed? update the README)", r.pkg)
+		}
+	}
+	var names []string
+	for p := range pkgs {
+		if p != "." {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		r, listed := rank[p]
+		if !listed {
+			t.Errorf("package %s is missing from the README's package picture (Development section): add a row with its layer and job", p)
+			continue
+		}
+		for ip := range pkgs[p].imports {
+			if !strings.HasPrefix(ip, module+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(ip, module+"/")
+			if dr, ok := rank[dep]; ok && dr > r {
+				t.Errorf("%s (layer %s) imports %s from a layer below it (%s): the picture says a package imports only from its own layer and those above", p, rows[indexOf(rows, p)].layer, dep, rows[indexOf(rows, dep)].layer)
+			}
+		}
+	}
+}
+
+func indexOf(rows []pictureRow, pkg string) int {
+	for i, r := range rows {
+		if r.pkg == pkg {
+			return i
+		}
+	}
+	return -1
 }

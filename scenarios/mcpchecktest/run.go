@@ -42,14 +42,9 @@ type Options struct {
 	Verbose bool
 	// ToolPolicy says which of the server's tools the checks call and
 	// with which arguments, as mcpcheck server --call-tools and
-	// --tool-args do: the zero value calls only the tools annotated
-	// readOnlyHint: true (the spec presumes any other tool may be
-	// destructive), with arguments generated from their inputSchema that
-	// never consent to anything; scenarios.ToolPolicy{Calls:
-	// scenarios.CallAll} calls them all, which is for a disposable
-	// instance of the server. A
-	// tool it names that the server does not list makes Run fail.
-	ToolPolicy scenarios.ToolPolicy
+	// --tool-args do; the zero value calls only the tools annotated
+	// readOnlyHint: true (see ToolPolicy).
+	ToolPolicy ToolPolicy
 
 	// only, when set, runs just these check IDs (TestServer sets it from
 	// the -run pattern), and selection records the pattern in the report
@@ -94,7 +89,7 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		Session:     session.Config{Timeout: opts.Timeout},
 		RunTimeout:  opts.Deadline,
 		Verbose:     opts.Verbose,
-		ToolPolicy:  opts.ToolPolicy,
+		ToolPolicy:  opts.ToolPolicy.policy(),
 		Tool:        reports.Tool{Name: "mcpcheck (mcpchecktest)", Version: moduleVersion()},
 	})
 	if err != nil && ctx.Err() == nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -37,13 +36,13 @@ func TestToolPolicySkipsDestructive(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Close() })
 	tg := Handler(srv.HTTPHandler(server.HTTPOptions{}), "/mcp")
-	run := func(p scenarios.ToolPolicy) reports.Check {
+	run := func(p ToolPolicy) reports.Check {
 		t.Helper()
 		res, err := Run(t.Context(), tg, Options{Versions: latest, ToolPolicy: p, only: []string{"tools/call-results"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := res.Report.ToolPolicy.Calls, string(p.Tier()); got != want {
+		if got, want := res.Report.ToolPolicy.Calls, string(p.policy().Tier()); got != want {
 			t.Errorf("the report states the policy %q, want %q", got, want)
 		}
 		for _, c := range res.Report.Checks {
@@ -55,14 +54,14 @@ func TestToolPolicySkipsDestructive(t *testing.T) {
 		return reports.Check{}
 	}
 
-	c := run(scenarios.ToolPolicy{})
+	c := run(ToolPolicy{})
 	if c.Outcome != reports.Untestable || !strings.Contains(c.Reason, "policy readonly skipped 1 tool not annotated read-only") || !strings.Contains(c.Reason, "wipe; --call-tools readonly,wipe calls them") {
 		t.Errorf("readonly: %s (%s); want untestable naming wipe and --call-tools readonly,wipe", c.Outcome, c.Reason)
 	}
 	if n := called.Load(); n != 0 {
 		t.Errorf("readonly called the destructive tool %d times", n)
 	}
-	for _, p := range []scenarios.ToolPolicy{{Calls: scenarios.CallAll}, {Calls: scenarios.CallNamed, Names: []string{"wipe"}}} {
+	for _, p := range []ToolPolicy{{Calls: CallAll}, {Calls: CallNamed, Names: []string{"wipe"}}} {
 		before := called.Load()
 		c = run(p)
 		if c.Outcome != reports.Fail || !strings.Contains(c.Actual, `wipe({"path":"mcpcheck"})`) || !strings.Contains(c.Actual, `"content"`) {
@@ -167,7 +166,7 @@ func TestDefaultPolicyCallsOnlyReadOnlyTools(t *testing.T) {
 	}
 
 	// --call-tools all: everything is called, nothing consents.
-	if _, err = Run(t.Context(), tg, Options{Versions: latest, ToolPolicy: scenarios.ToolPolicy{Calls: scenarios.CallAll}}); err != nil {
+	if _, err = Run(t.Context(), tg, Options{Versions: latest, ToolPolicy: ToolPolicy{Calls: CallAll}}); err != nil {
 		t.Fatal(err)
 	}
 	gated := rec.of("git_clean")
@@ -190,5 +189,19 @@ func TestDefaultPolicyCallsOnlyReadOnlyTools(t *testing.T) {
 	}
 	if len(rec.of("delete_all_files")) == 0 {
 		t.Errorf("--call-tools all never called delete_all_files")
+	}
+}
+
+// TestToolPolicyTiersAreTheHarnesss: the public tier names are the ones
+// the harness decides by (--call-tools), so a policy written with them
+// means what it says.
+func TestToolPolicyTiersAreTheHarnesss(t *testing.T) {
+	for public, harness := range map[string]toolpolicy.Tier{CallReadOnly: toolpolicy.ReadOnly, CallAdditive: toolpolicy.Additive, CallAll: toolpolicy.All, CallNamed: toolpolicy.Named} {
+		if p := (ToolPolicy{Calls: public}).policy(); p.Tier() != harness {
+			t.Errorf("ToolPolicy{Calls: %q} is tier %q in the harness, want %q", public, p.Tier(), harness)
+		}
+	}
+	if p := (ToolPolicy{}).policy(); p.Tier() != toolpolicy.ReadOnly {
+		t.Errorf("the zero ToolPolicy is tier %q, want %q", p.Tier(), toolpolicy.ReadOnly)
 	}
 }
