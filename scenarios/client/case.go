@@ -635,3 +635,48 @@ func (c *Case) SchemaVersion(m Msg) spec.Version {
 	}
 	return c.Version
 }
+
+// SentOrder puts an HTTP initialize back where the client sent it. The
+// stage records a POST once its body is read, so a sessionless POST the
+// client sent after its initialize, while that was unanswered (a
+// cancellation of it, a request before its result), can be recorded
+// first: the TS SDK streams the initialize body (chunked) and its second
+// POST, small and whole, is read before the initialize's last chunk. Such
+// a POST, whose handler began after the initialize's, follows the
+// initialize here, and the events are numbered again (Seq), so every
+// check sees the order the client sent in. Nothing else moves.
+func SentOrder(evs []stage.Event) []stage.Event {
+	sessionless := func(e stage.Event) bool {
+		return e.From == stage.FromClient && e.HTTP != nil && strings.HasPrefix(e.Stream, "post-") && e.IsMessage() &&
+			e.HTTP.Header.Get("Mcp-Session-Id") == "" && !e.Began.IsZero()
+	}
+	moved := false
+	for i := 0; i < len(evs); i++ {
+		a := evs[i]
+		if !sessionless(a) || a.Msg.Method != spec.MethodInitialize || a.Msg.Shape != jsonrpc.KindRequest {
+			continue
+		}
+		at := i
+		for j := i - 1; j >= 0; j-- {
+			b := evs[j]
+			if b.From == stage.FromStage && b.HTTP != nil && b.Stream == a.Stream {
+				break // nothing of its own exchange can precede it
+			}
+			if sessionless(b) && b.Msg.Method != spec.MethodInitialize && b.Began.After(a.Began) {
+				at = j
+			}
+		}
+		if at == i {
+			continue
+		}
+		copy(evs[at+1:i+1], evs[at:i])
+		evs[at] = a
+		moved = true
+	}
+	if moved {
+		for i := range evs {
+			evs[i].Seq = i + 1
+		}
+	}
+	return evs
+}

@@ -319,7 +319,7 @@ wait:
 	if r.cfg.Launch.Stdio {
 		sc.WaitStdio(3 * time.Second)
 	}
-	res.Events, res.Dropped = rec.Events(), rec.Dropped()
+	res.Events, res.Dropped = SentOrder(rec.Events()), rec.Dropped()
 	res.Transcript = rec.Recorder().Events()
 	res.Exit, res.ExitCode = p.ExitDescription(), p.ExitCode()
 	res.Stdout, res.Stderr = p.Output()
