@@ -280,31 +280,19 @@ type campaign struct {
 	cfg      Config
 	parent   context.Context // the caller's context, without the duration bound
 	mutators []Mutator
-	start    time.Time
 	deadline time.Time
 	tools    []Tool
 	http     bool // the target is an HTTP server (a fresh session costs no process start)
+	engine
 
-	execs    atomic.Int64
 	restarts atomic.Int64
 	// startNs and waitNs add up the instance starts' wall time and the
 	// workers' waits for an instance (Result.RestartTime, RestartWait).
-	startNs  atomic.Int64
-	waitNs   atomic.Int64
-	slow     atomic.Int64  // probes answered within the confirmation window
-	heap     atomic.Uint64 // at the last sample
-	peakHeap atomic.Uint64
+	startNs atomic.Int64
+	waitNs  atomic.Int64
 
 	// closing counts instances being ended in the background (see retire).
 	closing sync.WaitGroup
-
-	mu       sync.Mutex
-	findings map[string]*Finding
-	order    []*Finding
-	methods  map[string]int64
-	mutUse   map[string]int64
-	mutTime  map[string]time.Duration
-	errs     []string
 }
 
 // Run fuzzes cfg.Target until the duration or execution bound is reached or
@@ -362,7 +350,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Mutators) == 0 {
 		muts = MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), start: time.Now(), findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}, http: isHTTP}
+	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), engine: newEngine(), http: isHTTP}
 	// Learn the tools once, for the tool-call mutator. A target that
 	// cannot be started or never completes a handshake judges nothing:
 	// the campaign ends here, before any input, with a result that says
@@ -394,74 +382,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	s.close()
 
-	var samples []reports.ThroughputSample
-	var memory []MemorySample
-	progressDone := make(chan struct{})
-	stopProgress := make(chan struct{})
-	go func() {
-		defer close(progressDone)
-		tick := time.NewTicker(cfg.ProgressEvery)
-		defer tick.Stop()
-		last, lastAt := int64(0), c.start
-		for {
-			select {
-			case <-stopProgress:
-				return
-			case now := <-tick.C:
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				c.heap.Store(ms.HeapAlloc)
-				if ms.HeapAlloc > c.peakHeap.Load() {
-					c.peakHeap.Store(ms.HeapAlloc)
-				}
-				n := c.execs.Load()
-				rate := float64(n-last) / now.Sub(lastAt).Seconds()
-				last, lastAt = n, now
-				samples = append(samples, reports.ThroughputSample{Offset: now.Sub(c.start), ExecsPerSec: rate})
-				if len(samples) > maxSamples {
-					samples = thin(samples)
-				}
-				rss, hwm := procMemory()
-				c.mu.Lock()
-				nf := len(c.order)
-				c.mu.Unlock()
-				memory = append(memory, MemorySample{Offset: now.Sub(c.start), HeapInuse: ms.HeapInuse, Sys: ms.Sys, RSS: rss, PeakRSS: hwm, Findings: nf})
-				if len(memory) > maxSamples {
-					memory = thin(memory)
-				}
-				if cfg.Progress != nil {
-					cfg.Progress(c.progress(rate))
-				}
-			}
-		}
-	}()
-
-	var wg sync.WaitGroup
-	for w := 0; w < cfg.Workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			c.worker(ctx, w)
-		}(w)
-	}
-	wg.Wait()
-	c.closing.Wait()
-	close(stopProgress)
-	<-progressDone
-
+	samples, memory := c.drive(ctx, cfg.Workers, cfg.ProgressEvery, c.worker, c.closing.Wait, c.progress, cfg.Progress)
 	res := c.result(samples)
-	res.Memory = memory
-	_, res.PeakRSSBytes = procMemory()
-	if c.parent.Err() != nil {
-		res.interrupted()
-	}
-	if cfg.Progress != nil {
-		rate := 0.0
-		if res.Duration > 0 {
-			rate = float64(res.Execs) / res.Duration.Seconds()
-		}
-		cfg.Progress(c.progress(rate))
-	}
+	c.finish(res, memory, c.parent, c.progress, cfg.Progress)
 	return res, nil
 }
 

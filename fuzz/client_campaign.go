@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -111,24 +109,12 @@ type clientCampaign struct {
 	parent   context.Context
 	st       *stage.Stage
 	mutators []Mutator
-	start    time.Time
 	lim      clientLimits
 	requests []string
+	engine
 
-	execs    atomic.Int64
 	launches atomic.Int64
-	slow     atomic.Int64 // pings answered within the confirmation window
 	peakRSS  atomic.Uint64
-	heap     atomic.Uint64
-	peakHeap atomic.Uint64
-
-	mu       sync.Mutex
-	findings map[string]*Finding
-	order    []*Finding
-	methods  map[string]int64
-	mutUse   map[string]int64
-	mutTime  map[string]time.Duration
-	errs     []string
 }
 
 // RunClient fuzzes an MCP client: after one clean run (no input, which
@@ -198,8 +184,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	defer st.Close()
-	c := &clientCampaign{cfg: cfg, parent: ctx, st: st, mutators: scheduleClient(muts), start: time.Now(),
-		findings: map[string]*Finding{}, methods: map[string]int64{}, mutUse: map[string]int64{}, mutTime: map[string]time.Duration{}}
+	c := &clientCampaign{cfg: cfg, parent: ctx, st: st, mutators: scheduleClient(muts), engine: newEngine()}
 	if cfg.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, c.start.Add(cfg.Duration))
@@ -229,73 +214,11 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 		c.observe(ctx, o, clean, 0, run)
 	}
 
-	var samples []reports.ThroughputSample
-	var memory []MemorySample
-	stop, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(cfg.ProgressEvery)
-		defer tick.Stop()
-		last, lastAt := int64(0), c.start
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-tick.C:
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				c.heap.Store(ms.HeapAlloc)
-				if ms.HeapAlloc > c.peakHeap.Load() {
-					c.peakHeap.Store(ms.HeapAlloc)
-				}
-				n := c.execs.Load()
-				rate := float64(n-last) / now.Sub(lastAt).Seconds()
-				last, lastAt = n, now
-				samples = append(samples, reports.ThroughputSample{Offset: now.Sub(c.start), ExecsPerSec: rate})
-				if len(samples) > maxSamples {
-					samples = thin(samples)
-				}
-				rss, hwm := procMemory()
-				c.mu.Lock()
-				nf := len(c.order)
-				c.mu.Unlock()
-				memory = append(memory, MemorySample{Offset: now.Sub(c.start), HeapInuse: ms.HeapInuse, Sys: ms.Sys, RSS: rss, PeakRSS: hwm, Findings: nf})
-				if len(memory) > maxSamples {
-					memory = thin(memory)
-				}
-				if cfg.Progress != nil {
-					cfg.Progress(c.progress(rate))
-				}
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < cfg.Workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			c.worker(ctx, w)
-		}(w)
-	}
-	wg.Wait()
-	close(stop)
-	<-stopped
-
+	samples, memory := c.drive(ctx, cfg.Workers, cfg.ProgressEvery, c.worker, nil, c.progress, cfg.Progress)
 	res := c.result(samples)
-	res.Memory = memory
-	_, res.PeakRSSBytes = procMemory()
 	info.PeakRSSBytes = c.peakRSS.Load()
 	res.Client = info
-	if c.parent.Err() != nil {
-		res.interrupted()
-	}
-	if cfg.Progress != nil {
-		rate := 0.0
-		if res.Duration > 0 {
-			rate = float64(res.Execs) / res.Duration.Seconds()
-		}
-		cfg.Progress(c.progress(rate))
-	}
+	c.finish(res, memory, c.parent, c.progress, cfg.Progress)
 	return res, nil
 }
 

@@ -72,7 +72,7 @@ func buildClientBins(t *testing.T) (relay, fragile string) {
 func TestClientCampaignFindsRefusedValidSSE(t *testing.T) {
 	buildClientBins(t)
 	target := ClientTarget{Command: filepath.Join(clientBins.dir, "strictsse") + " {url}"}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	res, err := RunClient(ctx, ClientConfig{Client: target, Version: spec.V20251125, MaxExecs: 12, Seed: 7,
 		Mutators: []string{"sse/framing", "sse/retry"}, Wait: time.Second, MinimizeBudget: 2, FindingsDir: t.TempDir()})
@@ -103,7 +103,10 @@ func TestClientCampaignFindsPlantedBugs(t *testing.T) {
 	relay, fragile := buildClientBins(t)
 	target := ClientTarget{Command: fragile + " {server}", Stdio: true, Relay: relay}
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// A bound, not a measure: the planted hang costs four waits each time
+	// it is seen, reproduced, minimized and replayed (hangConfirm), and a
+	// loaded machine stretches every launch.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	res, err := RunClient(ctx, ClientConfig{Client: target, Version: spec.V20251125, MaxExecs: 40, Seed: 5,
 		Mutators: []string{"json/deep-nesting", "protocol/valid"}, Wait: time.Second, MinimizeBudget: 6, FindingsDir: dir})
