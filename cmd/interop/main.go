@@ -559,6 +559,9 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 		args = append(args, "--stdio", shellJoin(argv))
 	} else {
 		url := expand(p.URL, vars)
+		if p.AuthorizationFile != "" {
+			_ = os.Remove(expand(p.AuthorizationFile, vars)) // the last run's, stale
+		}
 		srv, err := startServer(ctx, argv, env, logPath, url)
 		if err != nil {
 			return failed("the server did not start: %v", err)
@@ -567,15 +570,42 @@ func checkPeer(ctx context.Context, c config, p peer, vars map[string]string, mc
 		args = append(args, "--url", url, "--transport", p.Transport)
 		if p.AuthorizationFile != "" {
 			f := expand(p.AuthorizationFile, vars)
-			b, err := os.ReadFile(f)
-			if err != nil || len(bytes.TrimSpace(b)) == 0 {
-				return failed("the server wrote no Authorization value to %s (authorizationFile) before it listened: %v", f, err)
+			b, err := waitAuthorization(ctx, f, srv)
+			if err != nil {
+				return failed("the server wrote no Authorization value to %s (authorizationFile): %v", f, err)
 			}
 			env = append(env, interopAuthEnv+"="+string(bytes.TrimSpace(b)))
 			args = append(args, "--header-env", "Authorization:"+interopAuthEnv)
 		}
 	}
 	return runMcpcheck(ctx, c, mcpcheck, p.id(), args, env, filepath.Join(outDir, "mcpcheck-server.json"), failed)
+}
+
+// waitAuthorization reads a peer's authorizationFile once it holds a
+// value: a peer may get its token after it listens (through its own OAuth
+// flow), so the file is read again until then, for at most 30 s, or until
+// the server exits.
+func waitAuthorization(ctx context.Context, f string, srv *server) ([]byte, error) {
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		b, err := os.ReadFile(f)
+		if err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return b, nil
+		}
+		select {
+		case werr := <-srv.done:
+			srv.done <- werr
+			return nil, fmt.Errorf("the server exited (%v)", werr)
+		case <-deadline.C:
+			return nil, fmt.Errorf("nothing within 30 s of its listening: %v", err)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 // interopAuthEnv is the variable that carries a peer's Authorization

@@ -57,8 +57,10 @@ func TestPeerListIsValid(t *testing.T) {
 				t.Errorf("peer %s: a stdio peer has no URL", p.id())
 			}
 		case "streamable", "sse":
-			if !strings.HasPrefix(p.URL, "http://127.0.0.1:${PORT}/") {
-				t.Errorf("peer %s: URL %q must be on 127.0.0.1:${PORT}", p.id(), p.URL)
+			// localhost for a peer that names itself so in its metadata
+			// (the TS SDK's OAuth example): loopback all the same.
+			if !strings.HasPrefix(p.URL, "http://127.0.0.1:${PORT}/") && !strings.HasPrefix(p.URL, "http://localhost:${PORT}/") {
+				t.Errorf("peer %s: URL %q must be on 127.0.0.1:${PORT} or localhost:${PORT}", p.id(), p.URL)
 			}
 		default:
 			t.Errorf("peer %s: unknown transport %q", p.id(), p.Transport)

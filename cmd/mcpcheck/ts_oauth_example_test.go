@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/reports"
+)
+
+// TestTSOAuthExamplePeer: the TypeScript SDK 1.32.2's own OAuth example
+// server (examples/server/simpleStreamableHttp.js --oauth --oauth-strict,
+// started by reference/authserver/testdata/ts-oauth-example/start.mjs,
+// which gets a token by the example's own OAuth flow) trusts only its demo
+// authorization server, whose opaque tokens mcpcheck cannot mint. So the
+// checks that need a token it accepts are untestable, each saying so;
+// those about discovery and refusing tokens are judged: the 401 challenge
+// passes (in 2025-11-25 it warns: no scope parameter, as the example
+// requires no scope), the protected resource metadata passes, and a
+// forged token fails: the example's verifier throws a plain Error when
+// introspection refuses the token, which requireBearerAuth
+// (server/auth/middleware/bearerAuth.js) answers 500, not 401.
+func TestTSOAuthExamplePeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the lab's TypeScript SDK example and the authorization checks")
+	}
+	nodeDir, sdk := labSDK(t)
+	port := freePort(t)
+	tokFile := filepath.Join(t.TempDir(), "token")
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-example", "start.mjs"),
+		"--port", port, "--token-out", tokFile, "--preload", loopbackPreload(t))
+	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdk)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		var seen strings.Builder
+		for sc.Scan() {
+			if seen.Len() < 1<<14 {
+				seen.WriteString(sc.Text() + "\n")
+			}
+			if strings.HasPrefix(sc.Text(), "ts-oauth-example: http") {
+				ready <- ""
+				_, _ = io.Copy(io.Discard, stderr)
+				return
+			}
+		}
+		ready <- "ended: " + seen.String()
+	}()
+	select {
+	case msg := <-ready:
+		if msg != "" {
+			t.Fatalf("the example did not get ready: %s", msg)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the example did not get ready within a minute")
+	}
+	tok, err := os.ReadFile(tokFile)
+	if err != nil || len(tok) == 0 {
+		t.Fatalf("no token from the example's own flow: %v", err)
+	}
+	t.Setenv("MCPCHECK_TS_OAUTH_EXAMPLE", string(tok))
+	u := fmt.Sprintf("http://localhost:%s/mcp", port)
+	out := t.TempDir()
+	_, _, stderrText := runCLI("server", "--url", u, "--header-env", "Authorization:MCPCHECK_TS_OAUTH_EXAMPLE",
+		"--protocol", "2025-06-18,2025-11-25", "--label-filter", "area:authorization", "--format", "json", "--out", out)
+	got := map[string]reports.Outcome{}
+	for _, c := range readRunJSON(t, filepath.Join(out, "mcpcheck-server.json")).Checks {
+		got[authCheckName(c.ID)+" "+string(c.Version)] = c.Outcome
+	}
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		for name, want := range map[string]reports.Outcome{
+			"protected-resource-metadata": reports.Pass,
+			"forged-token-401":            reports.Fail,
+			"token-expired":               reports.Untestable,
+			"token-audience":              reports.Untestable,
+			"token-passthrough":           reports.Untestable,
+		} {
+			if got[name+" "+v] != want {
+				t.Errorf("%s in %s: %q, want %s (%s)", name, v, got[name+" "+v], want, tail(stderrText, 2000))
+			}
+		}
+	}
+	for key, want := range map[string]reports.Outcome{
+		"unauthorized-challenge 2025-06-18": reports.Pass,
+		"unauthorized-challenge 2025-11-25": reports.Warn, // no scope in the challenge
+		"insufficient-scope 2025-11-25":     reports.Untestable,
+	} {
+		if got[key] != want {
+			t.Errorf("%s: %q, want %s", key, got[key], want)
+		}
+	}
+}
+
+// loopbackPreload returns the lab's Node preload that binds every listen()
+// without a host to 127.0.0.1, or skips.
+func loopbackPreload(t *testing.T) string {
+	t.Helper()
+	_, sdk := labSDK(t)
+	p := filepath.Join(sdk, "..", "..", "..", "..", "bind-localhost.cjs")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("the lab has no bind-localhost.cjs: %v", err)
+	}
+	return p
+}
