@@ -91,9 +91,11 @@ func (e BaselineEntry) MarshalJSON() ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// Matches reports whether the entry covers the check.
+// Matches reports whether the entry covers the check. A check renamed
+// since the entry was written is still covered: both IDs are resolved
+// through CanonicalCheckID.
 func (e BaselineEntry) Matches(c Check) bool {
-	return e.Check == c.ID && (e.Version == "" || e.Version == c.Version) && (e.Transport == "" || e.Transport == c.Transport)
+	return CanonicalCheckID(e.Check) == CanonicalCheckID(c.ID) && (e.Version == "" || e.Version == c.Version) && (e.Transport == "" || e.Transport == c.Transport)
 }
 
 // Key is the entry as a CheckKey, for printing.
@@ -330,6 +332,7 @@ type entrySlots struct {
 // add records entry n, or says which earlier entry it repeats.
 func (x entryIndex) add(e BaselineEntry, n int) string {
 	k := e.Key()
+	k.ID = CanonicalCheckID(k.ID) // an old and a new name are one check
 	s := x[k]
 	if s == nil {
 		s = &entrySlots{reqs: map[string]int{}}
@@ -401,7 +404,7 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 			if reqs == nil {
 				reqs = []string{}
 			}
-			b.Entries = append(b.Entries, BaselineEntry{Check: c.ID, Version: c.Version, Transport: c.Transport, Requirements: reqs, Reason: reason})
+			b.Entries = append(b.Entries, BaselineEntry{Check: CanonicalCheckID(c.ID), Version: c.Version, Transport: c.Transport, Requirements: reqs, Reason: reason})
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -432,7 +435,10 @@ func WriteBaseline(w io.Writer, run *Run, reason string) error {
 // missing shards, one that matches none of the run's checks by ID,
 // version and transport. In a shard, an
 // entry without a version is not made stale either: the other shards
-// judge its other versions. Apply records the result, with the legacy
+// judge its other versions. An entry naming a check by an ID it carried
+// before it was renamed (CanonicalCheckID) covers the renamed check and is
+// listed once in BaselineInfo.Renamed, so the reports can say to rename
+// it. Apply records the result, with the legacy
 // entries that covered a broken check, in run.Baseline. A nil baseline
 // clears the marks and the record.
 func Apply(run *Run, b *Baseline) []Stale {
@@ -547,8 +553,24 @@ func Apply(run *Run, b *Baseline) []Stale {
 			}
 		}
 	}
-	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale, Legacy: legacy, OutOfScope: outside}
+	run.Baseline = &BaselineInfo{Source: b.Source, Entries: len(b.Entries), Matched: matched, Stale: stale, Legacy: legacy, OutOfScope: outside, Renamed: b.Renamed()}
 	return stale
+}
+
+// Renamed lists, once each in entry order, the checks the baseline names
+// by an ID they carried before they were renamed, with the ID they carry
+// now. Such entries still match (BaselineEntry.Matches); the reports ask
+// for the new name.
+func (b *Baseline) Renamed() []RenamedCheck {
+	var out []RenamedCheck
+	seen := map[string]bool{}
+	for _, e := range b.Entries {
+		if n, ok := RenamedCheckID(e.Check); ok && !seen[e.Check] {
+			seen[e.Check] = true
+			out = append(out, RenamedCheck{Old: e.Check, New: n})
+		}
+	}
+	return out
 }
 
 // outOfScope reports whether a run could not have judged what entry e

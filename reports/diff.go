@@ -79,8 +79,9 @@ func (d Diff) Regressed() bool {
 	return len(d.NewFailures)+len(d.Lost)+len(d.LostVersions) > 0
 }
 
-// Compare compares an older run with a newer one, matching checks by ID,
-// version and transport, and the requirements of a check that failed or
+// Compare compares an older run with a newer one, matching checks by ID
+// (an ID a check carried before it was renamed is its current one, see
+// CanonicalCheckID), version and transport, and the requirements of a check that failed or
 // warned in both runs by ID (Check.BrokenRequirements). A check in both
 // runs with the same outcome and, when broken, the same broken
 // requirements is not listed. A check the old run judged and the new one
@@ -92,13 +93,13 @@ func Compare(before, after *Run) Diff {
 	old := map[CheckKey]Check{}
 	if before != nil {
 		for _, c := range before.Checks {
-			old[c.Key()] = c
+			old[canonicalKey(c)] = c
 		}
 	}
 	seen := map[CheckKey]bool{}
 	if after != nil {
 		for _, c := range after.Checks {
-			k := c.Key()
+			k := canonicalKey(c)
 			seen[k] = true
 			o, had := old[k]
 			ch := Change{Key: k, Title: c.Title, Before: o.Outcome, After: c.Outcome}
@@ -159,6 +160,13 @@ func Compare(before, after *Run) Diff {
 		sortChanges(*l)
 	}
 	return d
+}
+
+// canonicalKey is c's key under the ID the check carries now.
+func canonicalKey(c Check) CheckKey {
+	k := c.Key()
+	k.ID = CanonicalCheckID(k.ID)
+	return k
 }
 
 // violates reports whether an outcome is a judged break, whose requirements

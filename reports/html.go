@@ -153,6 +153,7 @@ type htmlBaseline struct {
 	Matched int
 	Stale   []string
 	Legacy  []string
+	Renamed []string
 }
 
 type htmlFuzz struct {
@@ -350,6 +351,9 @@ func buildHTMLView(run *Run, opts Options) htmlView {
 		}
 		for _, e := range b.Legacy {
 			hb.Legacy = append(hb.Legacy, printable(LegacyHint(e)))
+		}
+		for _, r := range b.Renamed {
+			hb.Renamed = append(hb.Renamed, printable(r.String()))
 		}
 		v.Baseline = hb
 	}

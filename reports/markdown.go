@@ -283,6 +283,13 @@ func mdExtras(b *strings.Builder, run *Run) {
 		}
 		p("\n")
 	}
+	if bl := run.Baseline; bl != nil && len(bl.Renamed) > 0 {
+		p("### Baseline entries naming renamed checks (%d)\n\n", len(bl.Renamed))
+		for _, r := range bl.Renamed {
+			p("- %s\n", md(r.String()))
+		}
+		p("\n")
+	}
 	if f := run.Fuzz; f != nil {
 		p("### Fuzzing\n\n%d executions in %s (%s/s on average), seed %d, %d findings.\n\n", f.Execs, humanDuration(f.Duration), execRate(f), f.Seed, len(f.Findings))
 		for _, fd := range f.Findings {

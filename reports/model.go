@@ -401,6 +401,22 @@ type BaselineInfo struct {
 	// check (see BaselineEntry.Requirements): each could hide a new
 	// requirement the check breaks, and should be rewritten.
 	Legacy []BaselineEntry `json:"legacy,omitempty"`
+	// Renamed are the checks the baseline names by an old ID (once each):
+	// its entries still cover them, and should be rewritten with the new
+	// ID.
+	Renamed []RenamedCheck `json:"renamed,omitempty"`
+}
+
+// RenamedCheck is a check named by an ID it carried before it was renamed
+// (Old) and the ID it carries now (New).
+type RenamedCheck struct {
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// String is the hint the reports print: what to rename in the baseline.
+func (r RenamedCheck) String() string {
+	return fmt.Sprintf("check %s was renamed %s: the entries naming the old ID still match it; write the new ID in the baseline", r.Old, r.New)
 }
 
 // Requirement is a snapshot of a catalog record, as cited by checks.

@@ -80,7 +80,8 @@ var errNilRun = errors.New("reports: the run is nil; pass the *Run the harness f
 
 // Prepare returns what every writer works from: a redacted copy of run (see
 // Redact) with Schema set to this package's, Started in UTC, unset outcomes turned into
-// harness errors, unknown wire directions turned into notes, raw bytes that
+// harness errors, check IDs a check carried before it was renamed turned
+// into the ones it carries now (CanonicalCheckID), unknown wire directions turned into notes, raw bytes that
 // are not UTF-8 re-encoded as base64, and Requirements filled in
 // from the catalog for every cited ID. The caller's run is not modified.
 func Prepare(run *Run, opts Options) (*Run, error) {
@@ -92,6 +93,7 @@ func Prepare(run *Run, opts Options) (*Run, error) {
 	out.Started = out.Started.UTC()
 	for i := range out.Checks {
 		c := &out.Checks[i]
+		c.ID = CanonicalCheckID(c.ID)
 		if !c.Outcome.Valid() {
 			c.Reason = strings.TrimSpace(fmt.Sprintf("the harness recorded no valid outcome (%s) for this check. %s", c.Outcome, c.Reason))
 			c.Outcome = Error

@@ -709,6 +709,9 @@ func (t *textWriter) baseline(run *Run) {
 	for _, e := range b.Legacy {
 		t.printf("  %s  %s\n", t.paint(ansiYellow, "LEGACY"), printable(LegacyHint(e)))
 	}
+	for _, r := range b.Renamed {
+		t.printf("  %s  %s\n", t.paint(ansiYellow, "RENAMED"), printable(r.String()))
+	}
 	t.printf("\n")
 }
 

@@ -3,7 +3,9 @@ package scenarios
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -148,5 +150,21 @@ func TestSchedulingFlagsAgree(t *testing.T) {
 		if len(d.IsolatedIn) > 0 && !d.Exclusive {
 			t.Errorf("check %s names eras it is isolated in but is not exclusive", d.ID)
 		}
+	}
+}
+
+// TestOnlySelectsRenamedCheckByOldID: Config.Only naming a check by the ID
+// it had before it was renamed (stdio/no-server-requests) runs the
+// renamed check, transport-stdio/no-server-requests, and nothing else.
+func TestOnlySelectsRenamedCheckByOldID(t *testing.T) {
+	v := spec.V20251125
+	res := runSuites(t, Config{Target: target.Pipe(quirkServer(censusQuirks{})), Versions: []spec.Version{v},
+		Only: []string{"stdio/no-server-requests"}}, time.Minute)
+	var ids []string
+	for _, c := range res.Report.Checks {
+		ids = append(ids, c.ID)
+	}
+	if len(ids) != 1 || ids[0] != "transport-stdio/no-server-requests" {
+		t.Errorf("Only [stdio/no-server-requests] ran %v, want [transport-stdio/no-server-requests]", ids)
 	}
 }

@@ -36,7 +36,9 @@ type Config struct {
 	// LabelFilter is a Ginkgo label filter expression over the labels of
 	// labels.go ("area:base && level:must").
 	LabelFilter string
-	// Only, when set, runs just the checks with these IDs (tests).
+	// Only, when set, runs just the checks with these IDs (tests); an ID a
+	// check carried before it was renamed selects it too
+	// (reports.CanonicalCheckID).
 	Only []string
 	// Session configures the built-in client; Session.Timeout bounds each
 	// wait for an answer (default 10 s).
@@ -247,7 +249,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(cfg.Only) > 0 {
 		r.only = map[string]bool{}
 		for _, id := range cfg.Only {
-			r.only[id] = true
+			r.only[reports.CanonicalCheckID(id)] = true // an old ID selects the renamed check
 		}
 	}
 	tg := cfg.Target

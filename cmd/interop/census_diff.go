@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/reports"
 )
 
 // censusMatrixJSON is what the census diff reads of a matrix in
@@ -29,7 +31,9 @@ type censusMatrixJSON struct {
 
 // censusCells flattens a census document into "matrix · column ·
 // what" → value: every cell, every column's verdict and every
-// requirement each broken check broke.
+// requirement each broken check broke. A check is named by the ID it
+// carries now (reports.CanonicalCheckID), so a census recorded before a
+// check was renamed diffs cleanly against one recorded after.
 func censusCells(b []byte) (map[string]string, error) {
 	var doc struct {
 		Servers json.RawMessage `json:"servers"`
@@ -53,7 +57,7 @@ func censusCells(b []byte) (map[string]string, error) {
 		for _, s := range mx.Servers {
 			out[m.name+" · "+s.Name+" · verdict"] = s.Headline
 			for _, v := range s.Violated {
-				out[m.name+" · "+s.Name+" · "+v.ID+" breaks "+v.Requirement] = v.Outcome
+				out[m.name+" · "+s.Name+" · "+reports.CanonicalCheckID(v.ID)+" breaks "+v.Requirement] = v.Outcome
 			}
 		}
 		for _, r := range mx.Rows {

@@ -445,6 +445,36 @@ func TestCensusDiffShowsMovedCells(t *testing.T) {
 	}
 }
 
+// TestCensusDiffAcrossTheRename: a census recorded before a check was
+// renamed (auth/token-expired) diffs cleanly against one recorded after
+// (authorization/token-expired); what moved is named by the new ID.
+func TestCensusDiffAcrossTheRename(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(id, outcome string) string {
+		return `{"servers":{"servers":[{"name":"a (streamable)","headline":"fail","violated":[{"id":"` + id + `","requirement":"authorization.token-validation.reject-expired","outcome":"` + outcome + `"}]}],"rows":[]},"hosts":{"servers":[],"rows":[]}}`
+	}
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old, same, moved := write("old.json", doc("auth/token-expired", "fail")), write("same.json", doc("authorization/token-expired", "fail")), write("moved.json", doc("authorization/token-expired", "warn"))
+	var out bytes.Buffer
+	if n, err := censusDiff(old, same, &out); err != nil || n != 0 {
+		t.Errorf("the same census under the old and the new ID: %d moved (%v):\n%s", n, err, out.String())
+	}
+	out.Reset()
+	n, err := censusDiff(old, moved, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "authorization/token-expired breaks authorization.token-validation.reject-expired: fail → warn"; n != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("%d moved, want 1 (%q):\n%s", n, want, out.String())
+	}
+}
+
 // TestCensusHTTPServerGetsItsPort: an HTTP entry's command and
 // environment name the same free port its URL does (${PORT} is chosen
 // before either is expanded).
@@ -524,7 +554,7 @@ func TestCensusFailuresAreTriaged(t *testing.T) {
 				if v.Outcome != "fail" && v.Outcome != "warn" {
 					continue
 				}
-				k := v.ID + "|" + v.Requirement + "|" + v.Outcome
+				k := reports.CanonicalCheckID(v.ID) + "|" + v.Requirement + "|" + v.Outcome
 				if broken[k] == nil {
 					broken[k] = map[string]bool{}
 				}
@@ -541,7 +571,7 @@ func TestCensusFailuresAreTriaged(t *testing.T) {
 	read := map[string]bool{}
 	var unreadVerdicts []string
 	for _, f := range tri.Failures {
-		k := f.Check + "|" + f.Requirement + "|" + f.Outcome
+		k := reports.CanonicalCheckID(f.Check) + "|" + f.Requirement + "|" + f.Outcome
 		if read[k] {
 			t.Errorf("%s is read twice", k)
 		}

@@ -10,6 +10,18 @@
 // Transport, Role, Fixture, Mode) and run them with one scheduler
 // (RunSpecs).
 //
+// Check IDs follow one rule in every role: an ID is PREFIX AREA/name, where
+// PREFIX is the role's ("" for the server suite; "client/" for the client
+// suite, kept so that one report, baseline or matrix holds the two roles'
+// checks apart), AREA is the catalog area the check is filed under
+// (Def.Area), and the file that declares the check is AREA.go or
+// AREA_*.go with '-' written '_' (a transport-http check lives in
+// transport_http*.go). The authorization-server suite files no areas: its
+// IDs are authserver/name. A check renamed to follow the rule keeps its
+// old ID in the alias table of reports.CanonicalCheckID, through which
+// baselines, run comparisons, matrices, Registry.Lookup and the runners'
+// Only resolve it; TestCheckIDsAgreeWithAreaAndFile holds the rule.
+//
 // What differs between the roles stays in their packages: the T a check
 // body gets (Def's type parameter), the client's scenarios, how a target
 // or a client is started, and what a role's registry accepts (Rules).

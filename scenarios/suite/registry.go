@@ -178,11 +178,15 @@ func (r *Registry[T]) Checks() []Def[T] {
 	return append([]Def[T](nil), r.defs...)
 }
 
-// Lookup returns the check with the ID id.
+// Lookup returns the check with the ID id, or the check an old ID was
+// renamed to (reports.CanonicalCheckID).
 func (r *Registry[T]) Lookup(id string) (Def[T], bool) {
 	defs := r.Checks()
 	r.mu.Lock()
 	i, ok := r.ids[id]
+	if !ok {
+		i, ok = r.ids[reports.CanonicalCheckID(id)]
+	}
 	r.mu.Unlock()
 	if !ok {
 		return Def[T]{}, false
