@@ -387,8 +387,16 @@ func (c *Case) Session(e stage.Event) string {
 	if sid := ix.legacy[e.Stream]; sid != "" {
 		return "sse-" + sid
 	}
-	if init, ok := ix.early[e.Stream]; ok && ix.sids[init] != "" {
-		return "http-" + ix.sids[init]
+	if init, ok := ix.early[e.Stream]; ok {
+		switch {
+		case ix.sids[init] != "":
+			return "http-" + ix.sids[init]
+		case ix.refused[init]:
+			// The initialize was refused at the HTTP level (401 before
+			// authorization): what the client sent while it was pending
+			// (its cancellation) belongs with it.
+			return "refused-" + init
+		}
 	}
 	if e.From == stage.FromClient && ix.refused[e.Stream] {
 		return "refused-" + e.Stream

@@ -99,3 +99,26 @@ func TestSentOrderLeavesOrderAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelOfRefusedInitialize: in the authorization scenarios the stage
+// answers the first initialize 401; the mcp-go and TS fault clients'
+// cancellation of it, sent while it was pending, is a cancellation of
+// initialize (client/cancellation/not-initialize), not one "of no request
+// of the client in this session" (client/cancellation/in-flight), which
+// both drew in every auth/ scenario before.
+func TestCancelOfRefusedInitialize(t *testing.T) {
+	evs := tsRecordedOrder("cancel")
+	// The initialize's answer becomes a 401 without a message, written
+	// after the cancellation began.
+	evs[3] = stage.Event{Seq: evs[3].Seq, From: stage.FromStage, Frame: wire.Frame{Kind: wire.KindStatus, Stream: "post-1",
+		HTTP: &wire.HTTPInfo{Status: http.StatusUnauthorized, Header: http.Header{"Www-Authenticate": {`Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`}}}}, Began: evs[3].Began}
+	evs = SentOrder(evs[:4])
+	got := judgeRecording(t, "client/cancellation/in-flight", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
+	if got.Outcome == reports.Fail {
+		t.Errorf("client/cancellation/in-flight charged the cancellation of the refused initialize as one of no request: %s", got.Actual)
+	}
+	got = judgeRecording(t, "client/cancellation/not-initialize", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
+	if got.Outcome != reports.Fail {
+		t.Errorf("client/cancellation/not-initialize on the cancellation of the refused initialize: want fail, got %s: %s %s", got.Outcome, got.Reason, got.Actual)
+	}
+}
