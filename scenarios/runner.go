@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/record"
@@ -230,13 +228,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	health.StartupAllowance = cfg.Session.StartupTimeout
 	health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
 	ctx = expect.WithHealth(ctx, health)
-	var match func([]string) bool
-	if cfg.LabelFilter != "" {
-		f, err := types.ParseLabelFilter(cfg.LabelFilter)
-		if err != nil {
-			return Result{}, fmt.Errorf("label filter %q: %v", cfg.LabelFilter, err)
-		}
-		match = f
+	match, err := suite.ParseLabelFilter(cfg.LabelFilter)
+	if err != nil {
+		return Result{}, err
 	}
 	cat, err := catalog.Default()
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/onsi/ginkgo/v2/types"
 )
 
 const serverUsage = `Usage: mcpcheck server --stdio "CMD ARGS" | --url URL [flags]
@@ -195,11 +195,9 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	if o.tools, err = parseToolPolicy(*callTools, *toolArgs); err != nil {
 		return o, err
 	}
-	if *labelFilter != "" {
-		// A filter that does not parse is a usage error before anything runs.
-		if _, err := types.ParseLabelFilter(*labelFilter); err != nil {
-			return o, usagef("server: --label-filter %q: %v", *labelFilter, err)
-		}
+	// A filter that does not parse is a usage error before anything runs.
+	if _, err := suite.ParseLabelFilter(*labelFilter); err != nil {
+		return o, usagef("server: --%v", err)
 	}
 	if *deadline <= 0 {
 		return o, usagef("server: --deadline must be positive")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 // Labels are spec labels of the form "kind:value" (Ginkgo's label-filter
@@ -165,4 +166,20 @@ func KnownLabels() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ParseLabelFilter compiles a --label-filter expression (Ginkgo's label
+// filter language over the labels above, e.g. "area:base && level:must")
+// into a matcher of a spec's labels. The empty expression matches every
+// spec (the matcher is nil). Every runner and the CLI compile filters here,
+// so an expression means one thing everywhere.
+func ParseLabelFilter(expr string) (func(labels []string) bool, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	f, err := types.ParseLabelFilter(expr)
+	if err != nil {
+		return nil, fmt.Errorf("label filter %q: %v", expr, err)
+	}
+	return f, nil
 }
