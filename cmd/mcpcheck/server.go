@@ -197,7 +197,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	}
 	// A filter that does not parse is a usage error before anything runs.
 	if _, err := suite.ParseLabelFilter(*labelFilter); err != nil {
-		return o, usagef("server: --%v", err)
+		return o, usagef("server: --label-filter: %v", err)
 	}
 	if *deadline <= 0 {
 		return o, usagef("server: --deadline must be positive")
