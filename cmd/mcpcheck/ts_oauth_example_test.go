@@ -25,9 +25,10 @@ import (
 // those about discovery and refusing tokens are judged: the 401 challenge
 // passes (in 2025-11-25 it warns: no scope parameter, as the example
 // requires no scope), the protected resource metadata passes, and a
-// forged token fails: the example's verifier throws a plain Error when
-// introspection refuses the token, which requireBearerAuth
-// (server/auth/middleware/bearerAuth.js) answers 500, not 401.
+// forged token, and a token of an issuer it does not trust, fail: the
+// example's verifier throws a plain Error when introspection refuses the
+// token, which requireBearerAuth (server/auth/middleware/bearerAuth.js)
+// answers 500, not 401.
 func TestTSOAuthExamplePeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the lab's TypeScript SDK example and the authorization checks")
@@ -91,6 +92,7 @@ func TestTSOAuthExamplePeer(t *testing.T) {
 		for name, want := range map[string]reports.Outcome{
 			"protected-resource-metadata": reports.Pass,
 			"forged-token-401":            reports.Fail,
+			"token-foreign-issuer":        reports.Fail,
 			"token-expired":               reports.Untestable,
 			"token-audience":              reports.Untestable,
 			"token-passthrough":           reports.Untestable,

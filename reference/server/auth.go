@@ -73,6 +73,10 @@ const (
 	// tool work alone would: the first request of a session does not show
 	// it.
 	FaultAuthTokenPassthroughTools = "auth-token-passthrough-tools"
+	// FaultAuthTrustsTokenIssuer verifies a token naming another issuer
+	// with the keys that issuer publishes, as a server that takes the
+	// issuer from the token would: any issuer's token is accepted.
+	FaultAuthTrustsTokenIssuer = "auth-trusts-token-issuer"
 )
 
 // authGate checks tokens for one handler.
@@ -270,9 +274,22 @@ func (g *authGate) callUpstream(ctx context.Context, cred string) {
 
 // validate verifies the token's signature and claims.
 func (g *authGate) validate(ctx context.Context, tok, resource string) (authserver.Claims, error) {
-	keys, err := g.keySet(ctx, tok)
-	if err != nil {
-		return authserver.Claims{}, err
+	issuer := g.o.Issuer
+	var keys *authserver.KeySet
+	if g.srv.faults.on(FaultAuthTrustsTokenIssuer) {
+		if uc, err := authserver.UnverifiedClaims(tok); err == nil && uc.Issuer != "" && uc.Issuer != g.o.Issuer {
+			// The defect: the token says whom to trust.
+			issuer = uc.Issuer
+			if keys, _, err = g.issuerKeys(ctx, issuer); err != nil {
+				return uc, err
+			}
+		}
+	}
+	if keys == nil {
+		var err error
+		if keys, err = g.keySet(ctx, tok); err != nil {
+			return authserver.Claims{}, err
+		}
 	}
 	c, err := keys.Verify(tok)
 	if err != nil && g.srv.faults.on(FaultAuthSkipsSignature) {
@@ -289,7 +306,7 @@ func (g *authGate) validate(ctx context.Context, tok, resource string) (authserv
 		}
 	}
 	switch {
-	case c.Issuer != g.o.Issuer && !g.srv.faults.on(FaultAuthAcceptsAnyIssuer):
+	case c.Issuer != issuer && !g.srv.faults.on(FaultAuthAcceptsAnyIssuer):
 		return c, fmt.Errorf("the token was issued by %q, not by %q", c.Issuer, g.o.Issuer)
 	case !audOK:
 		return c, fmt.Errorf("the token's audience %v does not name this resource %q", []string(c.Audience), resource)
@@ -324,14 +341,25 @@ func (g *authGate) keySet(ctx context.Context, tok string) (*authserver.KeySet, 
 }
 
 func (g *authGate) fetchKeys(ctx context.Context) (*authserver.KeySet, error) {
-	u, err := url.Parse(g.o.Issuer)
+	ks, meta, err := g.issuerKeys(ctx, g.o.Issuer)
+	if err == nil {
+		g.meta = meta
+	}
+	return ks, err
+}
+
+// issuerKeys fetches the keys of issuer through its metadata, which it
+// also returns.
+func (g *authGate) issuerKeys(ctx context.Context, issuer string) (*authserver.KeySet, []byte, error) {
+	u, err := url.Parse(issuer)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path := strings.TrimSuffix(u.EscapedPath(), "/")
 	root := u.Scheme + "://" + u.Host
 	var jwksURI string
-	for _, m := range []string{root + "/.well-known/oauth-authorization-server" + path, g.o.Issuer + "/.well-known/openid-configuration"} {
+	var meta []byte
+	for _, m := range []string{root + "/.well-known/oauth-authorization-server" + path, issuer + "/.well-known/openid-configuration"} {
 		b, err := g.get(ctx, m)
 		if err != nil {
 			continue
@@ -340,19 +368,20 @@ func (g *authGate) fetchKeys(ctx context.Context) (*authserver.KeySet, error) {
 			Issuer  string `json:"issuer"`
 			JWKSURI string `json:"jwks_uri"`
 		}
-		if json.Unmarshal(b, &md) == nil && md.JWKSURI != "" && strings.TrimSuffix(md.Issuer, "/") == g.o.Issuer {
-			jwksURI, g.meta = md.JWKSURI, b
+		if json.Unmarshal(b, &md) == nil && md.JWKSURI != "" && strings.TrimSuffix(md.Issuer, "/") == issuer {
+			jwksURI, meta = md.JWKSURI, b
 			break
 		}
 	}
 	if jwksURI == "" {
-		return nil, fmt.Errorf("the trusted issuer %s publishes no metadata with a jwks_uri", g.o.Issuer)
+		return nil, nil, fmt.Errorf("the issuer %s publishes no metadata with a jwks_uri", issuer)
 	}
 	b, err := g.get(ctx, jwksURI)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return authserver.ParseJWKS(b)
+	ks, err := authserver.ParseJWKS(b)
+	return ks, meta, err
 }
 
 func (g *authGate) get(ctx context.Context, u string) ([]byte, error) {

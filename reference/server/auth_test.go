@@ -254,6 +254,20 @@ func init() {
 		call := upstreamGot(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`)
 		return first == UpstreamCredential && call == tok
 	}
+	faultProbes[FaultAuthTrustsTokenIssuer] = func(t *testing.T, s *Server) bool {
+		a := startAuthRefOn(t, s)
+		other, err := authserver.Start("127.0.0.1:0", authserver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { other.Close() })
+		m, err := other.Mint(authserver.MintRequest{Kind: authserver.Valid, Resource: a.url, Scope: "mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _, _ := a.post("Bearer "+m.Token, "")
+		return st == http.StatusOK
+	}
 	faultProbes[FaultAuthPRMNoServers] = func(t *testing.T, s *Server) bool {
 		_, servers := startAuthRefOn(t, s).prm()
 		return len(servers) == 0

@@ -203,6 +203,7 @@ var faultTable = []Fault{
 	{FaultAuthAcceptsOpaqueToken, "authorization.token-validation.invalid-401", "a bearer token that is no JWT is accepted without validation, as if any token present were good", Hook},
 	{FaultAuthNoASMetadata, "authorization.default-endpoints.server-without-metadata", "the server's base URL has no RFC 8414 metadata (2025-03-26 discovery) and no default /authorize, /token, /register endpoints", Hook},
 	{FaultAuthTokenPassthrough, "authorization.token-passthrough.forbidden", "with an upstream API (--auth-upstream), the client's access token is passed to it instead of the server's own credential", Hook},
+	{FaultAuthTrustsTokenIssuer, "authorization.token-validation.no-foreign-tokens", "a token naming another issuer is verified with the keys that issuer publishes (the token says whom to trust), so any issuer's token is accepted", Hook},
 	{FaultAuthTokenPassthroughTools, "authorization.token-passthrough.forbidden", "with an upstream API (--auth-upstream), the client's access token is passed to it while serving a tools/call (the server's own credential otherwise)", Hook},
 	// One switch per area, the first ones.
 	{FaultInitWrongVersion, "versioning.initialize.server-echoes-supported-version", "initialize answers the oldest supported version even when the requested one is supported", Hook},
