@@ -15,7 +15,8 @@
 //	               with the shared scheduler (scenarios/suite: Spec, RunSpecs)
 //	env.go         T (what a check body gets), Conn, Sess, pools, observations
 //	helpers.go     small helpers shared by area files
-//	jsonrpc.go lifecycle.go ping.go stdio.go logging.go pagination.go   the areas
+//	base_jsonrpc.go lifecycle.go ping.go transport_stdio.go ...   the areas: AREA.go or AREA_*.go
+//	               declares the checks of catalog area AREA ('-' as '_'), whose IDs read AREA/name
 //
 // # How a run works
 //
@@ -56,8 +57,10 @@
 //
 // # Adding an area file
 //
-// 1. Create AREA.go (one file per protocol area, named after it:
-// tools.go, resources.go, http.go, ...). Register the checks from a
+// 1. Create AREA.go or AREA_topic.go (files named after the catalog area
+// of the checks they declare, '-' written '_': tools.go, resources.go,
+// transport_http_sse.go, ...; the check IDs read AREA/name, see
+// scenarios/suite). Register the checks from a
 // package-level var, each declared once:
 //
 //	var _ = Register(

@@ -17,7 +17,7 @@ import (
 // The 2026-07-28 stateless protocol: the server/discover result, the
 // per-request _meta refusals with their HTTP statuses, unknown methods
 // over HTTP (404), and the caching fields of cacheable results. The
-// header rules are in stateless_headers.go, MRTR in mrtr.go and
+// header rules are in transport_http_stateless_headers.go, MRTR in mrtr.go and
 // subscriptions/listen in subscriptions.go.
 
 // statelessUnknownVersion is a protocol version no server implements.

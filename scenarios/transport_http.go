@@ -17,8 +17,9 @@ import (
 // Streamable HTTP (2025-03-26 on): what a POST is answered with (status,
 // content type, 202 for notifications and responses), the GET stream,
 // Origin validation against DNS rebinding and the MCP-Protocol-Version
-// header. Sessions are in http_sessions.go, SSE streams in http_sse.go,
-// the 2026-07-28 headers in stateless_headers.go.
+// header. Sessions are in transport_http_sessions.go, SSE streams in
+// transport_http_sse.go, the 2026-07-28 headers in
+// transport_http_stateless_headers.go.
 
 var _ = Register(
 	Def{
