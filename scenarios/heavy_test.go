@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -69,9 +70,12 @@ func TestRunGoesSerialOnHugeMessages(t *testing.T) {
 		tools  int
 		serial bool
 	}{{30000, true}, {10, false}} {
+		// The bounds leave a loaded machine room to carry the large list
+		// (a step that gave up before it arrived would note no large
+		// frame): they bound the test, the outcome is Serial.
 		cfg := Config{Target: target.Pipe(listServer(tc.tools)), Versions: []spec.Version{spec.V20251125},
-			Parallel: 4, LabelFilter: "area:tools"}
-		res := runSuitesErr(t, cfg, time.Minute)
+			Parallel: 4, LabelFilter: "area:tools", Session: session.Config{Timeout: 30 * time.Second}}
+		res := runSuitesErr(t, cfg, 5*time.Minute)
 		if res.Serial != tc.serial {
 			t.Errorf("%d tools: Serial %v, want %v", tc.tools, res.Serial, tc.serial)
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,6 +84,11 @@ type Config struct {
 	// ResponseHeader is added to every HTTP answer of the stage
 	// (mcpcheck client --header).
 	ResponseHeader http.Header
+
+	// scenarios, when set, launches only these scenarios: a check judges
+	// the recordings of those among its own (a test seam: TestProofs runs
+	// a proof on the scenarios where its fault shows).
+	scenarios []string
 }
 
 // Result is a finished client run.
@@ -98,6 +104,9 @@ type Result struct {
 	Judgements int
 	Engine     string
 	Specs      int
+
+	// cases are the run's cases, for tests that judge them again.
+	cases []*Case
 }
 
 // ErrClientSilent is returned when the client sent nothing in any case:
@@ -261,6 +270,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			continue
 		}
 		res.Cases++
+		res.cases = append(res.cases, p.c)
 		if !p.c.Traffic() {
 			res.Silent++
 		}
@@ -322,15 +332,16 @@ func (r *runner) plan(ctx context.Context, match func([]string) bool) ([]suite.S
 // v over the run's transport.
 func (r *runner) scenariosOf(d Def, v spec.Version) []*Scenario {
 	var out []*Scenario
-	if len(d.Scenarios) == 0 {
+	names := d.Scenarios
+	if len(names) == 0 {
 		for _, s := range Scenarios() {
-			if s.runsIn(v, r.transport) {
-				out = append(out, scenarioNamed(s.Name))
-			}
+			names = append(names, s.Name)
 		}
-		return out
 	}
-	for _, name := range d.Scenarios {
+	for _, name := range names {
+		if r.cfg.scenarios != nil && !slices.Contains(r.cfg.scenarios, name) {
+			continue
+		}
 		if s := scenarioNamed(name); s != nil && s.runsIn(v, r.transport) {
 			out = append(out, s)
 		}
