@@ -261,8 +261,8 @@ func TestJudgeClient(t *testing.T) {
 		check string
 		req   string
 	}{
-		{[]stage.Event{ev(c, `hello`)}, "stdin-not-json", rules.ReqStdinOnlyMCP},
-		{[]stage.Event{ev(c, `{"jsonrpc":"2.0","id":"nobody","result":{}}`)}, "response-id-unknown", rules.ReqIDMatchesRequest},
+		{[]stage.Event{ev(c, `hello`)}, "framing/stdin-not-json", rules.ReqStdinOnlyMCP},
+		{[]stage.Event{ev(c, `{"jsonrpc":"2.0","id":"nobody","result":{}}`)}, "response/id-unknown", rules.ReqIDMatchesRequest},
 		{[]stage.Event{ev(s, `{"jsonrpc":"2.0","id":"r","method":"roots/list"}`), ev(c, `{"jsonrpc":"2.0","id":"r","result":{"roots":7}}`)}, "schema/", ""},
 	} {
 		obs, _, _ := judgeClient(spec.V20251125, false, tc.evs)

@@ -29,7 +29,7 @@ type Observation struct {
 	// Kind is reports.FindingCrash, FindingHang or FindingViolation.
 	Kind string `json:"kind"`
 	// Check names the oracle check, stable across runs, such as
-	// "stdout-not-json", "jsonrpc/result-and-error" or a schema location.
+	// "framing/stdout-not-json", "jsonrpc/result-and-error" or a schema location.
 	Check string `json:"check"`
 	// Requirement is the catalog ID the check enforces, when one applies.
 	Requirement string `json:"requirement,omitempty"`
@@ -322,16 +322,16 @@ func (j *judge) received(f Frame) frameResult {
 		case f.HTTPStatus >= 400:
 			// An HTTP error status may carry any body.
 		case j.client && j.http:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the client POSTed a body that is not JSON: " + quoteStart(data)})
 		case j.client:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
 				Message: "the client wrote a line to the server's stdin that is not JSON: " + quoteStart(data)})
 		case j.http:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
 				Message: "the target answered HTTP " + itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
 		default:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
 				Message: "the target wrote a line to stdout that is not JSON: " + quoteStart(data)})
 		}
 		return res
@@ -441,15 +441,15 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		// describes it as an error response without an id (a MAY), so
 		// echoing the refused response's id is a deviation, not a
 		// MUST-level violation.
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http-error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
 			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
 		return
 	case !known && j.responses[msg.ID.String()]:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response/to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered a response mcpcheck sent (id " + msg.ID.String() + ") as if it were a request; responses are never answered: " + quoteStart(msg.Raw)})
 		return
 	case !known:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
 			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
 		return
 	case msg.Shape == jsonrpc.KindRequest && j.client:
@@ -464,7 +464,7 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			if j.http {
 				req = rules.ReqHTTPNoServerRequests
 			}
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "server-sent-request", Requirement: req, Level: catalog.MustNot,
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "request/server-sent-stateless", Requirement: req, Level: catalog.MustNot,
 				Message: "in " + string(j.v) + " a stdio server sends no JSON-RPC requests, but the target sent " + msg.Method})
 			return
 		}

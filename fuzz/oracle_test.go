@@ -38,31 +38,31 @@ func TestJudge(t *testing.T) {
 		status int    // HTTP status of the frame (0: stdio)
 	}{
 		{"answer to a sent request", spec.V20251125, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", 0},
-		{"answer to nothing", spec.V20251125, ``, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response-id-unknown", 0},
+		{"answer to nothing", spec.V20251125, ``, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response/id-unknown", 0},
 		{"parse error with null id", spec.V20241105, `nope`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, "", 0},
 		{"echoed forbidden boolean id", spec.V20251125, `{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"bad id"}}`, "", 0},
 		{"echoed float id as integer", spec.V20251125, `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "", 0},
 		{"answer to a request too deep for our codec", spec.V20251125, deepReq, `{"jsonrpc":"2.0","id":1000,"error":{"code":-32603,"message":"x"}}`, "", 0},
 		{"answer to a pretty-printed request", spec.V20251125, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": \"p\u00e9\",\n  \"method\": \"ping\"\n}\n", `{"jsonrpc":"2.0","id":"pé","result":{}}`, "", 0},
 		{"refusal of a request without method", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"params":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32600,"message":"invalid request"}}`, "", 0},
-		{"answer to a response", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32601,"message":"Method not found"}}`, "response-to-a-response", 0},
+		{"answer to a response", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32601,"message":"Method not found"}}`, "response/to-a-response", 0},
 		{"id of invalid UTF-8, one U+FFFD per broken sequence", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\ufffd\u023ax","error":{"code":-32601,"message":"Method not found"}}`, "", 0},
 		{"id of invalid UTF-8, bytes dropped", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\u023ax","error":{"code":-32601,"message":"Method not found"}}`, "", 0},
-		{"id of invalid UTF-8, another id", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\u023ay","error":{"code":-32601,"message":"Method not found"}}`, "response-id-unknown", 0},
+		{"id of invalid UTF-8, another id", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\xe2\x82\xc8\xbax\",\"method\":\"nope\"}", `{"jsonrpc":"2.0","id":"\u023ay","error":{"code":-32601,"message":"Method not found"}}`, "response/id-unknown", 0},
 		{"echoed exotic number id as the double it reads", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1e-400,\"method\":\"re\"}", `{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}`, "", 0},
 		{"echoed huge number id as the double it reads", spec.V20251125, `{"jsonrpc":"2.0","id":12345678901234567890.0,"method":"ping"}`, `{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}`, "", 0},
-		{"another number than the forbidden id", spec.V20251125, `{"jsonrpc":"2.0","id":1e-400,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response-id-unknown", 0},
+		{"another number than the forbidden id", spec.V20251125, `{"jsonrpc":"2.0","id":1e-400,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`, "response/id-unknown", 0},
 		{"id beyond 2^53 echoed as the double it reads", spec.V20251125, `{"jsonrpc":"2.0","id":9007199254740993,"method":"completion/complete","params":{}}`, `{"jsonrpc":"2.0","id":9007199254740992,"error":{"code":-32601,"message":"completions not supported"}}`, "", 0},
 		{"int64 id of a broken request echoed as a double", spec.V20251125, `{"jsc":"2.0","id":-9223372036854775808,"method":"resbe"}`, `{"jsonrpc":"2.0","id":-9223372036854776000,"error":{"code":-32600,"message":"Invalid JSON-RPC version"}}`, "", 0},
-		{"id within 2^53 answered with another", spec.V20251125, `{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}`, `{"jsonrpc":"2.0","id":9007199254740990,"result":{}}`, "response-id-unknown", 0},
+		{"id within 2^53 answered with another", spec.V20251125, `{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}`, `{"jsonrpc":"2.0","id":9007199254740990,"result":{}}`, "response/id-unknown", 0},
 		{"refusal of a broken response", spec.V20251125, `{"error":{"ce":-601,"mes":"no"},"id":0,"rpc":"2.0"}`, `{"jsonrpc":"2.0","id":0,"error":{"code":-32600,"message":"Invalid JSON-RPC version"}}`, "", 0},
 		{"same id reused for two methods", spec.V20251125, "{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"logging/setLevel\",\"params\":{\"level\":\"info\"}}\n{\"jsonrpc\":\"2.0\",\"id\":\"\",\"method\":\"tools/list\"}", `{"jsonrpc":"2.0","id":"","result":{}}`, "", 0},
-		{"not json on stdout", spec.V20251125, ``, `Server started!`, "stdout-not-json", 0},
+		{"not json on stdout", spec.V20251125, ``, `Server started!`, "framing/stdout-not-json", 0},
 		{"result and error", spec.V20241105, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "jsonrpc/result-and-error", 0},
 		{"batch in a version without batches", spec.V20251125, ``, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}]`, "jsonrpc/batch", 0},
-		{"server request in the stateless era", spec.V20260728, ``, `{"jsonrpc":"2.0","id":5,"method":"roots/list"}`, "server-sent-request", 0},
+		{"server request in the stateless era", spec.V20260728, ``, `{"jsonrpc":"2.0","id":5,"method":"roots/list"}`, "request/server-sent-stateless", 0},
 		{"schema violation in a result", spec.V20251125, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/", 0},
-		{"HTTP refusal of a response echoing its id", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32001,"message":"Session not found"}}`, "http-error-body-echoes-response-id", 404},
+		{"HTTP refusal of a response echoing its id", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32001,"message":"Session not found"}}`, "http/error-body-echoes-response-id", 404},
 		{"plain text of an HTTP error status", spec.V20260728, ``, `431 Request Header Fields Too Large`, "", 431},
 		{"plain text of an HTTP success", spec.V20260728, ``, `431 Request Header Fields Too Large`, "jsonrpc/not-object", 200},
 		{"JSON-RPC error of an HTTP error status still judged", spec.V20251125, ``, `{"jsonrpc":"2.0","id":null,"error":{"code":"x","message":"m"}}`, "jsonrpc/", 400},
@@ -207,7 +207,7 @@ func TestJudgeLatin1Declared(t *testing.T) {
 		res := j.received(answer)
 		unknown := false
 		for _, o := range res.obs {
-			unknown = unknown || o.Check == "response-id-unknown"
+			unknown = unknown || o.Check == "response/id-unknown"
 		}
 		if unknown == declared {
 			t.Errorf("charset latin1 declared %v: response-id-unknown %v, want %v (observations %+v)", declared, unknown, !declared, res.obs)

@@ -58,6 +58,12 @@ func LoadReplay(path string) (ReplayFile, error) {
 	if rf.Format != 1 || !rf.Version.Known() || (len(rf.Input.Chunks) == 0 && rf.Input.HTTP == nil && rf.Input.Client == nil) {
 		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q, %d chunks and no HTTP request; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
 	}
+	if now := canonicalCheck(rf.Expect.Check); now != rf.Expect.Check {
+		// Written before the finding names were unified: expect the
+		// same observation under its current name.
+		rf.Expect.Check = now
+		rf.Signature = rf.Expect.Signature()
+	}
 	return rf, nil
 }
 

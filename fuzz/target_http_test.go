@@ -570,7 +570,7 @@ func TestReplayOfAnHTTPRequestFinding(t *testing.T) {
 	srv := httpServer(t, v, "")
 	body := []byte(`{"jsonrpc":"2.0","id":"mcpcheck-replayed","method":"ping"}`)
 	in := Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
-	f := &Finding{Observation: Observation{Kind: reports.FindingViolation, Check: "response-id-unknown", Message: "made up for the test"},
+	f := &Finding{Observation: Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Message: "made up for the test"},
 		ID: "0123456789ab", Version: v, Mutator: in.Mutator, Input: in, Minimized: in, Wait: 5 * time.Second}
 	if err := f.Write(t.TempDir()); err != nil {
 		t.Fatal(err)
