@@ -179,3 +179,55 @@ func TestCaseSensitivePairOnOnePage(t *testing.T) {
 		t.Errorf("one page listed, pg_page called twice and Pg_page never: %s, want warn", describe(c))
 	}
 }
+
+// TestCompareWithFlowNeedsTheLaunchToRun: a launch of the header-case or
+// resultType-absent scenario that never connected, or was stopped at the
+// time limit while the baseline ended by itself, is compared with nothing:
+// untestable, not a failure blamed on the header names or the missing
+// resultType. One that connected, listed and stopped by itself without
+// calling the tool the baseline called still fails.
+func TestCompareWithFlowNeedsTheLaunchToRun(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list",` + metaReq + `}`
+	listed := fromStage(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"resultType":"complete"}}`)
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	flow := rec(fromClient(list), listed, fromClient(call))
+	judge := func(id, scen string, other []stage.Event, timedOut bool) reports.Check {
+		t.Helper()
+		recs := map[string][]stage.Event{slScenFlow: flow, scen: other}
+		var d *Def
+		for _, c := range Checks() {
+			if c.ID == id {
+				d = &c
+			}
+		}
+		run, err := harness.NewRun(harness.RunOptions{Transport: Streamable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []*Case
+		for name, evs := range recs {
+			c := &Case{Scenario: scenarioNamed(name), Version: spec.V20260728, Transport: Streamable, Events: evs, Launched: true, Exit: "exited with status 0"}
+			if name == scen && timedOut {
+				c.TimedOut, c.Exit = true, "killed by the harness"
+			}
+			cases = append(cases, c)
+		}
+		return run.Scope(spec.V20260728, Streamable).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+			d.Body(&T{Check: c, transport: Streamable, cases: cases})
+		})
+	}
+	for _, tc := range []struct{ id, scen string }{
+		{"client/transport-http/stateless-header-name-case", slScenHeaderCase},
+		{"client/base/result-type-absent", slScenResultAbsent},
+	} {
+		if c := judge(tc.id, tc.scen, nil, false); c.Outcome != reports.Untestable || !strings.Contains(c.Reason+c.Actual, "sent nothing") {
+			t.Errorf("%s never connected: %s, want untestable saying the client sent nothing", tc.scen, describe(c))
+		}
+		if c := judge(tc.id, tc.scen, rec(fromClient(list), listed), true); c.Outcome != reports.Untestable || !strings.Contains(c.Reason+c.Actual, "time limit") {
+			t.Errorf("%s stopped at the time limit: %s, want untestable", tc.scen, describe(c))
+		}
+		if c := judge(tc.id, tc.scen, rec(fromClient(list), listed), false); c.Outcome != reports.Fail {
+			t.Errorf("%s listed and exited without the call: %s, want fail", tc.scen, describe(c))
+		}
+	}
+}

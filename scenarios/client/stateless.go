@@ -1275,15 +1275,25 @@ func slCasesByName(t *T) map[string]*Case {
 
 // slCompareWithFlow tells whether the client called the echo tool in c as it
 // did in the baseline flow; why is set when the baseline shows no call
-// (or did not run), so there is nothing to compare with.
+// (or did not run), so there is nothing to compare with, and when c did
+// not run its course while the baseline did: a launch that never
+// connected, or one stopped at the case's time limit while the baseline
+// ended by itself, differs for another reason than the scenario's (a
+// host starting slowly under load).
 func slCompareWithFlow(base, c *Case) (ok bool, why string) {
 	switch {
 	case base == nil:
 		return false, "the baseline scenario " + slScenFlow + " did not run"
 	case !slCalled(base, slEchoTool):
 		return false, base.untestableWhy("call the tool " + slEchoTool + " in the baseline, so there is nothing to compare with")
+	case slCalled(c, slEchoTool):
+		return true, ""
+	case !c.Traffic():
+		return false, "nothing to compare with the baseline: " + c.untestableWhy("")
+	case c.TimedOut && !base.TimedOut:
+		return false, fmt.Sprintf("nothing to compare with the baseline: in %s the client was stopped at the case's time limit while in %s it %s", c.Scenario.Name, base.Scenario.Name, base.Exit)
 	}
-	return slCalled(c, slEchoTool), ""
+	return false, ""
 }
 
 // slAnsweredResultType reports whether the stage answered a request of
