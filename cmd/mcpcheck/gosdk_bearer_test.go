@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -85,46 +83,9 @@ func gosdkBearerBin(t *testing.T) string {
 // listens, and ends its process group when the test ends.
 func startGosdkBearer(t *testing.T, bin, issuer string, extra ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-http", "127.0.0.1:0", "-issuer", issuer}, extra...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 	// The peer prints "gosdk-bearer: URL, trusting ISSUER" once it listens.
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var seen strings.Builder
-		for sc.Scan() {
-			if m := regexp.MustCompile(`gosdk-bearer: (\S+), trusting`).FindStringSubmatch(sc.Text()); m != nil {
-				ready <- m[1]
-				_, _ = io.Copy(io.Discard, stderr)
-				return
-			}
-			if seen.Len() < 1<<14 {
-				seen.WriteString(sc.Text() + "\n")
-			}
-		}
-		ready <- "ended: " + seen.String()
-	}()
-	select {
-	case u := <-ready:
-		if !strings.HasPrefix(u, "http://") {
-			t.Fatalf("the go-sdk bearer peer did not listen: %s", u)
-		}
-		return u
-	case <-time.After(time.Minute):
-		t.Fatal("the go-sdk bearer peer did not listen within a minute")
-	}
-	return ""
+	return startUntilReady(t, nil, append([]string{bin, "-http", "127.0.0.1:0", "-issuer", issuer}, extra...),
+		regexp.MustCompile(`gosdk-bearer: (http://\S+), trusting`))[0]
 }
 
 // freeLoopbackAddr returns a loopback host:port nothing listens on.

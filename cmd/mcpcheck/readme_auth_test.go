@@ -51,15 +51,15 @@ func readmeServiceExamples(t *testing.T) []string {
 	return out
 }
 
-// startService runs the mcpcheck binary with the words of line (after
-// "mcpcheck") in its own process group, waits for a stderr line matching
+// startUntilReady starts argv (with env added to the environment) in its
+// own process group, waits at most a minute for a stderr line matching
 // each of wants (in any order), and returns their first submatches; the
 // process group ends with the test.
-func startService(t *testing.T, bin, line string, wants ...*regexp.Regexp) []string {
+func startUntilReady(t *testing.T, env, argv []string, wants ...*regexp.Regexp) []string {
 	t.Helper()
-	args := strings.Fields(strings.TrimPrefix(line, "mcpcheck "))
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -83,7 +83,7 @@ func startService(t *testing.T, bin, line string, wants ...*regexp.Regexp) []str
 			}
 			for i, re := range wants {
 				if m := re.FindStringSubmatch(sc.Text()); m != nil && got[i] == "" {
-					got[i] = m[1]
+					got[i] = m[len(m)-1]
 					n++
 				}
 			}
@@ -93,18 +93,25 @@ func startService(t *testing.T, bin, line string, wants ...*regexp.Regexp) []str
 				return
 			}
 		}
-		found <- []string{"ended: " + seen.String()}
+		found <- []string{"it ended: " + seen.String()}
 	}()
 	select {
 	case got := <-found:
 		if len(got) != len(wants) {
-			t.Fatalf("%s: %s", line, got[0])
+			t.Fatalf("%s: %s", strings.Join(argv, " "), got[0])
 		}
 		return got
 	case <-time.After(time.Minute):
-		t.Fatalf("%s: no ready line within a minute", line)
+		t.Fatalf("%s: no ready line within a minute", strings.Join(argv, " "))
 	}
 	return nil
+}
+
+// startService runs the mcpcheck binary with the words of line (after
+// "mcpcheck") until its ready lines (see startUntilReady).
+func startService(t *testing.T, bin, line string, wants ...*regexp.Regexp) []string {
+	t.Helper()
+	return startUntilReady(t, nil, append([]string{bin}, strings.Fields(strings.TrimPrefix(line, "mcpcheck "))...), wants...)
 }
 
 // freePort returns a loopback port nothing listens on.

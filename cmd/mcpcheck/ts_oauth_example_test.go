@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
+	"regexp"
 	"testing"
-	"time"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 )
@@ -36,45 +30,9 @@ func TestTSOAuthExamplePeer(t *testing.T) {
 	nodeDir, sdk := labSDK(t)
 	port := freePort(t)
 	tokFile := filepath.Join(t.TempDir(), "token")
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-example", "start.mjs"),
-		"--port", port, "--token-out", tokFile, "--preload", loopbackPreload(t))
-	cmd.Env = append(os.Environ(), "MCP_SDK_DIR="+sdk)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		var seen strings.Builder
-		for sc.Scan() {
-			if seen.Len() < 1<<14 {
-				seen.WriteString(sc.Text() + "\n")
-			}
-			if strings.HasPrefix(sc.Text(), "ts-oauth-example: http") {
-				ready <- ""
-				_, _ = io.Copy(io.Discard, stderr)
-				return
-			}
-		}
-		ready <- "ended: " + seen.String()
-	}()
-	select {
-	case msg := <-ready:
-		if msg != "" {
-			t.Fatalf("the example did not get ready: %s", msg)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("the example did not get ready within a minute")
-	}
+	startUntilReady(t, []string{"MCP_SDK_DIR=" + sdk}, []string{filepath.Join(nodeDir, "node"),
+		filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-example", "start.mjs"),
+		"--port", port, "--token-out", tokFile, "--preload", loopbackPreload(t)}, regexp.MustCompile(`^ts-oauth-example: (http\S+)`))
 	tok, err := os.ReadFile(tokFile)
 	if err != nil || len(tok) == 0 {
 		t.Fatalf("no token from the example's own flow: %v", err)

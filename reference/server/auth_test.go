@@ -64,6 +64,51 @@ func (a authRef) mint(k authserver.Kind, scope string) string {
 	return "Bearer " + m.Token
 }
 
+// startUpstreamRef serves s in auth mode calling an upstream API the test
+// plays; upstreamGot posts body (initialize when "") with the Authorization
+// value tok and returns the Authorization the upstream got while it was
+// served.
+func startUpstreamRef(t *testing.T, s *Server) (authRef, func(tok, body string) string) {
+	t.Helper()
+	got := make(chan string, 16)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
+	t.Cleanup(up.Close)
+	as, err := authserver.Start("127.0.0.1:0", authserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{JSONResponses: true, Auth: &AuthOptions{Issuer: as.URL, Upstream: up.URL}}))
+	t.Cleanup(ts.Close)
+	a := authRef{t: t, as: as, url: ts.URL + "/mcp"}
+	return a, func(tok, body string) string {
+		t.Helper()
+		if body == "" {
+			if st, _, _ := a.post(tok, ""); st != http.StatusOK {
+				t.Fatalf("a valid token: HTTP %d", st)
+			}
+		} else {
+			req, _ := http.NewRequest(http.MethodPost, a.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", tok)
+			resp, err := (&http.Client{Timeout: testTimeout}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		// The server calls its upstream before it answers.
+		select {
+		case h := <-got:
+			return h
+		default:
+			t.Fatal("the server answered without calling its upstream")
+			return ""
+		}
+	}
+}
+
 // TestAuthMode: the reference server in auth mode serves a valid token and
 // refuses every other kind with the answer the spec asks for; each auth
 // fault switch lets exactly its kind through (or changes the answer).
@@ -192,66 +237,20 @@ func init() {
 		return true
 	}
 	faultProbes[FaultAuthTokenPassthrough] = func(t *testing.T, s *Server) bool {
-		got := make(chan string, 16)
-		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
-		t.Cleanup(up.Close)
-		as, err := authserver.Start("127.0.0.1:0", authserver.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { as.Close() })
-		ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{JSONResponses: true, Auth: &AuthOptions{Issuer: as.URL, Upstream: up.URL}}))
-		t.Cleanup(ts.Close)
-		a := authRef{t: t, as: as, url: ts.URL + "/mcp"}
+		a, upstreamGot := startUpstreamRef(t, s)
 		tok := a.mint(authserver.Valid, "mcp")
-		if st, _, _ := a.post(tok, ""); st != http.StatusOK {
-			t.Fatalf("a valid token: HTTP %d", st)
+		h := upstreamGot(tok, "")
+		if h != tok && h != UpstreamCredential {
+			t.Errorf("the upstream got Authorization %q", h)
 		}
-		select {
-		case h := <-got:
-			if h != tok && h != UpstreamCredential {
-				t.Errorf("the upstream got Authorization %q", h)
-			}
-			return h == tok
-		default:
-			t.Fatal("the server answered without calling its upstream")
-			return false
-		}
+		return h == tok
 	}
 	faultProbes[FaultAuthTokenPassthroughTools] = func(t *testing.T, s *Server) bool {
-		got := make(chan string, 16)
-		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.Header.Get("Authorization") }))
-		t.Cleanup(up.Close)
-		as, err := authserver.Start("127.0.0.1:0", authserver.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { as.Close() })
-		ts := httptest.NewServer(s.HTTPHandler(HTTPOptions{JSONResponses: true, Auth: &AuthOptions{Issuer: as.URL, Upstream: up.URL}}))
-		t.Cleanup(ts.Close)
-		a := authRef{t: t, as: as, url: ts.URL + "/mcp"}
+		a, upstreamGot := startUpstreamRef(t, s)
 		tok := a.mint(authserver.Valid, "mcp")
-		upstreamGot := func(body string) string {
-			req, _ := http.NewRequest(http.MethodPost, a.url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", tok)
-			resp, err := (&http.Client{Timeout: testTimeout}).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			select {
-			case h := <-got:
-				return h
-			default:
-				t.Fatal("the server answered without calling its upstream")
-				return ""
-			}
-		}
 		// The first request of a session shows nothing; a tools/call does.
-		first := upstreamGot(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-		call := upstreamGot(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`)
+		first := upstreamGot(tok, "")
+		call := upstreamGot(tok, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}`)
 		return first == UpstreamCredential && call == tok
 	}
 	faultProbes[FaultAuthTrustsTokenIssuer] = func(t *testing.T, s *Server) bool {
