@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 
+	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -62,6 +63,61 @@ var _ = Register(
 				t.Saw("%d log notifications, each for a request in progress that named a logLevel", n)
 				t.Pass()
 			}
+		},
+	},
+)
+
+var _ = Register(
+	// Isolated: it opens a listen stream of its own and judges only where
+	// the logs of its own request go (a log on its listen stream, whoever
+	// caused it, breaks the rule it judges); it announces nothing.
+	Def{
+		ID: "logging/per-request-stream", Isolated: true, Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
+		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
+		Requirements: []string{"logging.per-request.only-on-request-stream"},
+		Proofs:       []Proof{{Fault: "log-on-listen-stream", Version: spec.V20260728, Want: reports.Fail}},
+		Body: func(t *T) {
+			name, ok := t.loggingFixture()
+			if !ok {
+				return
+			}
+			filter, _, ok := t.subsFilter()
+			if !ok {
+				return
+			}
+			c := t.Session()
+			_, mine, stop, ok := t.subsOpen(c, filter)
+			defer stop()
+			if !ok {
+				return
+			}
+			r := t.featuresCallTool(c.S(), name, nil, map[string]any{mcpLogLevel: "debug"})
+			if !r.OK() {
+				t.JudgeReply(r)
+				return
+			}
+			frames := append(r.Observed.Others, r.Observed.Frame)
+			misplaced := func(f wire.Frame) bool { return isLog(f) && mine(f) }
+			late := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Never("a log notification on the listen stream", misplaced), expect.Silence("no more logs"))
+			frames = append(frames, late.Frame)
+			frames = append(frames, late.Others...)
+			own := 0
+			for _, f := range frames {
+				if !isLog(f) {
+					continue
+				}
+				if mine(f) {
+					t.Fail("log notifications of "+name+" only on its own response stream", "a log notification arrived on the subscriptions/listen stream: "+f.Describe())
+					return
+				}
+				own++
+			}
+			if own == 0 {
+				t.Untestable(name + " sent no log notification at level debug, so there was nothing to place")
+				return
+			}
+			t.Saw("%d log notification(s), none on the listen stream", own)
+			t.Pass()
 		},
 	},
 )

@@ -230,39 +230,3 @@ func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
 	}
 	return params, true
 }
-
-var _ = Register(
-	Def{
-		ID: "base/stateless-interleaved-conversations", Area: "base", Eras: stateless,
-		Title:        "two multi round-trip conversations interleaved on one connection both complete",
-		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
-		Proofs:       []Proof{{Fault: "one-conversation-at-a-time", Version: spec.V20260728, Want: reports.Warn}},
-		Body: func(t *T) {
-			names := []string{"test_input_required_result_request_state", "test_input_required_result_elicitation"}
-			for _, n := range names {
-				if _, ok := t.RequireTool(n); !ok {
-					return
-				}
-			}
-			c := t.Session()
-			a, ok := t.mrtrRound1(c, names[0])
-			if !ok {
-				return
-			}
-			b, ok := t.mrtrRound1(c, names[1])
-			if !ok {
-				return
-			}
-			for _, p := range []map[string]any{b, a} { // finish the later one first
-				obs := t.mrtrCall(c.S(), p, "a complete result", mrtrComplete)
-				if !obs.OK() {
-					t.Saw("round 2 of %v", p["name"])
-					t.Judge(obs)
-					return
-				}
-			}
-			t.Saw("%s and %s started, then finished in the opposite order: both complete", names[0], names[1])
-			t.Pass()
-		},
-	},
-)

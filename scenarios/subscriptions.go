@@ -131,39 +131,6 @@ func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame)
 var _ = Register(
 	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "base/stateless-listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
-		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
-		Requirements: []string{"base.layers.support-base-versioning-patterns"},
-		Proofs:       []Proof{{Proxy: "no-listen", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			c := t.Session()
-			t.Taint()
-			s := c.S()
-			id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{}})
-			t.must(err)
-			defer func() {
-				if h := c.Conn.HTTP(); h != nil {
-					h.CloseStream(st)
-				} else {
-					_ = c.Stateless.Cancel(t.Ctx, id, st)
-				}
-			}()
-			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching("an acknowledgement, or any answer but -32601 (Method not found)", func(f wire.Frame) (expect.Verdict, string) {
-				if f.IsResponseTo(id) {
-					if code, ok := errorCodeOf(f); ok && code == jsonrpc.MethodNotFound {
-						return expect.Rejected, "subscriptions/listen is not implemented: " + f.Describe()
-					}
-					return expect.Accepted, ""
-				}
-				if f.Kind == wire.KindMessage && f.Msg.Method == spec.MethodSubscriptionsAcknowledge {
-					return expect.Accepted, ""
-				}
-				return expect.Unrelated, ""
-			})))
-		},
-	},
-	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
-	Def{
 		ID: "subscriptions/listen-ack", Exclusive: true, Area: "subscriptions", Eras: stateless,
 		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
 		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},

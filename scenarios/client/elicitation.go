@@ -121,16 +121,6 @@ func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities
 
 var _ = Register(
 	Def{
-		ID: "client/sampling/declared", Area: "sampling", Scenarios: []string{elUndeclaredScenario, inUndeclaredScenario, mrtrScenario},
-		Title:        "a client that did not declare sampling samples nothing: it refuses sampling/createMessage (in 2026-07-28: a client that answers a sampling input request declared sampling in the _meta of the request that drew it and of the retry)",
-		Requirements: []string{"sampling.capability.client-declares"},
-		Proofs: []Proof{{Fault: "sampling-undeclared", Version: spec.V20251125, Want: reports.Fail},
-			{Fault: "sampling-undeclared", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
-			declaredJudge(t, spec.MethodSamplingCreateMessage, "sampling", func(c mcp.ClientCapabilities) bool { return c.Sampling != nil })
-		},
-	},
-	Def{
 		ID: "client/elicitation/declared", Area: "elicitation", Since: spec.V20250618, Scenarios: []string{elUndeclaredScenario, inUndeclaredScenario, mrtrScenario},
 		Title:        "a client that did not declare elicitation elicits nothing: it refuses elicitation/create (in 2026-07-28: a client that accepts an elicitation input request declared elicitation in the _meta of the request that drew it and of the retry)",
 		Requirements: []string{"elicitation.capability.client-declares"},

@@ -15,8 +15,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Pagination as the client meets it, and two rules of tools and prompts
-// that ride on the same scenario: the stage serves tools/list in pages of
+// Pagination as the client meets it, on a scenario that two rules of tools
+// and prompts ride too (tools_pagination.go, prompts_pagination.go): the stage serves tools/list in pages of
 // 3, 1 and 3 tools and prompts/list in pages of 1 and 2, behind cursors
 // that look like data (base64 with spaces and non-ASCII, JSON) to tempt a
 // client into parsing them; from 2026-07-28 the tools come in pages of 3,
@@ -301,65 +301,6 @@ var _ = Register(
 				}
 			}
 			t.settleActed(n, bad, "list every page of the tools", "%d last pages, none followed further")
-		},
-	},
-	Def{
-		ID: "client/prompts/paginates", Area: "prompts", Scenarios: []string{pgScenario},
-		Title:        "the client follows prompts/list through every page",
-		Requirements: []string{"prompts.list.client-paginates"},
-		Proofs:       []Proof{{Fault: "prompts-first-page-only", Version: spec.V20251125, Want: reports.Warn}},
-		Body: func(t *T) {
-			n, bad := 0, 0
-			for _, c := range t.Cases() {
-				ls := pgListings(c, spec.MethodPromptsList)
-				for i, l := range ls {
-					if !l.answered || l.next == nil {
-						continue
-					}
-					n++
-					if !pgFollowed(ls, i, *l.next) {
-						bad++
-						t.Fail("every page of prompts/list requested",
-							fmt.Sprintf("after a prompts/list page with nextCursor %q the client asked for no further page (%s)", *l.next, c.Scenario.Name))
-					}
-				}
-			}
-			t.settleActed(n, bad, "list the prompts", "%d prompt pages followed")
-		},
-	},
-	Def{
-		ID: "client/tools/case-sensitive-names", Area: "tools", Since: spec.V20251125, Scenarios: []string{pgScenario},
-		Title:        "tool names that differ only in case are different tools: the client calls each by its own name",
-		Requirements: []string{"tools.name.case-sensitive"},
-		Proofs:       []Proof{{Fault: "tool-names-lowercased", Version: spec.V20251125, Want: reports.Warn}},
-		Body: func(t *T) {
-			n, bad := 0, 0
-			for _, c := range t.Cases() {
-				called := map[string]int{}
-				for _, m := range c.Requests(spec.MethodToolsCall) {
-					var p struct {
-						Name string `json:"name"`
-					}
-					_ = json.Unmarshal(m.Msg.Params, &p)
-					called[p.Name]++
-				}
-				for _, pair := range pgCasePairs {
-					// A client that listed one page only was never given
-					// both names of the pair across pages: calling the one
-					// it saw is no confusion of the two.
-					a, b := pair[0], pair[1]
-					if called[a]+called[b] == 0 || !pgListed(c, a) || !pgListed(c, b) {
-						continue
-					}
-					n++
-					if called[a] == 0 || called[b] == 0 {
-						bad++
-						t.Fail(fmt.Sprintf("both %s and %s called, each by its own name", a, b),
-							fmt.Sprintf("the client called %s %d time(s) and %s %d time(s) (%s)", a, called[a], b, called[b], c.Scenario.Name))
-					}
-				}
-			}
-			t.settleActed(n, bad, "list both tools of a pair that differs only in case (Pg_page and pg_page on page 1, Pg_case and pg_case on pages 1 and 2) and call the listed tools", "%d pairs of tools differing only in case, each tool called by its own name")
 		},
 	},
 )

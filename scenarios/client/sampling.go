@@ -14,8 +14,8 @@ import (
 )
 
 // Sampling: whether a client samples only when it declared the capability
-// is judged with elicitation (elicitation.go), on the scenario that asks
-// for what a client did not declare.
+// (client/sampling/declared, on elicitation.go's scenario that asks for
+// what a client did not declare).
 
 func init() {
 	exclude(map[string]string{
@@ -247,6 +247,19 @@ var _ = Register(
 				}
 			}
 			t.settleActed(n, bad, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result", "%d sampling results, each with role and content")
+		},
+	},
+)
+
+var _ = Register(
+	Def{
+		ID: "client/sampling/declared", Area: "sampling", Scenarios: []string{elUndeclaredScenario, inUndeclaredScenario, mrtrScenario},
+		Title:        "a client that did not declare sampling samples nothing: it refuses sampling/createMessage (in 2026-07-28: a client that answers a sampling input request declared sampling in the _meta of the request that drew it and of the retry)",
+		Requirements: []string{"sampling.capability.client-declares"},
+		Proofs: []Proof{{Fault: "sampling-undeclared", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "sampling-undeclared", Version: spec.V20260728, Transport: Streamable, Want: reports.Fail}},
+		Body: func(t *T) {
+			declaredJudge(t, spec.MethodSamplingCreateMessage, "sampling", func(c mcp.ClientCapabilities) bool { return c.Sampling != nil })
 		},
 	},
 )

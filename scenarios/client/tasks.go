@@ -1123,40 +1123,6 @@ var _ = Register(
 			t.settleActed(n, bad, "list the tasks and follow nextCursor", "%d tasks/list cursors, each handed back as given")
 		},
 	},
-	Def{
-		ID: "client/cancellation/use-tasks-cancel", Area: "cancellation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkCancelScenario},
-		Title:        "the client cancels a task with tasks/cancel, never with notifications/cancelled for the task-augmented request",
-		Requirements: []string{"cancellation.tasks.use-tasks-cancel"},
-		Proofs:       []Proof{{Fault: "cancel-task-with-notification", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
-			n, bad := 0, 0
-			for _, c := range t.Cases() {
-				created := map[string]Msg{} // session|id of a tools/call -> the stage's CreateTaskResult
-				for _, task := range tkClientTasks(c) {
-					created[c.Session(task.call)+"|"+task.call.Msg.ID.String()] = task.created
-					for _, op := range task.ops {
-						if op.method() == spec.MethodTasksCancel {
-							n++
-						}
-					}
-				}
-				for _, m := range c.Notifications(spec.MethodCancelled) {
-					var p mcp.CancelledNotificationParams
-					if json.Unmarshal(m.Msg.Params, &p) != nil {
-						continue
-					}
-					ct, ok := created[c.Session(m)+"|"+p.RequestID.String()]
-					if !ok || m.Seq < ct.Seq {
-						continue // not a task's request, or cancelled before it became a task
-					}
-					n++
-					bad++
-					t.Fail("a task is cancelled with tasks/cancel naming its taskId", fmt.Sprintf("notifications/cancelled for tools/call %s, which the stage had answered with a CreateTaskResult: %s (%s)", p.RequestID, excerpt(m), c.Scenario.Name))
-				}
-			}
-			t.settleActed(n, bad, "cancel a running task", "%d task cancellations, all with tasks/cancel")
-		},
-	},
 )
 
 // tkLeft is when the client left the case on its own (closed the stage's

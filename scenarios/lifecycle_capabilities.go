@@ -6,17 +6,15 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
-	"github.com/mcpcheck/mcpcheck/harness/session"
-	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Capabilities respected, both ways: a server that serves a feature
+// Capabilities respected in the lifecycle: a server that serves a feature
 // declares it; a server asks a client only for what the client declared
-// (sampling, elicitation, roots; in 2026-07-28 the input kinds of
-// input_required results); no prompt notifications without prompts.
+// (sampling, elicitation, roots). The 2026-07-28 input kinds are in
+// base_capabilities.go, prompt notifications in prompts_capabilities.go.
 
 var _ = Register(
 	Def{
@@ -101,63 +99,6 @@ var _ = Register(
 				t.Saw("triggers %v called; the server asked nothing undeclared (%d requests)", ran, len(reqs))
 				t.Pass()
 			}
-		},
-	},
-	Def{
-		ID: "base/stateless-undeclared-capabilities", Area: "base", Eras: stateless,
-		Labels:       clientFixtureLabels("test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"),
-		Title:        "in 2026-07-28 a server asks a client that declared nothing for no elicitation, sampling or roots input",
-		Requirements: []string{"base.meta.no-reliance-on-undeclared-capabilities", "mrtr.server.only-declared-input-kinds"},
-		Proofs:       []Proof{{Fault: "undeclared-input-kinds", Version: spec.V20260728, Want: reports.Fail}},
-		Body: func(t *T) {
-			names := []string{"test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"}
-			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that asks for input ("+strings.Join(names, ", ")+")", names...)) {
-				return
-			}
-			c := t.Fresh()
-			cfg := c.Stateless.Config()
-			cfg.Capabilities = &mcp.ClientCapabilities{}
-			c.Stateless.Detach()
-			s := session.NewStateless(c.Conn, cfg)
-			ran := 0
-			for _, n := range names {
-				if _, ok := t.featuresTool(n); !ok {
-					continue
-				}
-				ran++
-				r := t.featuresCallTool(s, n, json.RawMessage(`{}`), nil)
-				rounds := append(append([]session.Reply(nil), r.Rounds...), r)
-				for _, rr := range rounds {
-					if kinds := capsInputKinds(rr.Result); len(kinds) > 0 {
-						t.Fail("no input_required asking for a capability the client did not declare", fmt.Sprintf("%s asked for %v: %s", n, kinds, clip(rr.Result)))
-						return
-					}
-				}
-				t.Saw("%s: %s", n, r.Describe())
-			}
-			t.Pass()
-		},
-	},
-	Def{
-		ID: "prompts/capability-notifications", Area: "prompts", Passive: true,
-		Title:        "no prompt notifications from a server that did not declare prompts (listChanged for list_changed)",
-		Requirements: []string{"prompts.capability.both-respect-negotiation"},
-		Proofs:       []Proof{{Fault: "prompt-notifications-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Warn}},
-		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
-				Expected: "prompt notifications only with a declared prompts capability",
-				Limit:    1,
-				None:     "the server sent no prompt notification in this run",
-				Saw:      "%d prompt notifications, prompts.listChanged declared",
-			}, func(o Observation) (bool, string) {
-				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
-					return false, ""
-				}
-				if declared, to := t.serverDeclared(o, "prompts.listChanged"); !declared {
-					return true, "prompts.listChanged not declared " + to + ": " + wire.Excerpt(o.Raw, 200)
-				}
-				return true, ""
-			})
 		},
 	},
 )
