@@ -13,8 +13,10 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,6 +190,43 @@ func (b *Browser) PrintPDF(ctx context.Context, page, pdf string) error {
 		return err
 	}
 	return nonEmpty(pdf)
+}
+
+// measure renders a copy of page, with script (a format with one %s, the
+// selector as a JSON string) added before </body>, in a window width ×
+// height CSS pixels, and returns the DOM after the scripts ran and the
+// script's result: the JSON text the script left in the attribute attr of
+// <html>. Position and Layout measure with it; the page itself is
+// untouched.
+func (b *Browser) measure(ctx context.Context, page, script string, attr, selector string, width, height int) (dom, result []byte, err error) {
+	src, err := os.ReadFile(page)
+	if err != nil {
+		return nil, nil, err
+	}
+	i := strings.LastIndex(string(src), "</body>")
+	if i < 0 {
+		return nil, nil, fmt.Errorf("%s has no </body> to put the measuring script before", page)
+	}
+	sel, _ := json.Marshal(selector)
+	measured := string(src[:i]) + fmt.Sprintf(script, sel) + string(src[i:])
+	dir, err := os.MkdirTemp("", "mcpcheck-measure-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	copyPath := filepath.Join(dir, filepath.Base(page))
+	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
+		return nil, nil, err
+	}
+	dom, err = b.run(ctx, copyPath, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,%d", width, height), "--dump-dom")
+	if err != nil {
+		return nil, nil, err
+	}
+	m := regexp.MustCompile(`<html[^>]*\s` + regexp.QuoteMeta(attr) + `="([^"]*)"`).FindSubmatch(dom)
+	if m == nil {
+		return nil, nil, fmt.Errorf("the measuring script did not run in %s (no %s on <html>); does the page's Content-Security-Policy allow inline script?", page, attr)
+	}
+	return dom, []byte(html.UnescapeString(string(m[1]))), nil
 }
 
 func nonEmpty(path string) error {

@@ -4,11 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 )
 
 // overflowScript measures, after the page's own script ran, every shown
@@ -48,8 +43,6 @@ window.addEventListener("load",function(){setTimeout(function(){
 },0);});
 </script>`
 
-var overflowAttr = regexp.MustCompile(`<html[^>]*\sdata-overflow="([^"]*)"`)
-
 // Layout is a page as rendered at one window width.
 type Layout struct {
 	// DOM is the serialized DOM after the page's scripts ran (with the
@@ -66,35 +59,12 @@ type Layout struct {
 // "details.check"): see Layout.Overflows. It renders a copy of the page
 // with a measuring script added, so the page itself is untouched.
 func (b *Browser) Layout(ctx context.Context, page string, width int, selector string) (Layout, error) {
-	src, err := os.ReadFile(page)
+	dom, result, err := b.measure(ctx, page, overflowScript, "data-overflow", selector, width, 1000)
 	if err != nil {
 		return Layout{}, err
 	}
-	i := strings.LastIndex(string(src), "</body>")
-	if i < 0 {
-		return Layout{}, fmt.Errorf("%s has no </body> to put the measuring script before", page)
-	}
-	sel, _ := json.Marshal(selector)
-	measured := string(src[:i]) + fmt.Sprintf(overflowScript, sel) + string(src[i:])
-	dir, err := os.MkdirTemp("", "mcpcheck-overflow-")
-	if err != nil {
-		return Layout{}, err
-	}
-	defer os.RemoveAll(dir)
-	copyPath := filepath.Join(dir, filepath.Base(page))
-	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
-		return Layout{}, err
-	}
-	out, err := b.run(ctx, copyPath, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,1000", width), "--dump-dom")
-	if err != nil {
-		return Layout{}, err
-	}
-	m := overflowAttr.FindSubmatch(out)
-	if m == nil {
-		return Layout{}, fmt.Errorf("the measuring script did not run in %s (no data-overflow on <html>); does the page's Content-Security-Policy allow inline script?", page)
-	}
-	l := Layout{DOM: string(out)}
-	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &l.Overflows); err != nil {
+	l := Layout{DOM: string(dom)}
+	if err := json.Unmarshal(result, &l.Overflows); err != nil {
 		return Layout{}, fmt.Errorf("the measuring script's result: %v", err)
 	}
 	return l, nil
