@@ -194,9 +194,14 @@ func TestCancelBeforeInitializeResultIsThePendingSessions(t *testing.T) {
 // with 2099-01-01 (mcpcheck-unknown-version; Codex did) gets no
 // client/versioning/offers-latest warning: the check is untestable and says
 // why. With the refusal in place the same offer warns in every scenario.
+//
+// Two scenarios tell it: initialize, where the older offer goes on, and
+// mcpcheck-unknown-version, where the client goes on with 2099-01-01; only
+// they are launched.
 func TestOffersLatestNeedsARefusal(t *testing.T) {
 	only := []string{"client/versioning/offers-latest"}
-	res := runSuite(t, Config{Launch: referenceLaunch(t, Stdio, "offer-older-version", "continue-on-unknown-version"), Versions: []spec.Version{spec.V20251125}, Only: only})
+	res := runSuite(t, Config{Launch: referenceLaunch(t, Stdio, "offer-older-version", "continue-on-unknown-version"), Versions: []spec.Version{spec.V20251125}, Only: only,
+		scenarios: []string{"initialize", lcUnknownVersionScenario}})
 	if len(res.Report.Checks) != 1 {
 		t.Fatalf("%d checks ran, want 1", len(res.Report.Checks))
 	}
