@@ -237,6 +237,10 @@ type faultConn struct {
 	rw []func(Written) [][]byte
 	mu sync.Mutex
 	n  int
+	// held: the initialize's body is held back while what a rewrite put
+	// after it goes out (fault cancel-initialize-streamed; see
+	// sendAlongside).
+	held bool
 }
 
 func (f *faultConn) Send(ctx context.Context, msg []byte) error {
@@ -301,6 +305,9 @@ const alongsideDelay = 500 * time.Millisecond
 // follow it, as before. Their own errors are dropped (a
 // server may refuse them); the initialize's is returned.
 func (f *faultConn) sendAlongside(ctx context.Context, init []byte, rest [][]byte) error {
+	if f.held {
+		return f.sendWhileStreaming(ctx, init, rest)
+	}
 	done := make(chan error, 1)
 	go func() { done <- f.Conn.Send(ctx, init) }()
 	t := time.NewTimer(alongsideDelay)
@@ -312,6 +319,36 @@ func (f *faultConn) sendAlongside(ctx context.Context, init []byte, rest [][]byt
 	}
 	for _, m := range rest {
 		_ = f.Conn.Send(ctx, m)
+	}
+	return <-done
+}
+
+// sendWhileStreaming sends an initialize whose body (over streamable
+// HTTP) ends only after the messages a fault put after it have gone out
+// and been answered, as the TS SDK's streamed (chunked) initialize body
+// ends after its next, small POST was read: the server takes the
+// initialize first and has it whole last. Over other transports the
+// initialize goes out whole and they follow.
+func (f *faultConn) sendWhileStreaming(ctx context.Context, init []byte, rest [][]byte) error {
+	h := &transport.HeldBody{Started: make(chan struct{}), Release: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- f.Conn.Send(transport.WithHeldBody(ctx, h), init) }()
+	var err error
+	sent := false
+	select {
+	case <-h.Started:
+	case err = <-done:
+		sent = true
+	case <-ctx.Done():
+		close(h.Release)
+		return <-done
+	}
+	for _, m := range rest {
+		_ = f.Conn.Send(ctx, m)
+	}
+	close(h.Release)
+	if sent {
+		return err
 	}
 	return <-done
 }
@@ -333,5 +370,6 @@ func withFaults(c *Client, conn transport.Conn, fs faultSet) transport.Conn {
 	if len(rw) == 0 {
 		return conn
 	}
-	return &faultConn{Conn: conn, c: c, rw: rw}
+	_, held := fs["cancel-initialize-streamed"]
+	return &faultConn{Conn: conn, c: c, rw: rw, held: held}
 }

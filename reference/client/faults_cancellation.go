@@ -29,17 +29,11 @@ func init() {
 				return [][]byte{w.Msg, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent","reason":"fault"}}`)}
 			}},
 		Fault{Name: "cancel-initialize", Requirement: "cancellation.initialize.never-cancelled", Description: "initialize is followed at once by a notifications/cancelled for it",
-			Rewrite: func(w Written) [][]byte {
-				if w.Decoded.Method != spec.MethodInitialize {
-					return [][]byte{w.Msg}
-				}
-				// One message of two lines, so that over HTTP the
-				// cancellation goes out while the initialize is unanswered
-				// (faultConn.sendAlongside), as it does over stdio; as two
-				// messages it waited for the result, then went out without
-				// the negotiated MCP-Protocol-Version header.
-				return [][]byte{append(append(append([]byte(nil), w.Msg...), '\n'), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+w.Decoded.ID.String()+`,"reason":"fault"}}`...)}
-			}},
+			Rewrite: cancelInitialize},
+		Fault{Name: "cancel-initialize-streamed", Requirement: "cancellation.initialize.never-cancelled", Description: "initialize is cancelled while its body is still being sent (over HTTP the cancellation's POST is read whole first, as the TS SDK's is)",
+			// faultConn.held makes the initialize's body end only after
+			// the cancellation was answered.
+			Rewrite: cancelInitialize},
 	)
 }
 
@@ -169,4 +163,16 @@ func (c *Client) progressExtends(ctx context.Context, timeout time.Duration, onP
 		}
 		onProgress(p)
 	}, cancel, true
+}
+
+// cancelInitialize puts a notifications/cancelled for the initialize after
+// it, in one message of two lines, so that over HTTP the cancellation goes
+// out while the initialize is unanswered (faultConn.sendAlongside), as it
+// does over stdio; as two messages it waited for the result, then went out
+// without the negotiated MCP-Protocol-Version header.
+func cancelInitialize(w Written) [][]byte {
+	if w.Decoded.Method != spec.MethodInitialize {
+		return [][]byte{w.Msg}
+	}
+	return [][]byte{append(append(append([]byte(nil), w.Msg...), '\n'), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+w.Decoded.ID.String()+`,"reason":"fault"}}`...)}
 }

@@ -47,6 +47,16 @@ func caCancels(c *Case) []caCancel {
 					cc.req, cc.found = r, true
 				}
 			}
+			if !cc.found && n.HTTP != nil && n.HTTP.Header.Get("Mcp-Session-Id") == "" {
+				// Sent without a session id, it may name the initialize
+				// the stage refused at the HTTP level (401 before
+				// authorization), which left it no session to share.
+				for _, r := range reqs {
+					if r.Seq < n.Seq && r.Msg.ID == id && r.Msg.Method == spec.MethodInitialize && strings.HasPrefix(c.Session(r), "refused-") {
+						cc.req, cc.found = r, true
+					}
+				}
+			}
 		}
 		if cc.found {
 			if ans, ok := c.StageAnswer(cc.req); ok && ans.Seq < n.Seq {
@@ -91,7 +101,8 @@ var _ = Register(
 		ID: "client/cancellation/not-initialize", Area: "cancellation", Eras: stateful,
 		Title:        "the client never cancels its initialize request",
 		Requirements: []string{"cancellation.initialize.never-cancelled"},
-		Proofs:       []Proof{{Fault: "cancel-initialize", Version: spec.V20251125, Want: reports.Fail}},
+		Proofs: []Proof{{Fault: "cancel-initialize", Version: spec.V20251125, Want: reports.Fail},
+			{Fault: "cancel-initialize-streamed", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail}},
 		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {

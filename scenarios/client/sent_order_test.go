@@ -112,13 +112,19 @@ func TestCancelOfRefusedInitialize(t *testing.T) {
 	// after the cancellation began.
 	evs[3] = stage.Event{Seq: evs[3].Seq, From: stage.FromStage, Frame: wire.Frame{Kind: wire.KindStatus, Stream: "post-1",
 		HTTP: &wire.HTTPInfo{Status: http.StatusUnauthorized, Header: http.Header{"Www-Authenticate": {`Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`}}}}, Began: evs[3].Began}
-	evs = SentOrder(evs[:4])
-	got := judgeRecording(t, "client/cancellation/in-flight", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
-	if got.Outcome == reports.Fail {
-		t.Errorf("client/cancellation/in-flight charged the cancellation of the refused initialize as one of no request: %s", got.Actual)
-	}
-	got = judgeRecording(t, "client/cancellation/not-initialize", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
-	if got.Outcome != reports.Fail {
-		t.Errorf("client/cancellation/not-initialize on the cancellation of the refused initialize: want fail, got %s: %s %s", got.Outcome, got.Reason, got.Actual)
+	pending := SentOrder(append([]stage.Event(nil), evs[:4]...))
+	// The same, the cancellation begun after the 401 was written (it
+	// crossed the refusal): recorded after it, with no session to share.
+	crossed := rec(evs[2], evs[3], evs[0], evs[1])
+	crossed[2].Began, crossed[3].Began = evs[3].Began.Add(time.Millisecond), evs[3].Began.Add(2*time.Millisecond)
+	for name, evs := range map[string][]stage.Event{"pending": pending, "crossed": crossed} {
+		got := judgeRecording(t, "client/cancellation/in-flight", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
+		if got.Outcome == reports.Fail {
+			t.Errorf("%s: client/cancellation/in-flight charged the cancellation of the refused initialize as one of no request: %s", name, got.Actual)
+		}
+		got = judgeRecording(t, "client/cancellation/not-initialize", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
+		if got.Outcome != reports.Fail {
+			t.Errorf("%s: client/cancellation/not-initialize on the cancellation of the refused initialize: want fail, got %s: %s %s", name, got.Outcome, got.Reason, got.Actual)
+		}
 	}
 }

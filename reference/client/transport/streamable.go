@@ -166,7 +166,11 @@ func (s *StreamableHTTP) send(ctx context.Context, msg []byte, probe bool) error
 		return ErrClosed
 	}
 	m := jsonrpc.Decode(msg)
-	req, err := http.NewRequest(http.MethodPost, s.o.URL, bytes.NewReader(msg))
+	var body io.Reader = bytes.NewReader(msg)
+	if h, ok := ctx.Value(heldKey{}).(*HeldBody); ok && h != nil && len(msg) > 1 {
+		body = &heldReader{ctx: ctx, h: h, b: msg} // chunked, its headers flushed first
+	}
+	req, err := http.NewRequest(http.MethodPost, s.o.URL, body)
 	if err != nil {
 		return fmt.Errorf("transport: cannot build the POST: %w", err)
 	}

@@ -130,6 +130,51 @@ func headersFrom(ctx context.Context) http.Header {
 	return h
 }
 
+// heldKey is the context key of WithHeldBody.
+type heldKey struct{}
+
+// HeldBody holds back the end of a POST's body, as a client that streams
+// its body (chunked) may: Started is closed once the HTTP transport has
+// taken all of the body but its last byte (its headers have gone out
+// before), and the body ends only when Release is closed (or the send's
+// context ends). A fault uses it to send a message on another connection
+// while a request is visibly under way but not yet whole.
+type HeldBody struct {
+	Started, Release chan struct{}
+}
+
+// WithHeldBody returns a context that makes the streamable HTTP transport
+// hold back the end of the body of the POST sent with it (see HeldBody).
+// Other transports ignore it.
+func WithHeldBody(ctx context.Context, h *HeldBody) context.Context {
+	return context.WithValue(ctx, heldKey{}, h)
+}
+
+// heldReader is a body that stops before its last byte until released.
+type heldReader struct {
+	ctx  context.Context
+	h    *HeldBody
+	b    []byte
+	once sync.Once
+}
+
+func (r *heldReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	if len(r.b) == 1 {
+		r.once.Do(func() { close(r.h.Started) })
+		select {
+		case <-r.h.Release:
+		case <-r.ctx.Done():
+			return 0, r.ctx.Err()
+		}
+	}
+	n := copy(p, r.b[:max(1, len(r.b)-1)])
+	r.b = r.b[n:]
+	return n, nil
+}
+
 // item is one entry of an inbox: a message or a non-fatal error.
 type item struct {
 	msg []byte
