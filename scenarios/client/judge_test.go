@@ -91,6 +91,27 @@ func TestEraCachedOneRedundantDiscover(t *testing.T) {
 	}
 }
 
+// TestEraCachedProbeNotTakenUnderLoad: Claude Code 2.1.332 under load
+// (load average 70) sent its probe, then initialize before it took the
+// probe's answer, and when initialize was refused probed again, opened
+// subscriptions/listen, sent one more server/discover and listed the
+// tools. The probe it did not take settled nothing: counted from the
+// discover after initialize there is one redundant discover, as in its
+// unloaded runs (pass), not "a discover before each request".
+func TestEraCachedProbeNotTakenUnderLoad(t *testing.T) {
+	ok := `{"jsonrpc":"2.0","id":%d,"result":{"resultType":"complete"}}`
+	req := func(id int, method string) stage.Event {
+		return fromClient(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"` + method + `",` + metaReq + `}`)
+	}
+	res := func(id int) stage.Event { return fromStage(sprintf(ok, id)) }
+	initialize := fromClient(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.1.332"}}}`)
+	refused := fromStage(`{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"requested":"2025-11-25","supported":["2026-07-28"]}}}`)
+	loaded := rec(req(9, "server/discover"), res(9), initialize, refused, req(1, "server/discover"), res(1), req(2, "subscriptions/listen"), res(2), req(3, "server/discover"), res(3), req(4, "tools/list"), res(4))
+	if c := judgeRecording(t, "client/versioning/stateless-era-cached", spec.V20260728, Stdio, map[string][]stage.Event{"initialize": loaded}); c.Outcome != reports.Pass {
+		t.Errorf("a probe not taken, then initialize: %s, want pass", describe(c))
+	}
+}
+
 func itoa(n int) string { return sprintf("%d", n) }
 
 func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }

@@ -588,21 +588,40 @@ var _ = Register(
 							fmt.Sprintf("after initialize the client probed with server/discover again (%s)", at(c, m)))
 					}
 				}
+				// The client's initialize requests: one sent after a
+				// successful discover shows the client did not take that
+				// discover's answer (Claude Code under load sent its probe,
+				// then initialize, and probed again when that failed), so
+				// the era is settled by the next successful discover.
+				var initSeqs []int
+				for _, m := range c.Client() {
+					if m.Msg.Shape == jsonrpc.KindRequest && m.Msg.Method == spec.MethodInitialize {
+						initSeqs = append(initSeqs, m.Seq)
+					}
+				}
+				initBetween := func(from, to int) bool {
+					for _, seq := range initSeqs {
+						if seq > from && seq < to {
+							return true
+						}
+					}
+					return false
+				}
 				for _, conn := range slConnections(c) {
 					// A server/discover after the one that settled the era
 					// is a second guess; the settling probe itself comes
 					// before the first request, as it must.
-					settled, reprobe, others, probed := false, false, 0, 0
+					settled, reprobe, others, probed, settledAt := false, false, 0, 0, 0
 					for i := range conn {
 						m := conn[i]
 						if m.Msg.Shape != jsonrpc.KindRequest {
 							continue
 						}
 						if m.Msg.Method == spec.MethodServerDiscover {
-							if settled {
+							if settled && !initBetween(settledAt, m.Seq) {
 								reprobe = true
 							} else if ans, ok := c.StageAnswer(m); ok && ans.Msg.Shape == jsonrpc.KindResponse {
-								settled = true
+								settled, settledAt = true, m.Seq
 							}
 							continue
 						}
