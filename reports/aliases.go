@@ -1,5 +1,7 @@
 package reports
 
+import "maps"
+
 // checkAliases maps every check ID that was renamed to the ID the check
 // carries now. Since 0.x every check's ID starts with the catalog area it
 // is filed under (issue 28: auth/… became authorization/…, http/…
@@ -85,10 +87,4 @@ func RenamedCheckID(id string) (string, bool) {
 
 // CheckIDAliases returns the alias table's old IDs, sorted, with the ID
 // each resolves to (a copy: the table itself cannot be changed).
-func CheckIDAliases() map[string]string {
-	out := make(map[string]string, len(checkAliases))
-	for o, n := range checkAliases {
-		out[o] = n
-	}
-	return out
-}
+func CheckIDAliases() map[string]string { return maps.Clone(checkAliases) }
