@@ -11,32 +11,39 @@ import (
 
 // TestClientCommandOverBothTransports: mcpcheck client judges the
 // reference client over HTTP and over stdio, exits 0, and writes reports
-// that say they judged a client.
+// that say they judged a client. Over HTTP that is clientRun's run (every
+// version), shared with the tests that read its reports.
 func TestClientCommandOverBothTransports(t *testing.T) {
 	bin := mcpcheckBin(t)
-	for _, tc := range []struct{ name, flag, command string }{
-		{"http", "--command", bin + " reference client --timeout 10s conformance"},
-		{"stdio", "--stdio", bin + " reference client --timeout 10s conformance --stdio {server-line}"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := t.TempDir()
-			code, stdout, stderr := runBin(t, "client", tc.flag, tc.command, "--protocol", "2025-11-25", "--format", "json", "--out", out)
-			if code != exitOK {
-				t.Fatalf("exit %d, want 0\nstdout: %s\nstderr: %s", code, stdout, stderr)
-			}
-			f, err := os.Open(filepath.Join(out, "mcpcheck-client.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			run, err := reports.ReadJSON(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.Target.Role != "client" || len(run.Checks) == 0 {
-				t.Errorf("the report names role %q and holds %d checks", run.Target.Role, len(run.Checks))
-			}
-		})
+	t.Run("http", func(t *testing.T) {
+		dir, code := clientRun(t)
+		checkClientRun(t, dir, code, clientStderr)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		dir := t.TempDir()
+		code, _, stderr := runBin(t, "client", "--stdio", bin+" reference client --timeout 10s conformance --stdio {server-line}", "--protocol", "2025-11-25", "--format", "json", "--out", dir)
+		checkClientRun(t, dir, code, stderr)
+	})
+}
+
+// checkClientRun wants a client run that exited 0 and wrote a JSON report
+// in dir of checks of a client.
+func checkClientRun(t *testing.T, dir string, code int, stderr string) {
+	t.Helper()
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstderr: %s", code, tail(stderr, 3000))
+	}
+	f, err := os.Open(filepath.Join(dir, "mcpcheck-client.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := reports.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Target.Role != "client" || len(run.Checks) == 0 {
+		t.Errorf("the report names role %q and holds %d checks", run.Target.Role, len(run.Checks))
 	}
 }
 

@@ -52,10 +52,16 @@ func (w *watchWriter) String() string {
 	return w.buf.String()
 }
 
-// referenceCommand is the embedded reference server over stdio: this test
-// binary re-executed as mcpcheck (see TestMain).
+// referenceCommand is the embedded reference server over stdio, the
+// target of the tests that run mcpcheck in this process: the mcpcheck
+// binary (mcpcheckBin, without the race detector, which made each run's
+// server take three times the CPU); under -short, which builds nothing,
+// this test binary re-executed as mcpcheck (see TestMain).
 func referenceCommand(t *testing.T) string {
 	t.Helper()
+	if !testing.Short() {
+		return shellQuote(mcpcheckBin(t)) + " reference server --stdio"
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -55,8 +55,11 @@ func TestFuzzNeverHandshakenIsNotJudged(t *testing.T) {
 	}{
 		{"plain-http", []string{"--url", plain.URL + "/mcp"}},
 		{"refused-port", []string{"--url", refused}},
-		{"stdio-silent-stateless", []string{"--stdio", "sleep 60"}},
-		{"stdio-silent-2025-11-25", []string{"--stdio", "sleep 60", "--protocol", "2025-11-25"}},
+		// A silent command is silent for its start-up allowance: 3 s
+		// here, not the default minute, which would be all this test
+		// waits for (a start within the default is TestFuzzSlowStartingTargetIsNotBlamed's).
+		{"stdio-silent-stateless", []string{"--stdio", "sleep 60", "--startup-timeout", "3s"}},
+		{"stdio-silent-2025-11-25", []string{"--stdio", "sleep 60", "--startup-timeout", "3s", "--protocol", "2025-11-25"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,18 @@ import (
 // not declare) and frames sent while a request is handled (progress).
 var faultyFaults = []string{"ping-nonempty-result", "prompt-notifications-undeclared", "invalid-cursor-accepted", "not-found-invalid-params-legacy", "progress-decreasing"}
 
+// faultyTarget is the reference server with faultyFaults on, run by bin.
+func faultyTarget(bin string) string {
+	target := shellQuote(bin) + " reference server --stdio"
+	for _, f := range faultyFaults {
+		target += " --fault " + f
+	}
+	return target
+}
+
+// faultyArgs are the flags of faultyRun's run that shape its verdicts.
+var faultyArgs = []string{"--timeout", "5s"}
+
 // faultyRun runs the whole suite, every version, against the reference
 // server with faultyFaults on, once per test binary, writing every
 // format; it returns the directory and the exit code.
@@ -30,11 +42,8 @@ func faultyRun(t *testing.T) (string, int) {
 		if faultyErr != nil {
 			return
 		}
-		target := shellQuote(bin) + " reference server --stdio"
-		for _, f := range faultyFaults {
-			target += " --fault " + f
-		}
-		faultyCode, _, faultyStderr = runBin(t, "server", "--stdio", target, "--timeout", "5s", "--format", "text,json,md,html,junit,sarif", "--out", faultyDir, "--sarif-path", "server.json")
+		args := append(append([]string{"server", "--stdio", faultyTarget(bin)}, faultyArgs...), "--format", "text,json,md,html,junit,sarif", "--out", faultyDir, "--sarif-path", "server.json")
+		faultyCode, _, faultyStderr = runBin(t, args...)
 	})
 	if faultyErr != nil {
 		t.Fatal(faultyErr)

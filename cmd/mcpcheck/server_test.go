@@ -10,41 +10,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-var (
-	binOnce sync.Once
-	binFile string
-	binErr  error
-)
-
-// mcpcheckBin builds the mcpcheck binary once: server runs are checked in
-// a subprocess, because Ginkgo runs once per process.
-func mcpcheckBin(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the mcpcheck binary")
-	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpcheck-cmd-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binFile = filepath.Join(dir, "mcpcheck")
-		out, err := exec.Command("go", "build", "-o", binFile, ".").CombinedOutput()
-		if err != nil {
-			binErr = errors.New(string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("mcpcheck does not build: %v", binErr)
-	}
-	return binFile
-}
 
 func runBin(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

@@ -63,25 +63,29 @@ func outcomes(t *testing.T, path string) []string {
 }
 
 // TestServerShardsMergeIntoTheUnshardedReport: the whole suite against a
-// reference server with a fault, run unsharded and as shards 1/2 and 2/2,
-// then merged with report merge, gives the same checks with the same
-// outcomes, in the same order; the shards split the active checks between
-// them (neither runs them all), and both the shard runs and the merge exit
-// 1 for the fault.
+// reference server with faults, run as shards 1/2 and 2/2 and merged with
+// report merge, gives the same checks with the same outcomes, in the same
+// order, as the unsharded run (faultyRun's, shared with the tests that
+// read its reports); the shards split the active checks between them
+// (neither runs them all), and both the shard runs and the merge exit 1
+// for the faults.
 func TestServerShardsMergeIntoTheUnshardedReport(t *testing.T) {
 	bin := mcpcheckBin(t)
 	dir := t.TempDir()
-	ref := bin + " reference server --stdio --fault unknown-method-wrong-code"
-	args := func(out string, extra ...string) []string {
-		return append([]string{"server", "--stdio", ref, "--out", filepath.Join(dir, out), "--format", "json"}, extra...)
+	fdir, fcode := faultyRun(t)
+	if fcode != exitFailed {
+		t.Fatalf("the unsharded run: exit %d, want %d for the faults\n%s", fcode, exitFailed, tail(faultyStderr, 3000))
 	}
-	res := runBinAll(bin, args("all"), args("s1", "--shard", "1/2"), args("s2", "--shard", "2/2"))
+	args := func(out string, extra ...string) []string {
+		return append(append([]string{"server", "--stdio", faultyTarget(bin)}, faultyArgs...), append([]string{"--out", filepath.Join(dir, out), "--format", "json"}, extra...)...)
+	}
+	res := runBinAll(bin, args("s1", "--shard", "1/2"), args("s2", "--shard", "2/2"))
 	for i, r := range res {
 		if r.err != nil || r.code != exitFailed {
-			t.Fatalf("run %d: exit %d (%v), want %d for the fault\n%s", i, r.code, r.err, exitFailed, r.stderr)
+			t.Fatalf("shard %d/2: exit %d (%v), want %d for the faults\n%s", i+1, r.code, r.err, exitFailed, r.stderr)
 		}
 	}
-	all := outcomes(t, filepath.Join(dir, "all", "mcpcheck-server.json"))
+	all := outcomes(t, filepath.Join(fdir, "mcpcheck-server.json"))
 	s1 := outcomes(t, filepath.Join(dir, "s1", "mcpcheck-server.json"))
 	s2 := outcomes(t, filepath.Join(dir, "s2", "mcpcheck-server.json"))
 	if len(s1) >= len(all) || len(s2) >= len(all) || len(s1)+len(s2) < len(all) {
@@ -90,7 +94,7 @@ func TestServerShardsMergeIntoTheUnshardedReport(t *testing.T) {
 	merged := filepath.Join(dir, "merged")
 	code, stdout, stderr := runBin(t, "report", "merge", filepath.Join(dir, "s2", "mcpcheck-server.json"), filepath.Join(dir, "s1", "mcpcheck-server.json"),
 		"--out", merged, "--format", "json,junit")
-	if code != exitFailed || !strings.Contains(stdout, "unknown-method") {
+	if code != exitFailed || !strings.Contains(stdout, "ping.response.prompt-empty-result") {
 		t.Fatalf("report merge: exit %d, want %d and the text report naming the fault\nstdout:\n%s\nstderr:\n%s", code, exitFailed, stdout, stderr)
 	}
 	got := outcomes(t, filepath.Join(merged, "mcpcheck-server.json"))

@@ -85,54 +85,33 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
-// TestVersionPrintsTheBuildRevision builds mcpcheck with go build from a
-// git checkout of this commit and wants "mcpcheck version" (text and JSON)
-// and the reports of a run to carry the commit from the build information.
-// Go stamps no VCS information in a linked git worktree (golang/go#58218),
-// so there the binary is built from a throwaway clone of HEAD.
+// TestVersionPrintsTheBuildRevision wants "mcpcheck version" (text and
+// JSON) and the reports of a run of a binary built with go build from a
+// git checkout to carry the commit from the build information. The binary
+// is the tests' own (mcpcheckBin), which go build stamps in a checkout
+// (make test's clean clone); where it carries no revision — Go stamps no
+// VCS information in a linked git worktree (golang/go#58218) — or HEAD
+// moved while it was built (another commit in a shared checkout), it is
+// built again from a throwaway clone of the working tree.
 func TestVersionPrintsTheBuildRevision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds mcpcheck from a checkout")
-	}
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git on PATH: nothing to compare the stamped revision with")
-	}
-	gitOut := func(dir string, args ...string) string {
-		out, err := exec.Command(git, append([]string{"-C", dir}, args...)...).Output()
-		if err != nil {
-			t.Skipf("not a git checkout (git %s: %v): nothing to compare the stamped revision with", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	src := gitOut(".", "rev-parse", "--show-toplevel")
-	if gitOut(".", "rev-parse", "--path-format=absolute", "--git-dir") != gitOut(".", "rev-parse", "--path-format=absolute", "--git-common-dir") {
-		src = checkoutOfWorkingTree(t, git, src)
-	}
-	head := gitOut(src, "rev-parse", "HEAD")
+	bin, head := mcpcheckBin(t), binHead
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "mcpcheck")
-	build := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", bin, "./cmd/mcpcheck")
-	build.Dir = src
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("go build -buildvcs=true cannot stamp this checkout (%v): %s", err, out)
+	b, out := versionJSON(ctx, t, bin)
+	if b.Revision == "" || head == "" {
+		t.Logf("the tests' binary carries no revision to compare (%q, HEAD %q): building one from a clone of the working tree", b.Revision, head)
+		bin, head = stampedBuild(ctx, t)
+		b, out = versionJSON(ctx, t, bin)
 	}
-	out, err := exec.CommandContext(ctx, bin, "version").Output()
+	if b.Revision != head || b.VCS != "git" || b.Time == "" || !strings.Contains(b.Version, "+"+head[:12]) {
+		t.Errorf("mcpcheck version --json: want revision %s, vcs git, a time and the short revision in the version:\n%s", head, out)
+	}
+	text, err := exec.CommandContext(ctx, bin, "version").Output()
 	if err != nil {
 		t.Fatalf("mcpcheck version: %v", err)
 	}
-	if !strings.Contains(string(out), "revision  "+head) {
-		t.Errorf("mcpcheck version does not print the revision %s it was built from:\n%s", head, out)
-	}
-	out, err = exec.CommandContext(ctx, bin, "version", "--json").Output()
-	var b buildInfo
-	if err == nil {
-		err = json.Unmarshal(out, &b)
-	}
-	if err != nil || b.Revision != head || b.VCS != "git" || b.Time == "" || !strings.Contains(b.Version, "+"+head[:12]) {
-		t.Errorf("mcpcheck version --json: %v; want revision %s, vcs git, a time and the short revision in the version:\n%s", err, head, out)
+	if !strings.Contains(string(text), "revision  "+head) {
+		t.Errorf("mcpcheck version does not print the revision %s it was built from:\n%s", head, text)
 	}
 	dir := t.TempDir()
 	run := exec.CommandContext(ctx, bin, "server", "--stdio", bin+" reference server --stdio", "--protocol", "2025-11-25", "--label-filter", "area:ping", "--deadline", "1m", "--format", "json", "--out", dir)
@@ -151,6 +130,56 @@ func TestVersionPrintsTheBuildRevision(t *testing.T) {
 	if rep.Tool.Version != b.Version {
 		t.Errorf("the report names the tool %q, mcpcheck version says %q", rep.Tool.Version, b.Version)
 	}
+}
+
+// versionJSON runs "bin version --json" and returns what it says.
+func versionJSON(ctx context.Context, t *testing.T, bin string) (buildInfo, string) {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, bin, "version", "--json").Output()
+	var b buildInfo
+	if err == nil {
+		err = json.Unmarshal(out, &b)
+	}
+	if err != nil {
+		t.Fatalf("mcpcheck version --json: %v\n%s", err, out)
+	}
+	return b, string(out)
+}
+
+// stampedBuild builds mcpcheck with go build -buildvcs=true from a git
+// checkout of the working tree (a copy committed in a repository of its
+// own when this is a linked worktree) and returns the binary and the
+// commit it was built from. It skips t when there is no git or no
+// checkout to compare the stamped revision with.
+func stampedBuild(ctx context.Context, t *testing.T) (bin, head string) {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git on PATH: nothing to compare the stamped revision with")
+	}
+	gitOut := func(dir string, args ...string) string {
+		out, err := exec.Command(git, append([]string{"-C", dir}, args...)...).Output()
+		if err != nil {
+			t.Skipf("not a git checkout (git %s: %v): nothing to compare the stamped revision with", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	src := gitOut(".", "rev-parse", "--show-toplevel")
+	if gitOut(".", "rev-parse", "--path-format=absolute", "--git-dir") != gitOut(".", "rev-parse", "--path-format=absolute", "--git-common-dir") {
+		src = checkoutOfWorkingTree(t, git, src)
+	}
+	head = gitOut(src, "rev-parse", "HEAD")
+	bin = filepath.Join(t.TempDir(), "mcpcheck")
+	build := exec.CommandContext(ctx, "go", "build", "-buildvcs=true", "-o", bin, "./cmd/mcpcheck")
+	build.Dir = src
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Skipf("go build -buildvcs=true cannot stamp this checkout (%v): %s", err, out)
+	}
+	if gitOut(src, "rev-parse", "HEAD") != head {
+		t.Skipf("HEAD of %s moved while mcpcheck was built from it: no one revision to compare with", src)
+	}
+	return bin, head
 }
 
 // checkoutOfWorkingTree copies the files of the working tree at src
