@@ -249,11 +249,11 @@ func runFaultClient(t *testing.T, bin string, cl faultClient, row faultClientRow
 		flag = "--stdio"
 	}
 	args := []string{"client", flag, cl.argv(row.transport, fault), "--protocol", row.version,
-		"--deadline", "8m", "--format", "json", "--out", out}
+		"--startup-timeout", "5m", "--deadline", "15m", "--format", "json", "--out", out}
 	if row.filter != "" {
 		args = append(args, "--label-filter", row.filter)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), cl.env...)
@@ -266,7 +266,9 @@ func runFaultClient(t *testing.T, bin string, cl faultClient, row faultClientRow
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("mcpcheck client did not run: %v", err)
 	}
-	if ee != nil && ee.ExitCode() != exitOK && ee.ExitCode() != exitFailed {
+	// Without a fault a narrow selection may judge nothing (exit 3): its
+	// report still says what the check concluded.
+	if ee != nil && ee.ExitCode() != exitOK && ee.ExitCode() != exitFailed && (fault != "" || ee.ExitCode() != exitHarness) {
 		t.Fatalf("mcpcheck client %s (fault %q) exited %d, want 0 or 1 (judged)\nstderr: %s", cl.argv(row.transport, fault), fault, ee.ExitCode(), tail(stderr.String(), 2000))
 	}
 	f, err := os.Open(filepath.Join(out, "mcpcheck-client.json"))
