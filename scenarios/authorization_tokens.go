@@ -323,6 +323,36 @@ var _ = Register(
 		},
 	},
 	Def{
+		ID: "authorization/token-audience-case", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		Title:        "a valid access token whose audience names the server's URI with an upper-case scheme and host is served (canonical URIs compare those without regard to case)",
+		Requirements: []string{"authorization.canonical-uri.accept-uppercase"},
+		Proofs:       []Proof{{Fault: "auth-audience-case-sensitive", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *T) {
+			m, ok := t.authMinter()
+			if !ok || !t.authValid(m) {
+				return
+			}
+			upper := *m
+			upper.resource = authUpperSchemeHost(m.resource)
+			tok, ok := upper.mint(t, "valid", m.scope)
+			if !ok {
+				return
+			}
+			r, err := t.authSend("Bearer "+tok, "")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			wa := strings.Join(r.header.Values("WWW-Authenticate"), " | ")
+			t.Saw("a valid token for %s (the resource %s with its scheme and host in upper case) was answered %d, WWW-Authenticate %q", upper.resource, m.resource, r.status, wa)
+			if r.status == http.StatusUnauthorized || r.status == http.StatusForbidden {
+				t.Violation("authorization.canonical-uri.accept-uppercase", fmt.Sprintf("the token served: its audience %s is %s but for the case of scheme and host", upper.resource, m.resource), fmt.Sprintf("HTTP %d, WWW-Authenticate %q", r.status, wa))
+				return
+			}
+			t.Pass()
+		},
+	},
+	Def{
 		ID: "authorization/token-query-string", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
 		Title:        "a valid access token in the URI query string (access_token) is no credential: the request gets 401",
 		Requirements: authReqs(),
@@ -406,9 +436,27 @@ var _ = Register(
 	},
 )
 
+// authUpperSchemeHost writes resource with its scheme and host in upper
+// case (http://127.0.0.1:8080/mcp becomes HTTP://127.0.0.1:8080/mcp).
+func authUpperSchemeHost(resource string) string {
+	scheme, rest, ok := strings.Cut(resource, "://")
+	if !ok {
+		return resource
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	return strings.ToUpper(scheme) + "://" + strings.ToUpper(rest[:end]) + rest[end:]
+}
+
 func init() {
 	exclude(map[string]string{
 		"authorization.scope.server-hierarchies":       "the spec names no hierarchy syntax: which granted scope covers which needed one is the server's own policy, so no token mcpcheck mints can show it is not honoured",
 		"authorization.insufficient-scope.all-at-once": "needs an operation needing several scopes, of which a token holds some: the scopes an operation needs are the server's own policy, not visible on the wire",
+		// The two umbrellas of role "both": each is judged through the
+		// particular rules it points to, which have checks of their own.
+		"authorization.oauth.implementations-oauth21": "an umbrella (2025-03-26: implement OAuth 2.1 with its security measures): it has no behaviour of its own beyond the particular rules it points to, which are judged one by one (authorization/token-expired, authorization/token-bad-signature, authorization/token-query-string, authorization/forged-token-401, authorization/authorization-server-2025-03-26)",
+		"authorization.security.follow-security-page": "an umbrella (2026-07-28: meet the security considerations page): it has no behaviour of its own beyond the particular rules it points to, which are judged one by one (audience binding by authorization/token-audience and authorization/token-other-resource, the confused deputy by authorization/token-passthrough, token theft by authorization/token-query-string, issuers by authorization/token-wrong-issuer)",
 	})
 }

@@ -53,21 +53,25 @@ const UpstreamCredential = "Bearer mcpcheck-reference-server-own-credential"
 
 // The auth fault switches (HTTPOptions.Auth set), each a hook.
 const (
-	FaultAuthAcceptsExpired       = "auth-accepts-expired"
-	FaultAuthIgnoresNotBefore     = "auth-ignores-nbf"
-	FaultAuthAcceptsAnyIssuer     = "auth-accepts-any-issuer"
-	FaultAuthSkipsSignature       = "auth-skips-signature"
-	FaultAuthAcceptsAnyAudience   = "auth-accepts-any-audience"
-	FaultAuthAudiencePrefix       = "auth-audience-prefix-match"
-	FaultAuthInsufficientScope401 = "auth-insufficient-scope-401"
-	FaultAuthInsufficientNoScope  = "auth-insufficient-scope-unnamed"
-	FaultAuthAcceptsQueryToken    = "auth-accepts-query-token"
-	FaultAuthNoChallenge          = "auth-401-no-challenge"
-	FaultAuthPRMNoServers         = "auth-prm-no-servers"
-	FaultAuthPRMWrongResource     = "auth-prm-wrong-resource"
-	FaultAuthAcceptsOpaqueToken   = "auth-accepts-opaque-token"
-	FaultAuthNoASMetadata         = "auth-no-as-metadata"
-	FaultAuthTokenPassthrough     = "auth-token-passthrough"
+	FaultAuthAcceptsExpired     = "auth-accepts-expired"
+	FaultAuthIgnoresNotBefore   = "auth-ignores-nbf"
+	FaultAuthAcceptsAnyIssuer   = "auth-accepts-any-issuer"
+	FaultAuthSkipsSignature     = "auth-skips-signature"
+	FaultAuthAcceptsAnyAudience = "auth-accepts-any-audience"
+	FaultAuthAudiencePrefix     = "auth-audience-prefix-match"
+	// FaultAuthAudienceCaseSensitive compares the token's aud with the
+	// server's URI byte for byte: an aud whose scheme or host is in upper
+	// case is refused.
+	FaultAuthAudienceCaseSensitive = "auth-audience-case-sensitive"
+	FaultAuthInsufficientScope401  = "auth-insufficient-scope-401"
+	FaultAuthInsufficientNoScope   = "auth-insufficient-scope-unnamed"
+	FaultAuthAcceptsQueryToken     = "auth-accepts-query-token"
+	FaultAuthNoChallenge           = "auth-401-no-challenge"
+	FaultAuthPRMNoServers          = "auth-prm-no-servers"
+	FaultAuthPRMWrongResource      = "auth-prm-wrong-resource"
+	FaultAuthAcceptsOpaqueToken    = "auth-accepts-opaque-token"
+	FaultAuthNoASMetadata          = "auth-no-as-metadata"
+	FaultAuthTokenPassthrough      = "auth-token-passthrough"
 	// FaultAuthTokenPassthroughTools passes the client's token on only
 	// while serving a tools/call, as a server that uses its upstream for
 	// tool work alone would: the first request of a session does not show
@@ -272,6 +276,22 @@ func (g *authGate) callUpstream(ctx context.Context, cred string) {
 	resp.Body.Close()
 }
 
+// authSameResource reports whether the audience aud names resource: the
+// same URI, its scheme and host compared without regard to case, as
+// canonical server URIs are compared (byte for byte when exact).
+func authSameResource(aud, resource string, exact bool) bool {
+	if aud == resource || exact {
+		return aud == resource
+	}
+	a, err := url.Parse(aud)
+	r, err2 := url.Parse(resource)
+	if err != nil || err2 != nil {
+		return false
+	}
+	return strings.EqualFold(a.Scheme, r.Scheme) && strings.EqualFold(a.Host, r.Host) && a.Opaque == r.Opaque && a.User.String() == r.User.String() &&
+		a.EscapedPath() == r.EscapedPath() && a.RawQuery == r.RawQuery && a.ForceQuery == r.ForceQuery && a.EscapedFragment() == r.EscapedFragment()
+}
+
 // validate verifies the token's signature and claims.
 func (g *authGate) validate(ctx context.Context, tok, resource string) (authserver.Claims, error) {
 	issuer := g.o.Issuer
@@ -301,7 +321,7 @@ func (g *authGate) validate(ctx context.Context, tok, resource string) (authserv
 	now := g.srv.opts.Now().Unix()
 	audOK := g.srv.faults.on(FaultAuthAcceptsAnyAudience)
 	for _, a := range c.Audience {
-		if a == resource || (g.srv.faults.on(FaultAuthAudiencePrefix) && strings.HasPrefix(a, resource)) {
+		if authSameResource(a, resource, g.srv.faults.on(FaultAuthAudienceCaseSensitive)) || (g.srv.faults.on(FaultAuthAudiencePrefix) && strings.HasPrefix(a, resource)) {
 			audOK = true
 		}
 	}

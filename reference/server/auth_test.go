@@ -197,6 +197,16 @@ func init() {
 	faultProbes[FaultAuthSkipsSignature] = accepts(authserver.BadSignature)
 	faultProbes[FaultAuthAcceptsAnyAudience] = accepts(authserver.WrongAudience)
 	faultProbes[FaultAuthAudiencePrefix] = accepts(authserver.OtherResource)
+	faultProbes[FaultAuthAudienceCaseSensitive] = func(t *testing.T, s *Server) bool {
+		a := startAuthRefOn(t, s)
+		// The token names http://127.0.0.1:PORT/mcp as HTTP://127.0.0.1:PORT/mcp.
+		m, err := a.as.Mint(authserver.MintRequest{Kind: authserver.Valid, Resource: "HTTP" + strings.TrimPrefix(a.url, "http"), Scope: "mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _, _ := a.post("Bearer "+m.Token, "")
+		return st == http.StatusUnauthorized
+	}
 	faultProbes[FaultAuthInsufficientScope401] = func(t *testing.T, s *Server) bool {
 		a := startAuthRefOn(t, s)
 		st, _, _ := a.post(a.mint(authserver.MissingScope, ""), "")
@@ -314,6 +324,34 @@ func TestAuthProtectedResourceMetadata(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 || md["issuer"] != a.as.URL || md["token_endpoint"] != a.as.URL+"/token" {
 			t.Errorf("authorization server metadata at the root: %d %v", resp.StatusCode, md)
+		}
+	}
+}
+
+// TestAuthSameResource: an audience names the server's URI when only the
+// case of its scheme or host differs, and not when anything else does.
+func TestAuthSameResource(t *testing.T) {
+	const res = "http://localhost:8080/mcp"
+	for aud, want := range map[string]bool{
+		res:                               true,
+		"HTTP://LOCALHOST:8080/mcp":       true,
+		"Http://LocalHost:8080/mcp":       true,
+		"http://localhost:8080/MCP":       false,
+		"http://localhost:8080/mcp/":      false,
+		"http://localhost:8080/mcp-other": false,
+		"https://localhost:8080/mcp":      false,
+		"http://localhost:8081/mcp":       false,
+		"http://localhost:8080/mcp?x=1":   false,
+		"http://localhost:8080/mcp#frag":  false,
+		"http://user@localhost:8080/mcp":  false,
+		"http://localhost:8080/%6Dcp":     false,
+		"":                                false,
+	} {
+		if got := authSameResource(aud, res, false); got != want {
+			t.Errorf("authSameResource(%q, %q) = %v, want %v", aud, res, got, want)
+		}
+		if got := authSameResource(aud, res, true); got != (aud == res) {
+			t.Errorf("authSameResource(%q, %q) byte for byte = %v, want %v", aud, res, got, aud == res)
 		}
 	}
 }

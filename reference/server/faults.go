@@ -194,6 +194,7 @@ var faultTable = []Fault{
 	{FaultAuthSkipsSignature, "authorization.token-validation.oauth21-section52", "the signature of an access token is not verified (a token signed with another key, or alg none, is accepted)", Hook},
 	{FaultAuthAcceptsAnyAudience, "authorization.token-validation.audience", "the aud of an access token is not checked: a token for any audience, or none, is accepted", Hook},
 	{FaultAuthAudiencePrefix, "authorization.token-validation.no-foreign-tokens", "an aud is accepted when it starts with the server's URI, so a token for another server at a longer path is accepted", Hook},
+	{FaultAuthAudienceCaseSensitive, "authorization.canonical-uri.accept-uppercase", "the aud of an access token is compared with the server's URI byte for byte, so a token naming it with an upper-case scheme or host is refused", Hook},
 	{FaultAuthInsufficientScope401, "authorization.insufficient-scope.response-403", "a valid token without the needed scope gets 401 invalid_token instead of 403 insufficient_scope", Hook},
 	{FaultAuthInsufficientNoScope, "authorization.insufficient-scope.scope-needed", "the 403 insufficient_scope challenge names no scope", Hook},
 	{FaultAuthAcceptsQueryToken, "authorization.token-validation.oauth21-section52", "an access token in the access_token query parameter is accepted when there is no Authorization header", Hook},

@@ -22,8 +22,10 @@ type AreaCoverage struct {
 // MCP server as an OAuth resource server count too. For the OAuth roles
 // (resource-server, authorization-server) the records of that role count,
 // wire- and fixture-testable alike: the fixture they need is the
-// authorization server and tokens mcpcheck runs and mints. Areas come out
-// in catalog order.
+// authorization server and tokens mcpcheck runs and mints. Records of role
+// "both" in area authorization that need such a fixture count for the
+// resource-server side and the client side (whose fixture is the client
+// suite's authorization stage). Areas come out in catalog order.
 func (c *Catalog) Coverage(role Role, checked map[string][]string, excluded map[string]string) []AreaCoverage {
 	by := map[string]*AreaCoverage{}
 	for _, r := range c.Records {
@@ -67,6 +69,9 @@ func (r Record) VersionRange() string {
 // CoverageCounts reports whether a record counts in the coverage of role
 // (see Coverage).
 func CoverageCounts(r Record, role Role) bool {
+	if r.Role == RoleBoth && r.Area == "authorization" && r.Testability == Fixture && (role == RoleResourceServer || role == RoleClient) {
+		return true
+	}
 	if role == RoleResourceServer || role == RoleAuthorizationServer {
 		return r.Role == role && (r.Testability == Wire || r.Testability == Fixture)
 	}
