@@ -1,7 +1,11 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http/httptest"
 	"os/exec"
 	"sort"
 	"strings"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -149,16 +154,114 @@ func runProof(t *testing.T, d Def, p Proof) {
 	var res Result
 	switch p.Transport {
 	case "", "stdio":
+		if r, ok := inProcessProof(t, d, p, cfg, pipeReference(p.Fault), "over a pipe"); ok {
+			res = r
+			break
+		}
 		res = runReference(t, cfg, p.Fault)
 	case "streamable":
+		if r, ok := inProcessHTTPProof(t, d, p, cfg, target.Streamable); ok {
+			res = r
+			break
+		}
 		res = runURL(t, httpReference(t, p.Fault), target.Streamable, cfg)
 	case "sse":
+		if r, ok := inProcessHTTPProof(t, d, p, cfg, target.SSE); ok {
+			res = r
+			break
+		}
 		res = runURL(t, legacySSEURL(httpReference(t, p.Fault)), target.SSE, cfg)
 	}
 	if c, ok := expectOutcome(t, res, d.ID, p.Version, p.Want, "fault "+p.Fault+" over "+orStdio(p.Transport)); ok {
 		t.Logf("%s: %s\n  expected: %s\n  actual: %s", c.Outcome, d.ID, c.Expected, c.Actual)
 		assertEvidence(t, c)
 	}
+}
+
+// pipeReference is the reference server with faults served in process
+// over a pair of pipes, a server of its own per connection as a process
+// per connection is: stdio without the process (see target.Pipe).
+func pipeReference(faults ...string) target.Target {
+	tg := target.Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		srv, err := server.New(server.Options{PageSize: 3, Faults: faults})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		if err := srv.ServeStdio(ctx, in, out, io.Discard); !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	})
+	tg.Timeouts = target.Timeouts{Step: 5 * time.Second, Grace: time.Second}
+	return tg
+}
+
+// inProcessHTTPReference serves the reference server with faults (and
+// the legacy HTTP+SSE endpoint) in this process on a loopback port, as
+// 'mcpcheck reference server --http 127.0.0.1:0 --legacy-sse' does,
+// without starting a process; it returns the MCP endpoint's URL.
+func inProcessHTTPReference(t *testing.T, faults ...string) string {
+	t.Helper()
+	srv, err := server.New(server.Options{PageSize: 3, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{LegacySSE: true}))
+	t.Cleanup(func() {
+		srv.Close()
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	return hs.URL + "/mcp"
+}
+
+// inProcessHTTPProof runs an HTTP proof against inProcessHTTPReference
+// (see inProcessProof). Faults of the authorization area need the
+// authorization server a process of the reference server is given: they
+// run against the process.
+func inProcessHTTPProof(t *testing.T, d Def, p Proof, cfg Config, tr target.Transport) (Result, bool) {
+	t.Helper()
+	if strings.HasPrefix(p.Fault, "auth-") {
+		return Result{}, false
+	}
+	u := inProcessHTTPReference(t, p.Fault)
+	if tr == target.SSE {
+		u = legacySSEURL(u)
+	}
+	tg := target.URL(u)
+	tg.Transport = tr
+	tg.Timeouts = target.Timeouts{Start: 10 * time.Second, Step: 5 * time.Second, Grace: time.Second}
+	return inProcessProof(t, d, p, cfg, tg, "in process over "+string(tr))
+}
+
+// inProcessProof runs a proof against tg, the faulty reference server
+// served in this process (pipeReference, inProcessHTTPReference), whose
+// messages are the ones its process would send, without starting one. It
+// reports false when that run does not show what the proof wants (a
+// harness problem, or another outcome: a check may judge the process
+// itself, its exit or its stderr), and the caller then runs the proof
+// against the process, whose verdict alone counts.
+func inProcessProof(t *testing.T, d Def, p Proof, cfg Config, tg target.Target, how string) (Result, bool) {
+	t.Helper()
+	cfg.Target = tg
+	if cfg.Session.Timeout == 0 {
+		cfg.Session = session.Config{Timeout: 5 * time.Second}
+	}
+	cfg.ToolPolicy = ownTools(cfg.ToolPolicy)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	c, ran := outcomeOf(res, d.ID, p.Version)
+	switch {
+	case err != nil || len(res.Problems) > 0:
+		t.Logf("%s: run error %v, harness problems %v; running the process", how, err, res.Problems)
+	case !ran || c.Outcome != p.Want:
+		t.Logf("%s: %s in %s ended %s (%s), want %s; running the process", how, d.ID, p.Version, c.Outcome, c.Actual, p.Want)
+	default:
+		return res, true
+	}
+	return Result{}, false
 }
 
 func orPlain(mode string) string {
