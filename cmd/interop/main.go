@@ -67,11 +67,16 @@ type client struct {
 
 func (c client) id() string { return "client-" + c.Name + "-" + c.Transport }
 
-// goPkg is a main package installed from the Go module proxy.
+// goPkg is a main package installed from the Go module proxy, or built
+// from a module of this checkout (Dir) whose dependencies come from it.
 type goPkg struct {
 	Name    string `json:"name"`
-	Package string `json:"package"`
-	Version string `json:"version"`
+	Package string `json:"package,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Dir is a main module of this checkout, relative to the module root
+	// (a client of reports/interop/clients with its own go.mod), built
+	// into ${GOBIN:Name}/Name on every install.
+	Dir string `json:"dir,omitempty"`
 }
 
 // peer is one server over one transport.
@@ -479,6 +484,15 @@ func install(ctx context.Context, dir string, list peerList, logf func(string, .
 	}
 	for _, g := range list.Go {
 		bin := filepath.Join(dir, "go", g.Name)
+		if g.Dir != "" {
+			src, _ := filepath.Abs(g.Dir)
+			logf("go build -C %s -o %s .", src, filepath.Join(bin, g.Name))
+			env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+			if err := runLogged(ctx, log, env, "go", "build", "-C", src, "-o", filepath.Join(bin, g.Name), "."); err != nil {
+				errs[g.Name] = fmt.Errorf("go build in %s failed: %v; is the Go module proxy reachable?", g.Dir, err)
+			}
+			continue
+		}
 		stamp := filepath.Join(bin, ".mcpcheck-installed")
 		want := g.Package + "@" + g.Version
 		if got, _ := os.ReadFile(stamp); string(got) == want {

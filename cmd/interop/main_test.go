@@ -32,7 +32,11 @@ func TestPeerListIsValid(t *testing.T) {
 	}
 	gos := map[string]bool{}
 	for _, g := range list.Go {
-		if g.Name == "" || g.Package == "" || !strings.HasPrefix(g.Version, "v") {
+		if g.Dir != "" {
+			if _, err := os.Stat(filepath.Join("..", "..", g.Dir, "go.mod")); err != nil || g.Package != "" || g.Version != "" {
+				t.Errorf("go module %+v: want a module of this checkout (its go.mod: %v) and no package or version", g, err)
+			}
+		} else if g.Name == "" || g.Package == "" || !strings.HasPrefix(g.Version, "v") {
 			t.Errorf("go package %+v: want a name, a package and a pinned version", g)
 		}
 		gos[g.Name] = true
