@@ -258,8 +258,11 @@ func printCoverage(stdout io.Writer, r catalog.Role, cov []catalog.AreaCoverage)
 		return err
 	}
 	what := "wire-testable"
-	if r == catalog.RoleResourceServer || r == catalog.RoleAuthorizationServer {
+	switch r {
+	case catalog.RoleResourceServer, catalog.RoleAuthorizationServer:
 		what = "wire- or fixture-testable"
+	case catalog.RoleClient:
+		what = "wire-testable (and authorization fixture-testable)"
 	}
 	fmt.Fprintf(stdout, "%s %s-side MUST/SHOULD requirements with a check or a written exclusion: %d of %d\n", what, r, chk+exc, tot)
 	if len(missing) > 0 && (r == catalog.RoleResourceServer || r == catalog.RoleAuthorizationServer) {

@@ -22,6 +22,7 @@ func init() {
 		a(auth.FaultKeepPath, "authorization.base-url.discard-path", "the 2025-03-26 authorization base URL keeps the MCP endpoint's path"),
 		a(auth.FaultNoDefaultEndpoints, "authorization.default-endpoints.client-uses-defaults", "when no authorization server metadata exists (2025-03-26) the client gives up instead of using the default endpoints"),
 		a(auth.FaultAcceptOtherResource, "authorization.resource-param.identifies-server", "protected resource metadata naming another resource is accepted, and its token sent to this server"),
+		a(auth.FaultResourceCaseSensitive, "authorization.canonical-uri.accept-uppercase", "protected resource metadata whose resource differs from the server's URL only in the case of scheme or host is refused (compared byte for byte)"),
 		a(auth.FaultNoDCR, "authorization.dcr.client-should-support", "dynamic client registration is never used"),
 		a(auth.FaultDCRNoApplicationType, "authorization.dcr.application-type", "the dynamic registration request carries no application_type"),
 		a(auth.FaultDCRWebApplicationType, "authorization.dcr.native-application-type", "the dynamic registration request says application_type \"web\" for a loopback redirect URI"),

@@ -41,6 +41,7 @@ const (
 	scAuthIssMissing     = "auth/iss-supported-missing"
 	scAuthIssNormalized  = "auth/iss-normalized"
 	scAuthOffline        = "auth/offline-access-scope"
+	scAuthUpperResource  = "mcpcheck-auth-resource-uppercase"
 )
 
 // authActs is what a scripted client does in the official auth scenarios.
@@ -115,6 +116,9 @@ var _ = RegisterScenarios(
 	authScenario(Scenario{Name: scAuthOtherResource, Since: spec.V20250618,
 		Title: "protected MCP server whose protected resource metadata names another resource (/another-mcp-server) than the MCP endpoint"},
 		authPlay{PRM: authPRMPathBased, InHeader: true, OtherResource: true, Doc: authDocRFC8414, DCR: true}),
+	authScenario(Scenario{Name: scAuthUpperResource, RidesOn: []string{rideAuth}, Since: spec.V20250618,
+		Title: "protected MCP server whose protected resource metadata names it with an upper-case scheme and host (HTTP://127.0.0.1:PORT/mcp): the same canonical URI"},
+		authPlay{PRM: authPRMPathBased, InHeader: true, UpperResource: true, Doc: authDocRFC8414, DCR: true}),
 	authScenario(Scenario{Name: scAuthIssuerMismatch, Since: spec.V20260728,
 		Title: "protected MCP server whose authorization server metadata names another issuer than the one it was fetched for (and endpoints under /mismatch)"},
 		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, ForeignIssuer: true, DCR: true}),

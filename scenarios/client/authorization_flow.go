@@ -486,6 +486,33 @@ var _ = Register(
 		},
 	},
 	Def{
+		ID: "client/authorization/resource-case", Area: "authorization", Since: spec.V20250618, Transports: authStreamable,
+		Scenarios:    []string{scAuthUpperResource},
+		Title:        "protected resource metadata naming the MCP server with an upper-case scheme and host is taken as the server's: the client goes on to authorize",
+		Requirements: []string{"authorization.canonical-uri.accept-uppercase"},
+		Proofs:       []Proof{authProof("auth-resource-case-sensitive", spec.V20251125, reports.Warn)},
+		Body: func(t *T) {
+			j := &authJudge{t: t}
+			for _, c := range t.Cases() {
+				v := authView(c)
+				prm, ok := v.first(func(r authReq) bool { return authIsPRM(r) && r.Status == http.StatusOK })
+				if !ok {
+					j.untestable(c, "fetch the protected resource metadata")
+					continue
+				}
+				_, flowed := v.first(func(r authReq) bool { return authIsAuthorize(r) || authIsToken(r) })
+				if flowed || len(v.regs) > 0 {
+					j.ok()
+					continue
+				}
+				j.breach(c, "authorization.canonical-uri.accept-uppercase",
+					"the client takes metadata whose resource differs from "+v.mcpURL()+" only in the case of scheme and host for this server's, and goes on to register or authorize",
+					fmt.Sprintf("after %s (resource %s) it neither registered nor sent an authorization or token request", prm.describe(), strings.ToUpper(v.base)+authMCPPath))
+			}
+			j.end("%d cases: metadata naming the server in upper case was accepted")
+		},
+	},
+	Def{
 		ID: "client/authorization/step-up", Area: "authorization", Since: spec.V20251125, Transports: authStreamable,
 		Scenarios:    []string{scAuthStepUp},
 		Title:        "on 403 insufficient_scope the client authorizes again for the challenged scope (from 2026-07-28 keeping the scopes granted before)",

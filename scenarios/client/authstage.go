@@ -112,6 +112,9 @@ type authPlay struct {
 	// OtherResource makes the metadata name another resource than the MCP
 	// server.
 	OtherResource bool
+	// UpperResource makes the metadata name the MCP server with its scheme
+	// and host in upper case (HTTP://127.0.0.1:PORT/mcp).
+	UpperResource bool
 	// Tenant gives the issuer the path /tenant1.
 	Tenant bool
 	// Doc is where the issuer's metadata is (authDocNone: nowhere, and the
@@ -343,6 +346,9 @@ func (a *authServer) resourceMetadata(base string) map[string]any {
 	}
 	if a.play.OtherResource {
 		resource = base + "/another-mcp-server"
+	}
+	if a.play.UpperResource {
+		resource = strings.ToUpper(base) + authMCPPath
 	}
 	md := map[string]any{
 		"resource":                 resource,

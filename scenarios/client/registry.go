@@ -229,8 +229,9 @@ func scenarioNamed(name string) *Scenario {
 // checks citing it: the "checked" side of client coverage.
 func CheckedRequirements() map[string][]string { return registry.CheckedRequirements() }
 
-// Exclusions maps wire-testable client-side MUST/SHOULD requirements that
-// have no client check to the written reason why.
+// Exclusions maps client-side MUST/SHOULD requirements client coverage
+// counts (catalog.CoverageCounts) that have no client check to the written
+// reason why.
 var Exclusions = map[string]string{}
 
 // exclude adds reasons to Exclusions; area files call it from init.

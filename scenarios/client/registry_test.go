@@ -6,12 +6,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )
 
-// coverageFloors are the committed numbers of wire-testable client-side
-// MUST/SHOULD requirements per area that have a check or a written
+// coverageFloors are the committed numbers of client-side MUST/SHOULD
+// requirements client coverage counts (catalog.CoverageCounts) per area that have a check or a written
 // exclusion. Raise an area's floor when its coverage grows; the test fails
 // when any area shrinks, so a check lost in a refactor cannot go unseen.
 var coverageFloors = map[string]int{
-	"authorization":   25,
+	"authorization":   28,
 	"base":            29,
 	"caching":         2,
 	"cancellation":    11,

@@ -108,6 +108,10 @@ func (t *Transport) discoverResource(ctx context.Context, serverURL string, ch c
 		if err := checkResource(md.Resource, serverURL); err != nil && !t.fault(FaultAcceptOtherResource) {
 			return nil, fail("protected resource metadata", "%s: %v", c, err)
 		}
+		if t.fault(FaultResourceCaseSensitive) && !strings.HasPrefix(md.Resource, originOf(serverURL)) {
+			// The defect: scheme and host compared byte for byte.
+			return nil, fail("protected resource metadata", "%s: the metadata is for resource %s, not for %s; refusing to authorize", c, md.Resource, serverURL)
+		}
 		t.logf("protected resource metadata from %s", c)
 		return &md, nil
 	}
@@ -115,6 +119,18 @@ func (t *Transport) discoverResource(ctx context.Context, serverURL string, ch c
 		return nil, fail("protected resource metadata", "the server's WWW-Authenticate names %s, which does not serve metadata", ch.ResourceMetadata)
 	}
 	return nil, nil
+}
+
+// originOf is scheme://host of a URL as written.
+func originOf(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return scheme + "://" + rest
 }
 
 // checkResource verifies that the metadata's resource is the MCP server:

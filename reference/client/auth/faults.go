@@ -13,16 +13,17 @@ const (
 	FaultSkipPRM                = "auth-skip-prm"                 // no protected resource metadata: the server's origin is taken as the authorization server
 
 	// Discovery of the authorization server metadata.
-	FaultOIDCFirst           = "auth-oidc-first"               // issuer without a path: OpenID discovery before RFC 8414
-	FaultPathIssuerOrder     = "auth-path-issuer-order"        // issuer with a path: the three locations in reverse order
-	FaultRFC8414Only         = "auth-rfc8414-only"             // OpenID discovery documents are never asked for
-	FaultSingleLocation      = "auth-single-metadata-location" // only the first well-known location is tried
-	FaultNoIssuerCheck       = "auth-no-issuer-check"          // a document whose issuer differs is used anyway
-	FaultSkipASMetadata      = "auth-skip-as-metadata"         // no metadata request: default endpoints at the issuer
-	FaultDefaultsFirst       = "auth-defaults-first"           // 2025-03-26: the default endpoints without trying metadata first
-	FaultKeepPath            = "auth-keep-path"                // 2025-03-26: the MCP endpoint's path is kept in the authorization base URL
-	FaultNoDefaultEndpoints  = "auth-no-default-endpoints"     // 2025-03-26: no metadata means giving up, not the default endpoints
-	FaultAcceptOtherResource = "auth-accept-other-resource"    // protected resource metadata for another resource is used
+	FaultOIDCFirst             = "auth-oidc-first"               // issuer without a path: OpenID discovery before RFC 8414
+	FaultPathIssuerOrder       = "auth-path-issuer-order"        // issuer with a path: the three locations in reverse order
+	FaultRFC8414Only           = "auth-rfc8414-only"             // OpenID discovery documents are never asked for
+	FaultSingleLocation        = "auth-single-metadata-location" // only the first well-known location is tried
+	FaultNoIssuerCheck         = "auth-no-issuer-check"          // a document whose issuer differs is used anyway
+	FaultSkipASMetadata        = "auth-skip-as-metadata"         // no metadata request: default endpoints at the issuer
+	FaultDefaultsFirst         = "auth-defaults-first"           // 2025-03-26: the default endpoints without trying metadata first
+	FaultKeepPath              = "auth-keep-path"                // 2025-03-26: the MCP endpoint's path is kept in the authorization base URL
+	FaultNoDefaultEndpoints    = "auth-no-default-endpoints"     // 2025-03-26: no metadata means giving up, not the default endpoints
+	FaultAcceptOtherResource   = "auth-accept-other-resource"    // protected resource metadata for another resource is used
+	FaultResourceCaseSensitive = "auth-resource-case-sensitive"  // a resource differing from the server's URL only in the case of scheme or host is refused
 
 	// Registration.
 	FaultNoDCR                 = "auth-no-dcr"                   // dynamic client registration is never used
