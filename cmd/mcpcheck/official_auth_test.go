@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -53,41 +52,14 @@ func TestOfficialAuthScenariosWithTheReferenceClient(t *testing.T) {
 			out := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, s.Node, append(append([]string{s.Script, "client", "--command", client}, args...), "-o", out)...)
-			cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(s.Lab, "bind-localhost.cjs"))
-			log, err := cmd.CombinedOutput()
-			v := officialStatuses(out)
+			log, err := s.Command(ctx, out, append([]string{"client", "--command", client}, args...)...).CombinedOutput()
+			v := officialsuite.Statuses(out)
 			if v["SUCCESS"] == 0 || v["FAILURE"] > 0 || v["WARNING"] > 0 {
 				t.Errorf("%v: the official suite judged %v (exit %v), want successes only\n%s", args, v, err, tailString(string(log), 4000))
 			}
 			t.Logf("%v: %v", args, v)
 		})
 	}
-}
-
-// officialStatuses counts the statuses of the checks.json files the
-// official suite wrote under dir.
-func officialStatuses(dir string) map[string]int {
-	v := map[string]int{}
-	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "checks.json" {
-			return nil
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		var checks []struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(raw, &checks) == nil {
-			for _, c := range checks {
-				v[c.Status]++
-			}
-		}
-		return nil
-	})
-	return v
 }
 
 // tailString is the last n bytes of s.

@@ -6,6 +6,7 @@
 package officialsuite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,13 +55,20 @@ func Find(extra ...string) (Suite, error) {
 	return s, nil
 }
 
+// Command is the suite run with args (its mode and flags; "-o out" is
+// added), its test servers kept on loopback; ctx kills it.
+func (s Suite) Command(ctx context.Context, out string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, s.Node, append(append([]string{s.Script}, args...), "-o", out)...)
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(s.Lab, "bind-localhost.cjs"))
+	return cmd
+}
+
 // Run runs the suite with args (its mode and flags; "-o DIR" is added),
 // its test servers kept on loopback, and returns how many checks it
 // judged and how long it took. A run that ends without its summary line
 // is an error with the suite's output.
 func (s Suite) Run(out string, args ...string) (int, time.Duration, error) {
-	cmd := exec.Command(s.Node, append(append([]string{s.Script}, args...), "-o", out)...)
-	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--require "+filepath.Join(s.Lab, "bind-localhost.cjs"))
+	cmd := s.Command(context.Background(), out, args...)
 	start := time.Now()
 	msg, err := cmd.CombinedOutput()
 	took := time.Since(start)
@@ -74,7 +82,15 @@ func (s Suite) Run(out string, args ...string) (int, time.Duration, error) {
 // WARNING) in the checks.json files the suite wrote under dir: one check
 // judged on one scenario, the suite's unit.
 func CountVerdicts(dir string) int {
-	n := 0
+	st := Statuses(dir)
+	return st["SUCCESS"] + st["FAILURE"] + st["WARNING"]
+}
+
+// Statuses counts the rows of the checks.json files the suite wrote under
+// dir by status (SUCCESS, FAILURE, WARNING, and any other the suite
+// writes).
+func Statuses(dir string) map[string]int {
+	n := map[string]int{}
 	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != "checks.json" {
 			return nil
@@ -90,10 +106,7 @@ func CountVerdicts(dir string) int {
 			return nil
 		}
 		for _, c := range checks {
-			switch c.Status {
-			case "SUCCESS", "FAILURE", "WARNING":
-				n++
-			}
+			n[c.Status]++
 		}
 		return nil
 	})
