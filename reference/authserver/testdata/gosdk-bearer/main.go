@@ -274,7 +274,7 @@ func verify(keys map[string]*ecdsa.PublicKey, issuer, resource, token string) (*
 	switch {
 	case cl.Iss != issuer:
 		return bad("issuer %q", cl.Iss)
-	case !slices.Contains(aud, resource):
+	case !slices.ContainsFunc(aud, func(a string) bool { return sameResource(a, resource) }):
 		return bad("audience %v", aud)
 	case cl.Exp == 0 || now >= cl.Exp:
 		return bad("expired")
@@ -307,4 +307,22 @@ func writeToken(issuer, resource, scope, path string) error {
 		return fmt.Errorf("minting: HTTP %d: %v", resp.StatusCode, err)
 	}
 	return os.WriteFile(path, []byte("Bearer "+out.Token), 0o600)
+}
+
+// sameResource reports whether the audience aud names resource: canonical
+// server URIs compare their scheme and host without regard to case, and
+// the rest byte for byte.
+func sameResource(aud, resource string) bool {
+	lower := func(u string) string {
+		scheme, rest, ok := strings.Cut(u, "://")
+		if !ok {
+			return u
+		}
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		return strings.ToLower(scheme+"://"+rest[:end]) + rest[end:]
+	}
+	return lower(aud) == lower(resource)
 }

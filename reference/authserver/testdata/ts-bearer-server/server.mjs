@@ -67,13 +67,24 @@ const mcpUrl = new URL(`http://127.0.0.1:${opt.port}/mcp`);
 const meta = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
 const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
 
+// sameResource: does the audience aud name this server? Canonical server
+// URIs compare their scheme and host without regard to case (jose's
+// audience option compares byte for byte), the rest exactly.
+function sameResource(aud) {
+  const m = /^([^:/?#]+:\/\/[^/?#]*)(.*)$/s.exec(String(aud));
+  return m !== null && m[1].toLowerCase() + m[2] === mcpUrl.href;
+}
+
 const verifier = {
   async verifyAccessToken(token) {
     let payload;
     try {
-      // Signature, iss, aud, exp and nbf; any failure is an invalid token
-      // (401), never a server error.
-      ({ payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl.href }));
+      // Signature, iss, exp and nbf, then aud; any failure is an invalid
+      // token (401), never a server error.
+      ({ payload } = await jwtVerify(token, jwks, { issuer }));
+      if (![payload.aud ?? []].flat().some(sameResource)) {
+        throw new Error(`the audience ${JSON.stringify(payload.aud)} is not ${mcpUrl.href}`);
+      }
     } catch (e) {
       throw new InvalidTokenError(`the token does not verify: ${e.message}`);
     }
