@@ -207,6 +207,22 @@ func (t *T) authValid(m *authMint) bool {
 	return true
 }
 
+// authPresentMinted mints a token of kind with scope and presents it on
+// the era's first request: the answer and its WWW-Authenticate values,
+// joined (false when the check already ended in an error).
+func (t *T) authPresentMinted(m *authMint, kind, scope string) (authResponse, string, bool) {
+	tok, ok := m.mint(t, kind, scope)
+	if !ok {
+		return authResponse{}, "", false
+	}
+	r, err := t.authSend("Bearer "+tok, "")
+	if err != nil {
+		t.Error(err)
+		return authResponse{}, "", false
+	}
+	return r, strings.Join(r.header.Values("WWW-Authenticate"), " | "), true
+}
+
 // authKind is a token kind of the mint API and what makes it invalid.
 type authKind struct{ kind, desc string }
 
@@ -334,16 +350,10 @@ var _ = Register(
 			}
 			upper := *m
 			upper.resource = authUpperSchemeHost(m.resource)
-			tok, ok := upper.mint(t, "valid", m.scope)
+			r, wa, ok := t.authPresentMinted(&upper, "valid", m.scope)
 			if !ok {
 				return
 			}
-			r, err := t.authSend("Bearer "+tok, "")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			wa := strings.Join(r.header.Values("WWW-Authenticate"), " | ")
 			t.Saw("a valid token for %s (the resource %s with its scheme and host in upper case) was answered %d, WWW-Authenticate %q", upper.resource, m.resource, r.status, wa)
 			if r.status == http.StatusUnauthorized || r.status == http.StatusForbidden {
 				t.Violation("authorization.canonical-uri.accept-uppercase", fmt.Sprintf("the token served: its audience %s is %s but for the case of scheme and host", upper.resource, m.resource), fmt.Sprintf("HTTP %d, WWW-Authenticate %q", r.status, wa))
@@ -396,16 +406,10 @@ var _ = Register(
 			if !t.authValid(m) {
 				return
 			}
-			tok, ok := m.mint(t, "missing-scope", m.scope)
+			r, wa, ok := t.authPresentMinted(m, "missing-scope", m.scope)
 			if !ok {
 				return
 			}
-			r, err := t.authSend("Bearer "+tok, "")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			wa := strings.Join(r.header.Values("WWW-Authenticate"), " | ")
 			t.Saw("a valid token with scope %q instead of %q was answered %d, WWW-Authenticate %q", "mcpcheck:unrelated", m.scope, r.status, wa)
 			switch r.status {
 			case http.StatusForbidden:
