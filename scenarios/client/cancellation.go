@@ -51,8 +51,12 @@ func caCancels(c *Case) []caCancel {
 				// Sent without a session id, it may name the initialize
 				// the stage refused at the HTTP level (401 before
 				// authorization), which left it no session to share.
+				// Both POSTs refused before the stage took their bodies,
+				// the order they were recorded in does not tell which the
+				// client sent first (mcp-go's cancellation was recorded
+				// first in auth/metadata-default).
 				for _, r := range reqs {
-					if r.Seq < n.Seq && r.Msg.ID == id && r.Msg.Method == spec.MethodInitialize && strings.HasPrefix(c.Session(r), "refused-") {
+					if r.Msg.ID == id && r.Msg.Method == spec.MethodInitialize && strings.HasPrefix(c.Session(r), "refused-") {
 						cc.req, cc.found = r, true
 					}
 				}

@@ -117,7 +117,15 @@ func TestCancelOfRefusedInitialize(t *testing.T) {
 	// crossed the refusal): recorded after it, with no session to share.
 	crossed := rec(evs[2], evs[3], evs[0], evs[1])
 	crossed[2].Began, crossed[3].Began = evs[3].Began.Add(time.Millisecond), evs[3].Began.Add(2*time.Millisecond)
-	for name, evs := range map[string][]stage.Event{"pending": pending, "crossed": crossed} {
+	// Both refused before the stage took their bodies (no Began), the
+	// cancellation recorded first, as mcp-go's was in auth/metadata-default.
+	first := rec(evs[0], evs[1], evs[2], evs[3])
+	for i := range first {
+		first[i].Began = time.Time{}
+	}
+	first[1].HTTP = &wire.HTTPInfo{Status: http.StatusUnauthorized, Header: http.Header{}}
+	first[1].Kind = wire.KindStatus
+	for name, evs := range map[string][]stage.Event{"pending": pending, "crossed": crossed, "cancellation recorded first": first} {
 		got := judgeRecording(t, "client/cancellation/in-flight", spec.V20251125, Streamable, map[string][]stage.Event{"auth/metadata-default": evs})
 		if got.Outcome == reports.Fail {
 			t.Errorf("%s: client/cancellation/in-flight charged the cancellation of the refused initialize as one of no request: %s", name, got.Actual)
