@@ -1,12 +1,9 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpcheck/mcpcheck/reports"
 )
 
 // TestClientCommandOverBothTransports: mcpcheck client judges the
@@ -33,15 +30,7 @@ func checkClientRun(t *testing.T, dir string, code int, stderr string) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\nstderr: %s", code, tail(stderr, 3000))
 	}
-	f, err := os.Open(filepath.Join(dir, "mcpcheck-client.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	run, err := reports.ReadJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRunJSON(t, filepath.Join(dir, "mcpcheck-client.json"))
 	if run.Target.Role != "client" || len(run.Checks) == 0 {
 		t.Errorf("the report names role %q and holds %d checks", run.Target.Role, len(run.Checks))
 	}
