@@ -84,9 +84,8 @@ client.setRequestHandler(types.ElicitRequestSchema, async (req) => {
   const schema = req.params.requestedSchema || { properties: {} };
   const content = {};
   for (const [name, prop] of Object.entries(schema.properties || {})) {
-    content[name] = fault === 'elicit-content-object' ? { x: true } : valueFor(prop);
+    content[name] = valueFor(prop);
   }
-  if (fault === 'elicit-content-object' && Object.keys(content).length === 0) content.x = { x: true };
   return { action: 'accept', content };
 });
 if (fault === 'ping-result-meta-string') {
@@ -178,6 +177,14 @@ if (fault) {
   const send = transport.send.bind(transport);
   const drop = { 'roots-undeclared': 'roots', 'sampling-undeclared': 'sampling', 'elicitation-undeclared': 'elicitation' }[fault];
   transport.send = async (message, options) => {
+    if (fault === 'elicit-content-object' && message.result && message.result.action === 'accept') {
+      // The SDK checks an accepted form against the requested schema
+      // before it answers, so the content is broken on the way out.
+      const content = {};
+      for (const name of Object.keys(message.result.content || {})) content[name] = { x: true };
+      if (Object.keys(content).length === 0) content.x = { x: true };
+      return send({ ...message, result: { ...message.result, content } }, options);
+    }
     if (message.method !== 'initialize') return send(message, options);
     const params = { ...message.params, capabilities: { ...message.params.capabilities } };
     if (drop) delete params.capabilities[drop];
