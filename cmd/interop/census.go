@@ -241,40 +241,56 @@ func (d censusDirs) reportPath(e censusEntry) string {
 // installNPM installs spec into its own prefix under pkgs unless its stamp
 // says it is there; it returns the prefix.
 func installNPM(ctx context.Context, pkgs, spec string, logf func(string, ...any), log io.Writer) (string, error) {
-	prefix := filepath.Join(pkgs, pkgSlug(spec))
-	stamp := filepath.Join(prefix, ".mcpcheck-installed")
-	if got, _ := os.ReadFile(stamp); string(got) == spec {
-		return prefix, nil
-	}
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
-		return "", err
-	}
-	logf("npm install --prefix %s %s", prefix, spec)
-	if err := runLogged(ctx, log, nil, "npm", "install", "--no-audit", "--no-fund", "--prefix", prefix, spec); err != nil {
-		return "", fmt.Errorf("npm install %s failed: %v", spec, err)
-	}
-	return prefix, os.WriteFile(stamp, []byte(spec), 0o644)
+	return installSpecs(ctx, pkgs, []string{spec}, nil, logf, log)
 }
 
 // installEntry installs an entry's package and its extras (into the same
-// prefix, as one npm install) and returns the prefix.
+// prefix, as one npm install) with the entry's environment, and returns
+// the prefix.
 func installEntry(ctx context.Context, d censusDirs, e censusEntry, logf func(string, ...any), log io.Writer) (string, error) {
-	if len(e.extra) == 0 {
-		return installNPM(ctx, d.pkgs, e.pkg, logf, log)
+	return installSpecs(ctx, d.pkgs, append([]string{e.pkg}, e.extra...), e.installEnv(), logf, log)
+}
+
+// installEnv is the environment of an entry's npm install: ours with the
+// entry's variables that name no placeholder (PUPPETEER_SKIP_DOWNLOAD,
+// PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: install scripts that download a
+// browser read them, and fail the install without them when the network
+// is closed), or nil (ours) when it has none.
+func (e censusEntry) installEnv() []string {
+	var vars map[string]string
+	if e.server != nil {
+		vars = e.server.Env
+	} else if e.host != nil {
+		vars = e.host.Env
 	}
-	all := append([]string{e.pkg}, e.extra...)
-	prefix := filepath.Join(d.pkgs, pkgSlug(e.pkg))
+	var env []string
+	for _, k := range sortedKeys(vars) {
+		if !strings.Contains(vars[k], "${") {
+			env = append(env, k+"="+vars[k])
+		}
+	}
+	if env == nil {
+		return nil
+	}
+	return append(os.Environ(), env...)
+}
+
+// installSpecs installs specs into the prefix of the first, as one npm
+// install with env (nil: ours), unless the prefix's stamp names the same
+// specs; it returns the prefix.
+func installSpecs(ctx context.Context, pkgs string, specs, env []string, logf func(string, ...any), log io.Writer) (string, error) {
+	prefix := filepath.Join(pkgs, pkgSlug(specs[0]))
 	stamp := filepath.Join(prefix, ".mcpcheck-installed")
-	want := strings.Join(all, "\n")
+	want := strings.Join(specs, "\n")
 	if got, _ := os.ReadFile(stamp); string(got) == want {
 		return prefix, nil
 	}
 	if err := os.MkdirAll(prefix, 0o755); err != nil {
 		return "", err
 	}
-	logf("npm install --prefix %s %s", prefix, strings.Join(all, " "))
-	if err := runLogged(ctx, log, nil, "npm", append([]string{"install", "--no-audit", "--no-fund", "--prefix", prefix}, all...)...); err != nil {
-		return "", fmt.Errorf("npm install %s failed: %v", strings.Join(all, " "), err)
+	logf("npm install --prefix %s %s", prefix, strings.Join(specs, " "))
+	if err := runLogged(ctx, log, env, "npm", append([]string{"install", "--no-audit", "--no-fund", "--prefix", prefix}, specs...)...); err != nil {
+		return "", fmt.Errorf("npm install %s failed: %v", strings.Join(specs, " "), err)
 	}
 	return prefix, os.WriteFile(stamp, []byte(want), 0o644)
 }

@@ -713,3 +713,39 @@ func TestDriveLeavesNothingBehind(t *testing.T) {
 	t.Errorf("the host's child %d still runs (state %s) 10 s after the drive returned", pid, state)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
+
+// TestCensusInstallHasTheEntryEnvironment: an entry's npm install runs
+// with the entry's variables that name no placeholder, so install scripts
+// that download a browser (puppeteer, @playwright/browser-chromium) see
+// the entry's PUPPETEER_SKIP_DOWNLOAD and do not fail the install where
+// the network is closed (both entries were "not installed" before).
+func TestCensusInstallHasTheEntryEnvironment(t *testing.T) {
+	bin := t.TempDir()
+	seen := filepath.Join(t.TempDir(), "seen")
+	script := "#!/bin/sh\nprintf 'skip=%s port=%s\\n' \"$PUPPETEER_SKIP_DOWNLOAD\" \"$PORT\" > " + seen + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PUPPETEER_SKIP_DOWNLOAD", "")
+	t.Setenv("PORT", "")
+	s := censusServer{Name: "puppeteer", Package: "@modelcontextprotocol/server-puppeteer@2025.5.12", Transport: "stdio",
+		Env: map[string]string{"PUPPETEER_SKIP_DOWNLOAD": "1", "PORT": "${PORT}"}}
+	e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
+	d := newCensusDirs(t.TempDir())
+	var log bytes.Buffer
+	prefix, err := installEntry(context.Background(), d, e, func(string, ...any) {}, &log)
+	if err != nil {
+		t.Fatalf("installEntry: %v (%s)", err, log.String())
+	}
+	got, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the fake npm did not run: %v", err)
+	}
+	if want := "skip=1 port=\n"; string(got) != want {
+		t.Errorf("npm install saw %q, want %q (the entry's PUPPETEER_SKIP_DOWNLOAD, not its ${PORT} placeholder)", got, want)
+	}
+	if stamp, _ := os.ReadFile(filepath.Join(prefix, ".mcpcheck-installed")); string(stamp) != s.Package {
+		t.Errorf("stamp %q, want %q", stamp, s.Package)
+	}
+}
