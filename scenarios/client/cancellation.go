@@ -48,15 +48,21 @@ func caCancels(c *Case) []caCancel {
 				}
 			}
 			if !cc.found && n.HTTP != nil && n.HTTP.Header.Get("Mcp-Session-Id") == "" {
-				// Sent without a session id, it may name the initialize
-				// the stage refused at the HTTP level (401 before
-				// authorization), which left it no session to share.
-				// Both POSTs refused before the stage took their bodies,
-				// the order they were recorded in does not tell which the
-				// client sent first (mcp-go's cancellation was recorded
-				// first in auth/metadata-default).
+				// Sent without a session id, it may name an initialize
+				// sent without one: refused at the HTTP level (401 before
+				// authorization), which left it no session to share, or
+				// answered while the cancellation was on its way (the
+				// client could not have the session id yet). Both refused
+				// before the stage took their bodies, the order they were
+				// recorded in does not tell which the client sent first
+				// (mcp-go's cancellation was recorded first in
+				// auth/metadata-default): the last such initialize before
+				// it, else the first after it.
 				for _, r := range reqs {
-					if r.Msg.ID == id && r.Msg.Method == spec.MethodInitialize && strings.HasPrefix(c.Session(r), "refused-") {
+					if r.Msg.ID != id || r.Msg.Method != spec.MethodInitialize || r.HTTP == nil || r.HTTP.Header.Get("Mcp-Session-Id") != "" {
+						continue
+					}
+					if r.Seq < n.Seq || !cc.found {
 						cc.req, cc.found = r, true
 					}
 				}

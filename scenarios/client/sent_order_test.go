@@ -136,3 +136,25 @@ func TestCancelOfRefusedInitialize(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelCrossingInitializeResult: mcp-go's fault client sends its
+// cancellation of initialize once the body has gone out; the stage had
+// answered by then (recorded and begun after the answer), and the
+// cancellation, without the session id the client had not read yet, was
+// "of no request of the client in this session" in every scenario that
+// answers at once. It is a cancellation of initialize that crossed its
+// answer.
+func TestCancelCrossingInitializeResult(t *testing.T) {
+	evs := tsRecordedOrder("cancel")
+	late := evs[3].Began.Add(time.Millisecond)
+	evs[0].Began, evs[1].Began = late, late.Add(time.Millisecond)
+	crossed := rec(evs[2], evs[3], evs[0], evs[1], evs[4], evs[5])
+	got := judgeRecording(t, "client/cancellation/in-flight", spec.V20251125, Streamable, map[string][]stage.Event{"initialize": crossed})
+	if got.Outcome == reports.Fail {
+		t.Errorf("client/cancellation/in-flight charged the cancellation that crossed the initialize result as one of no request: %s", got.Actual)
+	}
+	got = judgeRecording(t, "client/cancellation/not-initialize", spec.V20251125, Streamable, map[string][]stage.Event{"initialize": crossed})
+	if got.Outcome != reports.Fail {
+		t.Errorf("client/cancellation/not-initialize on the cancellation that crossed the initialize result: want fail, got %s: %s %s", got.Outcome, got.Reason, got.Actual)
+	}
+}
