@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -75,10 +73,6 @@ type Config struct {
 	Verbose bool
 	// Progress is called after each check ends.
 	Progress func(reports.Check)
-	// Direct is ignored: every run uses the one scheduler
-	// (suite.RunSpecs); Ginkgo runs no suite. It stays for the callers
-	// that still set it.
-	Direct bool
 	// Tool names the tool in the report.
 	Tool reports.Tool
 	// ResponseHeader is added to every HTTP answer of the stage
@@ -220,13 +214,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(cfg.Versions) == 0 {
 		cfg.Versions = append([]spec.Version(nil), spec.Versions...)
 	}
-	var match func([]string) bool
-	if cfg.LabelFilter != "" {
-		f, err := types.ParseLabelFilter(cfg.LabelFilter)
-		if err != nil {
-			return Result{}, fmt.Errorf("label filter %q: %v", cfg.LabelFilter, err)
-		}
-		match = f
+	match, err := suite.ParseLabelFilter(cfg.LabelFilter)
+	if err != nil {
+		return Result{}, err
 	}
 	cat, err := catalog.Default()
 	if err != nil {

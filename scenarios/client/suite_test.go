@@ -65,7 +65,6 @@ func referenceLaunch(t testing.TB, transport string, faults ...string) Launch {
 
 func runSuite(t *testing.T, cfg Config) Result {
 	t.Helper()
-	cfg.Direct = true
 	if cfg.CaseTimeout == 0 {
 		cfg.CaseTimeout = 20 * time.Second
 	}
