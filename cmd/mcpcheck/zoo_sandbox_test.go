@@ -54,10 +54,7 @@ func TestZooSandboxLeavesNothingBehind(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the zoo reads peak RSS and process states the Linux way")
 	}
-	zoo := filepath.Join(t.TempDir(), "zoo")
-	if out, err := exec.Command("go", "build", "-o", zoo, "./testdata/zoo").CombinedOutput(); err != nil {
-		t.Fatalf("building the zoo: %v\n%s", err, out)
-	}
+	zoo := zooProgram(t)
 	tier := zooTierFromEnv()
 	for _, e := range []zooSandboxEntry{
 		{mode: "daemon", spawned: "daemon-live", escaped: true},
