@@ -50,9 +50,7 @@ func roles() []role {
 // than their name's, each with the areas whose checks are to move out. The
 // list only shrinks: an entry whose file now agrees with the rule (or is
 // gone) fails the test, so it is removed with the move.
-var notYetMoved = map[string]string{
-	"scenarios/client/stateless.go": "base, transport-http, transport-stdio, versioning",
-}
+var notYetMoved = map[string]string{}
 
 // TestCheckIDsAgreeWithAreaAndFile holds every check of every role to the
 // naming rule of the package documentation: the ID is PREFIX AREA/name
