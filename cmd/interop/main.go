@@ -215,6 +215,13 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if c.dir, err = filepath.Abs(c.dir); err != nil {
 		return err
 	}
+	// Every run starts from the same scratch root, as from an empty
+	// knowledge graph below: the filesystem peer's tools write into it
+	// (--call-tools all), and what an earlier run left there changed its
+	// tool results, so a matrix cell moved between regenerations.
+	if err := os.RemoveAll(filepath.Join(c.dir, "fsroot")); err != nil {
+		return fmt.Errorf("clear the filesystem peer's scratch root: %v", err)
+	}
 	for _, d := range []string{"bin", "runs", "fsroot", "logs", "home"} {
 		if err := os.MkdirAll(filepath.Join(c.dir, d), 0o755); err != nil {
 			return fmt.Errorf("create the cache directory: %v", err)
