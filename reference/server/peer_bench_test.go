@@ -637,8 +637,10 @@ func TestPeerBenchClientAgainstOurs(t *testing.T) {
 			t.Fatalf("initialize: %v %s; stderr: %s", err, resp, pp.stderr)
 		}
 		c.w.Write([]byte(peerInited + "\n"))
+		id := 2 // after initialize's; a session never reuses a request id
 		for name, op := range ops {
-			resp, err := c.roundTrip(peerLines(op.method, op.params, 3)[2])
+			id++
+			resp, err := c.roundTrip(peerLines(op.method, op.params, id)[id-1])
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -656,8 +658,10 @@ func TestPeerBenchClientAgainstOurs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v; stderr: %s", err, pp.stderr)
 			}
+			id := 2 // a session never reuses a request id
 			for name, op := range ops {
-				body, err := c.call(peerLines(op.method, op.params, 3)[2])
+				id++
+				body, err := c.call(peerLines(op.method, op.params, id)[id-1])
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
