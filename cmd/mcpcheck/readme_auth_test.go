@@ -70,7 +70,11 @@ func startUntilReady(t *testing.T, env, argv []string, wants ...*regexp.Regexp) 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	// The whole group goes, also when its leader ended first: a peer
+	// that started a child of its own (gosdk-bearer starts an mcpcheck
+	// authserver) and exited left that child running otherwise, because
+	// Cancel only signals a leader still running.
+	t.Cleanup(func() { cancel(); _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	found := make(chan []string, 1)
 	go func() {
 		got := make([]string, len(wants))
