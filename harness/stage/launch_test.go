@@ -28,6 +28,9 @@ func TestLaunchedClientStdinIsClosed(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client still waits on its stdin after 10 s: it was left open")
 	}
+	// Stop after the exit waits for the client's output to be read to
+	// its end (Exited can come before the last bytes are copied).
+	_ = p.Stop(context.Background())
 	if out, _ := p.Output(); string(out) != "read-to-eof\n" {
 		t.Errorf("stdout %q, want %q", out, "read-to-eof\n")
 	}
