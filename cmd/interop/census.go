@@ -505,6 +505,11 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 	for _, k := range sortedKeys(h.Env) {
 		env = append(env, k+"="+expand(h.Env[k], vars))
 	}
+	// Each launch's driver keeps the host's whole output here (a triage
+	// reads why a host stopped from it; mcpcheck keeps only a tail).
+	hostLogs := filepath.Join(d.logs, e.id+".hosts")
+	_ = os.RemoveAll(hostLogs)
+	env = append(env, envHostLogs+"="+hostLogs)
 	flag := "--command"
 	if h.Transport == "stdio" {
 		flag = "--stdio"

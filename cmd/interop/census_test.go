@@ -749,3 +749,41 @@ func TestCensusInstallHasTheEntryEnvironment(t *testing.T) {
 		t.Errorf("stamp %q, want %q", stamp, s.Package)
 	}
 }
+
+// TestDriveKeepsTheHostsOutput: with CENSUS_HOST_LOGS set (the census
+// runner sets it for host entries), each launch keeps the host's whole
+// stdout and stderr in a log named after the launch's version and
+// scenario, with how the host ended; the driver's own output still
+// carries it too (mcpcheck client reads its tail).
+func TestDriveKeepsTheHostsOutput(t *testing.T) {
+	dir := t.TempDir()
+	logs := filepath.Join(dir, "logs")
+	script := filepath.Join(dir, "host.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'to stdout'\necho 'why it stopped' >&2\nexit 4\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envHostLogs, logs)
+	t.Setenv("MCP_CONFORMANCE_SCENARIO", "auth/metadata-default")
+	t.Setenv("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-06-18")
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := drive(context.Background(), []string{"node-script", "-node", "/bin/sh", "-script", script, "-url", "http://127.0.0.1:9/mcp"}, out, out); err == nil {
+		t.Error("drive: the host exited with status 4, the drive did not say so")
+	}
+	if got := string(mustRead(t, out.Name())); !strings.Contains(got, "why it stopped") {
+		t.Errorf("the driver's own output lacks the host's stderr: %q", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(logs, "2025-06-18-auth_metadata-default-*.log"))
+	if len(files) != 1 {
+		t.Fatalf("host logs %v, want one named after version and scenario", files)
+	}
+	got := string(mustRead(t, files[0]))
+	for _, want := range []string{"scenario auth/metadata-default, version 2025-06-18", "out] to stdout", "err] why it stopped", "exit status 4"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the host log lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -120,6 +121,14 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdin = env, home, stdin
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	hostLog, err := openHostLog(os.Getenv(envHostLogs), argv)
+	if err != nil {
+		fmt.Fprintf(stderr, "drive %s: the host's output is not kept: %v\n", kind, err)
+	}
+	if hostLog != nil {
+		defer hostLog.close(func() string { return cmd.ProcessState.String() })
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(stdout, hostLog.out), io.MultiWriter(stderr, hostLog.err)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -136,6 +145,89 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("drive %s: the host exited: %v", kind, err)
 	}
 	return err
+}
+
+// envHostLogs names a directory (set by the census runner) where each
+// launch of the driver keeps the host's own output: mcpcheck client keeps
+// only a tail of it, and only when the host sent nothing, and a triage
+// that wants to know why a host stopped needs all of it.
+const envHostLogs = "CENSUS_HOST_LOGS"
+
+// hostLogLimit bounds what one launch keeps of the host's output.
+const hostLogLimit = 1 << 20
+
+// hostLog is one launch's log of the host's output: a header naming the
+// scenario, version and command, then the host's stdout and stderr lines
+// as they came (each stream marked), then how the host ended.
+type hostLog struct {
+	f        *os.File
+	mu       sync.Mutex
+	n        int
+	out, err io.Writer
+}
+
+// openHostLog creates a log in dir named after the launch's scenario and
+// version (mcpcheck client sets both in the host's environment); with no
+// dir it returns nil.
+func openHostLog(dir string, argv []string) (*hostLog, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	name := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	scen, ver := os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")
+	f, err := os.CreateTemp(dir, name(ver)+"-"+name(scen)+"-*.log")
+	if err != nil {
+		return nil, err
+	}
+	l := &hostLog{f: f}
+	fmt.Fprintf(f, "scenario %s, version %s, started %s\ncommand: %s\n", scen, ver, time.Now().UTC().Format(time.RFC3339Nano), shellJoin(argv))
+	l.out, l.err = &hostLogStream{l, "out"}, &hostLogStream{l, "err"}
+	return l, nil
+}
+
+// hostLogStream marks one stream's writes in the log.
+type hostLogStream struct {
+	l    *hostLog
+	name string
+}
+
+func (s *hostLogStream) Write(p []byte) (int, error) {
+	s.l.mu.Lock()
+	defer s.l.mu.Unlock()
+	if s.l.n >= hostLogLimit {
+		return len(p), nil
+	}
+	b := p
+	if rest := hostLogLimit - s.l.n; len(b) > rest {
+		b = b[:rest]
+	}
+	s.l.n += len(b)
+	fmt.Fprintf(s.l.f, "[%s %s] %s", time.Now().UTC().Format("15:04:05.000"), s.name, b)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		_, _ = s.l.f.WriteString("\n")
+	}
+	if s.l.n >= hostLogLimit {
+		fmt.Fprintf(s.l.f, "[the host's output is cut here: %d bytes kept]\n", hostLogLimit)
+	}
+	return len(p), nil
+}
+
+// close writes how the host ended and closes the log.
+func (l *hostLog) close(ended func() string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.f, "ended %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), ended())
+	_ = l.f.Close()
 }
 
 func writeFile(path string, b []byte) error {
