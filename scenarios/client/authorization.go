@@ -271,6 +271,29 @@ func (v *authCaseView) acted() bool {
 	return ok || len(v.regs) > 0
 }
 
+// notTrying says why a case in which the client fetched metadata and then
+// neither registered nor sent an authorization or token request shows
+// nothing about what it could have done next; "" when the client's own
+// ending shows it tried to authorize and stopped there (it exited with a
+// failure status). A client that ends the launch itself with status 0 did
+// not try to authorize in that launch: a command that only lists or probes
+// the server ('claude mcp list' fetches both metadata documents to report
+// "needs authentication" and exits 0). A client the harness ended may have
+// been waiting (for a user, a browser), and our time limit is no verdict on
+// it.
+func (v *authCaseView) notTrying() string {
+	c := v.c
+	switch {
+	case caStillWaiting(c):
+		return "the harness ended the launch before the client registered or went on (it may have been waiting for a user), so whether it would have is not shown"
+	case c.ExitCode == 0:
+		return "the client did not try to authorize in this launch: it fetched the metadata, sent no registration, authorization or token request and ended by itself with status 0 (a run that only lists or probes the server)"
+	case c.ExitCode < 0:
+		return "the client " + c.Exit + " after fetching the metadata, without saying whether it tried to authorize"
+	}
+	return ""
+}
+
 // challenged returns the stage's first 401 to the MCP endpoint.
 func (v *authCaseView) challenged() (authReq, bool) {
 	return v.first(func(r authReq) bool { return authIsMCP(r) && r.Status == http.StatusUnauthorized })

@@ -65,6 +65,12 @@ func (j *authJudge) breach(c *Case, req, expected, actual string) {
 func (j *authJudge) untestable(c *Case, needs string) {
 	j.untest = append(j.untest, c.untestableWhy(needs))
 }
+
+// unjudged notes a case that shows nothing to judge for a reason of its
+// own (authCaseView.notTrying).
+func (j *authJudge) unjudged(c *Case, why string) {
+	j.untest = append(j.untest, why+" ("+c.Scenario.Name+")")
+}
 func (j *authJudge) notApplicable(c *Case, why string) {
 	j.na = append(j.na, why+" ("+c.Scenario.Name+")")
 }
@@ -515,6 +521,10 @@ var _ = Register(
 				}
 				if az, ok := v.first(authIsAuthorize); ok {
 					j.notApplicable(c, "the client went on with a client id of its own ("+az.Query.Get("client_id")+"), so whether it can register is not shown")
+					continue
+				}
+				if why := v.notTrying(); why != "" {
+					j.unjudged(c, why)
 					continue
 				}
 				j.breach(c, "", "having no client id, the client registers at the registration endpoint the metadata names",

@@ -505,6 +505,10 @@ var _ = Register(
 					j.ok()
 					continue
 				}
+				if why := v.notTrying(); why != "" {
+					j.unjudged(c, why)
+					continue
+				}
 				j.breach(c, "authorization.canonical-uri.accept-uppercase",
 					"the client takes metadata whose resource differs from "+v.mcpURL()+" only in the case of scheme and host for this server's, and goes on to register or authorize",
 					fmt.Sprintf("after %s (resource %s) it neither registered nor sent an authorization or token request", prm.describe(), strings.ToUpper(v.base)+authMCPPath))

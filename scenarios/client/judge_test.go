@@ -37,6 +37,21 @@ func fromStage(raw string) stage.Event {
 // recordings (scenario name -> events), as a run over transport would.
 func judgeRecording(t *testing.T, id string, v spec.Version, transport string, recs map[string][]stage.Event) reports.Check {
 	t.Helper()
+	var cases []*Case
+	for name, evs := range recs {
+		s := scenarioNamed(name)
+		if s == nil {
+			t.Fatalf("no scenario %s", name)
+		}
+		cases = append(cases, &Case{Scenario: s, Version: v, Transport: transport, Events: evs, Launched: true, Exit: "exited with status 0"})
+	}
+	return judgeCases(t, id, v, transport, cases)
+}
+
+// judgeCases judges check id in version v on cases, as a run over
+// transport would.
+func judgeCases(t *testing.T, id string, v spec.Version, transport string, cases []*Case) reports.Check {
+	t.Helper()
 	var d *Def
 	for _, c := range Checks() {
 		if c.ID == id {
@@ -50,14 +65,6 @@ func judgeRecording(t *testing.T, id string, v spec.Version, transport string, r
 	run, err := harness.NewRun(harness.RunOptions{Transport: transport})
 	if err != nil {
 		t.Fatal(err)
-	}
-	var cases []*Case
-	for name, evs := range recs {
-		s := scenarioNamed(name)
-		if s == nil {
-			t.Fatalf("no scenario %s", name)
-		}
-		cases = append(cases, &Case{Scenario: s, Version: v, Transport: transport, Events: evs, Launched: true, Exit: "exited with status 0"})
 	}
 	rc := run.Scope(v, transport).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
 		d.Body(&T{Check: c, transport: transport, cases: cases})
