@@ -49,14 +49,9 @@ type OpenOptions struct {
 // the transport cannot carry v (the HTTP+SSE transport carries the
 // initialize-based versions only).
 func Open(ctx context.Context, t target.Target, v spec.Version, o OpenOptions) (*Shared, error) {
-	c, err := target.Connect(ctx, t)
+	c, err := target.Connect(ctx, t, o.Taps...)
 	if err != nil {
 		return nil, err
-	}
-	for _, tap := range o.Taps {
-		if tap != nil {
-			c.Observe(tap)
-		}
 	}
 	if c.Mode == target.SSE && v.Era() != spec.Stateful {
 		c.Close()

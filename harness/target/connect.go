@@ -38,16 +38,18 @@ type Conn struct {
 // Connect starts or dials the target. A stdio target's process is started
 // (Connect does not wait for it to say anything); an HTTP target's
 // transport is detected when it is Auto, which sends requests (see
-// Detect). The returned Conn must be closed.
-func Connect(ctx context.Context, t Target) (*Conn, error) {
+// Detect). The taps see the connection's traffic from its first byte (a
+// target may speak as soon as it starts; a tap added later with Observe
+// would miss that). The returned Conn must be closed.
+func Connect(ctx context.Context, t Target, taps ...wire.Tap) (*Conn, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	if t.Pipe != nil {
-		return connectPipe(t)
+		return connectPipe(t, taps)
 	}
 	if t.IsStdio() {
-		return connectStdio(t)
+		return connectStdio(t, taps)
 	}
 	h, err := t.HTTPHeader()
 	if err != nil {
@@ -64,6 +66,7 @@ func Connect(ctx context.Context, t Target) (*Conn, error) {
 		}
 		c.Detection, c.Mode = &d, d.Transport
 	}
+	opts.Taps = taps // after detection, whose traffic is not the connection's
 	switch c.Mode {
 	case SSE:
 		c.Conn, err = wire.NewLegacySSE(opts)
@@ -100,12 +103,12 @@ func Resolve(ctx context.Context, t Target) (Target, *Detection, error) {
 	return t, &d, nil
 }
 
-func connectStdio(t Target) (*Conn, error) {
+func connectStdio(t Target, taps []wire.Tap) (*Conn, error) {
 	p, err := StartProcess(t)
 	if err != nil {
 		return nil, err
 	}
-	sc := wire.NewStdio(p.SaidReader(), p.Stdin(), t.Limits)
+	sc := wire.NewStdio(p.SaidReader(), p.Stdin(), t.Limits, taps...)
 	c := &Conn{Conn: sc, Target: t, Mode: Stdio, Process: p, stopNotes: make(chan struct{}), notesDone: make(chan struct{})}
 	go func() {
 		defer close(c.notesDone)

@@ -62,12 +62,12 @@ func describeServe(err error) string {
 const pipeGrace = 2 * time.Second
 
 // connectPipe starts t.Pipe on a fresh pair of pipes.
-func connectPipe(t Target) (*Conn, error) {
+func connectPipe(t Target, taps []wire.Tap) (*Conn, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &PipeRun{in: inW, cancel: cancel, done: make(chan struct{})}
-	sc := wire.NewStdio(outR, inW, t.Limits)
+	sc := wire.NewStdio(outR, inW, t.Limits, taps...)
 	go func() {
 		defer close(run.done)
 		defer func() {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,5 +95,54 @@ func TestPipeTargetThatIgnoresItsEnd(t *testing.T) {
 	bad.Command = "x"
 	if err := bad.Validate(); err == nil {
 		t.Error("Validate accepted a pipe target with a command")
+	}
+}
+
+// seen is a tap that keeps the methods of the messages it was handed.
+type seen struct {
+	mu      sync.Mutex
+	methods []string
+}
+
+func (s *seen) Sent(wire.Outgoing) {}
+func (s *seen) Received(f wire.Frame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.methods = append(s.methods, f.Msg.Method)
+}
+func (s *seen) Noted(string, time.Time) {}
+
+// TestConnectTapsSeeWhatTheTargetSaysFirst connects to a pipe server that
+// writes a notification as soon as it starts, before it reads anything:
+// the tap given to Connect sees it. A tap added after Connect (Observe)
+// raced the reader goroutine and could miss it, which left the
+// notification out of the transcript of lifecycle/silent-before-initialize
+// while the check failed on it.
+func TestConnectTapsSeeWhatTheTargetSaysFirst(t *testing.T) {
+	tg := Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
+		if _, err := io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"early"}}`+"\n"); err != nil {
+			return err
+		}
+		_, err := io.Copy(io.Discard, in)
+		return err
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tap := &seen{}
+	c, err := Connect(ctx, tg, tap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f, err := c.Recv(ctx)
+	if err != nil || f.Msg.Method != "notifications/message" {
+		t.Fatalf("first frame %+v, err %v; want the server's early notification", f, err)
+	}
+	// The reader hands a frame to the taps before it queues it, so the
+	// tap has seen everything Recv returned.
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	if len(tap.methods) != 1 || tap.methods[0] != "notifications/message" {
+		t.Errorf("the tap given to Connect saw %q; want the early notification", tap.methods)
 	}
 }

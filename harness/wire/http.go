@@ -43,6 +43,10 @@ type HTTPOptions struct {
 	// overall timeout (every stream ends at Close).
 	Client *http.Client
 	Limits Limits
+	// Taps see every byte of the connection from its first: a tap
+	// added later with Observe misses what came before (the first event
+	// of an HTTP+SSE stream, opened by NewLegacySSE at once).
+	Taps []Tap
 }
 
 // Request is one HTTP request sent on purpose, for checks of methods,
@@ -109,6 +113,11 @@ func newCore(o HTTPOptions) (*httpCore, error) {
 	}
 	c.q = newQueue(c.limits)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	for _, t := range o.Taps {
+		if t != nil {
+			c.taps.add(t)
+		}
+	}
 	return c, nil
 }
 

@@ -31,13 +31,20 @@ type Stdio struct {
 }
 
 // NewStdio returns a Conn that writes to w and reads lines from r, and
-// starts its reader goroutine. When w supports SetWriteDeadline (an
+// starts its reader goroutine. The taps see every line from the first:
+// one added later with Observe misses what the target wrote before (a
+// target that speaks as soon as it starts). When w supports SetWriteDeadline (an
 // *os.File pipe, a net.Conn), Send honours ctx even when the target stops
 // reading; otherwise a blocked write is only released by Close.
 // Close closes both streams.
-func NewStdio(r io.ReadCloser, w io.WriteCloser, l Limits) *Stdio {
+func NewStdio(r io.ReadCloser, w io.WriteCloser, l Limits, taps ...Tap) *Stdio {
 	l = l.withDefaults()
 	c := &Stdio{r: r, w: w, q: newQueue(l), done: make(chan struct{})}
+	for _, t := range taps {
+		if t != nil {
+			c.taps.add(t)
+		}
+	}
 	go c.read(l.MaxMessage)
 	return c
 }
