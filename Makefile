@@ -40,7 +40,7 @@ test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' ./cmd/mcpcheck
 
 # The third-party fault clients of issue 30: clients on mcp-go v1.2.1 and
-# the TS SDK 1.32.2 (reports/interop/clients) made to break one client
+# the TS SDK 1.32.2 (cmd/interop/clients) made to break one client
 # rule each, through 'mcpcheck client', each caught on its own rule
 # (TestFaultClientsCaughtOnTheirRule). mcp-go comes from the Go module
 # cache or proxy, the TS SDK from the lab; what is missing skips, saying so.

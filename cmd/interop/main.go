@@ -74,7 +74,7 @@ type goPkg struct {
 	Package string `json:"package,omitempty"`
 	Version string `json:"version,omitempty"`
 	// Dir is a main module of this checkout, relative to the module root
-	// (a client of reports/interop/clients with its own go.mod), built
+	// (a client of cmd/interop/clients with its own go.mod), built
 	// into ${GOBIN:Name}/Name on every install.
 	Dir string `json:"dir,omitempty"`
 }
@@ -253,7 +253,7 @@ func mainErr(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, g := range list.Go {
 		vars["${GOBIN:"+g.Name+"}"] = filepath.Join(c.dir, "go", g.Name)
 	}
-	vars["${CLIENTS}"], _ = filepath.Abs(filepath.Join(filepath.Dir(c.peers), "clients"))
+	vars["${CLIENTS}"] = vars0(c)
 	peers, clients, selected := selectTargets(list, c.only, part)
 	if selected == 0 {
 		return fmt.Errorf("-only %q matches no peer or client in %s", c.only, c.peers)
@@ -368,7 +368,7 @@ func writeMatrix(c config, list peerList, stdout io.Writer) error {
 				run = failedClientRun(cl, "no report from a run of this client: %v; run 'make interop'", err)
 			}
 			run.Target.Command = strings.ReplaceAll(run.Target.Command, c.dir, "$MCPCHECK_INTEROP_DIR")
-			run.Target.Command = strings.ReplaceAll(run.Target.Command, vars0(c), "$CHECKOUT/reports/interop/clients")
+			run.Target.Command = strings.ReplaceAll(run.Target.Command, vars0(c), "$CHECKOUT/cmd/interop/clients")
 			cinputs = append(cinputs, reports.MatrixInput{Name: cl.Name + " (" + cl.Transport + ")", Description: cl.Implementation, Run: run})
 		}
 		if err := writeMatrixFiles(c, stdout, "MCP client interop matrix", "CLIENTS", cinputs); err != nil {
@@ -379,9 +379,15 @@ func writeMatrix(c config, list peerList, stdout io.Writer) error {
 	return nil
 }
 
-// vars0 is the absolute directory of the committed client scripts.
-func vars0(c config) string {
-	d, _ := filepath.Abs(filepath.Join(filepath.Dir(c.peers), "clients"))
+// clientsDir is where the committed client programs live (the TS SDK
+// script and the mcp-go client module), relative to the module root the
+// runner is started from: under cmd/, since they are commands.
+const clientsDir = "cmd/interop/clients"
+
+// vars0 is the absolute directory of the committed client programs
+// (${CLIENTS} in the peer list).
+func vars0(config) string {
+	d, _ := filepath.Abs(clientsDir)
 	return d
 }
 

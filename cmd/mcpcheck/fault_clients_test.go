@@ -198,7 +198,7 @@ func faultClients(t *testing.T) map[string]faultClient {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", mg, ".")
-	build.Dir = filepath.Join("..", "..", "reports", "interop", "clients", "mcpgo-client")
+	build.Dir = filepath.Join("..", "interop", "clients", "mcpgo-client")
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if msg, err := build.CombinedOutput(); err != nil {
 		out["mcpgo"] = faultClient{why: "mcp-go v1.2.1's fault client does not build (is the Go module proxy reachable, or mcp-go in the module cache?): " + err.Error() + ": " + firstLine(string(msg))}
@@ -215,7 +215,7 @@ func faultClients(t *testing.T) map[string]faultClient {
 		}}
 	}
 	sdk := filepath.Join(officialsuite.LabDir(), "npm", "node_modules", "@modelcontextprotocol", "sdk")
-	script, _ := filepath.Abs(filepath.Join("..", "..", "reports", "interop", "clients", "ts-client.mjs"))
+	script, _ := filepath.Abs(filepath.Join("..", "interop", "clients", "ts-client.mjs"))
 	node, nodeErr := exec.LookPath("node")
 	switch _, err := os.Stat(filepath.Join(sdk, "package.json")); {
 	case err != nil:

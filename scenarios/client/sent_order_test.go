@@ -13,7 +13,7 @@ import (
 )
 
 // tsRecordedOrder is what the stage recorded of the TS SDK 1.32.2 client
-// (reports/interop/clients/ts-client.mjs, --fault cancel-initialize or
+// (cmd/interop/clients/ts-client.mjs, --fault cancel-initialize or
 // request-before-initialize-result) over streamable HTTP: the client
 // streams its initialize body (chunked) and sends second, once that body
 // has gone out, a small POST whose body is read first, so it is recorded

@@ -1,7 +1,7 @@
 // A short MCP client on mcp-go, with a fault switch per client-side rule
 // (issue 30): a third-party client mcpcheck's client suite is proven on.
 // In its own module, so mcpcheck never depends on mcp-go.
-module github.com/mcpcheck/mcpcheck/reports/interop/clients/mcpgo-client
+module github.com/mcpcheck/mcpcheck/cmd/interop/clients/mcpgo-client
 
 go 1.26
 
