@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -320,7 +321,7 @@ var _ = Register(
 			var args json.RawMessage
 			for _, i := range t.toolsCallable(tools, true) {
 				tl := tools[i]
-				o := toolsSwapCase(tl.Name)
+				o := rules.SwapCase(tl.Name)
 				if o == tl.Name || listed[o] {
 					continue
 				}
@@ -341,17 +342,3 @@ var _ = Register(
 		},
 	},
 )
-
-// toolsSwapCase swaps the case of every ASCII letter.
-func toolsSwapCase(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case c >= 'a' && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case c >= 'A' && c <= 'Z':
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
-}

@@ -173,3 +173,22 @@ func TestMethodsAnswer(t *testing.T) {
 		t.Errorf("Sends(1) = %d, want 2", n)
 	}
 }
+
+// TestSwapCase swaps ASCII letters only, keeps other bytes (UTF-8
+// included), and is its own inverse.
+func TestSwapCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"get_Weather-2":  "GET_wEATHER-2",
+		"Mcp-Session-Id": "mCP-sESSION-iD",
+		"émoji_ß":        "éMOJI_ß",
+		"":               "",
+		"123_-":          "123_-",
+	} {
+		if got := SwapCase(in); got != want {
+			t.Errorf("SwapCase(%q) = %q; want %q", in, got, want)
+		}
+		if back := SwapCase(SwapCase(in)); back != in {
+			t.Errorf("SwapCase twice on %q gave %q", in, back)
+		}
+	}
+}

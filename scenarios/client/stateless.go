@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
@@ -274,7 +275,7 @@ func (w *slOddCaseWriter) WriteHeader(status int) {
 		w.wrote = true
 		h := w.ResponseWriter.Header()
 		for k, v := range h {
-			odd := slInvertCase(k)
+			odd := rules.SwapCase(k)
 			if odd == k || v == nil {
 				continue
 			}
@@ -303,19 +304,6 @@ func (w *slOddCaseWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the writer underneath.
 func (w *slOddCaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func slInvertCase(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case c >= 'a' && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case c >= 'A' && c <= 'Z':
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
-}
 
 func slDeclaresExtension(caps mcp.ClientCapabilities, id string) bool {
 	_, ok := caps.Extensions[id]
