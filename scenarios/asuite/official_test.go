@@ -97,26 +97,7 @@ func officialVerdicts(t *testing.T, s officialsuite.Suite, issuer string) (map[s
 		t.Fatalf("the official suite: %v\n%s", err, log.String())
 	}
 
-	verdicts := map[string]int{}
-	_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "checks.json" {
-			return nil
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return nil
-		}
-		var checks []struct {
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(raw, &checks) == nil {
-			for _, c := range checks {
-				verdicts[c.Status]++
-			}
-		}
-		return nil
-	})
-	return verdicts, log.String()
+	return officialsuite.Statuses(out), log.String()
 }
 
 // TestOfficialSuiteAgainstTheAuthserver: the official conformance suite's
