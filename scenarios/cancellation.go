@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -159,8 +158,6 @@ var _ = Register(
 		},
 	},
 )
-
-var _ = expect.Silence
 
 func init() {
 	exclude(map[string]string{

@@ -153,6 +153,8 @@
 // init), or stays missing in `mcpcheck spec coverage`. Raise coverageFloor in registry_test.go when coverage grows.
 //
 // 8. Prove it fires: when the reference server has a fault switch for the
-// requirement (`mcpcheck reference server --list-faults`), add a row to
-// faultCases in faults_test.go.
+// requirement (`mcpcheck reference server --list-faults`), name it in the
+// Def's Proofs (fault, version, transport, the outcome it must give);
+// TestProofs runs each proof against the faulty server and checks the
+// outcome and its evidence.
 package scenarios

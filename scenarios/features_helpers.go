@@ -14,7 +14,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
@@ -370,8 +369,3 @@ func (t *T) featuresListStable(capPath, method, member, key, currentReq, connReq
 		t.Pass()
 	}
 }
-
-// featuresErrorAlt accepts an error response to id with one of codes.
-func featuresErrorAlt(id jsonrpc.ID, codes ...int64) expect.Alt { return expect.Error(id, codes...) }
-
-var _ = featuresErrorAlt

@@ -10,7 +10,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/mcpcheck/mcpcheck/spec/catalog"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -278,9 +277,6 @@ func errorCodeOf(f wire.Frame) (int64, bool) {
 	}
 	return f.Msg.Error.Code, true
 }
-
-var _ = spec.V20241105
-var _ = catalog.Must
 
 // setupReply reports whether r, the answer to a request a check makes only
 // to get where it judges (a handshake, a listing), is a result; when it is

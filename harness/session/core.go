@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
-	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -581,7 +580,3 @@ func (c *core) isHTTP() bool {
 }
 
 func (c *core) finding(f Finding) { c.val.add(f) }
-
-func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
-
-var _ = spec.Latest

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -569,5 +568,3 @@ func orAbsent(has bool, v any) any {
 	}
 	return v
 }
-
-var _ = http.StatusOK
