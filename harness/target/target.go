@@ -14,24 +14,25 @@ import (
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 
-// Transport is how to reach a target.
-type Transport string
+// Transport is how to reach a target: the harness's one transport type,
+// wire.Transport.
+type Transport = wire.Transport
 
 // The transports a Target may ask for.
 const (
 	// Stdio runs a command and speaks over its stdin and stdout.
-	Stdio Transport = "stdio"
+	Stdio = wire.TransportStdio
 	// Auto detects the transport of a URL (see Detect).
-	Auto Transport = "auto"
+	Auto = wire.TransportAuto
 	// Streamable is streamable HTTP in the stateful shape (2025-03-26
 	// through 2025-11-25: initialize, sessions, the GET stream).
-	Streamable Transport = "streamable"
+	Streamable = wire.TransportStreamable
 	// Stateless is streamable HTTP in the 2026-07-28 shape (server/discover,
 	// per-request _meta and headers); on the wire it is Streamable, the
 	// name only tells which era the user means to test.
-	Stateless Transport = "stateless"
+	Stateless = wire.TransportStateless
 	// SSE is the 2024-11-05 HTTP+SSE transport.
-	SSE Transport = "sse"
+	SSE = wire.TransportSSE
 )
 
 // ParseTransport reads a --transport value.

@@ -64,7 +64,10 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Transport names a kind of connection.
+// Transport names how a target is reached: the one transport type of the
+// harness (target.Transport is this type). A connection's Transport() is
+// one of stdio, streamable and sse; stateless and auto are what a user
+// may ask for (see target.ParseTransport).
 type Transport string
 
 // The transports.
@@ -72,6 +75,11 @@ const (
 	TransportStdio      Transport = "stdio"
 	TransportStreamable Transport = "streamable"
 	TransportSSE        Transport = "sse"
+	// TransportStateless is streamable HTTP in the 2026-07-28 shape: on
+	// the wire a streamable connection, the name says which era to test.
+	TransportStateless Transport = "stateless"
+	// TransportAuto is a URL whose transport is detected.
+	TransportAuto Transport = "auto"
 )
 
 // StreamStdio is the Stream of every frame of a stdio connection.
