@@ -240,6 +240,12 @@ func (t *T) transportGetStream(c *Conn) {
 		return
 	}
 	t.Taint()
+	if st := h.GetStream(); st != "" {
+		// The session opened it after initialization (Stateful.Listen);
+		// a server may allow only one.
+		t.Note("the session's GET stream %s is open for the server's requests and notifications", st)
+		return
+	}
 	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
 	defer cancel()
 	st, status, err := h.OpenStreamWait(ctx)

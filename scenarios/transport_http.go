@@ -126,11 +126,16 @@ var _ = Register(
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
 		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
-			c := t.Session()
+			// A session of its own without the GET stream a session
+			// opens (Stateful.Listen): a server may allow one per session.
+			c := t.Fresh()
 			if t.transportHTTP(c) == nil {
 				return
 			}
-			t.Taint() // the GET stream may outlive this check on the server's side
+			if _, err := c.Stateful.Handshake(t.Ctx); err != nil {
+				t.Error(fmt.Errorf("the session could not be opened: %v", err))
+				return
+			}
 			hdr := http.Header{"Accept": {wire.MediaSSE}}
 			if sid := c.Conn.HTTP().SessionID(); sid != "" {
 				hdr.Set(wire.HeaderSessionID, sid)
@@ -164,7 +169,7 @@ var _ = Register(
 				return
 			}
 			s := c.Stateful
-			if _, err := s.Open(t.Ctx); err != nil {
+			if _, err := s.Handshake(t.Ctx); err != nil { // the check opens the GET stream itself
 				t.Error(fmt.Errorf("the session could not be opened: %v", err))
 				return
 			}

@@ -2,7 +2,9 @@
 // per protocol era, over any wire.Conn, while keeping every byte visible.
 //
 // Stateful (2024-11-05 through 2025-11-25) runs initialize with a chosen
-// version and capabilities, sends initialized, allocates request ids,
+// version and capabilities, sends initialized, on streamable HTTP opens the
+// standalone GET stream where the server's own requests may come (when the
+// client declared roots, sampling or elicitation), allocates request ids,
 // correlates responses, and answers the server's requests with a built-in
 // client: ping, roots/list from a configured root list, sampling with a
 // deterministic canned model that follows the tool_use / tool_result rules,

@@ -19,6 +19,7 @@ type Stateful struct {
 	*core
 	init       *mcp.InitializeResult
 	negotiated spec.Version
+	listening  string // the GET stream Listen opened (core.mu)
 }
 
 // NewStateful returns a session over conn. It sends no request yet; it
@@ -80,10 +81,23 @@ func (s *Stateful) Initialized(ctx context.Context) (string, error) {
 	return s.Notify(ctx, spec.MethodInitialized, nil)
 }
 
-// Open runs the handshake: Initialize, then Initialized. It fails when
-// the server gives no usable initialize result or answers with a version
-// the session does not know.
+// Open runs the handshake (Handshake) and then, as a client that can
+// receive the server's requests does, opens the GET stream of a
+// streamable HTTP session (Listen). It fails when the handshake does.
 func (s *Stateful) Open(ctx context.Context) (*mcp.InitializeResult, error) {
+	res, err := s.Handshake(ctx)
+	if err != nil {
+		return res, err
+	}
+	s.Listen(ctx)
+	return res, nil
+}
+
+// Handshake runs Initialize, then Initialized, and opens no GET stream:
+// for checks that open the session's GET stream themselves. It fails
+// when the server gives no usable initialize result or answers with a
+// version the session does not know.
+func (s *Stateful) Handshake(ctx context.Context) (*mcp.InitializeResult, error) {
 	res, _, err := s.Initialize(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -166,11 +180,16 @@ func (s *Stateful) CallInto(ctx context.Context, method string, params any, out 
 }
 
 // OpenStream opens the GET stream of a streamable HTTP session; the
-// server's messages on it arrive through Recv like any other.
+// server's messages on it arrive through Recv like any other. When the
+// connection's GET stream is open already (Listen, wire.HTTP.GetStream),
+// it returns that one and asks for no second.
 func (s *Stateful) OpenStream(ctx context.Context) (string, error) {
 	h, ok := s.raw.(*wire.HTTP)
 	if !ok {
 		return "", fmt.Errorf("session: the GET stream exists only on streamable HTTP, not %s", s.raw.Transport())
+	}
+	if st := h.GetStream(); st != "" {
+		return st, nil
 	}
 	return h.OpenStream(ctx)
 }

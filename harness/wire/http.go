@@ -90,6 +90,9 @@ type httpCore struct {
 	session  string
 	streams  map[string]context.CancelFunc
 	closed   bool
+	// getStream is the stream of the last GET opened with OpenStream or
+	// OpenStreamWait (see GetStream).
+	getStream string
 	// legacy is set for the HTTP+SSE transport: an empty 2xx answer to a
 	// POST is an acknowledgement (Frame.Ack).
 	legacy bool
@@ -524,7 +527,59 @@ func (c *HTTP) prepare(ctx context.Context, r Request) (built, error) {
 // OpenStream opens the optional GET stream (2025-03-26 through 2025-11-25)
 // and returns its stream ID; its events arrive as frames.
 func (c *HTTP) OpenStream(ctx context.Context) (string, error) {
-	return c.Do(ctx, Request{Method: http.MethodGet})
+	return c.openGet(ctx, Request{Method: http.MethodGet})
+}
+
+// openGet sends r, a GET without Last-Event-ID, and remembers its stream
+// as the connection's GET stream (GetStream) until an answer other than
+// 200 with an SSE stream declines it.
+func (c *HTTP) openGet(ctx context.Context, r Request) (string, error) {
+	head := r.onHead
+	var stream string
+	r.onHead = func(i *HTTPInfo) {
+		if mt, _, _ := mime.ParseMediaType(headerOf(i).Get("Content-Type")); i == nil || i.Status != http.StatusOK || mt != MediaSSE {
+			c.mu.Lock()
+			if c.getStream == stream {
+				c.getStream = ""
+			}
+			c.mu.Unlock()
+		}
+		if head != nil {
+			head(i)
+		}
+	}
+	b, err := c.prepare(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	stream = b.stream
+	c.mu.Lock()
+	c.getStream = b.stream
+	c.mu.Unlock()
+	return c.start(b, r.Body)
+}
+
+// headerOf is i's header, nil for no response.
+func headerOf(i *HTTPInfo) http.Header {
+	if i == nil {
+		return nil
+	}
+	return i.Header
+}
+
+// GetStream returns the ID of the stream the last OpenStream or
+// OpenStreamWait opened while its exchange is still running (the GET is
+// waiting for its answer, or reading the stream), and "" when there is
+// none: a server may allow one GET stream per session, so whoever wants
+// the server's messages on a GET stream uses this one rather than asking
+// for a second. A GET the target declined (405) ends at once and is none.
+func (c *HTTP) GetStream() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, running := c.streams[c.getStream]; c.getStream == "" || !running {
+		return ""
+	}
+	return c.getStream
 }
 
 // OpenStreamWait opens the GET stream like OpenStream and waits (bounded
@@ -535,7 +590,7 @@ func (c *HTTP) OpenStream(ctx context.Context) (string, error) {
 // HTTP status (405: the target offers no GET stream).
 func (c *HTTP) OpenStreamWait(ctx context.Context) (string, int, error) {
 	ch := make(chan *HTTPInfo, 1)
-	st, err := c.Do(ctx, Request{Method: http.MethodGet, onHead: func(i *HTTPInfo) { ch <- i }})
+	st, err := c.openGet(ctx, Request{Method: http.MethodGet, onHead: func(i *HTTPInfo) { ch <- i }})
 	if err != nil {
 		return "", 0, err
 	}

@@ -1,0 +1,311 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// rootsOnGetServer plays a streamable HTTP server that, like Playwright's
+// MCP server 0.0.83, asks a client that declared roots for them on the
+// standalone GET stream before it serves the session's first tools/call,
+// and holds that call until the answer comes (a request sent while no GET
+// stream is open is lost, as the TypeScript SDK drops it). With decline
+// set it answers GET with 405 and serves tools/call at once.
+type rootsOnGetServer struct {
+	version string
+	decline bool
+
+	mu      sync.Mutex
+	gets    int               // GETs served with a stream
+	events  chan string       // what the open GET stream sends
+	getDone chan struct{}     // closed when the open GET ended
+	roots   chan []byte       // the client's answer to roots/list
+	asked   bool              // roots/list was sent
+	answer  json.RawMessage   // the answer's result
+	seen    map[string]string // method -> the stream it came on, for the test
+}
+
+func newRootsOnGetServer(version string, decline bool) *rootsOnGetServer {
+	return &rootsOnGetServer{version: version, decline: decline, roots: make(chan []byte, 1), seen: map[string]string{}}
+}
+
+func (s *rootsOnGetServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(body, &m)
+	switch {
+	case r.Method == http.MethodGet && s.decline:
+		w.Header().Set("Allow", "POST, DELETE")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	case r.Method == http.MethodGet:
+		s.serveGet(w, r)
+	case r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusOK)
+	case m.Method == "initialize":
+		w.Header().Set("Mcp-Session-Id", "g-1")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"roots-on-get","version":"1"}}}`, m.ID, s.version)
+	case m.Method == "" && string(m.ID) == `"roots-1"`:
+		s.roots <- m.Result
+		w.WriteHeader(http.StatusAccepted)
+	case m.ID == nil || m.Method == "":
+		w.WriteHeader(http.StatusAccepted)
+	case m.Method == "tools/call":
+		if !s.decline && !s.rootsAnswered(r.Context()) {
+			return // the client went away
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"served"}]}}`, m.ID)
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}
+}
+
+// serveGet serves the session's one GET stream (a second GET gets 409, as
+// the TypeScript SDK and the reference server answer).
+func (s *rootsOnGetServer) serveGet(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.events != nil {
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusConflict)
+		return
+	}
+	s.gets++
+	events, done := make(chan string, 4), make(chan struct{})
+	s.events, s.getDone = events, done
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.events = nil
+		s.mu.Unlock()
+		close(done)
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	w.(http.Flusher).Flush()
+	for {
+		select {
+		case ev := <-events:
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", ev)
+			w.(http.Flusher).Flush()
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// rootsAnswered asks for roots on the open GET stream once and waits for
+// the answer; false when ctx ended first.
+func (s *rootsOnGetServer) rootsAnswered(ctx context.Context) bool {
+	s.mu.Lock()
+	if s.answer != nil {
+		s.mu.Unlock()
+		return true
+	}
+	if !s.asked && s.events != nil {
+		s.asked = true
+		s.events <- `{"jsonrpc":"2.0","id":"roots-1","method":"roots/list"}`
+	}
+	s.mu.Unlock()
+	select {
+	case res := <-s.roots:
+		s.mu.Lock()
+		s.answer = res
+		s.mu.Unlock()
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// gotGet returns how many GET streams were served and a channel closed
+// when the open one ends (nil when none is open).
+func (s *rootsOnGetServer) gotGet() (int, chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.events == nil {
+		return s.gets, nil
+	}
+	return s.gets, s.getDone
+}
+
+// TestOpenListensWhereTheServerSpeaks: a session that declared roots opens
+// the standalone GET stream after initialization, in every stateful
+// version spoken over streamable HTTP, so a server that asks for roots there and holds the tool
+// call until they come is answered: the call is served. The roots/list
+// request is handed out by Recv as a server request with its answer,
+// sent once; closing the connection ends the GET stream.
+func TestOpenListensWhereTheServerSpeaks(t *testing.T) {
+	for _, v := range []spec.Version{spec.V20241105, spec.V20250326, spec.V20250618, spec.V20251125} {
+		t.Run(string(v), func(t *testing.T) {
+			checkGoroutines(t)
+			fake := newRootsOnGetServer(string(v), false)
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			conn, err := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			s := NewStateful(conn, Config{Version: v, Timeout: 20 * time.Second})
+			ctx := ctxT(t)
+			if _, err := s.Open(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if s.Listening() == "" || conn.GetStream() != s.Listening() {
+				t.Fatalf("after Open: Listening %q, the connection's GET stream %q; want the GET stream the session opened", s.Listening(), conn.GetStream())
+			}
+			r := s.Call(ctx, "tools/call", map[string]any{"name": "x"})
+			if !r.OK() || !strings.Contains(string(r.Result), "served") {
+				t.Fatalf("tools/call held by a server that asks for roots on the GET stream: %s", r.Describe())
+			}
+			fake.mu.Lock()
+			answer := string(fake.answer)
+			fake.mu.Unlock()
+			if !strings.Contains(answer, "file:///mcpcheck/root") {
+				t.Errorf("the server got roots %s; want the configured root", answer)
+			}
+			var asked []ServerRequest
+			for _, q := range s.ServerRequests() {
+				if q.Frame.Msg.Method == spec.MethodRootsList {
+					asked = append(asked, q)
+				}
+			}
+			if len(asked) != 1 || asked[0].Frame.Stream != s.Listening() || !strings.Contains(string(asked[0].Answer), "file:///mcpcheck/root") {
+				t.Errorf("server requests handed out: %+v; want the one roots/list, on the GET stream %s, with its answer", asked, s.Listening())
+			}
+			_, done := fake.gotGet()
+			if done == nil {
+				t.Fatal("the server has no GET stream open before the connection is closed")
+			}
+			conn.Close()
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatal("the GET stream outlived the connection")
+			}
+		})
+	}
+}
+
+// TestHandshakeLeavesTheGetStreamToTheCaller: Handshake opens no GET
+// stream (for a check that opens its own), and the same server then
+// holds the tool call: the failure the session's own stream avoids.
+func TestHandshakeLeavesTheGetStreamToTheCaller(t *testing.T) {
+	checkGoroutines(t)
+	fake := newRootsOnGetServer(string(spec.V20251125), false)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+	defer conn.Close()
+	s := NewStateful(conn, Config{Timeout: 500 * time.Millisecond})
+	ctx := ctxT(t)
+	if _, err := s.Handshake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Call(ctx, spec.MethodPing, nil); !r.OK() {
+		t.Fatal(r.Describe())
+	}
+	if n, _ := fake.gotGet(); n != 0 || s.Listening() != "" || conn.GetStream() != "" {
+		t.Fatalf("after Handshake: %d GET streams served, Listening %q, GetStream %q; want none", n, s.Listening(), conn.GetStream())
+	}
+	if r := s.Call(ctx, "tools/call", map[string]any{"name": "x"}); r.OK() {
+		t.Fatalf("tools/call was served without the roots the server holds it for: %s", r.Result)
+	}
+	// The caller opens the stream itself; OpenStream then gives that one
+	// back instead of asking for a second.
+	st, err := s.OpenStream(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.OpenStream(ctx)
+	if err != nil || again != st {
+		t.Fatalf("OpenStream with the GET stream %s open = %q, %v; want the same stream", st, again, err)
+	}
+}
+
+// TestListenGating: no GET stream where a server cannot send requests to
+// the client on one, or is not asked to: a declined GET (405, which the
+// transport allows: the session carries on without) and a client that
+// declared no roots, sampling or elicitation. A 2024-11-05 session over
+// streamable HTTP listens like the others: the transport decides.
+func TestListenGating(t *testing.T) {
+	none := mcp.ClientCapabilities{}
+	elicit := mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
+	for _, tc := range []struct {
+		name    string
+		version spec.Version
+		decline bool
+		caps    *mcp.ClientCapabilities
+		listen  bool
+	}{
+		{"declined with 405", spec.V20251125, true, nil, false},
+		{"no capability that needs it", spec.V20251125, false, &none, false},
+		{"elicitation only", spec.V20250618, false, &elicit, true},
+		{"2024-11-05 over streamable HTTP", spec.V20241105, false, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkGoroutines(t)
+			fake := newRootsOnGetServer(string(tc.version), tc.decline)
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+			defer conn.Close()
+			s := NewStateful(conn, Config{Version: tc.version, Capabilities: tc.caps})
+			ctx := ctxT(t)
+			if _, err := s.Open(ctx); err != nil {
+				t.Fatal(err)
+			}
+			n, _ := fake.gotGet()
+			if got := s.Listening() != ""; got != tc.listen || (n == 1) != tc.listen {
+				t.Fatalf("Listening %q, %d GET streams served; want a GET stream: %v", s.Listening(), n, tc.listen)
+			}
+			if r := s.Call(ctx, spec.MethodPing, nil); !r.OK() {
+				t.Fatalf("ping after Open: %s", r.Describe())
+			}
+		})
+	}
+}
+
+// TestDetachClosesTheGetStream: a session taken off its connection closes
+// the GET stream it opened, whose requests it would no longer answer.
+func TestDetachClosesTheGetStream(t *testing.T) {
+	checkGoroutines(t)
+	fake := newRootsOnGetServer(string(spec.V20251125), false)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+	defer conn.Close()
+	s := NewStateful(conn, Config{})
+	ctx := ctxT(t)
+	if _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, done := fake.gotGet()
+	if done == nil {
+		t.Fatal("no GET stream after Open")
+	}
+	s.Detach()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the GET stream outlived Detach")
+	}
+}
