@@ -17,10 +17,16 @@ const (
 	// Warn: the target broke a SHOULD or SHOULD NOT.
 	Warn
 	// NA: the check does not apply (capability not declared, or outside
-	// the version window). Never counted against the target.
+	// the version window; for a client, also a requirement that binds only
+	// a client doing something optional, such as following nextCursor,
+	// asking for progress, cancelling or using tasks, when the client did
+	// it in none of the run's launches). Never counted against the target.
 	NA
 	// Untestable: the check applies but could not be run (a needed fixture
-	// or trigger is absent). Reported, never shown as green.
+	// or trigger is absent; for a client, it did the optional thing the
+	// requirement binds somewhere in the run but not where the check could
+	// see it, or the requirement asks it of every client). Reported, never
+	// shown as green.
 	Untestable
 	// Error: the harness itself broke; the target was not judged.
 	Error

@@ -288,7 +288,7 @@ func caStatelessHTTP(t *T) bool {
 }
 
 var _ = Register(
-	Def{
+	onlyIf(Def{
 		ID: "client/cancellation/on-timeout", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
 		Title:        "a client that gives up on a request that is never answered tells the server with notifications/cancelled",
 		Requirements: []string{"cancellation.timeout.cancel-on-expiry", "lifecycle.timeouts.cancel-on-timeout"},
@@ -332,7 +332,7 @@ var _ = Register(
 			}
 			t.settle(n, bad, "", "%d unanswered calls, each cancelled when the client gave up")
 		},
-	},
+	}, doesGiveUp),
 	Def{
 		ID: "client/cancellation/request-timeout", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
 		Title:        "a client gives up on a request that is never answered: asked to wait 500 ms, it has not still got the call open after 3 s",
@@ -365,7 +365,7 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
+	onlyIf(Def{
 		ID: "client/cancellation/late-answer", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
 		Title:        "an answer that arrives after the client cancelled its request (the stage answers never_answers once cancelled) is ignored: the client goes on with its next requests",
 		Requirements: []string{"cancellation.sender.ignore-late-response", "cancellation.client.ignore-late-response", "cancellation.race.handled-gracefully"},
@@ -397,7 +397,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "call never_answers, give up on it with notifications/cancelled, then make another request", "%d late answers, after each of which the client went on")
 		},
-	},
+	}, doesCancel),
 )
 
 var _ = Register(Def{
@@ -561,7 +561,7 @@ var _ = RegisterScenarios(Scenario{
 	},
 })
 
-var _ = Register(Def{
+var _ = Register(onlyIf(Def{
 	ID: "client/cancellation/maximum-despite-progress", Area: "cancellation", Scenarios: []string{caEndlessScenario},
 	Title:        "progress does not keep a request alive for ever: asked for an upper bound of 1 s, the client has given up on a call that reports progress every 100 ms within 3 s",
 	Requirements: []string{"lifecycle.timeouts.maximum-despite-progress", "cancellation.timeout.hard-maximum"},
@@ -602,4 +602,4 @@ var _ = Register(Def{
 			t.NeedAction(false, "call endless_progress with a progressToken and give up on it")
 		}
 	},
-})
+}, doesAskProgress))

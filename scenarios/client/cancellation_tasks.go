@@ -13,7 +13,7 @@ import (
 // tasks.go): the client cancels a task with tasks/cancel.
 
 var _ = Register(
-	Def{
+	onlyIf(Def{
 		ID: "client/cancellation/use-tasks-cancel", Area: "cancellation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkCancelScenario},
 		Title:        "the client cancels a task with tasks/cancel, never with notifications/cancelled for the task-augmented request",
 		Requirements: []string{"cancellation.tasks.use-tasks-cancel"},
@@ -46,5 +46,5 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "cancel a running task", "%d task cancellations, all with tasks/cancel")
 		},
-	},
+	}, doesUseTasks, doesCancel),
 )

@@ -21,7 +21,10 @@
 // the scenarios whose recordings it judges; with none it judges every
 // scenario of its version. Checks that need the client to act (call a
 // tool, follow a cursor) and find it did not are untestable, never passed
-// and never failed. The rules of harness/rules judge messages here exactly
+// and never failed; a check of a requirement that binds only a client
+// doing something optional (following nextCursor, asking for progress,
+// cancelling, using tasks, declaring sampling) is n/a instead when the
+// client did it in none of the run's launches (given.go). The rules of harness/rules judge messages here exactly
 // as they judge a server's in the server suite, with the direction turned
 // around.
 //

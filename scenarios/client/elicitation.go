@@ -198,7 +198,7 @@ func orForm(mode string) string {
 	return mode
 }
 
-var _ = Register(Def{
+var _ = Register(onlyIf(Def{
 	ID: "client/elicitation/unknown-complete", Area: "elicitation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{ServerRequestsScenario},
 	Title:        "notifications/elicitation/complete for an elicitationId the client does not know changes nothing: it still answers the stage's next ping",
 	Requirements: []string{"elicitation.complete.client-ignores-unknown-ids"},
@@ -219,7 +219,7 @@ var _ = Register(Def{
 		}
 		t.settleActed(n, bad, "declare URL-mode elicitation and make a request other than ping after initialization", "%d unknown completions disregarded")
 	},
-})
+}, declaresURLElicitation))
 
 // FaultElicitCompleteUnknownFatalName is the reference client's fault
 // switch for an unknown completion (reference/client's

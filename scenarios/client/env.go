@@ -19,6 +19,9 @@ type T struct {
 	Ctx       context.Context
 	transport string
 	cases     []*Case
+	// launches is the whole run, for checks conditional on an optional
+	// behaviour (given.go); nil: the cases are all there is.
+	launches launches
 }
 
 // Cases are the recordings the check judges: one per scenario it names

@@ -52,6 +52,13 @@ func judgeRecording(t *testing.T, id string, v spec.Version, transport string, r
 // transport would.
 func judgeCases(t *testing.T, id string, v spec.Version, transport string, cases []*Case) reports.Check {
 	t.Helper()
+	return judgeInRun(t, id, v, transport, cases, nil)
+}
+
+// judgeInRun is judgeCases in a run whose launches are run (nil: the
+// cases).
+func judgeInRun(t *testing.T, id string, v spec.Version, transport string, cases, run []*Case) reports.Check {
+	t.Helper()
 	var d *Def
 	for _, c := range Checks() {
 		if c.ID == id {
@@ -62,14 +69,18 @@ func judgeCases(t *testing.T, id string, v spec.Version, transport string, cases
 	if d == nil {
 		t.Fatalf("no check %s", id)
 	}
-	run, err := harness.NewRun(harness.RunOptions{Transport: transport})
+	hr, err := harness.NewRun(harness.RunOptions{Transport: transport})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := run.Scope(v, transport).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
-		d.Body(&T{Check: c, transport: transport, cases: cases})
+	rc := hr.Scope(v, transport).Do(d.ID, d.Title, d.Requirements, func(c *harness.Check) {
+		tt := &T{Check: c, transport: transport, cases: cases}
+		if run != nil {
+			tt.launches = caseList(run)
+		}
+		d.Body(tt)
 	})
-	for _, p := range run.Problems() {
+	for _, p := range hr.Problems() {
 		t.Errorf("harness problem: %v", p)
 	}
 	return rc

@@ -82,7 +82,7 @@ func prActive(c *Case, req Msg, seq int, answerOf func(Msg) (Msg, bool)) bool {
 }
 
 var _ = Register(
-	Def{
+	onlyIf(Def{
 		ID: "client/progress/token-type", Area: "progress",
 		Title:        "every progressToken the client puts on a request is a string or an integer",
 		Requirements: []string{"progress.token.string-or-integer"},
@@ -105,8 +105,8 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "ask for progress on a request", "%d progress tokens, each a string or an integer")
 		},
-	},
-	Def{
+	}, doesAskProgress),
+	onlyIf(Def{
 		ID: "client/progress/unique-tokens", Area: "progress",
 		Title:        "no two of the client's requests active at the same time carry the same progressToken",
 		Requirements: []string{"progress.token.unique-among-active", "progress.token.client-unique-among-active"},
@@ -135,7 +135,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "ask for progress on requests", "%d progress tokens, none shared by active requests")
 		},
-	},
+	}, doesAskProgress),
 	Def{
 		ID: "client/progress/own-notifications", Area: "progress",
 		Title:        "the progress the client reports names a token of a stage request that asked for it and is still unanswered",

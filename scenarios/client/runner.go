@@ -129,6 +129,9 @@ type runner struct {
 	spokenMu sync.Mutex
 	spoken   map[spec.Version]*spokenVerdict
 
+	shownMu sync.Mutex
+	shown   map[*behaviour]*shownVerdict
+
 	starts clientStart
 }
 
@@ -400,7 +403,7 @@ func (r *runner) execute(ctx context.Context, d Def, v spec.Version) {
 			}
 		}
 		judged = len(cases)
-		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases}
+		t := &T{Check: c, Ctx: ctx, transport: r.transport, cases: cases, launches: runLaunches{r, ctx}}
 		c.UseTranscript(transcriptOf(cases))
 		d.Body(t)
 		for _, cs := range cases {
@@ -487,6 +490,61 @@ func (r *runner) notSpoken(ctx context.Context, v spec.Version, cases []*Case) s
 			v, launches, v, strings.Join(vs, ", "), v)
 	})
 	return sv.why
+}
+
+// shownVerdict is whether any launch of the run showed a behaviour,
+// decided once.
+type shownVerdict struct {
+	once         sync.Once
+	shown, known bool
+	n            int
+}
+
+// runLaunches is the run's launches as a check sees them (given.go).
+type runLaunches struct {
+	r   *runner
+	ctx context.Context
+}
+
+// shows waits for every launch of the run to end and reports whether any
+// shows b. A run stopped before that (a signal, its deadline) tells
+// nothing.
+func (l runLaunches) shows(b *behaviour) (bool, int, bool) {
+	r := l.r
+	r.shownMu.Lock()
+	if r.shown == nil {
+		r.shown = map[*behaviour]*shownVerdict{}
+	}
+	sv := r.shown[b]
+	if sv == nil {
+		sv = &shownVerdict{}
+		r.shown[b] = sv
+	}
+	r.shownMu.Unlock()
+	sv.once.Do(func() {
+		r.mu.Lock()
+		all := make([]*pending, 0, len(r.cases))
+		for _, p := range r.cases {
+			all = append(all, p)
+		}
+		r.mu.Unlock()
+		for _, p := range all {
+			select {
+			case <-p.done:
+			case <-l.ctx.Done():
+				return
+			}
+			if p.c == nil || p.c.Interrupted || !p.c.Launched && l.ctx.Err() != nil {
+				return
+			}
+			sv.n++
+			if !sv.shown && b.In(p.c) {
+				sv.shown = true
+			}
+		}
+		sv.known = l.ctx.Err() == nil
+	})
+	return sv.shown, sv.n, sv.known
 }
 
 // maxTranscript bounds the events a check's report carries.

@@ -162,7 +162,7 @@ var _ = RegisterScenarios(Scenario{
 })
 
 var _ = Register(
-	Def{
+	onlyIf(Def{
 		ID: "client/sampling/tools-declared", Area: "sampling", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{saToolsScenario},
 		Title:        "a client answers a sampling request with a tool use only when it declared sampling.tools",
 		Requirements: []string{"sampling.tools.client-declares-tools-capability"},
@@ -186,8 +186,8 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
 		},
-	},
-	Def{
+	}, declaresSampling),
+	onlyIf(Def{
 		ID: "client/sampling/mixed-tool-results-refused", Area: "sampling", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{saToolsScenario},
 		Title:        "a client that declared sampling.tools refuses a sampling request whose message mixes a tool result with other content with -32602",
 		Requirements: []string{"sampling.errors.client-reports-failures"},
@@ -209,8 +209,8 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "declare sampling.tools and make a request other than ping after initialization", "%d requests mixing tool results with text, each refused with -32602")
 		},
-	},
-	Def{
+	}, declaresSampling),
+	onlyIf(Def{
 		ID: "client/sampling/result-role-and-content", Area: "sampling", Eras: slEra,
 		Title:        "every sampling result the client hands back in inputResponses has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
@@ -248,7 +248,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result", "%d sampling results, each with role and content")
 		},
-	},
+	}, declaresSampling),
 )
 
 var _ = Register(

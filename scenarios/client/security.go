@@ -258,7 +258,7 @@ var _ = RegisterScenarios(
 )
 
 var _ = Register(
-	Def{
+	onlyIf(Def{
 		ID: "client/security/url-not-fetched", Area: "security", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{seURLScenario},
 		Title:        "the client fetches no URL an elicitation names on its own: nothing but the user's navigation (a GET after accepting) reaches the page",
 		Requirements: []string{"security.elicitation.url-no-prefetch"},
@@ -291,7 +291,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "declare URL-mode elicitation, make a request other than ping after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
 		},
-	},
+	}, declaresURLElicitation),
 	Def{
 		ID: "client/security/schema-ref-not-fetched", Area: "security", Eras: slEra, Scenarios: []string{seRefScenario},
 		Title:        "a client as configured by default fetches no network $ref of a tool's inputSchema",
@@ -347,7 +347,7 @@ var _ = Register(
 			t.settleActed(n, bad, "call "+seBombTool, "%d results under the exponential outputSchema, the client going on each time")
 		},
 	},
-	Def{
+	onlyIf(Def{
 		ID: "client/security/sampling-messages-checked", Area: "security", Eras: stateful, Scenarios: []string{seSamplingScenario},
 		Title:        "a sampling request whose message has a role other than user or assistant is refused with an error, not sampled",
 		Requirements: []string{"security.sampling.validate-message-content"},
@@ -366,7 +366,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d malformed sampling requests, each refused")
 		},
-	},
+	}, declaresSampling),
 )
 
 // seToolName is the tool a tools/call names.

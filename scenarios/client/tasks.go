@@ -821,7 +821,7 @@ var _ = Register(
 			t.settle(n, bad, "", "%d requests; task fields only on tools/call to a server that declared them")
 		},
 	},
-	Def{
+	onlyIf(Def{
 		ID: "client/tasks/poll-interval", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: tkRequestorScenarios,
 		Title:        "the client's tasks/get polls of a task are spaced at least the pollInterval the stage gave (three quarters of it, as they arrive, for delivery jitter)",
 		Requirements: []string{"tasks.poll.honour-poll-interval"},
@@ -855,8 +855,8 @@ var _ = Register(
 			})
 			t.settleActed(n, bad, "poll a task with tasks/get more than once", "%d tasks/get polls, each at least the pollInterval after the one before")
 		},
-	},
-	Def{
+	}, doesUseTasks),
+	onlyIf(Def{
 		ID: "client/tasks/keeps-polling", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: tkRequestorScenarios,
 		Title:        "the client follows its task until it ends or needs input: it does not stop polling while the task works, unless it waits on tasks/result",
 		Requirements: []string{"tasks.poll.until-terminal-or-input", "tasks.poll.continue-alongside-result"},
@@ -930,8 +930,8 @@ var _ = Register(
 				t.Pass()
 			}
 		},
-	},
-	Def{
+	}, doesUseTasks),
+	onlyIf(Def{
 		ID: "client/tasks/no-status-reliance", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: tkRequestorScenarios,
 		Title:        "the client learns how its task ends by asking (tasks/get, tasks/result): it does not sit waiting for notifications/tasks/status, which the stage never sends",
 		Requirements: []string{"tasks.notify.not-relied-upon"},
@@ -955,8 +955,8 @@ var _ = Register(
 			})
 			t.settleActed(n, bad, "call "+tkRequired.name+" as a task", "%d tasks; the client never sat waiting for a status notification")
 		},
-	},
-	Def{
+	}, doesUseTasks),
+	onlyIf(Def{
 		ID: "client/tasks/input-required", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkToolsScenario},
 		Title:        "when tasks/get says input_required the client calls tasks/result straight away (at most one more poll before it)",
 		Requirements: []string{"tasks.input.requestor-calls-result"},
@@ -1011,8 +1011,8 @@ var _ = Register(
 			}
 			t.settle(n, bad, "", "%d tasks needing input, tasks/result called at once")
 		},
-	},
-	Def{
+	}, doesUseTasks),
+	onlyIf(Def{
 		ID: "client/tasks/any-stream", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkAnyStreamScenario}, Transports: []string{Streamable},
 		Title:        "the client answers a task-related request the stage sends on its GET stream, not only those on a tasks/result stream",
 		Requirements: []string{"tasks.http.messages-on-any-stream"},
@@ -1048,7 +1048,7 @@ var _ = Register(
 			}
 			t.settle(n, bad, "", "%d task-related requests on the GET stream, all answered")
 		},
-	},
+	}, doesUseTasks),
 	Def{
 		ID: "client/tasks/requestor-related-meta", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: tkRequestorScenarios,
 		Title:        "the client's tasks/get, tasks/result, tasks/list and tasks/cancel requests carry no related-task _meta",
@@ -1079,7 +1079,7 @@ var _ = Register(
 			t.settle(n, bad, "the client sent no tasks/get, tasks/result, tasks/list or tasks/cancel", "%d task requests, none with related-task _meta")
 		},
 	},
-	Def{
+	onlyIf(Def{
 		ID: "client/tasks/list-cursor", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkListScenario},
 		Title:        "the client hands tasks/list cursors back exactly as the stage gave them",
 		Requirements: []string{"tasks.list.cursor-opaque"},
@@ -1122,7 +1122,7 @@ var _ = Register(
 			}
 			t.settleActed(n, bad, "list the tasks and follow nextCursor", "%d tasks/list cursors, each handed back as given")
 		},
-	},
+	}, doesUseTasks, doesPaginate),
 )
 
 // tkLeft is when the client left the case on its own (closed the stage's

@@ -29,7 +29,7 @@ var _ = RegisterScenarios(Scenario{
 	URL: func(c *stage.Case) string { return c.SSEURL() },
 })
 
-var _ = Register(Def{
+var _ = Register(onlyIf(Def{
 	ID: "client/transport-sse/endpoint-uri", Area: "transport-sse", Until: spec.V20241105, Transports: trStreamable,
 	Scenarios:    []string{trScenSSEEndpoint},
 	Title:        "after the endpoint event the client POSTs every message to the URI it announced",
@@ -70,7 +70,7 @@ var _ = Register(Def{
 		}
 		t.settle(n, bad, "the client sent no message after the endpoint event", "%d messages, each POSTed to the announced URI")
 	},
-})
+}, speaksSSE))
 
 // trRefuseProbe answers a POST to the SSE endpoint, the probe of a client
 // that supports both HTTP transports (it tries streamable HTTP first, as
