@@ -61,6 +61,7 @@ var authVersions = []spec.Version{spec.V20250326, spec.V20250618, spec.V20251125
 // check passes in every version it applies to (n/a outside its window),
 // the token checks with tokens minted by the issuer the server trusts.
 func TestAuthChecksAgainstReference(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -100,6 +101,7 @@ func TestAuthChecksAgainstReference(t *testing.T) {
 // server has no mint API leaves the token checks untestable, never passed
 // (the proxy's protected resource names an issuer that does not exist).
 func TestAuthChecksWithoutAnIssuer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

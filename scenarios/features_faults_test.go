@@ -34,6 +34,7 @@ func featureCheckIDs() []string {
 // nothing fails, warns or errors, and MCPCHECK_FEATURES_VERBOSE=1 logs
 // every outcome.
 func TestFeatureChecksAgainstReference(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

@@ -22,6 +22,7 @@ import (
 // processes than it judged checks (a start per check is what waiting for
 // each would cost over stdio; it starts about 9 for 142).
 func TestMuteServerGetsAFastVerdict(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{
@@ -74,6 +75,7 @@ func TestMuteServerGetsAFastVerdict(t *testing.T) {
 // check waited out a deadline ("no answer within"), and the run started
 // far fewer processes than it judged checks (about 15 for 345).
 func TestWrongIDServerFailsFastCitingIDs(t *testing.T) {
+	t.Parallel()
 	res := runReference(t, Config{Versions: spec.Versions}, "response-ids-wrong")
 	cited := map[spec.Version]bool{}
 	untestable, judged := 0, 0

@@ -66,6 +66,7 @@ func listServer(tools int) target.PipeServer {
 // version's budget, which notes the large frame); one whose list is small
 // does not.
 func TestRunGoesSerialOnHugeMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tools  int
 		serial bool

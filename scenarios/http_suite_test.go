@@ -115,6 +115,7 @@ func judgeCleanRun(t *testing.T, res Result) {
 // or error there. Over streamable HTTP with SSE responses it judges both
 // runs of the shared clean pair (sharedStreamable, Parallel 1 and 8).
 func TestSuiteOverHTTPAgainstReference(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

@@ -122,6 +122,7 @@ func runOne(t *testing.T, cfg Config) Result {
 // report order. The runs are the shared clean pairs (sharedStdio,
 // sharedStreamable), which other tests judge too.
 func TestParallelOutcomesAgainstReference(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -274,8 +275,12 @@ func faultRuns(t *testing.T, all bool) []*faultRun {
 // MCPCHECK_PARALLEL_ALL_ROWS=1, some minutes), the whole suite of the
 // rows' version against the reference server with the rows' faults
 // switched on, with Parallel 1 and Parallel 8: every check must end the
-// same in both runs, and the proved checks as their proofs say.
+// same in both runs, and the proved checks as their proofs say. Over
+// stdio the server is served in process over pipes (pipeReference), as
+// TestProofs serves it: a process start per connection took most of a
+// Parallel 1 run's time.
 func TestParallelFaultRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -296,7 +301,7 @@ func TestParallelFaultRows(t *testing.T) {
 					tg.Transport = target.SSE
 					return tg
 				}
-				return referenceTarget(t, fr.faults...)
+				return pipeReference(fr.faults...)
 			}
 			serial, wide, ts, tw := runSerialAndWide(t, Config{Versions: []spec.Version{fr.version}}, mk)
 			t.Logf("%d checks: Parallel 1 %s, Parallel %d %s", len(serial.Report.Checks), ts.Round(time.Millisecond), wideParallel, tw.Round(time.Millisecond))
@@ -326,6 +331,7 @@ var transcriptMarkers = map[string]string{
 // check's transcript and in no other of its version, whatever ran at the
 // same time.
 func TestParallelTranscriptsAreTheChecksOwn(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

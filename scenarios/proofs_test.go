@@ -23,9 +23,8 @@ import (
 // registry. The clean side of every proof, that the check passes against
 // the faithful reference server, is the suites' own clean runs
 // (TestSuiteAgainstReference, TestSuiteOverHTTPAgainstReference,
-// TestTransportSuiteOverHTTP, TestTransportSuiteOverLegacySSE,
-// TestFeatureChecksAgainstReference); a proxy proof with a Good mode also
-// runs the check behind that faithful mode.
+// TestTransportSuiteOverHTTP, TestFeatureChecksAgainstReference); a proxy
+// proof with a Good mode also runs the check behind that faithful mode.
 
 // faultRequirements lists the reference server's fault switches
 // (mcpcheck reference server --list-faults): name -> requirement broken.
@@ -50,6 +49,7 @@ func faultRequirements(t *testing.T) map[string]string {
 // in a version where the check applies, and names only registered checks
 // as Also; every fault switch proves some check.
 func TestEveryCheckIsProvenToFire(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the reference server")
 	}
@@ -105,6 +105,7 @@ func TestEveryCheckIsProvenToFire(t *testing.T) {
 // misbehaving proxy mode) the check ends as the proof says; behind a Good
 // proxy mode it passes.
 func TestProofs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

@@ -105,10 +105,13 @@ func runSuites(t testing.TB, cfg Config, limit time.Duration) Result {
 }
 
 // TestSuiteAgainstReference runs every suite (all versions) against the
-// reference server over stdio: nothing may fail, warn or error. It runs
-// one check at a time (Parallel 1: the scheduler with one slot). The run
-// is the stdio clean pair's (sharedStdio), which other tests judge too.
+// reference server over stdio, served in process over pipes: nothing may
+// fail, warn or error. It runs one check at a time (Parallel 1: the
+// scheduler with one slot), and the same outcomes as the run with
+// Parallel 8 against the server's process. The runs are the stdio clean
+// pair's (sharedStdio), which other tests judge too.
 func TestSuiteAgainstReference(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

@@ -70,8 +70,11 @@ func TestParseToolArgs(t *testing.T) {
 // stdio run), and the tools checks with
 // a list of names and with --tool-args: nothing fails, warns or errors,
 // and the report states the policy. A policy naming a tool the server
-// does not list makes the run an error that says so.
+// does not list makes the run an error that says so. The runs of the
+// policies are against the server in process over pipes (pipeReference):
+// a policy is the harness's business, not the process's.
 func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -103,7 +106,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 	only := []string{"tools/call-results", "tools/structured-output", "tools/input-validation", "tools/case-sensitive-names", "progress/increasing", "tasks/undeclared-ignored"}
 	t.Run("names", func(t *testing.T) {
 		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "test_simple_text", "ref_task_required"}}
-		res := runReference(t, Config{Only: only, ToolPolicy: p})
+		res := runSuites(t, Config{Target: pipeReference(), Only: only, ToolPolicy: p}, 2*time.Minute)
 		clean(t, res)
 		wantPass(t, res, "tools/call-results", spec.V20251125)
 		wantPass(t, res, "tools/structured-output", spec.V20251125)
@@ -112,7 +115,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 		p := ToolPolicy{Calls: CallAll, ArgsFile: "args.json", Args: map[string][]json.RawMessage{
 			"ref_structured": {json.RawMessage(`{"a":2,"b":3}`), json.RawMessage(`{"a":-1,"b":0.5}`)},
 		}}
-		res := runReference(t, Config{Only: only, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}})
+		res := runSuites(t, Config{Target: pipeReference(), Only: only, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}}, 2*time.Minute)
 		clean(t, res)
 		c := wantPass(t, res, "tools/structured-output", spec.V20251125)
 		if !strings.Contains(c.Actual, `ref_structured({"a":-1,"b":0.5})`) {
@@ -122,7 +125,7 @@ func TestReferenceCleanUnderEveryPolicy(t *testing.T) {
 	t.Run("unknown name", func(t *testing.T) {
 		p := ToolPolicy{Calls: CallNamed, Names: []string{"ref_structured", "no_such_tool"}}
 		cfg := Config{Only: []string{"tools/call-results"}, ToolPolicy: p, Versions: []spec.Version{spec.V20251125}}
-		cfg.Target = referenceTarget(t)
+		cfg.Target = pipeReference()
 		cfg.Session = session.Config{Timeout: 5 * time.Second}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

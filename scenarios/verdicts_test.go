@@ -25,6 +25,7 @@ import (
 // on a second stream, and base/wire-schema does not validate an empty
 // ping result as an initialize result.
 func TestOneDefectOneVerdict(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -63,6 +64,7 @@ func judgeOneVerdict(t *testing.T, res Result, v spec.Version, more ...string) {
 // warns, naming no requirement broken, and passes against the faithful
 // reference server.
 func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
@@ -92,6 +94,7 @@ func TestIDBeyond253IsAnInteropProbe(t *testing.T) {
 // tools/call-results no result to validate: untestable, saying so, never
 // a pass.
 func TestToolCallsAnsweredOnlyWithErrorsAreUntestable(t *testing.T) {
+	t.Parallel()
 	v := spec.V20251125
 	res := runSuites(t, Config{Target: target.Pipe(listServer(1)), Versions: []spec.Version{v},
 		Only: []string{"tools/call-results"}, ToolPolicy: ToolPolicy{Calls: CallAll}}, time.Minute)
@@ -140,6 +143,7 @@ func mutedListsServer() target.PipeServer {
 // precondition: a harness error naming the listing, never n/a (which says
 // the check does not apply) nor a pass.
 func TestUnansweredListingIsAnError(t *testing.T) {
+	t.Parallel()
 	v := spec.V20251125
 	checks := []string{"tools/names", "tools/input-schema-valid", "tools/call-results", "resources/uri-syntax", "prompts/get-content"}
 	res := runSuites(t, Config{Target: target.Pipe(mutedListsServer()), Versions: []spec.Version{v}, Only: checks,
@@ -162,6 +166,7 @@ func TestUnansweredListingIsAnError(t *testing.T) {
 // report's target, and every check it left unjudged or failed says how
 // the process ended and what its stderr ended with.
 func TestDeadAtStartupNamesExitAndStderr(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("needs sh")
 	}
