@@ -146,6 +146,22 @@ func (s *rootsOnGetServer) gotGet() (int, chan struct{}) {
 	return s.gets, s.getDone
 }
 
+// startRootsOnGet starts a rootsOnGetServer speaking version and a
+// connection to it; both end with the test, and no goroutine outlives it.
+func startRootsOnGet(t *testing.T, version spec.Version, decline bool) (*rootsOnGetServer, *wire.HTTP) {
+	t.Helper()
+	checkGoroutines(t)
+	fake := newRootsOnGetServer(string(version), decline)
+	srv := httptest.NewServer(fake)
+	conn, err := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); srv.Close() })
+	return fake, conn
+}
+
 // TestOpenListensWhereTheServerSpeaks: a session that declared roots opens
 // the standalone GET stream after initialization, in every stateful
 // version spoken over streamable HTTP, so a server that asks for roots there and holds the tool
@@ -155,15 +171,7 @@ func (s *rootsOnGetServer) gotGet() (int, chan struct{}) {
 func TestOpenListensWhereTheServerSpeaks(t *testing.T) {
 	for _, v := range []spec.Version{spec.V20241105, spec.V20250326, spec.V20250618, spec.V20251125} {
 		t.Run(string(v), func(t *testing.T) {
-			checkGoroutines(t)
-			fake := newRootsOnGetServer(string(v), false)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			conn, err := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
+			fake, conn := startRootsOnGet(t, v, false)
 			s := NewStateful(conn, Config{Version: v, Timeout: 20 * time.Second})
 			ctx := ctxT(t)
 			if _, err := s.Open(ctx); err != nil {
@@ -209,12 +217,7 @@ func TestOpenListensWhereTheServerSpeaks(t *testing.T) {
 // stream (for a check that opens its own), and the same server then
 // holds the tool call: the failure the session's own stream avoids.
 func TestHandshakeLeavesTheGetStreamToTheCaller(t *testing.T) {
-	checkGoroutines(t)
-	fake := newRootsOnGetServer(string(spec.V20251125), false)
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
-	defer conn.Close()
+	fake, conn := startRootsOnGet(t, spec.V20251125, false)
 	s := NewStateful(conn, Config{Timeout: 500 * time.Millisecond})
 	ctx := ctxT(t)
 	if _, err := s.Handshake(ctx); err != nil {
@@ -262,12 +265,7 @@ func TestListenGating(t *testing.T) {
 		{"2024-11-05 over streamable HTTP", spec.V20241105, false, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
-			fake := newRootsOnGetServer(string(tc.version), tc.decline)
-			srv := httptest.NewServer(fake)
-			defer srv.Close()
-			conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
-			defer conn.Close()
+			fake, conn := startRootsOnGet(t, tc.version, tc.decline)
 			s := NewStateful(conn, Config{Version: tc.version, Capabilities: tc.caps})
 			ctx := ctxT(t)
 			if _, err := s.Open(ctx); err != nil {
@@ -287,12 +285,7 @@ func TestListenGating(t *testing.T) {
 // TestDetachClosesTheGetStream: a session taken off its connection closes
 // the GET stream it opened, whose requests it would no longer answer.
 func TestDetachClosesTheGetStream(t *testing.T) {
-	checkGoroutines(t)
-	fake := newRootsOnGetServer(string(spec.V20251125), false)
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
-	defer conn.Close()
+	fake, conn := startRootsOnGet(t, spec.V20251125, false)
 	s := NewStateful(conn, Config{})
 	ctx := ctxT(t)
 	if _, err := s.Open(ctx); err != nil {
