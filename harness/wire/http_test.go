@@ -404,3 +404,34 @@ func TestHTTPResponseHeadersBounded(t *testing.T) {
 		t.Errorf("with MaxHeader 16 KiB: got %s (%v)", f.Describe(), f.Err)
 	}
 }
+
+// TestHTTPGetStreamIsTheOpenOne: GetStream names the GET stream
+// OpenStreamWait opened while the target holds it open, and none once the
+// target declined it (405), so that a second GET, which a server may
+// refuse, is not asked for.
+func TestHTTPGetStreamIsTheOpenOne(t *testing.T) {
+	checkGoroutines(t)
+	decline := make(chan bool, 2)
+	c, _ := newHTTP(t, func(w http.ResponseWriter, r *http.Request) {
+		if <-decline {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}, Limits{})
+	defer c.Close()
+	ctx := ctxT(t, 30*time.Second)
+	decline <- true
+	_, status, err := c.OpenStreamWait(ctx)
+	if err != nil || status != http.StatusMethodNotAllowed || c.GetStream() != "" {
+		t.Fatalf("declined GET: status %d, err %v, GetStream %q; want 405 and no GET stream", status, err, c.GetStream())
+	}
+	decline <- false
+	st, status, err := c.OpenStreamWait(ctx)
+	if err != nil || status != http.StatusOK || c.GetStream() != st {
+		t.Fatalf("open GET %s: status %d, err %v, GetStream %q; want 200 and that stream", st, status, err, c.GetStream())
+	}
+}
