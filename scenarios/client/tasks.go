@@ -191,7 +191,9 @@ func tkDeclareRewrite(declare tkDeclare) func(server.Outgoing) [][]byte {
 // tkEngine is the stage's task receiver for tools/call: it serves the
 // task-augmented calls of the tools that allow them and tasks/get,
 // tasks/result, tasks/list and tasks/cancel, and sends no status
-// notifications. Where the stage declares no task support for tools/call
+// notifications. A task completes when its work time has passed and the
+// client has seen it working or waits on its tasks/result (tkTask.worked).
+// Where the stage declares no task support for tools/call
 // it answers every tools/call directly, ignoring any task field.
 type tkEngine struct {
 	declare  tkDeclare
@@ -217,6 +219,16 @@ type tkTask struct {
 	timer   *time.Timer
 	ask     *tkAsk // the input the task needs from the client (nil: none)
 	asked   bool
+	// worked is set once the task's work time has passed; polled counts
+	// the tasks/get answered while it worked, waiting the tasks/result
+	// calls that blocked on it. A task completes only once it has worked
+	// and the client has seen it working (a poll) or waits on its
+	// tasks/result: a client whose first poll comes late (a busy machine)
+	// still polls a working task at least twice, so how it spaces its
+	// polls never depends on our timing.
+	worked  bool
+	polled  int
+	waiting int
 }
 
 // tkAsk is a request the stage sends the client for a task's input.
@@ -333,7 +345,7 @@ func (e *tkEngine) call(c *server.Call) (any, error, bool) {
 	if tt.input && t.ask != nil {
 		t.status, t.message, t.updated = mcp.TaskInputRequired, "waiting for the client's input; call tasks/result", time.Now()
 	} else {
-		t.timer = time.AfterFunc(tt.work, func() { e.finish(t) })
+		t.timer = time.AfterFunc(tt.work, func() { e.workDone(t) })
 	}
 	e.mu.Unlock()
 	return mcp.CreateTaskResult{Task: snapshot}, nil, true
@@ -351,6 +363,18 @@ func (e *tkEngine) finish(t *tkTask) {
 	}
 	t.status, t.message, t.updated = mcp.TaskCompleted, "", time.Now()
 	close(t.done)
+}
+
+// workDone notes that t's work time has passed, and completes it when the
+// client has already seen it working or waits on its tasks/result.
+func (e *tkEngine) workDone(t *tkTask) {
+	e.mu.Lock()
+	t.worked = true
+	ready := t.polled > 0 || t.waiting > 0
+	e.mu.Unlock()
+	if ready {
+		e.finish(t)
+	}
 }
 
 // askOnce sends t's input request on the stream of the request c serves,
@@ -385,14 +409,29 @@ func (e *tkEngine) get(c *server.Call, t *tkTask) (any, error, bool) {
 		e.askOnce(c, t)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return mcp.GetTaskResult{Task: t.wire()}, nil, true
+	res := mcp.GetTaskResult{Task: t.wire()}
+	if t.status == mcp.TaskWorking {
+		t.polled++
+	}
+	ready := t.worked && t.polled > 0
+	e.mu.Unlock()
+	if ready {
+		e.finish(t) // the client's next poll sees it completed
+	}
+	return res, nil, true
 }
 
 // result serves tasks/result: it asks for the task's input when the task
 // waits for it, then blocks until the task ends.
 func (e *tkEngine) result(c *server.Call, t *tkTask) (any, error, bool) {
 	e.askOnce(c, t)
+	e.mu.Lock()
+	t.waiting++
+	ready := t.worked
+	e.mu.Unlock()
+	if ready {
+		e.finish(t)
+	}
 	select {
 	case <-t.done:
 	case <-c.Context().Done():
