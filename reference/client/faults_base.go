@@ -30,5 +30,13 @@ func init() {
 			Rewrite: onMethod(spec.MethodInitialize, func(b []byte) []byte {
 				return editParams(b, func(p map[string]json.RawMessage) { delete(p, "clientInfo") })
 			})},
+		Fault{Name: "initialize-no-protocol-version", Requirement: "lifecycle.initialize.client-sends-initialize", Description: "initialize carries no protocolVersion",
+			Rewrite: onMethod(spec.MethodInitialize, func(b []byte) []byte {
+				return editParams(b, func(p map[string]json.RawMessage) { delete(p, "protocolVersion") })
+			})},
+		Fault{Name: "initialize-no-capabilities", Requirement: "lifecycle.initialize.client-sends-initialize", Description: "initialize carries no capabilities",
+			Rewrite: onMethod(spec.MethodInitialize, func(b []byte) []byte {
+				return editParams(b, func(p map[string]json.RawMessage) { delete(p, "capabilities") })
+			})},
 	)
 }

@@ -218,7 +218,8 @@ var _ = Register(Def{
 	ID: "client/lifecycle/initialize-params", Area: "lifecycle", Eras: stateful,
 	Title:        "every initialize request holds protocolVersion (a string), capabilities (an object) and clientInfo (an object with a name and a version)",
 	Requirements: []string{"lifecycle.initialize.client-sends-initialize"},
-	Proofs:       []Proof{{Fault: "initialize-no-client-info", Version: spec.V20251125, Want: reports.Fail}, {Fault: "initialize-no-client-info", Version: spec.V20241105, Transport: Streamable, Want: reports.Fail}},
+	Proofs: []Proof{{Fault: "initialize-no-client-info", Version: spec.V20251125, Want: reports.Fail}, {Fault: "initialize-no-client-info", Version: spec.V20241105, Transport: Streamable, Want: reports.Fail},
+		{Fault: "initialize-no-protocol-version", Version: spec.V20251125, Want: reports.Fail}, {Fault: "initialize-no-capabilities", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail}},
 	Body: func(t *T) {
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
