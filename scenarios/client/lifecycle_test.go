@@ -30,6 +30,7 @@ import (
 // TestCancelBeforeInitializeResultIsThePendingSessions judges recordings
 // of that scenario made by hand.
 func TestHTTPMessagesBeforeInitializeResult(t *testing.T) {
+	t.Parallel()
 	only := []string{"client/cancellation/not-initialize", "client/lifecycle/ping-only-before-result", "client/lifecycle/initialize-first",
 		"client/transport-http/protocol-version-header", "client/transport-http/session-id"}
 	for fault, want := range map[string]string{"cancel-initialize": "client/cancellation/not-initialize", "request-before-initialize-result": "client/lifecycle/ping-only-before-result"} {

@@ -27,6 +27,7 @@ const refuseMcpcheck = `case "$MCP_CONFORMANCE_SCENARIO" in mcpcheck-*) echo "20
 // client refused, in its own first error line without the log time stamp.
 // Without the rides both checks are untestable ("the client sent nothing").
 func TestScriptedClientRidesOnOfficialScenarios(t *testing.T) {
+	t.Parallel()
 	l := referenceLaunch(t, Streamable)
 	l.Command = refuseMcpcheck + "exec " + l.Command
 	res := runSuite(t, Config{Launch: l, Verbose: true, Versions: []spec.Version{spec.V20251125},

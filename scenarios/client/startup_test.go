@@ -18,6 +18,7 @@ import (
 // message: the same client started late is judged as one started at
 // once. Without the allowance the case ended before the client spoke.
 func TestSlowStartingClientHasItsAllowance(t *testing.T) {
+	t.Parallel()
 	const caseTimeout = 4 * time.Second
 	l := referenceLaunch(t, Streamable)
 	// The client plays the initialize scenario only, and starts later than
@@ -41,6 +42,7 @@ func TestSlowStartingClientHasItsAllowance(t *testing.T) {
 // client that has spoken in no case is silent, and later cases wait the
 // case timeout for its first message.
 func TestSilentClientEndsAtItsAllowance(t *testing.T) {
+	t.Parallel()
 	const parallel = 16
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

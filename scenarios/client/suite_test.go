@@ -94,8 +94,10 @@ func describe(c reports.Check) string {
 // TestReferenceClientIsClean: the reference client, acting out every
 // scenario, breaks no requirement in any version over stdio or HTTP.
 func TestReferenceClientIsClean(t *testing.T) {
+	t.Parallel()
 	for _, tr := range []string{Stdio, Streamable} {
 		t.Run(tr, func(t *testing.T) {
+			t.Parallel()
 			res := runSuite(t, Config{Launch: referenceLaunch(t, tr)})
 			for _, c := range res.Report.Checks {
 				if c.Outcome == reports.Fail || c.Outcome == reports.Warn || c.Outcome == reports.Error {
@@ -133,6 +135,7 @@ func newestVersion(d Def) spec.Version {
 // check judges); when that does not give the proof's outcome, on all of
 // them, as every other proof is.
 func TestProofs(t *testing.T) {
+	t.Parallel()
 	mcpcheckBinary(t)
 	hints := proofScenarios(t)
 	for _, d := range Checks() {
