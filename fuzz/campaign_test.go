@@ -143,6 +143,7 @@ func TestCampaignFindsMinimizesAndReplaysACrash(t *testing.T) {
 // TestCampaignOracles runs one fault at a time and expects the oracle that
 // catches it, with its requirement.
 func TestCampaignOracles(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		fault, mutators, kind, req string
 		v                          spec.Version
@@ -335,6 +336,7 @@ func TestCampaignIsDeterministic(t *testing.T) {
 // worker waits for a fresh instance, the campaign just ends; that is no
 // campaign problem (exit 3 from the CLI).
 func TestCampaignDeadlineIsNoProblem(t *testing.T) {
+	t.Parallel()
 	v := spec.V20251125
 	// Short campaigns, so that time runs out while a worker waits for an
 	// instance; under a loaded -race run the first instance alone can take
@@ -367,6 +369,7 @@ func TestCampaignDeadlineIsNoProblem(t *testing.T) {
 // and no hang is made of the slow starts. With an allowance shorter than
 // the start, the campaign says the target never answered.
 func TestCampaignRestartsGetTheStartupAllowance(t *testing.T) {
+	t.Parallel()
 	v := spec.V20260728
 	target := &inprocTarget{v: v, fault: "exit-garbage", delay: time.Second}
 	res, err := Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 12, Seed: 5,

@@ -70,6 +70,7 @@ func buildClientBins(t *testing.T) (relay, fragile string) {
 // the client's duty to handle SSE answers, citing it, while the client's
 // clean run (plain framing) succeeds.
 func TestClientCampaignFindsRefusedValidSSE(t *testing.T) {
+	t.Parallel()
 	buildClientBins(t)
 	target := ClientTarget{Command: filepath.Join(clientBins.dir, "strictsse") + " {url}"}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -100,6 +101,7 @@ func TestClientCampaignFindsRefusedValidSSE(t *testing.T) {
 // hang on notifications/message, reproduces and minimizes both, writes
 // them, and each replays.
 func TestClientCampaignFindsPlantedBugs(t *testing.T) {
+	t.Parallel()
 	relay, fragile := buildClientBins(t)
 	target := ClientTarget{Command: fragile + " {server}", Stdio: true, Relay: relay}
 	dir := t.TempDir()
@@ -170,6 +172,7 @@ func TestClientCampaignFindsPlantedBugs(t *testing.T) {
 // TestClientInputsAreDeterministic: the same version, mutator, seed and
 // clean run give the same input, for every client mutator.
 func TestClientInputsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	requests := []string{"initialize", "tools/list", "tools/call"}
 	for _, v := range []spec.Version{spec.V20251125, spec.V20260728} {
 		if v == spec.V20260728 {
@@ -311,6 +314,7 @@ func TestClientSummaryJSON(t *testing.T) {
 // fails its task within its request timeout, and the oracles do not judge
 // it.
 func TestClientPlayerOverHTTP(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plays every HTTP client mutator")
 	}
@@ -360,6 +364,7 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 // deadline gives a hang), and it made no request, so it was stopped
 // before it got to its work.
 func TestClientMemoryBound(t *testing.T) {
+	t.Parallel()
 	relay, fragile := buildClientBins(t)
 	if groupRSS(ownGroup()) == 0 {
 		t.Skip("no /proc: the memory bound cannot be measured here")

@@ -16,6 +16,7 @@ const perCheck = 30
 // TestGeneratedMessagesAreValid draws thousands of messages of every version
 // and validates each against our schema: zero violations allowed.
 func TestGeneratedMessagesAreValid(t *testing.T) {
+	t.Parallel()
 	for _, v := range schema.Available() {
 		t.Run(string(v), func(t *testing.T) {
 			gens, err := NewMessages(v)
@@ -54,6 +55,7 @@ func TestGeneratedMessagesAreValid(t *testing.T) {
 // (requests, results, notifications, plausible client requests) and validates
 // it, so a shape Any rarely picks is still proven.
 func TestEveryMethodGenerates(t *testing.T) {
+	t.Parallel()
 	for _, v := range schema.Available() {
 		gens, err := NewMessages(v)
 		if err != nil {
@@ -62,6 +64,7 @@ func TestEveryMethodGenerates(t *testing.T) {
 		for _, info := range gens.Methods() {
 			info := info
 			t.Run(string(v)+"/"+info.Name, func(t *testing.T) {
+				t.Parallel()
 				var g []*rapid.Generator[Message]
 				if info.Notification != "" {
 					g = append(g, gens.Notification(info.Name))

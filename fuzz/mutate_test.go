@@ -13,6 +13,7 @@ import (
 // same seed for every version and requires identical results, and different
 // seeds to give different inputs at least sometimes.
 func TestMutatorsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	tools := []Tool{{Name: "echo", InputSchema: []byte(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}}
 	seeds := uint64(12)
 	if raceEnabled {
@@ -83,6 +84,7 @@ func TestMutatorFamiliesAndNames(t *testing.T) {
 // TestMutatorsDoWhatTheySay spot-checks the defining property of some
 // mutators on many seeds.
 func TestMutatorsDoWhatTheySay(t *testing.T) {
+	t.Parallel()
 	v := spec.V20251125
 	seeds := uint64(50)
 	if raceEnabled {
@@ -121,6 +123,7 @@ func TestMutatorsDoWhatTheySay(t *testing.T) {
 }
 
 func TestHTTPMutatorsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	seeds := uint64(8)
 	if raceEnabled {
 		seeds = 3 // as TestMutatorsAreDeterministic: big bodies copied under the race detector

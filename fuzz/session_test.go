@@ -13,8 +13,10 @@ import (
 // the careful test server of every version: the oracles must stay silent
 // (no false positives), and the server must stay alive.
 func TestCarefulServerHasNoFindings(t *testing.T) {
+	t.Parallel()
 	for _, v := range spec.Versions {
 		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
 			target := inprocHelper(v, "")
 			s, err := openSession(context.Background(), target, v, 5*time.Second, 0, false)
 			if err != nil {

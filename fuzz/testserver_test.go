@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,17 @@ func TestMain(m *testing.M) {
 		for {
 			time.Sleep(time.Hour) // never reads stdin
 		}
+	}
+	// The campaign tests mostly wait on processes starting and on waits
+	// running out (a hang is four of them), the rest compute: with go
+	// test's default -parallel (GOMAXPROCS, 2 on a 2-core runner) two
+	// waiting campaigns held both slots. -parallel on the command line
+	// wins.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "6")
 	}
 	code := m.Run()
 	if clientBins.dir != "" {
