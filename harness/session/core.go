@@ -142,6 +142,10 @@ type core struct {
 	// early holds the answers to server requests sent on arrival (see
 	// answerOnArrival), by arrivalKey, until Recv hands the request out.
 	early map[string][]byte
+	// listening is the GET stream the session opened itself
+	// (Stateful.Listen): a response on it is no answer any wait of the
+	// session takes (setAside).
+	listening string
 }
 
 // maxAnswered bounds core.answered, core.firstAt and core.gaveUp; past it
@@ -281,8 +285,8 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 // a late one (an answer to a request whose wait had ended without it).
 func (c *core) noteAnswer(f wire.Frame) {
 	id := f.Msg.ID
-	if id.IsZero() {
-		return
+	if id.IsZero() || c.val.plainGet(f.Stream) {
+		return // a response on a GET stream answers nothing
 	}
 	sent := c.val.methods.Sends(id)
 	c.mu.Lock()
@@ -392,20 +396,48 @@ func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt
 		o.Timeout = max(o.Timeout, c.cfg.StartupTimeout)
 		ctx = expect.Startup(ctx)
 	}
+	if stray := o.Stray; stray != nil {
+		o.Stray = func(f wire.Frame) string {
+			if c.onListener(f) {
+				return ""
+			}
+			return stray(f)
+		}
+	}
 	return expect.Wait(ctx, c, o, c.setAside(alts)...)
+}
+
+// onListener reports whether f is a response on the GET stream the
+// session opened itself (Stateful.Listen). The transport keeps responses
+// off that stream, so one there (a server that copies its answers to it)
+// answers no request of the session: the answer is still due on the
+// request's own stream. The transport-http checks judge it from the
+// run's traffic; the waits of the other checks pass over it, as they
+// would on a session that opened no GET stream.
+func (c *core) onListener(f wire.Frame) bool {
+	if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() || f.Stream == "" {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return f.Stream == c.listening
 }
 
 // Heard reports whether the target has sent anything on the session's
 // connection yet.
 func (c *core) Heard() bool { return c.heard.Load() }
 
-// setAside wraps alts so that none rejects a late answer.
+// setAside wraps alts so that none rejects a late answer, and none takes
+// a response on the session's own GET stream (onListener).
 func (c *core) setAside(alts []expect.Alt) []expect.Alt {
 	out := make([]expect.Alt, len(alts))
 	for i, a := range alts {
 		out[i] = a
 		if on := a.On; on != nil {
 			out[i].On = func(f wire.Frame) (expect.Verdict, string) {
+				if c.onListener(f) {
+					return expect.Unrelated, ""
+				}
 				v, why := on(f)
 				if v == expect.Rejected && c.isLate(f) {
 					return expect.Unrelated, ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
@@ -300,5 +301,133 @@ func TestDetachClosesTheGetStream(t *testing.T) {
 	case <-done:
 	case <-ctx.Done():
 		t.Fatal("the GET stream outlived Detach")
+	}
+}
+
+// copyingServer answers ping on its POST and also sends a copy of the
+// answer on the session's GET stream first, as a server that broadcasts
+// its responses does (the fault response-on-get-stream of the reference
+// server). The POST answer waits until seen is closed.
+type copyingServer struct {
+	seen   chan struct{}
+	mu     sync.Mutex
+	events chan string
+}
+
+func (s *copyingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(body, &m)
+	switch {
+	case r.Method == http.MethodGet:
+		events := make(chan string, 4)
+		s.mu.Lock()
+		s.events = events
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case ev := <-events:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", ev)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	case m.Method == "initialize":
+		w.Header().Set("Mcp-Session-Id", "c-1")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"copying","version":"1"}}}`, m.ID)
+	case m.ID == nil:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		s.mu.Lock()
+		if s.events != nil {
+			s.events <- answer
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.seen:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}
+}
+
+// onStream closes a channel when a frame of a stream arrives.
+type onStream struct {
+	stream func() string
+	once   sync.Once
+	seen   chan struct{}
+}
+
+func (o *onStream) Sent(wire.Outgoing)      {}
+func (o *onStream) Noted(string, time.Time) {}
+func (o *onStream) Received(f wire.Frame) {
+	if st := o.stream(); st != "" && f.Stream == st {
+		o.once.Do(func() { close(o.seen) })
+	}
+}
+
+// TestResponseOnTheSessionsGetStreamAnswersNothing: a copy of a response
+// that a server sends on the GET stream the session opened is not taken
+// for the answer (the transport keeps responses off that stream; the
+// transport-http checks judge one there): the wait takes the answer on
+// the request's POST stream, which the server sends after the copy
+// arrived, and the copy is not counted as the answer (AnswersOther), so
+// the real answer is not taken for a duplicate with a wrong id.
+func TestResponseOnTheSessionsGetStreamAnswersNothing(t *testing.T) {
+	checkGoroutines(t)
+	fake := &copyingServer{seen: make(chan struct{})}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
+	defer conn.Close()
+	conn.Observe(&onStream{stream: conn.GetStream, seen: fake.seen})
+	s := NewStateful(conn, Config{})
+	ctx := ctxT(t)
+	if _, err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.Listening() == "" {
+		t.Fatal("the session opened no GET stream")
+	}
+	r := s.Call(ctx, spec.MethodPing, nil)
+	if !r.OK() || r.Observed.Frame.Stream != r.Stream {
+		t.Fatalf("ping: %s on stream %q; want its answer on its POST stream %s, not the copy on the GET stream %s", r.Describe(), r.Observed.Frame.Stream, r.Stream, s.Listening())
+	}
+	// The copy arrived before the answer was sent; the wait passed over
+	// it, or it is still queued when the answer was read first.
+	var cp *wire.Frame
+	for i, f := range r.Observed.Others {
+		if f.Stream == s.Listening() {
+			cp = &r.Observed.Others[i]
+		}
+	}
+	for cp == nil {
+		f, err := s.Recv(ctx)
+		if err != nil {
+			t.Fatalf("the copy on the GET stream was not handed out: %v", err)
+		}
+		if f.Stream == s.Listening() {
+			cp = &f
+		}
+	}
+	if !cp.IsResponseTo(r.ID) {
+		t.Fatalf("the frame on the GET stream is %s; want the copy of the answer to %s", cp.Describe(), r.ID)
+	}
+	if s.AnswersOther(*cp, jsonrpc.IntID(99)) || !s.AnswersOther(r.Observed.Frame, jsonrpc.IntID(99)) {
+		t.Error("AnswersOther: the copy must answer nothing, the answer on the POST stream its request")
+	}
+	if fs := s.Findings(); len(fs) != 0 {
+		t.Errorf("findings: %+v; want none", fs)
 	}
 }

@@ -19,7 +19,6 @@ type Stateful struct {
 	*core
 	init       *mcp.InitializeResult
 	negotiated spec.Version
-	listening  string // the GET stream Listen opened (core.mu)
 }
 
 // NewStateful returns a session over conn. It sends no request yet; it

@@ -35,6 +35,11 @@ type Validator struct {
 	// it carried, compact JSON text ("" for none or a batch), for telling
 	// an answer that came on a request's own stream with another id.
 	posts map[string]string
+	// gets: the streams of GETs without Last-Event-ID (streamable HTTP).
+	// A response on one answers no request: the transport keeps
+	// responses off them (the transport-http checks judge one that
+	// comes), and the request's answer is still due on its POST stream.
+	gets map[string]bool
 }
 
 // maxPosts bounds Validator.posts.
@@ -66,11 +71,23 @@ func (v *Validator) SetVersion(ver spec.Version) { v.version.Store(ver) }
 // Version is the version messages are validated against.
 func (v *Validator) Version() spec.Version { return v.version.Load().(spec.Version) }
 
-// Sent learns the method of each request sent, and the id each POST of
-// streamable HTTP carried.
+// Sent learns the method of each request sent, the id each POST of
+// streamable HTTP carried, and which streams plain GETs opened.
 func (v *Validator) Sent(o wire.Outgoing) {
 	v.methods.Sent(o.Raw)
-	if o.HTTP == nil || o.HTTP.Method != http.MethodPost || o.Stream == wire.StreamSSE {
+	if o.HTTP == nil || o.Stream == wire.StreamSSE {
+		return
+	}
+	if o.HTTP.Method == http.MethodGet && o.HTTP.Header.Get(wire.HeaderLastEventID) == "" {
+		v.mu.Lock()
+		if v.gets == nil || len(v.gets) >= maxPosts {
+			v.gets = map[string]bool{}
+		}
+		v.gets[o.Stream] = true
+		v.mu.Unlock()
+		return
+	}
+	if o.HTTP.Method != http.MethodPost {
 		return
 	}
 	id := rules.RawID(bytes.TrimRight(o.Raw, "\r\n"))
@@ -82,21 +99,30 @@ func (v *Validator) Sent(o wire.Outgoing) {
 	v.mu.Unlock()
 }
 
+// plainGet reports whether stream is one a GET without Last-Event-ID
+// opened: a response on it answers nothing.
+func (v *Validator) plainGet(stream string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.gets[stream]
+}
+
 // answers is the method a response answers, "" when it answers no
 // request it can be judged as: its id is unknown, every request with its
 // id was answered already (a duplicate, or another request's id mangled
-// into one used before: 1.5 rounded to 1), or it came on the stream of a
+// into one used before: 1.5 rounded to 1), it came on the stream of a
 // POST whose message carried another id (it answers that message, with a
-// wrong id). The base/ checks charge such answers to the id-echo rule;
+// wrong id), or it came on a stream a plain GET opened (a copy there
+// answers nothing: the answer is due on the request's POST stream). The base/ checks charge such answers to the id-echo rule;
 // their envelope is still judged.
 func (v *Validator) answers(f wire.Frame) string {
 	if f.Msg.ID.IsZero() {
 		return ""
 	}
 	v.mu.Lock()
-	own := v.posts[f.Stream]
+	own, get := v.posts[f.Stream], v.gets[f.Stream]
 	v.mu.Unlock()
-	if own != "" && !rules.SameID(own, f.Msg.ID.String()) {
+	if get || (own != "" && !rules.SameID(own, f.Msg.ID.String())) {
 		return ""
 	}
 	m, awaited := v.methods.Answer(f.Msg.ID)
