@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"sync"
 	"time"
 
@@ -34,7 +36,60 @@ func init() {
 			// faultConn.held makes the initialize's body end only after
 			// the cancellation was answered.
 			Rewrite: cancelInitialize},
+		Fault{Name: "cancel-initialize-crossing", Requirement: "cancellation.initialize.never-cancelled", Description: "initialize is cancelled after its result arrived, the cancellation crossing it: sent before notifications/initialized and, over HTTP, without the session id (as by a client that had not read the result yet)",
+			Rewrite: crossing.rewrite, RewriteHTTP: crossing.rewriteHTTP},
 	)
+}
+
+// crossing is the state of fault cancel-initialize-crossing: the id of the
+// client's last initialize.
+var crossing crossingCancel
+
+type crossingCancel struct {
+	mu sync.Mutex
+	id string
+}
+
+// rewrite remembers the initialize's id and puts a notifications/cancelled
+// for it before notifications/initialized, which the client sends once it
+// has the result.
+func (x *crossingCancel) rewrite(w Written) [][]byte {
+	switch w.Decoded.Method {
+	case spec.MethodInitialize:
+		x.mu.Lock()
+		x.id = w.Decoded.ID.String()
+		x.mu.Unlock()
+	case spec.MethodInitialized:
+		x.mu.Lock()
+		id := x.id
+		x.mu.Unlock()
+		if id != "" {
+			return [][]byte{[]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"fault"}}`), w.Msg}
+		}
+	}
+	return [][]byte{w.Msg}
+}
+
+// rewriteHTTP sends that cancellation without the Mcp-Session-Id the
+// initialize result gave.
+func (x *crossingCancel) rewriteHTTP(r *http.Request) {
+	if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") == "" {
+		return
+	}
+	m := peekMessage(r)
+	if m.Method != spec.MethodCancelled {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	x.mu.Lock()
+	id := x.id
+	x.mu.Unlock()
+	if id != "" && string(p.RequestID) == id {
+		r.Header.Del("Mcp-Session-Id")
+	}
 }
 
 func init() {
