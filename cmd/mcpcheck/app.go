@@ -77,6 +77,12 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// fuzzMinimizeBudget, when not 0, is the minimize budget of server
+	// fuzz campaigns (fuzz.Config.MinimizeBudget; negative: none). It is
+	// a hook for the tests of a campaign's plumbing (shards, merge,
+	// replay), which do not judge minimizing and would spend most of
+	// their time on it; the command line leaves it 0, fuzz's default.
+	fuzzMinimizeBudget int
 }
 
 // run is the whole program: it parses args, writes to stdout/stderr and

@@ -11,6 +11,7 @@ import (
 // that say they judged a client. Over HTTP that is clientRun's run (every
 // version), shared with the tests that read its reports.
 func TestClientCommandOverBothTransports(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	t.Run("http", func(t *testing.T) {
 		dir, code := clientRun(t)

@@ -668,6 +668,9 @@ func runFuzz(e *env, o fuzzOptions) error {
 		}
 	}
 	cfg := o.cfg
+	if e.fuzzMinimizeBudget != 0 {
+		cfg.MinimizeBudget = e.fuzzMinimizeBudget
+	}
 	stderr := &lockedWriter{w: e.stderr}
 	pp := &progressPrinter{w: stderr}
 	cfg.Progress = pp.update

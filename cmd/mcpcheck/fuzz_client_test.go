@@ -18,6 +18,7 @@ import (
 // against the reference client, unjudged, by fuzz's
 // TestClientPlayerOverHTTP.
 func TestFuzzClientReferenceIsClean(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := shellQuote(bin) + " reference client conformance --timeout 2s"
 	for _, tc := range []struct{ name, flag, cmd, proto string }{
@@ -27,6 +28,7 @@ func TestFuzzClientReferenceIsClean(t *testing.T) {
 		{"http-2026-07-28", "--client", ref, "2026-07-28"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
 			code, stdout, stderr := runBin(t, "fuzz", tc.flag, tc.cmd, "--protocol", tc.proto, "--max-execs", "20", "--seed", "7", "--workers", "2",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -19,10 +20,15 @@ import (
 // with the same seed, then merged with fuzz merge: the shards split the
 // executions, and the merge has the whole campaign's executions, the same
 // inputs per mutator and the same findings (by signature), each with a
-// directory of its own under the merge's findings that replays.
+// directory of its own under the merge's findings that replays. The
+// campaigns do not minimize their findings (runUnminimized): that took
+// about 65 starts of the target per finding, seven findings in all, and
+// the merge neither makes nor judges minimized inputs (fuzz's TestMinimize*
+// and TestFuzzBrokenTargetFailsAndReplayReproduces do).
 func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
+	t.Parallel()
 	// The target is the built binary (not this test binary, which -race
-	// makes slow to start): minimizing findings starts it many times.
+	// makes slow to start): reproducing findings starts it again.
 	ref := shellQuote(mcpcheckBin(t)) + " reference server --stdio --fault unknown-method-wrong-code --fault parse-error-wrong-code --fault invalid-request-result --fault error-without-message"
 	dir := t.TempDir()
 	const execs = "40"
@@ -40,7 +46,7 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 			if shard != "" {
 				args = append(args, "--shard", shard)
 			}
-			code, stdout, stderr := runFuzzCLI(context.Background(), nil, args...)
+			code, stdout, stderr := runUnminimized(args...)
 			runs[i] = run{code, stdout, stderr}
 		}()
 	}
@@ -118,6 +124,15 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	}
 }
 
+// runUnminimized is runFuzzCLI for server campaigns that do not minimize
+// their findings (env.fuzzMinimizeBudget -1): each finding is reproduced
+// once and kept as found.
+func runUnminimized(args ...string) (code int, stdout, stderr string) {
+	var out, errw bytes.Buffer
+	code = runEnv(&env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &out, stderr: &errw, getenv: func(string) string { return "" }, fuzzMinimizeBudget: -1}, args)
+	return code, out.String(), errw.String()
+}
+
 // TestFuzzClientShardsMergeIntoTheUnshardedCampaign: a client campaign
 // (mcpcheck playing a hostile server to a planted HTTP client that refuses
 // valid SSE framings) run whole and as shards 1/2 and 2/2 with the same
@@ -125,6 +140,7 @@ func TestFuzzShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 // campaign's executions, inputs per mutator and findings, still a client
 // campaign.
 func TestFuzzClientShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	client := filepath.Join(dir, "strictsse")
 	if out, err := exec.Command("go", "build", "-o", client, "../internal/fuzzpeers/strictsseclient").CombinedOutput(); err != nil {

@@ -446,6 +446,7 @@ func brokenSSEServer(t *testing.T) *httptest.Server {
 // broken one yields findings whose reproducers say --transport sse and
 // reproduce; --transport auto finds the transport itself.
 func TestFuzzLegacySSETransport(t *testing.T) {
+	t.Parallel()
 	t.Run("reference", func(t *testing.T) {
 		t.Parallel()
 		srv := legacySSEServer(t)
@@ -517,6 +518,7 @@ func TestFuzzLegacySSETransport(t *testing.T) {
 // allowance is the 1 s --wait) the same campaign says the target never
 // answered and exits 3.
 func TestFuzzSlowStartingTargetIsNotBlamed(t *testing.T) {
+	t.Parallel()
 	late := referenceCommand(t) + " --start-delay 2s-4s"
 	for _, tc := range []struct{ proto, mutators string }{
 		// Every input wants an instance of its own.

@@ -17,6 +17,7 @@ import (
 // report, and no process the client started is left behind (the harness
 // ends each launch's process group).
 func TestHostileClientsEndWithReports(t *testing.T) {
+	t.Parallel()
 	mcpcheckBin(t) // build it once, before the clock of the first case starts
 	for _, tc := range []struct {
 		name, script string

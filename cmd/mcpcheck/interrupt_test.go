@@ -108,6 +108,7 @@ func TestInterruptedRunWritesReports(t *testing.T) {
 // that ended, about 620 in all: without it a clean run writes no line per
 // check and never reaches the later points (it ran whole, and skipped).
 func TestStopSignalToGroupBlamesNothing(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	for _, after := range []int{1, 150, 400} {
 		t.Run(fmt.Sprintf("after %d lines", after), func(t *testing.T) {

@@ -74,6 +74,7 @@ const serverHTMLBudget = 500 << 10
 // name the implementation tested; the HTML stays within its budget; the
 // SARIF results carry a physical location and fingerprints.
 func TestProblemsFirstAgainstAFaultyServer(t *testing.T) {
+	t.Parallel()
 	dir, code := faultyRun(t)
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1 (failures)\n%s", code, tail(faultyStderr, 3000))
@@ -264,6 +265,7 @@ var (
 // case share once (a client's case is judged by many checks), and reads
 // back whole; the reports name the client tested by its clientInfo.
 func TestClientRunReportsAreSmallAndNameTheClient(t *testing.T) {
+	t.Parallel()
 	dir, code := clientRun(t)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s", code, tail(clientStderr, 3000))

@@ -62,6 +62,7 @@ type readmeCase struct {
 	bound   []string
 	want    int
 	setup   func(t *testing.T, dir string) []string // more old, new pairs
+	env     []string                                // added to the example's environment
 }
 
 // TestREADMEExamplesRun runs every mcpcheck example of README.md as
@@ -72,6 +73,7 @@ type readmeCase struct {
 // the table does not know fails the test, so the README cannot gain an
 // example no test runs.
 func TestREADMEExamplesRun(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("the examples run through sh")
@@ -94,7 +96,9 @@ func TestREADMEExamplesRun(t *testing.T) {
 	legacy := strings.TrimSuffix(refServerURL(t, ctx, "--http", "127.0.0.1:0", "--legacy-sse"), "/mcp") + "/sse"
 	ref := "mcpcheck reference server --stdio"
 	ping := []string{"--label-filter", "area:ping", "--protocol", "2025-11-25"}
-	short := []string{"--duration", "2s"}
+	// A campaign's bound: three inputs, or 10 s on a machine too busy for
+	// them (a client campaign's clean run must end within its duration).
+	short := []string{"--duration", "10s", "--max-execs", "3"}
 	base := []string{"--label-filter", "area:base", "--protocol", "2025-11-25"} // every shard of it has checks
 	onPath := append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	copyFile := func(t *testing.T, from, to string) {
@@ -110,9 +114,8 @@ func TestREADMEExamplesRun(t *testing.T) {
 		`mcpcheck server --stdio "node build/index.js"`:                         {replace: []string{"node build/index.js", ref}, bound: ping},
 		`mcpcheck server --url http://127.0.0.1:3000/mcp --protocol 2025-11-25`: {replace: []string{"http://127.0.0.1:3000/mcp", streamable}, bound: ping},
 		`mcpcheck server --url https://example.test/mcp --header-env "Authorization:MCP_TOKEN" --format text,json,junit,md,html,sarif --out mcpcheck-out/ --baseline expected-failures.json`: {
-			replace: []string{"https://example.test/mcp", streamable}, bound: ping,
+			replace: []string{"https://example.test/mcp", streamable}, bound: ping, env: []string{"MCP_TOKEN=Bearer readme-example"},
 			setup: func(t *testing.T, dir string) []string {
-				t.Setenv("MCP_TOKEN", "Bearer readme-example")
 				if err := os.WriteFile(filepath.Join(dir, "expected-failures.json"), []byte(`{"entries":[]}`), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -247,7 +250,7 @@ func TestREADMEExamplesRun(t *testing.T) {
 			defer rcancel()
 			cmd := exec.CommandContext(rctx, "sh", "-c", line)
 			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cmd.Env = append(append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH")), tc.env...)
 			cmd.Stdin = strings.NewReader("")
 			out, err := cmd.CombinedOutput()
 			code := 0

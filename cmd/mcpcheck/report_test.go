@@ -238,6 +238,7 @@ const mainJobHTMLBudget = serverHTMLBudget
 // headline is "pass" and not "incomplete"; its HTML report stays under
 // mainJobHTMLBudget and its Markdown under the Markdown budget.
 func TestMainJobReportsAreCleanAndSmall(t *testing.T) {
+	t.Parallel()
 	dir, code := mainJob(t)
 	if code != exitOK {
 		t.Fatalf("the main job exited %d: %s", code, mainJobStderr)

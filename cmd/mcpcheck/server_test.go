@@ -130,6 +130,7 @@ func TestServerUnreachable(t *testing.T) {
 // them, so that make test runs the whole job once), passes with results
 // for every version in its text report.
 func TestNoArgumentsChecksTheReference(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(mcpcheckBin(t))
 	cmd.Stdout = io.Discard
 	progress, err := cmd.StderrPipe()
@@ -198,6 +199,7 @@ func TestStrictFailsOnWarnings(t *testing.T) {
 // makes the same run pass (its warning expected, even under --strict), and
 // the same baseline on a run of another version is not stale.
 func TestBaselineWriteRoundTrip(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	dir := t.TempDir()
 	srv := bin + " reference server --stdio --fault respond-after-cancel"

@@ -70,6 +70,7 @@ func outcomes(t *testing.T, path string) []string {
 // (neither runs them all), and both the shard runs and the merge exit 1
 // for the faults.
 func TestServerShardsMergeIntoTheUnshardedReport(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	dir := t.TempDir()
 	fdir, fcode := faultyRun(t)

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +94,19 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-test.") {
 		e := &env{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 		os.Exit(runEnv(e, os.Args[1:]))
+	}
+	// This package's tests spend most of their time waiting on the
+	// processes they start (targets that answer late or never, campaigns
+	// and suites of a fixed length), not computing: the ones that say
+	// t.Parallel run four at a time, unless -parallel says otherwise, not
+	// GOMAXPROCS (two on the machines this runs on) at a time. The
+	// hostile zoo, whose entries already share the machine nine at a
+	// time, is not one of them.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
 	}
 	code := m.Run()
 	for _, dir := range []string{mainJobDir, faultyDir, clientDir, binDir} {

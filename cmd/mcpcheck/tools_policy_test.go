@@ -14,6 +14,7 @@ import (
 // a usage error saying what to give; a name the server does not list is a
 // usage error after the run, with the reports written.
 func TestServerToolPolicyFlags(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := bin + " reference server --stdio"
 	dir := t.TempDir()

@@ -27,9 +27,15 @@ var exitOf = map[reports.RunVerdict]int{
 // verdict — pass, fail, incomplete, not judged, interrupted — the exit
 // code, the console's text report (its first verdict line and its last
 // line), the Markdown, HTML, JSON, JUnit and SARIF reports say the same.
-// A URL that is not MCP exits 3 and no report calls it failed; a run that
-// judged nothing prints no PASS ahead of its exit message.
+// A URL that is not MCP exits 3 and no report calls it failed.
+// And (issue 33) a run that judged nothing (every check it selected n/a;
+// a URL that is not an MCP server) or was cut short (--deadline) prints
+// no "OK" ahead of its exit message, its HTML and Markdown reports do not
+// call it passed, and the text says NOT JUDGED (or INTERRUPTED) and why.
+// (This was TestNoOKBeforeAnOutcomeThatIsNotOK, which ran the same three
+// runs again.)
 func TestExitCodeAndEveryReportAgree(t *testing.T) {
+	t.Parallel()
 	ref := referenceCommand(t)
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "<html><body>a web page, not an MCP server</body></html>")
@@ -39,13 +45,14 @@ func TestExitCodeAndEveryReportAgree(t *testing.T) {
 		name string
 		args []string
 		want reports.RunVerdict
+		says string // for a verdict that is no pass: what the text report says
 	}{
-		{"pass", []string{"--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, reports.VerdictPass},
-		{"fail", []string{"--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, reports.VerdictFail},
-		{"incomplete", []string{"--stdio", ref, "--protocol", "2024-11-05", "--label-filter", "area:cancellation"}, reports.VerdictIncomplete},
-		{"not judged", []string{"--stdio", ref, "--protocol", "2024-11-05", "--label-filter", "area:tasks"}, reports.VerdictNotJudged},
-		{"not an MCP server", []string{"--url", plain.URL + "/mcp", "--protocol", "2025-11-25"}, reports.VerdictNotJudged},
-		{"interrupted", []string{"--stdio", ref, "--protocol", "2025-11-25", "--deadline", "300ms"}, reports.VerdictInterrupted},
+		{"pass", []string{"--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}, reports.VerdictPass, ""},
+		{"fail", []string{"--stdio", ref + " --fault ping-nonempty-result", "--protocol", "2025-11-25", "--label-filter", "area:ping"}, reports.VerdictFail, ""},
+		{"incomplete", []string{"--stdio", ref, "--protocol", "2024-11-05", "--label-filter", "area:cancellation"}, reports.VerdictIncomplete, ""},
+		{"not judged", []string{"--stdio", ref, "--protocol", "2024-11-05", "--label-filter", "area:tasks"}, reports.VerdictNotJudged, "NOT JUDGED: nothing was judged"},
+		{"not an MCP server", []string{"--url", plain.URL + "/mcp", "--protocol", "2025-11-25"}, reports.VerdictNotJudged, "NOT JUDGED: the target could not be reached"},
+		{"interrupted", []string{"--stdio", ref, "--protocol", "2025-11-25", "--deadline", "300ms"}, reports.VerdictInterrupted, "INTERRUPTED"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,6 +82,16 @@ func TestExitCodeAndEveryReportAgree(t *testing.T) {
 			lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
 			if !strings.HasPrefix(first, label) || !strings.HasPrefix(lines[len(lines)-1], label) {
 				t.Errorf("the console says %q first and %q last, want %q both", first, lines[len(lines)-1], label)
+			}
+			if tc.says != "" {
+				if okLine.MatchString(stdout) || !strings.Contains(stdout, tc.says) {
+					t.Errorf("the text report prints OK, or not %q, ahead of exit %d:\n%s", tc.says, code, tail(stdout, 2000))
+				}
+				for _, f := range []string{".md", ".html"} {
+					if passedVerdict.MatchString(read(f)) {
+						t.Errorf("mcpcheck-server%s calls the run passed", f)
+					}
+				}
 			}
 			if txt := read(".txt"); txt != stdout {
 				t.Errorf("the text report differs from what the console printed")

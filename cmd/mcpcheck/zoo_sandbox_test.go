@@ -47,6 +47,7 @@ type zooSandboxEntry struct {
 // which had no sandbox, fails this test: the daemons outlive the run and
 // the files land in HOME, TMPDIR and the working directory).
 func TestZooSandboxLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	if b := os.Getenv("MCPCHECK_ZOO_BIN"); b != "" {
 		bin = b
