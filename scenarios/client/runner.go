@@ -438,16 +438,7 @@ func (r *runner) notSpoken(ctx context.Context, v spec.Version, cases []*Case) s
 			return ""
 		}
 	}
-	r.spokenMu.Lock()
-	if r.spoken == nil {
-		r.spoken = map[spec.Version]*spokenVerdict{}
-	}
-	sv := r.spoken[v]
-	if sv == nil {
-		sv = &spokenVerdict{}
-		r.spoken[v] = sv
-	}
-	r.spokenMu.Unlock()
+	sv := memo(&r.spokenMu, &r.spoken, v)
 	sv.once.Do(func() {
 		r.mu.Lock()
 		var all []*pending
@@ -511,16 +502,7 @@ type runLaunches struct {
 // nothing.
 func (l runLaunches) shows(b *behaviour) (bool, int, bool) {
 	r := l.r
-	r.shownMu.Lock()
-	if r.shown == nil {
-		r.shown = map[*behaviour]*shownVerdict{}
-	}
-	sv := r.shown[b]
-	if sv == nil {
-		sv = &shownVerdict{}
-		r.shown[b] = sv
-	}
-	r.shownMu.Unlock()
+	sv := memo(&r.shownMu, &r.shown, b)
 	sv.once.Do(func() {
 		r.mu.Lock()
 		all := make([]*pending, 0, len(r.cases))
@@ -545,6 +527,22 @@ func (l runLaunches) shows(b *behaviour) (bool, int, bool) {
 		sv.known = l.ctx.Err() == nil
 	})
 	return sv.shown, sv.n, sv.known
+}
+
+// memo returns m's entry for k, made on first use (under mu): a verdict
+// the run decides once.
+func memo[K comparable, V any](mu *sync.Mutex, m *map[K]*V, k K) *V {
+	mu.Lock()
+	defer mu.Unlock()
+	if *m == nil {
+		*m = map[K]*V{}
+	}
+	v := (*m)[k]
+	if v == nil {
+		v = new(V)
+		(*m)[k] = v
+	}
+	return v
 }
 
 // maxTranscript bounds the events a check's report carries.
