@@ -98,6 +98,12 @@ func (s *rootsOnGetServer) serveGet(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		close(done)
 	}()
+	serveEvents(w, r, events)
+}
+
+// serveEvents answers a GET with an SSE stream that carries each message
+// of events until the client closes it.
+func serveEvents(w http.ResponseWriter, r *http.Request, events <-chan string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
@@ -327,18 +333,7 @@ func (s *copyingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.events = events
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case ev := <-events:
-				fmt.Fprintf(w, "event: message\ndata: %s\n\n", ev)
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
+		serveEvents(w, r, events)
 	case m.Method == "initialize":
 		w.Header().Set("Mcp-Session-Id", "c-1")
 		w.Header().Set("Content-Type", "application/json")
