@@ -39,6 +39,7 @@ func init() {
 		a(auth.FaultStepUpNoUnion, "authorization.scope.client-union-on-reauth", "a step-up authorization asks only for the challenged scopes, dropping those granted before"),
 		a(auth.FaultTokenInQuery, "authorization.token-usage.no-query-string", "the access token also travels in the query string (?access_token=)"),
 		a(auth.FaultNoTokenOnDelete, "authorization.token-usage.every-request", "the DELETE that ends a session goes without the access token"),
+		a(auth.FaultCancelRefusedInitialize, "cancellation.initialize.never-cancelled", "an initialize the server refused with 401 is cancelled (notifications/cancelled for its id, without a token) before the client authorizes"),
 	}
 	var hooks []string
 	for _, f := range fs {

@@ -113,7 +113,8 @@ var _ = Register(
 		Requirements: []string{"cancellation.initialize.never-cancelled"},
 		Proofs: []Proof{{Fault: "cancel-initialize", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "cancel-initialize-streamed", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
-			{Fault: "cancel-initialize-crossing", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail}},
+			{Fault: "cancel-initialize-crossing", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
+			{Fault: "auth-cancel-refused-initialize", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail}},
 		Body: func(t *T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {

@@ -41,19 +41,24 @@ func TestCancelCrossingInitializeOnTheWire(t *testing.T) {
 	cancelOfInitialize(t, "cancel-initialize-crossing", "initialize")
 }
 
-// TestCancelOfRefusedInitializeOnTheWire: with fault cancel-initialize, in
-// a protected server's scenario, the reference client cancels its first
-// initialize while it is unanswered; both POSTs carry no token, so the
-// stage refuses both with 401 and neither gets a session. The cancellation
-// is still of that initialize.
+// TestCancelOfRefusedInitializeOnTheWire: in a protected server's
+// scenario the reference client cancels its first initialize, which the
+// stage refuses with 401: with fault cancel-initialize while it is
+// unanswered, with fault auth-cancel-refused-initialize once the 401 came.
+// Neither POST carries a token, so both are refused and neither gets a
+// session. The cancellation is still of that initialize.
 func TestCancelOfRefusedInitializeOnTheWire(t *testing.T) {
-	res := cancelOfInitialize(t, "cancel-initialize", scAuthDefault)
-	for _, c := range res.cases {
-		for _, e := range c.Events {
-			if e.HTTP != nil && e.HTTP.Status == http.StatusUnauthorized {
-				return
+	for _, fault := range []string{"cancel-initialize", "auth-cancel-refused-initialize"} {
+		t.Run(fault, func(t *testing.T) {
+			res := cancelOfInitialize(t, fault, scAuthDefault)
+			for _, c := range res.cases {
+				for _, e := range c.Events {
+					if e.HTTP != nil && e.HTTP.Status == http.StatusUnauthorized {
+						return
+					}
+				}
 			}
-		}
+			t.Error("no request was refused with 401: the scenario did not refuse the initialize, so this test shows nothing")
+		})
 	}
-	t.Error("no request was refused with 401: the scenario did not refuse the initialize, so this test shows nothing")
 }

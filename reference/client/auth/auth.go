@@ -13,7 +13,9 @@
 package auth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -199,6 +201,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.SetBasicAuth("mcpcheck", "not-an-oauth-token")
 			return t.base().RoundTrip(r)
 		}
+		if t.fault(FaultCancelRefusedInitialize) && resp.StatusCode == http.StatusUnauthorized {
+			t.cancelInitialize(req, tok)
+		}
 		if attempt >= t.cfg.MaxRetries {
 			t.logf("giving up after %d authorization attempts; the server still answers %d", attempt, resp.StatusCode)
 			return resp, nil
@@ -278,6 +283,36 @@ func (t *Transport) refreshLocked(ctx context.Context, old *Token) (*Token, erro
 		return cur, nil
 	}
 	return t.refresh(ctx, old)
+}
+
+// cancelInitialize is fault auth-cancel-refused-initialize: when req
+// carries an initialize request, a notifications/cancelled for its id goes
+// to the same URL with the same headers and token (none, on the first
+// refusal), and its answer is dropped.
+func (t *Transport) cancelInitialize(req *http.Request, tok *Token) {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return
+	}
+	b, _ := io.ReadAll(io.LimitReader(rc, 1<<20))
+	rc.Close()
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.Method != "initialize" || len(m.ID) == 0 {
+		return
+	}
+	body := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"fault"}}`)
+	r := req.Clone(req.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	if resp, err := t.send(r, tok); err == nil {
+		drain(resp.Body)
+	}
 }
 
 func drain(b io.ReadCloser) {

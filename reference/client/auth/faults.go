@@ -46,6 +46,11 @@ const (
 	FaultStepUpNoUnion    = "auth-step-up-no-union"   // a step-up asks only for the challenged scopes
 	FaultTokenInQuery     = "auth-token-in-query"     // the access token also travels as ?access_token=
 	FaultNoTokenOnDelete  = "auth-no-token-on-delete" // DELETE requests go without the token
+
+	// FaultCancelRefusedInitialize cancels an initialize the server
+	// refused with 401 (a notifications/cancelled for its id, sent as the
+	// initialize was: without a token) before authorizing.
+	FaultCancelRefusedInitialize = "auth-cancel-refused-initialize"
 )
 
 // fault reports whether the named fault switch is on.
