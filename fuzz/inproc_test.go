@@ -122,29 +122,10 @@ type inprocConn struct {
 	once    sync.Once
 }
 
-// Send writes as execConn's polled path does: in slices, reading what
-// the server wrote meanwhile, until the write timeout.
+// Send writes as execConn's polled path does (writePolled), reading what
+// the server wrote meanwhile.
 func (c *inprocConn) Send(b []byte) error {
-	end := time.Now().Add(c.wt)
-	total := len(b)
-	for {
-		slice := time.Now().Add(sendSlice)
-		if slice.After(end) {
-			slice = end
-		}
-		if err := c.stdin.SetWriteDeadline(slice); err != nil {
-			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
-		}
-		n, err := c.stdin.Write(b)
-		b = b[n:]
-		switch {
-		case err == nil:
-			return nil
-		case !errors.Is(err, os.ErrDeadlineExceeded):
-			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
-		case !time.Now().Before(end):
-			return fmt.Errorf("%w: a %d-byte write did not complete in %v (%d bytes written)", ErrStalled, total, c.wt, total-len(b))
-		}
+	return writePolled(c.stdin, b, c.wt, func() {
 		for len(c.queue) < maxQueued {
 			f, ok := c.lines.available()
 			if !ok {
@@ -152,7 +133,7 @@ func (c *inprocConn) Send(b []byte) error {
 			}
 			c.queue = append(c.queue, f)
 		}
-	}
+	})
 }
 
 func (c *inprocConn) CloseSend() error { return c.stdin.Close() }

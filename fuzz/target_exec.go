@@ -207,26 +207,7 @@ func (c *execConn) Send(b []byte) error {
 	if !c.polled {
 		return c.sendAsync(b)
 	}
-	end := time.Now().Add(c.wt)
-	total := len(b)
-	for {
-		slice := time.Now().Add(sendSlice)
-		if slice.After(end) {
-			slice = end
-		}
-		if err := c.stdin.SetWriteDeadline(slice); err != nil {
-			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
-		}
-		n, err := c.stdin.Write(b)
-		b = b[n:]
-		switch {
-		case err == nil:
-			return nil
-		case !errors.Is(err, os.ErrDeadlineExceeded):
-			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
-		case !time.Now().Before(end):
-			return fmt.Errorf("%w: a %d-byte write did not complete in %v (%d bytes written)", ErrStalled, total, c.wt, total-len(b))
-		}
+	return writePolled(c.stdin, b, c.wt, func() {
 		// The target is not taking its input: it may be blocked writing
 		// its output, which nobody reads while we write. Read what it
 		// wrote so far; Recv returns it first.
@@ -237,6 +218,45 @@ func (c *execConn) Send(b []byte) error {
 			}
 			c.queue = append(c.queue, f)
 		}
+	})
+}
+
+// writePolled writes b to stdin in slices of sendSlice, calling drain
+// between them. A target that takes its input slowly (a busy machine) is
+// not one that stopped: the write stalls (ErrStalled) only when no byte
+// was taken for the whole write timeout wt, and it is bounded overall by
+// wt and the confirmation window a hang gets elsewhere (hangConfirm).
+func writePolled(stdin *os.File, b []byte, wt time.Duration, drain func()) error {
+	start := time.Now()
+	end := start.Add(wt)
+	hard := start.Add(wt + hangConfirm(wt))
+	total := len(b)
+	for {
+		slice := time.Now().Add(sendSlice)
+		if slice.After(end) {
+			slice = end
+		}
+		if err := stdin.SetWriteDeadline(slice); err != nil {
+			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
+		}
+		n, err := stdin.Write(b)
+		b = b[n:]
+		if n > 0 && err != nil {
+			if end = time.Now().Add(wt); end.After(hard) {
+				end = hard
+			}
+		}
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, os.ErrDeadlineExceeded):
+			return fmt.Errorf("%w: writing to stdin failed: %v", ErrClosed, err)
+		case !time.Now().Before(hard):
+			return fmt.Errorf("%w: a %d-byte write was still not complete after %v, though the target kept taking input (%d bytes written)", ErrStalled, total, time.Since(start).Round(time.Millisecond), total-len(b))
+		case !time.Now().Before(end):
+			return fmt.Errorf("%w: the target took no byte for %v of a %d-byte write (%d bytes written)", ErrStalled, wt, total, total-len(b))
+		}
+		drain()
 	}
 }
 
