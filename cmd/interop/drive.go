@@ -67,8 +67,10 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(home)
 	ctx, cancel := context.WithTimeout(ctx, *limit)
 	defer cancel()
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+	env, err := hostEnv(home)
+	if err != nil {
+		return err
+	}
 	var argv []string
 	var stdin io.Reader
 	switch kind {
@@ -136,6 +138,9 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Whatever the host left in its process group (a bridge that outlives
 	// its input, as mcp-remote 0.15.1 does) ends with it.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if b, _ := os.ReadFile(filepath.Join(home, "browser-opened.log")); len(b) > 0 {
+		fmt.Fprintf(stderr, "drive %s: the host tried to open a browser (stubbed, nothing opened):\n%s", kind, b)
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("drive %s: the host did not finish within %s", kind, *limit)
 	}
@@ -228,6 +233,33 @@ func (l *hostLog) close(ended func() string) {
 	defer l.mu.Unlock()
 	fmt.Fprintf(l.f, "ended %s: %s\n", time.Now().UTC().Format(time.RFC3339Nano), ended())
 	_ = l.f.Close()
+}
+
+// browserNames are the commands a host (or the xdg-open it runs) starts to
+// open a URL in a browser on Linux.
+var browserNames = []string{"xdg-open", "x-www-browser", "www-browser", "sensible-browser", "gnome-open", "kde-open", "gio",
+	"firefox", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "links", "lynx", "w3m", "browser"}
+
+// hostEnv is the environment a host runs in: this process's, with HOME
+// and the XDG directories in the throwaway home, and no way to open a
+// browser on this machine. A host that starts authorization opens the
+// sign-in URL (mcp-remote runs x-www-browser): every browser command is a
+// stub first on PATH that records the URL in home/browser-opened.log and
+// exits 0, BROWSER names it, and there is no display to open a window on.
+func hostEnv(home string) ([]string, error) {
+	stubs := filepath.Join(home, ".mcpcheck-no-browser")
+	if err := os.MkdirAll(stubs, 0o755); err != nil {
+		return nil, err
+	}
+	stub := "#!/bin/sh\n# mcpcheck interop: hosts under test do not open browsers on this machine.\necho \"$0 $*\" >> \"" + filepath.Join(home, "browser-opened.log") + "\"\nexit 0\n"
+	for _, n := range browserNames {
+		if err := os.WriteFile(filepath.Join(stubs, n), []byte(stub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"), "BROWSER="+filepath.Join(stubs, "browser"), "DISPLAY=", "WAYLAND_DISPLAY="), nil
 }
 
 func writeFile(path string, b []byte) error {

@@ -240,3 +240,30 @@ func TestShardsSplitTheTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsCannotOpenABrowser: in the environment a driven host runs in,
+// every way a host opens a sign-in URL (x-www-browser, xdg-open, $BROWSER,
+// as mcp-remote does) reaches a stub that records the URL and opens
+// nothing; the real commands of this machine are shadowed.
+func TestHostsCannotOpenABrowser(t *testing.T) {
+	home := t.TempDir()
+	env, err := hostEnv(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("sh", "-c", `x-www-browser http://127.0.0.1:1/a && xdg-open http://127.0.0.1:1/b && "$BROWSER" http://127.0.0.1:1/c && command -v sensible-browser`)
+	sh.Env = env
+	out, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the browser commands in the host's environment: %v\n%s", err, out)
+	}
+	if want := filepath.Join(home, ".mcpcheck-no-browser", "sensible-browser"); strings.TrimSpace(string(out)) != want {
+		t.Errorf("sensible-browser resolves to %q; want the stub %s", strings.TrimSpace(string(out)), want)
+	}
+	log, _ := os.ReadFile(filepath.Join(home, "browser-opened.log"))
+	for _, u := range []string{"/a", "/b", "/c"} {
+		if !strings.Contains(string(log), "http://127.0.0.1:1"+u) {
+			t.Errorf("the stub did not record %s; its log:\n%s", u, log)
+		}
+	}
+}
