@@ -100,7 +100,7 @@ func TestMain(m *testing.M) {
 	// and suites of a fixed length), not computing: the ones that say
 	// t.Parallel run four at a time, unless -parallel says otherwise, not
 	// GOMAXPROCS (two on the machines this runs on) at a time. The
-	// hostile zoo, whose entries already share the machine nine at a
+	// hostile zoo, whose entries already share the machine six at a
 	// time, is not one of them.
 	flag.Parse()
 	given := false
