@@ -26,9 +26,11 @@ import (
 // censusQuirks is what quirkServer does besides answering initialize and
 // ping: emptyFrame writes the line {} after notifications/initialized
 // (the SSE data {} the TS SDK's event store replays); pingRefused answers
-// every ping -32601 (as Context7 answers a second server/discover).
+// every ping -32601 (as Context7 answers a second server/discover);
+// batchUnwrapped takes a JSON array for its first element and answers
+// that alone, not as an array (as @antv/mcp-server-chart does).
 type censusQuirks struct {
-	emptyFrame, pingRefused bool
+	emptyFrame, pingRefused, batchUnwrapped bool
 }
 
 // quirkServer is a pipe server with q's quirks. A request whose id is no
@@ -39,6 +41,11 @@ func quirkServer(q censusQuirks) target.PipeServer {
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
+			msg := sc.Bytes()
+			var batch []json.RawMessage
+			if q.batchUnwrapped && json.Unmarshal(msg, &batch) == nil && len(batch) > 0 {
+				msg = batch[0]
+			}
 			var m struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
@@ -46,7 +53,7 @@ func quirkServer(q censusQuirks) target.PipeServer {
 					ProtocolVersion string `json:"protocolVersion"`
 				} `json:"params"`
 			}
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
+			if json.Unmarshal(msg, &m) != nil {
 				continue
 			}
 			var line string
@@ -113,6 +120,20 @@ func TestNotificationCheckProbeRefused(t *testing.T) {
 	}
 }
 
+// TestBatchAnsweredOneByOneIsNoBatchResponse: from 2025-06-18 a server
+// that takes a one-element batch for the request inside it and answers
+// that request on its own (no array) sent no batch response, which is
+// all base/batch-rejected may demand; it passes, and a server that
+// answers nothing passes as before (@antv/mcp-server-chart in the census
+// was failed for the single answer).
+func TestBatchAnsweredOneByOneIsNoBatchResponse(t *testing.T) {
+	v := spec.V20251125
+	for _, q := range []censusQuirks{{batchUnwrapped: true}, {}} {
+		res := runSuites(t, Config{Target: target.Pipe(quirkServer(q)), Versions: []spec.Version{v}, Only: []string{"base/batch-rejected"}}, time.Minute)
+		expectOutcome(t, res, "base/batch-rejected", v, reports.Pass, fmt.Sprintf("a one-element batch answered without an array (%+v)", q))
+	}
+}
+
 // TestWireSchemaAcceptsInvalidIDEcho: an error that echoes mcpcheck's own
 // invalid id (1.5, true, an object, an array) is what base/invalid-ids
 // accepts, so base/wire-schema must not fail it for the id (Context7 in
@@ -161,4 +182,43 @@ func TestDeclinedGetIsNoStream(t *testing.T) {
 	}
 	expectOutcome(t, res, "transport-http/get-stream-or-405", v, reports.Pass, "every GET declined with 405 and a JSON body")
 	expectOutcome(t, res, "transport-http/responses-on-own-streams", v, reports.Pass, "every GET declined with 405 and a JSON body")
+}
+
+// TestBatchAnsweredOneByOneOverHTTP: the same as
+// TestBatchAnsweredOneByOneIsNoBatchResponse over streamable HTTP, where
+// the census saw it (@antv/mcp-server-chart: the POST of a one-element
+// batch answered 200 with the single response object, application/json):
+// a proxy in front of the reference server in its JSON-response mode
+// unwraps the array, so the server answers the ping alone with HTTP 200.
+// base/batch-rejected passes; before, the HTTP-refusal alternative failed
+// it ("HTTP status 200 is not 400 or ...").
+func TestBatchAnsweredOneByOneOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server over HTTP")
+	}
+	up, err := url.Parse(startReferenceHTTP(t, "--json-responses"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	inner := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		inner(r)
+		if r.Method != http.MethodPost || r.Body == nil {
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body.Close()
+		var batch []json.RawMessage
+		if err == nil && json.Unmarshal(body, &batch) == nil && len(batch) == 1 {
+			body = batch[0]
+		}
+		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(string(body))), int64(len(body))
+		r.Header.Del("Content-Length")
+	}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	v := spec.V20251125
+	res := runURL(t, srv.URL+up.Path, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/batch-rejected"}})
+	expectOutcome(t, res, "base/batch-rejected", v, reports.Pass, "a one-element batch answered 200 with the single response")
 }
