@@ -642,6 +642,10 @@ const interopAuthEnv = "MCPCHECK_INTEROP_AUTHORIZATION"
 // runMcpcheck runs mcpcheck with args (in its own process group, bounded by
 // ctx), keeps its output in the logs, and returns the JSON report it wrote
 // at report, or failed's report saying why there is none.
+// mcpcheckGrace is how long an interrupted mcpcheck has to stop its
+// targets and write its report before it is killed.
+var mcpcheckGrace = 20 * time.Second
+
 func runMcpcheck(ctx context.Context, c config, mcpcheck, id string, args, env []string, report string, failed func(string, ...any) *reports.Run) *reports.Run {
 	return runMcpcheckIn(ctx, c, mcpcheck, id, args, env, "", filepath.Join(c.dir, "logs"), report, failed)
 }
@@ -652,11 +656,17 @@ func runMcpcheckIn(ctx context.Context, c config, mcpcheck, id string, args, env
 	cmd := exec.CommandContext(ctx, mcpcheck, args...)
 	cmd.Env, cmd.Dir = env, workDir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	// Out of time, mcpcheck is interrupted as a user would (SIGTERM): it
+	// stops the servers it started, which run in process groups of their
+	// own, and writes its report. A SIGKILL would leave those servers
+	// running (six circleci processes were found after a stopped census
+	// run). What is still running after mcpcheckGrace is killed.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = mcpcheckGrace
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = os.WriteFile(filepath.Join(logDir, id+".mcpcheck.log"), out.Bytes(), 0o644)
 	if ctx.Err() != nil {
 		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, logDir)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -265,5 +266,32 @@ func TestHostsCannotOpenABrowser(t *testing.T) {
 		if !strings.Contains(string(log), "http://127.0.0.1:1"+u) {
 			t.Errorf("the stub did not record %s; its log:\n%s", u, log)
 		}
+	}
+}
+
+// TestOutOfTimeMcpcheckIsInterrupted: an mcpcheck run past its bound is
+// sent SIGTERM, the interruption it answers by stopping its targets and
+// writing its report, not killed outright (which left the stdio servers it
+// started running in their own process groups).
+func TestOutOfTimeMcpcheckIsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "interrupted")
+	fake := filepath.Join(dir, "mcpcheck")
+	script := "#!/bin/sh\ntrap 'echo term > " + mark + "; exit 130' TERM\nsleep 30 &\nwait\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var problem string
+	runMcpcheckIn(ctx, config{perServer: time.Second}, fake, "fake", nil, os.Environ(), dir, dir, filepath.Join(dir, "report.json"), func(f string, a ...any) *reports.Run {
+		problem = fmt.Sprintf(f, a...)
+		return nil
+	})
+	if b, err := os.ReadFile(mark); err != nil || strings.TrimSpace(string(b)) != "term" {
+		t.Errorf("the fake mcpcheck was not sent SIGTERM when out of time (%v); the runner's problem: %s", err, problem)
+	}
+	if !strings.Contains(problem, "did not finish") {
+		t.Errorf("the runner's problem %q does not say mcpcheck ran out of time", problem)
 	}
 }
