@@ -171,7 +171,7 @@ func init() {
 		Fault{Name: FaultUnsafeIntegerHeader, Requirement: "transport-http.param-headers.integer-safe-range", Description: "integer arguments beyond the JavaScript safe range are mirrored into Mcp-Param-* headers as they are"},
 		// Caching.
 		Fault{Name: FaultPollAtTTL, Requirement: "caching.ttl.not-a-poll-interval", Description: "after a tools/list result with ttlMs the client re-fetches the list three times, each when the last answer's ttlMs runs out"},
-		Fault{Name: FaultPollFixedRate, Requirement: "caching.ttl.polling-jitter-backoff", Description: "after a tools/list result with ttlMs the client re-fetches the list four times, every 250 ms exactly"},
+		Fault{Name: FaultPollFixedRate, Requirement: "caching.ttl.polling-jitter-backoff", Description: "after a tools/list result with ttlMs the client re-fetches the list ten times, each 1 s after the last answer"},
 	)
 }
 
@@ -381,7 +381,9 @@ func firstPoll(c *Client) bool {
 
 // pollFault re-fetches a list the way the polling faults do, after a
 // complete 2026-07-28 tools/list result with a positive ttlMs: at each
-// answer's ttlMs (FaultPollAtTTL) or every 250 ms (FaultPollFixedRate).
+// answer's ttlMs (FaultPollAtTTL) or every second (FaultPollFixedRate; ten
+// times, as many gaps as client/caching/poll-jitter-backoff needs to call
+// a rate fixed when delays on a loaded machine stretch some of them).
 // Only the first such result starts polling.
 func (c *Client) pollFault(ctx context.Context, method string, p object, raw json.RawMessage) {
 	atTTL, fixed := c.fault(FaultPollAtTTL), c.fault(FaultPollFixedRate)
@@ -390,7 +392,7 @@ func (c *Client) pollFault(ctx context.Context, method string, p object, raw jso
 	}
 	rounds := 3
 	if fixed {
-		rounds = 4
+		rounds = 10
 	}
 	for i := 0; i < rounds; i++ {
 		var r struct {
@@ -402,7 +404,7 @@ func (c *Client) pollFault(ctx context.Context, method string, p object, raw jso
 		}
 		wait := time.Duration(r.TTL) * time.Millisecond
 		if fixed {
-			wait = 250 * time.Millisecond
+			wait = time.Second
 		}
 		t := time.NewTimer(wait)
 		select {
