@@ -125,15 +125,7 @@ type inprocConn struct {
 // Send writes as execConn's polled path does (writePolled), reading what
 // the server wrote meanwhile.
 func (c *inprocConn) Send(b []byte) error {
-	return writePolled(c.stdin, b, c.wt, func() {
-		for len(c.queue) < maxQueued {
-			f, ok := c.lines.available()
-			if !ok {
-				break
-			}
-			c.queue = append(c.queue, f)
-		}
-	})
+	return writePolled(c.stdin, b, c.wt, func() { c.queue = drainLines(c.queue, c.lines) })
 }
 
 func (c *inprocConn) CloseSend() error { return c.stdin.Close() }

@@ -207,18 +207,23 @@ func (c *execConn) Send(b []byte) error {
 	if !c.polled {
 		return c.sendAsync(b)
 	}
-	return writePolled(c.stdin, b, c.wt, func() {
-		// The target is not taking its input: it may be blocked writing
-		// its output, which nobody reads while we write. Read what it
-		// wrote so far; Recv returns it first.
-		for len(c.queue) < maxQueued {
-			f, ok := c.lines.available()
-			if !ok {
-				break
-			}
-			c.queue = append(c.queue, f)
+	// The target is not taking its input: it may be blocked writing its
+	// output, which nobody reads while we write. Read what it wrote so
+	// far; Recv returns it first.
+	return writePolled(c.stdin, b, c.wt, func() { c.queue = drainLines(c.queue, c.lines) })
+}
+
+// drainLines appends to queue the frames lines holds already, up to
+// maxQueued frames in queue.
+func drainLines(queue []Frame, lines *pipeLines) []Frame {
+	for len(queue) < maxQueued {
+		f, ok := lines.available()
+		if !ok {
+			break
 		}
-	})
+		queue = append(queue, f)
+	}
+	return queue
 }
 
 // writePolled writes b to stdin in slices of sendSlice, calling drain
