@@ -248,7 +248,9 @@ func (t *T) transportGetStream(c *Conn) {
 	}
 	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
 	defer cancel()
-	st, status, err := h.OpenStreamWait(ctx)
+	// Through the session, which then listens on it as on the stream
+	// Listen opens: a copy of a response there answers none of its waits.
+	st, status, err := c.Stateful.OpenStreamWait(ctx)
 	switch {
 	case err != nil:
 		t.Note("no GET stream: %v", err)

@@ -142,10 +142,13 @@ type core struct {
 	// early holds the answers to server requests sent on arrival (see
 	// answerOnArrival), by arrivalKey, until Recv hands the request out.
 	early map[string][]byte
-	// listening is the GET stream the session opened itself
-	// (Stateful.Listen): a response on it is no answer any wait of the
-	// session takes (setAside).
+	// listening is the GET stream the session opened itself and listens
+	// on (Stateful.Listen, OpenStream, OpenStreamWait), "" for none;
+	// listened holds every stream it ever was: a response on one is no
+	// answer any wait of the session takes (setAside), also one still
+	// queued after that stream ended and another took its place.
 	listening string
+	listened  map[string]bool
 }
 
 // maxAnswered bounds core.answered, core.firstAt and core.gaveUp; past it
@@ -407,11 +410,13 @@ func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt
 	return expect.Wait(ctx, c, o, c.setAside(alts)...)
 }
 
-// onListener reports whether f is a response on the GET stream the
-// session opened itself (Stateful.Listen). The transport keeps responses
-// off that stream, so one there (a server that copies its answers to it)
-// answers no request of the session: the answer is still due on the
-// request's own stream. The transport-http checks judge it from the
+// onListener reports whether f is a response on a GET stream the
+// session opened itself to listen on (Stateful.Listen, OpenStream,
+// OpenStreamWait: whichever opened it, so a check that opens the stream
+// where Listen did not takes no copy there for an answer either). The
+// transport keeps responses off that stream, so one there (a server
+// that copies its answers to it) answers no request of the session: the
+// answer is still due on the request's own stream. The transport-http checks judge it from the
 // run's traffic; the waits of the other checks pass over it, as they
 // would on a session that opened no GET stream.
 func (c *core) onListener(f wire.Frame) bool {
@@ -420,8 +425,23 @@ func (c *core) onListener(f wire.Frame) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return f.Stream == c.listening
+	return c.listened[f.Stream]
 }
+
+// listenOn makes st, a GET stream the session opened itself, the one it
+// listens on (see onListener).
+func (c *core) listenOn(st string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listened == nil || len(c.listened) >= maxListened {
+		c.listened = map[string]bool{}
+	}
+	c.listening = st
+	c.listened[st] = true
+}
+
+// maxListened bounds core.listened; past it, it starts over.
+const maxListened = 64
 
 // Heard reports whether the target has sent anything on the session's
 // connection yet.

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -46,14 +48,39 @@ func (s *Stateful) Listen(ctx context.Context) (stream string, status int) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, min(listenWait, s.cfg.Timeout))
 	defer cancel()
-	st, status, _ := h.OpenStreamWait(wctx)
-	if st == "" || h.GetStream() != st {
-		return "", status // declined, or no answer and the GET ended
-	}
-	s.mu.Lock()
-	s.listening = st
-	s.mu.Unlock()
+	st, status, _ := s.openStreamWait(wctx, h)
 	return st, status
+}
+
+// OpenStreamWait opens the GET stream of a streamable HTTP session like
+// OpenStream and waits (bounded by ctx) for the target's response head,
+// so that a request sent next finds the stream in place; it returns the
+// stream and the GET's status (405: the target offers none; 0 when no
+// head came within ctx and the GET is still waiting). When the
+// connection's GET stream is open already (Listen), it returns that one
+// with status 200 and asks for no second. The stream it opens becomes
+// the session's listener, as Listen's does: a response on it answers no
+// request of the session (see core.onListener).
+func (s *Stateful) OpenStreamWait(ctx context.Context) (string, int, error) {
+	h, ok := s.raw.(*wire.HTTP)
+	if !ok {
+		return "", 0, fmt.Errorf("session: the GET stream exists only on streamable HTTP, not %s", s.raw.Transport())
+	}
+	if st := h.GetStream(); st != "" {
+		return st, http.StatusOK, nil
+	}
+	return s.openStreamWait(ctx, h)
+}
+
+// openStreamWait opens the GET stream, waits for its head, and listens
+// on it while the target holds it open.
+func (s *Stateful) openStreamWait(ctx context.Context, h *wire.HTTP) (string, int, error) {
+	st, status, err := h.OpenStreamWait(ctx)
+	if st == "" || h.GetStream() != st {
+		return "", status, err // declined, or no answer and the GET ended
+	}
+	s.listenOn(st)
+	return st, status, err
 }
 
 // Listening is the stream Listen opened, "" when it opened none.

@@ -379,7 +379,51 @@ func (o *onStream) Received(f wire.Frame) {
 // the request's POST stream, which the server sends after the copy
 // arrived, and the copy is not counted as the answer (AnswersOther), so
 // the real answer is not taken for a duplicate with a wrong id.
+//
+// The GET stream may be opened by Listen (Open) or, where Listen opened
+// none (a client that declared no roots, sampling or elicitation, or a
+// check that opens the stream itself, as the scenarios'
+// transportGetStream does), by OpenStreamWait: either way the session
+// listens on it. Before OpenStreamWait listened, its stream's copy was
+// taken for the answer, and the frames the POST stream carried before
+// the answer (progress/increasing's progress notifications) were never
+// read by the wait.
 func TestResponseOnTheSessionsGetStreamAnswersNothing(t *testing.T) {
+	none := &mcp.ClientCapabilities{}
+	for _, tc := range []struct {
+		name string
+		caps *mcp.ClientCapabilities
+		open func(ctx context.Context, s *Stateful) error
+	}{
+		{"Listen", nil, func(ctx context.Context, s *Stateful) error {
+			_, err := s.Open(ctx)
+			return err
+		}},
+		{"OpenStreamWait after Handshake", nil, func(ctx context.Context, s *Stateful) error {
+			if _, err := s.Handshake(ctx); err != nil {
+				return err
+			}
+			_, _, err := s.OpenStreamWait(ctx)
+			return err
+		}},
+		{"OpenStreamWait where Listen opened none", none, func(ctx context.Context, s *Stateful) error {
+			if _, err := s.Open(ctx); err != nil {
+				return err
+			}
+			if s.Listening() != "" {
+				return fmt.Errorf("Listen opened %s for a client that declared no capabilities", s.Listening())
+			}
+			_, _, err := s.OpenStreamWait(ctx)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { responseOnGetStreamAnswersNothing(t, tc.caps, tc.open) })
+	}
+}
+
+// responseOnGetStreamAnswersNothing runs TestResponseOnTheSessionsGetStreamAnswersNothing
+// with a session of caps (nil: the default ones) whose GET stream open opens.
+func responseOnGetStreamAnswersNothing(t *testing.T, caps *mcp.ClientCapabilities, open func(context.Context, *Stateful) error) {
 	checkGoroutines(t)
 	fake := &copyingServer{seen: make(chan struct{})}
 	srv := httptest.NewServer(fake)
@@ -387,13 +431,13 @@ func TestResponseOnTheSessionsGetStreamAnswersNothing(t *testing.T) {
 	conn, _ := wire.NewHTTP(wire.HTTPOptions{URL: srv.URL + "/mcp"})
 	defer conn.Close()
 	conn.Observe(&onStream{stream: conn.GetStream, seen: fake.seen})
-	s := NewStateful(conn, Config{})
+	s := NewStateful(conn, Config{Capabilities: caps})
 	ctx := ctxT(t)
-	if _, err := s.Open(ctx); err != nil {
+	if err := open(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Listening() == "" {
-		t.Fatal("the session opened no GET stream")
+	if s.Listening() == "" || s.Listening() != conn.GetStream() {
+		t.Fatalf("the session listens on %q, the connection's GET stream is %q; want the one GET stream", s.Listening(), conn.GetStream())
 	}
 	r := s.Call(ctx, spec.MethodPing, nil)
 	if !r.OK() || r.Observed.Frame.Stream != r.Stream {

@@ -181,7 +181,9 @@ func (s *Stateful) CallInto(ctx context.Context, method string, params any, out 
 // OpenStream opens the GET stream of a streamable HTTP session; the
 // server's messages on it arrive through Recv like any other. When the
 // connection's GET stream is open already (Listen, wire.HTTP.GetStream),
-// it returns that one and asks for no second.
+// it returns that one and asks for no second. The stream it opens
+// becomes the session's listener, as Listen's does (see
+// core.onListener); OpenStreamWait also waits for the GET's answer.
 func (s *Stateful) OpenStream(ctx context.Context) (string, error) {
 	h, ok := s.raw.(*wire.HTTP)
 	if !ok {
@@ -190,7 +192,11 @@ func (s *Stateful) OpenStream(ctx context.Context) (string, error) {
 	if st := h.GetStream(); st != "" {
 		return st, nil
 	}
-	return h.OpenStream(ctx)
+	st, err := h.OpenStream(ctx)
+	if err == nil {
+		s.listenOn(st)
+	}
+	return st, err
 }
 
 // Terminate ends a streamable HTTP session with DELETE.
