@@ -155,6 +155,11 @@ func TestTSBearerRecipe(t *testing.T) {
 	srv := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-bearer-server", "server.mjs"),
 		"--port", strconv.Itoa(port), "--mcpcheck", bin, "--token-out", tokFile)
 	srv.Env = append(os.Environ(), "MCP_SDK_DIR="+sdk)
+	// server.mjs starts 'mcpcheck authserver' as its child, which it stops
+	// only on a signal it can catch: the whole group ends with the test
+	// (a SIGKILL to node alone left the authserver running).
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	srv.Cancel = func() error { return syscall.Kill(-srv.Process.Pid, syscall.SIGKILL) }
 	stderrPipe, err := srv.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +167,7 @@ func TestTSBearerRecipe(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cancel(); _ = srv.Wait() }()
+	defer func() { cancel(); _ = srv.Wait(); _ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL) }()
 	// The server prints its line once it listens and the token is written.
 	ready := make(chan string, 1)
 	go func() {
