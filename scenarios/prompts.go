@@ -195,7 +195,16 @@ var _ = Register(
 			delete(args, missing)
 			id, st := t.ask(c, spec.MethodPromptsGet, map[string]any{"name": target.Name, "arguments": args})
 			t.Expect("prompts/get %s without its required argument %q", target.Name, missing)
-			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
+			o := t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
+			// A refusal with another code checked the arguments and broke
+			// only the error-code rule (kubernetes' prompts in the census:
+			// -32603 "Keyword parameter is required"); any other answer,
+			// a result above all, did not check them.
+			req := "prompts.get.server-validates-arguments"
+			if o.Frame.IsResponseTo(id) && o.Frame.Msg.Error != nil {
+				req = "prompts.errors.standard-codes"
+			}
+			t.JudgeAs(o, req)
 		},
 	},
 	Def{
