@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
 // The test binary doubles as the targets of the campaign tests: with
@@ -50,12 +50,7 @@ func TestMain(m *testing.M) {
 	// test's default -parallel (GOMAXPROCS, 2 on a 2-core runner) two
 	// waiting campaigns held both slots. -parallel on the command line
 	// wins.
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", "6")
-	}
+	sharedtest.DefaultParallel(6)
 	code := m.Run()
 	if clientBins.dir != "" {
 		os.RemoveAll(clientBins.dir) // the client campaign tests' binaries

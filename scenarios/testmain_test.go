@@ -1,9 +1,9 @@
 package scenarios
 
 import (
-	"flag"
-	"strconv"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
 // testParallel is how many parallel tests of this package run at once
@@ -16,11 +16,6 @@ const testParallel = 6
 // TestMain runs the tests with -parallel testParallel unless the command
 // line set -parallel.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", strconv.Itoa(testParallel))
-	}
+	sharedtest.DefaultParallel(testParallel)
 	m.Run()
 }

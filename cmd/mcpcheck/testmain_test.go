@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
 // slowTier skips t unless MCPCHECK_SLOW is set: t is a long end-to-end
@@ -102,12 +102,7 @@ func TestMain(m *testing.M) {
 	// GOMAXPROCS (two on the machines this runs on) at a time. The
 	// hostile zoo, whose entries already share the machine six at a
 	// time, is not one of them.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(max(4, runtime.GOMAXPROCS(0))))
-	}
+	sharedtest.DefaultParallel(max(4, runtime.GOMAXPROCS(0)))
 	code := m.Run()
 	for _, dir := range []string{mainJobDir, faultyDir, clientDir, binDir} {
 		if dir != "" {
