@@ -82,6 +82,13 @@ func (c *Client) rpc(ctx context.Context, method string, params any, o callOpts)
 		}
 		return r.result, nil
 	case <-tctx.Done():
+		// The client has given up: from here on an answer is late. The
+		// request leaves the pending table before the cancellation goes
+		// out, so an answer that crosses it is never delivered into ch
+		// (where nobody reads it) but taken for the late answer it is.
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
 		// On 2026-07-28 HTTP, ending tctx closed the response stream,
 		// which is the cancellation; elsewhere the client says so.
 		if !o.noCancel && !(c.Stateless() && c.isHTTP()) {
