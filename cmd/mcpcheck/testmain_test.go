@@ -14,14 +14,11 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
-// slowTier skips t unless MCPCHECK_SLOW is set: t is a long end-to-end
-// run of the slow tier, which `make test-slow` runs (and CI after `make
-// test`); what it holds is named in the Makefile's test-slow target.
+// slowTier is sharedtest.SlowTier: t is a long end-to-end run of the
+// slow tier (make test-slow).
 func slowTier(t *testing.T) {
 	t.Helper()
-	if os.Getenv("MCPCHECK_SLOW") == "" {
-		t.Skip("slow tier: make test-slow runs it (MCPCHECK_SLOW=1)")
-	}
+	sharedtest.SlowTier(t)
 }
 
 var (
