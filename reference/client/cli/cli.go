@@ -81,7 +81,7 @@ Flags:
   --env K=V                   add to the server's environment (repeatable, --stdio)
   --cwd DIR                   the server's working directory (--stdio)
   --protocol V                protocol version to offer (default: the latest, ` + string(spec.Latest) + `)
-  --timeout D                 time limit for each request (default 30s)
+  --timeout D                 time limit for each request (default 30s; 10s in conformance)
   --root PATH                 expose a directory as a root (repeatable)
   --elicit MODE               answer elicitations: ask (default), accept, decline, cancel
   --sample-reply TEXT         answer sampling requests with this text (declares sampling)
@@ -116,6 +116,7 @@ type options struct {
 	headers, envs, roots, faults                              multi
 	listFaults                                                bool
 	timeout                                                   time.Duration
+	timeoutSet                                                bool // --timeout was given
 	asJSON, verbose                                           bool
 	args, ref, arg, value                                     string
 	pos                                                       []string
@@ -171,6 +172,7 @@ func parse(args []string) (*options, error) {
 	if o.timeout <= 0 {
 		return nil, usagef("reference client: --timeout must be positive")
 	}
+	fs.Visit(func(f *flag.Flag) { o.timeoutSet = o.timeoutSet || f.Name == "timeout" })
 	switch o.elicit {
 	case "ask", "accept", "decline", "cancel":
 	default:
@@ -548,4 +550,14 @@ func (l *lateCloser) open(c io.Closer) {
 	if l.closed {
 		_ = c.Close()
 	}
+}
+
+// timeoutOr is --timeout when it was given, else d: a command with a
+// default of its own keeps an explicit --timeout, whatever its value
+// (also one equal to the client's default).
+func (o *options) timeoutOr(d time.Duration) time.Duration {
+	if o.timeoutSet {
+		return o.timeout
+	}
+	return d
 }

@@ -193,3 +193,28 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("help: %v", err)
 	}
 }
+
+// TestConformanceKeepsAnExplicitTimeout: conformance mode waits 10 s for
+// an answer unless --timeout says otherwise, and an explicit --timeout
+// equal to the client's default (30s) is still explicit. It used to be
+// taken for "not given" and cut to 10 s, so the official auth suite's
+// servers, slow under load, were given 10 s where the test asked for 30.
+func TestConformanceKeepsAnExplicitTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"conformance", "http://127.0.0.1:1/mcp"}, 10 * time.Second},
+		{[]string{"--timeout", "30s", "conformance", "http://127.0.0.1:1/mcp"}, 30 * time.Second},
+		{[]string{"conformance", "--timeout=2m", "http://127.0.0.1:1/mcp"}, 2 * time.Minute},
+		{[]string{"--timeout", "3s", "conformance", "http://127.0.0.1:1/mcp"}, 3 * time.Second},
+	} {
+		o, err := parse(tc.args)
+		if err != nil {
+			t.Fatalf("parse %q: %v", tc.args, err)
+		}
+		if got := o.timeoutOr(10 * time.Second); got != tc.want {
+			t.Errorf("%q: conformance waits %v for an answer, want %v", tc.args, got, tc.want)
+		}
+	}
+}

@@ -44,9 +44,7 @@ func conformance(e Env, o *options) error {
 	if v := e.Getenv(envVersion); v != "" && o.protocol == "" {
 		o.protocol = v
 	}
-	if o.timeout == client.DefaultTimeout {
-		o.timeout = 10 * time.Second
-	}
+	o.timeout = o.timeoutOr(10 * time.Second)
 	var sctx struct {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
