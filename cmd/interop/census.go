@@ -459,11 +459,22 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 	vars = withVar(vars, "${PKG}", prefix)
 	vars = withVar(vars, "${BIN}", filepath.Join(prefix, "node_modules", ".bin"))
 	vars = withVar(vars, "${SCRATCH}", scratch)
-	// Every entry runs in a scratch directory with a throwaway HOME, Node
-	// 22 first on PATH and the loopback preload in every Node process (an
-	// entry's own NODE_OPTIONS comes later and wins).
-	env := append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(vars["${NODE22}"])+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// Every entry runs in a scratch directory with a throwaway HOME, no
+	// way to open a browser (servers as well as hosts: a server may open a
+	// page or an editor), Node 22 on PATH after the browser stubs and the
+	// loopback preload in every Node process (an entry's own NODE_OPTIONS
+	// comes later and wins).
+	th, err := throwawayHomeEnv(home, filepath.Dir(vars["${NODE22}"])+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if err != nil {
+		return failed("%v", err)
+	}
+	env := append(append(os.Environ(), th...),
 		"NODE_OPTIONS=--require "+vars["${PRELOAD}"], "npm_config_update_notifier=false", "NO_UPDATE_NOTIFIER=1", "DO_NOT_TRACK=1")
+	defer func() {
+		if b, _ := os.ReadFile(filepath.Join(home, "browser-opened.log")); len(b) > 0 {
+			logf("%s tried to open a browser (stubbed, nothing opened):\n%s", e.id, b)
+		}
+	}()
 	c := cc.config
 	c.dir = d.root
 	ctx, cancel := context.WithTimeout(ctx, c.perServer)

@@ -240,26 +240,48 @@ func (l *hostLog) close(ended func() string) {
 var browserNames = []string{"xdg-open", "x-www-browser", "www-browser", "sensible-browser", "gnome-open", "kde-open", "gio",
 	"firefox", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "links", "lynx", "w3m", "browser"}
 
-// hostEnv is the environment a host runs in: this process's, with HOME
-// and the XDG directories in the throwaway home, and no way to open a
-// browser on this machine. A host that starts authorization opens the
-// sign-in URL (mcp-remote runs x-www-browser): every browser command is a
-// stub first on PATH that records the URL in home/browser-opened.log and
-// exits 0, BROWSER names it, and there is no display to open a window on.
+// hostEnv is the environment a host runs in: this process's, with
+// throwawayHomeEnv's home and no browser.
 func hostEnv(home string) ([]string, error) {
+	th, err := throwawayHomeEnv(home, os.Getenv("PATH"))
+	if err != nil {
+		return nil, err
+	}
+	return append(os.Environ(), th...), nil
+}
+
+// throwawayHomeEnv returns the variables (to append to an environment)
+// that put HOME and the XDG directories in the throwaway home and leave
+// no way to open a browser on this machine (noBrowserEnv), with path as
+// the PATH after the browser stubs.
+func throwawayHomeEnv(home, path string) ([]string, error) {
+	nb, err := noBrowserEnv(home, path)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}, nb...), nil
+}
+
+// noBrowserEnv writes the browser stubs into home and returns the
+// variables (to append to an environment) that leave a program no way to
+// open a browser on this machine: a host that starts authorization opens
+// the sign-in URL (mcp-remote runs x-www-browser), a server may open a
+// page or an editor. Every browser command is a stub first on PATH (before
+// path) that records its arguments in home/browser-opened.log and exits
+// 0, BROWSER names one, and there is no display to open a window on.
+func noBrowserEnv(home, path string) ([]string, error) {
 	stubs := filepath.Join(home, ".mcpcheck-no-browser")
 	if err := os.MkdirAll(stubs, 0o755); err != nil {
 		return nil, err
 	}
-	stub := "#!/bin/sh\n# mcpcheck interop: hosts under test do not open browsers on this machine.\necho \"$0 $*\" >> \"" + filepath.Join(home, "browser-opened.log") + "\"\nexit 0\n"
+	stub := "#!/bin/sh\n# mcpcheck interop: programs under test do not open browsers on this machine.\necho \"$0 $*\" >> \"" + filepath.Join(home, "browser-opened.log") + "\"\nexit 0\n"
 	for _, n := range browserNames {
 		if err := os.WriteFile(filepath.Join(stubs, n), []byte(stub), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	return append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"), "BROWSER="+filepath.Join(stubs, "browser"), "DISPLAY=", "WAYLAND_DISPLAY="), nil
+	return []string{"PATH=" + stubs + string(os.PathListSeparator) + path, "BROWSER=" + filepath.Join(stubs, "browser"), "DISPLAY=", "WAYLAND_DISPLAY="}, nil
 }
 
 func writeFile(path string, b []byte) error {

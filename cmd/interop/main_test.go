@@ -295,3 +295,51 @@ func TestOutOfTimeMcpcheckIsInterrupted(t *testing.T) {
 		t.Errorf("the runner's problem %q does not say mcpcheck ran out of time", problem)
 	}
 }
+
+// TestCensusServersCannotOpenABrowser: a census server entry runs in the
+// same no-browser environment as a driven host (mcpcheck passes PATH,
+// BROWSER and DISPLAY on to the server it starts; its sandbox replaces
+// only HOME, TMPDIR and the XDG directories): x-www-browser, xdg-open and
+// $BROWSER reach the stub, chromium resolves to it, there is no display,
+// and the runner logs what the entry tried to open.
+func TestCensusServersCannotOpenABrowser(t *testing.T) {
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "seen")
+	fake := filepath.Join(dir, "mcpcheck")
+	script := "#!/bin/sh\nx-www-browser http://127.0.0.1:1/a && xdg-open http://127.0.0.1:1/b && \"$BROWSER\" http://127.0.0.1:1/c &&\n" +
+		"printf 'display=[%s] chromium=%s\\n' \"$DISPLAY\" \"$(command -v chromium)\" > " + seen + "\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DISPLAY", ":0")
+	s := censusServer{Name: "b", Package: "b@1.0.0", Transport: "stdio", Command: []string{"b-server"}}
+	e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
+	cc := censusConfig{config: config{dir: dir, protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true}, caseLimit: 5 * time.Second}
+	d := newCensusDirs(dir)
+	for _, p := range []string{d.logs, d.runs, d.scratch} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logged strings.Builder
+	logf := func(f string, a ...any) { fmt.Fprintf(&logged, f+"\n", a...) }
+	var log bytes.Buffer
+	checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, fake, logf, &log)
+	got, err := os.ReadFile(seen)
+	if err != nil {
+		t.Fatalf("the fake mcpcheck did not get past the browser commands: %v\nits log: %s", err, log.String())
+	}
+	home := filepath.Join(d.scratch, e.id, "home")
+	if want := "display=[] chromium=" + filepath.Join(home, ".mcpcheck-no-browser", "chromium") + "\n"; string(got) != want {
+		t.Errorf("the entry's environment: %q, want %q (no display, chromium the stub)", got, want)
+	}
+	opened, _ := os.ReadFile(filepath.Join(home, "browser-opened.log"))
+	for _, u := range []string{"/a", "/b", "/c"} {
+		if !strings.Contains(string(opened), "http://127.0.0.1:1"+u) {
+			t.Errorf("the stub did not record %s; its log:\n%s", u, opened)
+		}
+		if !strings.Contains(logged.String(), "http://127.0.0.1:1"+u) {
+			t.Errorf("the runner did not log the attempt to open %s; it logged:\n%s", u, logged.String())
+		}
+	}
+}
