@@ -92,8 +92,13 @@ func writeHTMLFile(t *testing.T, dir, name string, write func(*bytes.Buffer) err
 	return path
 }
 
-func browserContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+// browserContext bounds a browser test's renders, and each start of b:
+// the browser tests run at the same time, so on a loaded 2-core machine
+// a start can take longer than browsertest's default minute without
+// anything being wrong with the page.
+func browserContext(t *testing.T, b *browsertest.Browser) context.Context {
+	b.Timeout = 2 * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -129,13 +134,19 @@ func assertNotPwned(t *testing.T, name, dom string) {
 // checks, the filter count, a screenshot and a printed PDF (kept as
 // artifacts).
 func TestHTMLReportInChromium(t *testing.T) {
+	t.Parallel()
 	b := browsertest.Chromium(t)
-	ctx := browserContext(t)
+	ctx := browserContext(t, b)
 	art := browsertest.Artifacts(t)
 	run := sampleRun(t)
 	page := writeHTMLFile(t, art, "report.html", func(w *bytes.Buffer) error { return WriteHTML(w, run, testOptions(t)) })
 
-	dom, err := b.DumpDOM(ctx, page)
+	// Three starts of the browser: the page itself (its DOM, a screenshot
+	// of 1280×2400 and the print), a measured copy at 1280×800 (where the
+	// first failure lies, what overflows, the first screen's screenshot)
+	// and one at 794 px (what overflows).
+	shot, pdf := filepath.Join(art, "report.png"), filepath.Join(art, "report.pdf")
+	dom, err := b.Render(ctx, page, browsertest.Shots{Width: 1280, Height: 2400, Screenshot: shot, PDF: pdf})
 	if err != nil {
 		t.Fatalf("render the report: %v", err)
 	}
@@ -176,18 +187,19 @@ func TestHTMLReportInChromium(t *testing.T) {
 			t.Errorf("the section of untestable checks does not name %s", c.ID)
 		}
 	}
-	box, err := b.Position(ctx, page, 1280, 800, "details.issue.o-fail")
+	const boxes = ".card, header, details.issue, table.checks"
+	box, wide, err := b.Measure(ctx, page, 1280, 800, "details.issue.o-fail", boxes, filepath.Join(art, "report-first-screen.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !box.Found || !box.Visible || box.Top >= 800 {
 		t.Errorf("the first failure is not on the first 1280×800 screen: %+v", box)
 	}
-	for _, width := range []int{1280, 794} {
-		l, err := b.Layout(ctx, page, width, ".card, header, details.issue, table.checks")
-		if err != nil {
-			t.Fatalf("measure the layout at %dpx: %v", width, err)
-		}
+	narrow, err := b.Layout(ctx, page, 794, boxes)
+	if err != nil {
+		t.Fatalf("measure the layout at 794px: %v", err)
+	}
+	for width, l := range map[int]browsertest.Layout{1280: wide, 794: narrow} {
 		for _, o := range l.Overflows {
 			t.Errorf("at %dpx wide: %s", width, o)
 		}
@@ -197,17 +209,6 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 	assertNotPwned(t, "sample report", dom)
 
-	if err := b.Screenshot(ctx, page, filepath.Join(art, "report-first-screen.png"), 1280, 800); err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	shot := filepath.Join(art, "report.png")
-	if err := b.Screenshot(ctx, page, shot, 1280, 2400); err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	pdf := filepath.Join(art, "report.pdf")
-	if err := b.PrintPDF(ctx, page, pdf); err != nil {
-		t.Fatalf("print: %v", err)
-	}
 	if pdftoppm, err := exec.LookPath("pdftoppm"); err == nil {
 		cmd := exec.CommandContext(ctx, pdftoppm, "-png", "-r", "60", "-f", "1", "-l", "3", pdf, filepath.Join(art, "report-print"))
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -221,8 +222,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 // string is script and markup, and proves in a real browser that none of
 // it executed or became elements.
 func TestHostileHTMLInChromium(t *testing.T) {
+	t.Parallel()
 	b := browsertest.Chromium(t)
-	ctx := browserContext(t)
+	ctx := browserContext(t, b)
 	art := browsertest.Artifacts(t)
 	run := pwnRun(t)
 	report := writeHTMLFile(t, art, "hostile-report.html", func(w *bytes.Buffer) error { return WriteHTML(w, run, testOptions(t)) })
@@ -232,7 +234,11 @@ func TestHostileHTMLInChromium(t *testing.T) {
 	}
 	matrix := writeHTMLFile(t, art, "hostile-matrix.html", func(w *bytes.Buffer) error { return m.WriteHTML(w) })
 	for _, page := range []string{report, matrix} {
-		dom, err := b.DumpDOM(ctx, page)
+		var shots browsertest.Shots
+		if page == report {
+			shots = browsertest.Shots{Width: 1280, Height: 1600, Screenshot: filepath.Join(art, "hostile-report.png")}
+		}
+		dom, err := b.Render(ctx, page, shots)
 		if err != nil {
 			t.Fatalf("render %s: %v", page, err)
 		}
@@ -245,21 +251,19 @@ func TestHostileHTMLInChromium(t *testing.T) {
 			t.Errorf("%s: the hostile text is not shown at all; it must be shown, escaped", name)
 		}
 	}
-	if err := b.Screenshot(ctx, report, filepath.Join(art, "hostile-report.png"), 1280, 1600); err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
 	t.Logf("rendered hostile pages in %s", art)
 }
 
 // TestMatrixInChromium renders a matrix of two runs and checks the server
 // cards, the failing cells and that the filter script ran.
 func TestMatrixInChromium(t *testing.T) {
+	t.Parallel()
 	b := browsertest.Chromium(t)
-	ctx := browserContext(t)
+	ctx := browserContext(t, b)
 	art := browsertest.Artifacts(t)
 	m := sampleMatrix(t)
 	page := writeHTMLFile(t, art, "matrix.html", func(w *bytes.Buffer) error { return m.WriteHTML(w) })
-	dom, err := b.DumpDOM(ctx, page)
+	dom, err := b.Render(ctx, page, browsertest.Shots{Width: 1280, Height: 1400, Screenshot: filepath.Join(art, "matrix.png")})
 	if err != nil {
 		t.Fatalf("render the matrix: %v", err)
 	}
@@ -279,9 +283,6 @@ func TestMatrixInChromium(t *testing.T) {
 	}
 	if got := browsertest.Count(dom, `^<div class="card" data-server=`); got != len(m.Servers) {
 		t.Errorf("the rendered matrix has %d server cards, want %d", got, len(m.Servers))
-	}
-	if err := b.Screenshot(ctx, page, filepath.Join(art, "matrix.png"), 1280, 1400); err != nil {
-		t.Fatalf("screenshot: %v", err)
 	}
 	t.Logf("rendered matrix and screenshot in %s", art)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"testing"
 	"time"
@@ -29,19 +30,28 @@ func sarifMultitool(t *testing.T) string {
 	return ""
 }
 
-// sarifValidate runs the Multitool's validate command on log and returns
-// the results of level error and warning it reports; extra arguments go to
+// sarifValidate runs the Multitool's validate command once over every
+// log (a name -> the log's text) and returns, per name, the results of
+// level error and warning it reports on that log; extra arguments go to
 // the command (--rule-kind Gh;Sarif adds GitHub code scanning's rules).
-func sarifValidate(t *testing.T, tool string, log []byte, extra ...string) []string {
+// One start of the tool judges them all: each start costs seconds.
+func sarifValidate(t *testing.T, tool string, logs map[string][]byte, extra ...string) map[string][]string {
 	t.Helper()
 	dir := t.TempDir()
-	in, out := filepath.Join(dir, "in.sarif"), filepath.Join(dir, "validation.sarif")
-	if err := os.WriteFile(in, log, 0o644); err != nil {
-		t.Fatal(err)
+	out := filepath.Join(dir, "validation.sarif")
+	args := []string{"validate"}
+	byFile := map[string]string{}
+	for name, log := range logs {
+		in := filepath.Join(dir, name+".sarif")
+		if err := os.WriteFile(in, log, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, in)
+		byFile[filepath.Base(in)] = name
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append([]string{"validate", in, "-o", out, "--log", "ForceOverwrite", "--level", "Error;Warning"}, extra...)
+	args = append(append(args, "-o", out, "--log", "ForceOverwrite", "--level", "Error;Warning"), extra...)
 	cmd := exec.CommandContext(ctx, tool, args...)
 	cmd.Env = append(os.Environ(), "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1", "DOTNET_CLI_TELEMETRY_OPTOUT=1")
 	var stderr bytes.Buffer
@@ -56,21 +66,37 @@ func sarifValidate(t *testing.T, tool string, log []byte, extra ...string) []str
 	var v struct {
 		Runs []struct {
 			Results []struct {
-				Level   string          `json:"level"`
-				RuleID  string          `json:"ruleId"`
-				Message json.RawMessage `json:"message"`
+				Level     string          `json:"level"`
+				RuleID    string          `json:"ruleId"`
+				Message   json.RawMessage `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
 			} `json:"results"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("the validation log does not parse: %v", err)
 	}
-	var found []string
+	found := map[string][]string{}
 	for _, r := range v.Runs {
 		for _, res := range r.Results {
-			if res.Level == "error" || res.Level == "warning" {
-				found = append(found, res.Level+" "+res.RuleID+" "+string(res.Message))
+			if res.Level != "error" && res.Level != "warning" {
+				continue
 			}
+			name, ok := "", false
+			if len(res.Locations) > 0 {
+				name, ok = byFile[path.Base(res.Locations[0].PhysicalLocation.ArtifactLocation.URI)]
+			}
+			if !ok {
+				t.Errorf("the SARIF Multitool reports %s %s %s on none of the logs it was given", res.Level, res.RuleID, res.Message)
+				continue
+			}
+			found[name] = append(found[name], res.Level+" "+res.RuleID+" "+string(res.Message))
 		}
 	}
 	return found
@@ -78,43 +104,64 @@ func sarifValidate(t *testing.T, tool string, log []byte, extra ...string) []str
 
 // TestSARIFPassesMicrosoftValidator checks the SARIF output with a real
 // consumer: Microsoft's SARIF Multitool validates it against the SARIF
-// 2.1.0 schema and its own rules (SARIF1xxx errors, SARIF2xxx warnings)
-// and must report nothing of level error or warning. A deliberately
-// broken log proves the validator is really judging.
+// 2.1.0 schema and its own rules (SARIF1xxx errors, SARIF2xxx warnings),
+// and, in a second start, under GitHub code scanning's rules too
+// (GH1xxx, GH2xxx): what an upload to code scanning is held to. It must
+// report nothing of level error or warning on the sample run's and the
+// hostile run's logs. Deliberately broken logs, judged in the same
+// starts, prove the validator is really judging: one whose tool.driver
+// has no name (required by SARIF 2.1.0), and one with a rule without
+// help (GitHub requires help on every rule).
 func TestSARIFPassesMicrosoftValidator(t *testing.T) {
+	t.Parallel()
 	tool := sarifMultitool(t)
+	logs := map[string][]byte{}
 	for name, run := range map[string]*Run{"sample": sampleRun(t), "hostile": hostileRun(t)} {
 		var buf bytes.Buffer
 		if err := WriteSARIF(&buf, run, testOptions(t)); err != nil {
 			t.Fatal(err)
 		}
-		if found := sarifValidate(t, tool, buf.Bytes()); len(found) > 0 {
-			t.Errorf("%s run: the SARIF Multitool reports %d problem(s):\n%v", name, len(found), found)
-		}
-		// GitHub code scanning's own rules (GH1xxx, GH2xxx): what an upload
-		// to code scanning is held to.
-		if found := sarifValidate(t, tool, buf.Bytes(), "--rule-kind", "Gh;Sarif"); len(found) > 0 {
-			t.Errorf("%s run: under GitHub's rules the SARIF Multitool reports %d problem(s):\n%v", name, len(found), found)
-		}
-		if name != "sample" {
-			continue
-		}
+		logs[name] = buf.Bytes()
+	}
+	// broken returns the sample log with break applied to its tool.driver.
+	broken := func(breakDriver func(driver map[string]any)) []byte {
 		var log map[string]any
-		if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		if err := json.Unmarshal(logs["sample"], &log); err != nil {
 			t.Fatal(err)
 		}
-		driver := log["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)
-		if rules, _ := driver["rules"].([]any); len(rules) > 0 {
-			delete(rules[0].(map[string]any), "help") // GitHub requires help on every rule
-			noHelp, _ := json.Marshal(log)
-			if found := sarifValidate(t, tool, noHelp, "--rule-kind", "Gh;Sarif"); len(found) == 0 {
-				t.Error("the SARIF Multitool accepted a rule without help under GitHub's rules: they are not judging")
+		breakDriver(log["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any))
+		b, err := json.Marshal(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	noName := broken(func(driver map[string]any) { delete(driver, "name") })
+	noHelp := broken(func(driver map[string]any) {
+		rules, _ := driver["rules"].([]any)
+		if len(rules) == 0 {
+			t.Fatal("the sample run's SARIF log has no rules to take the help from")
+		}
+		delete(rules[0].(map[string]any), "help")
+	})
+	for _, rules := range []struct {
+		what   string
+		extra  []string
+		broken string
+		log    []byte
+		says   string
+	}{
+		{"", nil, "no-name", noName, "the SARIF Multitool accepted a log whose tool.driver has no name: it is not validating"},
+		{" under GitHub's rules", []string{"--rule-kind", "Gh;Sarif"}, "no-help", noHelp, "the SARIF Multitool accepted a rule without help under GitHub's rules: they are not judging"},
+	} {
+		found := sarifValidate(t, tool, map[string][]byte{"sample": logs["sample"], "hostile": logs["hostile"], rules.broken: rules.log}, rules.extra...)
+		for _, name := range []string{"sample", "hostile"} {
+			if len(found[name]) > 0 {
+				t.Errorf("%s run%s: the SARIF Multitool reports %d problem(s):\n%v", name, rules.what, len(found[name]), found[name])
 			}
 		}
-		delete(driver, "name") // required by SARIF 2.1.0
-		broken, _ := json.Marshal(log)
-		if found := sarifValidate(t, tool, broken); len(found) == 0 {
-			t.Error("the SARIF Multitool accepted a log whose tool.driver has no name: it is not validating")
+		if len(found[rules.broken]) == 0 {
+			t.Error(rules.says)
 		}
 	}
 }

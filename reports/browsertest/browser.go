@@ -192,13 +192,66 @@ func (b *Browser) PrintPDF(ctx context.Context, page, pdf string) error {
 	return nonEmpty(pdf)
 }
 
-// measure renders a copy of page, with script (a format with one %s, the
-// selector as a JSON string) added before </body>, in a window width ×
-// height CSS pixels, and returns the DOM after the scripts ran and the
-// script's result: the JSON text the script left in the attribute attr of
-// <html>. Position and Layout measure with it; the page itself is
+// Shots are the files one start of the browser writes besides the DOM
+// (Render): a screenshot of the window and the printed page.
+type Shots struct {
+	// Width and Height are the window's size in CSS pixels; zero leaves
+	// Chromium's default.
+	Width, Height int
+	// Screenshot, when not "", is the PNG file the window is rendered to.
+	Screenshot string
+	// PDF, when not "", is the file the page is printed to.
+	PDF string
+}
+
+// Render loads page once, lets its scripts run (a virtual time budget of
+// 5 s) and returns the serialized DOM, writing the screenshot and the PDF
+// that s names in the same start of the browser: what DumpDOM,
+// Screenshot and PrintPDF do, for the price of one start.
+func (b *Browser) Render(ctx context.Context, page string, s Shots) (string, error) {
+	args := []string{"--virtual-time-budget=5000", "--dump-dom"}
+	if s.Width > 0 && s.Height > 0 {
+		args = append(args, fmt.Sprintf("--window-size=%d,%d", s.Width, s.Height))
+	}
+	if s.Screenshot != "" {
+		args = append(args, "--screenshot="+s.Screenshot)
+	}
+	if s.PDF != "" {
+		args = append(args, "--no-pdf-header-footer", "--print-to-pdf="+s.PDF)
+	}
+	out, err := b.run(ctx, page, args...)
+	if err != nil {
+		return "", err
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		return "", fmt.Errorf("%s printed no DOM for %s", b.Path, page)
+	}
+	for _, f := range []string{s.Screenshot, s.PDF} {
+		if f == "" {
+			continue
+		}
+		if err := nonEmpty(f); err != nil {
+			return "", err
+		}
+	}
+	return string(out), nil
+}
+
+// measuring is one measuring script for measure: a format with one %s
+// (the selector as a JSON string) that leaves its JSON result in the
+// attribute attr of <html>.
+type measuring struct {
+	script, attr, selector string
+}
+
+// measure renders a copy of page, with the scripts added before </body>,
+// in a window width × height CSS pixels, in one start of the browser, and
+// returns the DOM after the scripts ran and each script's result, in the
+// order of scripts: the JSON text the script left in its attribute of
+// <html>. A screenshot of the window goes to png when it is not "".
+// Position, Layout and Measure measure with it; the page itself is
 // untouched.
-func (b *Browser) measure(ctx context.Context, page, script string, attr, selector string, width, height int) (dom, result []byte, err error) {
+func (b *Browser) measure(ctx context.Context, page string, width, height int, png string, scripts ...measuring) (dom []byte, results [][]byte, err error) {
 	src, err := os.ReadFile(page)
 	if err != nil {
 		return nil, nil, err
@@ -207,8 +260,12 @@ func (b *Browser) measure(ctx context.Context, page, script string, attr, select
 	if i < 0 {
 		return nil, nil, fmt.Errorf("%s has no </body> to put the measuring script before", page)
 	}
-	sel, _ := json.Marshal(selector)
-	measured := string(src[:i]) + fmt.Sprintf(script, sel) + string(src[i:])
+	var added strings.Builder
+	for _, m := range scripts {
+		sel, _ := json.Marshal(m.selector)
+		fmt.Fprintf(&added, m.script, sel)
+	}
+	measured := string(src[:i]) + added.String() + string(src[i:])
 	dir, err := os.MkdirTemp("", "mcpcheck-measure-")
 	if err != nil {
 		return nil, nil, err
@@ -218,15 +275,27 @@ func (b *Browser) measure(ctx context.Context, page, script string, attr, select
 	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
 		return nil, nil, err
 	}
-	dom, err = b.run(ctx, copyPath, "--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,%d", width, height), "--dump-dom")
+	args := []string{"--virtual-time-budget=5000", fmt.Sprintf("--window-size=%d,%d", width, height), "--dump-dom"}
+	if png != "" {
+		args = append(args, "--screenshot="+png)
+	}
+	dom, err = b.run(ctx, copyPath, args...)
 	if err != nil {
 		return nil, nil, err
 	}
-	m := regexp.MustCompile(`<html[^>]*\s` + regexp.QuoteMeta(attr) + `="([^"]*)"`).FindSubmatch(dom)
-	if m == nil {
-		return nil, nil, fmt.Errorf("the measuring script did not run in %s (no %s on <html>); does the page's Content-Security-Policy allow inline script?", page, attr)
+	for _, m := range scripts {
+		found := regexp.MustCompile(`<html[^>]*\s` + regexp.QuoteMeta(m.attr) + `="([^"]*)"`).FindSubmatch(dom)
+		if found == nil {
+			return nil, nil, fmt.Errorf("the measuring script did not run in %s (no %s on <html>); does the page's Content-Security-Policy allow inline script?", page, m.attr)
+		}
+		results = append(results, []byte(html.UnescapeString(string(found[1]))))
 	}
-	return dom, []byte(html.UnescapeString(string(m[1]))), nil
+	if png != "" {
+		if err := nonEmpty(png); err != nil {
+			return nil, nil, err
+		}
+	}
+	return dom, results, nil
 }
 
 func nonEmpty(path string) error {

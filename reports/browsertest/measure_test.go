@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// TestMeasureAddsTheScriptAndReadsItsResult runs Layout and Position
-// against a stand-in browser (a shell script that prints the page it was
+// TestMeasureAddsTheScriptAndReadsItsResult runs Layout, Position and
+// Measure (both in one start) against a stand-in browser (a shell script that prints the page it was
 // given after an <html> tag carrying both measuring results, as Chromium's
 // --dump-dom would once the scripts ran): the measured copy holds the
 // page and the measuring script before </body>, the results are read
@@ -56,6 +56,17 @@ cat "${last#file://}"
 	}
 	if !box.Found || !box.Visible || box.Top != 7 {
 		t.Errorf("box %+v, want the one the stand-in reported", box)
+	}
+	// Both in one start: both results, both scripts in the copy.
+	mbox, ml, err := b.Measure(ctx, page, 1280, 800, "details.issue", ".card", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mbox != box || len(ml.Overflows) != 1 || ml.Overflows[0] != l.Overflows[0] {
+		t.Errorf("Measure gave %+v and %q, want what Position (%+v) and Layout (%q) gave", mbox, ml.Overflows, box, l.Overflows)
+	}
+	if body := ml.DOM[strings.Index(ml.DOM, "<p>report</p>"):]; !strings.Contains(body, `"data-overflow"`) || !strings.Contains(body, `"data-position"`) {
+		t.Errorf("the copy Measure rendered does not hold both measuring scripts after the page:\n%s", ml.DOM)
 	}
 	if got, _ := os.ReadFile(page); string(got) != src {
 		t.Errorf("the page was changed: %q", got)

@@ -59,13 +59,40 @@ type Layout struct {
 // "details.check"): see Layout.Overflows. It renders a copy of the page
 // with a measuring script added, so the page itself is untouched.
 func (b *Browser) Layout(ctx context.Context, page string, width int, selector string) (Layout, error) {
-	dom, result, err := b.measure(ctx, page, overflowScript, "data-overflow", selector, width, 1000)
+	dom, results, err := b.measure(ctx, page, width, 1000, "", layoutMeasuring(selector))
 	if err != nil {
 		return Layout{}, err
 	}
+	return parseLayout(dom, results[0])
+}
+
+func layoutMeasuring(selector string) measuring {
+	return measuring{script: overflowScript, attr: "data-overflow", selector: selector}
+}
+
+func parseLayout(dom, result []byte) (Layout, error) {
 	l := Layout{DOM: string(dom)}
 	if err := json.Unmarshal(result, &l.Overflows); err != nil {
 		return Layout{}, fmt.Errorf("the measuring script's result: %v", err)
 	}
 	return l, nil
+}
+
+// Measure is Position and Layout in one start of the browser: it renders
+// a copy of page with both measuring scripts added in a window width ×
+// height CSS pixels, finds the first element matching position and
+// measures the texts inside the elements matching layout. A screenshot of
+// the window goes to png when it is not "" (the measuring scripts change
+// nothing that shows).
+func (b *Browser) Measure(ctx context.Context, page string, width, height int, position, layout, png string) (Box, Layout, error) {
+	dom, results, err := b.measure(ctx, page, width, height, png, positionMeasuring(position), layoutMeasuring(layout))
+	if err != nil {
+		return Box{}, Layout{}, err
+	}
+	box, err := parseBox(results[0])
+	if err != nil {
+		return Box{}, Layout{}, err
+	}
+	l, err := parseLayout(dom, results[1])
+	return box, l, err
 }

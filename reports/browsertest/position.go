@@ -38,10 +38,18 @@ type Box struct {
 // below height is not on the first screen. Like Layout, it renders a
 // copy of the page with a measuring script added.
 func (b *Browser) Position(ctx context.Context, page string, width, height int, selector string) (Box, error) {
-	_, result, err := b.measure(ctx, page, positionScript, "data-position", selector, width, height)
+	_, results, err := b.measure(ctx, page, width, height, "", positionMeasuring(selector))
 	if err != nil {
 		return Box{}, err
 	}
+	return parseBox(results[0])
+}
+
+func positionMeasuring(selector string) measuring {
+	return measuring{script: positionScript, attr: "data-position", selector: selector}
+}
+
+func parseBox(result []byte) (Box, error) {
 	var box Box
 	if err := json.Unmarshal(result, &box); err != nil {
 		return Box{}, fmt.Errorf("the measuring script's result: %v", err)
