@@ -336,17 +336,18 @@ func TestCampaignIsDeterministic(t *testing.T) {
 // worker waits for a fresh instance, the campaign just ends; that is no
 // campaign problem (exit 3 from the CLI).
 func TestCampaignDeadlineIsNoProblem(t *testing.T) {
-	// Not parallel: its campaigns are 0.3 to 3 s of wall time and must run
-	// an input between them, which a start of the race-instrumented helper
-	// beside the parallel campaign tests did not (failed: 'no campaign ran a
-	// single input').
+	t.Parallel()
 	v := spec.V20251125
 	// Short campaigns, so that time runs out while a worker waits for an
-	// instance; under a loaded -race run the first instance alone can take
-	// longer than the shortest, so only the sum must show executions.
+	// instance: the careful server in process (inprocTarget), each
+	// instance reading nothing for its first 200 ms, as a slow start. In
+	// process, since a start of the race-instrumented helper on a loaded
+	// machine took longer than all three campaigns (failed: 'no campaign
+	// ran a single input'); the first instance can still take longer than
+	// the shortest, so only the sum must show executions.
 	var execs int64
 	for i, d := range []time.Duration{300 * time.Millisecond, time.Second, 3 * time.Second} {
-		res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, Duration: d, Seed: uint64(i),
+		res, err := Run(context.Background(), Config{Target: &inprocTarget{v: v, delay: 200 * time.Millisecond}, Version: v, Duration: d, Seed: uint64(i),
 			Mutators: []string{"protocol/before-initialize", "framing/missing-final-newline"}, Wait: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
