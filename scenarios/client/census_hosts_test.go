@@ -1,12 +1,15 @@
 package client
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
 // TestHeaderCaseBaselineWithoutEchoSaysSoOnce: a host that lists the tools
@@ -31,5 +34,63 @@ func TestHeaderCaseBaselineWithoutEchoSaysSoOnce(t *testing.T) {
 	}
 	if strings.Contains(why, "did not in scenario") || strings.Count(why, "in scenario "+slScenFlow) != 1 || !strings.Contains(why, "nothing to compare with") {
 		t.Errorf("untestable reason %q: want one sentence naming %s once and saying there is nothing to compare with", why, slScenFlow)
+	}
+}
+
+// codexSessionCase is the recording of Codex 0.171.0's 'codex exec' over
+// streamable HTTP in scenario initialize (census of 2026-12-02): it
+// initializes, lists the tools and, when its turn ends (the census's fake
+// model answers 400), DELETEs its session and exits with status 1; with
+// deleted false the DELETE is left out.
+func codexSessionCase(deleted bool) *Case {
+	const url = "http://127.0.0.1:1/c/case/mcp"
+	ev := func(from stage.Peer, kind wire.Kind, stream, raw string, h *wire.HTTPInfo) stage.Event {
+		f := wire.Frame{Kind: kind, Stream: stream, HTTP: h}
+		if raw != "" {
+			m := jsonrpc.Decode([]byte(raw))
+			f.Raw, f.Msg = m.Raw, m
+		}
+		return stage.Event{From: from, Frame: f}
+	}
+	req := func(method string, hdr http.Header) *wire.HTTPInfo {
+		return &wire.HTTPInfo{Method: method, URL: url, Header: hdr}
+	}
+	ok := &wire.HTTPInfo{Status: http.StatusOK, Header: http.Header{"Mcp-Session-Id": {"s-1"}, "Content-Type": {"application/json"}}}
+	inSession := http.Header{"Mcp-Session-Id": {"s-1"}, "Mcp-Protocol-Version": {"2025-06-18"}}
+	evs := []stage.Event{
+		ev(stage.FromClient, wire.KindMessage, "post-1", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"codex-mcp-client","version":"0.171.0"}}}`, req(http.MethodPost, http.Header{})),
+		ev(stage.FromStage, wire.KindMessage, "post-1", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stage","version":"1"}}}`, ok),
+		ev(stage.FromClient, wire.KindMessage, "post-2", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, req(http.MethodPost, inSession)),
+		ev(stage.FromStage, wire.KindStatus, "post-2", "", &wire.HTTPInfo{Status: http.StatusAccepted, Header: http.Header{}}),
+		ev(stage.FromClient, wire.KindMessage, "post-3", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":0}}}`, req(http.MethodPost, inSession)),
+		ev(stage.FromStage, wire.KindMessage, "post-3", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, ok),
+	}
+	if deleted {
+		evs = append(evs,
+			ev(stage.FromClient, wire.KindHTTPRequest, "delete-1", "", req(http.MethodDelete, inSession)),
+			ev(stage.FromStage, wire.KindHTTPRequest, "delete-1", "", &wire.HTTPInfo{Status: http.StatusOK, Header: http.Header{}}))
+	}
+	for i := range evs {
+		evs[i].Seq = i + 1
+	}
+	return &Case{Scenario: scenarioNamed("initialize"), Version: spec.V20250618, Transport: Streamable, Launched: true,
+		Events: evs, ExitCode: 1, Exit: "exited with status 1"}
+}
+
+// TestSessionDeleteCountsWhateverTheExit: client/transport-http/session-delete
+// (transport-http.session.client-deletes-when-done) passes a client that
+// DELETEd its session and then exited with a failure status, as Codex
+// 0.171.0 does in the census (its turn fails on the fake model's 400);
+// it used to be untestable there ("did not exit by itself (status 0)"),
+// though the duty was seen done. Without the DELETE, such a launch stays
+// untestable: a client that failed may not have been done with the
+// session.
+func TestSessionDeleteCountsWhateverTheExit(t *testing.T) {
+	const id = "client/transport-http/session-delete"
+	if c := judgeCase(t, id, codexSessionCase(true)); c.Outcome != reports.Pass {
+		t.Errorf("the client sent DELETE for its session, then exited with status 1: %s, want pass", describe(c))
+	}
+	if c := judgeCase(t, id, codexSessionCase(false)); c.Outcome != reports.Untestable {
+		t.Errorf("the client exited with status 1 without DELETE: %s, want untestable (a failing client may not be done with its session)", describe(c))
 	}
 }
