@@ -97,8 +97,8 @@ func TestMain(m *testing.M) {
 	// and suites of a fixed length), not computing: the ones that say
 	// t.Parallel run four at a time, unless -parallel says otherwise, not
 	// GOMAXPROCS (two on the machines this runs on) at a time. The
-	// hostile zoo, whose entries already share the machine six at a
-	// time, is not one of them.
+	// hostile zoo is one of them (its entries share the machine six at a
+	// time within it).
 	sharedtest.DefaultParallel(max(4, runtime.GOMAXPROCS(0)))
 	code := m.Run()
 	for _, dir := range []string{mainJobDir, faultyDir, clientDir, binDir} {

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -90,11 +91,16 @@ var (
 
 // writeLine writes one line and flushes; a failed write (the harness went
 // away) ends the process.
-func writeLine(b []byte) {
+func writeLine(b []byte) { writeLines([][]byte{b}) }
+
+// writeLines writes lines, nothing between them, and flushes.
+func writeLines(lines [][]byte) {
 	outMu.Lock()
 	defer outMu.Unlock()
-	out.Write(b)
-	out.WriteByte('\n')
+	for _, b := range lines {
+		out.Write(b)
+		out.WriteByte('\n')
+	}
 	if err := out.Flush(); err != nil {
 		os.Exit(0)
 	}
@@ -402,40 +408,94 @@ func deepNest(m msg) bool {
 	return true
 }
 
-// manyTools answers tools/list with 200,000 tools in one page.
+// manyTools answers tools/list with 200,000 tools in one page, the same
+// page every time, built once (the harness's time is what the entry
+// spends, not the zoo's).
 const toolCount = 200000
+
+var (
+	toolsOnce sync.Once
+	toolsPage []byte // the tools array of the answer
+)
 
 func manyTools(m msg) bool {
 	if m.Method != "tools/list" {
 		return false
 	}
-	id, _ := json.Marshal(m.ID)
-	var b strings.Builder
-	fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, id)
-	for i := 0; i < toolCount; i++ {
-		if i > 0 {
-			b.WriteByte(',')
+	toolsOnce.Do(func() {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := 0; i < toolCount; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"tool-%d","inputSchema":{"type":"object"}}`, i)
 		}
-		fmt.Fprintf(&b, `{"name":"tool-%d","inputSchema":{"type":"object"}}`, i)
-	}
-	b.WriteString("]}}")
-	writeLine([]byte(b.String()))
+		b.WriteByte(']')
+		toolsPage = []byte(b.String())
+	})
+	id, _ := json.Marshal(m.ID)
+	line := append(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{"tools":`...), toolsPage...)
+	writeLine(append(line, "}}"...))
 	return true
 }
 
+// stormLead is how many requests of its own request-storm writes
+// between reading a request, once the storm is on, and answering it:
+// more than the 10,000 other frames a wait of mcpcheck's lets pass
+// before it calls the target flooding (expect.Options.MaxFrames'
+// default). Every wait then sees the flood, however busy the machine:
+// when the answers raced the storm, an answer written before 10,000 of
+// its requests (a storm that got little of a loaded machine) made the
+// report name no flood.
+const stormLead = 12000
+
+// stormRequest is the storm's request number i: ping, roots/list,
+// sampling/createMessage in turn.
+func stormRequest(i int64) []byte {
+	methods := []string{"ping", "roots/list", "sampling/createMessage"}
+	req := map[string]any{"jsonrpc": "2.0", "id": "storm-" + strconv.FormatInt(i, 10), "method": methods[i%int64(len(methods))]}
+	if req["method"] == "sampling/createMessage" {
+		req["params"] = map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}, "maxTokens": 1}
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 // requestStorm answers honestly and, once initialized, floods the client
-// with requests of its own: ping, roots/list, sampling/createMessage.
+// with requests of its own, written as fast as the client reads them by
+// one goroutine, which also writes the answers, each stormLead requests
+// after its request was read.
 func requestStorm() {
 	var once sync.Once
+	var on atomic.Bool
+	answers := make(chan map[string]any, 1024)
 	storm := func() {
+		on.Store(true)
 		go func() {
-			methods := []string{"ping", "roots/list", "sampling/createMessage"}
-			for i := 0; ; i++ {
-				req := map[string]any{"jsonrpc": "2.0", "id": "storm-" + strconv.Itoa(i), "method": methods[i%len(methods)]}
-				if req["method"] == "sampling/createMessage" {
-					req["params"] = map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}, "maxTokens": 1}
+			type due struct {
+				answer map[string]any
+				at     int64
+			}
+			var queue []due
+			for i := int64(0); ; i++ {
+				writeLine(stormRequest(i))
+			take:
+				for {
+					select {
+					case a := <-answers:
+						queue = append(queue, due{a, i + stormLead})
+					default:
+						break take
+					}
 				}
-				send(req)
+				for len(queue) > 0 && queue[0].at <= i {
+					send(queue[0].answer)
+					queue = queue[1:]
+				}
 			}
 		}()
 	}
@@ -444,7 +504,11 @@ func requestStorm() {
 			once.Do(storm)
 		}
 		if a := honest(m); a != nil {
-			send(a)
+			if on.Load() {
+				answers <- a
+			} else {
+				send(a)
+			}
 		}
 	})
 }
