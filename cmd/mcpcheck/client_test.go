@@ -14,10 +14,12 @@ func TestClientCommandOverBothTransports(t *testing.T) {
 	t.Parallel()
 	bin := mcpcheckBin(t)
 	t.Run("http", func(t *testing.T) {
+		t.Parallel()
 		dir, code := clientRun(t)
 		checkClientRun(t, dir, code, clientStderr)
 	})
 	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		code, _, stderr := runBin(t, "client", "--stdio", bin+" reference client --timeout 10s conformance --stdio {server-line}", "--protocol", "2025-11-25", "--format", "json", "--out", dir)
 		checkClientRun(t, dir, code, stderr)
@@ -40,6 +42,7 @@ func checkClientRun(t *testing.T, dir string, code int, stderr string) {
 // TestClientThatNeverConnects: a client that exits at once without a word
 // gets a clear verdict and exit 3, not a pass.
 func TestClientThatNeverConnects(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runBin(t, "client", "--command", "true", "--protocol", "2025-11-25")
 	if code != exitHarness || !strings.Contains(stderr, "never connected") {
 		t.Fatalf("exit %d, stderr %q; want %d and 'never connected'\nstdout: %s", code, stderr, exitHarness, stdout)

@@ -15,6 +15,7 @@ import (
 // error or a target that is not MCP gets its verdict before (or instead
 // of) a full run, and says so.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := bin + " reference server --stdio"
 	// A web server that is not an MCP server: HTML on every path.
@@ -27,7 +28,14 @@ func TestExitCodes(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("MCPCHECK_TEST_UNSET_HEADER", "")
+	// The runs' environment lacks MCPCHECK_TEST_UNSET_HEADER, whatever
+	// this one holds.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MCPCHECK_TEST_UNSET_HEADER=") {
+			env = append(env, kv)
+		}
+	}
 
 	for _, tc := range []struct {
 		name   string
@@ -48,7 +56,7 @@ func TestExitCodes(t *testing.T) {
 		{"a run ended by --deadline", []string{"server", "--stdio", "sleep 60.5", "--deadline", "1s"}, exitInterrupted, "--deadline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runBin(t, tc.args...)
+			code, stdout, stderr := runBinEnv(t, env, tc.args...)
 			if code != tc.code || !strings.Contains(stderr+stdout, tc.stderr) {
 				t.Errorf("exit %d, want %d with %q\nstderr:\n%s", code, tc.code, tc.stderr, tail(stderr, 1500))
 			}

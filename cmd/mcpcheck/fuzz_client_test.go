@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,13 +15,14 @@ import (
 // reference client and the relay its stdio servers run, and the race-built
 // test binary takes a second to start. The reference client gets a short
 // request timeout, so that inputs that leave a request unanswered cost
-// little. 20 executions each: every HTTP client mutator is also played
-// against the reference client, unjudged, by fuzz's
-// TestClientPlayerOverHTTP.
+// little. 10 executions each (each launches the client; 20 took 38 s of
+// CPU for the four): every HTTP client mutator is also played against
+// the reference client, unjudged, by fuzz's TestClientPlayerOverHTTP.
 func TestFuzzClientReferenceIsClean(t *testing.T) {
 	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := shellQuote(bin) + " reference client conformance --timeout 2s"
+	const execs = 10
 	for _, tc := range []struct{ name, flag, cmd, proto string }{
 		{"stdio-2025-11-25", "--client-stdio", ref + " --stdio {server-line}", "2025-11-25"},
 		{"http-2025-11-25", "--client", ref, "2025-11-25"},
@@ -31,13 +33,13 @@ func TestFuzzClientReferenceIsClean(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
-			code, stdout, stderr := runBin(t, "fuzz", tc.flag, tc.cmd, "--protocol", tc.proto, "--max-execs", "20", "--seed", "7", "--workers", "2",
+			code, stdout, stderr := runBin(t, "fuzz", tc.flag, tc.cmd, "--protocol", tc.proto, "--max-execs", strconv.Itoa(execs), "--seed", "7", "--workers", "2",
 				"--client-timeout", "5s", "--out", out, "--format", "text,json,html", "--findings", filepath.Join(dir, "findings"))
 			if code != exitOK {
 				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 			res := readCampaign(t, filepath.Join(out, "mcpcheck-fuzz.json"))
-			if res.Role != "client" || res.Execs != 20 || len(res.Findings) != 0 || res.Verdict.Failed || res.Client == nil || len(res.Client.Requests) < 2 {
+			if res.Role != "client" || res.Execs != execs || len(res.Findings) != 0 || res.Verdict.Failed || res.Client == nil || len(res.Client.Requests) < 2 {
 				t.Errorf("campaign: role %q, %d execs, %d findings, verdict %+v, clean run %+v", res.Role, res.Execs, len(res.Findings), res.Verdict, res.Client)
 			}
 			if !strings.Contains(stdout, "clean run:") || !strings.Contains(stdout, "OK: no findings") {

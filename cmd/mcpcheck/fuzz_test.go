@@ -560,6 +560,7 @@ func TestFuzzSlowStartingTargetIsNotBlamed(t *testing.T) {
 // allowance is shorter than the start (--startup-timeout 500ms): then the
 // silence is the hang.
 func TestReplaySlowStartingTargetIsNoHang(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	expect := fuzz.Observation{Kind: "hang", Check: "hang/ping", Message: "the target did not answer a valid ping sent after the input within 1s"}
 	rf := fuzz.ReplayFile{Format: 1, Version: spec.V20251125, Expect: expect, Signature: expect.Signature(), Wait: time.Second,

@@ -8,6 +8,7 @@ import (
 // TestEveryCommandHasHelp: --help of every command prints that command's
 // usage on stdout and exits 0, never the "unknown subcommand" error.
 func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--help"}, {"server", "--help"}, {"fuzz", "--help"}, {"replay", "--help"},
 		{"report", "--help"}, {"spec", "--help"}, {"reference", "server", "--help"}, {"reference", "client", "--help"},

@@ -34,6 +34,7 @@ func TestHostileClientsEndWithReports(t *testing.T) {
 		{"hang", `"$@" & sleep 600`, []int{exitHarness}, []string{"--startup-timeout", "3s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each mostly waits out its cases' bounds
 			dir := t.TempDir()
 			pids := filepath.Join(dir, "pids")
 			script := filepath.Join(dir, "client.sh")

@@ -22,6 +22,7 @@ import (
 // that list every check (the ones not reached marked not run), and no
 // process of the target left behind.
 func TestInterruptedRunWritesReports(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "up")
@@ -112,6 +113,7 @@ func TestStopSignalToGroupBlamesNothing(t *testing.T) {
 	bin := mcpcheckBin(t)
 	for _, after := range []int{1, 150, 400} {
 		t.Run(fmt.Sprintf("after %d lines", after), func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
 			cmd := exec.Command(bin, "--verbose", "--out", out, "--format", "json,junit,text")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

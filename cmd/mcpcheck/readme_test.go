@@ -96,9 +96,14 @@ func TestREADMEExamplesRun(t *testing.T) {
 	legacy := strings.TrimSuffix(refServerURL(t, ctx, "--http", "127.0.0.1:0", "--legacy-sse"), "/mcp") + "/sse"
 	ref := "mcpcheck reference server --stdio"
 	ping := []string{"--label-filter", "area:ping", "--protocol", "2025-11-25"}
-	// A campaign's bound: three inputs, or 10 s on a machine too busy for
-	// them (a client campaign's clean run must end within its duration).
-	short := []string{"--duration", "10s", "--max-execs", "3"}
+	// A campaign's bound: three inputs, whatever the machine's load (the
+	// README's --duration stays: a duration cut short by a busy machine
+	// ended a client campaign in its clean run, exit 3). A client
+	// campaign's runs may each take twice its clean run plus --wait
+	// before they are findings: 10 s, not the default, so that a run
+	// slowed by the load is not one.
+	short := []string{"--max-execs", "3"}
+	clientShort := append(short, "--wait", "10s")
 	base := []string{"--label-filter", "area:base", "--protocol", "2025-11-25"} // every shard of it has checks
 	onPath := append(os.Environ(), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	copyFile := func(t *testing.T, from, to string) {
@@ -144,8 +149,8 @@ func TestREADMEExamplesRun(t *testing.T) {
 			},
 		},
 		`mcpcheck fuzz --client-stdio "my-host --server '{server}'" --protocol 2025-11-25 --duration 10m --out fuzz-client`: {
-			replace: []string{"my-host --server", "mcpcheck reference client conformance --timeout 2s --stdio"}, bound: short},
-		`mcpcheck fuzz --client "my-client {url}" --protocol 2026-07-28 --duration 10m`: {replace: []string{"my-client", "mcpcheck reference client conformance --timeout 2s"}, bound: short},
+			replace: []string{"my-host --server", "mcpcheck reference client conformance --timeout 2s --stdio"}, bound: clientShort},
+		`mcpcheck fuzz --client "my-client {url}" --protocol 2026-07-28 --duration 10m`: {replace: []string{"my-client", "mcpcheck reference client conformance --timeout 2s"}, bound: clientShort},
 		`mcpcheck fuzz --url http://127.0.0.1:3000/mcp --duration 10m`:                  {replace: []string{"http://127.0.0.1:3000/mcp", streamable}, bound: short},
 		`mcpcheck fuzz --url http://127.0.0.1:3000/sse --transport sse`:                 {replace: []string{"http://127.0.0.1:3000/sse", legacy}, bound: short},
 		`mcpcheck report convert run.json --format html,md,junit,sarif,badge --out site/`: {

@@ -199,6 +199,7 @@ func TestReferenceServerStdioOverPipes(t *testing.T) {
 // standing in for mcpcheck, see TestMain): answers on stdout, and exits 0
 // on stdin EOF.
 func TestReferenceServerStdioProcess(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "reference", "server", "--stdio")

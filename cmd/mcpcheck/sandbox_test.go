@@ -30,6 +30,7 @@ func TestSandboxFlagsAreForStdioServers(t *testing.T) {
 // server in a sandbox, reports the side effects (none), and with
 // --keep-sandbox leaves the directory and says where.
 func TestMainJobKeepsItsSandboxWhenAsked(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	code, _, stderr := runCLI("--keep-sandbox", "--protocol", "2025-11-25", "--label-filter", "area:ping", "--format", "json", "--out", out)
 	if code != exitOK {

@@ -16,7 +16,15 @@ import (
 
 func runBin(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinEnv(t, nil, args...)
+}
+
+// runBinEnv runs the mcpcheck binary with args in env (nil: this
+// process's environment) and returns its exit code, stdout and stderr.
+func runBinEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(mcpcheckBin(t), args...)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -70,6 +78,7 @@ func TestSplitCommand(t *testing.T) {
 }
 
 func TestServerAgainstReference(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := bin + " reference server --stdio"
 	dir := t.TempDir()
@@ -90,6 +99,7 @@ func TestServerAgainstReference(t *testing.T) {
 }
 
 func TestServerFaultFailsAndBaseline(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	ref := bin + " reference server --stdio --fault ping-nonempty-result"
 	args := []string{"server", "--stdio", ref, "--protocol", "2025-11-25", "--label-filter", "area:ping"}
@@ -184,6 +194,7 @@ func TestNothingJudgedIsNoPass(t *testing.T) {
 // TestStrictFailsOnWarnings: a broken SHOULD is a warning that passes the
 // run, and fails it with --strict.
 func TestStrictFailsOnWarnings(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	args := []string{"server", "--stdio", bin + " reference server --stdio --fault respond-after-cancel", "--protocol", "2025-11-25", "--label-filter", "area:cancellation"}
 	if code, _, stderr := runBin(t, args...); code != exitOK {
