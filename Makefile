@@ -35,8 +35,11 @@ test-short:
 # (TestSlowTierIsInTheMakefile holds the lists to the code); each has a
 # faster test in make test that judges the same code. The full hostile
 # zoo is make zoo.
-SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium)$$
-SLOW_PKGS  ?= ./cmd/mcpcheck
+# TestSlowStartUnderLoadSameOutcomes (scenarios) adds late starts (1-3 s)
+# with Parallel 8 under busy loops on every core, judged as a prompt
+# start; make test keeps TestSilenceBeforeInitializeSeenOnALateStart.
+SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes)$$
+SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 

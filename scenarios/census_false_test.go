@@ -153,6 +153,7 @@ func TestWireSchemaAcceptsInvalidIDEcho(t *testing.T) {
 // HTTP) sent no response on a GET-opened stream: there was none.
 // transport-http/responses-on-own-streams passes.
 func TestDeclinedGetIsNoStream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}

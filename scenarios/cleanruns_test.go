@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,10 +12,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// cleanPair is a pair of clean runs of the whole suite, every version,
-// against the reference server over one transport: Parallel 1 (serial)
-// and Parallel 8 with every transcript kept (wide), each against a
-// server of its own, at the same time. Over stdio the serial run's
+// cleanPair is a pair of clean runs of the whole suite against the
+// reference server over one transport: Parallel 1 (serial) and Parallel
+// 8 with every transcript kept (wide), each against a server of its own,
+// at the same time. The wide run covers every version; the serial run
+// every version over stdio, and over streamable HTTP the versions of
+// streamableSerialVersions. Over stdio the serial run's
 // server is served in process over pipes (pipeReference): one check
 // after the other, each of its 141 connections a process start, took
 // 61 s of the package's time on a quiet 2-core machine (107 s at load
@@ -28,11 +31,29 @@ import (
 type cleanPair struct {
 	once         sync.Once
 	serial, wide Result
-	ts, tw       time.Duration
-	problems     []string // run errors and harness problems of either run
+	// serialVersions are the versions of the serial run (nil: every
+	// version).
+	serialVersions []spec.Version
+	ts, tw         time.Duration
+	problems       []string // run errors and harness problems of either run
 }
 
-var cleanStdio, cleanStreamable cleanPair
+var (
+	cleanStdio      cleanPair
+	cleanStreamable = cleanPair{serialVersions: streamableSerialVersions}
+)
+
+// streamableSerialVersions are the versions of the streamable pair's
+// serial run: the newest version with sessions and the stateless one.
+// One check after the other over HTTP, every version, was the longest
+// run of the package (47 s of its 128 on a quiet 2-core machine), and
+// what it adds is version-independent: the scheduler with one slot (the
+// same outcomes as Parallel 8, TestParallelOutcomesAgainstReference) and
+// a clean run with it (TestSuiteOverHTTPAgainstReference). The wide run
+// judges every version over streamable HTTP, the stdio pair's serial run
+// every version one check at a time, and TestParallelFaultRows compares
+// Parallel 1 and 8 over streamable HTTP with faults.
+var streamableSerialVersions = []spec.Version{spec.V20251125, spec.V20260728}
 
 // cleanRunLimit bounds each run of a pair: both run at the same time,
 // every version, the serial one one check after the other.
@@ -68,6 +89,9 @@ func sharedStreamable(t *testing.T) *cleanPair {
 // same time.
 func (p *cleanPair) run(serial, wide Config) {
 	serial.Parallel, serial.Versions = 1, spec.Versions
+	if p.serialVersions != nil {
+		serial.Versions = p.serialVersions
+	}
 	wide.Parallel, wide.Versions, wide.Verbose = wideParallel, spec.Versions, true
 	var wg sync.WaitGroup
 	var wideProblems []string
@@ -115,4 +139,20 @@ func (p *cleanPair) judged(t *testing.T, what string) *cleanPair {
 		t.Fatalf("shared clean run over %s: %d checks with Parallel 1, %d with Parallel %d", what, len(p.serial.Report.Checks), len(p.wide.Report.Checks), wideParallel)
 	}
 	return p
+}
+
+// wideLikeSerial is the wide run's result restricted to the versions of
+// the serial run, to compare the two check by check.
+func (p *cleanPair) wideLikeSerial() Result {
+	if p.serialVersions == nil {
+		return p.wide
+	}
+	res := p.wide
+	res.Report.Checks = nil
+	for _, c := range p.wide.Report.Checks {
+		if slices.Contains(p.serialVersions, c.Version) {
+			res.Report.Checks = append(res.Report.Checks, c)
+		}
+	}
+	return res
 }

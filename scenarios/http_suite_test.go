@@ -113,7 +113,8 @@ func judgeCleanRun(t *testing.T, res Result) {
 // against the reference server over streamable HTTP (SSE and plain JSON
 // responses) and over the legacy HTTP+SSE endpoint: no check may fail, warn
 // or error there. Over streamable HTTP with SSE responses it judges both
-// runs of the shared clean pair (sharedStreamable, Parallel 1 and 8).
+// runs of the shared clean pair (sharedStreamable: Parallel 8 in every
+// version, Parallel 1 in streamableSerialVersions).
 func TestSuiteOverHTTPAgainstReference(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

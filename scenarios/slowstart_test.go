@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
 // slowStartChecks are the checks a late start used to fail: their verdict
@@ -60,7 +61,14 @@ func busyLoops(n int) (stop func()) {
 // a fresh connection gets the start-up allowance, never the fail-fast
 // deadline. The run that starts at once is the server in process over
 // pipes (pipeReference), whose outcomes are the process's.
+//
+// It is of the slow tier (make test-slow): its busy loops hold both
+// cores of a 2-core runner for its whole run, the other package go test
+// runs beside it included, and it cannot run in parallel with this
+// package's tests. make test keeps TestSilenceBeforeInitializeSeenOnALateStart,
+// whose late starts take the same start-up allowance.
 func TestSlowStartUnderLoadSameOutcomes(t *testing.T) {
+	sharedtest.SlowTier(t)
 	if testing.Short() {
 		t.Skip("starts the reference server many times, late")
 	}

@@ -21,12 +21,15 @@ var (
 	binPath   string
 	buildErr  error
 	buildOut  string
+	// buildCtx bounds the build; TestMain cancels it when the tests are
+	// done, so that a build no test waited for does not outlive them.
+	buildCtx, buildCancel = context.WithCancel(context.Background())
 )
 
-// mcpcheckBinary builds the mcpcheck binary into a temporary directory once
-// per test process; its "reference server --stdio" is the target.
-func mcpcheckBinary(t testing.TB) string {
-	t.Helper()
+// buildMcpcheck builds the mcpcheck binary into a temporary directory,
+// once per test process (buildOnce): TestMain starts it at once, beside
+// the tests that need no binary, and mcpcheckBinary waits for it.
+func buildMcpcheck() {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "mcpcheck-scenarios-")
 		if err != nil {
@@ -34,10 +37,17 @@ func mcpcheckBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "mcpcheck")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck")
+		cmd := exec.CommandContext(buildCtx, "go", "build", "-o", binPath, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck")
 		out, err := cmd.CombinedOutput()
 		buildErr, buildOut = err, string(out)
 	})
+}
+
+// mcpcheckBinary returns the mcpcheck binary (buildMcpcheck); its
+// "reference server --stdio" is the target.
+func mcpcheckBinary(t testing.TB) string {
+	t.Helper()
+	buildMcpcheck()
 	if buildErr != nil {
 		t.Skipf("the reference server does not build yet, so the suites cannot run against it: %v\n%s", buildErr, buildOut)
 	}

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
@@ -14,8 +16,19 @@ import (
 const testParallel = 6
 
 // TestMain runs the tests with -parallel testParallel unless the command
-// line set -parallel.
+// line set -parallel, and starts building the mcpcheck binary
+// (buildMcpcheck) while the tests that need none run, unless -short
+// skips the tests that do. When the tests are done it stops a build
+// still under way and removes the binary.
 func TestMain(m *testing.M) {
 	sharedtest.DefaultParallel(testParallel)
+	if !testing.Short() {
+		go buildMcpcheck()
+	}
 	m.Run()
+	buildCancel()
+	buildMcpcheck() // waits for a build under way to stop
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
 }

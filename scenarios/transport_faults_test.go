@@ -94,16 +94,34 @@ func judgeTransportRun(t *testing.T, res Result) {
 	}
 }
 
-// TestTransportSuiteOverHTTP runs every suite, every version, against the
-// reference server over streamable HTTP (transport detected): no transport
-// check may fail, warn or error. (The 2024-11-05 HTTP+SSE endpoint's clean
-// run is TestSuiteOverHTTPAgainstReference's legacy-sse, which judges
-// every area.)
+// TestTransportSuiteOverHTTP runs the transport checks (transportAreas),
+// every version, against the reference server over HTTP with the
+// transport detected: none may fail, warn or error. The other areas'
+// checks over streamable HTTP are judged by the clean runs of
+// TestSuiteOverHTTPAgainstReference (the 2024-11-05 HTTP+SSE endpoint's
+// by its legacy-sse), with the transport named; what this run adds is
+// the detection, which the transport checks' sessions exercise.
 func TestTransportSuiteOverHTTP(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the reference server")
 	}
+	var only []string
+	for _, d := range Checks() {
+		if transportOwned(d.ID) {
+			only = append(only, d.ID)
+		}
+	}
 	u := httpReference(t)
-	judgeTransportRun(t, runURL(t, u, target.Auto, Config{}))
+	res := runURL(t, u, target.Auto, Config{Only: only})
+	judgeTransportRun(t, res)
+	for _, v := range spec.Versions {
+		ran := false
+		for _, c := range res.Report.Checks {
+			ran = ran || (c.Version == v && c.Outcome == reports.Pass)
+		}
+		if !ran {
+			t.Errorf("no transport check passed in %s: the run over the detected transport judged nothing there", v)
+		}
+	}
 }
