@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +50,11 @@ type censusServer struct {
 	// census runs servers as a new user would, and many of them act on
 	// the machine).
 	CallTools string `json:"callTools,omitempty"`
-	Note      string `json:"note,omitempty"`
+	// Parallel, when set, is mcpcheck server --parallel: 1 for a server
+	// whose instances cannot run side by side (browsermcp binds a fixed
+	// port and kill -9s whatever holds it).
+	Parallel int    `json:"parallel,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 func (s censusServer) id() string { return "server-" + s.Name + "-" + s.Transport }
@@ -499,6 +504,9 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 		}
 		args := []string{"server", "--protocol", c.protocol, "--timeout", c.step.String(), "--startup-timeout", cc.caseLimit.String(),
 			"--format", "json,html", "--out", outDir, "--call-tools", policy}
+		if s.Parallel > 0 {
+			args = append(args, "--parallel", strconv.Itoa(s.Parallel))
+		}
 		if s.Transport == "stdio" {
 			args = append(args, "--stdio", shellJoin(expandAll(s.Command, vars)))
 		} else {

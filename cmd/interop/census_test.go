@@ -484,13 +484,7 @@ func TestCensusHTTPServerGetsItsPort(t *testing.T) {
 	e := censusEntry{id: "server-h-streamable", name: "h", transport: "streamable", pkg: "h@1.0.0"}
 	e.server = &censusServer{Name: "h", Package: "h@1.0.0", Transport: "streamable", URL: "http://127.0.0.1:${PORT}/mcp",
 		Command: []string{"sh", "-c", `printf %s "$PORT ${PORT}" > ` + portFile}, Env: map[string]string{"PORT": "${PORT}"}}
-	cc := censusConfig{config: config{dir: dir, protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true}, caseLimit: 5 * time.Second}
-	d := newCensusDirs(dir)
-	for _, p := range []string{d.logs, d.runs, d.scratch} {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc, d := censusTestDirs(t, dir)
 	var log bytes.Buffer
 	run := checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, "/nonexistent/mcpcheck", func(string, ...any) {}, &log)
 	if len(run.Problems) != 1 || !strings.Contains(run.Problems[0], "did not start") {
@@ -499,6 +493,52 @@ func TestCensusHTTPServerGetsItsPort(t *testing.T) {
 	got := strings.Fields(string(mustRead(t, portFile)))
 	if len(got) != 2 || got[0] != got[1] || got[0] == "${PORT}" || !strings.Contains(run.Problems[0], "127.0.0.1:"+got[0]) {
 		t.Errorf("the server was given port %q (environment, command), its URL's is in %q", got, run.Problems[0])
+	}
+}
+
+// censusTestDirs is a census configuration (installs skipped, short
+// bounds) and its directories under dir, made.
+func censusTestDirs(t *testing.T, dir string) (censusConfig, censusDirs) {
+	t.Helper()
+	cc := censusConfig{config: config{dir: dir, protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true}, caseLimit: 5 * time.Second}
+	d := newCensusDirs(dir)
+	for _, p := range []string{d.logs, d.runs, d.scratch} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cc, d
+}
+
+// TestCensusServerParallel: an entry's parallel is passed to mcpcheck
+// server as --parallel (browsermcp's instances end each other when they
+// run side by side); an entry without one leaves mcpcheck's default.
+func TestCensusServerParallel(t *testing.T) {
+	for _, n := range []int{0, 1} {
+		dir := t.TempDir()
+		seen := filepath.Join(dir, "args")
+		fake := filepath.Join(dir, "mcpcheck")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$*\" > "+seen+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s := censusServer{Name: "p", Package: "p@1.0.0", Transport: "stdio", Command: []string{"p-server"}, Parallel: n}
+		e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
+		cc, d := censusTestDirs(t, dir)
+		var log bytes.Buffer
+		checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, fake, func(string, ...any) {}, &log)
+		args := strings.Fields(string(mustRead(t, seen)))
+		at := -1
+		for i, a := range args {
+			if a == "--parallel" {
+				at = i
+			}
+		}
+		switch {
+		case n == 0 && at >= 0:
+			t.Errorf("an entry without parallel ran mcpcheck with --parallel: %q", args)
+		case n > 0 && (at < 0 || at+1 >= len(args) || args[at+1] != strconv.Itoa(n)):
+			t.Errorf("an entry with parallel %d ran mcpcheck with %q, want --parallel %d", n, args, n)
+		}
 	}
 }
 

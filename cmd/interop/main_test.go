@@ -314,13 +314,7 @@ func TestCensusServersCannotOpenABrowser(t *testing.T) {
 	t.Setenv("DISPLAY", ":0")
 	s := censusServer{Name: "b", Package: "b@1.0.0", Transport: "stdio", Command: []string{"b-server"}}
 	e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
-	cc := censusConfig{config: config{dir: dir, protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true}, caseLimit: 5 * time.Second}
-	d := newCensusDirs(dir)
-	for _, p := range []string{d.logs, d.runs, d.scratch} {
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cc, d := censusTestDirs(t, dir)
 	var logged strings.Builder
 	logf := func(f string, a ...any) { fmt.Fprintf(&logged, f+"\n", a...) }
 	var log bytes.Buffer
