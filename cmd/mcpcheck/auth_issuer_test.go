@@ -89,6 +89,7 @@ func authRunChecks(t *testing.T, args ...string) (int, string, map[string]report
 // judged instead of meeting 401s; the token is in no report. An issuer
 // without a mint API, or one given with --stdio, is refused.
 func TestServerAuthIssuer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the server suite")
 	}
@@ -125,7 +126,7 @@ func TestServerAuthIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("MCPCHECK_TEST_AUTHORIZATION", "Bearer "+m.Token)
+	setenvOwn(t, "MCPCHECK_TEST_AUTHORIZATION", "Bearer "+m.Token)
 	_, _, got, _ = authRunChecks(t, append(common, "--header-env", "Authorization:MCPCHECK_TEST_AUTHORIZATION")...)
 	for _, id := range tokenChecks {
 		if got[id] != reports.Untestable {
@@ -152,6 +153,7 @@ func TestServerAuthIssuer(t *testing.T) {
 // client's token on (fault auth-token-passthrough), and is untestable
 // without the flag. A non-loopback address is a usage error.
 func TestServerAuthUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the server suite")
 	}

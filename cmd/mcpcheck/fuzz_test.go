@@ -151,6 +151,7 @@ func TestFuzzReferenceServerCampaignIsClean(t *testing.T) {
 // (missing cacheScope, the retired -32002); the campaign must be clean.
 // This seed showed six of them before the fix.
 func TestFuzzStatelessCampaignSurvivesInitialize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runFuzzCLI(context.Background(), nil, "fuzz", "--stdio", referenceCommand(t), "--protocol", "2026-07-28",
@@ -248,6 +249,7 @@ func TestFuzzUnreachableTargetExitsThree(t *testing.T) {
 // says it was interrupted after how many execs; it is no pass (issue 33):
 // no OK, and exit 5.
 func TestFuzzStopsOnCancelAndStillWritesTheSummary(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := filepath.Join(t.TempDir(), "out")

@@ -112,6 +112,7 @@ func freeLoopbackAddr(t *testing.T) string {
 // resource_metadata and scope but no error="insufficient_scope"
 // (authorization.insufficient-scope.response-403, a SHOULD).
 func TestGoSDKBearerPeer(t *testing.T) {
+	t.Parallel()
 	bin := gosdkBearerBin(t)
 	as, err := authserver.Start("127.0.0.1:0", authserver.Options{MintEndpoint: true})
 	if err != nil {

@@ -141,6 +141,7 @@ func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
 // authorization check that applies to it with tokens of the authserver it
 // starts; token passthrough is untestable (it calls no upstream).
 func TestTSBearerRecipe(t *testing.T) {
+	t.Parallel()
 	nodeDir, sdk := labSDK(t)
 	bin := mcpcheckBin(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -197,7 +198,7 @@ func TestTSBearerRecipe(t *testing.T) {
 	if err != nil || len(tok) == 0 {
 		t.Fatalf("the recipe server wrote no token: %v", err)
 	}
-	t.Setenv("MCPCHECK_TS_BEARER", string(tok))
+	setenvOwn(t, "MCPCHECK_TS_BEARER", string(tok))
 	u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	_, stderr, got, _ := authRunChecks(t, "--url", u, "--header-env", "Authorization:MCPCHECK_TS_BEARER", "--protocol", "2025-11-25", "--label-filter", "area:authorization")
 	n := 0

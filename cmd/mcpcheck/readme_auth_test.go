@@ -140,6 +140,7 @@ func freePort(t *testing.T) string {
 // An Authorization example in a ```text block the test does not know
 // fails it, so the README cannot gain or change one no test runs.
 func TestREADMEAuthServices(t *testing.T) {
+	t.Parallel()
 	bin := mcpcheckBin(t)
 	const (
 		authserverLine = "mcpcheck authserver --listen 127.0.0.1:9000"

@@ -21,6 +21,17 @@ func slowTier(t *testing.T) {
 	sharedtest.SlowTier(t)
 }
 
+// setenvOwn sets the environment variable key, which no other test
+// reads or sets, for the rest of t (a parallel test may not call
+// t.Setenv): the runs t starts, in this process or as children, read it.
+func setenvOwn(t *testing.T, key, value string) {
+	t.Helper()
+	if err := os.Setenv(key, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Unsetenv(key) })
+}
+
 var (
 	binOnce sync.Once
 	binDir  string

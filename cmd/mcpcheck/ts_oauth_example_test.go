@@ -24,6 +24,7 @@ import (
 // token, which requireBearerAuth (server/auth/middleware/bearerAuth.js)
 // answers 500, not 401.
 func TestTSOAuthExamplePeer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the lab's TypeScript SDK example and the authorization checks")
 	}
@@ -37,7 +38,7 @@ func TestTSOAuthExamplePeer(t *testing.T) {
 	if err != nil || len(tok) == 0 {
 		t.Fatalf("no token from the example's own flow: %v", err)
 	}
-	t.Setenv("MCPCHECK_TS_OAUTH_EXAMPLE", string(tok))
+	setenvOwn(t, "MCPCHECK_TS_OAUTH_EXAMPLE", string(tok))
 	u := fmt.Sprintf("http://localhost:%s/mcp", port)
 	out := t.TempDir()
 	_, _, stderrText := runCLI("server", "--url", u, "--header-env", "Authorization:MCPCHECK_TS_OAUTH_EXAMPLE",
