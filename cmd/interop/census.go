@@ -507,6 +507,7 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 		if s.Parallel > 0 {
 			args = append(args, "--parallel", strconv.Itoa(s.Parallel))
 		}
+		args = append(args, "--deadline", mcpcheckDeadline(c.perServer).String())
 		if s.Transport == "stdio" {
 			args = append(args, "--stdio", shellJoin(expandAll(s.Command, vars)))
 		} else {
@@ -533,15 +534,23 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 	if h.Transport == "stdio" {
 		flag = "--stdio"
 	}
-	// mcpcheck's own deadline ends the run with the reports of what was
-	// judged before the runner's bound kills it.
-	deadline := c.perServer - 2*time.Minute
-	if deadline < c.perServer/2 {
-		deadline = c.perServer / 2
-	}
 	args := []string{"client", flag, expand(h.command(), vars), "--protocol", c.protocol, "--case-timeout", cc.hostLimit.String(),
-		"--parallel", fmt.Sprint(c.jobs), "--deadline", deadline.String(), "--format", "json,html", "--out", outDir}
+		"--parallel", fmt.Sprint(c.jobs), "--deadline", mcpcheckDeadline(c.perServer).String(), "--format", "json,html", "--out", outDir}
 	return runMcpcheckIn(ctx, c, mcpcheck, e.id, args, env, filepath.Join(scratch, "work"), d.logs, filepath.Join(outDir, "mcpcheck-client.json"), failed)
+}
+
+// mcpcheckDeadline is the --deadline of an entry's mcpcheck run: its own
+// deadline ends the run with the reports of what was judged before the
+// runner's bound (perServer) kills it. A server entry needs it as much as
+// a host: mcpcheck server's default (30m) ended loaded census runs before
+// their last versions and before the re-runs that confirm an unanswered
+// wait, well inside the census's 45m bound.
+func mcpcheckDeadline(perServer time.Duration) time.Duration {
+	deadline := perServer - 2*time.Minute
+	if deadline < perServer/2 {
+		deadline = perServer / 2
+	}
+	return deadline
 }
 
 // censusPreload is the census's Node preload (node --require): every

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -512,7 +513,8 @@ func censusTestDirs(t *testing.T, dir string) (censusConfig, censusDirs) {
 
 // TestCensusServerParallel: an entry's parallel is passed to mcpcheck
 // server as --parallel (browsermcp's instances end each other when they
-// run side by side); an entry without one leaves mcpcheck's default.
+// run side by side); an entry without one leaves mcpcheck's default. Every
+// server run gets --deadline inside the runner's bound.
 func TestCensusServerParallel(t *testing.T) {
 	for _, n := range []int{0, 1} {
 		dir := t.TempDir()
@@ -524,20 +526,21 @@ func TestCensusServerParallel(t *testing.T) {
 		s := censusServer{Name: "p", Package: "p@1.0.0", Transport: "stdio", Command: []string{"p-server"}, Parallel: n}
 		e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
 		cc, d := censusTestDirs(t, dir)
+		cc.perServer = 45 * time.Minute // the census's bound
 		var log bytes.Buffer
 		checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, fake, func(string, ...any) {}, &log)
 		args := strings.Fields(string(mustRead(t, seen)))
-		at := -1
-		for i, a := range args {
-			if a == "--parallel" {
-				at = i
-			}
-		}
+		at := slices.Index(args, "--parallel")
 		switch {
 		case n == 0 && at >= 0:
 			t.Errorf("an entry without parallel ran mcpcheck with --parallel: %q", args)
 		case n > 0 && (at < 0 || at+1 >= len(args) || args[at+1] != strconv.Itoa(n)):
 			t.Errorf("an entry with parallel %d ran mcpcheck with %q, want --parallel %d", n, args, n)
+		}
+		// mcpcheck's own deadline (default 30m) must not end the run
+		// inside the runner's bound: it is the bound less 2m.
+		if at := slices.Index(args, "--deadline"); at < 0 || at+1 >= len(args) || args[at+1] != "43m0s" {
+			t.Errorf("a server entry (bound %s) ran mcpcheck with %q, want --deadline 43m0s", cc.perServer, args)
 		}
 	}
 }
