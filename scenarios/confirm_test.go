@@ -90,3 +90,41 @@ func TestTimeoutsAreConfirmedAlone(t *testing.T) {
 		t.Errorf("every later ping lost: %s (%s), %d re-run, retried %q; want a confirmed failure", c.Outcome, c.Actual, res.Confirmed, c.Retried)
 	}
 }
+
+// TestUnconfirmedTimeoutIsUntestable: when the run stops (a deadline, a
+// signal) after a check's wait went unanswered but before the re-run
+// alone could confirm it, the check is untestable — its silence may have
+// been our load — never the fail of its first attempt. It used to keep
+// that fail: a census server starved by a loaded machine was failed on a
+// tools/call whose confirmation the run's deadline had cut off.
+func TestUnconfirmedTimeoutIsUntestable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := Config{Target: target.Pipe(droppingPings(t, func(n int64) bool { return n == 1 })), Only: []string{"ping/empty-result"},
+		Versions: []spec.Version{spec.V20251125}, Session: session.Config{Timeout: time.Second}, ToolPolicy: ownTools(ToolPolicy{}),
+		// The run stops as soon as the first attempt has failed: the
+		// confirmation finds it stopped.
+		Progress: func(c reports.Check) {
+			if c.ID == "ping/empty-result" && c.Outcome == reports.Fail {
+				cancel()
+			}
+		}}
+	res, err := Run(ctx, cfg) // ends with the stop's error, and the report
+	if err == nil || res.Report.Interrupted == "" {
+		t.Fatalf("Run = %v, interrupted %q; want the stop reported", err, res.Report.Interrupted)
+	}
+	var got *reports.Check
+	for i, c := range res.Report.Checks {
+		if c.ID == "ping/empty-result" {
+			got = &res.Report.Checks[i]
+		}
+	}
+	switch {
+	case got == nil:
+		t.Fatal("ping/empty-result is not in the report")
+	case got.Outcome != reports.Untestable || !strings.Contains(got.Reason, "unconfirmed") || !strings.Contains(got.Reason, "ended fail") || !strings.Contains(got.Reason, "stopped"):
+		t.Errorf("a failure from an unanswered wait the stopped run could not confirm: %s (%s%s), %d re-run; want untestable, unconfirmed, naming the first attempt's fail and the stop", got.Outcome, got.Actual, got.Reason, res.Confirmed)
+	case res.Confirmed != 0:
+		t.Errorf("%d checks re-run after the run was stopped; want none", res.Confirmed)
+	}
+}

@@ -553,12 +553,13 @@ const maxConfirmations = 64
 // answers when it is not loaded by a dozen checks at once is judged on
 // that answer, and one that still does not has its failure confirmed. A
 // target that has answered nothing in the whole run is not asked again
-// (its checks are harness errors already, not failures), nor is anything
-// after the run was stopped.
+// (its checks are harness errors already, not failures). A check whose
+// re-run cannot happen — the run was stopped or out of time, or more than
+// maxConfirmations wait — is untestable (unconfirmed): its silence may
+// have been our load. Only once maxConfirmedInARow re-runs in a row have
+// ended as their first attempts did do the rest keep their first
+// verdicts: the target has shown its silence alone.
 func (r *runner) confirm(ctx context.Context) int {
-	if ctx.Err() != nil {
-		return 0
-	}
 	if mute, _ := expect.HealthOf(ctx).Mute(); mute {
 		return 0
 	}
@@ -573,15 +574,19 @@ func (r *runner) confirm(ctx context.Context) int {
 	slices.SortStableFunc(items, func(a, b confirmItem) int {
 		return order[string(a.it.vr.v)+" "+a.it.name] - order[string(b.it.vr.v)+" "+b.it.name]
 	})
-	if len(items) > maxConfirmations {
-		items = items[:maxConfirmations]
-	}
 	ran, confirmedInARow := 0, 0
-	for _, c := range items {
-		if ctx.Err() != nil || confirmedInARow == maxConfirmedInARow {
+	for i, c := range items {
+		switch {
+		case confirmedInARow == maxConfirmedInARow:
 			// The re-runs keep confirming: the target's silence is its
 			// own, and the rest keep their first verdicts.
-			break
+			return ran
+		case ctx.Err() != nil:
+			r.unconfirmed1(c, "the run was stopped before it ("+suite.StopCause(ctx)+")")
+			continue
+		case i >= maxConfirmations:
+			r.unconfirmed1(c, fmt.Sprintf("a run re-runs at most %d checks to confirm them, and %d waited", maxConfirmations, len(items)))
+			continue
 		}
 		fresh := expect.NewHealth()
 		fresh.StartupAllowance = r.cfg.Session.StartupTimeout
@@ -594,6 +599,24 @@ func (r *runner) confirm(ctx context.Context) int {
 		}
 	}
 	return ran
+}
+
+// unconfirmed1 turns the first verdict of a check that could not be
+// confirmed into untestable, saying why (why completes "the re-run
+// alone could not run: ...").
+func (r *runner) unconfirmed1(c confirmItem, why string) {
+	d := c.it.def
+	what := c.first.Actual
+	if what == "" {
+		what = c.first.Reason
+	}
+	what = strings.Join(strings.Fields(what), " ")
+	if len(what) > 300 {
+		what = what[:300] + "…"
+	}
+	r.run.Scope(c.it.vr.v, r.transport).Again().Do(d.ID, d.Title, d.Requirements, func(hc *harness.Check) {
+		hc.Untestable(fmt.Sprintf("unconfirmed: with up to %d checks running at once the check ended %s (%s), and a wait went unanswered there; the re-run alone that tells the target's silence from our load could not run: %s", r.parallel, c.first.Outcome, what, why))
+	})
 }
 
 // maxConfirmedInARow is how many re-runs in a row that end as their
