@@ -53,8 +53,11 @@ type censusServer struct {
 	// Parallel, when set, is mcpcheck server --parallel: 1 for a server
 	// whose instances cannot run side by side (browsermcp binds a fixed
 	// port and kill -9s whatever holds it).
-	Parallel int    `json:"parallel,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Parallel int `json:"parallel,omitempty"`
+	// TimeoutMinutes, when longer than -server-timeout, bounds the entry's
+	// run instead (mcpcheck's --deadline follows it).
+	TimeoutMinutes int    `json:"timeoutMinutes,omitempty"`
+	Note           string `json:"note,omitempty"`
 }
 
 func (s censusServer) id() string { return "server-" + s.Name + "-" + s.Transport }
@@ -78,7 +81,15 @@ type censusHost struct {
 	Script          string            `json:"script,omitempty"`
 	Env             map[string]string `json:"env,omitempty"`
 	NeedsCredential string            `json:"needsCredential,omitempty"`
-	Note            string            `json:"note,omitempty"`
+	// Parallel, when set, is how many launches of the host mcpcheck client
+	// runs at once instead of -jobs: a host whose launch mostly waits
+	// (codex exec on the fake model) can take several on two cores.
+	Parallel int `json:"parallel,omitempty"`
+	// TimeoutMinutes, when longer than -server-timeout, bounds the entry's
+	// run instead (mcpcheck's --deadline follows it): a host that takes
+	// seconds per launch needs more than the default for every version.
+	TimeoutMinutes int    `json:"timeoutMinutes,omitempty"`
+	Note           string `json:"note,omitempty"`
 }
 
 func (h censusHost) id() string { return "host-" + h.Name + "-" + h.Transport }
@@ -482,6 +493,15 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 	}()
 	c := cc.config
 	c.dir = d.root
+	minutes := 0
+	if e.server != nil {
+		minutes = e.server.TimeoutMinutes
+	} else if e.host != nil {
+		minutes = e.host.TimeoutMinutes
+	}
+	if b := time.Duration(minutes) * time.Minute; b > c.perServer {
+		c.perServer = b
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.perServer)
 	defer cancel()
 	logPath := filepath.Join(d.logs, e.id+".log")
@@ -535,8 +555,17 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 		flag = "--stdio"
 	}
 	args := []string{"client", flag, expand(h.command(), vars), "--protocol", c.protocol, "--case-timeout", cc.hostLimit.String(),
-		"--parallel", fmt.Sprint(c.jobs), "--deadline", mcpcheckDeadline(c.perServer).String(), "--format", "json,html", "--out", outDir}
+		"--parallel", fmt.Sprint(hostJobs(h, c.jobs)), "--deadline", mcpcheckDeadline(c.perServer).String(), "--format", "json,html", "--out", outDir}
 	return runMcpcheckIn(ctx, c, mcpcheck, e.id, args, env, filepath.Join(scratch, "work"), d.logs, filepath.Join(outDir, "mcpcheck-client.json"), failed)
+}
+
+// hostJobs is how many launches of host h run at once: its Parallel when
+// set, else jobs (-jobs).
+func hostJobs(h *censusHost, jobs int) int {
+	if h.Parallel > 0 {
+		return h.Parallel
+	}
+	return jobs
 }
 
 // mcpcheckDeadline is the --deadline of an entry's mcpcheck run: its own

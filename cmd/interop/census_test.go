@@ -830,3 +830,46 @@ func TestDriveKeepsTheHostsOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestCensusEntryParallelAndTimeout: a host entry's parallel is mcpcheck
+// client's --parallel instead of -jobs, and an entry's timeoutMinutes,
+// when longer than -server-timeout, is its run's bound, with mcpcheck's
+// --deadline 2 minutes inside it (Codex needs 4 launches at once and
+// Gemini CLI over an hour to be judged in every version).
+func TestCensusEntryParallelAndTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		parallel, minutes int
+		wantParallel      string
+		wantDeadline      string
+	}{
+		{0, 0, "1", "43m0s"},
+		{4, 0, "4", "43m0s"},
+		{0, 75, "1", "1h13m0s"},
+		{0, 20, "1", "43m0s"}, // shorter than the census's bound: the bound stays
+	} {
+		dir := t.TempDir()
+		seen := filepath.Join(dir, "args")
+		fake := filepath.Join(dir, "mcpcheck")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$*\" > "+seen+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h := censusHost{Name: "h", Package: "h@1.0.0", Kind: "host", Transport: "stdio", Driver: "claude-code", Parallel: tc.parallel, TimeoutMinutes: tc.minutes}
+		e := censusEntry{id: h.id(), name: h.Name, transport: h.Transport, pkg: h.Package, host: &h}
+		cc, d := censusTestDirs(t, dir)
+		cc.perServer = 45 * time.Minute
+		cc.jobs = 1
+		var log bytes.Buffer
+		checkCensusEntry(context.Background(), cc, d, e, map[string]string{}, fake, func(string, ...any) {}, &log)
+		args := strings.Fields(string(mustRead(t, seen)))
+		arg := func(flag string) string {
+			if at := slices.Index(args, flag); at >= 0 && at+1 < len(args) {
+				return args[at+1]
+			}
+			return ""
+		}
+		if arg("--parallel") != tc.wantParallel || arg("--deadline") != tc.wantDeadline {
+			t.Errorf("host entry with parallel %d, timeoutMinutes %d (census bound 45m, -jobs 1) ran mcpcheck with %q; want --parallel %s --deadline %s",
+				tc.parallel, tc.minutes, args, tc.wantParallel, tc.wantDeadline)
+		}
+	}
+}
