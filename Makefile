@@ -38,7 +38,11 @@ test-short:
 # TestSlowStartUnderLoadSameOutcomes (scenarios) adds late starts (1-3 s)
 # with Parallel 8 under busy loops on every core, judged as a prompt
 # start; make test keeps TestSilenceBeforeInitializeSeenOnALateStart.
-SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes)$$
+# TestOfficialAuthScenariosWithTheReferenceClient (cmd/mcpcheck) adds the
+# official suite's own judgement of the reference client's authorization
+# (fifteen Node runs, when the lab is installed); make test keeps the
+# client suite's authorization proofs on the reference client.
+SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient)$$
 SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)

@@ -41,7 +41,13 @@ var officialAuthScenarios = []string{
 // (started from goroutines, in order, whatever go test's -parallel): a
 // run mostly waits on the scenario's flow and its timeouts, and two at a
 // time took 85 s of a loaded two-core machine.
+//
+// Slow tier (make test-slow): fifteen runs of the Node suite. In make
+// test the reference client's authorization code is judged by the
+// client suite's proofs (scenarios/client TestProofs/client/authorization
+// against the reference client with and without its auth faults).
 func TestOfficialAuthScenariosWithTheReferenceClient(t *testing.T) {
+	slowTier(t)
 	t.Parallel()
 	s, err := officialsuite.Find()
 	if err != nil {
