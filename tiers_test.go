@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestSlowTierIsInTheMakefile(t *testing.T) {
 		dir, name := found[key][0], found[key][1]
 		switch {
 		case re.MatchString(name):
-			if !contains(slowPkgs, "./"+dir) {
+			if !slices.Contains(slowPkgs, "./"+dir) {
 				t.Errorf("%s (%s) is in SLOW_TESTS but ./%s is not in SLOW_PKGS %v: make test-slow would not run it", name, dir, dir, slowPkgs)
 			}
 		case !regexp.MustCompile(`-run '[^']*\b` + name + `\b`).MatchString(makefile):
@@ -60,15 +61,6 @@ func makeVar(t *testing.T, makefile, name string) string {
 		t.Fatalf("the Makefile sets no %s", name)
 	}
 	return strings.TrimSpace(m[1])
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // slowTierTests returns the top-level tests whose body calls SlowTier or
