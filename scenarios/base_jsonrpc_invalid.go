@@ -172,7 +172,7 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 		}
 		own := row.ownID()
 		alts := []expect.Alt{expect.Matching("an answer to a message with "+row.what, func(f wire.Frame) (expect.Verdict, string) {
-			if answersOther(s, f, own...) {
+			if answersOther(s, f, own...) || otherPost(st, f) {
 				// A late answer to an earlier row or request of the
 				// session: judged for its own, not as this row's.
 				return expect.Unrelated, ""

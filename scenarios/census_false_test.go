@@ -11,9 +11,11 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -222,4 +224,59 @@ func TestBatchAnsweredOneByOneOverHTTP(t *testing.T) {
 	v := spec.V20251125
 	res := runURL(t, srv.URL+up.Path, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/batch-rejected"}})
 	expectOutcome(t, res, "base/batch-rejected", v, reports.Pass, "a one-element batch answered 200 with the single response")
+}
+
+// TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer: over streamable
+// HTTP, base/invalid-ids judges each row by what comes back for it. A
+// loaded server here sends the status line of its refusal of the id-array
+// row at once and the body (an error without an id, rightly: the id was
+// unusable) only when a later row's POST arrives. That late idless body
+// travelled on the id-array row's POST and answers it, not the later
+// row; it used to be taken for the later row's answer ("the answer
+// carries id (none), not the id sent (9007199254740991)"), a fail seen in
+// TestParallelOutcomesAgainstReference at load 35 on the reference server.
+func TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the reference server over HTTP")
+	}
+	up, err := url.Parse(startReferenceHTTP(t, "--json-responses"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	release := make(chan struct{})
+	var once sync.Once
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body.Close()
+		switch {
+		case strings.Contains(string(body), `"id":[`):
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the id is an array"}}`)
+			return
+		case strings.Contains(string(body), `9007199254740991`):
+			once.Do(func() { close(release) })
+		}
+		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(string(body))), int64(len(body))
+		r.Header.Del("Content-Length")
+		proxy.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	v := spec.V20250326
+	res := runURL(t, srv.URL+up.Path, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/invalid-ids"},
+		Session: session.Config{Timeout: 2 * time.Second}})
+	expectOutcome(t, res, "base/invalid-ids", v, reports.Pass, "a late idless refusal on the id-array row's POST")
 }

@@ -237,6 +237,18 @@ func answersOther(s Sess, f wire.Frame, ids ...jsonrpc.ID) bool {
 	return ok && a.AnswersOther(f, ids...)
 }
 
+// otherPost reports whether f came on the response stream of another
+// streamable HTTP POST than post (the stream a wait is for): over
+// streamable HTTP a POST's answer travels on that POST's own response, so
+// such a frame answers another message — even one without an id, as the
+// refusal of a message whose id could not be used is. A slow target's
+// late body for an earlier POST (its status line taken already) is not
+// this POST's answer. Over stdio and HTTP+SSE (one stream for every
+// answer) nothing is another POST's.
+func otherPost(post string, f wire.Frame) bool {
+	return strings.HasPrefix(post, "post-") && strings.HasPrefix(f.Stream, "post-") && f.Stream != post
+}
+
 // idless reports a response without a usable id (absent or null).
 func idless(f wire.Frame) bool { return isResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull) }
 
