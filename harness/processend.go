@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/target"
@@ -41,6 +42,11 @@ const stderrQuoted = 300
 // ended to exit, so that the reason can say how it ended.
 const exitWait = time.Second
 
+// closedInputWait bounds how long a failed write to a process whose input
+// is closed (a broken pipe) waits for it to exit: it is ending, and on a
+// loaded machine its exit can take longer than exitWait to be seen.
+const closedInputWait = 5 * time.Second
+
 func (e *ProcessEnd) Error() string {
 	if e.named {
 		return e.Err.Error()
@@ -72,8 +78,13 @@ func (e *ProcessEnd) Unwrap() error { return e.Err }
 // has ended, to exit, and says how it ended and what its stderr ended
 // with (nil when it has not exited and wrote nothing on stderr).
 func processEnd(ctx context.Context, c *target.Conn) *ProcessEnd {
+	return processEndWithin(ctx, c, exitWait)
+}
+
+// processEndWithin is processEnd waiting up to wait.
+func processEndWithin(ctx context.Context, c *target.Conn, wait time.Duration) *ProcessEnd {
 	p := c.Process
-	wctx, cancel := context.WithTimeout(ctx, exitWait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for _, ch := range []<-chan struct{}{p.Exited(), p.StderrClosed()} {
 		// Exited, then all it wrote on stderr (a child of it may hold
@@ -111,6 +122,34 @@ func (c endNaming) Recv(ctx context.Context) (wire.Frame, error) {
 		}
 	}
 	return f, err
+}
+
+// Send is target.Conn's; a write that failed because the process closed
+// its input (a broken pipe) says how the process ended and what its
+// stderr ended with, waiting up to closedInputWait for its exit: the
+// error of a check whose first write found a dying target names its exit
+// status, however late a loaded machine reaps it.
+func (c endNaming) Send(ctx context.Context, msg []byte) (string, error) {
+	st, err := c.Conn.Send(ctx, msg)
+	return st, c.named(ctx, err)
+}
+
+// SendRaw is Send for raw bytes.
+func (c endNaming) SendRaw(ctx context.Context, b []byte) (string, error) {
+	st, err := c.Conn.SendRaw(ctx, b)
+	return st, c.named(ctx, err)
+}
+
+func (c endNaming) named(ctx context.Context, err error) error {
+	if err == nil || c.Process == nil || !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	pe := processEndWithin(ctx, c.Conn, closedInputWait)
+	if pe == nil || pe.Exit == "" {
+		return err
+	}
+	pe.Err, pe.named = err, strings.Contains(err.Error(), pe.what())
+	return pe
 }
 
 // withProcessEnd makes err, a failed handshake on c, a *ProcessEnd when c
