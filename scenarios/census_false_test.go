@@ -196,6 +196,24 @@ func TestDeclinedGetIsNoStream(t *testing.T) {
 // base/batch-rejected passes; before, the HTTP-refusal alternative failed
 // it ("HTTP status 200 is not 400 or ...").
 func TestBatchAnsweredOneByOneOverHTTP(t *testing.T) {
+	u := referenceBehindProxy(t, func(_ http.ResponseWriter, _ *http.Request, body []byte) ([]byte, bool) {
+		var batch []json.RawMessage
+		if json.Unmarshal(body, &batch) == nil && len(batch) == 1 {
+			return batch[0], false
+		}
+		return body, false
+	})
+	v := spec.V20251125
+	res := runURL(t, u, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/batch-rejected"}})
+	expectOutcome(t, res, "base/batch-rejected", v, reports.Pass, "a one-element batch answered 200 with the single response")
+}
+
+// referenceBehindProxy starts the reference server over streamable HTTP
+// in its JSON-response mode behind a proxy and returns the proxy's MCP
+// URL. post sees the body of every POST: it returns the body to pass on,
+// or true when it answered the POST itself.
+func referenceBehindProxy(t *testing.T, post func(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool)) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts the reference server over HTTP")
 	}
@@ -204,26 +222,27 @@ func TestBatchAnsweredOneByOneOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
-	inner := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		inner(r)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
+			proxy.ServeHTTP(w, r)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body.Close()
-		var batch []json.RawMessage
-		if err == nil && json.Unmarshal(body, &batch) == nil && len(batch) == 1 {
-			body = batch[0]
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		body, handled := post(w, r, body)
+		if handled {
+			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(string(body))), int64(len(body))
 		r.Header.Del("Content-Length")
-	}
-	srv := httptest.NewServer(proxy)
-	defer srv.Close()
-	v := spec.V20251125
-	res := runURL(t, srv.URL+up.Path, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/batch-rejected"}})
-	expectOutcome(t, res, "base/batch-rejected", v, reports.Pass, "a one-element batch answered 200 with the single response")
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + up.Path
 }
 
 // TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer: over streamable
@@ -236,23 +255,9 @@ func TestBatchAnsweredOneByOneOverHTTP(t *testing.T) {
 // carries id (none), not the id sent (9007199254740991)"), a fail seen in
 // TestParallelOutcomesAgainstReference at load 35 on the reference server.
 func TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the reference server over HTTP")
-	}
-	up, err := url.Parse(startReferenceHTTP(t, "--json-responses"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
 	release := make(chan struct{})
 	var once sync.Once
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			proxy.ServeHTTP(w, r)
-			return
-		}
-		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		r.Body.Close()
+	u := referenceBehindProxy(t, func(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
 		switch {
 		case strings.Contains(string(body), `"id":[`):
 			w.Header().Set("Content-Type", "application/json")
@@ -262,21 +267,17 @@ func TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer(t *testing.T) {
 			case <-release:
 			case <-time.After(20 * time.Second):
 			case <-r.Context().Done():
-				return
+				return nil, true
 			}
 			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the id is an array"}}`)
-			return
+			return nil, true
 		case strings.Contains(string(body), `9007199254740991`):
 			once.Do(func() { close(release) })
 		}
-		r.Body, r.ContentLength = io.NopCloser(strings.NewReader(string(body))), int64(len(body))
-		r.Header.Del("Content-Length")
-		proxy.ServeHTTP(w, r)
+		return body, false
 	})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
 	v := spec.V20250326
-	res := runURL(t, srv.URL+up.Path, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/invalid-ids"},
+	res := runURL(t, u, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/invalid-ids"},
 		Session: session.Config{Timeout: 2 * time.Second}})
 	expectOutcome(t, res, "base/invalid-ids", v, reports.Pass, "a late idless refusal on the id-array row's POST")
 }

@@ -582,10 +582,10 @@ func (r *runner) confirm(ctx context.Context) int {
 			// own, and the rest keep their first verdicts.
 			return ran
 		case ctx.Err() != nil:
-			r.unconfirmed1(c, "the run was stopped before it ("+suite.StopCause(ctx)+")")
+			r.leaveUnconfirmed(c, "the run was stopped before it ("+suite.StopCause(ctx)+")")
 			continue
 		case i >= maxConfirmations:
-			r.unconfirmed1(c, fmt.Sprintf("a run re-runs at most %d checks to confirm them, and %d waited", maxConfirmations, len(items)))
+			r.leaveUnconfirmed(c, fmt.Sprintf("a run re-runs at most %d checks to confirm them, and %d waited", maxConfirmations, len(items)))
 			continue
 		}
 		fresh := expect.NewHealth()
@@ -601,21 +601,13 @@ func (r *runner) confirm(ctx context.Context) int {
 	return ran
 }
 
-// unconfirmed1 turns the first verdict of a check that could not be
+// leaveUnconfirmed turns the first verdict of a check that could not be
 // confirmed into untestable, saying why (why completes "the re-run
 // alone could not run: ...").
-func (r *runner) unconfirmed1(c confirmItem, why string) {
+func (r *runner) leaveUnconfirmed(c confirmItem, why string) {
 	d := c.it.def
-	what := c.first.Actual
-	if what == "" {
-		what = c.first.Reason
-	}
-	what = strings.Join(strings.Fields(what), " ")
-	if len(what) > 300 {
-		what = what[:300] + "…"
-	}
 	r.run.Scope(c.it.vr.v, r.transport).Again().Do(d.ID, d.Title, d.Requirements, func(hc *harness.Check) {
-		hc.Untestable(fmt.Sprintf("unconfirmed: with up to %d checks running at once the check ended %s (%s), and a wait went unanswered there; the re-run alone that tells the target's silence from our load could not run: %s", r.parallel, c.first.Outcome, what, why))
+		hc.Untestable(fmt.Sprintf("unconfirmed: with up to %d checks running at once the check ended %s (%s), and a wait went unanswered there; the re-run alone that tells the target's silence from our load could not run: %s", r.parallel, c.first.Outcome, firstWhat(c.first), why))
 	})
 }
 
@@ -627,6 +619,12 @@ const maxConfirmedInARow = 5
 
 // firstAttempt says what the first attempt of a re-run check ended with.
 func firstAttempt(c reports.Check, parallel int) string {
+	return fmt.Sprintf("the first attempt (with up to %d checks running at once) ended %s: %s; a wait went unanswered there, so the check was run again alone, with fresh sessions and the full timeout, and this verdict is that run's", parallel, c.Outcome, firstWhat(c))
+}
+
+// firstWhat is what a first attempt saw (its actual, else its reason), on
+// one line of at most 300 bytes.
+func firstWhat(c reports.Check) string {
 	what := c.Actual
 	if what == "" {
 		what = c.Reason
@@ -635,7 +633,7 @@ func firstAttempt(c reports.Check, parallel int) string {
 	if len(what) > 300 {
 		what = what[:300] + "…"
 	}
-	return fmt.Sprintf("the first attempt (with up to %d checks running at once) ended %s: %s; a wait went unanswered there, so the check was run again alone, with fresh sessions and the full timeout, and this verdict is that run's", parallel, c.Outcome, what)
+	return what
 }
 
 // allStateful returns the version runs of every initialize-based version,
