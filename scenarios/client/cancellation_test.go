@@ -2,8 +2,10 @@ package client
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -60,5 +62,65 @@ func TestCancelOfRefusedInitializeOnTheWire(t *testing.T) {
 			}
 			t.Error("no request was refused with 401: the scenario did not refuse the initialize, so this test shows nothing")
 		})
+	}
+}
+
+// TestCancelAfterAnswerSaysWhatHappened: when no cancellation of the stage
+// crossed an answer of the client, client/cancellation/cancel-after-answer
+// is untestable and its reason says what happened instead. Gemini CLI sent
+// initialize and a ping of its own and nothing else, so the stage, which
+// pings while serving the client's first other request, sent no ping at
+// all: the reason said "did not answer the stage's ping".
+func TestCancelAfterAnswerSaysWhatHappened(t *testing.T) {
+	initialize := fromClient(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gemini-cli-mcp-client","version":"1"}}}`)
+	result := fromStage(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mcpcheck","version":"1"}}}`)
+	initialized := fromClient(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := fromClient(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	ping := fromStage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	pong := fromClient(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	cancel := fromStage(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"mcpcheck: this crossed your answer"}}`)
+	for _, tc := range []struct {
+		name      string
+		events    []stage.Event
+		want, not string
+	}{
+		{"no request to serve (Gemini CLI)", rec(initialize, result, initialized,
+			fromClient(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), fromStage(`{"jsonrpc":"2.0","id":1,"result":{}}`)),
+			"the stage sent no ping to answer: it pings while serving the client's first request after initialization other than ping, and the client made none (its requests: initialize, ping; it exited with status 0)", "did not answer"},
+		{"ping unanswered", rec(initialize, result, initialized, list, ping, cancel),
+			"the client did not answer the stage's ping (id 1), so there was no answer for a cancellation to cross", ""},
+		{"answered after the cancellation", rec(initialize, result, initialized, list, ping, cancel, pong),
+			"the client answered the stage's ping (id 1) only after the stage had cancelled it", ""},
+		{"no cancellation followed", rec(initialize, result, initialized, list, ping, pong),
+			"the client answered the stage's ping (id 1), but no notifications/cancelled naming it followed from the stage", ""},
+	} {
+		c := judgeRecording(t, "client/cancellation/cancel-after-answer", spec.V20251125, Stdio, map[string][]stage.Event{ServerRequestsScenario: tc.events})
+		if c.Outcome != reports.Untestable || !strings.Contains(c.Reason, tc.want) || tc.not != "" && strings.Contains(c.Reason, tc.not) {
+			t.Errorf("%s: %s; want untestable saying %q", tc.name, describe(c), tc.want)
+		}
+	}
+	crossed := rec(initialize, result, initialized, list, ping, pong, cancel, fromClient(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if c := judgeRecording(t, "client/cancellation/cancel-after-answer", spec.V20251125, Stdio, map[string][]stage.Event{ServerRequestsScenario: crossed}); c.Outcome != reports.Pass {
+		t.Errorf("a cancellation crossing the answer: %s, want pass", describe(c))
+	}
+}
+
+// TestLateAnswerSaysWhatHappened: client/cancellation/late-answer, with
+// nothing to judge, says what the client did: it cancelled never_answers
+// and took the late answer, but made no request after it (it exited
+// cleanly: no failure either); it did not say the client failed to call
+// never_answers or to cancel it.
+func TestLateAnswerSaysWhatHappened(t *testing.T) {
+	evs := rec(
+		fromClient(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+		fromStage(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mcpcheck","version":"1"}}}`),
+		fromClient(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"never_answers","arguments":{}}}`),
+		fromClient(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`),
+		fromStage(`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"`+caLateText+`"}]}}`),
+	)
+	c := judgeRecording(t, "client/cancellation/late-answer", spec.V20251125, Stdio, map[string][]stage.Event{caNoAnswerScenario: evs})
+	want := "in scenario mcpcheck-no-answer after the late answer to tools/call never_answers (id 4) no request of the client was answered, and it exited with status 0"
+	if c.Outcome != reports.Untestable || !strings.Contains(c.Reason, want) {
+		t.Errorf("%s; want untestable saying %q", describe(c), want)
 	}
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"os"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
@@ -17,6 +18,9 @@ const testParallel = 6
 // TestMain runs the tests with -parallel testParallel unless the command
 // line set -parallel.
 func TestMain(m *testing.M) {
+	if os.Getenv(envLazyClient) != "" {
+		os.Exit(lazyCancelClient(os.Args[1:]))
+	}
 	sharedtest.DefaultParallel(testParallel)
 	m.Run()
 }
