@@ -90,6 +90,15 @@ type censusRow struct {
 	Judged  string         `json:"judgedBy,omitempty"`
 	Counts  reports.Counts `json:"counts"`
 	Defects []string       `json:"topDefects,omitempty"`
+	// EntryKey is censusEntryKey of the definition the report was made
+	// from ("" when the cached report was made from another one).
+	EntryKey string `json:"entryKey,omitempty"`
+	// Carried says the row and its matrix column were carried from the
+	// committed census (no report of the entry in this run's cache) and
+	// by whom they were judged.
+	Carried string `json:"carried,omitempty"`
+	// Carry is what the column keeps for a later census to carry it.
+	Carry *censusCarry `json:"carry,omitempty"`
 }
 
 // censusEntryRun loads an entry's report, or makes the column of one
@@ -127,6 +136,10 @@ func censusEntryRun(d censusDirs, e censusEntry) (*reports.Run, censusRow) {
 	if b, err := os.ReadFile(filepath.Join(d.runs, e.id, "census-key")); err == nil {
 		if _, by, ok := strings.Cut(string(b), " judged by "); ok {
 			row.Judged = by // the binary's version and SHA-256
+		}
+		// The report is of this definition when its key names it.
+		if entry, _, _ := strings.Cut(censusKey(e, "", ""), " protocol "); strings.HasPrefix(string(b), entry+" protocol ") {
+			row.EntryKey = censusEntryKey(e)
 		}
 	}
 	sum := reports.Summarize(run)
@@ -242,10 +255,28 @@ type censusDoc struct {
 // CENSUS-HOSTS.*).
 func writeCensus(cc censusConfig, l censusList, stdout io.Writer) error {
 	d := newCensusDirs(cc.dir)
+	committed, err := readCommittedCensus(filepath.Join(filepath.Dir(cc.list), "CENSUS.json"))
+	if err != nil {
+		return err
+	}
 	var rows []censusRow
 	var sIn, hIn []reports.MatrixInput
+	var sRows, hRows []int             // each matrix column's row
+	carried := map[int]carriedColumn{} // by row
 	for _, e := range l.entries() {
 		run, row := censusEntryRun(d, e)
+		desc := e.pkg
+		if row.Status == "pending" {
+			if old, col, ok := committed.carry(e, row.Role); ok {
+				r, err := carriedRun(e, old, col)
+				if err != nil {
+					return err
+				}
+				run, row = r, old
+				carried[len(rows)] = col
+				desc += " (" + row.Carried + ")"
+			}
+		}
 		run.Target.Command = strings.ReplaceAll(run.Target.Command, cc.dir, "$MCPCHECK_INTEROP_DIR")
 		run.Target.StderrTail = strings.ReplaceAll(run.Target.StderrTail, cc.dir, "$MCPCHECK_INTEROP_DIR")
 		row.Reason = strings.ReplaceAll(row.Reason, cc.dir, "$MCPCHECK_INTEROP_DIR")
@@ -261,13 +292,13 @@ func writeCensus(cc censusConfig, l censusList, stdout io.Writer) error {
 		for i := range row.Defects {
 			row.Defects[i] = strings.ReplaceAll(row.Defects[i], cc.dir, "$MCPCHECK_INTEROP_DIR")
 		}
-		rows = append(rows, row)
-		in := reports.MatrixInput{Name: e.name + " (" + e.transport + ")", Description: e.pkg, Run: run}
+		in := reports.MatrixInput{Name: e.name + " (" + e.transport + ")", Description: desc, Run: run}
 		if e.host != nil {
-			hIn = append(hIn, in)
+			hIn, hRows = append(hIn, in), append(hRows, len(rows))
 		} else {
-			sIn = append(sIn, in)
+			sIn, sRows = append(sIn, in), append(sRows, len(rows))
 		}
+		rows = append(rows, row)
 	}
 	if err := os.MkdirAll(cc.out, 0o755); err != nil {
 		return err
@@ -276,14 +307,22 @@ func writeCensus(cc censusConfig, l censusList, stdout io.Writer) error {
 	for _, m := range []struct {
 		title, base string
 		in          []reports.MatrixInput
+		rows        []int
 		into        *json.RawMessage
 	}{
-		{"MCP ecosystem census: servers × requirements", "CENSUS-SERVERS", sIn, &doc.Servers},
-		{"MCP ecosystem census: hosts and client libraries × requirements", "CENSUS-HOSTS", hIn, &doc.Hosts},
+		{"MCP ecosystem census: servers × requirements", "CENSUS-SERVERS", sIn, sRows, &doc.Servers},
+		{"MCP ecosystem census: hosts and client libraries × requirements", "CENSUS-HOSTS", hIn, hRows, &doc.Hosts},
 	} {
 		mx, err := reports.BuildMatrix(m.title, m.in, reports.Options{})
 		if err != nil {
 			return err
+		}
+		for i, ri := range m.rows {
+			if col, ok := carried[ri]; ok {
+				carriedColumnSummary(&mx.Servers[i], rows[ri], col)
+			} else if r := &rows[ri]; r.EntryKey != "" && (r.Status == "judged" || r.Status == "error") {
+				r.Carry = censusCarryOf(mx, i)
+			}
 		}
 		var md, ht, js bytes.Buffer
 		if err := mx.WriteMarkdown(&md); err != nil {
@@ -302,6 +341,7 @@ func writeCensus(cc censusConfig, l censusList, stdout io.Writer) error {
 			}
 		}
 	}
+	doc.Entries = rows // with the carry of the fresh columns
 	js, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -334,6 +374,9 @@ func censusTally(rows []censusRow, role string) map[string]int {
 		if r.Role == role {
 			n[r.Status]++
 			n["all"]++
+			if r.Carried != "" {
+				n["carried"]++
+			}
 		}
 	}
 	return n
@@ -354,6 +397,9 @@ func (r censusRow) cells() (name, verdict, class string) {
 			verdict += ": " + oneLine(r.Reason, 200)
 		}
 	}
+	if r.Carried != "" {
+		verdict += " (" + r.Carried + ")"
+	}
 	return name, verdict, class
 }
 
@@ -369,7 +415,7 @@ func censusMarkdown(w io.Writer, rows []censusRow) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("# MCP ecosystem census\n\n")
 	p("The most-used MCP servers and hosts (programs, client libraries, bridges) on npm, each pinned to an exact version (reports/interop/census.json), installed into a cache with npm and judged by mcpcheck in every protocol version: servers with `mcpcheck server` (tools called: readonly unless the entry says otherwise), hosts with `mcpcheck client` through a driver that writes the host's own MCP configuration into a throwaway HOME and runs the command that makes it connect without a model. ")
-	p("Regenerate: `make census` (sequential, resumable: an entry whose report is current for the same entry and the same mcpcheck binary is not run again); `go run ./cmd/interop -census -matrix-only` rebuilds these files from the cached reports. CI: .github/workflows/census.yml shards it (`-shard K/N`) and merges the shards' reports into the same files.\n\n")
+	p("Regenerate: `make census` (sequential, resumable: an entry whose report is current for the same entry and the same mcpcheck binary is not run again); `go run ./cmd/interop -census -matrix-only` rebuilds these files from the cached reports. An entry with no report in the cache keeps its row and matrix column from the committed CENSUS.json when its definition in census.json is unchanged (the row's entryKey), marked \"carried from the committed census, judged by\" the mcpcheck that judged it; its broken checks keep the first 200 characters of what was seen, the rest of the evidence was in that run's cache. An entry that changed or is new is pending until it is run. CI: .github/workflows/census.yml shards it (`-shard K/N`) and merges the shards' reports into the same files.\n\n")
 	p("Matrices: [servers × requirements](CENSUS-SERVERS.md) ([HTML](CENSUS-SERVERS.html)) · [hosts × requirements](CENSUS-HOSTS.md) ([HTML](CENSUS-HOSTS.html)). Triage of every distinct failure: [CENSUS-TRIAGE.json](CENSUS-TRIAGE.json).\n\n")
 	for _, role := range []string{"server", "host"} {
 		t := censusTally(rows, role)
@@ -377,7 +423,11 @@ func censusMarkdown(w io.Writer, rows []censusRow) {
 		if role == "host" {
 			title = "Hosts and client libraries"
 		}
-		p("## %s\n\n%d entries: %d judged, %d ended in an error (the reason is in the row), %d pending, %d need a credential.\n\n", title, t["all"], t["judged"], t["error"], t["pending"], t["needs-credential"])
+		p("## %s\n\n%d entries: %d judged, %d ended in an error (the reason is in the row), %d pending, %d need a credential.", title, t["all"], t["judged"], t["error"], t["pending"], t["needs-credential"])
+		if t["carried"] > 0 {
+			p(" %d of the judged and error rows are carried from the committed census: this census's cache had no report of them and their entries are unchanged, so their rows and matrix columns are the committed ones, judged by the mcpcheck each names.", t["carried"])
+		}
+		p("\n\n")
 		p("| Entry | npm package | Implementation (as it named itself) | SDK | Versions (asked → answered) | Verdict | fail | warn | Top defects |\n|---|---|---|---|---|---|--:|--:|---|\n")
 		for _, r := range rows {
 			if r.Role != role {
@@ -408,14 +458,18 @@ func censusHTML(w io.Writer, rows []censusRow) {
 	e := html.EscapeString
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	p("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>MCP ecosystem census</title>\n<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25em .5em;vertical-align:top}th{background:#f4f4f4}.fail{color:#b00020}.pass{color:#17622a}.pending,.needs-credential,.error{color:#7a5a00}</style></head><body>\n")
-	p("<h1>MCP ecosystem census</h1>\n<p>The most-used MCP servers and hosts on npm, pinned (reports/interop/census.json), judged by mcpcheck in every protocol version. Matrices: <a href=\"CENSUS-SERVERS.html\">servers × requirements</a> · <a href=\"CENSUS-HOSTS.html\">hosts × requirements</a> (each broken cell links the check, its expectation and what was seen). Regenerate with <code>make census</code>.</p>\n")
+	p("<h1>MCP ecosystem census</h1>\n<p>The most-used MCP servers and hosts on npm, pinned (reports/interop/census.json), judged by mcpcheck in every protocol version. Matrices: <a href=\"CENSUS-SERVERS.html\">servers × requirements</a> · <a href=\"CENSUS-HOSTS.html\">hosts × requirements</a> (each broken cell links the check, its expectation and what was seen). Regenerate with <code>make census</code>; an entry with no report in the cache and an unchanged definition keeps its committed row and column, marked as carried and judged by the mcpcheck that judged it.</p>\n")
 	for _, role := range []string{"server", "host"} {
 		t := censusTally(rows, role)
 		title := "Servers"
 		if role == "host" {
 			title = "Hosts and client libraries"
 		}
-		p("<h2>%s</h2>\n<p>%d entries: %d judged, %d ended in an error, %d pending, %d need a credential.</p>\n", title, t["all"], t["judged"], t["error"], t["pending"], t["needs-credential"])
+		p("<h2>%s</h2>\n<p>%d entries: %d judged, %d ended in an error, %d pending, %d need a credential.", title, t["all"], t["judged"], t["error"], t["pending"], t["needs-credential"])
+		if t["carried"] > 0 {
+			p(" %d of the judged and error rows are carried from the committed census (no report of them in this census's cache, entries unchanged), judged by the mcpcheck each names.", t["carried"])
+		}
+		p("</p>\n")
 		p("<table><tr><th>Entry</th><th>npm package</th><th>Implementation</th><th>SDK</th><th>Versions (asked → answered)</th><th>Verdict</th><th>fail</th><th>warn</th><th>Top defects</th></tr>\n")
 		for _, r := range rows {
 			if r.Role != role {
