@@ -32,10 +32,11 @@ const (
 	FaultJSONAnswersUnread = "json-answers-unread"
 	FaultStderrIsFatal     = "stderr-is-fatal"
 	FaultStdioSigtermFirst = "stdio-sigterm-first"
+	FaultStdioNoWait       = "stdio-sigterm-without-wait"
 )
 
 func init() {
-	registerFaults([]string{FaultSSERetryIgnored, FaultSSEIDsIgnored, FaultJSONAnswersUnread, FaultStderrIsFatal, FaultStdioSigtermFirst},
+	registerFaults([]string{FaultSSERetryIgnored, FaultSSEIDsIgnored, FaultJSONAnswersUnread, FaultStderrIsFatal, FaultStdioSigtermFirst, FaultStdioNoWait},
 		Fault{Name: "post-accept-json-only", Requirement: "transport-http.post.accept-both-types", Description: "POSTs carry Accept: application/json, without text/event-stream",
 			RewriteHTTP: func(r *http.Request) {
 				if r.Method == http.MethodPost {
@@ -140,6 +141,7 @@ func init() {
 			}},
 		Fault{Name: FaultStderrIsFatal, Requirement: "transport-stdio.stderr.not-an-error-signal", Description: "the client gives up (exits with status 1) as soon as the server writes to stderr"},
 		Fault{Name: FaultStdioSigtermFirst, Requirement: "transport-stdio.shutdown.client-closes-stdin-first", Description: "at shutdown the client sends SIGTERM to the server before it closes the server's stdin"},
+		Fault{Name: FaultStdioNoWait, Requirement: "transport-stdio.shutdown.client-closes-stdin-first", Description: "at shutdown the client sends SIGTERM to the server as soon as it has closed the server's stdin, without waiting for it to exit"},
 	)
 }
 
@@ -211,6 +213,9 @@ func ApplyStdioFaults(names []string, o *transport.StdioOptions, giveUp func()) 
 	}
 	if on[FaultStdioSigtermFirst] {
 		o.SigtermFirst = true
+	}
+	if on[FaultStdioNoWait] {
+		o.SigtermWithoutWait = true
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -164,11 +165,17 @@ var _ = Register(
 	},
 	Def{
 		ID: "client/transport-stdio/shutdown", Area: "transport-stdio", Transports: trStdio,
-		Title:        "the client ends the server process by closing its stdin first, and forces termination only after that, SIGTERM before SIGKILL",
+		Title:        "the client ends the server process by closing its stdin first and waiting for it to exit, and forces termination only after that, SIGTERM before SIGKILL (from 2026-07-28 any forced termination)",
 		Requirements: []string{"transport-stdio.shutdown.client-closes-stdin-first"},
-		Proofs:       []Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn}},
+		Proofs: []Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn},
+			{Fault: "stdio-sigterm-without-wait", Want: reports.Warn},
+			{Fault: "stdio-sigterm-without-wait", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			n, bad, escalated := 0, 0, 0
+			// Up to 2025-11-25 the order is SIGTERM, then SIGKILL; from
+			// 2026-07-28 a forced termination is whatever the system
+			// offers (SIGTERM escalating to SIGKILL is what is typical).
+			anyForce := t.Version().Era() == spec.Stateless
+			n, bad, escalated, killed := 0, 0, 0, 0
 			for _, c := range t.Cases() {
 				for _, conn := range trStdioEndings(c) {
 					n++
@@ -176,7 +183,9 @@ var _ = Register(
 					switch {
 					case conn.first.Note != stage.NoteStdinClosed:
 						why = "the client " + trEndingWhat(conn.first) + " before it closed the server's stdin"
-					case conn.kill != nil && !conn.term:
+					case conn.force != nil && conn.force.Time.Sub(conn.first.Time) < trGrace:
+						why = fmt.Sprintf("the client %s %v after closing the server's stdin, without waiting for it to exit", trEndingWhat(*conn.force), conn.force.Time.Sub(conn.first.Time).Round(time.Millisecond))
+					case conn.kill != nil && !conn.term && !anyForce:
 						why = "after closing stdin the client killed the server (SIGKILL) without SIGTERM first"
 					case conn.abandoned:
 						why = "the client exited while the server still ran after its stdin closed, without waiting for it to exit or terminating it"
@@ -184,15 +193,21 @@ var _ = Register(
 					if conn.term || conn.kill != nil {
 						escalated++
 					}
+					if conn.kill != nil && !conn.term {
+						killed++
+					}
 					if why != "" {
 						bad++
-						t.Fail("stdin closed first; then, if the server stays, SIGTERM and only then SIGKILL",
+						t.Fail("stdin closed first, then a wait for the server to exit; only if it stays, SIGTERM and then SIGKILL",
 							fmt.Sprintf("%s (stdio connection %d, %s)", why, conn.conn, c.Scenario.Name))
 					}
 				}
 			}
 			if escalated > 0 {
-				t.Saw("%d connections in which the server outlived its stdin and the client escalated", escalated)
+				t.Saw("%d connections in which the server outlived its stdin and the client escalated after waiting at least %v", escalated, trGrace)
+			}
+			if killed > 0 && anyForce {
+				t.Saw("%d connections in which the client killed the server without SIGTERM, a forced termination 2026-07-28 allows", killed)
 			}
 			if !t.NeedAction(n > 0, "end the server process itself (close its stdin) before it exits") {
 				return
@@ -201,6 +216,16 @@ var _ = Register(
 		},
 	},
 )
+
+// trGrace is the least wait between closing the server's stdin and
+// forcing its termination that counts as waiting for it to exit. SDKs
+// wait seconds (the TypeScript SDK 2 s, the mcp-go client of the interop
+// runs 3 s, the reference client 2 s); a client that does not wait sends
+// its signal within a few milliseconds of the close. Load only lengthens
+// a measured wait, never shortens it, so a client that waits is not taken
+// for one that does not; the times are those at which the stage heard of
+// each step from the relay.
+const trGrace = 250 * time.Millisecond
 
 // trStdinLines returns what the client wrote to stdin, per stdio
 // connection (in the order the connections began), line by line, up to
@@ -287,6 +312,11 @@ type trEnding struct {
 	// abandoned is set when the client exited while the server ran on
 	// after stdin closed, with no signal.
 	abandoned bool
+	// force is the client's first forced termination after stdin closed
+	// (a signal, or the relay killed before the client exited), even
+	// one that came after the stage's server exited: a client that had
+	// waited for the exit would have sent none.
+	force *stage.Event
 }
 
 // trStdioEndings returns the stdio connections of a case that the client
@@ -330,6 +360,26 @@ func trStdioEndings(c *Case) []trEnding {
 				end.kill = &ev
 				done[e.Conn] = true
 			}
+		}
+	}
+	// A relay that ends after the stage's server exited was not killed:
+	// it exits once told the server did (and may be recorded as dropped
+	// when it does so before the stage has finished with the exit).
+	serverGone := map[int]bool{}
+	for _, e := range c.Events {
+		if e.Seq >= stop || e.From != stage.FromHarness || e.Conn == 0 {
+			continue
+		}
+		if e.Note == stage.NoteServerExit {
+			serverGone[e.Conn] = true
+		}
+		end := byConn[e.Conn]
+		if end == nil || end.force != nil || end.first.Note != stage.NoteStdinClosed || e.Seq <= end.first.Seq {
+			continue
+		}
+		if e.Note == stage.NoteSignal || e.Note == stage.NoteRelayDropped && e.Seq < exit && !serverGone[e.Conn] {
+			ev := e
+			end.force = &ev
 		}
 	}
 	stays := map[int]bool{}

@@ -33,6 +33,11 @@ type StdioOptions struct {
 	// (stdio-sigterm-first): Close sends SIGTERM before it closes stdin.
 	// Leave it false.
 	SigtermFirst bool
+	// SigtermWithoutWait is a fault switch of the reference client
+	// (stdio-sigterm-without-wait): Close sends SIGTERM as soon as it has
+	// closed stdin, without waiting for the server to exit. Leave it
+	// false.
+	SigtermWithoutWait bool
 }
 
 // Stdio runs an MCP server as a child process in its own process group and
@@ -49,6 +54,8 @@ type Stdio struct {
 	grace time.Duration
 	// sigtermFirst is StdioOptions.SigtermFirst.
 	sigtermFirst bool
+	// sigtermWithoutWait is StdioOptions.SigtermWithoutWait.
+	sigtermWithoutWait bool
 
 	exited   chan struct{} // closed when Wait returned
 	stdout   *os.File
@@ -132,6 +139,7 @@ func StartStdio(ctx context.Context, o StdioOptions) (*Stdio, error) {
 		errDone:  make(chan struct{}),
 	}
 	s.sigtermFirst = o.SigtermFirst
+	s.sigtermWithoutWait = o.SigtermWithoutWait
 	go func() {
 		defer close(s.errDone)
 		_, _ = io.Copy(stderr, errR)
@@ -264,13 +272,15 @@ func (s *Stdio) Close() error {
 		}()
 		t := time.NewTimer(s.grace)
 		defer t.Stop()
-		select {
-		case <-s.exited:
-			return
-		case <-t.C:
+		if !s.sigtermWithoutWait {
+			select {
+			case <-s.exited:
+				return
+			case <-t.C:
+			}
+			t.Reset(s.grace)
 		}
 		signalGroup(s.cmd, false)
-		t.Reset(s.grace)
 		select {
 		case <-s.exited:
 			s.closeErr = errors.New("transport: the server did not exit when its stdin closed; it stopped after SIGTERM")
