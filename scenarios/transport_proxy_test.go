@@ -48,6 +48,11 @@ func proxyReference(t *testing.T, mode string) string {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: ref.Scheme, Host: ref.Host})
+	// hold ends the streams sse-hold-open keeps open, when the test ends
+	// (its cleanup runs before srv.Close, which waits for them). Not the
+	// request's context: a stream must not end before the test is done
+	// with it, whatever the proxy's own request handling does under load.
+	hold := make(chan struct{})
 	rp.FlushInterval = -1
 	rp.ErrorLog = log.New(io.Discard, "", 0) // a client closing a stream is no news
 	rp.ModifyResponse = func(r *http.Response) error {
@@ -106,7 +111,7 @@ func proxyReference(t *testing.T, mode string) string {
 					return ev
 				})
 			case mode == "sse-hold-open" && method == spec.MethodPing:
-				r.Body = &proxyHoldOpen{ReadCloser: r.Body, done: r.Request.Context().Done()}
+				r.Body = &proxyHoldOpen{ReadCloser: r.Body, done: hold}
 			case mode == "sse-cut" && method == spec.MethodPing:
 				r.Body = proxyEvents(r.Body, func(n int, ev []string) []string {
 					var out []string
@@ -253,6 +258,7 @@ func proxyReference(t *testing.T, mode string) string {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hold) }) // runs first: srv.Close waits for held streams
 	return srv.URL + "/mcp"
 }
 
@@ -302,7 +308,7 @@ func proxyEvents(body io.ReadCloser, edit func(n int, ev []string) []string) io.
 }
 
 // proxyHoldOpen passes an SSE body on and then, instead of ending it,
-// holds the stream open until done (the client goes away).
+// holds the stream open until done (the test that started the proxy ends).
 type proxyHoldOpen struct {
 	io.ReadCloser
 	done <-chan struct{}
