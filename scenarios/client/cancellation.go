@@ -144,6 +144,9 @@ const (
 	caLateText         = "a late answer to a call the client gave up on (mcpcheck)"
 	// caThenTool is the scenario's tool listed after never_answers.
 	caThenTool = "then_echo"
+	// caHeldText marks an answer of echo or then_echo held until
+	// never_answers was settled.
+	caHeldText = "answered once never_answers was settled (mcpcheck)"
 )
 
 var _ = RegisterScenarios(Scenario{
@@ -189,6 +192,13 @@ var _ = RegisterScenarios(Scenario{
 			defer t.Stop()
 			select {
 			case <-settled:
+				// Marked: the check cannot tell from the recording alone
+				// that this answer followed the late one, since over HTTP
+				// the two go out on different streams, each recorded as its
+				// writer gets to it.
+				var s string
+				_ = json.Unmarshal(c.Arguments()["text"], &s)
+				return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text(s), mcp.Text(caHeldText)}}, nil
 			case <-t.C:
 			case <-c.Context().Done():
 			}
@@ -464,13 +474,19 @@ func stageNotification(c *Case, method string) (Msg, bool) {
 // then spoke again or ended cleanly. A request alone is no proof: a client
 // may send its next request before it has read what the stage sent (the
 // two cross on the wire), and only then fall over on it. When that request
-// was sent before the message does not matter: the stage answered it only
-// after, so the client had the message before it had that answer (mcp-go
-// sends its next request while its cancellation, and so the late answer,
-// is still on its way).
+// was sent does not matter (mcp-go and the TypeScript SDK send their next
+// call before their cancellation, so before the late answer), only that
+// its answer followed the message: recorded after it, or, in
+// mcpcheck-no-answer, marked as held until never_answers was settled,
+// which the stage does only after it sent its late answer (over HTTP the
+// two go out on different streams and may be recorded in either order).
 func wentOnAfter(c *Case, seq int) bool {
 	for _, r := range c.Requests("") {
-		if a, ok := c.StageAnswer(r); ok && a.Seq > seq && (c.ExitCode == 0 || clientSpokeAfter(c, a.Seq)) {
+		a, ok := c.StageAnswer(r)
+		if !ok || a.Seq <= seq && !strings.Contains(string(a.Msg.Result), caHeldText) {
+			continue
+		}
+		if c.ExitCode == 0 || clientSpokeAfter(c, max(a.Seq, seq)) {
 			return true
 		}
 	}

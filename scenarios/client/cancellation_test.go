@@ -124,3 +124,35 @@ func TestLateAnswerSaysWhatHappened(t *testing.T) {
 		t.Errorf("%s; want untestable saying %q", describe(c), want)
 	}
 }
+
+// TestLateAnswerHeldAnswerRecordedFirst: over HTTP the late answer to
+// never_answers and the answer to then_echo, held until the late one was
+// sent, go out on different streams and were recorded in either order
+// (ts-sdk-client, streamable: pass in one run, untestable in the next).
+// The held answer is marked, so the client that got it and ended cleanly
+// went on after the late answer, whichever was recorded first.
+func TestLateAnswerHeldAnswerRecordedFirst(t *testing.T) {
+	for _, held := range []bool{true, false} {
+		text := `{"type":"text","text":""}`
+		if held {
+			text += `,{"type":"text","text":"` + caHeldText + `"}`
+		}
+		evs := rec(
+			fromClient(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+			fromStage(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mcpcheck","version":"1"}}}`),
+			fromClient(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"never_answers","arguments":{}}}`),
+			fromClient(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"then_echo","arguments":{}}}`),
+			fromClient(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`),
+			fromStage(`{"jsonrpc":"2.0","id":4,"result":{"content":[`+text+`]}}`),
+			fromStage(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"`+caLateText+`"}]}}`),
+		)
+		c := judgeRecording(t, "client/cancellation/late-answer", spec.V20251125, Streamable, map[string][]stage.Event{caNoAnswerScenario: evs})
+		want := reports.Pass
+		if !held {
+			want = reports.Untestable // an answer recorded first, unmarked, may have gone out first
+		}
+		if c.Outcome != want {
+			t.Errorf("held answer marked %v: %s; want %s", held, describe(c), want)
+		}
+	}
+}
