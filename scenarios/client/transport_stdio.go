@@ -176,6 +176,7 @@ var _ = Register(
 			// offers (SIGTERM escalating to SIGKILL is what is typical).
 			anyForce := t.Version().Era() == spec.Stateless
 			n, bad, escalated, killed := 0, 0, 0, 0
+			var least time.Duration // the shortest wait before a forced termination
 			for _, c := range t.Cases() {
 				for _, conn := range trStdioEndings(c) {
 					n++
@@ -193,6 +194,11 @@ var _ = Register(
 					if conn.term || conn.kill != nil {
 						escalated++
 					}
+					if conn.force != nil && conn.first.Note == stage.NoteStdinClosed {
+						if w := conn.force.Time.Sub(conn.first.Time); least == 0 || w < least {
+							least = w
+						}
+					}
 					if conn.kill != nil && !conn.term {
 						killed++
 					}
@@ -204,7 +210,7 @@ var _ = Register(
 				}
 			}
 			if escalated > 0 {
-				t.Saw("%d connections in which the server outlived its stdin and the client escalated after waiting at least %v", escalated, trGrace)
+				t.Saw("%d connections in which the server outlived its stdin and the client escalated; the shortest wait between closing stdin and forcing termination was %v", escalated, least.Round(time.Millisecond))
 			}
 			if killed > 0 && anyForce {
 				t.Saw("%d connections in which the client killed the server without SIGTERM, a forced termination 2026-07-28 allows", killed)
