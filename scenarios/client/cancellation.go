@@ -447,8 +447,7 @@ var _ = Register(Def{
 				continue
 			}
 			n++
-			alive := clientSpokeAfter(c, note.Seq)
-			if !alive {
+			if !answeredAfter(c, note.Seq) {
 				bad++
 				t.Fail("the client goes on after a stray cancellation (it answers the stage's next requests)",
 					fmt.Sprintf("after notifications/cancelled for a request it never got, the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
@@ -493,6 +492,28 @@ func wentOnAfter(c *Case, seq int) bool {
 	return false
 }
 
+// answeredAfter reports whether the client went on after the stage's
+// notification seq: it answered a request the stage sent after it (the
+// stage goes on asking after its notifications: at the least a last
+// ping), or, when the stage sent none, it sent anything after it. A
+// message of the client recorded after the notification is no proof when
+// the stage asked something after it: the client may have sent it before
+// it read the notification, and only then fallen over (under load the
+// reference client's answered-cancel-fatal fault passed so).
+func answeredAfter(c *Case, seq int) bool {
+	asked := false
+	for _, r := range c.StageRequests() {
+		if r.Seq <= seq {
+			continue
+		}
+		asked = true
+		if _, ok := c.ClientAnswer(r); ok {
+			return true
+		}
+	}
+	return !asked && clientSpokeAfter(c, seq)
+}
+
 // clientSpokeAfter reports whether the client sent any message after seq:
 // a client the stage still asks things of goes on answering.
 func clientSpokeAfter(c *Case, seq int) bool {
@@ -517,7 +538,7 @@ var _ = Register(Def{
 				continue
 			}
 			n++
-			if !clientSpokeAfter(c, note.Seq) {
+			if !answeredAfter(c, note.Seq) {
 				bad++
 				t.Fail("the client goes on after a cancellation of a request it has already answered",
 					fmt.Sprintf("after notifications/cancelled for %s id %s, which it had answered, the client sent nothing more; it %s (%s)", req.Msg.Method, req.Msg.ID, c.Exit, c.Scenario.Name))

@@ -156,3 +156,31 @@ func TestLateAnswerHeldAnswerRecordedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelAfterAnswerNeedsAnAnswerAfterIt: a message of the client
+// recorded after the stage's cancellation is no sign it survived the
+// cancellation when the stage asked something after it and got no answer:
+// the client may have sent it before it read the cancellation. Under load
+// the reference client's answered-cancel-fatal fault passed once so. Here
+// a notification of the client crosses the cancellation; the last ping,
+// unanswered, fails it.
+func TestCancelAfterAnswerNeedsAnAnswerAfterIt(t *testing.T) {
+	base := []stage.Event{
+		fromClient(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+		fromStage(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mcpcheck","version":"1"}}}`),
+		fromClient(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`),
+		fromStage(`{"jsonrpc":"2.0","id":1,"method":"ping"}`),
+		fromClient(`{"jsonrpc":"2.0","id":1,"result":{}}`),
+		fromStage(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"mcpcheck: this crossed your answer"}}`),
+		fromClient(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`),
+		fromStage(`{"jsonrpc":"2.0","id":2,"method":"ping"}`),
+	}
+	c := judgeRecording(t, "client/cancellation/cancel-after-answer", spec.V20251125, Stdio, map[string][]stage.Event{ServerRequestsScenario: rec(append([]stage.Event(nil), base...)...)})
+	if c.Outcome != reports.Fail {
+		t.Errorf("last ping unanswered: %s; want fail", describe(c))
+	}
+	answered := append(append([]stage.Event(nil), base...), fromClient(`{"jsonrpc":"2.0","id":2,"result":{}}`))
+	if c := judgeRecording(t, "client/cancellation/cancel-after-answer", spec.V20251125, Stdio, map[string][]stage.Event{ServerRequestsScenario: rec(answered...)}); c.Outcome != reports.Pass {
+		t.Errorf("last ping answered: %s; want pass", describe(c))
+	}
+}

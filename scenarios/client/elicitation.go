@@ -211,7 +211,7 @@ var _ = Register(onlyIf(Def{
 				continue
 			}
 			n++
-			if !clientSpokeAfter(c, note.Seq) {
+			if !answeredAfter(c, note.Seq) {
 				bad++
 				t.Fail("the client goes on after the unknown completion (it answers the stage's next requests)",
 					fmt.Sprintf("after notifications/elicitation/complete for an unknown id the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
