@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/shard"
 )
@@ -198,6 +199,52 @@ func TestCensusChangedEntryIsPending(t *testing.T) {
 	for _, line := range moved(t, committed, filepath.Join(cc.out, "CENSUS.json")) {
 		if !strings.HasPrefix(line, "- servers · memory (stdio) · ") {
 			t.Errorf("moved outside the changed entry: %s", line)
+		}
+	}
+}
+
+// TestCensusMergeOfAMissingShardCarriesItsEntries: merging the reports
+// of shard 1/2 alone, beside a committed census of the whole, carries
+// shard 2's entries (marked) and moves no cell; shard 1's are fresh.
+func TestCensusMergeOfAMissingShardCarriesItsEntries(t *testing.T) {
+	dir := t.TempDir()
+	bin, _ := fakeMcpcheck(t, dir, fakeRun("server"))
+	list := writeCensusList(t, dir, "x")
+	run := func(name string, part shard.Part) censusConfig {
+		cc := censusConfig{config: config{dir: filepath.Join(dir, name), out: filepath.Join(dir, name, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
+			list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
+		var out, log bytes.Buffer
+		if err := runCensus(context.Background(), cc, part, &out, &log); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, log.String())
+		}
+		return cc
+	}
+	whole := run("whole", shard.Part{})
+	part1 := run("part1", shard.Part{K: 1, N: 2})
+	committed := filepath.Join(dir, "CENSUS.json")
+	if err := os.WriteFile(committed, mustRead(t, filepath.Join(whole.out, "CENSUS.json")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	merged := censusConfig{config: config{dir: part1.dir, out: filepath.Join(dir, "merged"), protocol: "all", matrixOnly: true}, list: list}
+	regenerate(t, merged)
+	if m := moved(t, committed, filepath.Join(merged.out, "CENSUS.json")); len(m) > 0 {
+		t.Errorf("%d cells moved:\n%s", len(m), strings.Join(m, "\n"))
+	}
+	l, err := readCensus(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := map[string]bool{}
+	entries, _ := selectCensus(l, "", shard.Part{K: 1, N: 2})
+	for _, e := range entries {
+		fresh[e.id] = true
+	}
+	for _, r := range readCensusDoc(t, filepath.Join(merged.out, "CENSUS.json")).Entries {
+		if r.Status == "needs-credential" {
+			continue
+		}
+		if carried := r.Carried != ""; carried == fresh[r.ID] {
+			t.Errorf("%s: carried %q, fresh report in the merged cache: %v", r.ID, r.Carried, fresh[r.ID])
 		}
 	}
 }

@@ -305,6 +305,22 @@ func TestCensusShardsMergeIntoTheUnshardedMatrix(t *testing.T) {
 			}
 		}
 	}
+	// A committed census beside the list whose rows are stale: the
+	// shards' fresh reports replace every one of them, none is carried.
+	var stale censusDoc
+	if err := json.Unmarshal(mustRead(t, filepath.Join(whole.out, "CENSUS.json")), &stale); err != nil {
+		t.Fatal(err)
+	}
+	for i := range stale.Entries {
+		stale.Entries[i].Judged, stale.Entries[i].Verdict = "a stale mcpcheck", "pass"
+	}
+	b, err := json.Marshal(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CENSUS.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, log bytes.Buffer
 	if err := runCensus(context.Background(), merged, shard.Part{}, &out, &log); err != nil {
 		t.Fatal(err)
