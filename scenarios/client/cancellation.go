@@ -287,6 +287,15 @@ func caCalls(c *Case, tool string) []caCall {
 	return out
 }
 
+// caWentOnWords says, for a reason, that the client made other requests
+// while call was open ("" when it did not).
+func caWentOnWords(cc caCall) string {
+	if cc.movedOn {
+		return "made other requests and "
+	}
+	return ""
+}
+
 // caLeftBefore reports whether the client ended the connection of call
 // (closed the server's stdin, exited) before event seq.
 func caLeftBefore(c *Case, call Msg, seq int) bool {
@@ -348,7 +357,7 @@ var _ = Register(
 						n++
 						bad++
 						t.Fail("notifications/cancelled for the request the client gave up on",
-							fmt.Sprintf("the client gave up on tools/call never_answers (id %s) without cancelling it; it %s (%s)", cc.call.Msg.ID, c.Exit, c.Scenario.Name))
+							fmt.Sprintf("the client gave up on tools/call never_answers (id %s) without cancelling it; it %s%s (%s)", cc.call.Msg.ID, caWentOnWords(cc), c.Exit, c.Scenario.Name))
 					}
 				}
 			}
