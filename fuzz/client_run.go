@@ -191,6 +191,11 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 	// pingLate and overtime say the ping's wait and the run's deadline
 	// have each been given their confirmation window (hangConfirm).
 	pingLate, overtime := false, false
+	// samples and busy count the memory samples of the ping's
+	// confirmation window and those that found the client running or
+	// waiting for a CPU (computing); pingBusy says the run's deadline,
+	// not the ping, judges a client that was (see computing).
+	samples, busy, pingBusy := 0, 0, false
 	var verdict *Observation
 	exited := false
 loop:
@@ -205,15 +210,21 @@ loop:
 		case now := <-watch.C:
 			if now.Sub(lastMem) >= memoryEvery {
 				lastMem = now
-				rss := groupRSS(proc.Pid())
+				rss, running := groupStat(proc.Pid())
 				run.peakRSS = max(run.peakRSS, rss)
+				if pingLate {
+					samples++
+					if running {
+						busy++
+					}
+				}
 				if lim.maxRSS > 0 && rss > lim.maxRSS {
 					verdict = &Observation{Kind: reports.FindingCrash, Check: "resource/memory",
 						Message: fmt.Sprintf("the client's processes grew to %.0f MiB of resident memory, over the bound of %.0f MiB; mcpcheck killed them", mib(rss), mib(lim.maxRSS))}
 					break loop
 				}
 			}
-			if _, at := pl.state(); !at.IsZero() && !probeAnswered {
+			if _, at := pl.state(); !at.IsZero() && !probeAnswered && !pingBusy {
 				switch pingOverdue(now.Sub(at), lim.wait, pingLate, answeredProbe(rec.Events())) {
 				case pingAnswered:
 					probeAnswered = true
@@ -222,6 +233,14 @@ loop:
 						sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client answered the ping %v after it was sent, later than the wait of %v: slow, or starved by a busy machine, but not hung", now.Sub(at).Round(time.Millisecond), lim.wait))
 					}
 				case pingHung:
+					if computing(samples, busy) && now.Before(deadline) {
+						// Not blocked: computing, or starved by a busy
+						// machine. A client that never answers is still
+						// judged, by the run's deadline.
+						pingBusy = true
+						sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v, but the client was running or waiting for a CPU in %d of %d samples since: computing or starved, not blocked; its deadline judges it", lim.wait+hangConfirm(lim.wait), busy, samples))
+						break
+					}
 					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v (and %v more to confirm it), and is still running", lim.wait, hangConfirm(lim.wait)))
 					break loop
 				case pingSuspect:
@@ -394,6 +413,14 @@ func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
 		return pingSuspect
 	}
 	return pingWaiting
+}
+
+// computing reports whether a client whose ping is overdue was running
+// or waiting for a CPU (busy) in at least half of the samples of the
+// confirmation window: a blocked client (the hang the ping finds) sleeps
+// in nearly all of them, a starved or computing one seldom does.
+func computing(samples, busy int) bool {
+	return samples >= 3 && 2*busy >= samples
 }
 
 // pingVerdict is the hang of a client that leaves the liveness ping

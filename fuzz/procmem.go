@@ -43,12 +43,20 @@ func procMemory() (rss, peak uint64) {
 // their own, with whatever they start), read from /proc/N/stat; 0 where
 // the system has no /proc.
 func groupRSS(pgid int) uint64 {
+	rss, _ := groupStat(pgid)
+	return rss
+}
+
+// groupStat returns groupRSS and whether any process of the group is
+// running or waiting for a CPU (state R in /proc/N/stat): a client that
+// computes, or that a busy machine starves, rather than one blocked
+// waiting for input. false where the system has no /proc.
+func groupStat(pgid int) (rss uint64, running bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	page := uint64(os.Getpagesize())
-	var sum uint64
 	for _, e := range ents {
 		name := e.Name()
 		if name == "" || name[0] < '0' || name[0] > '9' {
@@ -71,9 +79,12 @@ func groupRSS(pgid int) uint64 {
 		if g, err := strconv.Atoi(string(f[2])); err != nil || g != pgid {
 			continue
 		}
+		if string(f[0]) == "R" {
+			running = true
+		}
 		if n, err := strconv.ParseUint(string(f[21]), 10, 64); err == nil {
-			sum += n * page
+			rss += n * page
 		}
 	}
-	return sum
+	return rss, running
 }
