@@ -88,6 +88,10 @@ func (a arrival) Received(f wire.Frame) {
 	b := c.encodeAnswer(f)
 	c.mu.Lock()
 	c.early[key] = b
+	// Handed out now, before the answer goes out: a server that acts on
+	// the answer (serves a call it held) can get that result to Recv
+	// before this frame is queued, and the request must already show.
+	c.keepRequest(f, b)
 	c.mu.Unlock()
 	if b != nil {
 		go c.sendAnswer(context.Background(), f, b)

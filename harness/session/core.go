@@ -268,19 +268,28 @@ func (c *core) Recv(ctx context.Context) (wire.Frame, error) {
 			ans, early := c.early[key]
 			delete(c.early, key)
 			c.mu.Unlock()
-			if !early && c.answer != nil {
+			if early {
+				break // kept when it was answered, on arrival
+			}
+			if c.answer != nil {
 				ans = c.answer(ctx, f)
 			}
 			c.mu.Lock()
-			if len(c.requests) < c.cfg.MaxKept && c.room(f) {
-				c.requests = append(c.requests, ServerRequest{Frame: f, Answer: ans})
-			} else {
-				c.dropped++
-			}
+			c.keepRequest(f, ans)
 			c.mu.Unlock()
 		}
 	}
 	return f, nil
+}
+
+// keepRequest keeps the server request f and its answer for
+// ServerRequests, within the session's bounds. c.mu is held.
+func (c *core) keepRequest(f wire.Frame, ans []byte) {
+	if len(c.requests) < c.cfg.MaxKept && c.room(f) {
+		c.requests = append(c.requests, ServerRequest{Frame: f, Answer: ans})
+	} else {
+		c.dropped++
+	}
 }
 
 // noteAnswer counts a response as the answer to the request of the
