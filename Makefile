@@ -18,9 +18,14 @@ run:
 	$(GO) run ./cmd/mcpcheck
 
 # The test command CI runs: formatting, vet, and every test under the race
-# detector (the slow tier's tests say they skip; see test-slow).
+# detector (the slow tier's tests say they skip; see test-slow). The
+# packages' tests mostly wait on the processes and servers they start, so
+# TEST_P (default 4) packages run at once, not go test's GOMAXPROCS (two
+# on a 2-core runner, which left a core idle about half the time); no test
+# depends on the machine's load, so the busier machine changes no verdict.
+TEST_P ?= 4
 test: lint
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -p $(TEST_P) -timeout 30m $(PKGS)
 
 # The quick inner loop, not a substitute for make test: every package
 # under the race detector with -short, which skips the tests that build
