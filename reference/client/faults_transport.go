@@ -33,10 +33,11 @@ const (
 	FaultStderrIsFatal     = "stderr-is-fatal"
 	FaultStdioSigtermFirst = "stdio-sigterm-first"
 	FaultStdioNoWait       = "stdio-sigterm-without-wait"
+	FaultStdioKillNoWait   = "stdio-sigkill-without-wait"
 )
 
 func init() {
-	registerFaults([]string{FaultSSERetryIgnored, FaultSSEIDsIgnored, FaultJSONAnswersUnread, FaultStderrIsFatal, FaultStdioSigtermFirst, FaultStdioNoWait},
+	registerFaults([]string{FaultSSERetryIgnored, FaultSSEIDsIgnored, FaultJSONAnswersUnread, FaultStderrIsFatal, FaultStdioSigtermFirst, FaultStdioNoWait, FaultStdioKillNoWait},
 		Fault{Name: "post-accept-json-only", Requirement: "transport-http.post.accept-both-types", Description: "POSTs carry Accept: application/json, without text/event-stream",
 			RewriteHTTP: func(r *http.Request) {
 				if r.Method == http.MethodPost {
@@ -142,6 +143,7 @@ func init() {
 		Fault{Name: FaultStderrIsFatal, Requirement: "transport-stdio.stderr.not-an-error-signal", Description: "the client gives up (exits with status 1) as soon as the server writes to stderr"},
 		Fault{Name: FaultStdioSigtermFirst, Requirement: "transport-stdio.shutdown.client-closes-stdin-first", Description: "at shutdown the client sends SIGTERM to the server before it closes the server's stdin"},
 		Fault{Name: FaultStdioNoWait, Requirement: "transport-stdio.shutdown.client-closes-stdin-first", Description: "at shutdown the client sends SIGTERM to the server as soon as it has closed the server's stdin, without waiting for it to exit"},
+		Fault{Name: FaultStdioKillNoWait, Requirement: "transport-stdio.shutdown.client-closes-stdin-first", Description: "at shutdown the client sends SIGKILL to the server as soon as it has sent SIGTERM, without waiting for it to exit"},
 	)
 }
 
@@ -216,6 +218,9 @@ func ApplyStdioFaults(names []string, o *transport.StdioOptions, giveUp func()) 
 	}
 	if on[FaultStdioNoWait] {
 		o.SigtermWithoutWait = true
+	}
+	if on[FaultStdioKillNoWait] {
+		o.SigkillWithoutWait = true
 	}
 }
 

@@ -41,6 +41,13 @@ func TestShutdownOrders(t *testing.T) {
 		{"the server exits once stdin closes, its relay recorded as dropped after", spec.V20251125, []stage.Event{list(), closed, exited(time.Millisecond), kill(2 * time.Millisecond), clientExit(10 * time.Millisecond)}, reports.Pass, ""},
 		{"a wait, SIGTERM, the server exits", spec.V20251125, []stage.Event{list(), closed, stays, term(2 * time.Second), exited(2010 * time.Millisecond), clientExit(2020 * time.Millisecond)}, reports.Pass, ""},
 		{"a wait, SIGTERM, a wait, SIGKILL", spec.V20251125, []stage.Event{list(), closed, stays, term(2 * time.Second), kill(4 * time.Second), clientExit(4010 * time.Millisecond)}, reports.Pass, ""},
+		{"a wait, SIGTERM, SIGKILL at once", spec.V20251125, []stage.Event{list(), closed, stays, term(2 * time.Second), kill(2003 * time.Millisecond), clientExit(2010 * time.Millisecond)}, reports.Warn,
+			"the client killed the server (SIGKILL) 3ms after it sent a signal (terminated), without waiting for it to exit"},
+		{"a wait, SIGTERM, SIGKILL at once: 2026-07-28 asks for no wait between", spec.V20260728, []stage.Event{list(), closed, stays, term(2 * time.Second), kill(2003 * time.Millisecond), clientExit(2010 * time.Millisecond)}, reports.Pass, ""},
+		{"SIGTERM at once, reported before the close", spec.V20251125, []stage.Event{list(), term(0), note(stage.NoteStdinClosed, 2*time.Millisecond, ""), stays, clientExit(2010 * time.Millisecond)}, reports.Warn,
+			"the client sent the server a signal (terminated) and closed the server's stdin within 2ms of each other, without waiting for the server to exit in between"},
+		{"SIGTERM first, a wait, then the close", spec.V20251125, []stage.Event{list(), term(0), note(stage.NoteStdinClosed, 2*time.Second, ""), clientExit(2010 * time.Millisecond)}, reports.Warn,
+			"the client sent the server a signal (terminated) before the server saw its stdin close"},
 		{"SIGTERM at once", spec.V20251125, []stage.Event{list(), closed, stays, term(3 * time.Millisecond), kill(2 * time.Second), clientExit(2010 * time.Millisecond)}, reports.Warn,
 			"the client sent the server a signal (terminated) 3ms after closing the server's stdin, without waiting for it to exit"},
 		{"SIGTERM at once, the server exiting meanwhile", spec.V20251125, []stage.Event{list(), closed, exited(time.Millisecond), term(2 * time.Millisecond), clientExit(10 * time.Millisecond)}, reports.Warn,
@@ -48,7 +55,7 @@ func TestShutdownOrders(t *testing.T) {
 		{"SIGKILL at once", spec.V20260728, []stage.Event{list(), closed, stays, kill(time.Millisecond), clientExit(10 * time.Millisecond)}, reports.Warn,
 			"the client killed the server 1ms after closing the server's stdin"},
 		{"a wait, then SIGKILL: 2025-11-25 asks for SIGTERM first", spec.V20251125, []stage.Event{list(), closed, stays, kill(2 * time.Second), clientExit(2010 * time.Millisecond)}, reports.Warn,
-			"without SIGTERM first"},
+			"without a SIGTERM first that the server got to act on"},
 		{"a wait, then SIGKILL: 2026-07-28 allows any forced termination", spec.V20260728, []stage.Event{list(), closed, stays, kill(2 * time.Second), clientExit(2010 * time.Millisecond)}, reports.Pass, ""},
 	} {
 		evs := rec(tc.events...)

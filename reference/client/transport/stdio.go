@@ -38,6 +38,11 @@ type StdioOptions struct {
 	// closed stdin, without waiting for the server to exit. Leave it
 	// false.
 	SigtermWithoutWait bool
+	// SigkillWithoutWait is a fault switch of the reference client
+	// (stdio-sigkill-without-wait): Close sends SIGKILL as soon as it has
+	// sent SIGTERM, without waiting for the server to exit. Leave it
+	// false.
+	SigkillWithoutWait bool
 }
 
 // Stdio runs an MCP server as a child process in its own process group and
@@ -56,6 +61,8 @@ type Stdio struct {
 	sigtermFirst bool
 	// sigtermWithoutWait is StdioOptions.SigtermWithoutWait.
 	sigtermWithoutWait bool
+	// sigkillWithoutWait is StdioOptions.SigkillWithoutWait.
+	sigkillWithoutWait bool
 
 	exited   chan struct{} // closed when Wait returned
 	stdout   *os.File
@@ -140,6 +147,7 @@ func StartStdio(ctx context.Context, o StdioOptions) (*Stdio, error) {
 	}
 	s.sigtermFirst = o.SigtermFirst
 	s.sigtermWithoutWait = o.SigtermWithoutWait
+	s.sigkillWithoutWait = o.SigkillWithoutWait
 	go func() {
 		defer close(s.errDone)
 		_, _ = io.Copy(stderr, errR)
@@ -281,11 +289,13 @@ func (s *Stdio) Close() error {
 			t.Reset(s.grace)
 		}
 		signalGroup(s.cmd, false)
-		select {
-		case <-s.exited:
-			s.closeErr = errors.New("transport: the server did not exit when its stdin closed; it stopped after SIGTERM")
-			return
-		case <-t.C:
+		if !s.sigkillWithoutWait {
+			select {
+			case <-s.exited:
+				s.closeErr = errors.New("transport: the server did not exit when its stdin closed; it stopped after SIGTERM")
+				return
+			case <-t.C:
+			}
 		}
 		signalGroup(s.cmd, true)
 		<-s.exited
