@@ -167,3 +167,51 @@ func TestPingOverdueGivesTheConfirmationWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestComputingTargetIsNotAHang: a stdio target that computes past the
+// liveness wait and its confirmation window (spin-unknown spins a CPU for
+// spinFor before it answers) is running all along, so it is waited for
+// (up to maxBusyConfirm) and not called hung; one that blocks on the same
+// request (hang-unknown) is still a hang. The waits are short against
+// spinFor so that the spin outlasts the confirmation window.
+func TestComputingTargetIsNotAHang(t *testing.T) {
+	t.Parallel()
+	v := spec.V20250618
+	const wait = 300 * time.Millisecond
+	if spinFor <= wait+hangConfirm(wait) || spinFor >= wait+maxBusyConfirm(wait) {
+		t.Fatalf("spinFor %v must outlast the confirmation window (%v) and end within the busy bound (%v)", spinFor, wait+hangConfirm(wait), wait+maxBusyConfirm(wait))
+	}
+	in := Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"spin-1","method":"mcpcheck/no-such-method"}` + "\n")}}
+	for _, tc := range []struct {
+		fault string
+		hang  bool
+	}{{"spin-unknown", false}, {"hang-unknown", true}} {
+		t.Run(tc.fault, func(t *testing.T) {
+			s, err := openSession(context.Background(), helperTarget(t, v, tc.fault), v, wait, 0, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			out := s.exec(in)
+			var hangs []Observation
+			for _, o := range out.obs {
+				if o.Kind == reports.FindingHang {
+					hangs = append(hangs, o)
+				}
+			}
+			notes := transcriptNotes(s)
+			if tc.hang {
+				if len(hangs) != 1 || !out.dead {
+					t.Fatalf("a target blocked on the request: want one hang, got %+v (dead %v); notes:\n%s", out.obs, out.dead, notes)
+				}
+				return
+			}
+			if len(hangs) > 0 || out.dead {
+				t.Fatalf("a target computing past the wait was called hung: %+v (dead %v); notes:\n%s", hangs, out.dead, notes)
+			}
+			if !out.slow || !strings.Contains(notes, "computing or starved") {
+				t.Errorf("the exec did not say the target was late but computing (slow %v); notes:\n%s", out.slow, notes)
+			}
+		})
+	}
+}

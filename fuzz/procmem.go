@@ -47,8 +47,8 @@ func groupRSS(pgid int) uint64 {
 	return rss
 }
 
-// groupStat returns groupRSS and whether any process of the group is
-// running or waiting for a CPU (state R in /proc/N/stat): a client that
+// groupStat returns groupRSS and whether any thread of a process of the
+// group is running or waiting for a CPU (state R): a client that
 // computes, or that a busy machine starves, rather than one blocked
 // waiting for input. false where the system has no /proc.
 func groupStat(pgid int) (rss uint64, running bool) {
@@ -79,12 +79,36 @@ func groupStat(pgid int) (rss uint64, running bool) {
 		if g, err := strconv.Atoi(string(f[2])); err != nil || g != pgid {
 			continue
 		}
-		if string(f[0]) == "R" {
-			running = true
+		if !running {
+			running = groupRunning(name, f[0])
 		}
 		if n, err := strconv.ParseUint(string(f[21]), 10, 64); err == nil {
 			rss += n * page
 		}
 	}
 	return rss, running
+}
+
+// groupRunning reports whether process pid (whose /proc/N/stat state is
+// state) has a thread running or waiting for a CPU: /proc/N/stat shows
+// the main thread only, and a Go or Node program computes on others.
+func groupRunning(pid string, state []byte) bool {
+	if string(state) == "R" {
+		return true
+	}
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/" + pid + "/task/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i >= 0 && i+3 < len(b) && b[i+2] == 'R' {
+			return true
+		}
+	}
+	return false
 }

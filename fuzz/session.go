@@ -361,7 +361,11 @@ func (s *session) exec(in Input) (out execOutcome) {
 	// unanswered; the probe then gets the confirmation window (see
 	// hangConfirm) before the exec is called a hang.
 	var suspected time.Time
+	// sampler watches a stdio target from then on (busySampler).
+	var sampler *busySampler
+	busyNoted := false
 	defer func() {
+		sampler.Stop()
 		if !suspected.IsZero() && !out.dead {
 			out.slow = true
 			s.note(fmt.Sprintf("the target answered %v after the liveness wait of %v ran out: slow, or starved by a busy machine, but not hung", time.Since(suspected).Round(time.Millisecond), s.wait))
@@ -494,7 +498,17 @@ func (s *session) exec(in Input) (out execOutcome) {
 				// exec is called a hang.
 				suspected = time.Now()
 				deadline = suspected.Add(hangConfirm(s.wait))
+				sampler = sampleBusy(s.conn)
 				s.note(fmt.Sprintf("no answer to the liveness probe within %v; waiting %v more before calling it a hang", s.wait, hangConfirm(s.wait)))
+				continue
+			}
+			if busy, k, n := sampler.computing(); busy && time.Since(suspected) < maxBusyConfirm(s.wait) {
+				// Not blocked: computing, or starved by a busy machine.
+				if !busyNoted {
+					busyNoted = true
+					s.note(fmt.Sprintf("no answer to the liveness probe within %v and %v more, but the target was running or waiting for a CPU in %d of %d samples: computing or starved, not blocked; waiting up to %v in all before calling it a hang", s.wait, hangConfirm(s.wait), k, n, maxBusyConfirm(s.wait)))
+				}
+				deadline = time.Now().Add(hangConfirm(s.wait))
 				continue
 			}
 			what := waited.String()
@@ -502,6 +516,9 @@ func (s *session) exec(in Input) (out execOutcome) {
 				what += " (a fresh instance's start-up allowance: it said nothing at all)"
 			} else if !suspected.IsZero() {
 				what += " and " + hangConfirm(s.wait).String() + " more to confirm it"
+				if busyNoted {
+					what = s.wait.String() + " and " + time.Since(suspected).Round(time.Millisecond).String() + " more, running or waiting for a CPU all along (a loop that does not end, or a machine too busy to tell)"
+				}
 			}
 			s.note("no answer to the liveness probe within " + what)
 			out.obs = append(out.obs, hangObservation(s.v, what))

@@ -88,11 +88,16 @@ func echo() {
 	}
 }
 
+// spinFor is how long the spin-unknown fault computes.
+const spinFor = 2500 * time.Millisecond
+
 // serve is a small, careful MCP server of version v. Faults:
 //
 //	panic-nul       panics on a line containing a NUL byte
 //	exit-garbage    exits with status 3 on a line that is not JSON
 //	hang-unknown    stops reading after a request for an unknown method
+//	spin-unknown    computes (spins a CPU) for spinFor before it answers a
+//	                request for an unknown method: busy, not hung
 //	both-on-ping    answers ping with both result and error
 //	banner          writes a non-JSON line to stdout after initialize
 //	late-both       holds its answer to tools/call, which has both result and
@@ -288,6 +293,11 @@ func handle(v spec.Version, fault string, l []byte) [][]byte {
 	}
 	if fault == "hang-unknown" && !knownAnywhere(m.Method) {
 		return [][]byte{[]byte("hang")}
+	}
+	if fault == "spin-unknown" && !knownAnywhere(m.Method) {
+		for end := time.Now().Add(spinFor); time.Now().Before(end); {
+			// computing: the process stays runnable all along
+		}
 	}
 	if fault == "banner" {
 		return [][]byte{[]byte("server ready!"), errorReply(&id, jsonrpc.MethodNotFound, "method not found")}

@@ -1,0 +1,87 @@
+package fuzz
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// grouped is a Conn whose target runs in a process group of its own
+// (stdio targets), which lets a campaign look at what the target does
+// while it waits for an answer (busySampler).
+type grouped interface{ processGroup() int }
+
+func (c *execConn) processGroup() int {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid // Setpgid: the group is the process's own
+}
+
+func (h *harnessConn) processGroup() int { return h.c.Process.Pid() }
+
+// busySampler samples, every busyEvery, whether a target's process
+// group is running or waiting for a CPU (groupStat), so that a target
+// that is computing, or starved by a busy machine, is told from one that
+// is blocked (hung) when its liveness probe is overdue. A nil
+// busySampler (an HTTP target) knows nothing and judges nothing.
+type busySampler struct {
+	samples, busy atomic.Int32
+	stop          chan struct{}
+	once          sync.Once
+}
+
+// sampleBusy starts sampling c's process group; nil when c has none.
+func sampleBusy(c Conn) *busySampler {
+	g, ok := c.(grouped)
+	if !ok {
+		return nil
+	}
+	pg := g.processGroup()
+	if pg <= 0 {
+		return nil
+	}
+	b := &busySampler{stop: make(chan struct{})}
+	go func() {
+		t := time.NewTicker(busyEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-b.stop:
+				return
+			case <-t.C:
+				_, running := groupStat(pg)
+				b.samples.Add(1)
+				if running {
+					b.busy.Add(1)
+				}
+			}
+		}
+	}()
+	return b
+}
+
+// Stop ends the sampling; safe on nil and more than once.
+func (b *busySampler) Stop() {
+	if b != nil {
+		b.once.Do(func() { close(b.stop) })
+	}
+}
+
+// computing is computing over the samples so far; false for nil.
+func (b *busySampler) computing() (bool, int, int) {
+	if b == nil {
+		return false, 0, 0
+	}
+	n, k := int(b.samples.Load()), int(b.busy.Load())
+	return computing(n, k), k, n
+}
+
+// busyEvery is how often a busySampler looks: a confirmation window
+// (hangConfirm of a wait of at least 100 ms) holds several samples.
+const busyEvery = 50 * time.Millisecond
+
+// maxBusyConfirm bounds how long past the liveness wait a target that is
+// computing keeps being waited for: a loop that never ends is still a
+// hang, found later.
+func maxBusyConfirm(wait time.Duration) time.Duration { return 4 * hangConfirm(wait) }
