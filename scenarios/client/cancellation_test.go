@@ -87,6 +87,8 @@ func TestCancelAfterAnswerSaysWhatHappened(t *testing.T) {
 		{"no request to serve (Gemini CLI)", rec(initialize, result, initialized,
 			fromClient(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), fromStage(`{"jsonrpc":"2.0","id":1,"result":{}}`)),
 			"the stage sent no ping to answer: it pings while serving the client's first request after initialization other than ping, and the client made none (its requests: initialize, ping; it exited with status 0)", "did not answer"},
+		{"initialize only, then a signal (Gemini CLI 0.61.0 in the census)", rec(initialize, result),
+			"the stage sent no ping to answer: it pings while serving the client's first request after initialization other than ping, and the client made none (its requests: initialize; it exited with status 0)", "did not answer"},
 		{"ping unanswered", rec(initialize, result, initialized, list, ping, cancel),
 			"the client did not answer the stage's ping (id 1), so there was no answer for a cancellation to cross", ""},
 		{"answered after the cancellation", rec(initialize, result, initialized, list, ping, cancel, pong),
