@@ -88,3 +88,37 @@ func TestCachingJitterIsNeverFixed(t *testing.T) {
 		}
 	}
 }
+
+// TestTTLPacingToleratesDelays: delays on the way only add to the gaps a
+// TTL-paced client leaves, so one gap in three pushed late by a busy
+// machine (make test at -p 4 saw the poll-at-ttl proof pass on such a
+// run) leaves the run paced; gaps that come earlier than the TTL, or
+// later than delays explain on two in three, are not paced; in between
+// the run is undecided.
+func TestTTLPacingToleratesDelays(t *testing.T) {
+	const ttl = 500 * time.Millisecond
+	run := func(gaps ...time.Duration) []cachingRefetch {
+		var r []cachingRefetch
+		for _, g := range gaps {
+			r = append(r, cachingRefetch{gap: g, ttl: ttl})
+		}
+		return r
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	for _, tc := range []struct {
+		name             string
+		run              []cachingRefetch
+		paced, undecided bool
+	}{
+		{"at the TTL", run(ms(510), ms(520), ms(505)), true, false},
+		{"one gap in three delayed", run(ms(510), ms(1900), ms(505)), true, false},
+		{"one gap earlier than the TTL", run(ms(510), ms(300), ms(505)), false, false},
+		{"at twice the TTL", run(ms(1000), ms(1010), ms(990)), false, false},
+		{"two in three a little late", run(ms(510), ms(760), ms(770)), false, true},
+		{"no TTL", []cachingRefetch{{gap: ms(500), ttl: -1}, {gap: ms(500), ttl: -1}, {gap: ms(500), ttl: -1}}, false, false},
+	} {
+		if paced, undecided := cachingTTLPaced(tc.run); paced != tc.paced || undecided != tc.undecided {
+			t.Errorf("%s: paced %v undecided %v, want %v %v", tc.name, paced, undecided, tc.paced, tc.undecided)
+		}
+	}
+}

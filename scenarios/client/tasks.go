@@ -567,6 +567,12 @@ type tkClientTask struct {
 	created Msg
 	poll    int64
 	ops     []tkOp
+	// callCancelled says the client cancelled the tools/call that created
+	// the task (notifications/cancelled naming it): the cancelling side
+	// ignores a later answer, so a client that gave up on the call before
+	// it learnt of the task owes the task nothing (client/cancellation
+	// judges a notification sent for a task the client knew of).
+	callCancelled bool
 }
 
 // tkClientTasks returns the tasks the client created in c, in order.
@@ -596,7 +602,7 @@ func tkClientTasks(c *Case) []*tkClientTask {
 				Name string `json:"name"`
 			}
 			_ = json.Unmarshal(m.Msg.Params, &p)
-			t := &tkClientTask{id: id, tool: p.Name, call: m, created: ans}
+			t := &tkClientTask{id: id, tool: p.Name, call: m, created: ans, callCancelled: cancelled[c.Session(m)+"|"+m.Msg.ID.String()]}
 			t.poll, _ = w.Poll()
 			byID[id] = t
 			out = append(out, t)
@@ -903,7 +909,12 @@ var _ = Register(
 			{Fault: "abandon-after-result-timeout", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			judged := 0
+			abandoned := 0
 			tkEachTask(t, func(c *Case, task *tkClientTask) {
+				if task.callCancelled {
+					abandoned++
+					return
+				}
 				judged++
 				last := task.created
 				if len(task.ops) > 0 {
@@ -960,6 +971,9 @@ var _ = Register(
 				t.Violation("tasks.poll.until-terminal-or-input", "the requestor polls its task until it is completed, failed or cancelled, or needs input",
 					fmt.Sprintf("task %s (%s): the client stopped asking about it while it was %s (%d requests about the task) (%s)", task.id, task.tool, status, len(task.ops), c.Scenario.Name))
 			})
+			if abandoned > 0 {
+				t.Saw("%d tasks not judged: the client cancelled the tools/call that created them", abandoned)
+			}
 			if judged == 0 {
 				t.NeedAction(false, "call "+tkRequired.name+" as a task and follow it")
 				return
@@ -978,8 +992,8 @@ var _ = Register(
 		Body: func(t *T) {
 			bad := 0
 			n := tkEachTask(t, func(c *Case, task *tkClientTask) {
-				if len(task.ops) > 0 {
-					return
+				if len(task.ops) > 0 || task.callCancelled {
+					return // asked about, or given up with the call that made it
 				}
 				// Never asked about: a client that went on at once abandoned
 				// the task (client/tasks/keeps-polling); one that sat silent
