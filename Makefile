@@ -47,8 +47,8 @@ test-short:
 # official suite's own judgement of the reference client's authorization
 # (fifteen Node runs, when the lab is installed); make test keeps the
 # client suite's authorization proofs on the reference client.
-SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient)$$
-SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios
+SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient|TestQuietProofs)$$
+SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios ./scenarios/client
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
+	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 )
 
 var (
@@ -128,7 +129,7 @@ func newestVersion(d Def) spec.Version {
 	return ""
 }
 
-// TestProofs runs every proof: the check against the reference client with
+// TestProofs runs every proof but the quiet ones (TestQuietProofs): the check against the reference client with
 // the fault switch on gives the outcome the proof expects. A proof listed
 // in proofScenariosFile is run first on the scenario listed there, where
 // its fault shows (one launch of the client instead of every scenario its
@@ -136,11 +137,26 @@ func newestVersion(d Def) spec.Version {
 // them, as every other proof is.
 func TestProofs(t *testing.T) {
 	t.Parallel()
+	runProofs(t, false)
+}
+
+// TestQuietProofs runs the proofs that hold only on a quiet machine
+// (Proof.Quiet), in the slow tier, where nothing else runs beside them.
+func TestQuietProofs(t *testing.T) {
+	sharedtest.SlowTier(t)
+	runProofs(t, true)
+}
+
+// runProofs runs every proof whose Quiet is quiet, each as a subtest.
+func runProofs(t *testing.T, quiet bool) {
 	mcpcheckBinary(t)
 	hints := proofScenarios(t)
 	for _, d := range Checks() {
 		for i, p := range d.Proofs {
 			d, p := d, p
+			if p.Quiet != quiet {
+				continue
+			}
 			v, tr := proofSetting(d, p)
 			t.Run(fmt.Sprintf("%s/%d-%s", d.ID, i, p.Fault), func(t *testing.T) {
 				t.Parallel()
