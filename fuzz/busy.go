@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,7 +69,8 @@ func (b *busySampler) Stop() {
 	}
 }
 
-// computing is computing over the samples so far; false for nil.
+// computing is computing over the samples so far; false for nil (no
+// process to look at: judged as before).
 func (b *busySampler) computing() (bool, int, int) {
 	if b == nil {
 		return false, 0, 0
@@ -80,6 +82,14 @@ func (b *busySampler) computing() (bool, int, int) {
 // busyEvery is how often a busySampler looks: a confirmation window
 // (hangConfirm of a wait of at least 100 ms) holds several samples.
 const busyEvery = 50 * time.Millisecond
+
+// busyWhy says why computing held for busy of samples, for the notes.
+func busyWhy(busy, samples int) string {
+	if samples < 3 {
+		return fmt.Sprintf("mcpcheck could look at it only %d times (its own process starved by a busy machine)", samples)
+	}
+	return fmt.Sprintf("it was running or waiting for a CPU in %d of %d samples: computing or starved, not blocked", busy, samples)
+}
 
 // maxBusyConfirm bounds how long past the liveness wait a target that is
 // computing keeps being waited for: a loop that never ends is still a

@@ -238,7 +238,7 @@ loop:
 						// machine. A client that never answers is still
 						// judged, by the run's deadline.
 						pingBusy = true
-						sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v, but the client was running or waiting for a CPU in %d of %d samples since: computing or starved, not blocked; its deadline judges it", lim.wait+hangConfirm(lim.wait), busy, samples))
+						sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v, but %s; its deadline judges it", lim.wait+hangConfirm(lim.wait), busyWhy(busy, samples)))
 						break
 					}
 					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v (and %v more to confirm it), and is still running", lim.wait, hangConfirm(lim.wait)))
@@ -415,12 +415,13 @@ func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
 	return pingWaiting
 }
 
-// computing reports whether a client whose ping is overdue was running
-// or waiting for a CPU (busy) in at least half of the samples of the
-// confirmation window: a blocked client (the hang the ping finds) sleeps
-// in nearly all of them, a starved or computing one seldom does.
+// computing reports whether a peer whose answer is overdue may still be
+// working: it was running or waiting for a CPU (busy) in at least half of
+// the samples of the confirmation window, or mcpcheck took fewer than
+// three samples (its own process starved: it could not look). A blocked
+// peer (the hang a probe finds) sleeps in nearly all of three or more.
 func computing(samples, busy int) bool {
-	return samples >= 3 && 2*busy >= samples
+	return samples < 3 || 2*busy >= samples
 }
 
 // pingVerdict is the hang of a client that leaves the liveness ping

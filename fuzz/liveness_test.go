@@ -209,7 +209,7 @@ func TestComputingTargetIsNotAHang(t *testing.T) {
 			if len(hangs) > 0 || out.dead {
 				t.Fatalf("a target computing past the wait was called hung: %+v (dead %v); notes:\n%s", hangs, out.dead, notes)
 			}
-			if !out.slow || !strings.Contains(notes, "computing or starved") {
+			if !out.slow || !strings.Contains(notes, "waiting up to") {
 				t.Errorf("the exec did not say the target was late but computing (slow %v); notes:\n%s", out.slow, notes)
 			}
 		})

@@ -506,7 +506,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 				// Not blocked: computing, or starved by a busy machine.
 				if !busyNoted {
 					busyNoted = true
-					s.note(fmt.Sprintf("no answer to the liveness probe within %v and %v more, but the target was running or waiting for a CPU in %d of %d samples: computing or starved, not blocked; waiting up to %v in all before calling it a hang", s.wait, hangConfirm(s.wait), k, n, maxBusyConfirm(s.wait)))
+					s.note(fmt.Sprintf("no answer to the liveness probe within %v and %v more, but %s; waiting up to %v in all before calling it a hang", s.wait, hangConfirm(s.wait), busyWhy(k, n), maxBusyConfirm(s.wait)))
 				}
 				deadline = time.Now().Add(hangConfirm(s.wait))
 				continue
@@ -516,6 +516,9 @@ func (s *session) exec(in Input) (out execOutcome) {
 				what += " (a fresh instance's start-up allowance: it said nothing at all)"
 			} else if !suspected.IsZero() {
 				what += " and " + hangConfirm(s.wait).String() + " more to confirm it"
+				if _, k, n := sampler.computing(); n > 0 && !busyNoted {
+					what += fmt.Sprintf(" (the target ran or waited for a CPU in %d of %d samples: blocked)", k, n)
+				}
 				if busyNoted {
 					what = s.wait.String() + " and " + time.Since(suspected).Round(time.Millisecond).String() + " more, running or waiting for a CPU all along (a loop that does not end, or a machine too busy to tell)"
 				}
