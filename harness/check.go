@@ -487,7 +487,7 @@ func (c *Check) End() reports.Check {
 	}
 	rc := reports.Check{
 		ID: c.id, Title: c.title, Requirements: append([]string(nil), c.cited...),
-		Version: c.scope.Version, Transport: c.scope.Transport, Duration: time.Since(c.start),
+		Version: c.scope.Version, Transport: string(c.scope.Transport), Duration: time.Since(c.start),
 	}
 	if lvl, ok := c.levelOf(""); ok {
 		rc.Level = lvl

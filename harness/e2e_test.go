@@ -156,7 +156,7 @@ func TestHostileTargetsGetVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		got := run.Scope(spec.V20251125, name).Do("lifecycle/initialize", "", []string{"t.must"}, func(c *Check) {
+		got := run.Scope(spec.V20251125, wire.Transport(name)).Do("lifecycle/initialize", "", []string{"t.must"}, func(c *Check) {
 			if sh.OpenErr != nil {
 				c.Untestable(sh.OpenErr.Error())
 				return

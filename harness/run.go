@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"sort"
 	"sync"
 	"time"
@@ -27,7 +28,7 @@ type RunOptions struct {
 	Recorder *record.Recorder
 	// Version and Transport are the defaults of checks made with Run.Check.
 	Version   spec.Version
-	Transport string
+	Transport wire.Transport
 	// Verbose keeps the transcript of passing checks too; by default only
 	// checks that did not pass keep theirs.
 	Verbose bool
@@ -108,7 +109,7 @@ func (r *Run) Recorder() *record.Recorder { return r.opts.Recorder }
 type Scope struct {
 	run       *Run
 	Version   spec.Version
-	Transport string
+	Transport wire.Transport
 	again     bool
 }
 
@@ -121,7 +122,7 @@ func (s Scope) Again() Scope {
 }
 
 // Scope returns a scope for checks of version v over transport.
-func (r *Run) Scope(v spec.Version, transport string) Scope {
+func (r *Run) Scope(v spec.Version, transport wire.Transport) Scope {
 	return Scope{run: r, Version: v, Transport: transport}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"io"
 	"net"
 	"net/http"
@@ -126,7 +127,7 @@ func (t *T) authWellKnown() []string {
 
 var _ = Register(
 	Def{
-		ID: "authorization/unauthorized-challenge", Area: "authorization", Transports: []string{"streamable", "sse"},
+		ID: "authorization/unauthorized-challenge", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"},
 		Title: "a request without credentials gets 401 with a Bearer challenge naming the protected resource metadata",
 		Requirements: []string{"authorization.unauthorized.respond-401", "authorization.prm.www-authenticate-on-401",
 			"authorization.prm.discovery-mechanism", "authorization.errors.status-codes",
@@ -166,7 +167,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/protected-resource-metadata", Area: "authorization", Transports: []string{"streamable", "sse"}, Since: spec.V20250618,
+		ID: "authorization/protected-resource-metadata", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"}, Since: spec.V20250618,
 		Title: "the protected resource metadata document names the resource and at least one authorization server",
 		Requirements: []string{"authorization.prm.server-implements", "authorization.prm.authorization-servers-field",
 			"authorization.discovery.follow-requirements", "authorization.canonical-uri.no-trailing-slash",
@@ -238,7 +239,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/forged-token-401", Area: "authorization", Transports: []string{"streamable", "sse"},
+		ID: "authorization/forged-token-401", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"},
 		Title: "a request with a forged bearer token gets 401 with an invalid_token challenge and no result",
 		Requirements: []string{"authorization.token-validation.invalid-401", "authorization.token-validation.error-response",
 			"authorization.token-validation.before-processing", "authorization.token-validation.oauth21-section52"},
@@ -312,7 +313,7 @@ func authLoopbackHost(h string) bool {
 
 var _ = Register(
 	Def{
-		ID: "authorization/authorization-server-2025-03-26", Area: "authorization", Transports: []string{"streamable", "sse"}, Until: spec.V20250326,
+		ID: "authorization/authorization-server-2025-03-26", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"}, Until: spec.V20250326,
 		Title: "in 2025-03-26 a protected server publishes RFC 8414 metadata at the root of its base URL (or serves /authorize, /token, /register), over HTTPS",
 		Requirements: []string{"authorization.as-metadata.server-should-provide", "authorization.base-url.metadata-at-root",
 			"authorization.default-endpoints.server-without-metadata", "authorization.https.server-authorization-endpoints",

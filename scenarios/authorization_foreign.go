@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"net"
 	"net/http"
 	"time"
@@ -98,7 +99,7 @@ func foreignJSON(w http.ResponseWriter, v any) {
 
 var _ = Register(
 	Def{
-		ID: "authorization/token-foreign-issuer", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-foreign-issuer", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token of an issuer the server does not trust, though its signature verifies against the keys that issuer publishes, gets 401",
 		Requirements: authReqs("authorization.token-validation.no-foreign-tokens"),
 		Proofs:       []Proof{{Fault: "auth-trusts-token-issuer", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},

@@ -280,7 +280,7 @@ func authReqs(extra ...string) []string {
 
 var _ = Register(
 	Def{
-		ID: "authorization/token-expired", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-expired", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an expired access token gets 401 with a Bearer challenge, and no processing",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-expired", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -289,7 +289,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-not-yet-valid", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-not-yet-valid", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token that is not valid yet (nbf an hour ahead) gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-ignores-nbf", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
@@ -298,7 +298,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-wrong-issuer", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-wrong-issuer", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token naming another issuer (iss) gets 401, though its signature verifies",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-any-issuer", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -307,7 +307,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-bad-signature", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-bad-signature", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token signed with a key outside the issuer's JWKS, or unsigned (alg none), gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-skips-signature", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -318,7 +318,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-audience", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-audience", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token for another audience, or naming none, gets 401 (RFC 8707 audience validation)",
 		Requirements: authReqs("authorization.token-validation.audience"),
 		Proofs:       []Proof{{Fault: "auth-accepts-any-audience", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -329,7 +329,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-other-resource", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-other-resource", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token issued for another MCP server, whose URI starts with this one's, gets 401",
 		Requirements: authReqs("authorization.token-validation.no-foreign-tokens", "authorization.token-validation.audience"),
 		Proofs:       []Proof{{Fault: "auth-audience-prefix-match", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
@@ -339,7 +339,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-audience-case", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-audience-case", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "a valid access token whose audience names the server's URI with an upper-case scheme and host is served (canonical URIs compare those without regard to case)",
 		Requirements: []string{"authorization.canonical-uri.accept-uppercase"},
 		Proofs:       []Proof{{Fault: "auth-audience-case-sensitive", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -363,7 +363,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/token-query-string", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250326,
+		ID: "authorization/token-query-string", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "a valid access token in the URI query string (access_token) is no credential: the request gets 401",
 		Requirements: authReqs(),
 		Proofs:       []Proof{{Fault: "auth-accepts-query-token", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -387,7 +387,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "authorization/insufficient-scope", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20251125,
+		ID: "authorization/insufficient-scope", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20251125,
 		Title:        "a valid token without the needed scope gets 403 with a Bearer insufficient_scope challenge naming the scope and the resource metadata",
 		Requirements: []string{"authorization.insufficient-scope.response-403", "authorization.insufficient-scope.scope-needed", "authorization.token-validation.before-processing"},
 		Proofs: []Proof{

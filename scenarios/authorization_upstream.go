@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"io"
 	"net"
 	"net/http"
@@ -297,7 +298,7 @@ func (t *T) authFollowUp(authorization, sid string) int {
 
 var _ = Register(
 	Def{
-		ID: "authorization/token-passthrough", Area: "authorization", Transports: []string{"streamable"}, Since: spec.V20250618,
+		ID: "authorization/token-passthrough", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		// Exclusive: it reads every call the shared upstream gets, and
 		// runs alone once the version's other checks have run, whose
 		// requests' upstream calls it judges too.

@@ -567,7 +567,7 @@ func (t *T) finish() {
 }
 
 // Transport is the transport of the run: stdio, streamable or sse.
-func (t *T) Transport() string { return t.vr.r.transport }
+func (t *T) Transport() wire.Transport { return t.vr.r.transport }
 
 // Stdio reports whether the target is a stdio command.
 func (t *T) Stdio() bool { return t.vr.r.transport == "stdio" }

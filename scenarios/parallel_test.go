@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"os"
 	"slices"
 	"strings"
@@ -176,7 +177,7 @@ func runSuitesErr(t *testing.T, cfg Config, limit time.Duration) Result {
 var parallelFaultRows = []struct {
 	check, fault string
 	version      spec.Version
-	transport    string
+	transport    wire.Transport
 }{
 	{"cancellation/finished-request", "stale-cancel-answered", spec.V20251125, ""},
 	{"progress/observed", "progress-after-completion", spec.V20251125, ""},
@@ -203,7 +204,7 @@ var parallelFaultRows = []struct {
 type faultRun struct {
 	faults    []string
 	version   spec.Version
-	transport string
+	transport wire.Transport
 	want      map[string]reports.Outcome // check ID -> the proof's outcome
 }
 
@@ -223,7 +224,7 @@ func faultRuns(t *testing.T, all bool) []*faultRun {
 	var runs []*faultRun
 	byKey := map[string]*faultRun{}
 	add := func(d Def, p Proof, key string) {
-		k := key + "@" + string(p.Version) + "/" + orStdio(p.Transport)
+		k := key + "@" + string(p.Version) + "/" + string(orStdio(p.Transport))
 		r := byKey[k]
 		if r == nil {
 			r = &faultRun{version: p.Version, transport: p.Transport, want: map[string]reports.Outcome{}}

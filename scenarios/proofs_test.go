@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"io"
 	"net/http/httptest"
 	"os/exec"
@@ -173,7 +174,7 @@ func runProof(t *testing.T, d Def, p Proof) {
 		}
 		res = runURL(t, legacySSEURL(httpReference(t, p.Fault)), target.SSE, cfg)
 	}
-	if c, ok := expectOutcome(t, res, d.ID, p.Version, p.Want, "fault "+p.Fault+" over "+orStdio(p.Transport)); ok {
+	if c, ok := expectOutcome(t, res, d.ID, p.Version, p.Want, "fault "+p.Fault+" over "+string(orStdio(p.Transport))); ok {
 		t.Logf("%s: %s\n  expected: %s\n  actual: %s", c.Outcome, d.ID, c.Expected, c.Actual)
 		assertEvidence(t, c)
 	}
@@ -272,9 +273,9 @@ func orPlain(mode string) string {
 	return mode
 }
 
-func orStdio(tr string) string {
+func orStdio(tr wire.Transport) wire.Transport {
 	if tr == "" {
-		return "stdio"
+		return wire.TransportStdio
 	}
 	return tr
 }

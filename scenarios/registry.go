@@ -1,6 +1,9 @@
 package scenarios
 
-import "github.com/mcpcheck/mcpcheck/scenarios/suite"
+import (
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/scenarios/suite"
+)
 
 // Def declares one server check, once, for every version it may run in:
 // the shared definition (suite.Def) whose body gets a *T (a
@@ -21,9 +24,9 @@ var registry = suite.NewRegistry[*T](serverRules)
 // a fault switch or a proxy mode in a known version.
 var serverRules = suite.Rules{
 	Name:            "scenarios",
-	Transports:      []string{"stdio", "streamable", "stateless", "sse"},
+	Transports:      []wire.Transport{wire.TransportStdio, wire.TransportStreamable, wire.TransportStateless, wire.TransportSSE},
 	Modes:           true,
-	ProofTransports: []string{"stdio", "streamable", "sse"},
+	ProofTransports: []wire.Transport{wire.TransportStdio, wire.TransportStreamable, wire.TransportSSE},
 	ProofProxies:    true,
 }
 

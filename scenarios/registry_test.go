@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestRegistryRefusesBrokenDefs(t *testing.T) {
 		"no area in the ID":   func(d *Def) { d.ID = "x" },
 		"unknown area":        func(d *Def) { d.Area = "nope" },
 		"no body":             func(d *Def) { d.Body = nil },
-		"unknown transport":   func(d *Def) { d.Transports = []string{"pigeon"} },
+		"unknown transport":   func(d *Def) { d.Transports = []wire.Transport{"pigeon"} },
 		"proof without fault": func(d *Def) { d.Proofs = []Proof{{Version: spec.V20251125, Want: reports.Fail}} },
 		"proof without version": func(d *Def) {
 			d.Proofs = []Proof{{Fault: "f", Want: reports.Fail}}

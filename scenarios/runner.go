@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"net"
 	"runtime"
 	"slices"
@@ -139,7 +140,7 @@ var ErrUnreachable = errors.New("the target could not be reached")
 type runner struct {
 	cfg         Config
 	target      target.Target
-	transport   string
+	transport   wire.Transport
 	run         *harness.Run
 	cat         *catalog.Catalog
 	versions    []*versionRun
@@ -265,9 +266,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			rt.Transport = target.Streamable
 		}
 		tg = rt
-		r.transport = string(tg.Transport)
+		r.transport = tg.Transport
 		if tg.Transport == target.Stateless {
-			r.transport = "streamable"
+			r.transport = wire.TransportStreamable
 		}
 	}
 	r.target = tg

@@ -568,7 +568,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tasks/get-plain-json", Group: "tasks", Area: "tasks", Eras: stateful, Transports: []string{"streamable"},
+		ID: "tasks/get-plain-json", Group: "tasks", Area: "tasks", Eras: stateful, Transports: []wire.Transport{"streamable"},
 		Title:        "on streamable HTTP tasks/get is answered with a plain JSON response, not an SSE stream",
 		Requirements: []string{"tasks.http.no-sse-for-tasks-get"},
 		Proofs:       []Proof{{Fault: "tasks-get-sse", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},

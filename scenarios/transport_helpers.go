@@ -23,14 +23,14 @@ import (
 // exchange, the transport gate (the era gates, stateful and stateless,
 // are lifecycle.go's).
 
-var transportHTTPOnly = []string{"streamable"}
+var transportHTTPOnly = []wire.Transport{wire.TransportStreamable}
 
 // transportHTTP returns the streamable HTTP wire of c, or ends the check
 // n/a when the target is not reached over streamable HTTP.
 func (t *T) transportHTTP(c *Conn) *wire.HTTP {
 	h := c.Conn.HTTP()
 	if h == nil {
-		t.NotApplicable("the check is about the streamable HTTP transport; the target is reached over " + t.Transport())
+		t.NotApplicable("the check is about the streamable HTTP transport; the target is reached over " + string(t.Transport()))
 	}
 	return h
 }

@@ -252,7 +252,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/origin-403", Area: "transport-http", Transports: []string{"streamable", "sse"},
+		ID: "transport-http/origin-403", Area: "transport-http", Transports: []wire.Transport{"streamable", "sse"},
 		Title:        "a request with a foreign Origin to a local server is refused with 403 (any 4xx before 2025-11-25)",
 		Requirements: []string{"transport-http.security.invalid-origin-403", "transport-http.security.validate-origin"},
 		Proofs:       []Proof{{Fault: "origin-not-validated", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},

@@ -15,7 +15,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "transport-sse/endpoint-event-first", Area: "transport-sse", Transports: []string{"sse"}, Unsupported: true,
+		ID: "transport-sse/endpoint-event-first", Area: "transport-sse", Transports: []wire.Transport{"sse"}, Unsupported: true,
 		Title:        "the first event of the SSE stream is endpoint, naming the URI to POST to",
 		Requirements: []string{"transport-sse.endpoint-event.on-connect"},
 		Proofs:       []Proof{{Fault: "endpoint-not-first", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
@@ -44,7 +44,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-sse/post-and-stream", Area: "transport-sse", Transports: []string{"sse"},
+		ID: "transport-sse/post-and-stream", Area: "transport-sse", Transports: []wire.Transport{"sse"},
 		Title:        "a POST to the endpoint is accepted with 2xx and its response arrives on the SSE stream",
 		Requirements: []string{"transport-sse.endpoints.sse-and-post"},
 		Proofs:       []Proof{{Fault: "legacy-response-in-post", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},

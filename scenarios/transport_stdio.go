@@ -15,7 +15,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "transport-stdio/stdout-only-messages", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
+		ID: "transport-stdio/stdout-only-messages", Area: "transport-stdio", Passive: true, Transports: []wire.Transport{"stdio"},
 		Title:        "stdout carries nothing but MCP messages, one per line",
 		Requirements: []string{"transport-stdio.stdout.only-mcp-messages", "transport-stdio.framing.no-embedded-newlines"},
 		Proofs:       []Proof{{Fault: "stdout-banner", Version: spec.V20251125, Want: reports.Fail}},
@@ -46,7 +46,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-stdio/no-server-requests", Area: "transport-stdio", Passive: true, Transports: []string{"stdio"},
+		ID: "transport-stdio/no-server-requests", Area: "transport-stdio", Passive: true, Transports: []wire.Transport{"stdio"},
 		Title:        "in 2026-07-28 a stdio server writes no JSON-RPC requests",
 		Requirements: []string{"transport-stdio.messages.server-no-requests"},
 		Proofs:       []Proof{{Fault: "stdio-server-request", Version: spec.V20260728, Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
@@ -55,7 +55,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-stdio/exit-on-stdin-close", Area: "transport-stdio", Transports: []string{"stdio"},
+		ID: "transport-stdio/exit-on-stdin-close", Area: "transport-stdio", Transports: []wire.Transport{"stdio"},
 		Title:        "the server exits promptly once its stdin is closed",
 		Requirements: []string{"transport-stdio.shutdown.server-exits-on-eof"},
 		Proofs:       []Proof{{Fault: "stdin-eof-ignored", Version: spec.V20260728, Want: reports.Warn}},

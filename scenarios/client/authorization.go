@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"net/http"
 	"net/url"
 	"sort"
@@ -51,7 +52,7 @@ const authActs = "answer the 401 with the OAuth flow (metadata discovery, client
 // call the stage watches before it stops a client that keeps going.
 const authRetryCap = 6
 
-var authStreamable = []string{Streamable}
+var authStreamable = []wire.Transport{Streamable}
 
 // authMidSessionSince is the first version in which the scenarios that
 // refuse a request inside a session (403 insufficient_scope on tools/call)

@@ -22,7 +22,7 @@ import (
 type Case struct {
 	Scenario  *Scenario
 	Version   spec.Version
-	Transport string
+	Transport wire.Transport
 	// Events is the recording, in order (stage.Event).
 	Events  []stage.Event
 	Dropped int

@@ -17,7 +17,7 @@ import (
 type T struct {
 	*harness.Check
 	Ctx       context.Context
-	transport string
+	transport wire.Transport
 	cases     []*Case
 	// launches is the whole run, for checks conditional on an optional
 	// behaviour (given.go); nil: the cases are all there is.
@@ -29,7 +29,7 @@ type T struct {
 func (t *T) Cases() []*Case { return t.cases }
 
 // Transport is the run's transport: Stdio or Streamable.
-func (t *T) Transport() string { return t.transport }
+func (t *T) Transport() wire.Transport { return t.transport }
 
 // Stdio reports whether the client speaks stdio.
 func (t *T) Stdio() bool { return t.transport == Stdio }

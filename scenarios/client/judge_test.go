@@ -35,7 +35,7 @@ func fromStage(raw string) stage.Event {
 
 // judgeRecording judges check id in version v on cases made of the
 // recordings (scenario name -> events), as a run over transport would.
-func judgeRecording(t *testing.T, id string, v spec.Version, transport string, recs map[string][]stage.Event) reports.Check {
+func judgeRecording(t *testing.T, id string, v spec.Version, transport wire.Transport, recs map[string][]stage.Event) reports.Check {
 	t.Helper()
 	var cases []*Case
 	for name, evs := range recs {
@@ -50,14 +50,14 @@ func judgeRecording(t *testing.T, id string, v spec.Version, transport string, r
 
 // judgeCases judges check id in version v on cases, as a run over
 // transport would.
-func judgeCases(t *testing.T, id string, v spec.Version, transport string, cases []*Case) reports.Check {
+func judgeCases(t *testing.T, id string, v spec.Version, transport wire.Transport, cases []*Case) reports.Check {
 	t.Helper()
 	return judgeInRun(t, id, v, transport, cases, nil)
 }
 
 // judgeInRun is judgeCases in a run whose launches are run (nil: the
 // cases).
-func judgeInRun(t *testing.T, id string, v spec.Version, transport string, cases, run []*Case) reports.Check {
+func judgeInRun(t *testing.T, id string, v spec.Version, transport wire.Transport, cases, run []*Case) reports.Check {
 	t.Helper()
 	var d *Def
 	for _, c := range Checks() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,7 +32,7 @@ import (
 const proofScenariosFile = "testdata/proof_scenarios.json"
 
 // proofKey names a proof in proofScenariosFile.
-func proofKey(fault string, v spec.Version, transport string) string {
+func proofKey(fault string, v spec.Version, transport wire.Transport) string {
 	return fmt.Sprintf("%s %s %s", fault, v, transport)
 }
 
@@ -65,7 +66,7 @@ func proofScenarios(t testing.TB) map[string][]string {
 
 // proofSetting is where a proof runs: its version ("" in the proof: the
 // newest the check applies to) and transport (default stdio).
-func proofSetting(d Def, p Proof) (spec.Version, string) {
+func proofSetting(d Def, p Proof) (spec.Version, wire.Transport) {
 	v := p.Version
 	if v == "" {
 		v = newestVersion(d)
@@ -105,7 +106,7 @@ func TestProofScenarioHintsAreValid(t *testing.T) {
 			switch {
 			case s == nil:
 				t.Errorf("%s: proof %q of %s names scenario %q, which is not registered", proofScenariosFile, key, d.ID, name)
-			case !s.runsIn(v, tr):
+			case !s.runsIn(v, wire.Transport(tr)):
 				t.Errorf("%s: proof %q of %s names scenario %q, which does not run in %s over %s", proofScenariosFile, key, d.ID, name, v, tr)
 			case len(d.Scenarios) > 0 && !contains(d.Scenarios, name):
 				t.Errorf("%s: proof %q of %s names scenario %q, which the check does not judge", proofScenariosFile, key, d.ID, name)
@@ -116,7 +117,7 @@ func TestProofScenarioHintsAreValid(t *testing.T) {
 
 // judgeAlone is d's verdict on the cases cs alone, as a run of their
 // scenarios only would judge them.
-func judgeAlone(d Def, v spec.Version, transport string, cs ...*Case) reports.Check {
+func judgeAlone(d Def, v spec.Version, transport wire.Transport, cs ...*Case) reports.Check {
 	run, err := harness.NewRun(harness.RunOptions{Transport: transport})
 	if err != nil {
 		return reports.Check{Outcome: reports.Error, Reason: err.Error()}
@@ -141,7 +142,7 @@ func cost(cs ...*Case) int {
 
 // narrowest is the cheapest one case, or else pair of cases, of cases on
 // which d alone gives want (nil: none).
-func narrowest(d Def, v spec.Version, transport string, want reports.Outcome, cases []*Case) []*Case {
+func narrowest(d Def, v spec.Version, transport wire.Transport, want reports.Outcome, cases []*Case) []*Case {
 	var best []*Case
 	for _, c := range cases {
 		if judgeAlone(d, v, transport, c).Outcome == want && (best == nil || cost(c) < cost(best...)) {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"slices"
 	"strings"
 	"sync"
@@ -13,14 +14,14 @@ import (
 
 // Transports of a client run.
 const (
-	Stdio      = "stdio"      // the client starts the server (the stage's relay)
-	Streamable = "streamable" // the client is given a URL
+	Stdio      = wire.TransportStdio      // the client starts the server (the stage's relay)
+	Streamable = wire.TransportStreamable // the client is given a URL
 )
 
 // Env is what a scenario's stage configuration depends on.
 type Env struct {
 	Version   spec.Version
-	Transport string
+	Transport wire.Transport
 }
 
 // Scenario is one way the stage plays the server for one launch of the
@@ -40,7 +41,7 @@ type Scenario struct {
 	// era; Transports to "stdio" or "streamable" (nil: both).
 	Since, Until spec.Version
 	Eras         []spec.Era
-	Transports   []string
+	Transports   []wire.Transport
 	// Stage configures the case. nil serves the reference server's
 	// fixtures as they are. The runner sets Server.Versions to the run's
 	// version unless Stage did.
@@ -132,7 +133,7 @@ func (s Scenario) acts() string {
 	return Flow
 }
 
-func (s Scenario) runsIn(v spec.Version, transport string) bool {
+func (s Scenario) runsIn(v spec.Version, transport wire.Transport) bool {
 	ok, _ := suite.Window{Since: s.Since, Until: s.Until, Eras: s.Eras, Transports: s.Transports}.Applies(v, transport)
 	return ok
 }
@@ -171,8 +172,8 @@ var clientRules = suite.Rules{
 	Name:                 "client",
 	Prefix:               "client/",
 	AreaInID:             true,
-	Transports:           []string{Stdio, Streamable},
-	ProofTransports:      []string{Stdio, Streamable},
+	Transports:           []wire.Transport{Stdio, Streamable},
+	ProofTransports:      []wire.Transport{Stdio, Streamable},
 	ProofVersionOptional: true,
 	KnownScenario:        func(name string) bool { return scenarioNamed(name) != nil },
 }

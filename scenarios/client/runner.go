@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"net/http"
 	"os"
 	"runtime"
@@ -114,7 +115,7 @@ type caseKey struct {
 
 type runner struct {
 	cfg       Config
-	transport string
+	transport wire.Transport
 	stage     *stage.Stage
 	run       *harness.Run
 	cat       *catalog.Catalog

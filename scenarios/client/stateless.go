@@ -53,8 +53,8 @@ const (
 
 var (
 	slEra   = []spec.Era{spec.Stateless}
-	slHTTP  = []string{Streamable}
-	slStdio = []string{Stdio}
+	slHTTP  = []wire.Transport{Streamable}
+	slStdio = []wire.Transport{Stdio}
 )
 
 // slFlowStage serves the echo tool and nothing else: the baseline of the

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +53,7 @@ func mcpcheckBinary(t testing.TB) string {
 
 // referenceLaunch is the reference client in conformance mode, with fault
 // switches, over transport.
-func referenceLaunch(t testing.TB, transport string, faults ...string) Launch {
+func referenceLaunch(t testing.TB, transport wire.Transport, faults ...string) Launch {
 	bin := mcpcheckBinary(t)
 	flags := ""
 	for _, f := range faults {
@@ -96,8 +97,8 @@ func describe(c reports.Check) string {
 // scenario, breaks no requirement in any version over stdio or HTTP.
 func TestReferenceClientIsClean(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []string{Stdio, Streamable} {
-		t.Run(tr, func(t *testing.T) {
+	for _, tr := range []wire.Transport{Stdio, Streamable} {
+		t.Run(string(tr), func(t *testing.T) {
 			t.Parallel()
 			res := runSuite(t, Config{Launch: referenceLaunch(t, tr)})
 			for _, c := range res.Report.Checks {

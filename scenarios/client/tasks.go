@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"sort"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ var _ = RegisterScenarios(
 		Stage: tkStage(tkDeclareNoRequests, 0, tkRequired, tkOptional, tkNoSupport),
 	},
 	Scenario{
-		Name: tkAnyStreamScenario, Since: spec.V20251125, Until: spec.V20251125, Transports: []string{Streamable},
+		Name: tkAnyStreamScenario, Since: spec.V20251125, Until: spec.V20251125, Transports: []wire.Transport{Streamable},
 		Title: "task_side_channel (required): while answering the client's first tasks/get about its task the stage sends an elicitation, sampling or roots request related to the task; tasks/get is answered with plain JSON, so that request goes to the client's GET stream, not to a tasks/result stream",
 		Stage: tkStage(tkDeclareAll, 0, tkSide),
 	},
@@ -1066,7 +1067,7 @@ var _ = Register(
 		},
 	}, doesUseTasks),
 	onlyIf(Def{
-		ID: "client/tasks/any-stream", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkAnyStreamScenario}, Transports: []string{Streamable},
+		ID: "client/tasks/any-stream", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkAnyStreamScenario}, Transports: []wire.Transport{Streamable},
 		Title:        "the client answers a task-related request the stage sends on its GET stream, not only those on a tasks/result stream",
 		Requirements: []string{"tasks.http.messages-on-any-stream"},
 		Proofs:       []Proof{{Fault: "ignore-side-channel-requests", Version: spec.V20251125, Transport: Streamable, Want: reports.Warn}},

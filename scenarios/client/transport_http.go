@@ -52,7 +52,7 @@ const (
 	trHdrLastEventID = "Last-Event-ID"
 )
 
-var trStreamable = []string{Streamable}
+var trStreamable = []wire.Transport{Streamable}
 
 var _ = RegisterScenarios(
 	Scenario{

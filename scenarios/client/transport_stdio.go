@@ -33,7 +33,7 @@ const trStderrNoise = "ERROR mcpcheck: this stderr line is a log message, not a 
 	"  File \"server.py\", line 1, in <module>\n" +
 	"RuntimeError: mcpcheck writes this to stderr on purpose; the session goes on\n"
 
-var trStdio = []string{Stdio}
+var trStdio = []wire.Transport{Stdio}
 
 var _ = RegisterScenarios(
 	Scenario{

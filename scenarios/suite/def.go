@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"slices"
 	"strings"
 
@@ -44,7 +45,7 @@ type Def[T any] struct {
 	Eras []spec.Era
 	// Transports limits the check to runs over these transports (the
 	// names the role's Rules.Transports allow); nil is any.
-	Transports []string
+	Transports []wire.Transport
 	// Unsupported makes the check run even when the peer does not speak
 	// the version (version-negotiation checks); others are n/a then.
 	Unsupported bool
@@ -101,7 +102,7 @@ type Proof struct {
 	// the newest version the check applies to).
 	Version spec.Version
 	// Transport is the transport to run over ("" is the role's default).
-	Transport string
+	Transport wire.Transport
 	// Also names active checks run before a passive one, so that the run
 	// holds the traffic it judges.
 	Also []string
@@ -120,7 +121,7 @@ type Proof struct {
 type Window struct {
 	Since, Until spec.Version
 	Eras         []spec.Era
-	Transports   []string
+	Transports   []wire.Transport
 }
 
 // Window is the check's own window (the requirements' windows are the
@@ -138,7 +139,7 @@ func (d Def[T]) InWindow(v spec.Version) (bool, string) { return d.Window().InWi
 // and why not: its version window and eras, then its transports. What the
 // peer declares (a capability, the versions it speaks) is judged by the
 // role's runner and by the check itself.
-func (d Def[T]) Applies(v spec.Version, transport string) (bool, string) {
+func (d Def[T]) Applies(v spec.Version, transport wire.Transport) (bool, string) {
 	return d.Window().Applies(v, transport)
 }
 
@@ -159,7 +160,7 @@ func (w Window) InWindow(v spec.Version) (bool, string) {
 
 // Applies reports whether a run in version v over transport is within the
 // window (InWindow, then the transports), and why not.
-func (w Window) Applies(v spec.Version, transport string) (bool, string) {
+func (w Window) Applies(v spec.Version, transport wire.Transport) (bool, string) {
 	if ok, why := w.InWindow(v); !ok {
 		return false, why
 	}

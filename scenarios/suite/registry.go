@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"slices"
 	"sort"
 	"strings"
@@ -27,11 +28,11 @@ type Rules struct {
 	// no area label).
 	NoArea bool
 	// Transports are the names Def.Transports may use.
-	Transports []string
+	Transports []wire.Transport
 	// Modes labels each check active or passive (Mode).
 	Modes bool
 	// ProofTransports are the names Proof.Transport may use besides "".
-	ProofTransports []string
+	ProofTransports []wire.Transport
 	// ProofVersionOptional lets a proof leave its version empty.
 	ProofVersionOptional bool
 	// ProofProxies lets a proof name a proxy mode instead of a fault.
@@ -86,7 +87,7 @@ func (r *Registry[T]) Register(defs ...Def[T]) bool {
 		}
 		labels = append(labels, d.Labels...)
 		for _, tr := range d.Transports {
-			labels = append(labels, Transport(tr))
+			labels = append(labels, Transport(string(tr)))
 		}
 		if r.rules.Modes {
 			if d.Passive {

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"slices"
 	"strings"
 	"testing"
@@ -42,9 +43,9 @@ func toString(p any) string {
 // registration after the first listing panics, Lookup finds by ID and
 // CheckedRequirements inverts the citations.
 func TestRegistryRegistersListsAndFreezes(t *testing.T) {
-	r := NewRegistry[*fakeT](Rules{Name: "test", Transports: []string{"stdio", "streamable"}, Modes: true})
+	r := NewRegistry[*fakeT](Rules{Name: "test", Transports: []wire.Transport{"stdio", "streamable"}, Modes: true})
 	a, b := good("ping/a"), good("ping/b")
-	b.Transports, b.Passive, b.Requirements = []string{"stdio"}, true, []string{"r", "s"}
+	b.Transports, b.Passive, b.Requirements = []wire.Transport{"stdio"}, true, []string{"r", "s"}
 	b.Labels = []string{Fixture("test_logging_tool")}
 	r.Register(a, b)
 	if msg := panics(func() { r.Register(good("ping/a")) }); !strings.Contains(msg, `"ping/a" registered twice`) {
@@ -92,7 +93,7 @@ func TestRegistryRules(t *testing.T) {
 		{"unknown area", Rules{}, func() Def[*fakeT] { d := good("ping/a"); d.Area = "nope"; return d }, "not a catalog area"},
 		{"bare label", Rules{}, func() Def[*fakeT] { d := good("ping/a"); d.Labels = []string{"x"}; return d }, "label"},
 		{"unknown version", Rules{}, func() Def[*fakeT] { d := good("ping/a"); d.Since = "1999-01-01"; return d }, "unknown version"},
-		{"unknown transport", Rules{Transports: []string{"stdio"}}, func() Def[*fakeT] { d := good("ping/a"); d.Transports = []string{"sse"}; return d }, "unknown transport"},
+		{"unknown transport", Rules{Transports: []wire.Transport{"stdio"}}, func() Def[*fakeT] { d := good("ping/a"); d.Transports = []wire.Transport{"sse"}; return d }, "unknown transport"},
 		{"prefix", Rules{Prefix: "client/"}, func() Def[*fakeT] { return good("ping/a") }, "use client/AREA/name"},
 		{"area in ID", Rules{Prefix: "client/", AreaInID: true}, func() Def[*fakeT] { return good("client/base/a") }, "must read client/ping/"},
 		{"area in ID good", Rules{Prefix: "client/", AreaInID: true}, func() Def[*fakeT] { return good("client/ping/a") }, ""},
@@ -128,7 +129,7 @@ func TestRegistryRules(t *testing.T) {
 			d.Proofs = []Proof{{Fault: "f", Want: reports.Fail}}
 			return d
 		}, ""},
-		{"proof transport", Rules{ProofTransports: []string{"stdio"}}, func() Def[*fakeT] {
+		{"proof transport", Rules{ProofTransports: []wire.Transport{"stdio"}}, func() Def[*fakeT] {
 			d := good("ping/a")
 			d.Proofs = []Proof{{Fault: "f", Version: spec.V20251125, Transport: "sse", Want: reports.Fail}}
 			return d
@@ -172,7 +173,7 @@ func TestUnknownScenarioPanicsAtFreeze(t *testing.T) {
 func TestApplies(t *testing.T) {
 	d := good("ping/a")
 	for _, v := range spec.Versions {
-		for _, tr := range []string{"stdio", "streamable"} {
+		for _, tr := range []wire.Transport{"stdio", "streamable"} {
 			if ok, why := d.Applies(v, tr); !ok {
 				t.Errorf("an unbounded check is out in %s over %s: %s", v, tr, why)
 			}
@@ -181,7 +182,7 @@ func TestApplies(t *testing.T) {
 	for _, tc := range []struct {
 		w       Window
 		v       spec.Version
-		tr      string
+		tr      wire.Transport
 		ok      bool
 		because string
 	}{
@@ -191,8 +192,8 @@ func TestApplies(t *testing.T) {
 		{Window{Until: spec.V20250326}, spec.V20250326, "stdio", true, ""},
 		{Window{Eras: []spec.Era{spec.Stateless}}, spec.V20251125, "stdio", false, "era"},
 		{Window{Eras: []spec.Era{spec.Stateless}}, spec.V20260728, "stdio", true, ""},
-		{Window{Transports: []string{"streamable"}}, spec.V20251125, "stdio", false, "transport"},
-		{Window{Transports: []string{"streamable"}}, spec.V20251125, "streamable", true, ""},
+		{Window{Transports: []wire.Transport{"streamable"}}, spec.V20251125, "stdio", false, "transport"},
+		{Window{Transports: []wire.Transport{"streamable"}}, spec.V20251125, "streamable", true, ""},
 	} {
 		d := good("ping/a")
 		d.Since, d.Until, d.Eras, d.Transports = tc.w.Since, tc.w.Until, tc.w.Eras, tc.w.Transports
