@@ -94,3 +94,35 @@ func TestSessionDeleteCountsWhateverTheExit(t *testing.T) {
 		t.Errorf("the client exited with status 1 without DELETE: %s, want untestable (a failing client may not be done with its session)", describe(c))
 	}
 }
+
+// TestProbeFirstIsPerLaunch: Mastra's stdio client (@mastra/mcp 2.0.0,
+// census of 2026-12-03) probes the server with server/discover on its
+// first stdio connection, ends that process and starts the server again,
+// opening the second connection with tools/list (or with initialize,
+// after a legacy outcome). The probe is of the server: both
+// client/discovery/probe-first-on-stdio and
+// client/transport-stdio/stateless-probe-first pass such a launch, and
+// still fail one whose first connection opens without the probe.
+func TestProbeFirstIsPerLaunch(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	discover := fromClient(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`)
+	discovered := fromStage(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"resultType":"complete"}}`)
+	list := fromClient(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`)
+	listed := fromStage(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"complete"}}`)
+	onConn := func(n int, evs ...stage.Event) []stage.Event {
+		for i := range evs {
+			evs[i].Conn = n
+		}
+		return evs
+	}
+	probedThenAgain := rec(append(onConn(1, discover, discovered), onConn(2, list, listed)...)...)
+	unprobed := rec(append(onConn(1, list, listed), onConn(2, discover, discovered)...)...)
+	for _, id := range []string{"client/discovery/probe-first-on-stdio", "client/transport-stdio/stateless-probe-first"} {
+		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: probedThenAgain}); c.Outcome != reports.Pass {
+			t.Errorf("%s on a launch that probed on its first connection and opened its second with tools/list: %s, want pass", id, describe(c))
+		}
+		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: unprobed}); c.Outcome != reports.Warn {
+			t.Errorf("%s on a launch whose first connection opened with tools/list: %s, want warn", id, describe(c))
+		}
+	}
+}
