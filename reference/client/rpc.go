@@ -254,8 +254,10 @@ func (c *Client) routeOne(m jsonrpc.Message) {
 				delete(c.serverReq, m.ID)
 				c.mu.Unlock()
 			}()
-			c.answer(ctx, m)
+			// Noted before the answer goes out: the server's cancellation
+			// crossing it may arrive before this goroutine runs again.
 			c.noteRace(FaultAnsweredCancelFatal, m.ID)
+			c.answer(ctx, m)
 		}()
 	case jsonrpc.KindNotification:
 		if !m.Valid() {
@@ -414,12 +416,13 @@ func (c *Client) notification(method string, params json.RawMessage) {
 			c.mu.Lock()
 			cancel := c.serverReq[p.RequestID]
 			c.mu.Unlock()
-			if cancel != nil {
-				cancel()
-			} else if c.raceFatal(p.RequestID, false) {
+			switch {
+			case c.raceFatal(p.RequestID, false):
 				_ = c.conn.Close() // the fault: a cancellation crossing the client's answer ends the connection
 				return
-			} else if c.fault(FaultUnknownCancelFatal) {
+			case cancel != nil:
+				cancel()
+			case c.fault(FaultUnknownCancelFatal):
 				_ = c.conn.Close() // the fault: a cancellation of no known request ends the connection
 				return
 			}
