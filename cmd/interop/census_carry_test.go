@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/shard"
 )
@@ -210,15 +209,7 @@ func TestCensusMergeOfAMissingShardCarriesItsEntries(t *testing.T) {
 	dir := t.TempDir()
 	bin, _ := fakeMcpcheck(t, dir, fakeRun("server"))
 	list := writeCensusList(t, dir, "x")
-	run := func(name string, part shard.Part) censusConfig {
-		cc := censusConfig{config: config{dir: filepath.Join(dir, name), out: filepath.Join(dir, name, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
-			list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
-		var out, log bytes.Buffer
-		if err := runCensus(context.Background(), cc, part, &out, &log); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, log.String())
-		}
-		return cc
-	}
+	run := censusShardRunner(t, dir, list, bin)
 	whole := run("whole", shard.Part{})
 	part1 := run("part1", shard.Part{K: 1, N: 2})
 	committed := filepath.Join(dir, "CENSUS.json")

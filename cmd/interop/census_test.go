@@ -273,15 +273,7 @@ func TestCensusShardsMergeIntoTheUnshardedMatrix(t *testing.T) {
 	dir := t.TempDir()
 	bin, _ := fakeMcpcheck(t, dir, fakeRun("server"))
 	list := writeCensusList(t, dir, "x")
-	run := func(name string, part shard.Part) censusConfig {
-		cc := censusConfig{config: config{dir: filepath.Join(dir, name), out: filepath.Join(dir, name, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
-			list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
-		var out, log bytes.Buffer
-		if err := runCensus(context.Background(), cc, part, &out, &log); err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, log.String())
-		}
-		return cc
-	}
+	run := censusShardRunner(t, dir, list, bin)
 	whole := run("whole", shard.Part{})
 	run("part1", shard.Part{K: 1, N: 2})
 	run("part2", shard.Part{K: 2, N: 2})
@@ -887,5 +879,21 @@ func TestCensusEntryParallelAndTimeout(t *testing.T) {
 			t.Errorf("host entry with parallel %d, timeoutMinutes %d (census bound 45m, -jobs 1) ran mcpcheck with %q; want --parallel %s --deadline %s",
 				tc.parallel, tc.minutes, args, tc.wantParallel, tc.wantDeadline)
 		}
+	}
+}
+
+// censusShardRunner returns a function that runs the census of list with
+// the fake mcpcheck bin into dir/NAME (cache and out), as shard part
+// (the zero Part: unsharded).
+func censusShardRunner(t *testing.T, dir, list, bin string) func(name string, part shard.Part) censusConfig {
+	return func(name string, part shard.Part) censusConfig {
+		t.Helper()
+		cc := censusConfig{config: config{dir: filepath.Join(dir, name), out: filepath.Join(dir, name, "out"), protocol: "all", perServer: time.Minute, step: time.Second, jobs: 1, skipInstall: true},
+			list: list, mcpcheck: bin, caseLimit: 10 * time.Second, hostLimit: 10 * time.Second}
+		var out, log bytes.Buffer
+		if err := runCensus(context.Background(), cc, part, &out, &log); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, log.String())
+		}
+		return cc
 	}
 }

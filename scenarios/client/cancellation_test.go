@@ -1,6 +1,7 @@
 package client
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,17 +21,7 @@ func cancelOfInitialize(t *testing.T, fault, scenario string) Result {
 	res := runSuite(t, Config{Launch: referenceLaunch(t, Streamable, fault), Versions: []spec.Version{spec.V20251125},
 		Only: []string{"client/cancellation/not-initialize", "client/cancellation/in-flight"}, scenarios: []string{scenario}})
 	want := map[string]reports.Outcome{"client/cancellation/not-initialize": reports.Fail, "client/cancellation/in-flight": reports.Pass}
-	for _, c := range res.Report.Checks {
-		if w, ok := want[c.ID]; ok {
-			delete(want, c.ID)
-			if c.Outcome != w {
-				t.Errorf("%s; want %s", describe(c), w)
-			}
-		}
-	}
-	for id := range want {
-		t.Errorf("%s was not judged", id)
-	}
+	wantOutcomes(t, res, want)
 	return res
 }
 
@@ -184,5 +175,23 @@ func TestCancelAfterAnswerNeedsAnAnswerAfterIt(t *testing.T) {
 	answered := append(append([]stage.Event(nil), base...), fromClient(`{"jsonrpc":"2.0","id":2,"result":{}}`))
 	if c := judgeRecording(t, "client/cancellation/cancel-after-answer", spec.V20251125, Stdio, map[string][]stage.Event{ServerRequestsScenario: rec(answered...)}); c.Outcome != reports.Pass {
 		t.Errorf("last ping answered: %s; want pass", describe(c))
+	}
+}
+
+// wantOutcomes holds res to want (check ID -> outcome): each check judged,
+// with that outcome.
+func wantOutcomes(t *testing.T, res Result, want map[string]reports.Outcome) {
+	t.Helper()
+	left := maps.Clone(want)
+	for _, c := range res.Report.Checks {
+		if w, ok := left[c.ID]; ok {
+			delete(left, c.ID)
+			if c.Outcome != w {
+				t.Errorf("%s; want %s", describe(c), w)
+			}
+		}
+	}
+	for id := range left {
+		t.Errorf("%s was not judged", id)
 	}
 }

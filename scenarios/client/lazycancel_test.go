@@ -208,17 +208,7 @@ func TestGiveUpOnNeverAnswersIsNotLastAct(t *testing.T) {
 		only = append(only, id)
 	}
 	res := runSuite(t, Config{Launch: l, Versions: []spec.Version{spec.V20251125}, Only: only, scenarios: []string{caNoAnswerScenario}})
-	for _, c := range res.Report.Checks {
-		if w, ok := want[c.ID]; ok {
-			delete(want, c.ID)
-			if c.Outcome != w {
-				t.Errorf("%s; want %s", describe(c), w)
-			}
-		}
-	}
-	for id := range want {
-		t.Errorf("%s was not judged", id)
-	}
+	wantOutcomes(t, res, want)
 }
 
 // shellWord quotes s as one word for sh.
