@@ -59,7 +59,9 @@ Flags:
                            endpoint it announces) or auto (probe the URL once before the campaign)
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
-  --protocol V             the protocol version to speak (default latest; 2024-11-05 over sse)
+  --protocol V             the protocol version to speak (default latest: the newest the target speaks;
+                           a --stdio server that fails the server/discover probe gets 2025-11-25;
+                           2024-11-05 over sse)
   --duration D             stop after D (default 1m when --max-execs is not given)
   --max-execs N            stop after N executions
   --seed N                 campaign seed (default: random, printed)
@@ -431,7 +433,9 @@ func parseFuzzFlags(args []string, now func() time.Time) (fuzzOptions, error) {
 		case "seed":
 			o.seedSet = true
 		case "protocol":
-			o.protocolSet = true
+			// latest is the default's meaning: the newest version the
+			// target speaks.
+			o.protocolSet = strings.TrimSpace(*protocol) != "latest"
 		case "startup-timeout":
 			startupSet = true
 		}
@@ -692,6 +696,19 @@ func runFuzz(e *env, o fuzzOptions) error {
 			return err
 		}
 		o.ft.exec.Sandbox = sbx
+		if !o.protocolSet && cfg.Version.Era() == spec.Stateless {
+			// --protocol latest is the newest version the target speaks:
+			// a legacy server is not judged by a revision it never
+			// claimed (its answers would break 2026-07-28's schema).
+			modern, saw, err := probeStdioEra(e.ctx, o.ft.exec, cfg.StartupTimeout+cfg.Wait)
+			if err != nil {
+				return fmt.Errorf("fuzz: starting the target to learn its era: %w; check the --stdio command", err)
+			}
+			if !modern {
+				cfg.Version = spec.V20251125
+				fmt.Fprintf(stderr, "mcpcheck fuzz: the target does not speak %s (%s): fuzzing %s, the newest initialize-based version\n", spec.Latest, saw, cfg.Version)
+			}
+		}
 	}
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
