@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz"
+	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -16,7 +17,8 @@ import (
 // era, as a dual-era client does: one fresh instance gets server/discover
 // with a modern _meta. A DiscoverResult or a modern error (-32020, -32021,
 // -32022) is a modern server; any other error, or nothing within limit,
-// a legacy one. It returns whether the target is modern and what it saw.
+// a legacy one (the rule of hsession.ProbeEra, over a fuzz target so that
+// the probe runs in the campaign's sandbox). It returns whether the target is modern and what it saw.
 func probeStdioEra(ctx context.Context, t fuzz.Target, limit time.Duration) (bool, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -53,11 +55,9 @@ func probeStdioEra(ctx context.Context, t fuzz.Target, limit time.Duration) (boo
 		if m.Shape == jsonrpc.KindResponse {
 			return true, "server/discover answered with a result", nil
 		}
-		switch c := m.Error.Code; c {
-		case jsonrpc.UnsupportedProtocolVersion, jsonrpc.MissingRequiredClientCapability, jsonrpc.HeaderMismatch:
+		if hsession.ModernProbeError(m.Error.Code) {
 			return true, "server/discover answered with a modern error", nil
-		default:
-			return false, "server/discover answered with error " + strconv.FormatInt(c, 10), nil
 		}
+		return false, "server/discover answered with error " + strconv.FormatInt(m.Error.Code, 10), nil
 	}
 }

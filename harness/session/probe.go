@@ -39,12 +39,16 @@ func ProbeEra(ctx context.Context, conn wire.Conn, timeout time.Duration) (spec.
 		return spec.Stateful, "server/discover probe: " + obs.Actual + ": a legacy (stateful) server", nil
 	case obs.Frame.Msg.Shape == jsonrpc.KindResponse:
 		return spec.Stateless, "server/discover probe: " + obs.Actual + ": a modern (stateless) server", nil
-	case obs.Frame.Msg.Error != nil && isModernCode(obs.Frame.Msg.Error.Code):
+	case obs.Frame.Msg.Error != nil && ModernProbeError(obs.Frame.Msg.Error.Code):
 		return spec.Stateless, "server/discover probe: " + obs.Actual + ": a modern server that does not support the requested version", nil
 	}
 	return spec.Stateful, "server/discover probe: " + obs.Actual + ": a legacy (stateful) server", nil
 }
 
-func isModernCode(c int64) bool {
+// ModernProbeError reports whether code, answering a server/discover
+// probe, shows a modern server (one that does not support the version
+// asked for, or wants a capability or header): -32020, -32021, -32022.
+// Any other error is a legacy server's.
+func ModernProbeError(c int64) bool {
 	return c == jsonrpc.UnsupportedProtocolVersion || c == jsonrpc.MissingRequiredClientCapability || c == jsonrpc.HeaderMismatch
 }
