@@ -49,6 +49,14 @@ type Config struct {
 	Target Target
 	// Version is the protocol version spoken (default spec.Latest).
 	Version spec.Version
+	// NewestSpoken makes a stateless Version (2026-07-28) the newest the
+	// target may speak rather than the one it must: a target whose
+	// server/discover probe gets a legacy server's answer is fuzzed at
+	// LegacyVersion, and Result.VersionNote says why. Without it such a
+	// target judges nothing (Result.Unjudged): a legacy server is never
+	// judged by a revision it does not claim. The CLI sets it unless
+	// --protocol names a version.
+	NewestSpoken bool
 	// Duration and MaxExecs bound the campaign; at least one must be set.
 	Duration time.Duration
 	MaxExecs int64
@@ -153,9 +161,12 @@ type Result struct {
 	// played the server; empty for a server campaign.
 	Role    string       `json:"role,omitempty"`
 	Version spec.Version `json:"version"`
-	Target  string       `json:"target"`
-	Seed    uint64       `json:"seed"`
-	Workers int          `json:"workers"`
+	// VersionNote, when set, says why Version is not the one asked for
+	// (Config.NewestSpoken: the target does not speak it).
+	VersionNote string `json:"versionNote,omitempty"`
+	Target      string `json:"target"`
+	Seed        uint64 `json:"seed"`
+	Workers     int    `json:"workers"`
 	// Transport is how the target was spoken to: "stdio", "streamable"
 	// or "sse".
 	Transport string `json:"transport,omitempty"`
@@ -283,6 +294,8 @@ type campaign struct {
 	deadline time.Time
 	tools    []Tool
 	http     bool // the target is an HTTP server (a fresh session costs no process start)
+	// versionNote is Result.VersionNote.
+	versionNote string
 	engine
 
 	restarts atomic.Int64
@@ -359,16 +372,26 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// gets its whole start-up allowance, and Duration bounds the fuzzing
 	// that follows (a 2 s campaign against a server that takes 5 s to
 	// start fuzzes it for 2 s, instead of calling it unreachable).
-	s, err := openSession(ctx, cfg.Target, cfg.Version, cfg.Wait, cfg.StartupTimeout, false)
-	if err == nil && cfg.Version.Era() == spec.Stateless {
-		if err = s.contact(cfg.Target.Describe()); err != nil {
-			s.close()
+	s, err := c.first(ctx)
+	var notSpoken *NotSpokenError
+	var silent silentError
+	if cfg.NewestSpoken && ctx.Err() == nil && (errors.As(err, &notSpoken) || errors.As(err, &silent)) {
+		// The newest version the target speaks may be a legacy one.
+		why := strings.TrimPrefix(err.Error(), "fuzz: ")
+		cfg.Version = LegacyVersion
+		c.cfg.Version, c.mutators = cfg.Version, Schedule(muts, cfg.Version)
+		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
+		if s, err = c.first(ctx); err != nil {
+			err = fmt.Errorf("%s; then at %s: %w", why, cfg.Version, err)
 		}
 	}
 	if err != nil {
 		r := c.unreachable(err)
 		if c.parent.Err() != nil {
 			r.interrupted()
+		}
+		if errors.As(err, &notSpoken) {
+			return r, fmt.Errorf("fuzz: %w", notSpoken)
 		}
 		return r, fmt.Errorf("%w: %v", ErrUnreachable, err)
 	}
@@ -388,6 +411,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// LegacyVersion is the version a Config.NewestSpoken campaign falls back
+// to when the target does not speak the stateless one: the newest
+// initialize-based version.
+const LegacyVersion = spec.V20251125
+
+// first opens the campaign's first session at c.cfg.Version: the
+// handshake (initialize), or in a stateless version the contact probe,
+// which also tells a target that does not speak it (*NotSpokenError).
+func (c *campaign) first(ctx context.Context) (*session, error) {
+	s, err := openSession(ctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, c.cfg.StartupTimeout, false)
+	if err == nil && c.cfg.Version.Era() == spec.Stateless {
+		if err = s.contact(c.cfg.Target.Describe()); err != nil {
+			s.close()
+		}
+	}
+	return s, err
+}
+
 // ErrUnreachable is wrapped by the error Run returns, with a result, when
 // the target never completed a handshake (initialize, or in a stateless
 // version an answer to server/discover) or could not even be started:
@@ -401,6 +442,10 @@ var ErrUnreachable = errors.New("the target never completed a handshake")
 func (c *campaign) unreachable(err error) *Result {
 	r := c.result(nil)
 	r.Unjudged = fmt.Sprintf("%s: %s", ErrUnreachable, strings.TrimPrefix(err.Error(), "fuzz: "))
+	if ns := (*NotSpokenError)(nil); errors.As(err, &ns) {
+		// It answered: not unreachable, but not a target of this version.
+		r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", ns, LegacyVersion)
+	}
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
 	_, r.PeakRSSBytes = procMemory()
 	return r
@@ -450,7 +495,7 @@ func (c *campaign) progress(rate float64) Progress {
 func (c *campaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Result{Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
+	r := &Result{Version: c.cfg.Version, VersionNote: c.versionNote, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.restarts.Load(), PeakHeapBytes: c.peakHeap.Load(),
 		RestartTime: time.Duration(c.startNs.Load()), RestartWait: time.Duration(c.waitNs.Load()), SlowProbes: c.slow.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, Samples: samples, Findings: append([]*Finding(nil), c.order...), Errors: c.errs}

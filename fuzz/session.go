@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -178,16 +179,50 @@ func (s *session) close() { _ = s.conn.Close() }
 // version, which has no initialize) and waits for its answer, a result or
 // an error: proof that the target answers requests at all, the handshake
 // of a session that has none.
+//
+// The answer also tells the target's era, as a dual-era client's probe
+// does (hsession.ProbeEra): a result or a modern error (-32020, -32021,
+// -32022) is a server that speaks the stateless era; any other error,
+// also one with a null id, is a legacy server's, and contact returns a
+// *NotSpokenError.
 func (s *session) contact(target string) error {
 	const id = "mcpcheck-contact"
 	if err := s.send(s.probeLine(id)); err != nil {
 		return fmt.Errorf("fuzz: %s: cannot send %s: %w", target, probeMethod(s.v), err)
 	}
-	if _, err := s.awaitWithin(`"`+id+`"`, s.wait); err != nil {
-		return fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), s.noAnswer(err), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
+	m, err := s.awaitAnswer(`"`+id+`"`, s.wait, true)
+	if err != nil {
+		e := fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), s.noAnswer(err), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
+		if errors.Is(err, ErrDeadline) {
+			return silentError{e}
+		}
+		return e
+	}
+	if m.Error != nil && s.v.Era() == spec.Stateless && !hsession.ModernProbeError(m.Error.Code) {
+		return &NotSpokenError{Version: s.v, Saw: fmt.Sprintf("%s was answered with error %d (%s), a legacy server's answer", probeMethod(s.v), m.Error.Code, quoteStart([]byte(m.Error.Message)))}
 	}
 	return nil
 }
+
+// NotSpokenError says that a target does not speak the campaign's
+// stateless version: its server/discover probe got a legacy server's
+// answer. Fuzzing it by that version's rules would make violations of
+// answers the target never meant for it.
+type NotSpokenError struct {
+	Version spec.Version
+	Saw     string // what the probe got, in words
+}
+
+func (e *NotSpokenError) Error() string {
+	return fmt.Sprintf("the target does not speak %s: %s", e.Version, e.Saw)
+}
+
+// silentError is contact's error when the target said nothing in time:
+// a legacy server may ignore a request it does not know before
+// initialize, so a Config.NewestSpoken campaign tries a legacy version.
+type silentError struct{ error }
+
+func (e silentError) Unwrap() error { return e.error }
 
 // sent says what the target sent last, for a message: "; it sent: ...",
 // or "" when it sent nothing.
@@ -305,12 +340,21 @@ func (s *session) await(key string) (json.RawMessage, error) {
 // answered, for at most wait (within: the start-up allowance while the
 // instance has said nothing; once it has, wait from then).
 func (s *session) awaitWithin(key string, wait time.Duration) (json.RawMessage, error) {
+	m, err := s.awaitAnswer(key, wait, false)
+	return m.Result, err
+}
+
+// awaitAnswer is awaitWithin returning the whole answer; with nullError an
+// error response with a null id answers too (a target that refuses the
+// request without naming it, as a legacy HTTP server refuses a
+// server/discover outside a session).
+func (s *session) awaitAnswer(key string, wait time.Duration, nullError bool) (jsonrpc.Message, error) {
 	deadline := time.Now().Add(s.within(wait))
 	for i := 0; i < maxFramesPerExec; i++ {
 		starting := !s.heard
 		f, err := s.recv(deadline)
 		if err != nil {
-			return nil, err
+			return jsonrpc.Message{}, err
 		}
 		s.recordFrame(f)
 		if starting {
@@ -320,12 +364,16 @@ func (s *session) awaitWithin(key string, wait time.Duration) (json.RawMessage, 
 		s.answerRequests(res.requests)
 		for _, k := range res.answered {
 			if k == key {
-				m := jsonrpc.Decode(f.Data)
-				return m.Result, nil
+				return jsonrpc.Decode(f.Data), nil
+			}
+		}
+		if nullError {
+			if m := jsonrpc.Decode(f.Data); m.Shape == jsonrpc.KindErrorResponse && m.IDNull {
+				return m, nil
 			}
 		}
 	}
-	return nil, errors.New("the target flooded its output")
+	return jsonrpc.Message{}, errors.New("the target flooded its output")
 }
 
 // answerRequests replies to requests a stateful target sends: ping gets an

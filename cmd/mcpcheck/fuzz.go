@@ -60,8 +60,9 @@ Flags:
   --header K:V             add an HTTP header (repeatable; --url only)
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
   --protocol V             the protocol version to speak (default latest: the newest the target speaks;
-                           a --stdio server that fails the server/discover probe gets 2025-11-25;
-                           2024-11-05 over sse)
+                           a server that answers server/discover as a legacy server does, or not at
+                           all, gets 2025-11-25; 2024-11-05 over sse). A 2026-07-28 named here
+                           against a legacy server judges nothing (exit 3)
   --duration D             stop after D (default 1m when --max-execs is not given)
   --max-execs N            stop after N executions
   --seed N                 campaign seed (default: random, printed)
@@ -672,6 +673,11 @@ func runFuzz(e *env, o fuzzOptions) error {
 		}
 	}
 	cfg := o.cfg
+	// Without --protocol, 2026-07-28 is the newest version the target may
+	// speak: a legacy server is fuzzed at 2025-11-25, not judged by a
+	// revision it never claimed (its answers would break 2026-07-28's
+	// schema).
+	cfg.NewestSpoken = !o.protocolSet
 	if e.fuzzMinimizeBudget != 0 {
 		cfg.MinimizeBudget = e.fuzzMinimizeBudget
 	}
@@ -696,19 +702,6 @@ func runFuzz(e *env, o fuzzOptions) error {
 			return err
 		}
 		o.ft.exec.Sandbox = sbx
-		if !o.protocolSet && cfg.Version.Era() == spec.Stateless {
-			// --protocol latest is the newest version the target speaks:
-			// a legacy server is not judged by a revision it never
-			// claimed (its answers would break 2026-07-28's schema).
-			modern, saw, err := probeStdioEra(e.ctx, o.ft.exec, cfg.StartupTimeout+cfg.Wait)
-			if err != nil {
-				return fmt.Errorf("fuzz: starting the target to learn its era: %w; check the --stdio command", err)
-			}
-			if !modern {
-				cfg.Version = spec.V20251125
-				fmt.Fprintf(stderr, "mcpcheck fuzz: the target does not speak %s (%s): fuzzing %s, the newest initialize-based version\n", spec.Latest, saw, cfg.Version)
-			}
-		}
 	}
 	started := time.Now()
 	res, err := fuzz.Run(e.ctx, cfg)
@@ -809,6 +802,9 @@ func writeFuzzText(w io.Writer, res *fuzz.Result, reproducer func(*fuzz.Finding)
 		fmt.Fprintf(w, ", shard %s", res.Shard)
 	}
 	fmt.Fprintln(w)
+	if res.VersionNote != "" {
+		fmt.Fprintf(w, "  %s\n", printableText(res.VersionNote))
+	}
 	for _, p := range res.Parts {
 		shard := ""
 		if p.Shard != "" {
@@ -930,6 +926,11 @@ func writeFuzzOutputs(out string, formats []string, res *fuzz.Result, reproducer
 		Transport: transport,
 		Fuzz:      &sum,
 		Unjudged:  fuzzUnjudged(res),
+	}
+	if res.VersionNote != "" {
+		// A NewestSpoken campaign fell back: the target said it does
+		// not speak the latest version.
+		run.Versions, run.Unspoken = append(run.Versions, spec.Latest), []spec.Version{spec.Latest}
 	}
 	run.SideEffects = fx
 	for _, f := range formats {

@@ -1,0 +1,82 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/spec"
+)
+
+// TestNewestSpokenFallsBackForALegacyServer: a campaign at 2026-07-28
+// asks server/discover first, as a dual-era client does. A legacy server
+// refuses it (-32601 over stdio; over HTTP a 400 whose error has a null
+// id, as the TS SDK's streamable server answers outside a session): with
+// NewestSpoken the campaign fuzzes 2025-11-25 and says why; without it,
+// nothing is judged, since the server's answers would break 2026-07-28's
+// schema (@modelcontextprotocol/server-memory drew false resultType and
+// cacheScope violations that way). A server that speaks 2026-07-28 keeps
+// it.
+func TestNewestSpokenFallsBackForALegacyServer(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		target Target
+		legacy bool
+	}{
+		"stdio legacy": {inprocHelper(spec.V20251125, ""), true},
+		"http legacy":  {HTTPTarget{URL: httpServer(t, spec.V20251125, "").URL + "/mcp"}, true},
+		"stdio modern": {inprocHelper(spec.V20260728, ""), false},
+		"http modern":  {HTTPTarget{URL: httpServer(t, spec.V20260728, "").URL + "/mcp"}, false},
+	} {
+		for _, newest := range []bool{true, false} {
+			t.Run(name+map[bool]string{true: "/newest-spoken", false: "/asked"}[newest], func(t *testing.T) {
+				t.Parallel()
+				cfg := Config{Target: tc.target, Version: spec.V20260728, NewestSpoken: newest, MaxExecs: 20, Seed: 1, Wait: DefaultWait, StartupTimeout: DefaultWait, MinimizeBudget: -1}
+				res, err := Run(context.Background(), cfg)
+				switch {
+				case !tc.legacy:
+					if err != nil || res.Version != spec.V20260728 || res.VersionNote != "" || res.Execs == 0 {
+						t.Fatalf("a modern server: version %s (%q), %d execs, err %v; want 2026-07-28 fuzzed", res.Version, res.VersionNote, res.Execs, err)
+					}
+				case newest:
+					if err != nil || res.Version != LegacyVersion || res.Execs == 0 || res.Verdict.Unjudged {
+						t.Fatalf("version %s, %d execs, verdict %+v, err %v; want %s fuzzed", res.Version, res.Execs, res.Verdict, err, LegacyVersion)
+					}
+					if !strings.Contains(res.VersionNote, "does not speak 2026-07-28") || !strings.Contains(res.VersionNote, "server/discover was answered with error") {
+						t.Errorf("version note %q: want why 2026-07-28 was not fuzzed", res.VersionNote)
+					}
+				default:
+					var ns *NotSpokenError
+					if !errors.As(err, &ns) || res == nil || res.Execs != 0 || !res.Verdict.Unjudged || res.Verdict.Failed || len(res.Findings) != 0 {
+						t.Fatalf("Run = %+v, %v; want nothing judged and a NotSpokenError", res, err)
+					}
+					if !strings.Contains(res.Unjudged, "does not speak 2026-07-28") || !strings.Contains(res.Unjudged, "--protocol 2025-11-25") {
+						t.Errorf("unjudged %q: want the reason and what to do", res.Unjudged)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestNewestSpokenSilentTargetTriesLegacy: a target that says nothing to
+// server/discover may be a legacy server that ignores requests before
+// initialize; a NewestSpoken campaign tries 2025-11-25 before it calls
+// the target unreachable, and then says what both attempts got.
+func TestNewestSpokenSilentTargetTriesLegacy(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sleep(1)")
+	}
+	t.Parallel()
+	wait := 300 * time.Millisecond
+	res, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"sleep", "60"}}, Version: spec.V20260728, NewestSpoken: true, MaxExecs: 5, Seed: 1, Wait: wait, StartupTimeout: wait})
+	if !errors.Is(err, ErrUnreachable) || res == nil || !res.Verdict.Unjudged {
+		t.Fatalf("Run = %+v, %v; want nothing judged, unreachable", res, err)
+	}
+	if !strings.Contains(res.Unjudged, "server/discover") || !strings.Contains(res.Unjudged, "then at 2025-11-25") || !strings.Contains(res.Unjudged, "initialize") {
+		t.Errorf("unjudged %q: want both attempts named", res.Unjudged)
+	}
+}
