@@ -418,15 +418,10 @@ const LegacyVersion = spec.V20251125
 
 // first opens the campaign's first session at c.cfg.Version: the
 // handshake (initialize), or in a stateless version the contact probe,
-// which also tells a target that does not speak it (*NotSpokenError).
+// which also tells a target that does not speak it (*NotSpokenError; see
+// openSession).
 func (c *campaign) first(ctx context.Context) (*session, error) {
-	s, err := openSession(ctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, c.cfg.StartupTimeout, false)
-	if err == nil && c.cfg.Version.Era() == spec.Stateless {
-		if err = s.contact(c.cfg.Target.Describe()); err != nil {
-			s.close()
-		}
-	}
-	return s, err
+	return openSession(ctx, c.cfg.Target, c.cfg.Version, c.cfg.Wait, c.cfg.StartupTimeout, false)
 }
 
 // ErrUnreachable is wrapped by the error Run returns, with a result, when
@@ -897,8 +892,8 @@ func warmDepth(workers int) int {
 // get returns a started instance of the kind asked for.
 func (w *warm) get(ctx context.Context, bare bool) (*session, error) {
 	k := 0
-	if bare && w.v.Era() != spec.Stateless {
-		k = 1 // a stateless session has no handshake: one kind serves both
+	if bare {
+		k = 1
 	}
 	w.mu.Lock()
 	first := !w.used[k]

@@ -182,7 +182,11 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		// request whose method was removed, or a broken response, say)
 		// may be refused with an error carrying that id, as JSON-RPC
 		// does for an invalid request.
-		if tok := topLevelMember(m.Raw, "id"); tok != nil {
+		toks := [][]byte{topLevelMember(m.Raw, "id")}
+		if toks[0] == nil {
+			toks = foldedIDs(m.Raw)
+		}
+		for _, tok := range toks {
 			for _, k := range idForms(tok) {
 				j.rawIDs[k] = true
 			}
@@ -220,6 +224,27 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 			}
 		}
 	}
+}
+
+// foldedIDs returns the values of the top-level members of raw named "id"
+// in another case ("ID", "iD"): a peer whose decoder matches member names
+// without regard to case (Go's encoding/json does) reads one as the id,
+// and may echo it. nil when there is none, or raw is no object.
+func foldedIDs(raw []byte) [][]byte {
+	if !bytes.Contains(bytes.ToLower(raw), []byte(`"id"`)) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out [][]byte
+	for k, v := range m {
+		if k != "id" && strings.EqualFold(k, "id") {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // echoesForbiddenID reports whether a response carries, as its id, the id
@@ -338,7 +363,14 @@ func (j *judge) received(f Frame) frameResult {
 	}
 	if msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch) {
 		if (j.v != spec.V20250326 && j.legacy != spec.V20250326) || msg.Has(jsonrpc.ReasonEmptyBatch) {
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+			// A batch is valid JSON-RPC 2.0, but no MCP message in these
+			// versions: on stdio it breaks the rule that stdout carries
+			// only MCP messages (as base/batch-rejected judges it).
+			req := rules.ReqJSONRPC2
+			if !j.http && !j.client {
+				req = rules.ReqStdoutOnlyMCP
+			}
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: req, Level: catalog.Must,
 				Message: "the target wrote a JSON array (a batch), which protocol version " + string(j.v) + " does not allow: " + quoteStart(data)})
 			return res
 		}
@@ -411,6 +443,13 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		versions = []spec.Version{j.legacy}
 	case j.legacy != "" && !attributed:
 		versions = []spec.Version{j.legacy, j.v}
+	case !j.client && !j.http && attributed && undeclared:
+		// On stdio a dual-era server cannot tell a request without the
+		// _meta protocol version from a legacy client's sent before
+		// initialize, which it may serve under the legacy rules: its
+		// answer may be of either era (as base/meta-required judges it;
+		// over HTTP the headers tell the eras apart).
+		versions = []spec.Version{j.v, LegacyVersion}
 	}
 	if method == spec.MethodInitialize && j.v.Era() == spec.Stateless && undeclared {
 		if v := negotiatedVersion(msg); v != "" {
@@ -476,6 +515,15 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	// request so, and the older MCP schemas require an id there.
 	zeroID := msg.Shape == jsonrpc.KindErrorResponse && (msg.IDNull || msg.IDAbsent) ||
 		msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw)
+	if msg.Shape == jsonrpc.KindNotification && len(j.rawIDs) > 0 {
+		// A subscription's notifications carry the id of the
+		// subscriptions/listen request as their subscriptionId: one the
+		// target echoes from a request with an id MCP forbids is judged
+		// as 0, as the echoed id of a response is.
+		if raw, ok := j.withoutForbiddenSubscriptionID(msg.Raw); ok {
+			msg = jsonrpc.Decode(raw)
+		}
+	}
 	// The message is a violation when it breaks the schema of every
 	// version it may be judged by; the first version's violation is
 	// reported.
@@ -704,8 +752,12 @@ func declaresVersion(params json.RawMessage) bool {
 	if json.Unmarshal(params, &p) != nil {
 		return false
 	}
-	_, ok := p.Meta[mcp.MetaProtocolVersion]
-	return ok
+	// Only a version string declares one: a request whose protocol
+	// version is null, a number or empty names none a server could
+	// serve it by, and a dual-era stdio server may take it for a
+	// legacy client's (see one).
+	var v string
+	return json.Unmarshal(p.Meta[mcp.MetaProtocolVersion], &v) == nil && v != ""
 }
 
 // invalid turns the first invalid problem of a message into an
@@ -777,6 +829,46 @@ func hangObservation(v spec.Version, waited string) Observation {
 	return Observation{Kind: reports.FindingHang, Check: "hang/" + probeMethod(v),
 		Message: "the target did not answer a valid " + probeMethod(v) + " sent after the input within " + waited}
 }
+
+// withoutForbiddenSubscriptionID returns a notification with the
+// subscriptionId of its _meta set to 0 when that id is one mcpcheck sent
+// as a request id MCP forbids (see echoesForbiddenID); ok is false
+// otherwise.
+func (j *judge) withoutForbiddenSubscriptionID(raw []byte) ([]byte, bool) {
+	if !bytes.Contains(raw, []byte(subscriptionIDKey)) {
+		return nil, false
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return nil, false
+	}
+	params, _ := m["params"].(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	id, ok := meta[subscriptionIDKey]
+	if !ok {
+		return nil, false
+	}
+	tok, err := json.Marshal(id)
+	if err != nil {
+		return nil, false
+	}
+	forms := idForms(tok)
+	if len(forms) == 0 {
+		return nil, false
+	}
+	if k := numKey(forms[0]); !j.rawIDs[forms[0]] && (k == "" || !j.rawIDs[k]) {
+		return nil, false
+	}
+	meta[subscriptionIDKey] = 0
+	b, err := json.Marshal(m)
+	return b, err == nil
+}
+
+// subscriptionIDKey is the _meta key of a subscription's notifications
+// that carries the subscriptions/listen request's id.
+const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
 
 // withID returns the message with its id set to 0, or raw unchanged when it
 // does not decode as an object.
@@ -879,9 +971,9 @@ func (j *judge) register(key, method string, undeclared bool) {
 	j.pending.Add(key, method, sentInfo{origin: j.seq, undeclared: undeclared})
 }
 
-// topLevelMember returns the raw value of a scalar member of the top-level
-// object in raw, scanning without recursion (so nesting depth does not
-// matter), or nil when there is none.
+// topLevelMember returns the raw value of a member of the top-level object
+// in raw, scanning without recursion (so nesting depth does not matter;
+// an object or array value is read whole), or nil when there is none.
 func topLevelMember(raw []byte, name string) []byte {
 	depth, inStr, esc := 0, false, false
 	keyStart := -1
@@ -927,6 +1019,14 @@ func topLevelMember(raw []byte, name string) []byte {
 			j := i + 1
 			for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
 				j++
+			}
+			if j < len(raw) && (raw[j] == '{' || raw[j] == '[') {
+				// An object or array value (an id MCP forbids): read whole.
+				var v json.RawMessage
+				if json.NewDecoder(bytes.NewReader(raw[j:])).Decode(&v) != nil {
+					return nil
+				}
+				return v
 			}
 			end := j
 			if end < len(raw) && raw[end] == '"' {

@@ -24,6 +24,9 @@ func TestTopLevelMember(t *testing.T) {
 	if got := string(topLevelMember([]byte(`{"id":-12,"x":1}`), "id")); got != "-12" {
 		t.Errorf("id = %s", got)
 	}
+	if got := string(topLevelMember([]byte(`{"id":{"a":[1,"}"]},"x":1}`), "id")); got != `{"a":[1,"}"]}` {
+		t.Errorf("object id = %s", got)
+	}
 }
 
 // TestJudge covers the oracle decisions one frame at a time.
@@ -60,6 +63,13 @@ func TestJudge(t *testing.T) {
 		{"not json on stdout", spec.V20251125, ``, `Server started!`, "framing/stdout-not-json", 0},
 		{"result and error", spec.V20241105, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, "jsonrpc/result-and-error", 0},
 		{"batch in a version without batches", spec.V20251125, ``, `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}]`, "jsonrpc/batch", 0},
+		{"echoed forbidden object id", spec.V20260728, `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{}}`, `{"jsonrpc":"2.0","id":{"a":1},"error":{"code":-32602,"message":"tool not found"}}`, "", 0},
+		{"another object id than the one sent", spec.V20260728, `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":{}}`, `{"jsonrpc":"2.0","id":{"a":2},"error":{"code":-32602,"message":"tool not found"}}`, "jsonrpc/id-object", 0},
+		{"forbidden id echoed as a subscriptionId", spec.V20260728, `{"jsonrpc":"2.0","id":true,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":true},"notifications":{"toolsListChanged":true}}}`, "", 0},
+		{"forbidden number id echoed as a subscriptionId", spec.V20260728, `{"jsonrpc":"2.0","id":1e-3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":0.001},"notifications":{"toolsListChanged":true}}}`, "", 0},
+		{"id under a member name in another case, echoed", spec.V20251125, `{"iD":280388459757050,"jsonrpc":"2.0","method":"tools/call","params":{"name":""}}`, `{"jsonrpc":"2.0","id":280388459757050,"error":{"code":-32602,"message":"tool not found"}}`, "", 0},
+		{"id under a member name in another case, another answered", spec.V20251125, `{"iD":280388459757050,"jsonrpc":"2.0","method":"tools/call","params":{"name":""}}`, `{"jsonrpc":"2.0","id":280388459757051,"error":{"code":-32602,"message":"tool not found"}}`, "response/id-unknown", 0},
+		{"forbidden subscriptionId nobody sent", spec.V20260728, `{"jsonrpc":"2.0","id":true,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":false},"notifications":{"toolsListChanged":true}}}`, "schema/", 0},
 		{"server request in the stateless era", spec.V20260728, ``, `{"jsonrpc":"2.0","id":5,"method":"roots/list"}`, "request/server-sent-stateless", 0},
 		{"schema violation in a result", spec.V20251125, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/", 0},
 		{"HTTP refusal of a response echoing its id", spec.V20251125, `{"jsonrpc":"2.0","id":-1,"result":{}}`, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32001,"message":"Session not found"}}`, "http/error-body-echoes-response-id", 404},
@@ -125,11 +135,33 @@ func TestJudgeDualEra(t *testing.T) {
 			}
 		})
 	}
-	// Without an initialize the stream stays stateless.
-	j := newJudge(v)
-	j.sent([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
-	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)}); len(res.obs) == 0 {
-		t.Errorf("a legacy answer on a stateless stream was not flagged")
+	// Without an initialize, a request without a _meta protocol version
+	// may still be taken for a legacy client's on stdio (a dual-era
+	// server cannot tell; go-sdk v1.8.0 and mcp-go v1.2.1 answer it
+	// without resultType): either era's answer passes, one that breaks
+	// both does not. Over HTTP the headers tell the eras apart, and the
+	// answer to a request that declares 2026-07-28 is always judged by it.
+	for _, tc := range []struct {
+		name, sent, frame string
+		http, flagged     bool
+	}{
+		{"stdio, legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"ttlMs":0,"cacheScope":"public","tools":[]}}`, false, false},
+		{"stdio, broken in both eras", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, false, true},
+		{"stdio, declared request", string(marshal(request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, false, true},
+		{"stdio, protocol version null", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, false, false},
+		{"stdio, protocol version a number", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":2.5}}}`, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, false, false},
+		{"http, legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, true, true},
+	} {
+		j := newJudge(v)
+		j.http = tc.http
+		j.sent([]byte(tc.sent))
+		f := Frame{Data: []byte(tc.frame)}
+		if tc.http {
+			f.HTTPStatus = 200
+		}
+		if res := j.received(f); (len(res.obs) > 0) != tc.flagged {
+			t.Errorf("without initialize, %s: observations %+v, want flagged %v", tc.name, res.obs, tc.flagged)
+		}
 	}
 }
 
@@ -214,6 +246,28 @@ func TestJudgeLatin1Declared(t *testing.T) {
 		}
 		if declared && (len(j.lenient) != 0 || len(j.latin1Alias) != 0) {
 			t.Errorf("the answered request left lenient keys behind: %v %v", j.lenient, j.latin1Alias)
+		}
+	}
+}
+
+// TestBatchCitation: a batch is valid JSON-RPC 2.0 but no MCP message
+// from 2025-06-18; on stdio the rule it breaks is that stdout carries only
+// MCP messages (as base/batch-rejected cites it), over HTTP the JSON-RPC
+// message rule.
+func TestBatchCitation(t *testing.T) {
+	batch := []byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`)
+	for _, http := range []bool{false, true} {
+		j := newJudge(spec.V20251125)
+		j.http = http
+		j.sent([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+		f := Frame{Data: batch}
+		want := rules.ReqStdoutOnlyMCP
+		if http {
+			f.HTTPStatus, want = 200, rules.ReqJSONRPC2
+		}
+		res := j.received(f)
+		if len(res.obs) != 1 || res.obs[0].Check != "jsonrpc/batch" || res.obs[0].Requirement != want {
+			t.Errorf("http %v: %+v, want jsonrpc/batch citing %s", http, res.obs, want)
 		}
 	}
 }

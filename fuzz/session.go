@@ -119,8 +119,9 @@ type execOutcome struct {
 // merely late, is not blamed for our impatience.
 func hangConfirm(wait time.Duration) time.Duration { return 3 * wait }
 
-// openSession starts an instance and, for stateful versions unless bare,
-// performs the handshake (initialize, then notifications/initialized).
+// openSession starts an instance and, unless bare, performs the handshake
+// (initialize, then notifications/initialized), or in a stateless version
+// the contact probe (see contact).
 // wait is the liveness deadline, startup the start-up allowance (0:
 // DefaultStartupTimeout): the instance's first wait, the handshake or a
 // bare instance's first exchange, lasts up to the longer of the two, since
@@ -144,6 +145,18 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait, startup ti
 	if bare || v.Era() == spec.Stateless {
 		if isHTTP {
 			hc.negotiated(v)
+		}
+		if !bare && v.Era() == spec.Stateless {
+			// No handshake, but the instance answers one probe
+			// (server/discover) before the campaign uses it: from then
+			// on it has said something, and an input it never answers
+			// is judged by the liveness wait rather than the start-up
+			// allowance (a go-sdk server that swallows the probe into
+			// a truncated line cost a minute per input otherwise).
+			if err := s.contact(t.Describe()); err != nil {
+				s.close()
+				return nil, err
+			}
 		}
 		return s, nil
 	}
