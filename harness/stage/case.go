@@ -89,6 +89,11 @@ type Case struct {
 	busy    int           // HTTP exchanges and stdio connections in progress
 	open    int           // stdio connections in progress
 	quiet   chan struct{} // closed (and replaced) whenever busy drops to 0
+
+	// Tests only: exitSent runs after the server's exit went to the
+	// relay, readEnded when the relay's connection ended (to hold the
+	// two in the order a busy machine may give them).
+	exitSent, readEnded func()
 }
 
 // enter and leave count an HTTP exchange or stdio connection in progress.
@@ -334,6 +339,10 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	engineDone := make(chan struct{})
+	// exiting is closed before the server's exit goes to the relay: the
+	// relay then ends and its connection with it, which is no kill even
+	// when it is read before the engine is done.
+	exiting := make(chan struct{})
 	go func() {
 		defer close(engineDone)
 		err := c.engine.ServeStdio(ctx, inR, out, io.Discard)
@@ -347,14 +356,21 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 			return
 		}
 		c.rec.note(conn, NoteServerExit, "the server exited with status 0 "+how)
+		close(exiting)
 		_ = rc.send(frameExit, []byte("0"))
+		if c.exitSent != nil {
+			c.exitSent()
+		}
 	}()
 
 	eof := false
 	for {
 		typ, b, err := readFrame(br)
 		if err != nil {
-			if !isDone(engineDone) && c.ctx.Err() == nil {
+			if c.readEnded != nil {
+				c.readEnded()
+			}
+			if !isDone(engineDone) && !isDone(exiting) && c.ctx.Err() == nil {
 				c.rec.note(conn, NoteRelayDropped, "the server process ended without exiting by itself (killed, or its connection was cut)")
 			}
 			break

@@ -340,3 +340,38 @@ func TestHTTPEventsSayWhenTheyBegan(t *testing.T) {
 		t.Errorf("%d JSON answers recorded in %d events, want those to initialize and tools/list", answers, len(evs))
 	}
 }
+
+// TestStdioRelayNormalExitIsNoKill: the server exits after stdin closed,
+// and the relay's connection ends before the engine is done (as a busy
+// machine may order them): that is a normal exit, not a relay-dropped
+// kill (scenarios/client judged shutdowns against such a phantom kill).
+func TestStdioRelayNormalExitIsNoKill(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{})
+	ended := make(chan struct{})
+	c.readEnded = func() { close(ended) }
+	c.exitSent = func() {
+		select {
+		case <-ended: // the connection ended first
+		case <-time.After(10 * time.Second):
+		}
+	}
+	p, done := startRelay(t, c, nil)
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteRelayConnect })
+	p.toRelay.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay did not exit after stdin closed")
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay's connection did not end")
+	}
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteServerExit })
+	c.Close()
+	if e, ok := find(c.Recording().Events(), func(e Event) bool { return e.Note == NoteRelayDropped }); ok {
+		t.Errorf("a normal exit was recorded as a kill: %+v", e)
+	}
+}
