@@ -377,18 +377,23 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 		}
 		switch typ {
 		case frameStdin:
-			split.write(b)
-			_, _ = inW.Write(b)
+			at, data := unstamp(b)
+			split.at = at
+			split.write(data)
+			_, _ = inW.Write(data)
 		case frameStdinEOF:
 			if !eof {
 				eof = true
+				at, _ := unstamp(b)
+				split.at = at
 				split.end()
-				c.rec.note(conn, NoteStdinClosed, "the client closed the server's stdin")
+				c.rec.noteAt(conn, NoteStdinClosed, "the client closed the server's stdin", at)
 				inW.Close()
 			}
 		case frameSignal:
-			c.rec.note(conn, NoteSignal, string(b))
-			if !c.cfg.Stdio.HoldOnTerm || !bytes.Contains(b, []byte("terminated")) {
+			at, name := unstamp(b)
+			c.rec.noteAt(conn, NoteSignal, string(name), at)
+			if !c.cfg.Stdio.HoldOnTerm || !bytes.Contains(name, []byte("terminated")) {
 				cancel()
 			}
 		}
@@ -478,6 +483,9 @@ type lineSplitter struct {
 	over   int64
 	prefix []byte // the first bytes of a line over the limit
 	emit   func(wire.Frame)
+	// at, when set, is when the bytes being written were sent (the
+	// relay's stamp): the time of the lines they complete.
+	at time.Time
 }
 
 // tooLongPrefix is how much of a line over the limit the recording keeps.
@@ -523,6 +531,7 @@ func (s *lineSplitter) line(unterminated bool) {
 	}
 	f.Unterminated = unterminated
 	f.Stream = wire.StreamStdio
+	f.Time = s.at
 	s.buf, s.over, s.prefix = s.buf[:0], 0, nil
 	s.emit(f)
 }

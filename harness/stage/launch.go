@@ -83,6 +83,7 @@ func (c *Case) Launch(l Launch) (*Process, error) {
 	// /dev/null, so a host that reads its stdin until it closes goes on.
 	_ = p.Stdin().Close()
 	cp := &Process{p: p, stdout: target.NewRing(16 << 10), drained: make(chan struct{}), argv: line}
+	p.StdoutReadUntil(cp.drained) // Stop must not close stdout under the copy
 	go func() {
 		defer close(cp.drained)
 		_, _ = io.Copy(cp.stdout, p.Stdout())

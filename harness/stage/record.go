@@ -134,7 +134,13 @@ func (r *Recording) add(e Event) {
 
 // note records a harness observation.
 func (r *Recording) note(conn int, what, detail string) {
-	r.add(Event{From: FromHarness, Conn: conn, Note: what, Detail: detail, Frame: wire.Frame{Time: time.Now()}})
+	r.noteAt(conn, what, detail, time.Now())
+}
+
+// noteAt is note for something that happened at a time of its own (the
+// relay's clock: see stamp).
+func (r *Recording) noteAt(conn int, what, detail string, at time.Time) {
+	r.add(Event{From: FromHarness, Conn: conn, Note: what, Detail: detail, Frame: wire.Frame{Time: at}})
 }
 
 // Events returns a copy of the events so far.

@@ -21,13 +21,17 @@ import (
 // frameHoldTerm frame (the relay reads it before anything else, so its
 // signal handling is settled from the start); then both sides send frames
 // of one type byte, a big-endian uint32 length and that many bytes.
+// The relay's frames begin with its clock (stamp), so that the times of
+// what the client did (a line, closing stdin, a signal) and the waits
+// between them are the ones the server saw, not ones measured at second
+// hand by a stage that may read them late on a busy machine.
 const (
-	relayHello = "mcpcheck-relay/1 "
+	relayHello = "mcpcheck-relay/2 "
 
 	// relay -> stage
-	frameStdin    = 'i' // bytes the client wrote to the server's stdin
-	frameStdinEOF = 'e' // the client closed the server's stdin
-	frameSignal   = 's' // the relay got a signal (payload: its name)
+	frameStdin    = 'i' // bytes the client wrote to the server's stdin (payload: stamp, then the bytes)
+	frameStdinEOF = 'e' // the client closed the server's stdin (payload: stamp)
+	frameSignal   = 's' // the relay got a signal (payload: stamp, then its name)
 
 	// stage -> relay
 	frameStdout    = 'o' // bytes for the server's stdout
@@ -53,6 +57,23 @@ func writeFrame(w io.Writer, mu *sync.Mutex, typ byte, payload []byte) error {
 	}
 	_, err := w.Write(payload)
 	return err
+}
+
+// stamp is the relay's clock now, as a frame payload's first 8 bytes
+// (Unix nanoseconds, big-endian).
+func stamp() []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(time.Now().UnixNano()))
+	return b[:]
+}
+
+// unstamp splits a stamped payload into the relay's time and the rest;
+// a payload too short for a stamp gives now.
+func unstamp(b []byte) (time.Time, []byte) {
+	if len(b) < 8 {
+		return time.Now(), b
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(b[:8]))), b[8:]
 }
 
 func readFrame(r io.Reader) (byte, []byte, error) {
@@ -122,12 +143,12 @@ func RunRelay(ctx context.Context, o RelayOptions) int {
 		for {
 			n, err := o.Stdin.Read(buf)
 			if n > 0 {
-				if writeFrame(conn, &wmu, frameStdin, append([]byte(nil), buf[:n]...)) != nil {
+				if writeFrame(conn, &wmu, frameStdin, append(stamp(), buf[:n]...)) != nil {
 					return
 				}
 			}
 			if err != nil {
-				_ = writeFrame(conn, &wmu, frameStdinEOF, nil)
+				_ = writeFrame(conn, &wmu, frameStdinEOF, stamp())
 				return
 			}
 		}
@@ -162,7 +183,7 @@ func RunRelay(ctx context.Context, o RelayOptions) int {
 			return code
 		case sig := <-o.Signals:
 			name := sig.String()
-			_ = writeFrame(conn, &wmu, frameSignal, []byte(name))
+			_ = writeFrame(conn, &wmu, frameSignal, append(stamp(), name...))
 			switch {
 			case strings.Contains(name, "terminated") && holdTerm:
 				// A server that ignores SIGTERM: wait for SIGKILL.

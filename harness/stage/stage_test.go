@@ -3,10 +3,13 @@ package stage
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -373,5 +376,55 @@ func TestStdioRelayNormalExitIsNoKill(t *testing.T) {
 	c.Close()
 	if e, ok := find(c.Recording().Events(), func(e Event) bool { return e.Note == NoteRelayDropped }); ok {
 		t.Errorf("a normal exit was recorded as a kill: %+v", e)
+	}
+}
+
+// TestStdioRelayEventsKeepTheRelaysClock: a line, the stdin end and a signal are
+// recorded at the time the relay stamped on them, not when the stage got
+// round to reading them (a busy machine delays that, and the shutdown
+// check measures the wait between the two).
+func TestStdioRelayEventsKeepTheRelaysClock(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{Stdio: StdioConfig{HoldOnTerm: true}})
+	args := c.RelayArgs()
+	conn, err := net.Dial("tcp", args[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, relayHello+args[4]+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if typ, _, err := readFrame(bufio.NewReader(conn)); err != nil || typ != frameHoldTerm {
+		t.Fatalf("hello answered with %q, %v", typ, err)
+	}
+	closed := time.Now().Add(-time.Hour).Round(0)
+	signalled := closed.Add(40 * time.Millisecond)
+	at := func(t time.Time) []byte {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(t.UnixNano()))
+		return b[:]
+	}
+	var mu sync.Mutex
+	wrote := closed.Add(-10 * time.Millisecond)
+	if err := writeFrame(conn, &mu, frameStdin, append(at(wrote), `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFrame(conn, &mu, frameStdinEOF, at(closed)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFrame(conn, &mu, frameSignal, append(at(signalled), "terminated"...)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteSignal })
+	evs := c.Recording().Events()
+	eof, _ := find(evs, func(e Event) bool { return e.Note == NoteStdinClosed })
+	sig, _ := find(evs, func(e Event) bool { return e.Note == NoteSignal })
+	line, _ := find(evs, func(e Event) bool { return e.From == FromClient && e.IsMessage() })
+	if !line.Time.Equal(wrote) {
+		t.Errorf("the client's line recorded at %v, want the relay's %v", line.Time, wrote)
+	}
+	if !eof.Time.Equal(closed) || !sig.Time.Equal(signalled) || sig.Detail != "terminated" {
+		t.Errorf("stdin closed at %v, signal %q at %v; want the relay's %v and %v", eof.Time, sig.Detail, sig.Time, closed, signalled)
 	}
 }

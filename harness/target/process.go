@@ -42,7 +42,17 @@ type Process struct {
 	stopping atomic.Bool
 	said     atomic.Bool // something was read from stdout (see SaidReader)
 	ownFail  bool        // set before exited is closed
+	// outDone, when set (StdoutReadUntil), is closed when the caller's
+	// reader of stdout has reached its end.
+	outDone atomic.Pointer[<-chan struct{}]
 }
+
+// StdoutReadUntil tells Stop that the caller reads Stdout to its end and
+// closes done then: Stop waits for it (up to the grace period) before it
+// closes the pipe, as it waits for stderr, so that the last bytes a
+// process wrote before it exited are not lost under a reader that had
+// not got to them yet.
+func (p *Process) StdoutReadUntil(done <-chan struct{}) { p.outDone.Store(&done) }
 
 // StartProcess starts t's command in a new process group with fresh pipes.
 // It returns once the process has started; it does not wait for anything
@@ -296,9 +306,17 @@ func (p *Process) stop(ctx context.Context) error {
 	// closed under it (every writer is dead by now, unless one survived
 	// SIGKILL; then give up after the grace period).
 	t := time.NewTimer(p.grace)
+	expired := false
 	select {
 	case <-p.errDone:
 	case <-t.C:
+		expired = true
+	}
+	if d := p.outDone.Load(); d != nil && !expired {
+		select {
+		case <-*d:
+		case <-t.C:
+		}
 	}
 	t.Stop()
 	p.stdout.Close()
