@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -78,5 +79,36 @@ func TestNewestSpokenSilentTargetTriesLegacy(t *testing.T) {
 	}
 	if !strings.Contains(res.Unjudged, "server/discover") || !strings.Contains(res.Unjudged, "then at 2025-11-25") || !strings.Contains(res.Unjudged, "initialize") {
 		t.Errorf("unjudged %q: want both attempts named", res.Unjudged)
+	}
+}
+
+// TestStatelessInstanceIsContactedBeforeUse: a stateless instance has no
+// handshake, but it answers one server/discover before a campaign uses
+// it, so an input it never answers is judged by the liveness wait, not by
+// the start-up allowance meant for a process that has said nothing yet.
+// go-sdk v1.8.0's stdio server swallows the next line into a truncated
+// one; with every fresh instance waited for a minute, a 30 s campaign ran
+// 5 inputs.
+func TestStatelessInstanceIsContactedBeforeUse(t *testing.T) {
+	t.Parallel()
+	v := spec.V20260728
+	const wait, startup = 300 * time.Millisecond, time.Minute
+	s, err := openSession(context.Background(), helperTarget(t, v, "hang-unknown"), v, wait, startup, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if !s.heard {
+		t.Fatalf("the instance was handed over before it said anything; transcript notes:\n%s", transcriptNotes(s))
+	}
+	out := s.exec(Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"u-1","method":"mcpcheck/no-such-method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")}})
+	var hang *Observation
+	for i, o := range out.obs {
+		if o.Kind == reports.FindingHang {
+			hang = &out.obs[i]
+		}
+	}
+	if hang == nil || !strings.Contains(hang.Message, wait.String()) || strings.Contains(hang.Message, startup.String()) {
+		t.Fatalf("want a hang judged by the %v liveness wait, got %+v (dead %v); notes:\n%s", wait, out.obs, out.dead, transcriptNotes(s))
 	}
 }
