@@ -294,12 +294,6 @@ func idForms(tok []byte) []string {
 	if k := numKey(c.String()); k != "" {
 		out = append(out, k)
 	}
-	// A number that is no integer (an id MCP forbids), as a peer that
-	// converts it to an integer holds it: truncated toward zero, as Go
-	// converts a float64 (go-sdk v1.8.0 answers id 0.1 with id 0).
-	if f, err := strconv.ParseFloat(c.String(), 64); err == nil && f != math.Trunc(f) && math.Abs(f) < 1<<63 {
-		out = append(out, jsonrpc.IntID(int64(f)).String())
-	}
 	return out
 }
 
