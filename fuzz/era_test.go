@@ -112,3 +112,23 @@ func TestStatelessInstanceIsContactedBeforeUse(t *testing.T) {
 		t.Fatalf("want a hang judged by the %v liveness wait, got %+v (dead %v); notes:\n%s", wait, out.obs, out.dead, transcriptNotes(s))
 	}
 }
+
+// TestEndsIncomplete tells a truncated last line from a whole one and
+// from bytes that are no JSON.
+func TestEndsIncomplete(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"id":"a","jsonrpc":` + "\n", true},
+		{`{"jsonrpc":"2.0","method":"ping"}` + "\n" + `[{"id":1,` + "\n\n", true},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", false},
+		{`{"id":"a",}` + "\n", false},
+		{"}\n", false},
+		{"", false},
+	} {
+		if got := endsIncomplete(Input{Chunks: [][]byte{[]byte(tc.in)}}); got != tc.want {
+			t.Errorf("endsIncomplete(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}

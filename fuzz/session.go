@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -118,6 +119,23 @@ type execOutcome struct {
 // costs four waits; a healthy one on a loaded machine, whose answer was
 // merely late, is not blamed for our impatience.
 func hangConfirm(wait time.Duration) time.Duration { return 3 * wait }
+
+// endsIncomplete reports whether the last non-blank line of the input is
+// the start of a JSON value that the line ends before it is complete
+// (a truncated message), as opposed to a whole value or bytes that are no
+// JSON at all.
+func endsIncomplete(in Input) bool {
+	b := bytes.TrimRight(bytes.Join(in.Chunks, nil), " \t\r\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return false
+	}
+	var v json.RawMessage
+	return errors.Is(json.NewDecoder(bytes.NewReader(b)).Decode(&v), io.ErrUnexpectedEOF)
+}
 
 // openSession starts an instance and, unless bare, performs the handshake
 // (initialize, then notifications/initialized), or in a stateless version
@@ -583,6 +601,9 @@ func (s *session) exec(in Input) (out execOutcome) {
 				if busyNoted {
 					what = s.wait.String() + " and " + time.Since(suspected).Round(time.Millisecond).String() + " more, running or waiting for a CPU all along (a loop that does not end, or a machine too busy to tell)"
 				}
+			}
+			if s.heard && endsIncomplete(in) {
+				what += "; the input's last line is an incomplete JSON value: a target that reads JSON values across line breaks, instead of one message per line, waits for its end and takes the probe for part of it"
 			}
 			s.note("no answer to the liveness probe within " + what)
 			out.obs = append(out.obs, hangObservation(s.v, what))
