@@ -34,6 +34,15 @@ type ClientConfig struct {
 	Client ClientTarget
 	// Version is the protocol version served (default spec.Latest).
 	Version spec.Version
+	// NewestSpoken makes a stateless Version (2026-07-28) the newest the
+	// client may speak rather than the one it must, as Config.NewestSpoken
+	// does for servers: a client whose clean run never gets past an
+	// initialize (a legacy client, which a stage serving only the
+	// stateless version refuses) is fuzzed at LegacyVersion, and
+	// Result.VersionNote says why. Without it such a client judges
+	// nothing (Result.Unjudged): every input would go with the refusal of
+	// its initialize. The CLI sets it unless --protocol names a version.
+	NewestSpoken bool
 	// Duration and MaxExecs bound the campaign; at least one must be set.
 	Duration time.Duration
 	MaxExecs int64
@@ -111,6 +120,8 @@ type clientCampaign struct {
 	mutators []Mutator
 	lim      clientLimits
 	requests []string
+	// versionNote is Result.VersionNote (ClientConfig.NewestSpoken).
+	versionNote string
 	engine
 
 	launches atomic.Int64
@@ -200,6 +211,20 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if why := notSpokenByClient(cfg.Version, run); why != "" {
+		if !cfg.NewestSpoken {
+			return c.unspoken(why, run), nil
+		}
+		// The newest version the client speaks is a legacy one.
+		cfg.Version = LegacyVersion
+		c.cfg.Version = cfg.Version
+		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
+		run, err = runClientOnce(ctx, st, cfg.Client, cfg.Version, clean, first)
+		c.launches.Add(1)
+		if err != nil {
+			return nil, err
+		}
+	}
 	info := &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit}
 	if len(run.requests) == 0 {
 		return nil, fmt.Errorf("fuzz: %w of mcpcheck's stage in its clean run (it %s after %v); check the command line (%s) and that the client speaks %s over %s; its stderr ends: %s",
@@ -228,6 +253,44 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
+}
+
+// notSpokenByClient says why a clean run at a stateless version v shows
+// a client that does not speak v: it asked for an initialize-based session
+// (which a stage serving only v refuses) and made no request of v's own
+// beyond server/discover, so it never reached its task. "" otherwise.
+func notSpokenByClient(v spec.Version, run clientRun) string {
+	if v.Era() != spec.Stateless {
+		return ""
+	}
+	initialize := false
+	for _, m := range run.requests {
+		switch m {
+		case spec.MethodInitialize:
+			initialize = true
+		case spec.MethodServerDiscover:
+		default:
+			return ""
+		}
+	}
+	if !initialize {
+		return ""
+	}
+	return fmt.Sprintf("the client asked for an initialize-based session in its clean run at %s and made no other request (it %s): it does not speak %s", v, run.exit, v)
+}
+
+// unspoken is the result of a campaign whose client does not speak its
+// version (see notSpokenByClient): nothing judged, no input sent.
+func (c *clientCampaign) unspoken(why string, run clientRun) *Result {
+	r := c.result(nil)
+	r.Client = &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit, PeakRSSBytes: run.peakRSS}
+	r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", why, LegacyVersion)
+	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
+	_, r.PeakRSSBytes = procMemory()
+	if c.parent.Err() != nil {
+		r.interrupted()
+	}
+	return r
 }
 
 // claim reserves one execution, or returns false when the bounds are
@@ -334,7 +397,7 @@ func (c *clientCampaign) progress(rate float64) Progress {
 func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Result{Role: "client", Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(), Shard: c.cfg.Shard.String(),
+	r := &Result{Role: "client", Version: c.cfg.Version, VersionNote: c.versionNote, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(), Shard: c.cfg.Shard.String(),
 		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.launches.Load(), PeakHeapBytes: c.peakHeap.Load(), SlowProbes: c.slow.Load(),
 		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, MutatorTime: map[string]time.Duration{}, Samples: samples,
 		Findings: append([]*Finding(nil), c.order...), Errors: c.errs}

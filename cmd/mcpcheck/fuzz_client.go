@@ -13,6 +13,10 @@ import (
 // progress and findings on stderr, the summary on stdout and in --out.
 func runClientFuzz(e *env, o fuzzOptions) error {
 	cfg := *o.client
+	// Without --protocol, 2026-07-28 is the newest version the client may
+	// speak: a legacy client is fuzzed at 2025-11-25 rather than only
+	// through the refusal of its initialize.
+	cfg.NewestSpoken = !o.protocolSet
 	stderr := &lockedWriter{w: e.stderr}
 	pp := &progressPrinter{w: stderr}
 	cfg.Progress = pp.update
@@ -58,6 +62,9 @@ func runClientFuzz(e *env, o fuzzOptions) error {
 	}
 	if res.Interrupted != "" {
 		return interruptedCampaign(res, o.out)
+	}
+	if res.Verdict.Unjudged {
+		return harnessError{fmt.Errorf("fuzz: %s", res.Verdict.Reason)}
 	}
 	if res.Verdict.Failed {
 		return checkFailed{"fuzz: " + res.Verdict.Reason}
