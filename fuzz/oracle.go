@@ -222,6 +222,11 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 			for _, k := range idForms(tok) {
 				j.rawIDs[k] = true
 			}
+			if j.client {
+				for _, k := range int64Readings(tok) {
+					j.rawIDs[k] = true
+				}
+			}
 		}
 	}
 }
@@ -293,6 +298,30 @@ func idForms(tok []byte) []string {
 	}
 	if k := numKey(c.String()); k != "" {
 		out = append(out, k)
+	}
+	return out
+}
+
+// int64Readings returns the integers a client's decoder makes of a number
+// id MCP forbids (a fraction part, or out of the 64-bit range) when it
+// reads the id as a double and converts that to a 64-bit integer, as
+// go-sdk v1.8.0's jsonrpc2 does (int64(float64)): the value truncated
+// toward zero (3.14 is 3); out of the range, what the conversion gives on
+// amd64 (-2^63) or saturates to (arm64). The client echoes that id in its
+// answer, a refusal of the invalid request: an echo of mcpcheck's own bad
+// id as the client read it, not an answer to another message. nil for a
+// token that is no finite number.
+func int64Readings(tok []byte) []string {
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(tok)), 64)
+	if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	if t := math.Trunc(f); t >= math.MinInt64 && t < math.MaxInt64 {
+		return []string{strconv.FormatInt(int64(t), 10)}
+	}
+	out := []string{strconv.FormatInt(math.MinInt64, 10)}
+	if f > 0 {
+		out = append(out, strconv.FormatInt(math.MaxInt64, 10))
 	}
 	return out
 }
