@@ -61,8 +61,9 @@ Flags:
   --header-env K:ENVVAR    add an HTTP header whose value is read from ENVVAR (repeatable; --url only)
   --protocol V             the protocol version to speak (default latest: the newest the target speaks;
                            a server that answers server/discover as a legacy server does, or not at
-                           all, gets 2025-11-25; 2024-11-05 over sse). A 2026-07-28 named here
-                           against a legacy server judges nothing (exit 3)
+                           all, gets 2025-11-25, as does a client whose clean run asks only for
+                           initialize; 2024-11-05 over sse). A 2026-07-28 named here against a
+                           legacy server or client judges nothing (exit 3)
   --duration D             stop after D (default 1m when --max-execs is not given)
   --max-execs N            stop after N executions
   --seed N                 campaign seed (default: random, printed)
