@@ -9,15 +9,13 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// TestJudgeClientForbiddenNumberIDs: go-sdk v1.8.0's conformance client
-// (HTTP, 2026-07-28), sent a message with a number id MCP forbids, refuses
-// it with an error carrying the id as its decoder read it (a double made a
-// 64-bit integer): 3.14159... as 3, 2^63 as -2^63. Those are echoes of
-// mcpcheck's own bad id, not answers to another message: 3 was judged an
-// answer to the stage's response to tools/call (response/to-a-response),
-// -2^63 an unknown id (response/id-unknown), both MUST. Any other id, and
-// the same echo of an id MCP allows (2^63-1 answered as -2^63), stays a
-// violation; a server campaign's judge is unchanged.
+// TestJudgeClientForbiddenNumberIDs: go-sdk v1.8.0 reads a number id as
+// a double made a 64-bit integer. An integer id beyond 2^53 past the
+// 64-bit range comes back as -2^63 (or saturated): JSON's own limit, as
+// base/id-beyond-2-53 judges it, so the echo is the peer's reading and no
+// violation, for a client and a server alike. A fraction truncated
+// (3.14159... as 3) is a changed id, as base/invalid-ids judges it: JSON-RPC
+// wants the same value back.
 func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 	ev := func(from stage.Peer, raw string) stage.Event {
 		f := wire.Classify([]byte(raw))
@@ -36,13 +34,14 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 		name, sent, echoed string
 		check              string // "" for none
 	}{
-		{"fraction truncated", "3.141592653589793238462643383279", "3", ""},
-		{"negative fraction truncated", "-7.9", "-7", ""},
 		{"2^63 read as -2^63", "9223372036854775808", "-9223372036854775808", ""},
 		{"2^64 saturated", "18446744073709551616", "9223372036854775807", ""},
+		{"allowed id 2^63-1 read as -2^63", "9223372036854775807", "-9223372036854775808", ""},
+		{"fraction truncated", "3.141592653589793238462643383279", "3", "response/to-a-response"},
+		{"negative fraction truncated", "-7.9", "-7", "response/id-unknown"},
 		{"fraction rounded up", "3.9", "4", "response/id-unknown"},
 		{"another id", "3.14", "5", "response/id-unknown"},
-		{"allowed id 2^63-1 read as -2^63", "9223372036854775807", "-9223372036854775808", "response/id-unknown"},
+		{"2^60 read as -2^63", "1152921504606846976", "-9223372036854775808", "response/id-unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := []stage.Event{ev(s, cancelled(tc.sent)), ev(s, answered), ev(c, refusal(tc.echoed))}
@@ -55,11 +54,16 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 			}
 		})
 	}
-	// The server side is not touched: a server echoing 3.14 as 3 is judged
-	// as before.
+	// A server is judged alike: 3.14 echoed as 3 is a changed id, 2^63-1
+	// echoed as -2^63 the reading of an id beyond 2^53.
 	j := newJudge(spec.V20251125)
 	j.sent([]byte(`{"jsonrpc":"2.0","id":3.14,"method":"ping"}`))
 	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)}); len(res.obs) != 1 || !strings.HasPrefix(res.obs[0].Check, "response/") {
 		t.Errorf("a server's answer with id 3 to id 3.14: %+v", res.obs)
+	}
+	j = newJudge(spec.V20251125)
+	j.sent([]byte(`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}`))
+	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}`)}); len(res.obs) != 0 {
+		t.Errorf("a server's answer with id -2^63 to id 2^63-1: %+v", res.obs)
 	}
 }

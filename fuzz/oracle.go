@@ -211,6 +211,9 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		}
 		if n, ok := m.ID.Int(); ok && (n > maxExactInt || n < -maxExactInt) {
 			j.lenient[numKey(key)] = key
+			for _, r := range int64Readings([]byte(key)) {
+				j.lenient[numKey(r)] = key
+			}
 		}
 		return
 	}
@@ -222,10 +225,8 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 			for _, k := range idForms(tok) {
 				j.rawIDs[k] = true
 			}
-			if j.client {
-				for _, k := range int64Readings(tok) {
-					j.rawIDs[k] = true
-				}
+			for _, k := range int64Readings(tok) {
+				j.rawIDs[k] = true
 			}
 		}
 	}
@@ -302,22 +303,23 @@ func idForms(tok []byte) []string {
 	return out
 }
 
-// int64Readings returns the integers a client's decoder makes of a number
-// id MCP forbids (a fraction part, or out of the 64-bit range) when it
-// reads the id as a double and converts that to a 64-bit integer, as
-// go-sdk v1.8.0's jsonrpc2 does (int64(float64)): the value truncated
-// toward zero (3.14 is 3); out of the range, what the conversion gives on
-// amd64 (-2^63) or saturates to (arm64). The client echoes that id in its
-// answer, a refusal of the invalid request: an echo of mcpcheck's own bad
-// id as the client read it, not an answer to another message. nil for a
-// token that is no finite number.
+// int64Readings returns the integers a peer's decoder makes of an integer
+// id beyond 2^53 when it reads the id as a double and converts that to a
+// 64-bit integer past the range, as go-sdk v1.8.0's jsonrpc2 does
+// (int64(float64)): -2^63 on amd64, or 2^63-1 where the conversion
+// saturates (arm64). Like the double it reads, that is JSON's own limit
+// (base/id-beyond-2-53 makes such a change an interoperability warning,
+// not a violation), so the echo is the peer's reading of mcpcheck's id.
+// A number with a fraction part gives nil: JSON-RPC wants the same value
+// back, and truncating it is a changed id (base/invalid-ids). nil too for
+// a token that is no finite number or whose double is in the range.
 func int64Readings(tok []byte) []string {
 	f, err := strconv.ParseFloat(string(bytes.TrimSpace(tok)), 64)
-	if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsInf(f, 0) || math.IsNaN(f) {
+	if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsInf(f, 0) || math.IsNaN(f) || f != math.Trunc(f) {
 		return nil
 	}
-	if t := math.Trunc(f); t >= math.MinInt64 && t < math.MaxInt64 {
-		return []string{strconv.FormatInt(int64(t), 10)}
+	if f >= math.MinInt64 && f < math.MaxInt64 {
+		return nil
 	}
 	out := []string{strconv.FormatInt(math.MinInt64, 10)}
 	if f > 0 {
