@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/fuzz"
@@ -20,10 +23,7 @@ import (
 func TestFuzzClientLegacyClientAtLatest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	client := filepath.Join(dir, "strictsse")
-	if out, err := exec.Command("go", "build", "-o", client, "../internal/fuzzpeers/strictsseclient").CombinedOutput(); err != nil {
-		t.Fatalf("building the planted client: %v\n%s", err, out)
-	}
+	client := strictSSEClient(t)
 	args := []string{"fuzz", "--client", shellQuote(client) + " {url}", "--mutators", "json/extra-member", "--seed", "7", "--max-execs", "2", "--format", "json"}
 	out := filepath.Join(dir, "latest")
 	code, stdout, stderr := runFuzzCLI(context.Background(), nil, append(args, "--out", out)...)
@@ -37,4 +37,31 @@ func TestFuzzClientLegacyClientAtLatest(t *testing.T) {
 	if code != exitHarness || !res.Verdict.Unjudged || res.Execs != 0 || !strings.Contains(stdout, "NOT JUDGED") || !strings.Contains(stderr, "does not speak 2026-07-28") {
 		t.Errorf("--protocol 2026-07-28: exit %d, verdict %+v, %d execs; want 3, nothing judged\nstdout:\n%s\nstderr:\n%s", code, res.Verdict, res.Execs, stdout, stderr)
 	}
+}
+
+// strictSSEClient is the planted HTTP client that refuses valid SSE
+// framings (cmd/internal/fuzzpeers/strictsseclient), built once per test
+// process for the tests that need it.
+func strictSSEClient(t *testing.T) string {
+	t.Helper()
+	strictSSE.once.Do(func() {
+		strictSSE.dir, strictSSE.err = os.MkdirTemp("", "mcpcheck-strictsse-")
+		if strictSSE.err != nil {
+			return
+		}
+		strictSSE.path = filepath.Join(strictSSE.dir, "strictsse")
+		if out, err := exec.Command("go", "build", "-o", strictSSE.path, "../internal/fuzzpeers/strictsseclient").CombinedOutput(); err != nil {
+			strictSSE.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if strictSSE.err != nil {
+		t.Fatalf("building the planted client: %v", strictSSE.err)
+	}
+	return strictSSE.path
+}
+
+var strictSSE struct {
+	once      sync.Once
+	dir, path string // dir is removed by TestMain
+	err       error
 }

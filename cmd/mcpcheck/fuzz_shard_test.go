@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -142,10 +141,7 @@ func runUnminimized(args ...string) (code int, stdout, stderr string) {
 func TestFuzzClientShardsMergeIntoTheUnshardedCampaign(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	client := filepath.Join(dir, "strictsse")
-	if out, err := exec.Command("go", "build", "-o", client, "../internal/fuzzpeers/strictsseclient").CombinedOutput(); err != nil {
-		t.Fatalf("building the planted client: %v\n%s", err, out)
-	}
+	client := strictSSEClient(t)
 	const execs = "8"
 	codes := make([]int, 3)
 	var wg sync.WaitGroup

@@ -112,7 +112,7 @@ func TestMain(m *testing.M) {
 	// time within it).
 	sharedtest.DefaultParallel(max(4, runtime.GOMAXPROCS(0)))
 	code := m.Run()
-	for _, dir := range []string{mainJobDir, faultyDir, clientDir, binDir} {
+	for _, dir := range []string{mainJobDir, faultyDir, clientDir, binDir, strictSSE.dir} {
 		if dir != "" {
 			os.RemoveAll(dir) // the shared runs' reports and the built binary
 		}
