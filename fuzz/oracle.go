@@ -61,13 +61,18 @@ func (o Observation) Fails() bool {
 // judge follows one connection: what mcpcheck asked and what the target
 // answered, and checks every frame the target writes.
 type judge struct {
-	v         spec.Version
-	pending   rules.Pending[sentInfo] // requests awaiting an answer, by wire id
-	rawIDs    map[string]bool         // id tokens of requests whose id MCP forbids
-	responses map[string]bool         // ids of responses mcpcheck sent
-	seq       int                     // number of the input being sent
-	http      bool                    // the target is spoken to over HTTP
-	status    int                     // HTTP status of the frame being judged
+	v       spec.Version
+	pending rules.Pending[sentInfo] // requests awaiting an answer, by wire id
+	rawIDs  map[string]bool         // id tokens of requests whose id MCP forbids
+	// badTypeIDs holds the compact id tokens of requests whose id is of a
+	// type JSON-RPC itself forbids (true, false, an object, an array): such
+	// a message is no request object, and is refused or left unanswered,
+	// never answered with a result (as base/invalid-ids judges it).
+	badTypeIDs map[string]bool
+	responses  map[string]bool // ids of responses mcpcheck sent
+	seq        int             // number of the input being sent
+	http       bool            // the target is spoken to over HTTP
+	status     int             // HTTP status of the frame being judged
 	// client is set when the target is an MCP client (a client campaign):
 	// its frames are judged as a client's (the client-to-server schema,
 	// stdin framing), requests from it are its normal traffic, and "sent"
@@ -114,7 +119,7 @@ type sentInfo struct {
 }
 
 func newJudge(v spec.Version) *judge {
-	return &judge{v: v, rawIDs: map[string]bool{}, responses: map[string]bool{},
+	return &judge{v: v, rawIDs: map[string]bool{}, badTypeIDs: map[string]bool{}, responses: map[string]bool{},
 		lenient: map[string]string{}, latin1Alias: map[string]string{}}
 }
 
@@ -228,8 +233,38 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 			for _, k := range int64Readings(tok) {
 				j.rawIDs[k] = true
 			}
+			if c := badTypeID(tok); c != "" && !m.Has(jsonrpc.ReasonDuplicateMember) && foldedIDs(m.Raw) == nil {
+				// One id member, read alike by every decoder: a target
+				// cannot have taken another member for the id.
+				j.badTypeIDs[c] = true
+			}
 		}
 	}
+}
+
+// badTypeID is the compact text of an id token of a type JSON-RPC forbids
+// for ids (a boolean, an object, an array), "" for any other token.
+func badTypeID(tok []byte) string {
+	t := bytes.TrimSpace(tok)
+	if len(t) == 0 || !bytes.ContainsAny(t[:1], "tf{[") {
+		return ""
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, t) != nil {
+		return ""
+	}
+	return c.String()
+}
+
+// resultToBadTypeID reports whether raw, a result, carries an id of a type
+// JSON-RPC forbids that a request mcpcheck sent carried: the target took a
+// message that is no request object for a valid request.
+func (j *judge) resultToBadTypeID(raw []byte) (string, bool) {
+	if len(j.badTypeIDs) == 0 {
+		return "", false
+	}
+	c := badTypeID(topLevelMember(raw, "id"))
+	return c, c != "" && j.badTypeIDs[c]
 }
 
 // foldedIDs returns the values of the top-level members of raw named "id"
@@ -420,17 +455,31 @@ func (j *judge) received(f Frame) frameResult {
 func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	method := ""
 	origin := 0
-	known := true       // the response answers a request awaiting an answer
-	attributed := false // the message answers a request mcpcheck sent
-	undeclared := false // ... and that request declared no _meta protocol version
-	aliased := false    // the id is a request's id as the target read it (see lenient)
+	known := true              // the response answers a request awaiting an answer
+	attributed := false        // the message answers a request mcpcheck sent
+	undeclared := false        // ... and that request declared no _meta protocol version
+	aliased := false           // the id is a request's id as the target read it (see lenient)
+	var changedID *Observation // the warning for an id beyond 2^53 echoed changed
 	if msg.Shape.IsResponse() && !msg.IDNull && !msg.IDAbsent && (!msg.ID.IsZero() || len(j.lenient) > 0) {
 		k := ""
 		if !msg.ID.IsZero() {
 			k = msg.ID.String()
 		}
 		if j.pending.Outstanding(k) == 0 && len(j.lenient) > 0 {
-			if orig := j.alias(k, msg.Raw); orig != "" {
+			if orig, changed := j.alias(k, msg.Raw); orig != "" {
+				if changed {
+					// An integer id beyond 2^53 echoed as the double the
+					// target read it as: JSON promises exact integers only
+					// up to 2^53, so the changed id is an interoperability
+					// warning (as base/id-beyond-2-53 judges it), not a
+					// violation, and the answer is this request's.
+					got := k
+					if got == "" {
+						got = string(topLevelMember(msg.Raw, "id"))
+					}
+					changedID = &Observation{Kind: reports.FindingViolation, Check: "response/id-beyond-2-53-changed", Requirement: rules.ReqIDMatchesRequest,
+						Message: "the target answered request id " + orig + " with id " + got + ": it reads an integer id beyond 2^53 as a double and cannot echo it exactly (an interoperability warning: JSON promises exact integers only up to 2^53)"}
+				}
 				k, aliased = orig, true
 			}
 		}
@@ -444,6 +493,12 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			j.answer(k)
 			res.answered = append(res.answered, k)
 			res.methods = append(res.methods, method)
+			if changedID != nil {
+				if origin != j.seq {
+					changedID.origin = origin
+				}
+				res.obs = append(res.obs, *changedID)
+			}
 		} else {
 			known = j.rawIDs[k]
 			if nk := numKey(k); !known && nk != "" {
@@ -499,6 +554,13 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			}
 		}
 	}()
+	if msg.Shape == jsonrpc.KindResponse && !attributed {
+		if id, ok := j.resultToBadTypeID(msg.Raw); ok {
+			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/result-to-a-bad-id", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the target answered a request whose id was " + id + " with a result; JSON-RPC ids are strings, numbers or null, so that message is no request object, and is refused with an error (-32600) or left unanswered, never served: " + quoteStart(msg.Raw)})
+			return
+		}
+	}
 	if !msg.Valid() {
 		if o, ok := j.invalid(v, msg, aliased); ok {
 			res.obs = append(res.obs, o)
@@ -686,11 +748,12 @@ const maxExactInt = 1<<53 - 1
 // it) is as a lenient target read it: without the bytes that were not
 // valid UTF-8, or an integer beyond 2^53 rounded to a double. "" when
 // there is none.
-func (j *judge) alias(k string, raw []byte) string {
+func (j *judge) alias(k string, raw []byte) (orig string, changedNumber bool) {
 	var cands []string
 	if strings.ContainsRune(k, utf8.RuneError) || strings.HasPrefix(k, `"`) {
 		cands = append(cands, withoutFFFD(k))
 	}
+	strs := len(cands)
 	tok := k
 	if tok == "" {
 		tok = string(topLevelMember(raw, "id"))
@@ -698,12 +761,12 @@ func (j *judge) alias(k string, raw []byte) string {
 	if nk := numKey(tok); nk != "" {
 		cands = append(cands, nk)
 	}
-	for _, c := range cands {
+	for i, c := range cands {
 		if orig, ok := j.lenient[c]; ok && j.pending.Outstanding(orig) > 0 {
-			return orig
+			return orig, i >= strs
 		}
 	}
-	return ""
+	return "", false
 }
 
 // withoutFFFD removes every U+FFFD.
