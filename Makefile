@@ -41,7 +41,7 @@ test-short:
 # (TestSlowTierIsInTheMakefile holds the lists to the code); each has a
 # faster test in make test that judges the same code. The full hostile
 # zoo is make zoo.
-# TestSlowStartUnderLoadSameOutcomes (scenarios) adds late starts (1-3 s)
+# TestSlowStartUnderLoadSameOutcomes (scenarios/internal/server) adds late starts (1-3 s)
 # with Parallel 8 under busy loops on every core, judged as a prompt
 # start; make test keeps TestSilenceBeforeInitializeSeenOnALateStart.
 # TestOfficialAuthScenariosWithTheReferenceClient (cmd/mcpcheck) adds the
@@ -49,7 +49,7 @@ test-short:
 # (fifteen Node runs, when the lab is installed); make test keeps the
 # client suite's authorization proofs on the reference client.
 SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient|TestQuietProofs)$$
-SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios ./scenarios/client
+SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios/internal/server ./scenarios/client
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 
@@ -105,7 +105,7 @@ bench:
 # (../shared/lab/setup.sh, or MCPCHECK_LAB=DIR) and skips without it.
 .PHONY: bench-official
 bench-official:
-	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios ./scenarios/client
+	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios/internal/server ./scenarios/client
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -214,7 +214,7 @@ func TestPackageImportRules(t *testing.T) {
 // contentPackages are the check content packages that stand on the shared
 // check framework, scenarios/suite: each declares its checks with
 // suite.Def in a suite.Registry.
-var contentPackages = []string{"scenarios", "scenarios/client", "scenarios/asuite"}
+var contentPackages = []string{"scenarios/internal/server", "scenarios/client", "scenarios/asuite"}
 
 // TestOneCheckFramework: the shared check framework (scenarios/suite)
 // imports no content package, nor anything that would make it one (the
@@ -226,7 +226,7 @@ func TestOneCheckFramework(t *testing.T) {
 	if pkgs[fw] == nil {
 		t.Fatalf("no package %s", fw)
 	}
-	forbidden := append([]string{"reference", "fuzz", "cmd", "scenarios/mcpchecktest", "scenarios/officialsuite"}, contentPackages...)
+	forbidden := append([]string{"reference", "fuzz", "cmd", "scenarios/mcpchecktest", "scenarios/officialsuite", "scenarios"}, contentPackages...)
 	for ip, chain := range closure(pkgs, fw) {
 		rel := strings.TrimPrefix(ip, module+"/")
 		for _, f := range forbidden {

@@ -40,7 +40,7 @@ func roles() []role {
 		as = append(as, namedCheck{d.ID, d.Area})
 	}
 	return []role{
-		{name: "server", pkg: "scenarios", checks: server},
+		{name: "server", pkg: "scenarios/internal/server", checks: server},
 		{name: "client", pkg: "scenarios/client", prefix: "client/", checks: cl},
 		{name: "authorization-server", pkg: "scenarios/asuite", prefix: "authserver/", noArea: true, checks: as},
 	}

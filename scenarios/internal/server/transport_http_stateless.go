@@ -1,0 +1,113 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// Streamable HTTP in the 2026-07-28 stateless protocol: an unsupported
+// version is 400, an unknown method 404, and a modern-only server answers
+// legacy traffic as the spec says. The header rules are in
+// transport_http_stateless_headers.go.
+
+var _ = Register(
+	Def{
+		ID: "transport-http/stateless-unsupported-version-400", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "a request for a version the server does not implement gets HTTP 400 and -32022 listing the supported versions",
+		Requirements: []string{"transport-http.protocol-version-header.unsupported-400"},
+		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			if t.transportHTTP(c) == nil {
+				return
+			}
+			id, st := t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
+				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, statelessUnknownVersion) })
+			t.Judge(t.answerOn(c.S(), st,
+				expect.WithStatus(expect.ErrorWhere(id, "data.supported lists the server's versions", []int64{jsonrpc.UnsupportedProtocolVersion}, func(e *jsonrpc.ErrorObject) error {
+					var d struct {
+						Supported []string `json:"supported"`
+					}
+					if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil || len(d.Supported) == 0 {
+						return fmt.Errorf("error data %s has no supported list", wire.Excerpt(e.Data, 200))
+					}
+					return nil
+				}), http.StatusBadRequest)))
+		},
+	},
+	Def{
+		ID: "transport-http/stateless-unknown-method-404", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "over HTTP an unknown method gets HTTP 404 with -32601 (and, on a modern-only server, so do the removed initialize, ping and logging/setLevel)",
+		Requirements: []string{"transport-http.method.unknown-404"},
+		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			if t.transportHTTP(c) == nil {
+				return
+			}
+			methods := []string{"mcpcheck/no-such-method"}
+			if len(t.statefulSupport()) == 0 {
+				methods = append(methods, spec.MethodInitialize, spec.MethodPing, spec.MethodLoggingSetLevel)
+			} else {
+				t.Expect("the server also speaks initialize-based versions, so initialize, ping and logging/setLevel are methods it implements; only a made-up method is sent")
+			}
+			for _, m := range methods {
+				params := map[string]any{}
+				if m == spec.MethodLoggingSetLevel {
+					params["level"] = "info"
+				}
+				id, st := t.headersRequest(c, m, params, nil)
+				obs := t.answerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
+				if !obs.OK() {
+					t.Judge(obs)
+					return
+				}
+			}
+			t.Saw("%s: each answered 404 with -32601", strings.Join(methods, ", "))
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "transport-http/modern-only-legacy-traffic", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "a server that speaks only 2026-07-28 answers GET and DELETE with 405 and issues no Mcp-Session-Id",
+		Requirements: []string{"transport-http.compat.modern-server-legacy-traffic"},
+		Proofs:       []Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *T) {
+			if v := t.statefulSupport(); len(v) > 0 {
+				t.NotApplicable(fmt.Sprintf("the server also serves %v, where GET, DELETE and sessions are part of the transport", v))
+				return
+			}
+			c := t.Session()
+			h := t.transportHTTP(c)
+			if h == nil {
+				return
+			}
+			if sid := h.SessionID(); sid != "" {
+				t.Fail("no Mcp-Session-Id issued", fmt.Sprintf("the server issued Mcp-Session-Id %q", sid))
+				return
+			}
+			for _, m := range []string{http.MethodGet, http.MethodDelete} {
+				status, _, err := t.transportPlainHead(m, http.Header{"Accept": {wire.MediaSSE}, wire.HeaderSessionID: {"mcpcheck-legacy-session"}})
+				if err != nil {
+					t.Fail("405 for "+m, err.Error())
+					return
+				}
+				if status != http.StatusMethodNotAllowed {
+					t.Fail("405 Method Not Allowed for "+m+" on the MCP endpoint", fmt.Sprintf("%s was answered %d", m, status))
+					return
+				}
+			}
+			t.Saw("GET and DELETE were answered 405; no session id was issued")
+			t.Pass()
+		},
+	},
+)

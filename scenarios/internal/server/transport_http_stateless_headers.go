@@ -1,0 +1,419 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/harness/expect"
+	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
+	"github.com/mcpcheck/mcpcheck/spec/mcp"
+)
+
+// The 2026-07-28 HTTP headers: MCP-Protocol-Version, Mcp-Method, Mcp-Name
+// and Mcp-Param-* must agree with the body (400 with -32020 otherwise),
+// header names match without regard to case, base64-sentinel values are
+// decoded before comparing, and the x-mcp-header annotations of tools obey
+// their syntax rules.
+
+// headersMismatch accepts HTTP 400 with a -32020 error to id.
+func headersMismatch(id jsonrpc.ID, codes ...int64) expect.Alt {
+	if len(codes) == 0 {
+		codes = []int64{jsonrpc.HeaderMismatch}
+	}
+	return expect.WithStatus(expect.Error(id, codes...), http.StatusBadRequest)
+}
+
+// headersRequest sends method with the session's _meta and headers,
+// changed by edit.
+func (t *T) headersRequest(c *Conn, method string, params any, edit func(http.Header)) (jsonrpc.ID, string) {
+	p, h := t.transportStatelessParams(c, method, params)
+	if edit != nil {
+		edit(h)
+	}
+	return t.statelessRaw(c, method, p, h)
+}
+
+// headersResource returns the URI of a resource the target lists (n/a or
+// untestable otherwise).
+func (t *T) headersResource(c *Conn) (string, bool) {
+	if !t.RequireCapability("resources") {
+		return "", false
+	}
+	var res mcp.ListResourcesResult
+	r := c.S().Call(t.Ctx, spec.MethodResourcesList, nil)
+	if !r.OK() || r.Decode(&res) != nil || len(res.Resources) == 0 {
+		t.Untestable("the server lists no resource to read (" + r.Describe() + ")")
+		return "", false
+	}
+	return res.Resources[0].URI, true
+}
+
+var _ = Register(
+	Def{
+		ID: "transport-http/stateless-header-mismatch", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title: "headers that disagree with the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) get HTTP 400 with -32020",
+		Requirements: []string{"transport-http.validation.header-body-match", "transport-http.validation.reject-400-header-mismatch",
+			"transport-http.protocol-version-header.mismatch-400"},
+		Proofs: []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			if t.transportHTTP(c) == nil {
+				return
+			}
+			s := c.S()
+			wait := func(what string, st string, alt expect.Alt) bool {
+				obs := t.answerOn(s, st, alt)
+				if !obs.OK() {
+					t.Saw("%s", what)
+					t.Judge(obs)
+					return false
+				}
+				return true
+			}
+			// Mcp-Method naming another method than the body.
+			id, st := t.headersRequest(c, spec.MethodToolsList, nil, func(h http.Header) { h.Set(wire.HeaderMethod, spec.MethodPromptsList) })
+			if !wait("Mcp-Method: prompts/list on a tools/list body", st, headersMismatch(id)) {
+				return
+			}
+			// MCP-Protocol-Version naming another version than _meta: the
+			// body's version is one no server implements, so -32022 is a
+			// correct refusal too.
+			id, st = t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
+				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, string(spec.V20260728)) })
+			if !wait("MCP-Protocol-Version 2026-07-28 with _meta protocolVersion "+statelessUnknownVersion, st, headersMismatch(id, jsonrpc.HeaderMismatch, jsonrpc.UnsupportedProtocolVersion)) {
+				return
+			}
+			// Mcp-Name naming another resource than the body's uri.
+			if t.HasCapability("resources") {
+				var res mcp.ListResourcesResult
+				if r := s.Call(t.Ctx, spec.MethodResourcesList, nil); r.OK() && r.Decode(&res) == nil && len(res.Resources) > 0 {
+					id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": res.Resources[0].URI},
+						func(h http.Header) { h.Set(wire.HeaderName, "mcpcheck://not-the-body-uri") })
+					if !wait("Mcp-Name naming another URI than params.uri", st, headersMismatch(id)) {
+						return
+					}
+				}
+			}
+			t.Saw("each mismatch was answered 400 with the expected error")
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "transport-http/stateless-protocol-version-header-missing", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "a modern-only server refuses a request without MCP-Protocol-Version with HTTP 400 and -32020",
+		Requirements: []string{"transport-http.protocol-version-header.missing-rejected"},
+		Proofs:       []Proof{{Proxy: "modern-only-lenient", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			h := t.transportHTTP(c)
+			if h == nil {
+				return
+			}
+			if v := t.statefulSupport(); len(v) > 0 {
+				t.NotApplicable(fmt.Sprintf("the server also serves %v, so it may treat a request without MCP-Protocol-Version as 2025-03-26 (allowed)", v))
+				return
+			}
+			p, hdr := t.transportStatelessParams(c, spec.MethodToolsList, nil)
+			hdr.Del(wire.HeaderProtocolVersion)
+			id := c.Stateless.NextID()
+			st := t.transportDo(h, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodToolsList, p)
+			t.Judge(t.answerOn(c.S(), st, headersMismatch(id)))
+		},
+	},
+	Def{
+		ID: "transport-http/stateless-header-names-case-insensitive", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "the server matches the MCP header names without regard to case (lower-case names are served)",
+		Requirements: []string{"transport-http.headers.case-insensitive-names"},
+		Proofs:       []Proof{{Proxy: "case-sensitive-headers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			if t.transportHTTP(c) == nil {
+				return
+			}
+			p, hdr := t.transportStatelessParams(c, spec.MethodServerDiscover, nil)
+			lower := http.Header{}
+			base, err := t.vr.r.target.HTTPHeader() // configured headers (credentials) still go along
+			t.must(err)
+			for k, v := range base {
+				lower[k] = v
+			}
+			for k, v := range hdr {
+				lower[strings.ToLower(k)] = v // sent as written: Go does not canonicalise keys set directly
+			}
+			lower["content-type"] = []string{wire.MediaJSON}
+			lower["accept"] = []string{wire.MediaJSON + ", " + wire.MediaSSE}
+			id := c.Stateless.NextID()
+			t.Expect("headers sent as %s; a server/discover result", strings.Join(headersSortedKeys(lower), ", "))
+			// The wire connection canonicalises header names, so the
+			// request goes out on a plain client, which does not.
+			status, msgs, err := t.headersPlainPost(lower, t.transportRequest(id, spec.MethodServerDiscover, p))
+			if err != nil {
+				t.Fail("a server/discover result", "the POST failed: "+err.Error())
+				return
+			}
+			for _, m := range msgs {
+				if m.Shape.IsResponse() && m.ID == id {
+					if m.Result != nil && m.Error == nil {
+						t.Saw("HTTP %d with a result", status)
+						t.Pass()
+						return
+					}
+					t.Fail("a server/discover result", fmt.Sprintf("HTTP %d: %s", status, wire.Excerpt(m.Raw, 300)))
+					return
+				}
+			}
+			what := fmt.Sprintf("HTTP %d without a response to id %s", status, id)
+			if len(msgs) > 0 {
+				what += ": " + wire.Excerpt(msgs[0].Raw, 300)
+			}
+			t.Fail("a server/discover result", what)
+		},
+	},
+	Def{
+		ID: "transport-http/stateless-name-header-base64", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+		Title:        "an Mcp-Name in the base64 sentinel form is decoded before it is compared; other casings of the sentinel are not",
+		Requirements: []string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode", "transport-http.param-headers.sentinel-lowercase"},
+		Proofs:       []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *T) {
+			c := t.Session()
+			if t.transportHTTP(c) == nil {
+				return
+			}
+			uri, ok := t.headersResource(c)
+			if !ok {
+				return
+			}
+			enc := base64.StdEncoding.EncodeToString([]byte(uri))
+			id, st := t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?base64?"+enc+"?=") })
+			obs := t.answerOn(c.S(), st, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
+				if !f.IsResponseTo(id) {
+					return expect.Unrelated, ""
+				}
+				if code, ok := errorCodeOf(f); ok && code == jsonrpc.HeaderMismatch {
+					return expect.Rejected, "the base64 form of the matching URI was refused as a mismatch: " + f.Describe()
+				}
+				return expect.Accepted, ""
+			}))
+			if !obs.OK() {
+				t.ViolateFirst([]string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode"}, obs.Expected, obs.Actual)
+				return
+			}
+			id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?BASE64?"+enc+"?=") })
+			obs = t.answerOn(c.S(), st, headersMismatch(id))
+			if !obs.OK() {
+				t.Violation("transport-http.param-headers.sentinel-lowercase", "an upper-case =?BASE64? marker is no encoding: the literal value differs from the body, 400 with -32020", obs.Actual)
+				return
+			}
+			t.Saw("Mcp-Name =?base64?%s?= was served; =?BASE64?...?= was refused with -32020", enc)
+			t.Pass()
+		},
+	},
+	Def{
+		ID: "transport-http/stateless-x-mcp-header-annotations", Area: "transport-http", Eras: stateless,
+		Title: "x-mcp-header annotations are non-empty unique tokens on primitive properties reached through properties only",
+		Requirements: []string{"transport-http.param-headers.name-token-syntax", "transport-http.param-headers.name-not-empty",
+			"transport-http.param-headers.name-no-control-chars", "transport-http.param-headers.name-unique",
+			"transport-http.param-headers.primitive-only", "transport-http.param-headers.statically-reachable",
+			"transport-http.param-headers.no-dynamic-path", "security.tools.x-mcp-header-not-for-secrets"},
+		Proofs: []Proof{
+			{Proxy: "bad-x-mcp-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail},
+			{Proxy: "secret-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn},
+		},
+		Body: func(t *T) {
+			tools, ok := t.RequireTools()
+			if !ok {
+				return
+			}
+			n := 0
+			for _, tl := range tools {
+				var schema any
+				if json.Unmarshal(tl.InputSchema, &schema) != nil {
+					continue
+				}
+				names := map[string]string{}
+				headersWalk(schema, "", true, func(path string, static bool, typ any, name any) {
+					n++
+					s, isStr := name.(string)
+					where := fmt.Sprintf("tool %q, %s", tl.Name, path)
+					switch {
+					case !isStr || s == "":
+						t.Violation("transport-http.param-headers.name-not-empty", "a non-empty header name", fmt.Sprintf("%s: x-mcp-header %v", where, name))
+					case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+						t.Violation("transport-http.param-headers.name-no-control-chars", "no control characters", fmt.Sprintf("%s: x-mcp-header %q", where, s))
+					case !headersToken(s):
+						t.Violation("transport-http.param-headers.name-token-syntax", "an RFC 9110 token", fmt.Sprintf("%s: x-mcp-header %q", where, s))
+					}
+					if isStr {
+						if prev, dup := names[strings.ToLower(s)]; dup {
+							t.Violation("transport-http.param-headers.name-unique", "unique header names within a schema", fmt.Sprintf("tool %q: %q at %s and %s", tl.Name, s, prev, path))
+						}
+						names[strings.ToLower(s)] = path
+					}
+					if !static {
+						t.ViolateFirst([]string{"transport-http.param-headers.statically-reachable", "transport-http.param-headers.no-dynamic-path"},
+							"x-mcp-header only on properties reached through properties keys", where+" is reached through another keyword")
+					}
+					if headersSecretName(path) {
+						t.Violation("security.tools.x-mcp-header-not-for-secrets", "no credential or personal-data parameter mirrored into a header", where+" looks like a secret and is marked x-mcp-header")
+					}
+					if ts, ok := typ.(string); !ok || (ts != "string" && ts != "integer" && ts != "boolean") {
+						t.Violation("transport-http.param-headers.primitive-only", "x-mcp-header only on string, integer or boolean parameters", fmt.Sprintf("%s has type %v", where, typ))
+					}
+				})
+			}
+			if n == 0 {
+				t.NotApplicable("no tool marks a parameter with x-mcp-header")
+				return
+			}
+			if t.Open() {
+				t.Saw("%d x-mcp-header annotations, all well-formed", n)
+				t.Pass()
+			}
+		},
+	},
+)
+
+// headersWalk calls found for every schema object carrying x-mcp-header,
+// with its path and whether it is reached from the root through properties
+// keys alone.
+func headersWalk(node any, path string, static bool, found func(path string, static bool, typ, name any)) {
+	switch v := node.(type) {
+	case map[string]any:
+		if name, ok := v["x-mcp-header"]; ok && path != "" {
+			found(path, static, v["type"], name)
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			child := v[k]
+			if k == "properties" {
+				if props, ok := child.(map[string]any); ok {
+					pk := make([]string, 0, len(props))
+					for p := range props {
+						pk = append(pk, p)
+					}
+					sort.Strings(pk)
+					for _, p := range pk {
+						headersWalk(props[p], path+"/properties/"+p, static, found)
+					}
+				}
+				continue
+			}
+			if k == "x-mcp-header" || k == "enum" || k == "const" || k == "default" || k == "examples" {
+				continue
+			}
+			headersWalk(child, path+"/"+k, false, found)
+		}
+	case []any:
+		for i, x := range v {
+			headersWalk(x, fmt.Sprintf("%s/%d", path, i), false, found)
+		}
+	}
+}
+
+// headersToken reports an RFC 9110 token: one or more tchar.
+func headersToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// headersSortedKeys lists the header names of h, sorted, as sent.
+func headersSortedKeys(h http.Header) []string {
+	var ks []string
+	for k := range h {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// headersSecretName reports a property path whose last name says it holds
+// a credential (password, secret, API key, access token, private key).
+func headersSecretName(path string) bool {
+	name := path[strings.LastIndexByte(path, '/')+1:]
+	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(name))
+	for _, w := range []string{"password", "passwd", "secret", "apikey", "accesstoken", "authtoken", "refreshtoken", "bearertoken", "privatekey", "credential"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// headersPlainPost POSTs body to the target with exactly the headers hdr
+// (keys written as they are in the map) on a plain HTTP client, and
+// returns the status and the JSON-RPC messages of the JSON or SSE answer.
+func (t *T) headersPlainPost(hdr http.Header, body []byte) (int, []jsonrpc.Message, error) {
+	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.vr.r.target.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header = hdr
+	t.recordPlainRequest(req, body)
+	resp, err := plainClient.Do(req)
+	if err != nil {
+		err = wire.HeaderError(err, plainClient)
+		t.recordPlainResponse(req, nil, nil, err)
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	kept := &prefixBuffer{max: plainKeptBytes}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(resp.Body, kept), resp.Body}
+	defer func() { t.recordPlainResponse(req, resp, kept.b, nil) }()
+	var msgs []jsonrpc.Message
+	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), wire.MediaSSE) {
+		sr := wire.NewSSEReader(resp.Body, 0)
+		for {
+			ev, err := sr.Next()
+			if err != nil {
+				break
+			}
+			if !ev.HasData || len(ev.Data) == 0 {
+				continue
+			}
+			m := jsonrpc.Decode(ev.Data)
+			msgs = append(msgs, m)
+			if m.Shape.IsResponse() {
+				break // the response ends the exchange; the stream may stay open
+			}
+		}
+		return resp.StatusCode, msgs, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return resp.StatusCode, nil, err
+	}
+	if len(bytes.TrimSpace(b)) > 0 {
+		msgs = append(msgs, jsonrpc.Decode(b))
+	}
+	return resp.StatusCode, msgs, nil
+}
