@@ -49,7 +49,7 @@ test-short:
 # (fifteen Node runs, when the lab is installed); make test keeps the
 # client suite's authorization proofs on the reference client.
 SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient|TestQuietProofs)$$
-SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios/internal/server ./scenarios/client
+SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios/internal/server ./scenarios/internal/client
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 
@@ -105,7 +105,7 @@ bench:
 # (../shared/lab/setup.sh, or MCPCHECK_LAB=DIR) and skips without it.
 .PHONY: bench-official
 bench-official:
-	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios/internal/server ./scenarios/client
+	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios/internal/server ./scenarios/internal/client
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -27,8 +27,9 @@ type importRule struct {
 // allowedChain reports whether a dependency on the reference pair comes
 // only through the reference server's seam, from the two packages that
 // build the client stage on it: harness/stage plays the server with the
-// reference server's engine, and scenarios/client writes its scenarios
-// with the seam's types (server.Options, Director, Call). The reference
+// reference server's engine, and the client suite (scenarios/internal/client
+// and its area sub-packages) writes its scenarios with the seam's types
+// (server.Options, Director, Call). The reference
 // server is the stage's engine there, never the target: the client under
 // test always comes from configuration, and reference/client stays out of
 // reach. Any other path to the reference pair stays forbidden.
@@ -43,7 +44,7 @@ func allowedChain(chain string) bool {
 		before = before[j+len(" -> "):]
 	}
 	before = strings.TrimPrefix(before, module+"/")
-	return before == "harness/stage" || before == "scenarios/client"
+	return before == "harness/stage" || under(before, "scenarios/internal/client")
 }
 
 // The package picture: each row keeps one package's job from leaking into
@@ -214,7 +215,9 @@ func TestPackageImportRules(t *testing.T) {
 // contentPackages are the check content packages that stand on the shared
 // check framework, scenarios/suite: each declares its checks with
 // suite.Def in a suite.Registry.
-var contentPackages = []string{"scenarios/internal/server", "scenarios/client", "scenarios/asuite"}
+var contentPackages = []string{"scenarios/internal/server", "scenarios/asuite",
+	"scenarios/internal/client", // the client suite (scenarios/client is its facade)
+}
 
 // TestOneCheckFramework: the shared check framework (scenarios/suite)
 // imports no content package, nor anything that would make it one (the
@@ -227,6 +230,7 @@ func TestOneCheckFramework(t *testing.T) {
 		t.Fatalf("no package %s", fw)
 	}
 	forbidden := append([]string{"reference", "fuzz", "cmd", "scenarios/mcpchecktest", "scenarios/officialsuite", "scenarios"}, contentPackages...)
+	forbidden = append(forbidden, "scenarios/client") // the client suite's facade
 	for ip, chain := range closure(pkgs, fw) {
 		rel := strings.TrimPrefix(ip, module+"/")
 		for _, f := range forbidden {

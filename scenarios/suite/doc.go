@@ -14,9 +14,10 @@
 // PREFIX is the role's ("" for the server suite; "client/" for the client
 // suite, kept so that one report, baseline or matrix holds the two roles'
 // checks apart), AREA is the catalog area the check is filed under
-// (Def.Area), and the file that declares the check is AREA.go or
-// AREA_*.go with '-' written '_' (a transport-http check lives in
-// transport_http*.go). The authorization-server suite files no areas: its
+// (Def.Area), and the directory and file that declare the check read
+// AREA.go or AREA_*.go with '-' written '_', a file in a sub-directory of
+// the suite's package read as DIR_FILE (a transport-http check lives in
+// transport_http*.go or transport/http*.go). The authorization-server suite files no areas: its
 // IDs are authserver/name. A check renamed to follow the rule keeps its
 // old ID in the alias table of reports.CanonicalCheckID, through which
 // baselines, run comparisons, matrices, Registry.Lookup and the runners'

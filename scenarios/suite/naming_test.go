@@ -25,7 +25,10 @@ type namedCheck struct{ ID, Area string }
 type role struct {
 	name, pkg, prefix string
 	noArea            bool
-	checks            []namedCheck
+	// areaDirs: the role's checks are also declared in sub-directories of
+	// pkg (one per area), whose files read as DIR_FILE (see declaringFiles).
+	areaDirs bool
+	checks   []namedCheck
 }
 
 func roles() []role {
@@ -41,7 +44,7 @@ func roles() []role {
 	}
 	return []role{
 		{name: "server", pkg: "scenarios/internal/server", checks: server},
-		{name: "client", pkg: "scenarios/client", prefix: "client/", checks: cl},
+		{name: "client", pkg: "scenarios/internal/client", prefix: "client/", areaDirs: true, checks: cl},
 		{name: "authorization-server", pkg: "scenarios/asuite", prefix: "authserver/", noArea: true, checks: as},
 	}
 }
@@ -64,7 +67,7 @@ func TestCheckIDsAgreeWithAreaAndFile(t *testing.T) {
 		if len(r.checks) == 0 {
 			t.Fatalf("%s: no checks registered", r.name)
 		}
-		declared := declaringFiles(t, filepath.Join("..", "..", r.pkg))
+		declared := declaringFiles(t, filepath.Join("..", "..", r.pkg), r.areaDirs)
 		for _, c := range r.checks {
 			rest, ok := strings.CutPrefix(c.ID, r.prefix)
 			if !ok {
@@ -109,21 +112,44 @@ func TestCheckIDsAgreeWithAreaAndFile(t *testing.T) {
 
 // declaringFiles maps each check ID of a Def literal (a composite literal
 // with an ID: "..." and a Body: field) in the production files of dir to
-// the base names of the files that declare it.
-func declaringFiles(t *testing.T, dir string) map[string][]string {
+// the base names of the files that declare it. With areaDirs it reads the
+// sub-directories of dir too (an area's package), and names a file there
+// by its path relative to dir with '/' written '_' (transport/http.go is
+// transport_http.go), so that the rule reads directory and file as one.
+func declaringFiles(t *testing.T, dir string, areaDirs bool) map[string][]string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	out := map[string][]string{}
+	type goFile struct{ path, name string }
+	var files []goFile
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if e.IsDir() && areaDirs && name != "testdata" {
+			sub, err := os.ReadDir(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, se := range sub {
+				if !se.IsDir() {
+					files = append(files, goFile{filepath.Join(dir, name, se.Name()), name + "_" + se.Name()})
+				}
+			}
 			continue
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if !e.IsDir() {
+			files = append(files, goFile{filepath.Join(dir, name), name})
+		}
+	}
+	fset := token.NewFileSet()
+	out := map[string][]string{}
+	for _, gf := range files {
+		name := gf.name
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, gf.path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			t.Fatal(err)
 		}
