@@ -98,7 +98,7 @@ const triggerIDValue = "mcpcheck:trigger-id"
 // (status, headers, redirects, lengths, SSE framing), which no stream
 // mutator can describe.
 var clientMutators = []Mutator{
-	{Name: "server/storm", Doc: "sends 10 to 300 server-to-client requests of one method (sampling, elicitation, roots, ping) at once, each with an id of its own", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "server/storm", Doc: "sends 10 to 300 server-to-client requests of one method (sampling, elicitation, roots, ping) at once, each with an id of its own", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		methods := stormMethods(b.Gens)
 		method := spec.MethodPing // the versions without server requests get bare pings
 		if len(methods) > 0 {
@@ -119,7 +119,7 @@ var clientMutators = []Mutator{
 		}
 		return Input{Chunks: [][]byte{all}, Methods: []string{method}}
 	}},
-	{Name: "server/notification-storm", Doc: "sends 10 to 300 generated server notifications (progress, logs, list changes, cancellations) at once", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "server/notification-storm", Doc: "sends 10 to 300 generated server notifications (progress, logs, list changes, cancellations) at once", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		names := serverMethods(b.Gens, false)
 		n := pick(r, []int{10, 50, 300})
 		var all []byte
@@ -135,15 +135,15 @@ var clientMutators = []Mutator{
 		}
 		return Input{Chunks: [][]byte{all}}
 	}},
-	{Name: "server/no-answer", Doc: "never answers the request: the client must give up on its own (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "server/no-answer", Doc: "never answers the request: the client must give up on its own (costs the client's request timeout)", Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		return Input{Client: &ClientPlan{Drop: true}}
 	}},
-	{Name: "server/instead", Doc: "answers the request with a generated message of the version instead of its answer, which never comes", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "server/instead", Doc: "answers the request with a generated message of the version instead of its answer, which never comes", Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		in := single(b.Msg.Raw())
 		in.Client = &ClientPlan{Drop: true}
 		return in
 	}},
-	{Name: "reply/status", Doc: "answers with a 4xx or 5xx status, with the answer's body or a text, HTML or JSON error body", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/status", Doc: "answers with a 4xx or 5xx status, with the answer's body or a text, HTML or JSON error body", Over: OverHTTP, Mutate: func(r *rand.Rand, b Base) Input {
 		q := &HTTPReply{Status: pick(r, []int{400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 500, 502, 503, 504})}
 		if r.IntN(2) == 0 {
 			q.ReplaceBody = true
@@ -153,17 +153,17 @@ var clientMutators = []Mutator{
 		}
 		return replyInput(q)
 	}},
-	{Name: "reply/empty", Doc: "answers a request with 202, 204 or 200 and no body: the answer never comes (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/empty", Doc: "answers a request with 202, 204 or 200 and no body: the answer never comes (costs the client's request timeout)", Over: OverHTTP, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{Status: pick(r, []int{200, 202, 204}), ReplaceBody: true})
 	}},
-	{Name: "reply/content-type", Doc: "answers with a wrong or missing Content-Type: the client may read no answer in the body (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/content-type", Doc: "answers with a wrong or missing Content-Type: the client may read no answer in the body (costs the client's request timeout)", Over: OverHTTP, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		q := &HTTPReply{Omit: []string{"Content-Type"}}
 		if ct := pick(r, []string{"", "text/html", "application/octet-stream", "application/json; charset=utf-16", "text/event-stream", "application/json", "text/event-stream; charset=latin1", "*/*"}); ct != "" {
 			q.Header = [][2]string{{"Content-Type", ct}}
 		}
 		return replyInput(q)
 	}},
-	{Name: "reply/header", Doc: "answers with bent headers: a new, garbage or doubled Mcp-Session-Id, a huge header, a bogus MCP-Protocol-Version", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/header", Doc: "answers with bent headers: a new, garbage or doubled Mcp-Session-Id, a huge header, a bogus MCP-Protocol-Version", Over: OverHTTP, Mutate: func(r *rand.Rand, b Base) Input {
 		q := &HTTPReply{}
 		switch r.IntN(4) {
 		case 0:
@@ -178,29 +178,29 @@ var clientMutators = []Mutator{
 		}
 		return replyInput(q)
 	}},
-	{Name: "reply/redirect", Doc: "answers with a 307 or 308 to the endpoint itself, or a 301, 302, 303, 307 or 308 into a redirect loop, to a 404 or to a closed port", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/redirect", Doc: "answers with a 307 or 308 to the endpoint itself, or a 301, 302, 303, 307 or 308 into a redirect loop, to a 404 or to a closed port", Over: OverHTTP, Mutate: func(r *rand.Rand, b Base) Input {
 		if r.IntN(4) == 0 {
 			return replyInput(&HTTPReply{Status: pick(r, []int{307, 308}), Redirect: "self"})
 		}
 		return replyInput(&HTTPReply{Status: pick(r, []int{301, 302, 303, 307, 308}), Redirect: pick(r, []string{"loop", "gone", "closed"})})
 	}},
-	{Name: "reply/lying-length", Doc: "declares a Content-Length longer or shorter than the body, written by hand and the connection closed after it (a cut answer may cost the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "reply/lying-length", Doc: "declares a Content-Length longer or shorter than the body, written by hand and the connection closed after it (a cut answer may cost the client's request timeout)", Over: OverHTTP, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{DeclaredLength: pick(r, []int64{-1, 1, 10, 1 << 20, 1 << 40})})
 	}},
-	{Name: "sse/split", Doc: "writes the event stream 1 to 16 bytes at a time, each write flushed apart", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/split", Doc: "writes the event stream 1 to 16 bytes at a time, each write flushed apart", Over: OverHTTP, Cost: Costly, ValidSSE: true, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{SSE: &SSEDamage{Split: 1 + r.IntN(16)}})
 	}},
-	{Name: "sse/bogus-id", Doc: "gives every event a bogus id: huge, non-ASCII, with NUL, repeated, or empty", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/bogus-id", Doc: "gives every event a bogus id: huge, non-ASCII, with NUL, repeated, or empty", Over: OverHTTP, Mutate: func(r *rand.Rand, b Base) Input {
 		id := pick(r, []string{" ", "0", "-1", "ünïcödé", "a\x00b", "mcpcheck", string(bytes.Repeat([]byte("9"), 64<<10)), "../../"})
 		return replyInput(&HTTPReply{SSE: &SSEDamage{ID: id}})
 	}},
-	{Name: "sse/retry", Doc: "adds retry fields of extreme or broken values (0, -1, 2^63, 99999999999999, text)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/retry", Doc: "adds retry fields of extreme or broken values (0, -1, 2^63, 99999999999999, text)", Over: OverHTTP, ValidSSE: true, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{SSE: &SSEDamage{Retry: pick(r, []string{"0", "-1", "1", "9223372036854775808", "99999999999999", "soon", "1.5", ""})}})
 	}},
-	{Name: "sse/keep-alive", Doc: "keeps the stream open after the last event with endless comment lines", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/keep-alive", Doc: "keeps the stream open after the last event with endless comment lines", Over: OverHTTP, Cost: Costly, ValidSSE: true, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{SSE: &SSEDamage{KeepAlive: true}})
 	}},
-	{Name: "sse/framing", Doc: "ends lines with CR or CR LF, spreads messages over data lines, starts with a BOM (all valid SSE)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/framing", Doc: "ends lines with CR or CR LF, spreads messages over data lines, starts with a BOM (all valid SSE)", Over: OverHTTP, ValidSSE: true, Mutate: func(r *rand.Rand, b Base) Input {
 		d := &SSEDamage{}
 		switch r.IntN(3) {
 		case 0:
@@ -212,10 +212,10 @@ var clientMutators = []Mutator{
 		}
 		return replyInput(&HTTPReply{SSE: d})
 	}},
-	{Name: "sse/event-type", Doc: "sends every event, the answer's included, under an event type other than message: the answer never comes (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/event-type", Doc: "sends every event, the answer's included, under an event type other than message: the answer never comes (costs the client's request timeout)", Over: OverHTTP, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{SSE: &SSEDamage{Event: pick(r, []string{"error", "endpoint", "mcpcheck", "ping", "message "})}})
 	}},
-	{Name: "sse/unterminated", Doc: "leaves the last event without its blank line and cuts the connection: the answer is lost (costs the client's request timeout)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "sse/unterminated", Doc: "leaves the last event without its blank line and cuts the connection: the answer is lost (costs the client's request timeout)", Over: OverHTTP, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		return replyInput(&HTTPReply{SSE: &SSEDamage{Unterminated: true}})
 	}},
 }
@@ -229,19 +229,6 @@ func replyInput(q *HTTPReply) Input { return Input{Client: &ClientPlan{Reply: q}
 // held to the campaign's ClientTimeout instead of its clean run's pace.
 func (p ClientPlan) mayLoseAnswer() bool { return p.Drop || p.Reply != nil }
 
-// Client mutator families that apply to one transport only.
-var (
-	httpOnlyFamilies  = map[string]bool{"reply": true, "sse": true}
-	stdioOnlyFamilies = map[string]bool{"framing": true}
-)
-
-// costlyClient are the client mutators whose inputs cost more than one
-// client run; slowClient wait for the client's own request timeout.
-var (
-	costlyClient = map[string]bool{"server/storm": true, "server/notification-storm": true, "sse/keep-alive": true, "sse/split": true}
-	slowClient   = map[string]bool{"server/no-answer": true, "server/instead": true, "reply/empty": true, "reply/content-type": true, "reply/lying-length": true, "sse/event-type": true, "sse/unterminated": true}
-)
-
 // ClientMutators returns the mutators of client campaigns, sorted by name:
 // the stream families (bytes, json and protocol, and framing for stdio
 // clients), which mutate a server message the stage sends (an answer to
@@ -252,17 +239,16 @@ var (
 func ClientMutators(http bool) []Mutator {
 	var out []Mutator
 	for _, m := range allMutators() {
-		f := m.Family()
-		if f == "http" || (http && stdioOnlyFamilies[f]) {
+		// The http family describes hostile requests: a server's part.
+		if m.Family() == "http" || !m.appliesTo(http) {
 			continue
 		}
 		out = append(out, m)
 	}
 	for _, m := range clientMutators {
-		if !http && httpOnlyFamilies[m.Family()] {
-			continue
+		if m.appliesTo(http) {
+			out = append(out, m)
 		}
-		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -305,9 +291,9 @@ func scheduleClient(ms []Mutator) []Mutator {
 	for _, m := range ms {
 		n := 64
 		switch {
-		case slowClient[m.Name] || slow[m.Name]:
+		case m.Cost == Slow:
 			n = 1
-		case costlyClient[m.Name] || m.CostlyIn(spec.V20251125):
+		case m.CostlyIn(spec.V20251125):
 			// A client is launched for every execution, so no input needs
 			// an instance of its own; the server mutators keep the weights
 			// they have against a stateful server.

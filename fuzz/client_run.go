@@ -115,11 +115,15 @@ type clientLimits struct {
 	cleanOK bool
 }
 
-// validSSE are the mutators whose SSE streams stay valid (the SSE format
-// allows CR and CR LF line ends, data spread over lines, a leading BOM,
-// any write boundaries, comments, retry fields): a client that completes
-// its task in its clean run must complete it under them too.
-var validSSE = map[string]bool{"sse/framing": true, "sse/split": true, "sse/retry": true, "sse/keep-alive": true}
+// validSSEMutator reports whether the inputs of the client mutator called
+// name keep the SSE stream valid (Mutator.ValidSSE: the SSE format allows
+// CR and CR LF line ends, data spread over lines, a leading BOM, any
+// write boundaries, comments, retry fields): a client that completes its
+// task in its clean run must complete it under them too.
+func validSSEMutator(name string) bool {
+	m, ok := lookupClientMutator(name)
+	return ok && m.ValidSSE
+}
 
 // clientRun is what one client run showed.
 type clientRun struct {
@@ -284,7 +288,7 @@ loop:
 		run.obs = append(run.obs, *verdict)
 	} else if o, ok := clientCrash(proc.ExitState(), run.stderr); ok {
 		run.obs = append(run.obs, o)
-	} else if st := proc.ExitState(); lim.cleanOK && validSSE[in.Mutator] && st != nil && st.ExitCode() != 0 {
+	} else if st := proc.ExitState(); lim.cleanOK && validSSEMutator(in.Mutator) && st != nil && st.ExitCode() != 0 {
 		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
 			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req, Level: rules.Level(req),
 				Message: fmt.Sprintf("the client failed its task (%s) when the answer to its %s request came in a valid SSE stream framed differently (%s); its clean run succeeded", run.exit, pl.plan.Trigger, describeSSE(pl.plan.Reply))})

@@ -331,7 +331,7 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 	requests := []string{spec.MethodInitialize, spec.MethodToolsList, spec.MethodToolsCall}
 	played := 0
 	for _, m := range ClientMutators(true) {
-		if slowClient[m.Name] {
+		if m.Cost == Slow {
 			continue // each costs the client's request timeout
 		}
 		in, err := MakeClientInput(spec.V20251125, m.Name, 3, requests)

@@ -50,43 +50,72 @@ type Mutator struct {
 	// Mutate builds the input. It sets Chunks (and Fresh or CloseAfter
 	// when it needs them); MakeInput fills in the rest.
 	Mutate func(r *rand.Rand, b Base) Input
+	// Cost is what one input costs beside a cheap one; it sets how often
+	// a campaign draws the mutator (Schedule).
+	Cost Cost
+	// FreshIn lists the eras in which every input needs an instance of
+	// its own (a process start over stdio), which makes the mutator
+	// costly there and cheap elsewhere: before-initialize and
+	// cancel-initialize restart a stateful target (stateless ones take
+	// them on the shared instance); double-initialize restarts a
+	// stateless one (its initialize would open a legacy session on a
+	// dual-era server; a stateful target answers it on the shared
+	// session).
+	FreshIn []spec.Era
+	// Over says which targets the mutator applies to: any (the zero
+	// value), stdio ones only (framing: damage to lines), or HTTP ones
+	// only (hostile requests, bent HTTP answers, SSE streams).
+	Over Over
+	// ValidSSE marks a client mutator whose SSE stream stays valid SSE
+	// (the format allows CR line ends, a BOM, split writes, retry fields
+	// and comments): a client that fails on it refuses a valid stream.
+	ValidSSE bool
 }
 
-// costly names the mutators whose inputs cost far more than one round
-// trip (a process restart, megabytes, hundreds of messages); campaigns
-// pick them a thirty-second as often as the others (see Schedule).
-var costly = map[string]bool{
-	"framing/missing-final-newline": true, "framing/burst": true,
-	"json/huge-string": true, "json/deep-nesting": true, "protocol/sequence": true,
-	"http/huge-body": true, "http/expired-session": true,
-}
+// Cost is what an input of a mutator costs beside a cheap one (a round
+// trip).
+type Cost uint8
 
-// freshIn names the mutators whose inputs need an instance of their own
-// (a process start over stdio) in one era only, so are costly there and
-// cheap in the other: before-initialize and cancel-initialize restart a
-// stateful target (stateless ones take them on the shared instance),
-// double-initialize restarts a stateless one (its initialize would open a
-// legacy session on a dual-era server; a stateful target answers it on the
-// shared session).
-var freshIn = map[string]spec.Era{
-	"protocol/before-initialize": spec.Stateful, "protocol/cancel-initialize": spec.Stateful,
-	"protocol/double-initialize": spec.Stateless,
-}
+const (
+	// Cheap inputs cost about one round trip.
+	Cheap Cost = iota
+	// Costly inputs cost far more: a process restart, megabytes, hundreds
+	// of messages. Campaigns draw them a thirty-second as often as the
+	// cheap ones (a client campaign a quarter as often: it launches the
+	// client for every input anyway).
+	Costly
+	// Slow inputs take a large share of a second or more by design (a
+	// body trickled a few bytes at a time, a line of megabytes, or, for a
+	// client, its own request timeout). Campaigns draw them a
+	// sixty-fourth as often as the cheap ones, so that they do not take
+	// most of a campaign's time (slow-body took 60% of an HTTP campaign's
+	// at a quarter, giant-line 21% of a stdio campaign's; see the
+	// summary's mutatorTimeNs).
+	Slow
+)
 
-// slow lists the mutators whose every input takes a large share of a
-// second by design (a body trickled a few bytes at a time) or megabytes
-// (a line of 3 MiB on average, about 40 ms an input against the reference
-// server, 80 times a cheap input): campaigns pick them a sixty-fourth as
-// often as the cheap ones, so that they do not take most of a campaign's
-// time (slow-body took 60% of an HTTP campaign's at a quarter, giant-line
-// 21% of a stdio campaign's; see the summary's mutatorTimeNs).
-var slow = map[string]bool{"http/slow-body": true, "framing/giant-line": true}
+// Over is the kind of target a mutator applies to.
+type Over uint8
+
+const (
+	// OverAny applies to stdio and HTTP targets.
+	OverAny Over = iota
+	// OverStdio applies to stdio targets only.
+	OverStdio
+	// OverHTTP applies to HTTP targets only.
+	OverHTTP
+)
+
+// appliesTo reports whether the mutator applies to an HTTP target (http)
+// or a stdio one.
+func (m Mutator) appliesTo(http bool) bool {
+	return m.Over == OverAny || (m.Over == OverHTTP) == http
+}
 
 // CostlyIn reports whether the mutator's inputs are expensive to run in
 // version v.
 func (m Mutator) CostlyIn(v spec.Version) bool {
-	era, fresh := freshIn[m.Name]
-	return costly[m.Name] || slow[m.Name] || (fresh && era == v.Era())
+	return m.Cost != Cheap || slices.Contains(m.FreshIn, v.Era())
 }
 
 // Schedule expands a mutator list into the table a campaign in version v
@@ -107,7 +136,7 @@ func Schedule(ms []Mutator, v spec.Version) []Mutator {
 	for _, m := range ms {
 		n := 64
 		switch {
-		case slow[m.Name]:
+		case m.Cost == Slow:
 			n = 1
 		case m.CostlyIn(v):
 			n = 2
@@ -160,7 +189,7 @@ func Mutators() []Mutator { return MutatorsFor(false) }
 func MutatorsFor(http bool) []Mutator {
 	var out []Mutator
 	for _, m := range allMutators() {
-		if (m.Family() == "http") == http || (http && m.Family() != "framing") {
+		if m.appliesTo(http) {
 			out = append(out, m)
 		}
 	}

@@ -27,25 +27,25 @@ func fill(b []byte, c byte, n int) []byte {
 // framingMutators break the stdio framing: one message per LF-terminated
 // line.
 var framingMutators = []Mutator{
-	{Name: "framing/embedded-newline", Doc: "puts a raw LF between two tokens of a valid message, splitting it over two lines", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/embedded-newline", Doc: "puts a raw LF between two tokens of a valid message, splitting it over two lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
 		cuts := tokenBoundaries(m)
 		at := pick(r, cuts)
 		return single(splice(m, at, at, []byte{'\n'}))
 	}},
-	{Name: "framing/pretty-printed", Doc: "sends a valid message indented over many lines", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/pretty-printed", Doc: "sends a valid message indented over many lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		var out bytes.Buffer
 		_ = json.Indent(&out, b.Msg.Raw(), "", strings.Repeat(" ", 1+r.IntN(4)))
 		return single(out.Bytes())
 	}},
-	{Name: "framing/split-writes", Doc: "sends valid messages in 2 to 8 writes cut at random bytes", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/split-writes", Doc: "sends valid messages in 2 to 8 writes cut at random bytes", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		all := line(b.Msg.Raw())
 		if r.IntN(2) == 0 {
 			all = append(all, line(pingFor(b.Version, "mcpcheck-split"))...)
 		}
 		return Input{Chunks: splitRandom(r, all, 2+r.IntN(7))}
 	}},
-	{Name: "framing/giant-line", Doc: "sends a valid message padded to between 64 KiB and 8 MiB on one line", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/giant-line", Doc: "sends a valid message padded to between 64 KiB and 8 MiB on one line", Over: OverStdio, Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
 		size := pick(r, []int{64 << 10, 1 << 20, 4 << 20, giantLineMax})
 		m := b.Msg.Raw()
 		pad := size - len(m) - 48 // room for the padding member's name
@@ -88,22 +88,22 @@ var framingMutators = []Mutator{
 		out = append(out, m[at+len(placeholder):]...)
 		return Input{Chunks: [][]byte{append(out, '\n')}}
 	}},
-	{Name: "framing/crlf", Doc: "ends valid messages with CR LF instead of LF", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/crlf", Doc: "ends valid messages with CR LF instead of LF", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		return Input{Chunks: [][]byte{append(b.Msg.Raw(), '\r', '\n')}}
 	}},
-	{Name: "framing/missing-final-newline", Doc: "sends a valid message without its LF, then closes stdin", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/missing-final-newline", Doc: "sends a valid message without its LF, then closes stdin", Over: OverStdio, Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		return Input{Chunks: [][]byte{b.Msg.Raw()}, CloseAfter: true}
 	}},
-	{Name: "framing/empty-lines", Doc: "surrounds a valid message with empty and whitespace-only lines", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/empty-lines", Doc: "surrounds a valid message with empty and whitespace-only lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		blank := pick(r, []string{"\n", "\n\n\n", " \n", "\t\n", "\r\n"})
 		return Input{Chunks: [][]byte{[]byte(blank), line(b.Msg.Raw()), []byte(blank)}}
 	}},
-	{Name: "framing/two-per-line", Doc: "puts two messages on one line with nothing or a space between them", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/two-per-line", Doc: "puts two messages on one line with nothing or a space between them", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		sep := pick(r, []string{"", " ", "\t"})
 		m := append(append(b.Msg.Raw(), sep...), pingFor(b.Version, "mcpcheck-second")...)
 		return single(m)
 	}},
-	{Name: "framing/burst", Doc: "writes 20 to 200 pings (or discover requests) in a single write", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "framing/burst", Doc: "writes 20 to 200 pings (or discover requests) in a single write", Over: OverStdio, Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		var all []byte
 		n := 20 + r.IntN(181)
 		for i := 0; i < n; i++ {

@@ -46,6 +46,8 @@ type HTTPMutator struct {
 	// Make builds the request from a base message (a valid client request
 	// of the campaign's version).
 	Make func(r *rand.Rand, b Base) HTTPRequest
+	// Cost is Mutator.Cost.
+	Cost Cost
 }
 
 // httpBodyMax bounds the huge-body mutator.
@@ -102,7 +104,7 @@ var httpMutators = []HTTPMutator{
 		q.Header = [][2]string{{"Mcp-Session-Id", pick(r, []string{"00000000-0000-0000-0000-000000000000", fmt.Sprintf("mcpcheck-%016x", r.Uint64()), "../../etc/passwd", "*"})}}
 		return q
 	}},
-	{Name: "http/expired-session", Doc: "ends the session with DELETE, then POSTs with its id", Make: func(r *rand.Rand, b Base) HTTPRequest {
+	{Name: "http/expired-session", Doc: "ends the session with DELETE, then POSTs with its id", Cost: Costly, Make: func(r *rand.Rand, b Base) HTTPRequest {
 		q := post(b, b.Msg.Raw())
 		q.Session = "expired"
 		return q
@@ -119,13 +121,13 @@ var httpMutators = []HTTPMutator{
 	{Name: "http/forged-last-event-id", Doc: "opens a GET stream with a Last-Event-ID the server never sent", Make: func(r *rand.Rand, b Base) HTTPRequest {
 		return HTTPRequest{Method: "GET", Header: [][2]string{{"Accept", "text/event-stream"}, {"Last-Event-ID", pick(r, []string{"0", "999999999", "mcpcheck-forged", "-1", strings.Repeat("9", 4096), "\x00"})}}, Omit: []string{"Accept"}}
 	}},
-	{Name: "http/huge-body", Doc: "POSTs a valid request padded to between 1 and 16 MiB", Make: func(r *rand.Rand, b Base) HTTPRequest {
+	{Name: "http/huge-body", Doc: "POSTs a valid request padded to between 1 and 16 MiB", Cost: Costly, Make: func(r *rand.Rand, b Base) HTTPRequest {
 		m := b.Msg.Raw()
 		size := pick(r, []int{1 << 20, 4 << 20, httpBodyMax})
 		body := splice(m, len(m)-1, len(m)-1, bytes.Repeat([]byte{' '}, size-len(m)))
 		return post(b, body)
 	}},
-	{Name: "http/slow-body", Doc: "trickles a valid request a few bytes at a time", Make: func(r *rand.Rand, b Base) HTTPRequest {
+	{Name: "http/slow-body", Doc: "trickles a valid request a few bytes at a time", Cost: Slow, Make: func(r *rand.Rand, b Base) HTTPRequest {
 		q := post(b, b.Msg.Raw())
 		q.BodyChunk = 1 + r.IntN(16)
 		q.BodyDelay = time.Duration(1+r.IntN(20)) * time.Millisecond
@@ -179,7 +181,7 @@ func httpAsMutators() []Mutator {
 	var out []Mutator
 	for _, m := range HTTPMutators() {
 		m := m
-		out = append(out, Mutator{Name: m.Name, Doc: m.Doc, Mutate: func(r *rand.Rand, b Base) Input {
+		out = append(out, Mutator{Name: m.Name, Doc: m.Doc, Cost: m.Cost, Over: OverHTTP, Mutate: func(r *rand.Rand, b Base) Input {
 			q := m.Make(r, b)
 			return Input{HTTP: &q}
 		}})

@@ -168,7 +168,7 @@ func nested(depth int, open, close string) []byte {
 
 // jsonMutators break JSON syntax and the JSON-RPC envelope.
 var jsonMutators = []Mutator{
-	{Name: "json/deep-nesting", Doc: "puts arrays or objects nested 64 to 100,000 deep into params (a response's result)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/deep-nesting", Doc: "puts arrays or objects nested 64 to 100,000 deep into params (a response's result)", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		depth := pick(r, []int{64, 512, 1000, 10001, 100000})
 		val := nested(depth, "[", "]")
 		if r.IntN(2) == 0 {
@@ -281,7 +281,7 @@ var jsonMutators = []Mutator{
 		}
 		return single(m)
 	}},
-	{Name: "json/huge-string", Doc: "puts a string of 64 KiB to 2 MiB into params (a response's result)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "json/huge-string", Doc: "puts a string of 64 KiB to 2 MiB into params (a response's result)", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		key := payloadKey(val)
 		params, _ := val[key].(map[string]any)

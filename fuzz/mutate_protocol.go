@@ -14,12 +14,12 @@ var protocolMutators = []Mutator{
 	{Name: "protocol/valid", Doc: "sends a valid, plausible generated message (its answer is still judged)", Mutate: func(r *rand.Rand, b Base) Input {
 		return single(b.Msg.Raw())
 	}},
-	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions, which have no handshake and no session state: to the shared instance)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions, which have no handshake and no session state: to the shared instance)", FreshIn: []spec.Era{spec.Stateful}, Mutate: func(r *rand.Rand, b Base) Input {
 		in := single(b.Msg.Raw())
 		in.Fresh = b.Version.Era() == spec.Stateful
 		return in
 	}},
-	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session (stateless versions: initialize on an instance of its own)", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session (stateless versions: initialize on an instance of its own)", FreshIn: []spec.Era{spec.Stateless}, Mutate: func(r *rand.Rand, b Base) Input {
 		in := single(initializeRequest(b.Version, "mcpcheck-init-again"))
 		in.Methods = []string{spec.MethodInitialize}
 		return in
@@ -36,7 +36,7 @@ var protocolMutators = []Mutator{
 		id := pick(r, []any{"mcpcheck-ghost", int64(r.IntN(1 << 30)), int64(-5)})
 		return single(cancelled(b.Version, id))
 	}},
-	{Name: "protocol/cancel-initialize", Doc: "on a fresh instance, sends initialize and at once cancels it, then carries on", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/cancel-initialize", Doc: "on a fresh instance, sends initialize and at once cancels it, then carries on", FreshIn: []spec.Era{spec.Stateful}, Mutate: func(r *rand.Rand, b Base) Input {
 		if b.Version.Era() == spec.Stateless {
 			return single(cancelled(b.Version, "mcpcheck-init"))
 		}
@@ -109,7 +109,7 @@ var protocolMutators = []Mutator{
 		delete(val, "id")
 		return single(marshal(val))
 	}},
-	{Name: "protocol/sequence", Doc: "runs a whole generated session (the state machine of Sequence) on a fresh instance", Mutate: func(r *rand.Rand, b Base) Input {
+	{Name: "protocol/sequence", Doc: "runs a whole generated session (the state machine of Sequence) on a fresh instance", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		seq, err := example(Sequences(b.Version, 12), r.Uint64())
 		if err != nil {
 			return single(b.Msg.Raw())
