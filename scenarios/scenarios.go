@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 
 	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
+	// The area packages: importing them registers their checks.
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/tasks"
 )
 
 // Def declares one server check (server.Def).

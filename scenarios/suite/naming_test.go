@@ -43,7 +43,7 @@ func roles() []role {
 		as = append(as, namedCheck{d.ID, d.Area})
 	}
 	return []role{
-		{name: "server", pkg: "scenarios/internal/server", checks: server},
+		{name: "server", pkg: "scenarios/internal/server", areaDirs: true, checks: server},
 		{name: "client", pkg: "scenarios/internal/client", prefix: "client/", areaDirs: true, checks: cl},
 		{name: "authorization-server", pkg: "scenarios/asuite", prefix: "authserver/", noArea: true, checks: as},
 	}

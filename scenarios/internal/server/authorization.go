@@ -374,7 +374,7 @@ var _ = Register(
 )
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"authorization.index.http-uses-mcp-auth": "an umbrella statement (follow the MCP authorization specification when protecting access): it states no wire rule of its own; the authorization/* checks judge the specific rules",
 		"authorization.support.http-conforms":    "an umbrella statement (do authorization exactly as the page prescribes): it states no wire rule of its own; the authorization/* checks judge the specific rules",
 	})

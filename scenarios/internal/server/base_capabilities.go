@@ -34,15 +34,15 @@ var _ = Register(
 			s := session.NewStateless(c.Conn, cfg)
 			ran := 0
 			for _, n := range names {
-				if _, ok := t.featuresTool(n); !ok {
+				if _, ok := t.Tool(n); !ok {
 					continue
 				}
 				ran++
-				r := t.featuresCallTool(s, n, json.RawMessage(`{}`), nil)
+				r := t.CallTool(s, n, json.RawMessage(`{}`), nil)
 				rounds := append(append([]session.Reply(nil), r.Rounds...), r)
 				for _, rr := range rounds {
 					if kinds := capsInputKinds(rr.Result); len(kinds) > 0 {
-						t.Fail("no input_required asking for a capability the client did not declare", fmt.Sprintf("%s asked for %v: %s", n, kinds, clip(rr.Result)))
+						t.Fail("no input_required asking for a capability the client did not declare", fmt.Sprintf("%s asked for %v: %s", n, kinds, Clip(rr.Result)))
 						return
 					}
 				}

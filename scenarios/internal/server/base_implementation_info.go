@@ -127,7 +127,7 @@ var _ = Register(
 			t.Expect("server/discover capabilities and the tools, prompts and resources listed are the same whether clientInfo names mcpcheck or %s", infoAltClient.Name)
 			var diffs []string
 			if own.caps != alt.caps {
-				diffs = append(diffs, fmt.Sprintf("capabilities %s vs %s", clip(json.RawMessage(own.caps)), clip(json.RawMessage(alt.caps))))
+				diffs = append(diffs, fmt.Sprintf("capabilities %s vs %s", Clip(json.RawMessage(own.caps)), Clip(json.RawMessage(alt.caps))))
 			}
 			for _, m := range []string{spec.MethodToolsList, spec.MethodPromptsList, spec.MethodResourcesList} {
 				a, b := strings.Join(own.lists[m], ", "), strings.Join(alt.lists[m], ", ")

@@ -38,7 +38,7 @@ var _ = Register(
 			c := t.Session()
 			for _, id := range []jsonrpc.ID{jsonrpc.StringID("mcpcheck-id-echo-1"), jsonrpc.IntID(900001)} {
 				st := t.SendWithID(c, id, sentinelMethod(t.Version()), nil)
-				if !t.Judge(t.answerOn(c.S(), st, expect.Matching(
+				if !t.Judge(t.AnswerOn(c.S(), st, expect.Matching(
 					fmt.Sprintf("a response whose id is %s", id),
 					func(f wire.Frame) (expect.Verdict, string) {
 						if !isResponse(f) || answersOther(c.S(), f, id) {
@@ -63,7 +63,7 @@ var _ = Register(
 			c := t.Session()
 			id := jsonrpc.StringID("mcpcheck-error-echo-1")
 			st := t.SendWithID(c, id, "mcpcheck/no-such-method", nil)
-			obs := t.answerOn(c.S(), st, append([]expect.Alt{expect.Matching(
+			obs := t.AnswerOn(c.S(), st, append([]expect.Alt{expect.Matching(
 				fmt.Sprintf("an error response whose id is %s", id),
 				func(f wire.Frame) (expect.Verdict, string) {
 					if !isResponse(f) || answersOther(c.S(), f, id) {
@@ -97,7 +97,7 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Session()
 			t.Expect("JSON-RPC 2.0, which MCP messages follow, reserves -32601 for a method the receiver does not have")
-			t.Judge(t.askError(c, "mcpcheck/no-such-method", nil, jsonrpc.MethodNotFound))
+			t.Judge(t.AskError(c, "mcpcheck/no-such-method", nil, jsonrpc.MethodNotFound))
 		},
 	},
 	Def{

@@ -30,7 +30,7 @@ var _ = Register(
 				// A dual-era stdio server cannot tell this request from a
 				// legacy one sent before initialize, which it may refuse
 				// or serve under the legacy rules: nothing is owed.
-				obs := t.answerOn(s, st, expect.Error(id), expect.AnyResponse(id))
+				obs := t.AnswerOn(s, st, expect.Error(id), expect.AnyResponse(id))
 				if obs.OK() && obs.Alt == 1 && obs.Frame.Msg.Result != nil && mrtrResultType(obs.Frame.Msg.Result) != "" {
 					t.Fail("a request without a protocol version is refused with -32602, or (dual-era stdio) served under the legacy rules", "it was served as a 2026-07-28 request (the result carries resultType "+mrtrResultType(obs.Frame.Msg.Result)+"): the server assumed a protocol version the request does not name")
 					return
@@ -43,7 +43,7 @@ var _ = Register(
 				t.Judge(obs)
 				return
 			}
-			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.AnswerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 )

@@ -53,7 +53,7 @@ var _ = Register(
 			}
 			_, h := t.transportStatelessParams(c, spec.MethodToolsList, nil)
 			id, st := t.statelessRaw(c, spec.MethodToolsList, json.RawMessage(`{}`), h)
-			t.Judge(t.answerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
 		},
 	},
 	Def{
@@ -81,7 +81,7 @@ var _ = Register(
 				alt = expect.WithStatus(alt, http.StatusBadRequest)
 			}
 			t.Expect("tools/call of the fixture %s declaring no client capabilities", name)
-			t.Judge(t.answerOn(c.S(), st, alt))
+			t.Judge(t.AnswerOn(c.S(), st, alt))
 		},
 	},
 )
@@ -105,7 +105,7 @@ var _ = Register(
 			}
 			id, st := t.headersRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
 			t.Expect("after a call declaring sampling succeeded, the same call on the same connection declaring no capabilities is refused with -32021")
-			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.MissingRequiredClientCapability)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.MissingRequiredClientCapability)))
 		},
 	},
 	Def{
@@ -138,7 +138,7 @@ var _ = Register(
 			id2, st2, err := other.S().Request(t.Ctx, spec.MethodToolsCall, params)
 			t.must(err)
 			t.Expect("round 2 of %s, sent on a new connection, completes", name)
-			t.Judge(t.answerOn(other.S(), st2, expect.Result(id2, "a complete result", mrtrComplete)))
+			t.Judge(t.AnswerOn(other.S(), st2, expect.Result(id2, "a complete result", mrtrComplete)))
 		},
 	},
 )

@@ -120,7 +120,7 @@ var _ = Register(
 	},
 	// Isolated: it judges its own cancelled request on its own session.
 	Def{
-		ID: "cancellation/no-response-after-cancel", Isolated: true, Area: "cancellation", Labels: []string{featureFixture("ref_slow")},
+		ID: "cancellation/no-response-after-cancel", Isolated: true, Area: "cancellation", Labels: []string{FeatureFixture("ref_slow")},
 		Title:        "a request cancelled while it runs gets no response (the fixture runs for 20 s, so no answer can already be in flight)",
 		Requirements: []string{"cancellation.receiver.stop-and-stay-silent", "cancellation.server.stop-and-stay-silent", "cancellation.transport.no-messages-after-cancel"},
 		Proofs:       []Proof{{Fault: "respond-after-cancel", Version: spec.V20251125, Want: reports.Warn}},
@@ -160,7 +160,7 @@ var _ = Register(
 )
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"cancellation.tasks.use-tasks-cancel":      "the server would cancel a task-augmented request only to a client that accepts tasks; mcpcheck's built-in client declares no tasks capability",
 		"cancellation.sender.ignore-late-response": "whether a server disregards the client's late answer to a request it cancelled is internal; provoking a server-side cancellation needs a server-specific trigger",
 	})

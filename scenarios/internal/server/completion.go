@@ -30,7 +30,7 @@ func (t *T) completionRef(s Sess) (ref map[string]any, arg string, ok bool) {
 		}
 	}
 	if t.HasCapability("resources") {
-		items, _ := t.featuresWalk(s, spec.MethodResourcesTemplatesList, "resourceTemplates")
+		items, _ := t.Walk(s, spec.MethodResourcesTemplatesList, "resourceTemplates")
 		for _, tpl := range featuresNames(items, "uriTemplate") {
 			if m := completionVar.FindStringSubmatch(tpl); m != nil {
 				return map[string]any{"type": "ref/resource", "uri": tpl}, m[1], true
@@ -43,7 +43,7 @@ func (t *T) completionRef(s Sess) (ref map[string]any, arg string, ok bool) {
 // completionAsk asks completion/complete on c for argument "x" (value "")
 // of ref.
 func (t *T) completionAsk(c *Conn, ref map[string]any) (jsonrpc.ID, string) {
-	return t.ask(c, spec.MethodCompletionComplete, map[string]any{"ref": ref, "argument": map[string]any{"name": "x", "value": ""}})
+	return t.Ask(c, spec.MethodCompletionComplete, map[string]any{"ref": ref, "argument": map[string]any{"name": "x", "value": ""}})
 }
 
 var _ = Register(
@@ -103,7 +103,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_no_such_prompt_7f3a"})
-			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 	Def{
@@ -117,7 +117,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"})
-			t.Judge(t.answerOn(c.S(), st, expect.Error(id, jsonrpc.MethodNotFound)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.MethodNotFound)))
 		},
 	},
 	Def{
@@ -132,7 +132,7 @@ var _ = Register(
 			c := t.Session()
 			id, st := t.completionAsk(c, map[string]any{"type": "ref/mcpcheck-bogus", "name": "x"})
 			t.Expect("implementations validate completion inputs: a reference type MCP does not define is refused")
-			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id)))
 		},
 	},
 )

@@ -11,6 +11,7 @@
 //	doc.go         this documentation
 //	labels.go      the label helpers (Area, Level, Version, Transport, Role, Fixture, Mode) of the shared framework's frozen label registry (scenarios/suite)
 //	registry.go    Def (suite.Def[*T]), Register, Checks, Lookup, CheckedRequirements: the server checks' registry (a suite.Registry)
+//	order.go       the listing order of the checks, which stays when checks move to area packages
 //	exclusions.go  Exclusions: requirement ID -> why it has no check
 //	runner.go      Config, Run, Result: plans the specs and runs them against a target
 //	               with the shared scheduler (scenarios/suite: Spec, RunSpecs)
@@ -18,6 +19,10 @@
 //	helpers.go     small helpers shared by area files
 //	base_jsonrpc.go lifecycle.go ping.go transport_stdio.go ...   the areas: AREA.go or AREA_*.go
 //	               declares the checks of catalog area AREA ('-' as '_'), whose IDs read AREA/name
+//	tasks/         the area packages of the grown areas (package tasks, ...): each imports
+//	               this package, registers its checks into its registry and keeps the
+//	               helpers only its checks use; a file DIR/FILE.go reads as DIR_FILE.go
+//	               in the rule above. The facade (scenarios) and areas_test.go import them
 //
 // # How a run works
 //

@@ -20,7 +20,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "elicitation/declared-modes", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("ref_elicit_url", "test_elicitation"),
+		ID: "elicitation/declared-modes", Area: "elicitation", Eras: Stateful, Labels: clientFixtureLabels("ref_elicit_url", "test_elicitation"),
 		Title:        "a server sends only elicitation modes the client declared (no url mode to a form-only client)",
 		Requirements: []string{"elicitation.capability.server-respects-modes"},
 		Proofs:       []Proof{{Fault: "elicit-url-undeclared", Version: spec.V20251125, Want: reports.Fail}},
@@ -49,7 +49,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "elicitation/request-shape", Area: "elicitation", Eras: stateful, Labels: clientFixtureLabels("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"),
+		ID: "elicitation/request-shape", Area: "elicitation", Eras: Stateful, Labels: clientFixtureLabels("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"),
 		Title:        "elicitation/create carries a message and a mode; form mode a requestedSchema object, url mode a valid url and an elicitationId",
 		Requirements: []string{"elicitation.request.mode-and-message", "elicitation.form.mode-and-schema", "elicitation.url.required-fields", "elicitation.url.valid-url"},
 		Proofs:       []Proof{{Fault: "elicit-url-invalid", Version: spec.V20251125, Want: reports.Fail}},
@@ -105,7 +105,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "elicitation/complete-id", Area: "elicitation", Passive: true, Eras: stateful,
+		ID: "elicitation/complete-id", Area: "elicitation", Passive: true, Eras: Stateful,
 		Title:        "notifications/elicitation/complete names the elicitationId of a url-mode elicitation sent on the same connection",
 		Requirements: []string{"elicitation.complete.carries-elicitation-id", "elicitation.complete.only-to-initiating-client"},
 		Proofs:       []Proof{{Fault: "elicit-complete-wrong-id", Version: spec.V20251125, Also: []string{"elicitation/request-shape"}, Want: reports.Fail}},

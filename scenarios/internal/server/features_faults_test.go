@@ -11,7 +11,7 @@ import (
 )
 
 // featureAreas are the areas of tools.go, resources.go, prompts.go,
-// completion.go, progress.go, cancellation.go, tasks.go,
+// completion.go, progress.go, cancellation.go, tasks/tasks.go,
 // client_requests.go and capabilities.go.
 var featureAreas = map[string]bool{
 	"tools": true, "resources": true, "prompts": true, "completion": true, "progress": true,

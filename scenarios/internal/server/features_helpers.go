@@ -27,7 +27,7 @@ import (
 // official conformance names and mcpcheck's ref_* fixtures) and returns its
 // label. It runs during package variable initialisation, before any label
 // is handed out for the name.
-func featureFixture(name string) string { return suite.AddFixture(name) }
+func FeatureFixture(name string) string { return suite.AddFixture(name) }
 
 // featuresNoLoader refuses every external schema reference: a check never
 // fetches anything a target names.
@@ -101,7 +101,7 @@ func oneLine(s string) string {
 // featuresTool returns the listed tool of that name, when the tool policy
 // lets mcpcheck call it (fixtures go through the policy like every other
 // tool: fixtureWhy says when it left one out).
-func (t *T) featuresTool(name string) (mcp.Tool, bool) {
+func (t *T) Tool(name string) (mcp.Tool, bool) {
 	tools, _ := t.Tools()
 	for _, tl := range tools {
 		if tl.Name == name {
@@ -164,7 +164,7 @@ func (t *T) toolRefused(name string) bool {
 // order of preference).
 func (t *T) featuresFirstTool(names ...string) (mcp.Tool, bool) {
 	for _, n := range names {
-		if tl, ok := t.featuresTool(n); ok {
+		if tl, ok := t.Tool(n); ok {
 			return tl, true
 		}
 	}
@@ -173,7 +173,7 @@ func (t *T) featuresFirstTool(names ...string) (mcp.Tool, bool) {
 
 // featuresWalk lists every page of a list method (bounded) and returns the
 // items of member, raw.
-func (t *T) featuresWalk(s Sess, method, member string) ([]json.RawMessage, error) {
+func (t *T) Walk(s Sess, method, member string) ([]json.RawMessage, error) {
 	var all []json.RawMessage
 	cursor := ""
 	for page := 0; page < maxPages; page++ {
@@ -215,7 +215,7 @@ func featuresNames(items []json.RawMessage, key string) []string {
 }
 
 // featuresCallTool calls a tool with raw arguments and returns the reply.
-func (t *T) featuresCallTool(s Sess, name string, args json.RawMessage, meta map[string]any) session.Reply {
+func (t *T) CallTool(s Sess, name string, args json.RawMessage, meta map[string]any) session.Reply {
 	p := map[string]any{"name": name}
 	if len(args) > 0 {
 		p["arguments"] = args
@@ -230,7 +230,7 @@ func (t *T) featuresCallTool(s Sess, name string, args json.RawMessage, meta map
 // any progress the tool reports is judged by progress/observed.
 func (t *T) featuresCallTracked(s Sess, name string, args json.RawMessage) session.Reply {
 	tok := progressToken()
-	r := t.featuresCallTool(s, name, args, map[string]any{"progressToken": tok})
+	r := t.CallTool(s, name, args, map[string]any{"progressToken": tok})
 	progressRequests.Store(tok, r.ID.String())
 	return r
 }
@@ -284,7 +284,7 @@ func (t *T) featuresListChanged(kind, capPath, method string) {
 		t.Taint()
 	}
 	for round := 0; round < 2; round++ {
-		r := t.featuresCallTool(s, "ref_change_lists", json.RawMessage(fmt.Sprintf(`{"kind":%q}`, kind)), nil)
+		r := t.CallTool(s, "ref_change_lists", json.RawMessage(fmt.Sprintf(`{"kind":%q}`, kind)), nil)
 		if !r.OK() || featuresIsError(r.Result) {
 			t.Untestable("ref_change_lists did not change the list: " + r.Describe())
 			return
@@ -334,13 +334,13 @@ func (t *T) featuresListStable(capPath, method, member, key, currentReq, connReq
 		return
 	}
 	c := t.Session()
-	first, err := t.featuresWalk(c.S(), method, member)
+	first, err := t.Walk(c.S(), method, member)
 	if err != nil {
 		t.Violation(currentReq, method+" is answered with the current list", err.Error())
 		return
 	}
 	a := featuresNames(first, key)
-	again, err := t.featuresWalk(c.S(), method, member)
+	again, err := t.Walk(c.S(), method, member)
 	if err != nil {
 		t.Violation(currentReq, method+" is answered again", err.Error())
 		return
@@ -350,7 +350,7 @@ func (t *T) featuresListStable(capPath, method, member, key, currentReq, connReq
 	if _, _, err := other.Stateless.Discover(t.Ctx); err != nil {
 		t.Saw("server/discover on a second connection: %v", err)
 	}
-	third, err := t.featuresWalk(other.S(), method, member)
+	third, err := t.Walk(other.S(), method, member)
 	if err != nil {
 		t.Violation(connReq, method+" is answered the same on a second connection", err.Error())
 		return

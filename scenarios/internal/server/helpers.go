@@ -62,21 +62,21 @@ func (t *T) SendWithID(c *Conn, id jsonrpc.ID, method string, params any) string
 
 // ask sends a request of method with params on c under a new id (see
 // SendWithID) and returns the id and the stream its answer will come on.
-func (t *T) ask(c *Conn, method string, params any) (jsonrpc.ID, string) {
+func (t *T) Ask(c *Conn, method string, params any) (jsonrpc.ID, string) {
 	id := c.S().NextID()
 	return id, t.SendWithID(c, id, method, params)
 }
 
 // answerOn waits up to the step timeout for one of alts on stream st of s.
-func (t *T) answerOn(s Sess, st string, alts ...expect.Alt) expect.Observed {
+func (t *T) AnswerOn(s Sess, st string, alts ...expect.Alt) expect.Observed {
 	return s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alts...)
 }
 
 // askError asks method with params on c (see ask) and waits for an error
 // response to it with one of codes (any code when none).
-func (t *T) askError(c *Conn, method string, params any, codes ...int64) expect.Observed {
-	id, st := t.ask(c, method, params)
-	return t.answerOn(c.S(), st, expect.Error(id, codes...))
+func (t *T) AskError(c *Conn, method string, params any, codes ...int64) expect.Observed {
+	id, st := t.Ask(c, method, params)
+	return t.AnswerOn(c.S(), st, expect.Error(id, codes...))
 }
 
 // discoverWithMeta sends server/discover on s with the session's _meta as
@@ -309,4 +309,16 @@ func (t *T) setupReply(r session.Reply, what string) bool {
 		t.Untestable(fmt.Sprintf("%s was not answered with a result (%s); the checks of that request judge it", what, r.Describe()))
 	}
 	return false
+}
+
+// TaskCallParams are the params of a tools/call of name with args,
+// augmented with task.
+func TaskCallParams(name string, args any, task map[string]any) map[string]any {
+	return map[string]any{"name": name, "arguments": args, "task": task}
+}
+
+// TaskResult asks tasks/result of task id, which blocks until the task is
+// terminal.
+func (t *T) TaskResult(s Sess, id string) session.Reply {
+	return s.Call(t.Ctx, spec.MethodTasksResult, map[string]any{"taskId": id})
 }

@@ -16,7 +16,7 @@ import (
 // is in versioning.go, server/discover in discovery.go, the 2026-07-28
 // _meta in base_meta.go.
 
-var stateful = []spec.Era{spec.Stateful}
+var Stateful = []spec.Era{spec.Stateful}
 var stateless = []spec.Era{spec.Stateless}
 
 // unknownVersion is a version no server implements.
@@ -24,7 +24,7 @@ const unknownVersion = "1999-01-01"
 
 var _ = Register(
 	Def{
-		ID: "lifecycle/initialize-result", Area: "lifecycle", Eras: stateful, Unsupported: true,
+		ID: "lifecycle/initialize-result", Area: "lifecycle", Eras: Stateful, Unsupported: true,
 		Title:        "initialize is answered with protocolVersion, a capabilities object and serverInfo",
 		Requirements: []string{"lifecycle.initialize.server-replies-capabilities", "base.layers.support-base-and-lifecycle", "base.response.id-matches-request"},
 		Proofs: []Proof{
@@ -66,7 +66,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "lifecycle/silent-before-initialize", Area: "lifecycle", Eras: stateful,
+		ID: "lifecycle/silent-before-initialize", Area: "lifecycle", Eras: Stateful,
 		Title:        "the server sends nothing before the client's initialize",
 		Requirements: []string{"lifecycle.initialize.first-interaction"},
 		Proofs: []Proof{
@@ -110,7 +110,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "lifecycle/no-requests-before-initialized", Area: "lifecycle", Eras: stateful,
+		ID: "lifecycle/no-requests-before-initialized", Area: "lifecycle", Eras: Stateful,
 		Title:        "until notifications/initialized the server sends no requests but ping",
 		Requirements: []string{"lifecycle.initialize.server-only-ping-logging-before-initialized"},
 		Proofs:       []Proof{{Fault: "request-before-initialized", Version: spec.V20251125, Want: reports.Warn}},
@@ -134,7 +134,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "lifecycle/second-initialize", Area: "lifecycle", Eras: stateful,
+		ID: "lifecycle/second-initialize", Area: "lifecycle", Eras: Stateful,
 		Title:        "a second initialize on a live session is answered and the session keeps working",
 		Requirements: []string{"lifecycle.errors.handle-negotiation-failures"},
 		Proofs:       []Proof{{Fault: "second-initialize-unanswered", Version: spec.V20251125, Want: reports.Warn}},
@@ -145,7 +145,7 @@ var _ = Register(
 			p := s.InitializeParams()
 			id, st, err := s.Request(t.Ctx, spec.MethodInitialize, p)
 			t.must(err)
-			if !t.Judge(t.answerOn(s, st, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
+			if !t.Judge(t.AnswerOn(s, st, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
 				return
 			}
 			if r := Sentinel(t.Ctx, s); !r.OK() {

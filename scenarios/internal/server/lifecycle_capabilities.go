@@ -65,7 +65,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "lifecycle/client-capabilities-undeclared", Area: "lifecycle", Eras: stateful,
+		ID: "lifecycle/client-capabilities-undeclared", Area: "lifecycle", Eras: Stateful,
 		Labels:       clientFixtureLabels("test_sampling", "ref_sampling_tools", "test_elicitation", "ref_elicit_url", "ref_list_roots"),
 		Title:        "to a client that declared no capabilities the server sends no sampling, elicitation or roots/list request",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory", "roots.server.respect-root-boundaries"},

@@ -52,7 +52,7 @@ var _ = Register(
 	},
 	// Exclusive: a server that accepts the level may keep one log level for all its sessions.
 	Def{
-		ID: "logging/set-level-invalid", Exclusive: true, Area: "logging", Eras: stateful,
+		ID: "logging/set-level-invalid", Exclusive: true, Area: "logging", Eras: Stateful,
 		Title:        "logging/setLevel with an unknown level is refused with -32602",
 		Requirements: []string{"logging.errors.standard-codes-legacy"},
 		Proofs: []Proof{
@@ -67,7 +67,7 @@ var _ = Register(
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodLoggingSetLevel, map[string]any{"level": "mcpcheck-bogus"})
 			t.must(err)
-			obs := t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
+			obs := t.AnswerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
 			if !obs.OK() {
 				t.Taint() // the level may have changed
 			}
@@ -110,7 +110,7 @@ var _ = Register(
 			c := t.Session()
 			s := c.Stateless
 			id, st := t.discoverWithMeta(s, func(meta mcp.Meta) { meta[mcpLogLevel] = json.RawMessage(`"mcpcheck-bogus"`) })
-			t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
+			t.Judge(t.AnswerOn(s, st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
 )

@@ -91,7 +91,7 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			r := t.featuresCallTool(c.S(), name, nil, map[string]any{mcpLogLevel: "debug"})
+			r := t.CallTool(c.S(), name, nil, map[string]any{mcpLogLevel: "debug"})
 			if !r.OK() {
 				t.JudgeReply(r)
 				return

@@ -41,7 +41,7 @@ func mrtrComplete(res json.RawMessage) error {
 func (t *T) mrtrCall(s Sess, params map[string]any, desc string, check func(json.RawMessage) error) expect.Observed {
 	id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
 	t.must(err)
-	return t.answerOn(s, st, expect.Result(id, desc, check))
+	return t.AnswerOn(s, st, expect.Result(id, desc, check))
 }
 
 // mrtrRetry turns params into the retry of the input_required result ir:
@@ -197,7 +197,7 @@ var _ = Register(
 			id2, st2, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
 			t.must(err)
 			t.Expect("a retry with requestState %q (the fixture's state with -TAMPERED appended) is refused with an error", state)
-			t.Judge(t.answerOn(s, st2,
+			t.Judge(t.AnswerOn(s, st2,
 				expect.Matching("an error response (or a fresh input_required: the tampered state not honoured)", func(f wire.Frame) (expect.Verdict, string) {
 					if !f.IsResponseTo(id2) {
 						return expect.Unrelated, ""

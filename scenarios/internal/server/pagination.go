@@ -154,7 +154,7 @@ var _ = Register(
 				return
 			}
 			for _, l := range ls {
-				if !t.Judge(t.askError(c, l.method, map[string]any{"cursor": "mcpcheck-not-a-cursor-7f3a"}, jsonrpc.InvalidParams)) {
+				if !t.Judge(t.AskError(c, l.method, map[string]any{"cursor": "mcpcheck-not-a-cursor-7f3a"}, jsonrpc.InvalidParams)) {
 					return
 				}
 			}

@@ -34,11 +34,11 @@ var _ = Register(
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodPing, nil)
 			t.must(err)
-			t.Judge(t.answerOn(s, st, expect.Result(id, "an empty object {}", emptyResult)))
+			t.Judge(t.AnswerOn(s, st, expect.Result(id, "an empty object {}", emptyResult)))
 		},
 	},
 	Def{
-		ID: "ping/before-initialize", Area: "ping", Eras: stateful, Unsupported: true,
+		ID: "ping/before-initialize", Area: "ping", Eras: Stateful, Unsupported: true,
 		Title:        "ping before initialize is answered with an empty result (pings are allowed then)",
 		Requirements: []string{"ping.response.prompt-empty-result"},
 		Proofs:       []Proof{{Fault: "ping-nonempty-result", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
@@ -64,7 +64,7 @@ var _ = Register(
 				// the ping rule.
 				alts = append(alts, expect.HTTPStatus(st, http.StatusBadRequest, http.StatusNotFound, http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotAcceptable, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity))
 			}
-			obs := t.answerOn(s, st, alts...)
+			obs := t.AnswerOn(s, st, alts...)
 			if obs.OK() && obs.Alt == 1 {
 				t.NotApplicable("the server uses HTTP sessions and refused the session-less ping with an HTTP error status, as the streamable HTTP transport lets it; a ping before initialize cannot be sent inside a session")
 				return

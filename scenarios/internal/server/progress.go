@@ -38,27 +38,27 @@ func progressToken() string {
 
 // progressFixture is the tool that reports progress and its arguments.
 func (t *T) progressFixture() (string, json.RawMessage, bool) {
-	if _, ok := t.featuresTool("ref_progress"); ok {
+	if _, ok := t.Tool("ref_progress"); ok {
 		return "ref_progress", json.RawMessage(`{"steps":4}`), true
 	}
-	if _, ok := t.featuresTool("test_tool_with_progress"); ok {
+	if _, ok := t.Tool("test_tool_with_progress"); ok {
 		return "test_tool_with_progress", json.RawMessage(`{}`), true
 	}
 	// Black-box: a tool that says it reports progress.
-	tools, _ := t.policyTools()
-	for _, i := range t.toolsCallable(tools, true) {
+	tools, _ := t.PolicyTools()
+	for _, i := range t.CallableTools(tools, true) {
 		tl := tools[i]
 		text := strings.ToLower(tl.Name + " " + tl.Description)
 		if !strings.Contains(text, "progress") {
 			continue
 		}
-		if args, ok := t.toolArgs(tl); ok {
+		if args, ok := t.ToolArgs(tl); ok {
 			t.Saw("%s mentions progress; it is used as the progress source", tl.Name)
 			return tl.Name, args, true
 		}
 	}
-	t.Untestable(t.policyReason("the target offers no tool that reports progress (ref_progress, test_tool_with_progress, or a tool whose name or description mentions progress)", tools, func(tl mcp.Tool) bool {
-		return toolsPlainCall(tl) && strings.Contains(strings.ToLower(tl.Name+" "+tl.Description), "progress")
+	t.Untestable(t.PolicyReason("the target offers no tool that reports progress (ref_progress, test_tool_with_progress, or a tool whose name or description mentions progress)", tools, func(tl mcp.Tool) bool {
+		return PlainCall(tl) && strings.Contains(strings.ToLower(tl.Name+" "+tl.Description), "progress")
 	}))
 	return "", nil, false
 }
@@ -91,7 +91,7 @@ func (t *T) progressRun(s Sess) (string, []progressNote, string, bool) {
 		return "", nil, "", false
 	}
 	tok := progressToken()
-	r := t.featuresCallTool(s, name, args, map[string]any{"progressToken": tok})
+	r := t.CallTool(s, name, args, map[string]any{"progressToken": tok})
 	if !t.progressAnswered(name, r) {
 		return "", nil, "", false
 	}
@@ -149,7 +149,7 @@ func (t *T) progressAnswered(name string, r session.Reply) bool {
 var _ = Register(
 	// Isolated: it judges its own request's progress token on its own session.
 	Def{
-		ID: "progress/increasing", Isolated: true, Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
+		ID: "progress/increasing", Isolated: true, Area: "progress", Labels: []string{FeatureFixture("ref_progress"), FeatureFixture("test_tool_with_progress")},
 		Title:        "the progress value of one token strictly increases from notification to notification",
 		Requirements: []string{"progress.notify.value-increases"},
 		Proofs: []Proof{
@@ -178,7 +178,7 @@ var _ = Register(
 	},
 	// Isolated: it judges its own request's progress token on its own session.
 	Def{
-		ID: "progress/none-after-response", Isolated: true, Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
+		ID: "progress/none-after-response", Isolated: true, Area: "progress", Labels: []string{FeatureFixture("ref_progress"), FeatureFixture("test_tool_with_progress")},
 		Title:        "no progress notification for a token follows the response to its request",
 		Requirements: []string{"progress.notify.stop-after-completion"},
 		Proofs: []Proof{
@@ -208,7 +208,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "progress/no-token-no-progress", Area: "progress", Labels: []string{featureFixture("ref_progress"), featureFixture("test_tool_with_progress")},
+		ID: "progress/no-token-no-progress", Area: "progress", Labels: []string{FeatureFixture("ref_progress"), FeatureFixture("test_tool_with_progress")},
 		Title:        "a request without a progressToken gets no progress notifications",
 		Requirements: []string{"progress.notify.only-active-tokens"},
 		Proofs:       []Proof{{Fault: "progress-without-token", Version: spec.V20251125, Want: reports.Fail}},
@@ -220,7 +220,7 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			r := t.featuresCallTool(s, name, args, nil)
+			r := t.CallTool(s, name, args, nil)
 			if !t.progressAnswered(name, r) {
 				return
 			}
@@ -263,7 +263,7 @@ var _ = Register(
 )
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"progress.token.unique-among-active": "a rule for the server as requester: it needs a server that issues concurrent requests to the client carrying progress tokens, which no fixture does",
 	})
 }

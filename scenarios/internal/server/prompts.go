@@ -20,7 +20,7 @@ import (
 
 // promptsListed returns the listed prompts (every page).
 func (t *T) promptsListed(s Sess) ([]mcp.Prompt, error) {
-	items, err := t.featuresWalk(s, spec.MethodPromptsList, "prompts")
+	items, err := t.Walk(s, spec.MethodPromptsList, "prompts")
 	out := make([]mcp.Prompt, 0, len(items))
 	for _, it := range items {
 		var p mcp.Prompt
@@ -86,7 +86,7 @@ func promptsContent(t *T, name string, raw json.RawMessage) (images, resources i
 				_ = json.Unmarshal(b["data"], &data)
 				_ = json.Unmarshal(b["mimeType"], &mime)
 				if _, err := base64.StdEncoding.DecodeString(data); err != nil || data == "" {
-					t.Violation("prompts.content.image-base64-mime", "image content carries base64 data", fmt.Sprintf("prompt %s: image data %q is not base64", name, clip([]byte(data))))
+					t.Violation("prompts.content.image-base64-mime", "image content carries base64 data", fmt.Sprintf("prompt %s: image data %q is not base64", name, Clip([]byte(data))))
 				}
 				if !strings.HasPrefix(mime, "image/") {
 					t.Violation("prompts.content.image-base64-mime", "image content carries an image MIME type", fmt.Sprintf("prompt %s: mimeType %q", name, mime))
@@ -108,7 +108,7 @@ func promptsContent(t *T, name string, raw json.RawMessage) (images, resources i
 				}
 				switch {
 				case (r.Text == nil) == (r.Blob == nil):
-					t.Violation("prompts.content.embedded-resource-fields", "an embedded resource has either text or blob", fmt.Sprintf("prompt %s: %s", name, clip(b["resource"])))
+					t.Violation("prompts.content.embedded-resource-fields", "an embedded resource has either text or blob", fmt.Sprintf("prompt %s: %s", name, Clip(b["resource"])))
 				case r.Blob != nil:
 					if _, err := base64.StdEncoding.DecodeString(*r.Blob); err != nil {
 						t.Violation("prompts.content.embedded-resource-fields", "an embedded resource blob is base64", fmt.Sprintf("prompt %s: blob is not base64", name))
@@ -193,9 +193,9 @@ var _ = Register(
 			args := promptsArgs(*target, true)
 			missing := promptsRequired(*target)[0]
 			delete(args, missing)
-			id, st := t.ask(c, spec.MethodPromptsGet, map[string]any{"name": target.Name, "arguments": args})
+			id, st := t.Ask(c, spec.MethodPromptsGet, map[string]any{"name": target.Name, "arguments": args})
 			t.Expect("prompts/get %s without its required argument %q", target.Name, missing)
-			o := t.answerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
+			o := t.AnswerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
 			// A refusal with another code checked the arguments and broke
 			// only the error-code rule (kubernetes' prompts in the census:
 			// -32603 "Keyword parameter is required"); any other answer,
@@ -217,12 +217,12 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			t.Judge(t.askError(c, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"}, jsonrpc.InvalidParams))
+			t.Judge(t.AskError(c, spec.MethodPromptsGet, map[string]any{"name": "mcpcheck_no_such_prompt_7f3a"}, jsonrpc.InvalidParams))
 		},
 	},
 	// Exclusive: ref_change_lists changes the prompt list every session sees and announces it to all of them.
 	Def{
-		ID: "prompts/list-changed", Exclusive: true, Area: "prompts", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "prompts/list-changed", Exclusive: true, Area: "prompts", Eras: Stateful, Labels: []string{FeatureFixture("ref_change_lists")},
 		Title:        "a server with prompts.listChanged announces a change of its prompt list with notifications/prompts/list_changed",
 		Requirements: []string{"prompts.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-prompts-list-changed", Version: spec.V20251125, Want: reports.Warn}},

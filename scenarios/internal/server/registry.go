@@ -1,6 +1,8 @@
 package server
 
 import (
+	"sort"
+
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 )
@@ -31,7 +33,8 @@ var serverRules = suite.Rules{
 }
 
 // Register adds checks to the registry. Area files call it from a
-// package-level var:
+// package-level var, in this package or in an area package under it
+// (scenarios/internal/server/AREA):
 //
 //	var _ = Register(Def{ID: "ping/empty-result", ...})
 //
@@ -40,9 +43,13 @@ var serverRules = suite.Rules{
 // panics, so a broken registry never builds a suite.
 func Register(defs ...Def) bool { return registry.Register(defs...) }
 
-// Checks returns the registered checks in registration order (file order,
-// then order within the file) and freezes the registry.
-func Checks() []Def { return registry.Checks() }
+// Checks returns the registered checks in listing order (see listed) and
+// freezes the registry.
+func Checks() []Def {
+	defs := registry.Checks()
+	sort.SliceStable(defs, func(i, j int) bool { return listedRank(defs[i].ID) < listedRank(defs[j].ID) })
+	return defs
+}
 
 // Lookup returns the registered check with the ID id.
 func Lookup(id string) (Def, bool) { return registry.Lookup(id) }

@@ -20,7 +20,7 @@ import (
 
 // resourcesListed returns the URIs of the listed resources (every page).
 func (t *T) resourcesListed(s Sess) ([]string, error) {
-	items, err := t.featuresWalk(s, spec.MethodResourcesList, "resources")
+	items, err := t.Walk(s, spec.MethodResourcesList, "resources")
 	return featuresNames(items, "uri"), err
 }
 
@@ -48,7 +48,7 @@ func (t *T) resourcesReadMissing() (s Sess, id jsonrpc.ID, st string, ok bool) {
 	s = c.S()
 	listed, _ := t.resourcesListed(s)
 	uri := resourcesMissingURI(listed)
-	id, st = t.ask(c, spec.MethodResourcesRead, map[string]any{"uri": uri})
+	id, st = t.Ask(c, spec.MethodResourcesRead, map[string]any{"uri": uri})
 	t.Expect("resources/read of %s, which does not exist", uri)
 	return s, id, st, true
 }
@@ -102,7 +102,7 @@ var _ = Register(
 					}
 					blobs++
 					if _, err := base64.StdEncoding.DecodeString(*ct.Blob); err != nil {
-						t.Fail("binary resource contents are base64 in blob", fmt.Sprintf("%s: blob %q is not base64 (%v)", ct.URI, clip([]byte(*ct.Blob)), err))
+						t.Fail("binary resource contents are base64 in blob", fmt.Sprintf("%s: blob %q is not base64 (%v)", ct.URI, Clip([]byte(*ct.Blob)), err))
 						return
 					}
 				}
@@ -116,13 +116,13 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "resources/not-found-legacy", Area: "resources", Eras: stateful,
+		ID: "resources/not-found-legacy", Area: "resources", Eras: Stateful,
 		Title:        "up to 2025-11-25 reading a resource that does not exist is answered with -32002",
 		Requirements: []string{"resources.errors.standard-codes-legacy"},
 		Proofs:       []Proof{{Fault: "not-found-invalid-params-legacy", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
 			if s, id, st, ok := t.resourcesReadMissing(); ok {
-				t.Judge(t.answerOn(s, st, expect.Error(id, jsonrpc.ResourceNotFound)))
+				t.Judge(t.AnswerOn(s, st, expect.Error(id, jsonrpc.ResourceNotFound)))
 			}
 		},
 	},
@@ -136,7 +136,7 @@ var _ = Register(
 			if !ok {
 				return
 			}
-			obs := t.answerOn(s, st, expect.AnyResponse(id))
+			obs := t.AnswerOn(s, st, expect.AnyResponse(id))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -150,7 +150,7 @@ var _ = Register(
 				if len(res.Contents) == 0 {
 					t.Violation("resources.errors.no-empty-contents-for-missing", "a read of a missing resource is not answered with empty contents", "a successful result with contents []")
 				}
-				t.Violation("resources.errors.not-found-invalid-params", "error -32602 for a resource that does not exist", "a successful result: "+clip(m.Result))
+				t.Violation("resources.errors.not-found-invalid-params", "error -32602 for a resource that does not exist", "a successful result: "+Clip(m.Result))
 				return
 			}
 			if m.Error.Code != jsonrpc.InvalidParams {
@@ -204,14 +204,14 @@ var _ = Register(
 			}
 			c := t.Session()
 			const bad = "mcpcheck:%zz/../../etc/passwd"
-			id, st := t.ask(c, spec.MethodResourcesRead, map[string]any{"uri": bad})
+			id, st := t.Ask(c, spec.MethodResourcesRead, map[string]any{"uri": bad})
 			t.Expect("servers validate every URI they receive: %q (bad percent-encoding, traversal) is refused", bad)
-			t.Judge(t.answerOn(c.S(), st, expect.Error(id)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id)))
 		},
 	},
 	// Exclusive: ref_change_lists changes the resource list every session sees and announces it to all of them.
 	Def{
-		ID: "resources/list-changed", Exclusive: true, Area: "resources", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "resources/list-changed", Exclusive: true, Area: "resources", Eras: Stateful, Labels: []string{FeatureFixture("ref_change_lists")},
 		Title:        "a server with resources.listChanged announces a change of its resource list with notifications/resources/list_changed",
 		Requirements: []string{"resources.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-resources-list-changed", Version: spec.V20251125, Want: reports.Warn}},

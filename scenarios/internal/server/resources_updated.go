@@ -20,7 +20,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "resources/updated-subscribed", Area: "resources", Passive: true, Eras: stateful,
+		ID: "resources/updated-subscribed", Area: "resources", Passive: true, Eras: Stateful,
 		Title:        "notifications/resources/updated comes only for resources its session subscribed to, and not after it unsubscribed",
 		Requirements: []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"},
 		Proofs: []Proof{

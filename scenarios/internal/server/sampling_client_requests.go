@@ -42,7 +42,7 @@ var clientTriggers = []clientTrigger{
 func clientFixtureLabels(names ...string) []string {
 	var out []string
 	for _, n := range names {
-		out = append(out, featureFixture(n))
+		out = append(out, FeatureFixture(n))
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 		if !want[tr.tool] {
 			continue
 		}
-		if _, ok := t.featuresTool(tr.tool); !ok {
+		if _, ok := t.Tool(tr.tool); !ok {
 			continue
 		}
 		ran = append(ran, tr.tool)
@@ -162,7 +162,7 @@ func clientStr(m map[string]json.RawMessage, k string) (string, bool) {
 
 var _ = Register(
 	Def{
-		ID: "sampling/tool-loop-balance", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
+		ID: "sampling/tool-loop-balance", Area: "sampling", Eras: Stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
 		Title:        "in a sampling tool loop every assistant tool_use is answered by a user message of tool_result blocks only, one per use",
 		Requirements: []string{"sampling.messages.tool-use-answered", "sampling.messages.tool-results-not-mixed"},
 		Proofs:       []Proof{{Fault: "sampling-tool-results-mixed", Version: spec.V20251125, Want: reports.Fail}},
@@ -208,7 +208,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "sampling/tools-only-if-declared", Area: "sampling", Eras: stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
+		ID: "sampling/tools-only-if-declared", Area: "sampling", Eras: Stateful, Labels: clientFixtureLabels("ref_sampling_tools"),
 		Title:        "a server sends no sampling/createMessage with tools or toolChoice to a client that did not declare sampling.tools",
 		Requirements: []string{"sampling.tools.server-requires-tools-capability"},
 		Proofs:       []Proof{{Fault: "sampling-tools-undeclared", Version: spec.V20251125, Want: reports.Fail}},
@@ -263,10 +263,10 @@ var _ = Register(
 			c := t.Session()
 			n := 0
 			for _, name := range names {
-				if _, ok := t.featuresTool(name); !ok {
+				if _, ok := t.Tool(name); !ok {
 					continue
 				}
-				r := t.featuresCallTool(c.S(), name, json.RawMessage(`{}`), nil)
+				r := t.CallTool(c.S(), name, json.RawMessage(`{}`), nil)
 				for _, rr := range append(append([]session.Reply(nil), r.Rounds...), r) {
 					var res struct {
 						InputRequests map[string]struct {
@@ -285,7 +285,7 @@ var _ = Register(
 							n++
 							role, _ := clientStr(m, "role")
 							if (role != "user" && role != "assistant") || len(m["content"]) == 0 || string(m["content"]) == "null" {
-								t.Fail("sampling messages with role user or assistant and a content", fmt.Sprintf("%s, input %q, message %d: role %q, content %s", name, key, i, role, clip(m["content"])))
+								t.Fail("sampling messages with role user or assistant and a content", fmt.Sprintf("%s, input %q, message %d: role %q, content %s", name, key, i, role, Clip(m["content"])))
 								return
 							}
 						}
@@ -303,7 +303,7 @@ var _ = Register(
 )
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"security.sampling.validate-message-content": "judging how a server treats an invalid sampling completion needs the client to answer sampling/createMessage with malformed content; mcpcheck's built-in client answers only with a valid canned result, and what the server then does with bad content is not defined on the wire",
 	})
 }

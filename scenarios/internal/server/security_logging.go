@@ -25,7 +25,7 @@ var secretArg = regexp.MustCompile(`(?i)^(pass(word|wd|phrase)?|secret|client_?s
 // with a string argument named like a credential, with that argument's
 // name.
 func (t *T) secretTools(tools []mcp.Tool) (out []mcp.Tool, args []string) {
-	for _, i := range t.toolsCallable(tools, true) {
+	for _, i := range t.CallableTools(tools, true) {
 		tl := tools[i]
 		var sch struct {
 			Properties map[string]struct {
@@ -90,7 +90,7 @@ var _ = Register(
 			}
 			logs, called := 0, 0
 			for i, tl := range cands {
-				args, ok := t.toolArgs(tl)
+				args, ok := t.ToolArgs(tl)
 				if !ok {
 					t.Saw("%s: no arguments conforming to its inputSchema could be generated; skipped", tl.Name)
 					continue
@@ -103,7 +103,7 @@ var _ = Register(
 				secret := canary()
 				obj[argNames[i]] = secret
 				args, _ = json.Marshal(obj)
-				r := t.featuresCallTool(s, tl.Name, args, meta)
+				r := t.CallTool(s, tl.Name, args, meta)
 				if r.Err != nil || r.Observed.Status == expect.TimedOut {
 					t.Saw("%s: %s; skipped", tl.Name, r.Describe())
 					continue

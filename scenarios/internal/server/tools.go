@@ -85,10 +85,10 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": "mcpcheck_no_such_tool_7f3a", "arguments": map[string]any{}})
+			id, st := t.Ask(c, spec.MethodToolsCall, map[string]any{"name": "mcpcheck_no_such_tool_7f3a", "arguments": map[string]any{}})
 			t.Expect("servers validate every tool input: an unknown tool name is refused with a JSON-RPC error (the specification's example uses -32602) or an isError result")
-			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
-				return "the server answered a call of an unknown tool with a successful result: " + clip(raw)
+			t.Judge(t.AnswerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+				return "the server answered a call of an unknown tool with a successful result: " + Clip(raw)
 			})...))
 		},
 	},
@@ -101,7 +101,7 @@ var _ = Register(
 			if !t.RequireCapability("tools") {
 				return
 			}
-			tools, _ := t.policyTools()
+			tools, _ := t.PolicyTools()
 			type probe struct {
 				tl   mcp.Tool
 				args map[string]any
@@ -124,7 +124,7 @@ var _ = Register(
 				if len(sch.Required) == 0 {
 					continue
 				}
-				full, ok := t.toolArgs(tl)
+				full, ok := t.ToolArgs(tl)
 				if !ok {
 					continue
 				}
@@ -133,15 +133,15 @@ var _ = Register(
 				delete(args, sch.Required[0])
 				probes = append(probes, probe{tl: tl, args: args})
 			}
-			if !t.RequireFixture(len(probes) > 0, t.policyReason("the target lists no tool with a required argument that mcpcheck may call with input it does not accept (read-only, or named by --call-tools, or --call-tools all)", tools, toolsPlainCall)) {
+			if !t.RequireFixture(len(probes) > 0, t.PolicyReason("the target lists no tool with a required argument that mcpcheck may call with input it does not accept (read-only, or named by --call-tools, or --call-tools all)", tools, PlainCall)) {
 				return
 			}
 			c := t.Session()
 			for _, p := range probes {
-				id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": p.tl.Name, "arguments": p.args})
+				id, st := t.Ask(c, spec.MethodToolsCall, map[string]any{"name": p.tl.Name, "arguments": p.args})
 				t.Expect("%s is called without a required argument: servers validate every tool input", p.tl.Name)
-				if !t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
-					return "the call of " + p.tl.Name + " ran without its required argument: " + clip(raw)
+				if !t.Judge(t.AnswerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+					return "the call of " + p.tl.Name + " ran without its required argument: " + Clip(raw)
 				}, jsonrpc.InvalidParams)...)) {
 					return
 				}
@@ -150,7 +150,7 @@ var _ = Register(
 	},
 	// Exclusive: ref_change_lists changes the tool list every session sees and announces it to all of them.
 	Def{
-		ID: "tools/list-changed", Exclusive: true, Area: "tools", Eras: stateful, Labels: []string{featureFixture("ref_change_lists")},
+		ID: "tools/list-changed", Exclusive: true, Area: "tools", Eras: Stateful, Labels: []string{FeatureFixture("ref_change_lists")},
 		Title:        "a server with tools.listChanged announces a change of its tool list with notifications/tools/list_changed",
 		Requirements: []string{"tools.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-tools-list-changed", Version: spec.V20251125, Want: reports.Warn}},
@@ -221,7 +221,7 @@ func toolsRefusal(id jsonrpc.ID, ran func(raw json.RawMessage) string, codes ...
 }
 
 // toolsPlainCall reports whether a tool may be called without a task.
-func toolsPlainCall(tl mcp.Tool) bool {
+func PlainCall(tl mcp.Tool) bool {
 	return tl.Execution == nil || tl.Execution.TaskSupport != mcp.TaskRequired
 }
 
@@ -251,11 +251,11 @@ func toolsSchemas(t *T, output bool) {
 		}
 		trimmed := strings.TrimSpace(string(raw))
 		if !output && (trimmed == "" || trimmed == "null" || !strings.HasPrefix(trimmed, "{")) {
-			t.Violation("tools.input-schema.valid-object-schema", "every inputSchema is a JSON Schema object, never null", fmt.Sprintf("%s: inputSchema is %s", tl.Name, clip(raw)))
+			t.Violation("tools.input-schema.valid-object-schema", "every inputSchema is a JSON Schema object, never null", fmt.Sprintf("%s: inputSchema is %s", tl.Name, Clip(raw)))
 			continue
 		}
 		if output && !strings.HasPrefix(trimmed, "{") {
-			t.Violation("base.schema.schemas-valid", "every outputSchema is a JSON Schema object", fmt.Sprintf("%s: outputSchema is %s", tl.Name, clip(raw)))
+			t.Violation("base.schema.schemas-valid", "every outputSchema is a JSON Schema object", fmt.Sprintf("%s: outputSchema is %s", tl.Name, Clip(raw)))
 			continue
 		}
 		d, known := featuresDialect(raw)
@@ -294,7 +294,7 @@ func orDefault(d string) string {
 const maxInputProbes = 3
 
 // clip shortens raw JSON for a report.
-func clip(raw []byte) string {
+func Clip(raw []byte) string {
 	s := string(raw)
 	if len(s) > 300 {
 		s = s[:300] + "…"
@@ -312,32 +312,32 @@ var _ = Register(
 			if !t.RequireCapability("tools") {
 				return
 			}
-			tools, _ := t.policyTools()
+			tools, _ := t.PolicyTools()
 			listed := map[string]bool{}
 			for _, tl := range tools {
 				listed[tl.Name] = true
 			}
 			var name, other string
 			var args json.RawMessage
-			for _, i := range t.toolsCallable(tools, true) {
+			for _, i := range t.CallableTools(tools, true) {
 				tl := tools[i]
 				o := rules.SwapCase(tl.Name)
 				if o == tl.Name || listed[o] {
 					continue
 				}
-				if a, ok := t.toolArgs(tl); ok {
+				if a, ok := t.ToolArgs(tl); ok {
 					name, other, args = tl.Name, o, a
 					break
 				}
 			}
-			if !t.RequireFixture(name != "", t.policyReason("the target lists no tool with letters in its name that mcpcheck may call", tools, toolsPlainCall)) {
+			if !t.RequireFixture(name != "", t.PolicyReason("the target lists no tool with letters in its name that mcpcheck may call", tools, PlainCall)) {
 				return
 			}
 			c := t.Session()
-			id, st := t.ask(c, spec.MethodToolsCall, map[string]any{"name": other, "arguments": args})
+			id, st := t.Ask(c, spec.MethodToolsCall, map[string]any{"name": other, "arguments": args})
 			t.Expect("%q is listed, %q is not: calling %q is refused like any unknown tool (a JSON-RPC error or an isError result)", name, other, other)
-			t.Judge(t.answerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
-				return fmt.Sprintf("%q ran %q: names are matched case-insensitively (%s)", other, name, clip(raw))
+			t.Judge(t.AnswerOn(c.S(), st, toolsRefusal(id, func(raw json.RawMessage) string {
+				return fmt.Sprintf("%q ran %q: names are matched case-insensitively (%s)", other, name, Clip(raw))
 			})...))
 		},
 	},

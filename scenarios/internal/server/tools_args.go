@@ -152,7 +152,7 @@ func (g *argGen) pickAmong(vals []json.RawMessage, what string) json.RawMessage 
 	}
 	opts := append(calm, risky...)
 	if len(opts) == 0 {
-		g.refuse(fmt.Sprintf("every value its %s allows (%s) reads as consent", what, clip(vals[0])))
+		g.refuse(fmt.Sprintf("every value its %s allows (%s) reads as consent", what, Clip(vals[0])))
 		return vals[0]
 	}
 	return opts[g.choose(len(opts))]
@@ -245,7 +245,7 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 		} else if why := featuresValidate(s, b); why == "" {
 			return b, ""
 		} else {
-			last = fmt.Sprintf("%s: %s", clip(b), why)
+			last = fmt.Sprintf("%s: %s", Clip(b), why)
 		}
 		if !g.next() {
 			if consented != "" {
@@ -318,7 +318,7 @@ func (g *argGen) value(raw json.RawMessage, depth int) any {
 	}
 	if len(s.Const) > 0 {
 		if toolpolicy.Consents(s.Const, g.consent) {
-			g.refuse(fmt.Sprintf("its const %s reads as consent", clip(s.Const)))
+			g.refuse(fmt.Sprintf("its const %s reads as consent", Clip(s.Const)))
 		}
 		return s.Const
 	}

@@ -268,17 +268,17 @@ func (t *T) toolPolicy() ToolPolicy { return t.vr.r.cfg.ToolPolicy }
 
 // policyTools lists the target's tools (T.Tools, which notes them for
 // the report).
-func (t *T) policyTools() ([]mcp.Tool, bool) { return t.Tools() }
+func (t *T) PolicyTools() ([]mcp.Tool, bool) { return t.Tools() }
 
 // toolsCallable returns the indexes of the tools the policy lets a check
 // call, in the order checks prefer them: read-only first, then additive,
 // then the rest. With plainOnly the tools that must run as a task are
 // left out.
-func (t *T) toolsCallable(tools []mcp.Tool, plainOnly bool) []int {
+func (t *T) CallableTools(tools []mcp.Tool, plainOnly bool) []int {
 	p := t.toolPolicy()
 	var ro, add, rest []int
 	for i, tl := range tools {
-		if d := p.Decide(tl); !d.Call || (plainOnly && !toolsPlainCall(tl)) {
+		if d := p.Decide(tl); !d.Call || (plainOnly && !PlainCall(tl)) {
 			continue
 		}
 		switch toolpolicy.ClassOf(tl) {
@@ -298,7 +298,7 @@ func (t *T) toolsCallable(tools []mcp.Tool, plainOnly bool) []int {
 // opted into by name or with --call-tools all.
 func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
 	var out []int
-	for _, i := range t.toolsCallable(tools, plainOnly) {
+	for _, i := range t.CallableTools(tools, plainOnly) {
 		if t.toolPolicy().Misuse(tools[i]) {
 			out = append(out, i)
 		}
@@ -309,7 +309,7 @@ func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
 // toolCallable reports whether a check may call tl (plainly, with
 // plainOnly).
 func (t *T) toolCallable(tl mcp.Tool, plainOnly bool) bool {
-	return t.toolPolicy().Decide(tl).Call && (!plainOnly || toolsPlainCall(tl))
+	return t.toolPolicy().Decide(tl).Call && (!plainOnly || PlainCall(tl))
 }
 
 // toolsSkipped says which of tools (those a check would call: filter
@@ -382,7 +382,7 @@ func (t *T) toolsNotListed(tools []mcp.Tool) []string {
 
 // policyReason is an untestable reason: why, then what the policy left
 // out of tools (those filter keeps), if anything.
-func (t *T) policyReason(why string, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
+func (t *T) PolicyReason(why string, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	if skipped := t.toolsSkipped(tools, filter); skipped != "" {
 		return why + " (" + skipped + ")"
 	}
@@ -408,7 +408,7 @@ func (t *T) toolArgSets(tl mcp.Tool) (sets []json.RawMessage, given bool, why st
 
 // toolArgs is the first set of toolArgSets: the arguments a check that
 // calls tl once uses.
-func (t *T) toolArgs(tl mcp.Tool) (json.RawMessage, bool) {
+func (t *T) ToolArgs(tl mcp.Tool) (json.RawMessage, bool) {
 	sets, _, _ := t.toolArgSets(tl)
 	if len(sets) == 0 {
 		return nil, false

@@ -78,7 +78,7 @@ var _ = Register(
 		Body: toolsCallResults(true),
 	},
 	Def{
-		ID: "tools/structured-output", Area: "tools", Labels: []string{featureFixture("ref_structured")},
+		ID: "tools/structured-output", Area: "tools", Labels: []string{FeatureFixture("ref_structured")},
 		Title: "every callable tool with an outputSchema returns structuredContent that conforms to it, " +
 			"mirrored as serialized JSON in a text block (arguments from --tool-args or generated from its inputSchema)",
 		Requirements: []string{"tools.output-schema.server-conforms", "tools.result.structured-text-mirror"},
@@ -91,17 +91,17 @@ var _ = Register(
 			if !t.RequireCapability("tools") {
 				return
 			}
-			tools, _ := t.policyTools()
+			tools, _ := t.PolicyTools()
 			withOutput := func(tl mcp.Tool) bool {
-				return len(tl.OutputSchema) > 0 && string(tl.OutputSchema) != "null" && toolsPlainCall(tl)
+				return len(tl.OutputSchema) > 0 && string(tl.OutputSchema) != "null" && PlainCall(tl)
 			}
 			var cands []mcp.Tool
-			for _, i := range t.toolsCallable(tools, true) {
+			for _, i := range t.CallableTools(tools, true) {
 				if withOutput(tools[i]) {
 					cands = append(cands, tools[i])
 				}
 			}
-			if !t.RequireFixture(len(cands) > 0, t.policyReason("the target lists no tool with an outputSchema that mcpcheck may call (no task required)", tools, withOutput)) {
+			if !t.RequireFixture(len(cands) > 0, t.PolicyReason("the target lists no tool with an outputSchema that mcpcheck may call (no task required)", tools, withOutput)) {
 				return
 			}
 			var left []string
@@ -138,11 +138,11 @@ var _ = Register(
 						if r.Error == nil {
 							t.Taint() // an answer may still come
 						}
-						left = append(left, fmt.Sprintf("%s(%s): %s", tl.Name, clip(args), r.Describe()))
+						left = append(left, fmt.Sprintf("%s(%s): %s", tl.Name, Clip(args), r.Describe()))
 						continue
 					}
 					if featuresIsError(r.Result) {
-						left = append(left, fmt.Sprintf("%s(%s) answered isError: true (structured output is owed only for successful results)", tl.Name, clip(args)))
+						left = append(left, fmt.Sprintf("%s(%s) answered isError: true (structured output is owed only for successful results)", tl.Name, Clip(args)))
 						continue
 					}
 					judged++
@@ -153,20 +153,20 @@ var _ = Register(
 					_ = json.Unmarshal(r.Result, &res)
 					if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
 						t.Violation("tools.output-schema.server-conforms", fmt.Sprintf("%s declares an outputSchema, so its successful result carries structuredContent", tl.Name),
-							fmt.Sprintf("%s(%s): the result has no structuredContent: %s", tl.Name, clip(args), clip(r.Result)))
+							fmt.Sprintf("%s(%s): the result has no structuredContent: %s", tl.Name, Clip(args), Clip(r.Result)))
 						continue
 					}
 					if why := featuresValidate(sch, res.StructuredContent); why != "" {
 						t.Violation("tools.output-schema.server-conforms", fmt.Sprintf("%s's structuredContent validates against its outputSchema", tl.Name),
-							fmt.Sprintf("%s(%s): structuredContent %s: %s", tl.Name, clip(args), clip(res.StructuredContent), why))
+							fmt.Sprintf("%s(%s): structuredContent %s: %s", tl.Name, Clip(args), Clip(res.StructuredContent), why))
 						continue
 					}
 					if !toolsMirrored(res.StructuredContent, res.Content) {
 						t.Violation("tools.result.structured-text-mirror", fmt.Sprintf("%s's result also holds its structuredContent, serialized, in a text block", tl.Name),
-							fmt.Sprintf("%s(%s): no text block parses as the JSON of structuredContent %s; content %s", tl.Name, clip(args), clip(res.StructuredContent), clip(mustJSON(res.Content))))
+							fmt.Sprintf("%s(%s): no text block parses as the JSON of structuredContent %s; content %s", tl.Name, Clip(args), Clip(res.StructuredContent), Clip(mustJSON(res.Content))))
 						continue
 					}
-					t.Saw("%s(%s): structuredContent conforms and is mirrored in a text block", tl.Name, clip(args))
+					t.Saw("%s(%s): structuredContent conforms and is mirrored in a text block", tl.Name, Clip(args))
 				}
 			}
 			t.toolsVerdict(judged, "structured result", "structured results", left, "no tool with an outputSchema gave a successful result to judge")
@@ -206,7 +206,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 			return
 		}
 		var idx []int
-		for _, i := range t.toolsCallable(tools, false) {
+		for _, i := range t.CallableTools(tools, false) {
 			if mine(tools[i]) {
 				idx = append(idx, i)
 			}
@@ -223,7 +223,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 				t.Saw("%s: named by the tool policy, but not listed in %s", name, t.Version())
 			}
 		}
-		if !t.RequireFixture(len(idx) > 0, t.policyReason("the policy lets mcpcheck call none of the listed tools", tools, mine)) {
+		if !t.RequireFixture(len(idx) > 0, t.PolicyReason("the policy lets mcpcheck call none of the listed tools", tools, mine)) {
 			return
 		}
 		if len(idx) > maxToolsCalled {
@@ -240,7 +240,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 			}
 			// Before 2025-11-25 there are no tasks: execution means
 			// nothing to a client of the version, which calls plainly.
-			task := !toolsPlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
+			task := !PlainCall(tl) && t.Version().Compare(spec.V20251125) >= 0
 			if task && (t.Version() != spec.V20251125 || !t.HasCapability("tasks.requests.tools.call")) {
 				left = append(left, fmt.Sprintf("%s: its execution.taskSupport is required, so it is never called plainly, and mcpcheck runs tools as tasks only in 2025-11-25 with tasks.requests.tools.call declared", tl.Name))
 				continue
@@ -440,19 +440,19 @@ func (t *T) toolsCallAll(sessions []Sess, jobs []toolsJob) {
 // toolsCall calls j's tool once with its arguments (as a task when j.task
 // is set) and keeps the answer in j.
 func (t *T) toolsCall(s Sess, j *toolsJob) {
-	j.call = fmt.Sprintf("%s(%s)", j.tl.Name, clip(j.args))
+	j.call = fmt.Sprintf("%s(%s)", j.tl.Name, Clip(j.args))
 	if !j.task {
 		j.r = t.featuresCallTracked(s, j.tl.Name, j.args)
 		return
 	}
-	cr := s.Call(t.Ctx, spec.MethodToolsCall, tasksCallParams(j.tl.Name, j.args, map[string]any{"ttl": 60000}))
+	cr := s.Call(t.Ctx, spec.MethodToolsCall, TaskCallParams(j.tl.Name, j.args, map[string]any{"ttl": 60000}))
 	w, ok := rules.CreatedTask(cr.Result)
 	id, idOK := w.ID()
 	if !cr.OK() || !ok || !idOK {
 		j.none = fmt.Sprintf("%s as a task: no CreateTaskResult with a taskId (%s; the tasks checks judge it)", j.call, cr.Describe())
 		return
 	}
-	j.r = t.tasksResult(s, id)
+	j.r = t.TaskResult(s, id)
 	j.call += " as task " + id
 	j.def = "CallToolResult"
 }
@@ -507,7 +507,7 @@ func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessa
 // toolsStillListed lists the tools again and reports whether name is
 // among them.
 func (t *T) toolsStillListed(s Sess, name string) (bool, error) {
-	items, err := t.featuresWalk(s, spec.MethodToolsList, "tools")
+	items, err := t.Walk(s, spec.MethodToolsList, "tools")
 	if err != nil {
 		return false, err
 	}
@@ -551,7 +551,7 @@ func (t *T) toolsJudgeResult(tl mcp.Tool, call, def string, raw json.RawMessage)
 		}
 		t.Violation("base.jsonrpc.messages-are-jsonrpc-2",
 			fmt.Sprintf("the result of %s conforms to the %s CallToolResult schema (a content array, each block of a type %s defines)", tl.Name, v, v),
-			fmt.Sprintf("%s: %s at %s in %s", call, x.Message, orRoot(x.Pointer), clip(raw)))
+			fmt.Sprintf("%s: %s at %s in %s", call, x.Message, orRoot(x.Pointer), Clip(raw)))
 	}
 	var res struct {
 		Content []struct {

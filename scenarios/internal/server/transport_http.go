@@ -54,7 +54,7 @@ var _ = Register(
 				t.Pass()
 				return
 			}
-			r := t.answerOn(s, st, expect.AnyResponse(id))
+			r := t.AnswerOn(s, st, expect.AnyResponse(id))
 			if !r.OK() {
 				if ct == wire.MediaSSE && t.InForce("transport-http.sse.includes-response") {
 					t.Violation("transport-http.sse.includes-response", r.Expected, r.Actual)
@@ -121,7 +121,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "a GET to the MCP endpoint opens a text/event-stream or is answered 405",
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
 		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -159,7 +159,7 @@ var _ = Register(
 	},
 	// Isolated: it judges responses to its own pings on its own session's streams.
 	Def{
-		ID: "transport-http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -308,7 +308,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
 		Title:        "a request whose MCP-Protocol-Version header is not a supported version gets 400",
 		Requirements: []string{"transport-http.protocol-version-header.invalid-400"},
 		Proofs:       []Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -320,11 +320,11 @@ var _ = Register(
 			}
 			id := jsonrpc.StringID("mcpcheck-bad-version-header")
 			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderProtocolVersion: {"mcpcheck-not-a-version"}}}, id, spec.MethodPing, nil)
-			t.Judge(t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest)))
 		},
 	},
 	Def{
-		ID: "transport-http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
 		Title:        "a request of an initialized session without MCP-Protocol-Version is still served (the server assumes 2025-03-26)",
 		Requirements: []string{"transport-http.protocol-version-header.default-2025-03-26"},
 		Proofs:       []Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -336,13 +336,13 @@ var _ = Register(
 			}
 			id := jsonrpc.StringID("mcpcheck-no-version-header")
 			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodPing, nil)
-			t.Judge(t.answerOn(c.S(), st, expect.Result(id, "a ping result", nil)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.Result(id, "a ping result", nil)))
 		},
 	},
 )
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"transport-http.get.polling-behaviour":               "a GET-opened stream has no final message, and the server may end it whenever it likes (sse.server-may-close): whether it 'closed the connection without ending the stream' is the server's intent, which the wire does not show",
 		"transport-http.get.unrelated-to-requests":           "whether a message on the GET stream concerns a request in progress is semantic; only progress notifications name their request (by token), and the harness does not open a GET stream while a progress-emitting request of its own is in flight",
 		"transport-http.sse.messages-relate-to-request":      "whether a request or notification on a POST stream concerns the request that opened it is semantic and not marked on the wire, except for progress tokens",

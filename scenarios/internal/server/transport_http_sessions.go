@@ -32,7 +32,7 @@ func (t *T) httpSessionID(c *Conn) (*wire.HTTP, string) {
 
 var _ = Register(
 	Def{
-		ID: "transport-http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "Mcp-Session-Id is visible ASCII (0x21-0x7E) and differs between sessions",
 		Requirements: []string{"transport-http.session.id-visible-ascii", "transport-http.session.id-unique-secure"},
 		Proofs:       []Proof{{Fault: "session-id-not-ascii", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -64,7 +64,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "a server that uses sessions answers a request without Mcp-Session-Id with 400",
 		Requirements: []string{"transport-http.session.missing-id-400"},
 		Proofs:       []Proof{{Proxy: "status-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -80,7 +80,7 @@ var _ = Register(
 			// session for it) does not require one.
 			id := jsonrpc.StringID("mcpcheck-no-session")
 			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderSessionID}}, id, spec.MethodToolsList, nil)
-			obs := t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest), expect.WithStatus(expect.AnyResponse(id), http.StatusOK))
+			obs := t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest), expect.WithStatus(expect.AnyResponse(id), http.StatusOK))
 			if obs.OK() && obs.Alt == 1 && obs.Frame.Status() < 300 {
 				// Answered at the JSON-RPC level, result or error (some
 				// servers treat a session-less POST as a new, not yet
@@ -94,7 +94,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "after DELETE ends a session (200/204; 405 refuses), a request with the old Mcp-Session-Id gets 404",
 		Requirements: []string{"transport-http.session.terminated-404"},
 		Proofs:       []Proof{{Fault: "terminated-session-served", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -129,7 +129,7 @@ var _ = Register(
 			}
 			id := jsonrpc.StringID("mcpcheck-after-delete")
 			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderSessionID: {sid}}}, id, spec.MethodPing, nil)
-			t.Judge(t.answerOn(c.S(), st, expect.HTTPStatus(st, http.StatusNotFound)))
+			t.Judge(t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusNotFound)))
 		},
 	},
 )

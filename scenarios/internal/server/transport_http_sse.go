@@ -23,7 +23,7 @@ func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream strin
 	s := c.S()
 	id, stream, err := s.Request(t.Ctx, method, nil)
 	t.must(err)
-	obs = t.answerOn(s, stream, expect.AnyResponse(id))
+	obs = t.AnswerOn(s, stream, expect.AnyResponse(id))
 	for _, f := range append(append([]wire.Frame(nil), obs.Others...), obs.Frame) {
 		if f.Stream == stream {
 			frames = append(frames, f)
@@ -37,7 +37,7 @@ func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream strin
 
 var _ = Register(
 	Def{
-		ID: "transport-http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful,
+		ID: "transport-http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
 		Title:        "an SSE stream opened for a POST starts with an event that has an id and empty data",
 		Requirements: []string{"transport-http.sse.prime-event-id"},
 		Proofs:       []Proof{{Proxy: "strip-priming", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
@@ -65,7 +65,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "SSE event ids never repeat across the streams of a session",
 		Requirements: []string{"transport-http.resume.event-id-unique"},
 		Proofs:       []Proof{{Proxy: "dup-event-ids", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -131,7 +131,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "transport-http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "a GET with Last-Event-ID replays only the stream that event id belongs to",
 		Requirements: []string{"transport-http.resume.no-cross-stream-replay", "transport-http.resume.event-id-identifies-stream"},
 		Proofs:       []Proof{{Fault: "replay-all-streams", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
@@ -241,7 +241,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "transport-http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "a POST's SSE stream is not ended before its response (2025-03-26, 2025-06-18); from 2025-11-25 a stream cut early carries a retry field first",
 		Requirements: []string{"transport-http.sse.keep-open-until-response", "transport-http.sse.retry-before-close"},
 		Proofs: []Proof{

@@ -32,7 +32,7 @@ var _ = Register(
 			}
 			id, st := t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
 				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, statelessUnknownVersion) })
-			t.Judge(t.answerOn(c.S(), st,
+			t.Judge(t.AnswerOn(c.S(), st,
 				expect.WithStatus(expect.ErrorWhere(id, "data.supported lists the server's versions", []int64{jsonrpc.UnsupportedProtocolVersion}, func(e *jsonrpc.ErrorObject) error {
 					var d struct {
 						Supported []string `json:"supported"`
@@ -66,7 +66,7 @@ var _ = Register(
 					params["level"] = "info"
 				}
 				id, st := t.headersRequest(c, m, params, nil)
-				obs := t.answerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
+				obs := t.AnswerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
 				if !obs.OK() {
 					t.Judge(obs)
 					return

@@ -72,7 +72,7 @@ var _ = Register(
 			}
 			s := c.S()
 			wait := func(what string, st string, alt expect.Alt) bool {
-				obs := t.answerOn(s, st, alt)
+				obs := t.AnswerOn(s, st, alt)
 				if !obs.OK() {
 					t.Saw("%s", what)
 					t.Judge(obs)
@@ -127,7 +127,7 @@ var _ = Register(
 			hdr.Del(wire.HeaderProtocolVersion)
 			id := c.Stateless.NextID()
 			st := t.transportDo(h, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodToolsList, p)
-			t.Judge(t.answerOn(c.S(), st, headersMismatch(id)))
+			t.Judge(t.AnswerOn(c.S(), st, headersMismatch(id)))
 		},
 	},
 	Def{
@@ -195,7 +195,7 @@ var _ = Register(
 			}
 			enc := base64.StdEncoding.EncodeToString([]byte(uri))
 			id, st := t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?base64?"+enc+"?=") })
-			obs := t.answerOn(c.S(), st, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
+			obs := t.AnswerOn(c.S(), st, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
 				if !f.IsResponseTo(id) {
 					return expect.Unrelated, ""
 				}
@@ -209,7 +209,7 @@ var _ = Register(
 				return
 			}
 			id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?BASE64?"+enc+"?=") })
-			obs = t.answerOn(c.S(), st, headersMismatch(id))
+			obs = t.AnswerOn(c.S(), st, headersMismatch(id))
 			if !obs.OK() {
 				t.Violation("transport-http.param-headers.sentinel-lowercase", "an upper-case =?BASE64? marker is no encoding: the literal value differs from the body, 400 with -32020", obs.Actual)
 				return

@@ -19,7 +19,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "transport-http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: transportHTTPOnly, Eras: stateful, Since: spec.V20250326,
+		ID: "transport-http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
 		Title:        "every response of the run came on its request's POST stream, once, and none on a GET stream that resumed nothing",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
 		Proofs: []Proof{

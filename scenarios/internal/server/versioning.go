@@ -20,7 +20,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "versioning/echo-supported", Area: "versioning", Eras: stateful, Unsupported: true,
+		ID: "versioning/echo-supported", Area: "versioning", Eras: Stateful, Unsupported: true,
 		Title:        "initialize with a version the server implements is answered with exactly that version",
 		Requirements: []string{"versioning.initialize.server-echoes-supported-version"},
 		Proofs:       []Proof{{Fault: "init-wrong-version", Version: spec.V20251125, Want: reports.Fail}},
@@ -42,7 +42,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "versioning/unknown-version", Area: "versioning", Eras: stateful, Unsupported: true,
+		ID: "versioning/unknown-version", Area: "versioning", Eras: Stateful, Unsupported: true,
 		Title:        "initialize with an unknown version is answered with a version the server implements, its newest",
 		Requirements: []string{"versioning.initialize.server-counters-with-supported", "versioning.initialize.server-counters-latest"},
 		Proofs:       []Proof{{Fault: "unknown-version-oldest", Version: spec.V20251125, Want: reports.Warn}},
@@ -95,7 +95,7 @@ var _ = Register(
 			c := t.Fresh()
 			s := c.Stateless
 			id, st := t.discoverWithMeta(s, func(meta mcp.Meta) { meta.SetProtocolVersion("2099-01-01") })
-			t.Judge(t.answerOn(s, st, expect.ErrorWhere(id, "data.supported listing the versions it implements", []int64{-32022}, func(e *jsonrpc.ErrorObject) error {
+			t.Judge(t.AnswerOn(s, st, expect.ErrorWhere(id, "data.supported listing the versions it implements", []int64{-32022}, func(e *jsonrpc.ErrorObject) error {
 				var d struct {
 					Supported []string `json:"supported"`
 				}
@@ -119,7 +119,7 @@ var _ = Register(
 			})
 			t.must(err)
 			st := t.SendLine(s, b)
-			obs := t.answerOn(s, st, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
+			obs := t.AnswerOn(s, st, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
