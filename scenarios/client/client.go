@@ -15,7 +15,10 @@ package client
 import (
 	"context"
 
-	client "github.com/mcpcheck/mcpcheck/scenarios/internal/client"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
+	// The area sub-packages register their checks into the suite's
+	// registry: every user of the suite gets every check.
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
 )
 
 // Launch says how the client under test is started.

@@ -79,7 +79,7 @@ func (j *authJudge) notApplicable(c *Case, why string) {
 // cases judged).
 func (j *authJudge) end(saw string) {
 	if j.n > 0 {
-		j.t.settle(j.n, j.bad, "", saw)
+		j.t.Settle(j.n, j.bad, "", saw)
 		return
 	}
 	switch {

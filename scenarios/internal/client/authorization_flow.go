@@ -698,7 +698,7 @@ func authClip(b []byte) string {
 }
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		// The two umbrellas of role "both": each is judged through the
 		// particular rules it points to, which have checks of their own.
 		"authorization.oauth.implementations-oauth21": "an umbrella (2025-03-26: implement OAuth 2.1 with its security measures): it has no behaviour of its own beyond the particular rules it points to, which are judged one by one (client/authorization/pkce, client/authorization/redirect-uris, client/authorization/token-usage, client/authorization/rfc8414-metadata, client/authorization/legacy-default-endpoints)",

@@ -66,13 +66,13 @@ var _ = Register(
 						flagged[m.Seq] = true
 						elems, _ := jsonrpc.DecodeBatch(m.Raw)
 						t.Breach(c, rules.Breach{Rule: "jsonrpc/batch", Requirement: rules.ReqJSONRPC2, Expected: "every message is one JSON-RPC message (only 2025-03-26 allows batches)",
-							Actual: fmt.Sprintf("a JSON-RPC batch (an array of %s) in %s: %s", plural(len(elems), "message"), v, excerpt(m))})
+							Actual: fmt.Sprintf("a JSON-RPC batch (an array of %s) in %s: %s", plural(len(elems), "message"), v, Excerpt(m))})
 						continue
 					}
 					if b, broke := rules.Invalid(v, m.Msg, nil); broke {
 						bad++
 						flagged[m.Seq] = true
-						t.Breach(c, rules.Breach{Rule: b.Rule, Requirement: rules.ReqJSONRPC2, Expected: "every message is valid JSON-RPC 2.0", Actual: b.Actual + " in " + excerpt(m)})
+						t.Breach(c, rules.Breach{Rule: b.Rule, Requirement: rules.ReqJSONRPC2, Expected: "every message is valid JSON-RPC 2.0", Actual: b.Actual + " in " + Excerpt(m)})
 						continue
 					}
 					answers := methods[m.Seq]
@@ -90,7 +90,7 @@ var _ = Register(
 					}
 					for _, vi := range vs {
 						bad++
-						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(v) + " schema", Actual: vi.String() + " in " + excerpt(m)})
+						t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: "every message conforms to the " + string(v) + " schema", Actual: vi.String() + " in " + Excerpt(m)})
 						break
 					}
 					if len(vs) > 0 {
@@ -99,7 +99,7 @@ var _ = Register(
 				}
 				bad += inputResponsesInvalid(t, c, flagged)
 			}
-			t.settle(n, bad, "the client sent no message", "%d messages, all valid")
+			t.Settle(n, bad, "the client sent no message", "%d messages, all valid")
 		},
 	},
 	Def{
@@ -121,7 +121,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no message", "%d messages, all UTF-8")
+			t.Settle(n, bad, "the client sent no message", "%d messages, all UTF-8")
 		},
 	},
 	Def{
@@ -158,7 +158,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no request", "%d requests, ids well formed and not reused")
+			t.Settle(n, bad, "the client sent no request", "%d requests, ids well formed and not reused")
 		},
 	},
 	Def{
@@ -201,7 +201,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no response (the stage's requests to it came in other scenarios, or it answered none)", "%d responses, all well formed")
+			t.Settle(n, bad, "the client sent no response (the stage's requests to it came in other scenarios, or it answered none)", "%d responses, all well formed")
 		},
 	},
 	Def{
@@ -223,10 +223,10 @@ var _ = Register(
 						req = rules.ReqErrorIDMatchesRequest
 					}
 					t.Violation(req, "a response carries the id of a request the stage sent on that connection",
-						fmt.Sprintf("the client answered id %s, which no stage request had: %s (%s)", a.Response.Msg.ID, excerpt(a.Response), c.Scenario.Name))
+						fmt.Sprintf("the client answered id %s, which no stage request had: %s (%s)", a.Response.Msg.ID, Excerpt(a.Response), c.Scenario.Name))
 				}
 			}
-			t.settle(n, bad, "the client sent no response", "%d responses, each to a stage request")
+			t.Settle(n, bad, "the client sent no response", "%d responses, each to a stage request")
 		},
 	},
 )
@@ -260,11 +260,11 @@ var _ = Register(Def{
 				if len(missing) > 0 {
 					bad++
 					t.Fail("an answer to every request of a batch the server sends",
-						fmt.Sprintf("the stage sent %s; the client answered %d of its requests, none to id %s; it %s (%s)", excerpt(e), len(answered), strings.Join(missing, ", "), c.Exit, c.Scenario.Name))
+						fmt.Sprintf("the stage sent %s; the client answered %d of its requests, none to id %s; it %s (%s)", Excerpt(e), len(answered), strings.Join(missing, ", "), c.Exit, c.Scenario.Name))
 				}
 			}
 		}
-		t.settleActed(n, bad, "make a request other than ping after initialization (the stage sends its batch while serving it)", "%d batches, every request in them answered")
+		t.SettleActed(n, bad, "make a request other than ping after initialization (the stage sends its batch while serving it)", "%d batches, every request in them answered")
 	},
 })
 
@@ -343,7 +343,7 @@ func inputResponsesInvalid(t *T, c *Case, flagged map[int]bool) int {
 			vi := rules.SortViolations(vs)[0]
 			vi.Pointer = "/params/inputResponses/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1") + vi.Pointer
 			t.Breach(c, rules.Breach{Rule: "schema", Requirement: rules.ReqJSONRPC2, Expected: fmt.Sprintf("each inputResponses value is the result its input request asked for (%s for %s)", def, r.methods[k]),
-				Actual: vi.String() + " in " + excerpt(*r.retry)})
+				Actual: vi.String() + " in " + Excerpt(*r.retry)})
 			flagged[r.retry.Seq] = true
 			break
 		}

@@ -93,7 +93,7 @@ var _ = RegisterScenarios(
 		Title: "while serving the client's first request the stage sends a form elicitation (to a client that declared form mode) whose requestedSchema names a dialect nobody supports",
 		Stage: func(Env) stage.Config {
 			var asked atomic.Bool
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: func(c *server.Call) (any, error, bool) {
 				switch c.Method() {
 				case spec.MethodInitialize, spec.MethodPing, spec.MethodServerDiscover:
 					return nil, nil, false
@@ -101,7 +101,7 @@ var _ = RegisterScenarios(
 				if !c.ClientCapabilities().Elicitation.SupportsForm() || !asked.CompareAndSwap(false, true) {
 					return nil, nil, false
 				}
-				ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+				ctx, cancel := context.WithTimeout(c.Context(), AskTimeout)
 				defer cancel()
 				done := make(chan struct{})
 				go func() {
@@ -166,7 +166,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "call "+scEchoTool+" with the inputSchema of "+scFocalTool, "%d schemas handed back, each valid in its dialect")
+			t.SettleActed(n, bad, "call "+scEchoTool+" with the inputSchema of "+scFocalTool, "%d schemas handed back, each valid in its dialect")
 		},
 	},
 	Def{
@@ -197,7 +197,7 @@ var _ = Register(
 					n++
 					bad++
 					t.Fail("a JSON-RPC error saying the dialect "+scUnknownDialect+" is not supported",
-						fmt.Sprintf("the client accepted the form under a schema of that dialect: %s (%s)", excerpt(a.Response), c.Scenario.Name))
+						fmt.Sprintf("the client accepted the form under a schema of that dialect: %s (%s)", Excerpt(a.Response), c.Scenario.Name))
 				}
 			}
 			if n == 0 {
@@ -208,7 +208,7 @@ var _ = Register(
 				t.NeedAction(false, why)
 				return
 			}
-			t.settle(n, bad, "", "%d elicitations in an unknown dialect, each refused with an error")
+			t.Settle(n, bad, "", "%d elicitations in an unknown dialect, each refused with an error")
 		},
 	},
 	Def{
@@ -240,10 +240,10 @@ var _ = Register(
 				if len(calls) > 0 {
 					bad++
 					t.Fail(scUnresolvedTool+" (its inputSchema's $ref urn:mcpcheck:schemas:nowhere cannot be resolved) is rejected, not called",
-						fmt.Sprintf("the client called it %d time(s), the first %s (%s)", len(calls), excerpt(calls[0]), c.Scenario.Name))
+						fmt.Sprintf("the client called it %d time(s), the first %s (%s)", len(calls), Excerpt(calls[0]), c.Scenario.Name))
 				}
 			}
-			t.settleActed(n, bad, "call the tools it listed", "%d listings: the tool with the unresolvable schema was left alone")
+			t.SettleActed(n, bad, "call the tools it listed", "%d listings: the tool with the unresolvable schema was left alone")
 		},
 	},
 )

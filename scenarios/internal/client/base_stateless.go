@@ -34,7 +34,7 @@ var _ = Register(
 					if len(missing) == 0 {
 						return ""
 					}
-					return fmt.Sprintf("%s (%s): %s; %s", m.Msg.Method, at(c, m), strings.Join(missing, ", "), excerpt(m))
+					return fmt.Sprintf("%s (%s): %s; %s", m.Msg.Method, at(c, m), strings.Join(missing, ", "), Excerpt(m))
 				}))
 		},
 	},
@@ -99,7 +99,7 @@ var _ = Register(
 					for _, later := range c.Requests(spec.MethodToolsCall) {
 						if later.Seq > ans.Seq && slTarget(later) == mrtrNoResultType && slHasMRTRFields(later) {
 							t.Fail("a result without resultType is complete: no input_required retry follows it",
-								fmt.Sprintf("after the result of %s without resultType the client retried it with inputResponses or requestState: %s (%s)", mrtrNoResultType, excerpt(later), at(c, later)))
+								fmt.Sprintf("after the result of %s without resultType the client retried it with inputResponses or requestState: %s (%s)", mrtrNoResultType, Excerpt(later), at(c, later)))
 							break
 						}
 					}

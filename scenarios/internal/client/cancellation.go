@@ -104,7 +104,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client cancelled nothing", "%d cancellations, each of the client's own request in flight")
+			t.Settle(n, bad, "the client cancelled nothing", "%d cancellations, each of the client's own request in flight")
 		},
 	},
 	Def{
@@ -126,7 +126,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client cancelled nothing", "%d cancellations, none of initialize")
+			t.Settle(n, bad, "the client cancelled nothing", "%d cancellations, none of initialize")
 		},
 	},
 )
@@ -186,9 +186,9 @@ var _ = RegisterScenarios(Scenario{
 			// settled, so the client's next request follows the late
 			// answer.
 			if !started.Load() {
-				return echoTool.Run(c)
+				return EchoTool.Run(c)
 			}
-			t := time.NewTimer(askTimeout)
+			t := time.NewTimer(AskTimeout)
 			defer t.Stop()
 			select {
 			case <-settled:
@@ -202,9 +202,9 @@ var _ = RegisterScenarios(Scenario{
 			case <-t.C:
 			case <-c.Context().Done():
 			}
-			return echoTool.Run(c)
+			return EchoTool.Run(c)
 		}
-		echo := echoTool
+		echo := EchoTool
 		echo.Run = held
 		// then_echo is listed after never_answers (tools are listed by
 		// name), so a client that calls every tool it lists in order has
@@ -217,7 +217,7 @@ var _ = RegisterScenarios(Scenario{
 		// it did not, and a dozen cells moved with the load. The held
 		// then_echo keeps the session open until the cancellation has come
 		// (or the stage's patience is over).
-		then := echoTool
+		then := EchoTool
 		then.Def.Name = caThenTool
 		then.Def.Description = "Echoes its text; once never_answers was called, only after that call is settled"
 		then.Run = held
@@ -327,7 +327,7 @@ func caStatelessHTTP(t *T) bool {
 }
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/cancellation/on-timeout", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
 		Title:        "a client that gives up on a request that is never answered tells the server with notifications/cancelled",
 		Requirements: []string{"cancellation.timeout.cancel-on-expiry", "lifecycle.timeouts.cancel-on-timeout"},
@@ -369,7 +369,7 @@ var _ = Register(
 				t.NeedAction(false, "call never_answers and give up on it")
 				return
 			}
-			t.settle(n, bad, "", "%d unanswered calls, each cancelled when the client gave up")
+			t.Settle(n, bad, "", "%d unanswered calls, each cancelled when the client gave up")
 		},
 	}, doesGiveUp),
 	Def{
@@ -400,11 +400,11 @@ var _ = Register(
 			case n == 0:
 				t.NeedAction(false, "call never_answers and give up on it")
 			default:
-				t.settle(n, bad, "", "%d unanswered calls, each given up on within "+caPatience.String())
+				t.Settle(n, bad, "", "%d unanswered calls, each given up on within "+caPatience.String())
 			}
 		},
 	},
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/cancellation/late-answer", Area: "cancellation", Scenarios: []string{caNoAnswerScenario},
 		Title:        "an answer that arrives after the client cancelled its request (the stage answers never_answers once cancelled) is ignored: the client goes on with its next requests",
 		Requirements: []string{"cancellation.sender.ignore-late-response", "cancellation.client.ignore-late-response", "cancellation.race.handled-gracefully"},
@@ -438,7 +438,7 @@ var _ = Register(
 				t.Untestable(caWhyEach(t.Cases(), caLateWhy))
 				return
 			}
-			t.settle(n, bad, "", "%d late answers, after each of which the client went on")
+			t.Settle(n, bad, "", "%d late answers, after each of which the client went on")
 		},
 	}, doesCancel),
 )
@@ -462,7 +462,7 @@ var _ = Register(Def{
 					fmt.Sprintf("after notifications/cancelled for a request it never got, the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		t.settleActed(n, bad, "make a request other than ping after initialization (the stage sends its notifications while serving it)", "%d stray cancellations dropped in silence")
+		t.SettleActed(n, bad, "make a request other than ping after initialization (the stage sends its notifications while serving it)", "%d stray cancellations dropped in silence")
 	},
 })
 
@@ -557,7 +557,7 @@ var _ = Register(Def{
 			t.Untestable(caWhyEach(t.Cases(), caAfterAnswerWhy))
 			return
 		}
-		t.settle(n, bad, "", "%d cancellations crossing the client's answer taken in its stride")
+		t.Settle(n, bad, "", "%d cancellations crossing the client's answer taken in its stride")
 	},
 })
 
@@ -752,7 +752,7 @@ var _ = RegisterScenarios(Scenario{
 	},
 })
 
-var _ = Register(onlyIf(Def{
+var _ = Register(OnlyIf(Def{
 	ID: "client/cancellation/maximum-despite-progress", Area: "cancellation", Scenarios: []string{caEndlessScenario},
 	Title:        "progress does not keep a request alive for ever: asked for an upper bound of 1 s, the client has given up on a call that reports progress every 100 ms within 3 s",
 	Requirements: []string{"lifecycle.timeouts.maximum-despite-progress", "cancellation.timeout.hard-maximum"},
@@ -784,7 +784,7 @@ var _ = Register(onlyIf(Def{
 		}
 		switch {
 		case n > 0:
-			t.settle(n, bad, "", "%d calls with endless progress, each given up on within "+caPatience.String())
+			t.Settle(n, bad, "", "%d calls with endless progress, each given up on within "+caPatience.String())
 		case unclear > 0:
 			t.Untestable(fmt.Sprintf("whether the client gave up cannot be told: it kept %d calls open without cancelling them, while making other requests or until the case ended", unclear))
 		case tokenless > 0:

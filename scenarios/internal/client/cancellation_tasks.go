@@ -9,12 +9,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Cancelling a task (2025-11-25, the tasks scenario tkCancelScenario in
-// tasks.go): the client cancels a task with tasks/cancel.
+// Cancelling a task (2025-11-25, the tasks scenario TasksCancelScenario,
+// which tasks/tasks.go plays): the client cancels a task with tasks/cancel.
 
 var _ = Register(
-	onlyIf(Def{
-		ID: "client/cancellation/use-tasks-cancel", Area: "cancellation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{tkCancelScenario},
+	OnlyIf(Def{
+		ID: "client/cancellation/use-tasks-cancel", Area: "cancellation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{TasksCancelScenario},
 		Title:        "the client cancels a task with tasks/cancel, never with notifications/cancelled for the task-augmented request",
 		Requirements: []string{"cancellation.tasks.use-tasks-cancel"},
 		Proofs:       []Proof{{Fault: "cancel-task-with-notification", Version: spec.V20251125, Want: reports.Fail}},
@@ -22,10 +22,10 @@ var _ = Register(
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				created := map[string]Msg{} // session|id of a tools/call -> the stage's CreateTaskResult
-				for _, task := range tkClientTasks(c) {
-					created[c.Session(task.call)+"|"+task.call.Msg.ID.String()] = task.created
-					for _, op := range task.ops {
-						if op.method() == spec.MethodTasksCancel {
+				for _, task := range ClientTasks(c) {
+					created[c.Session(task.call)+"|"+task.call.Msg.ID.String()] = task.Created
+					for _, op := range task.Ops {
+						if op.Method() == spec.MethodTasksCancel {
 							n++
 						}
 					}
@@ -41,10 +41,10 @@ var _ = Register(
 					}
 					n++
 					bad++
-					t.Fail("a task is cancelled with tasks/cancel naming its taskId", fmt.Sprintf("notifications/cancelled for tools/call %s, which the stage had answered with a CreateTaskResult: %s (%s)", p.RequestID, excerpt(m), c.Scenario.Name))
+					t.Fail("a task is cancelled with tasks/cancel naming its taskId", fmt.Sprintf("notifications/cancelled for tools/call %s, which the stage had answered with a CreateTaskResult: %s (%s)", p.RequestID, Excerpt(m), c.Scenario.Name))
 				}
 			}
-			t.settleActed(n, bad, "cancel a running task", "%d task cancellations, all with tasks/cancel")
+			t.SettleActed(n, bad, "cancel a running task", "%d task cancellations, all with tasks/cancel")
 		},
-	}, doesUseTasks, doesCancel),
+	}, DoesUseTasks, doesCancel),
 )

@@ -35,7 +35,7 @@ var _ = RegisterScenarios(Scenario{
 	Name: elUndeclaredScenario, Eras: stateful, RidesOn: []string{rideElicitation},
 	Title: "deliberate deviation: while serving the client's first request the stage sends sampling/createMessage and elicitation/create to a client that did not declare them, and an elicitation in the mode it did not declare (URL mode to a form-only client, form mode to a URL-only one)",
 	Stage: func(env Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(elAskUndeclared)}}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: OnFirstRequest(elAskUndeclared)}}
 	},
 })
 
@@ -108,7 +108,7 @@ func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities
 			if a.Response.Msg.Shape == jsonrpc.KindResponse {
 				bad++
 				t.Fail(method+" served only by a client that declared the capability",
-					fmt.Sprintf("the client declared no such capability, yet answered %s with a result: %s (%s)", method, excerpt(a.Response), c.Scenario.Name))
+					fmt.Sprintf("the client declared no such capability, yet answered %s with a result: %s (%s)", method, Excerpt(a.Response), c.Scenario.Name))
 			}
 		}
 	}
@@ -116,7 +116,7 @@ func elUndeclaredJudge(t *T, method string, declared func(mcp.ClientCapabilities
 		t.NotApplicable("the client declared the capability, so the stage did not ask it without")
 		return
 	}
-	t.settle(n, bad, "the client was not asked (it made no request other than ping after initialization)", "%d requests to a client without the capability, each refused")
+	t.Settle(n, bad, "the client was not asked (it made no request other than ping after initialization)", "%d requests to a client without the capability, each refused")
 }
 
 var _ = Register(
@@ -151,11 +151,11 @@ var _ = Register(
 					if e := a.Response.Msg.Error; e == nil || e.Code != jsonrpc.InvalidParams {
 						bad++
 						t.Fail("error -32602 for an elicitation in a mode the client did not declare",
-							fmt.Sprintf("a %q-mode elicitation was answered %s (%s)", orForm(mode), excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("a %q-mode elicitation was answered %s (%s)", orForm(mode), Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare elicitation in one mode and make a request other than ping after initialization", "%d elicitations in undeclared modes, each refused with -32602")
+			t.SettleActed(n, bad, "declare elicitation in one mode and make a request other than ping after initialization", "%d elicitations in undeclared modes, each refused with -32602")
 		},
 	},
 	Def{
@@ -181,11 +181,11 @@ var _ = Register(
 					if a.Response.Msg.Shape != jsonrpc.KindResponse || json.Unmarshal(a.Response.Msg.Result, &r) != nil || r.Action == "" {
 						bad++
 						t.Fail("an action (accept, decline or cancel) for a form elicitation without mode",
-							fmt.Sprintf("it was answered %s (%s)", excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("it was answered %s (%s)", Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare form elicitation and make a request other than ping after initialization", "%d elicitations without mode, each handled as form mode")
+			t.SettleActed(n, bad, "declare form elicitation and make a request other than ping after initialization", "%d elicitations without mode, each handled as form mode")
 		},
 	},
 )
@@ -198,7 +198,7 @@ func orForm(mode string) string {
 	return mode
 }
 
-var _ = Register(onlyIf(Def{
+var _ = Register(OnlyIf(Def{
 	ID: "client/elicitation/unknown-complete", Area: "elicitation", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{ServerRequestsScenario},
 	Title:        "notifications/elicitation/complete for an elicitationId the client does not know changes nothing: it still answers the stage's next ping",
 	Requirements: []string{"elicitation.complete.client-ignores-unknown-ids"},
@@ -217,7 +217,7 @@ var _ = Register(onlyIf(Def{
 					fmt.Sprintf("after notifications/elicitation/complete for an unknown id the client sent nothing more; it %s (%s)", c.Exit, c.Scenario.Name))
 			}
 		}
-		t.settleActed(n, bad, "declare URL-mode elicitation and make a request other than ping after initialization", "%d unknown completions disregarded")
+		t.SettleActed(n, bad, "declare URL-mode elicitation and make a request other than ping after initialization", "%d unknown completions disregarded")
 	},
 }, declaresURLElicitation))
 

@@ -95,12 +95,12 @@ func (t *T) EachMessage(rule Rule, judge func(c *Case, m Msg) (counted bool, bre
 			}
 		}
 	}
-	t.settle(n, bad, rule.None, rule.Saw)
+	t.Settle(n, bad, rule.None, rule.Saw)
 }
 
 // settle ends a check that counted n things and found bad of them broken:
 // n/a with none when nothing was counted, a pass saying saw otherwise.
-func (t *T) settle(n, bad int, none, saw string) {
+func (t *T) Settle(n, bad int, none, saw string) {
 	switch {
 	case n == 0 && bad == 0:
 		t.NotApplicable(none + t.whyNothing())
@@ -114,15 +114,15 @@ func (t *T) settle(n, bad int, none, saw string) {
 	}
 }
 
-// settleActed is settle for a check that needs the client to act: with
+// SettleActed is settle for a check that needs the client to act: with
 // nothing counted it ends untestable, needs saying what the client did not
 // do (see NeedAction).
-func (t *T) settleActed(n, bad int, needs, saw string) {
+func (t *T) SettleActed(n, bad int, needs, saw string) {
 	if n == 0 {
 		t.NeedAction(false, needs)
 		return
 	}
-	t.settle(n, bad, "", saw)
+	t.Settle(n, bad, "", saw)
 }
 
 // whyNothing adds, for an n/a reason, what the cases were like when the
@@ -158,7 +158,7 @@ func (t *T) NeedAction(ok bool, needs string) bool {
 }
 
 // excerpt quotes a message for an Actual text.
-func excerpt(m Msg) string {
+func Excerpt(m Msg) string {
 	s := wire.Excerpt(m.Raw, 200)
 	if m.HTTP != nil && m.HTTP.Method != "" && m.HTTP.Status == 0 {
 		s = m.HTTP.Method + " " + s

@@ -16,7 +16,7 @@ import (
 // request's late answer is ignored by a client that cancels, tasks are
 // polled by a client that uses them, sampling requests are checked by a
 // client that declared sampling. A check of such a requirement names the
-// behaviour it is conditional on (onlyIf), and when it finds nothing to
+// behaviour it is conditional on (OnlyIf), and when it finds nothing to
 // judge, T.Untestable tells the two cases apart with the whole run:
 //
 //   - the client showed the behaviour in none of the run's launches (every
@@ -46,13 +46,13 @@ type behaviour struct {
 }
 
 // conditional maps a check ID to the behaviours its requirements bind
-// only a client showing (all of them; filled by onlyIf at package
+// only a client showing (all of them; filled by OnlyIf at package
 // initialisation, read-only afterwards).
 var conditional = map[string][]*behaviour{}
 
-// onlyIf declares d's requirements conditional on the behaviours bs and
+// OnlyIf declares d's requirements conditional on the behaviours bs and
 // returns d, for Register.
-func onlyIf(d Def, bs ...*behaviour) Def {
+func OnlyIf(d Def, bs ...*behaviour) Def {
 	if len(bs) == 0 || conditional[d.ID] != nil {
 		panic("client: onlyIf(" + d.ID + "): no behaviour, or declared twice")
 	}
@@ -62,8 +62,8 @@ func onlyIf(d Def, bs ...*behaviour) Def {
 
 // The optional behaviours client checks are conditional on.
 var (
-	// doesPaginate: the client sends a list request with a cursor.
-	doesPaginate = &behaviour{Does: "follows a nextCursor (sends a list request with a cursor)", In: func(c *Case) bool {
+	// DoesPaginate: the client sends a list request with a cursor.
+	DoesPaginate = &behaviour{Does: "follows a nextCursor (sends a list request with a cursor)", In: func(c *Case) bool {
 		for _, m := range pgListMethods {
 			for _, l := range pgListings(c, m) {
 				if l.cursor != nil {
@@ -102,11 +102,11 @@ var (
 		}
 		return false
 	}}
-	// doesUseTasks: the client makes a task-augmented request or a tasks/*
+	// DoesUseTasks: the client makes a task-augmented request or a tasks/*
 	// request.
-	doesUseTasks = &behaviour{Does: "uses tasks as a requestor (a task-augmented request or a tasks/* request)", In: func(c *Case) bool {
+	DoesUseTasks = &behaviour{Does: "uses tasks as a requestor (a task-augmented request or a tasks/* request)", In: func(c *Case) bool {
 		for _, m := range c.Requests("") {
-			if strings.HasPrefix(m.Msg.Method, "tasks/") || tkAugmented(m.Msg.Params) {
+			if strings.HasPrefix(m.Msg.Method, "tasks/") || TaskAugmented(m.Msg.Params) {
 				return true
 			}
 		}
@@ -187,7 +187,7 @@ func (t *T) neverShown() string {
 // Untestable ends the check as untestable (harness.Check.Untestable),
 // unless its requirements bind only a client that does something optional
 // and this client did it in no launch of the run: then the check is n/a,
-// saying what the client never did (see onlyIf).
+// saying what the client never did (see OnlyIf).
 func (t *T) Untestable(reason string) {
 	if why := t.neverShown(); why != "" {
 		t.Check.NotApplicable(why)

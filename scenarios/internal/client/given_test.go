@@ -95,7 +95,7 @@ func TestRunLaunchesWaitForTheWholeRun(t *testing.T) {
 	}
 }
 
-// TestConditionalChecksAreRegistered: every check onlyIf names is a
+// TestConditionalChecksAreRegistered: every check OnlyIf names is a
 // registered client check.
 func TestConditionalChecksAreRegistered(t *testing.T) {
 	for id := range conditional {

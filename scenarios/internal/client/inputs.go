@@ -162,7 +162,7 @@ func inUndeclaredJudge(t *T, method, capability string, declared func(mcp.Client
 				which = "the retry carrying the answer"
 			}
 			t.Fail(fmt.Sprintf("a client that answers %s input requests declares %s in the _meta clientCapabilities of each request", method, capability),
-				fmt.Sprintf("it answered inputResponses[%q] of %s with %s, but %s declared no %s: %s (%s)", a.key, mrtrDescribe(c, a.round), oneLineText(string(a.value)), which, capability, excerpt(*a.round.retry), c.Scenario.Name))
+				fmt.Sprintf("it answered inputResponses[%q] of %s with %s, but %s declared no %s: %s (%s)", a.key, mrtrDescribe(c, a.round), oneLineText(string(a.value)), which, capability, Excerpt(*a.round.retry), c.Scenario.Name))
 		}
 	}
 	return n, bad, decl
@@ -183,5 +183,5 @@ func declaredJudge(t *T, method, capability string, declared func(mcp.ClientCapa
 		t.NotApplicable(fmt.Sprintf("the client declared %s in the _meta of its requests, so the stage did not ask it without", capability))
 		return
 	}
-	t.settleActed(n, bad, "call "+inUndeclaredTool+" and answer or refuse its input requests", "%d input requests of a kind the request did not declare, none served")
+	t.SettleActed(n, bad, "call "+inUndeclaredTool+" and answer or refuse its input requests", "%d input requests of a kind the request did not declare, none served")
 }

@@ -29,9 +29,9 @@ var addNumbers = server.Tool{
 	},
 }
 
-// echoTool is the one tool of scenarios that need the client to make a
+// EchoTool is the one tool of scenarios that need the client to make a
 // request and nothing more.
-var echoTool = server.Tool{
+var EchoTool = server.Tool{
 	Def: mcp.Tool{Name: "echo", Description: "Echoes its text", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
 	Run: func(c *server.Call) (any, error) {
 		var s string
@@ -71,7 +71,7 @@ var _ = RegisterScenarios(Scenario{
 	Stage: func(Env) stage.Config {
 		return stage.Config{
 			HTTP: server.HTTPOptions{JSONResponses: true},
-			Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: func(c *server.Call) (any, error, bool) {
+			Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: func(c *server.Call) (any, error, bool) {
 				if c.Method() == spec.MethodInitialize {
 					t := time.NewTimer(lcSlowInit)
 					defer t.Stop()
@@ -113,7 +113,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client opened no session", "%d sessions, each opened with initialize")
+			t.Settle(n, bad, "the client opened no session", "%d sessions, each opened with initialize")
 		},
 	},
 	Def{
@@ -149,7 +149,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "no session went on after initialize", "%d sessions, each went on with notifications/initialized")
+			t.Settle(n, bad, "no session went on after initialize", "%d sessions, each went on with notifications/initialized")
 		},
 	},
 	Def{
@@ -184,7 +184,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no initialize", "%d initialize exchanges, nothing else asked before the result")
+			t.Settle(n, bad, "the client sent no initialize", "%d initialize exchanges, nothing else asked before the result")
 		},
 	},
 	Def{
@@ -202,14 +202,14 @@ var _ = Register(
 						for _, m := range elems {
 							if m.Method == spec.MethodInitialize {
 								bad++
-								t.Fail("initialize travels as a message of its own", "a batch holding initialize: "+excerpt(e)+" ("+c.Scenario.Name+")")
+								t.Fail("initialize travels as a message of its own", "a batch holding initialize: "+Excerpt(e)+" ("+c.Scenario.Name+")")
 								break
 							}
 						}
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent nothing", "%d messages, no batched initialize")
+			t.Settle(n, bad, "the client sent nothing", "%d messages, no batched initialize")
 		},
 	},
 )
@@ -227,11 +227,11 @@ var _ = Register(Def{
 				n++
 				if why := lcInitializeParams(m.Msg.Params); why != "" {
 					bad++
-					t.Fail("initialize params with protocolVersion, capabilities and clientInfo {name, version}", fmt.Sprintf("%s: %s (%s)", why, excerpt(m), c.Scenario.Name))
+					t.Fail("initialize params with protocolVersion, capabilities and clientInfo {name, version}", fmt.Sprintf("%s: %s (%s)", why, Excerpt(m), c.Scenario.Name))
 				}
 			}
 		}
-		t.settle(n, bad, "the client sent no initialize", "%d initialize requests, each with protocolVersion, capabilities and clientInfo")
+		t.Settle(n, bad, "the client sent no initialize", "%d initialize requests, each with protocolVersion, capabilities and clientInfo")
 	},
 })
 
@@ -392,11 +392,11 @@ var _ = Register(Def{
 				if _, declared := r.Capabilities[f]; !declared {
 					bad++
 					t.Fail("requests only for features the server declared",
-						fmt.Sprintf("the server declared no %s, yet the client sent %s (%s)", f, excerpt(req), c.Scenario.Name))
+						fmt.Sprintf("the server declared no %s, yet the client sent %s (%s)", f, Excerpt(req), c.Scenario.Name))
 				}
 			}
 		}
-		t.settle(n, bad, "the client made no feature request", "%d feature requests, each for a declared capability")
+		t.Settle(n, bad, "the client made no feature request", "%d feature requests, each for a declared capability")
 	},
 })
 
@@ -411,7 +411,7 @@ var _ = RegisterScenarios(Scenario{
 	Name: lcUnknownVersionScenario, Eras: stateful,
 	Title: "a server whose initialize result names the revision 2099-01-01, which no client implements",
 	Stage: func(env Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Rewrite: func(o server.Outgoing) [][]byte {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Rewrite: func(o server.Outgoing) [][]byte {
 			if o.Method != spec.MethodInitialize {
 				return [][]byte{o.Msg}
 			}

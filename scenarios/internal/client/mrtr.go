@@ -241,7 +241,7 @@ var _ = Register(
 					raw, ok := slParams(*r.retry)["requestState"]
 					if !ok {
 						t.Violation("mrtr.client.echo-request-state", fmt.Sprintf("the retry of %s carries requestState %q", mrtrDescribe(c, r), r.state),
-							"the retry has no requestState: "+excerpt(*r.retry))
+							"the retry has no requestState: "+Excerpt(*r.retry))
 						return
 					}
 					var got string

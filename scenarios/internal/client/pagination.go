@@ -196,7 +196,7 @@ func pgFollowed(ls []pgListing, i int, cursor string) bool {
 var pgListMethods = []string{spec.MethodToolsList, spec.MethodPromptsList, spec.MethodResourcesList, spec.MethodResourcesTemplatesList, spec.MethodTasksList}
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/pagination/cursor-opaque", Area: "pagination",
 		Title:        "every cursor the client sends is one the stage issued, byte for byte",
 		Requirements: []string{"pagination.client.cursor-opaque"},
@@ -222,10 +222,10 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "follow a nextCursor (list every page of the tools)", "%d cursors sent back exactly as issued")
+			t.SettleActed(n, bad, "follow a nextCursor (list every page of the tools)", "%d cursors sent back exactly as issued")
 		},
-	}, doesPaginate),
-	onlyIf(Def{
+	}, DoesPaginate),
+	OnlyIf(Def{
 		ID: "client/pagination/short-page", Area: "pagination", Scenarios: []string{pgScenario},
 		Title:        "a short page is not the end: the client follows the nextCursor of the one-tool page",
 		Requirements: []string{"pagination.client.no-fixed-page-size"},
@@ -246,10 +246,10 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "list every page of the tools", "%d short pages, each followed")
+			t.SettleActed(n, bad, "list every page of the tools", "%d short pages, each followed")
 		},
-	}, doesPaginate),
-	onlyIf(Def{
+	}, DoesPaginate),
+	OnlyIf(Def{
 		ID: "client/pagination/empty-cursor", Area: "pagination", Since: spec.V20260728, Scenarios: []string{pgScenario},
 		Title:        "nextCursor \"\" is a cursor: the client asks for the next page with it",
 		Requirements: []string{"pagination.client.empty-cursor-not-end"},
@@ -270,10 +270,10 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "list every page of the tools", `%d empty cursors followed`)
+			t.SettleActed(n, bad, "list every page of the tools", `%d empty cursors followed`)
 		},
-	}, doesPaginate),
-	onlyIf(Def{
+	}, DoesPaginate),
+	OnlyIf(Def{
 		ID: "client/pagination/end", Area: "pagination", Scenarios: []string{pgScenario},
 		Title:        "a page without nextCursor is the last: the client asks for no page past it",
 		Requirements: []string{"pagination.client.end-and-both-flows"},
@@ -300,9 +300,9 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "list every page of the tools", "%d last pages, none followed further")
+			t.SettleActed(n, bad, "list every page of the tools", "%d last pages, none followed further")
 		},
-	}, doesPaginate),
+	}, DoesPaginate),
 )
 
 // pgCasePairs are the tools of mcpcheck-pagination whose names differ

@@ -22,8 +22,8 @@ import (
 // client must take in silence; a last ping shows the client still answers.
 // In 2025-03-26 a batch of two pings and one more ping follow.
 
-// askTimeout bounds how long the stage waits for each answer of the client.
-const askTimeout = 5 * time.Second
+// AskTimeout bounds how long the stage waits for each answer of the client.
+const AskTimeout = 5 * time.Second
 
 // ServerRequestsScenario is the name of the scenario in which the stage asks
 // the client things.
@@ -33,14 +33,14 @@ var _ = RegisterScenarios(Scenario{
 	Name: ServerRequestsScenario, Eras: stateful, RidesOn: []string{rideElicitation},
 	Title: "while serving the client's first request the stage sends it ping, roots/list, sampling/createMessage and elicitation/create (for what it declared) and notifications it must ignore",
 	Stage: func(env Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(provoke)}}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: OnFirstRequest(provoke)}}
 	},
 })
 
-// onFirstRequest makes a Director that runs provoke once, while serving
+// OnFirstRequest makes a Director that runs provoke once, while serving
 // the client's first request after initialization (initialize, ping and a
 // server/discover probe do not count).
-func onFirstRequest(provoke func(c *server.Call)) server.Director {
+func OnFirstRequest(provoke func(c *server.Call)) server.Director {
 	var asked atomic.Bool
 	return func(c *server.Call) (any, error, bool) {
 		switch c.Method() {
@@ -55,9 +55,9 @@ func onFirstRequest(provoke func(c *server.Call)) server.Director {
 }
 
 // askBounded sends the client a request while serving c and waits for
-// the answer at most askTimeout.
+// the answer at most AskTimeout.
 func askBounded(c *server.Call, method string, params any) {
-	ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+	ctx, cancel := context.WithTimeout(c.Context(), AskTimeout)
 	defer cancel()
 	done := make(chan struct{})
 	go func() {
@@ -71,7 +71,7 @@ func askBounded(c *server.Call, method string, params any) {
 }
 
 // provoke sends the client the scenario's requests and notifications, each
-// answer awaited at most askTimeout.
+// answer awaited at most AskTimeout.
 func provoke(c *server.Call) {
 	ask := func(method string, params any) { askBounded(c, method, params) }
 	caps := c.ClientCapabilities()
@@ -146,17 +146,17 @@ var _ = Register(
 					switch {
 					case !ok:
 						bad++
-						t.Fail("an answer to ping within "+askTimeout.String(), fmt.Sprintf("no answer to ping id %s (%s)", req.Msg.ID, c.Scenario.Name))
+						t.Fail("an answer to ping within "+AskTimeout.String(), fmt.Sprintf("no answer to ping id %s (%s)", req.Msg.ID, c.Scenario.Name))
 					case ans.Msg.Shape != jsonrpc.KindResponse:
 						bad++
 						t.Fail("a result (an empty object) for ping", ans.Describe()+" ("+c.Scenario.Name+")")
-					case ans.Time.Sub(req.Time) > askTimeout:
+					case ans.Time.Sub(req.Time) > AskTimeout:
 						bad++
-						t.Fail("an answer to ping within "+askTimeout.String(), fmt.Sprintf("it came after %v (%s)", ans.Time.Sub(req.Time).Round(time.Millisecond), c.Scenario.Name))
+						t.Fail("an answer to ping within "+AskTimeout.String(), fmt.Sprintf("it came after %v (%s)", ans.Time.Sub(req.Time).Round(time.Millisecond), c.Scenario.Name))
 					default:
 						if empty, why := isEmptyObject(ans.Msg.Result); !empty {
 							bad++
-							t.Fail("ping's result is an empty object", why+": "+excerpt(ans)+" ("+c.Scenario.Name+")")
+							t.Fail("ping's result is an empty object", why+": "+Excerpt(ans)+" ("+c.Scenario.Name+")")
 						}
 					}
 				}
@@ -169,7 +169,7 @@ var _ = Register(
 				t.Untestable("every ping the stage sent came after the client left its JSON-RPC batch unanswered (client/base/batch-answered judges that)")
 				return
 			}
-			t.settle(n, bad, "", "%d pings answered with an empty result")
+			t.Settle(n, bad, "", "%d pings answered with an empty result")
 		},
 	},
 )
@@ -227,7 +227,7 @@ func isEmptyObject(raw json.RawMessage) (bool, string) {
 }
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"ping.schedule.periodic":             "whether a client pings from time to time shows only over long idle periods; no bounded case can tell a client that never pings from one with a long interval",
 		"ping.schedule.not-excessive":        "the specification gives no rate; a bounded case cannot judge 'noticeable network load'",
 		"ping.timeout.is-connection-failure": "a client's own pings are rare and unprompted; how it then treats the connection is its own business, not a message on the wire",

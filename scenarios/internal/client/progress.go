@@ -82,7 +82,7 @@ func prActive(c *Case, req Msg, seq int, answerOf func(Msg) (Msg, bool)) bool {
 }
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/progress/token-type", Area: "progress",
 		Title:        "every progressToken the client puts on a request is a string or an integer",
 		Requirements: []string{"progress.token.string-or-integer"},
@@ -103,10 +103,10 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "ask for progress on a request", "%d progress tokens, each a string or an integer")
+			t.SettleActed(n, bad, "ask for progress on a request", "%d progress tokens, each a string or an integer")
 		},
 	}, doesAskProgress),
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/progress/unique-tokens", Area: "progress",
 		Title:        "no two of the client's requests active at the same time carry the same progressToken",
 		Requirements: []string{"progress.token.unique-among-active", "progress.token.client-unique-among-active"},
@@ -133,7 +133,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "ask for progress on requests", "%d progress tokens, none shared by active requests")
+			t.SettleActed(n, bad, "ask for progress on requests", "%d progress tokens, none shared by active requests")
 		},
 	}, doesAskProgress),
 	Def{
@@ -165,7 +165,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client reported no progress", "%d progress notifications, each for an active stage request")
+			t.Settle(n, bad, "the client reported no progress", "%d progress notifications, each for an active stage request")
 		},
 	},
 )

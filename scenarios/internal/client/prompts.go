@@ -24,7 +24,7 @@ var _ = RegisterScenarios(Scenario{
 	Name: prNoPromptsScenario, Eras: stateful,
 	Title: "a server that declares tools and no prompts capability",
 	Stage: func(env Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Rewrite: func(o server.Outgoing) [][]byte {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Rewrite: func(o server.Outgoing) [][]byte {
 			if o.Method != spec.MethodInitialize {
 				return [][]byte{o.Msg}
 			}
@@ -73,12 +73,12 @@ var _ = Register(
 					if strings.HasPrefix(req.Msg.Method, "prompts/") {
 						bad++
 						t.Fail("no prompts/* request to a server without the prompts capability",
-							fmt.Sprintf("the stage declared no prompts, yet the client sent %s (%s)", excerpt(req), c.Scenario.Name))
+							fmt.Sprintf("the stage declared no prompts, yet the client sent %s (%s)", Excerpt(req), c.Scenario.Name))
 						break
 					}
 				}
 			}
-			t.settle(n, bad, "every server the client met declared prompts", "%d sessions with a server without prompts, none asked for prompts")
+			t.Settle(n, bad, "every server the client met declared prompts", "%d sessions with a server without prompts, none asked for prompts")
 		},
 	},
 )

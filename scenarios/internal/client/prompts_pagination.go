@@ -11,7 +11,7 @@ import (
 // that lists prompts follows every page.
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/prompts/paginates", Area: "prompts", Scenarios: []string{pgScenario},
 		Title:        "the client follows prompts/list through every page",
 		Requirements: []string{"prompts.list.client-paginates"},
@@ -32,7 +32,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "list the prompts", "%d prompt pages followed")
+			t.SettleActed(n, bad, "list the prompts", "%d prompt pages followed")
 		},
 	}, doesListPrompts),
 )

@@ -342,7 +342,7 @@ func CheckedRequirements() map[string][]string {
 var Exclusions = map[string]string{}
 
 // exclude adds reasons to Exclusions; area files call it from init.
-func exclude(reasons map[string]string) {
+func Exclude(reasons map[string]string) {
 	for k, v := range reasons {
 		if _, dup := Exclusions[k]; dup {
 			panic("client: exclusion of " + k + " written twice")

@@ -28,7 +28,7 @@ var _ = RegisterScenarios(Scenario{
 	Name: rtUndeclaredScenario, Eras: stateful,
 	Title: "deliberate deviation: while serving the client's first request the stage sends roots/list to a client that did not declare roots (nothing for one that did)",
 	Stage: func(env Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(func(c *server.Call) {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: OnFirstRequest(func(c *server.Call) {
 			if c.ClientCapabilities().Roots == nil {
 				askBounded(c, spec.MethodRootsList, nil)
 			}
@@ -92,7 +92,7 @@ var _ = Register(
 				t.NeedAction(false, "declare roots and answer the stage's roots/list")
 				return
 			}
-			t.settle(n, bad, "the client listed no roots", "%d roots, each a file:// URI")
+			t.Settle(n, bad, "the client listed no roots", "%d roots, each a file:// URI")
 		},
 	},
 	Def{
@@ -133,7 +133,7 @@ var _ = Register(
 				t.NotApplicable("the client declared roots, so the stage did not ask it without")
 				return
 			}
-			t.settle(n, bad, "the client answered no roots/list with an error", "%d roots/list errors, each -32601")
+			t.Settle(n, bad, "the client answered no roots/list with an error", "%d roots/list errors, each -32601")
 		},
 	},
 )

@@ -18,7 +18,7 @@ import (
 // what a client did not declare).
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"sampling.request.client-honours-max-tokens": "a token is whatever the client's model's tokenizer makes of the text, and the wire shows neither the model's tokenizer nor a token count: no bound on the characters of a result follows from maxTokens, so no answer can be shown to exceed it",
 	})
 }
@@ -39,7 +39,7 @@ var _ = RegisterScenarios(Scenario{
 	Name: saToolsScenario, Since: spec.V20251125, Until: spec.V20251125,
 	Title: "while serving the client's first request the stage sends a client that declared sampling a sampling request carrying tools, and one that declared sampling.tools a request whose last message mixes a tool result with text",
 	Stage: func(Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: seFirstRequest(func(c *server.Call) {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: seFirstRequest(func(c *server.Call) {
 			caps := c.ClientCapabilities()
 			if caps.Sampling == nil {
 				return
@@ -162,7 +162,7 @@ var _ = RegisterScenarios(Scenario{
 })
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/sampling/tools-declared", Area: "sampling", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{saToolsScenario},
 		Title:        "a client answers a sampling request with a tool use only when it declared sampling.tools",
 		Requirements: []string{"sampling.tools.client-declares-tools-capability"},
@@ -180,14 +180,14 @@ var _ = Register(
 					if !tools && a.Response.Msg.Shape == jsonrpc.KindResponse && saUsesTools(a.Response.Msg.Result) {
 						bad++
 						t.Fail("a tool use in a sampling result only from a client that declared sampling.tools",
-							fmt.Sprintf("the client declared no sampling.tools, yet answered with a tool use: %s (%s)", excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("the client declared no sampling.tools, yet answered with a tool use: %s (%s)", Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
+			t.SettleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d sampling requests carrying tools, no tool use without sampling.tools")
 		},
 	}, declaresSampling),
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/sampling/mixed-tool-results-refused", Area: "sampling", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{saToolsScenario},
 		Title:        "a client that declared sampling.tools refuses a sampling request whose message mixes a tool result with other content with -32602",
 		Requirements: []string{"sampling.errors.client-reports-failures"},
@@ -203,14 +203,14 @@ var _ = Register(
 					if e := a.Response.Msg.Error; e == nil || e.Code != jsonrpc.InvalidParams {
 						bad++
 						t.Fail("error -32602 for a message that mixes a tool result with text",
-							fmt.Sprintf("it was answered %s (%s)", excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("it was answered %s (%s)", Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling.tools and make a request other than ping after initialization", "%d requests mixing tool results with text, each refused with -32602")
+			t.SettleActed(n, bad, "declare sampling.tools and make a request other than ping after initialization", "%d requests mixing tool results with text, each refused with -32602")
 		},
 	}, declaresSampling),
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/sampling/result-role-and-content", Area: "sampling", Eras: slEra,
 		Title:        "every sampling result the client hands back in inputResponses has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
@@ -246,7 +246,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result", "%d sampling results, each with role and content")
+			t.SettleActed(n, bad, "declare sampling, call mcpcheck_ask_model and retry it with the sampling result", "%d sampling results, each with role and content")
 		},
 	}, declaresSampling),
 )

@@ -124,9 +124,9 @@ func seRequestsFor(c *Case, prefix string) []stage.Event {
 }
 
 // seAsk sends a request to the client and waits for its answer at most
-// askTimeout.
+// AskTimeout.
 func seAsk(c *server.Call, method string, params any) {
-	ctx, cancel := context.WithTimeout(c.Context(), askTimeout)
+	ctx, cancel := context.WithTimeout(c.Context(), AskTimeout)
 	defer cancel()
 	done := make(chan struct{})
 	go func() {
@@ -194,7 +194,7 @@ var _ = RegisterScenarios(
 		Stage: func(Env) stage.Config {
 			cfg := stage.Config{Middleware: seServe}
 			sp := newSeSpace(&cfg)
-			cfg.Server = server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: seFirstRequest(func(c *server.Call) {
+			cfg.Server = server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: seFirstRequest(func(c *server.Call) {
 				u := sp.url(seConsentPath + sp.key)
 				if u == "" || !c.ClientCapabilities().Elicitation.SupportsURL() {
 					return
@@ -244,7 +244,7 @@ var _ = RegisterScenarios(
 		Name: seSamplingScenario, Eras: stateful,
 		Title: "deliberate deviation: while serving the client's first request the stage sends a client that declared sampling a sampling/createMessage whose message has the role \"system\"",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: seFirstRequest(func(c *server.Call) {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}, Director: seFirstRequest(func(c *server.Call) {
 				if c.ClientCapabilities().Sampling == nil {
 					return
 				}
@@ -258,7 +258,7 @@ var _ = RegisterScenarios(
 )
 
 var _ = Register(
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/security/url-not-fetched", Area: "security", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{seURLScenario},
 		Title:        "the client fetches no URL an elicitation names on its own: nothing but the user's navigation (a GET after accepting) reaches the page",
 		Requirements: []string{"security.elicitation.url-no-prefetch"},
@@ -285,11 +285,11 @@ var _ = Register(
 							why = "it is no navigation to the page"
 						}
 						t.Fail("no request for the elicitation's URL but the user's own navigation after consenting",
-							fmt.Sprintf("%s %s reached the page, and %s (answer %s) (%s)", e.HTTP.Method, e.HTTP.URL, why, excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("%s %s reached the page, and %s (answer %s) (%s)", e.HTTP.Method, e.HTTP.URL, why, Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare URL-mode elicitation, make a request other than ping after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
+			t.SettleActed(n, bad, "declare URL-mode elicitation, make a request other than ping after initialization and answer the elicitation", "%d URL elicitations, the page fetched by nothing but consented navigation")
 		},
 	}, declaresURLElicitation),
 	Def{
@@ -310,7 +310,7 @@ var _ = Register(
 						fmt.Sprintf("the client requested it %d time(s), the first %s %s (%s)", len(hits), hits[0].HTTP.Method, hits[0].HTTP.URL, c.Scenario.Name))
 				}
 			}
-			t.settleActed(n, bad, "list the tools", "%d listings with a network $ref, none fetched")
+			t.SettleActed(n, bad, "list the tools", "%d listings with a network $ref, none fetched")
 		},
 	},
 	Def{
@@ -344,10 +344,10 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "call "+seBombTool, "%d results under the exponential outputSchema, the client going on each time")
+			t.SettleActed(n, bad, "call "+seBombTool, "%d results under the exponential outputSchema, the client going on each time")
 		},
 	},
-	onlyIf(Def{
+	OnlyIf(Def{
 		ID: "client/security/sampling-messages-checked", Area: "security", Eras: stateful, Scenarios: []string{seSamplingScenario},
 		Title:        "a sampling request whose message has a role other than user or assistant is refused with an error, not sampled",
 		Requirements: []string{"security.sampling.validate-message-content"},
@@ -360,11 +360,11 @@ var _ = Register(
 					if a.Response.Msg.Shape == jsonrpc.KindResponse {
 						bad++
 						t.Fail("an error for a sampling message with the role \"system\"",
-							fmt.Sprintf("the client sampled it: %s (%s)", excerpt(a.Response), c.Scenario.Name))
+							fmt.Sprintf("the client sampled it: %s (%s)", Excerpt(a.Response), c.Scenario.Name))
 					}
 				}
 			}
-			t.settleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d malformed sampling requests, each refused")
+			t.SettleActed(n, bad, "declare sampling and make a request other than ping after initialization", "%d malformed sampling requests, each refused")
 		},
 	}, declaresSampling),
 )
@@ -396,7 +396,7 @@ func seNextFrom(c *Case, ans Msg) (time.Time, bool) {
 }
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"security.completion.input-and-disclosure": "a client sends completion/complete only while its user types into an argument field, which no server can make happen; how it then checks what it sends, paces its requests and what it shows of the suggestions stays inside the client",
 	})
 }

@@ -60,13 +60,13 @@ var (
 // slFlowStage serves the echo tool and nothing else: the baseline of the
 // comparative checks, and the base of the scenarios compared with it.
 func slFlowStage() stage.Config {
-	return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}}
+	return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}}
 }
 
 // slTools is what a tools/list result of the stage lists in the
 // scenarios whose Director answers it.
 func slTools() map[string]any {
-	return map[string]any{"tools": []mcp.Tool{echoTool.Def}}
+	return map[string]any{"tools": []mcp.Tool{EchoTool.Def}}
 }
 
 var _ = RegisterScenarios(
@@ -311,7 +311,7 @@ func slDeclaresExtension(caps mcp.ClientCapabilities, id string) bool {
 }
 
 func init() {
-	exclude(map[string]string{
+	Exclude(map[string]string{
 		"base.error-code.accept-legacy-32002": "what a client makes of an error code is internal: a -32002 read as 'resource not found' and one read as any other failure of resources/read look the same on the wire (the read failed, the client goes on), so no bounded run can tell them apart",
 	})
 }
@@ -342,7 +342,7 @@ func slNoResponses(t *T) {
 			}
 		}
 	}
-	t.settle(n, bad, "the client sent no 2026-07-28 message", "%d messages, none a response")
+	t.Settle(n, bad, "the client sent no 2026-07-28 message", "%d messages, none a response")
 }
 
 // slProbeFirst holds the first request of a launch's stdio connections to
@@ -389,7 +389,7 @@ func slProbeFirst(t *T) {
 	if later > 0 {
 		t.Saw("%d later stdio connections of launches that had probed the server already, not held to probe again", later)
 	}
-	t.settle(n, bad, "the client made no request on stdio", "%d stdio connections, each opened with a server/discover probe")
+	t.Settle(n, bad, "the client made no request on stdio", "%d stdio connections, each opened with a server/discover probe")
 }
 
 // slModernRequest adapts a judgement of one 2026-07-28 request for
@@ -419,7 +419,7 @@ func slEachRequestPOST(t *T, saw string, judge func(c *Case, e stage.Event)) {
 			judge(c, e)
 		})
 	}
-	t.settle(n, 0, "the client sent no 2026-07-28 request over HTTP", saw)
+	t.Settle(n, 0, "the client sent no 2026-07-28 request over HTTP", saw)
 }
 
 func slRequestPOSTs(c *Case, f func(e stage.Event)) {

@@ -44,7 +44,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settleActed(n, bad, "list both tools of a pair that differs only in case (Pg_page and pg_page on page 1, Pg_case and pg_case on pages 1 and 2) and call the listed tools", "%d pairs of tools differing only in case, each tool called by its own name")
+			t.SettleActed(n, bad, "list both tools of a pair that differs only in case (Pg_page and pg_page on page 1, Pg_case and pg_case on pages 1 and 2) and call the listed tools", "%d pairs of tools differing only in case, each tool called by its own name")
 		},
 	},
 )

@@ -59,14 +59,14 @@ var _ = RegisterScenarios(
 		Name: trScenJSON, Since: spec.V20250326, Transports: trStreamable,
 		Title: "the stage answers every request POST with one application/json body, never an SSE stream",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, HTTP: server.HTTPOptions{JSONResponses: true}}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, HTTP: server.HTTPOptions{JSONResponses: true}}
 		},
 	},
 	Scenario{
 		Name: trScenSSE, Since: spec.V20250326, Transports: trStreamable,
 		Title: "the stage answers every request POST with an SSE stream, never an application/json body",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Middleware: trAnswerWithSSE}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Middleware: trAnswerWithSSE}
 		},
 	},
 	Scenario{
@@ -74,7 +74,7 @@ var _ = RegisterScenarios(
 		Title: "after serving the first request that follows initialization the stage forgets the session: HTTP 404 for its id from then on, while a new initialize is served",
 		Acts:  Flow + " (starting a new session when the stage forgets the first one)",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Middleware: trForgetSession()}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Middleware: trForgetSession()}
 		},
 	},
 	Scenario{
@@ -133,7 +133,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client POSTed no message", "%d POSTs, each accepting JSON and SSE")
+			t.Settle(n, bad, "the client POSTed no message", "%d POSTs, each accepting JSON and SSE")
 		},
 	},
 	Def{
@@ -159,7 +159,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no GET to the MCP endpoint (it may do without the stream for server messages)", "%d GETs, each accepting SSE")
+			t.Settle(n, bad, "the client sent no GET to the MCP endpoint (it may do without the stream for server messages)", "%d GETs, each accepting SSE")
 		},
 	},
 	Def{
@@ -191,7 +191,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no message over HTTP", "%d messages, each POSTed to the MCP endpoint")
+			t.Settle(n, bad, "the client sent no message over HTTP", "%d messages, each POSTed to the MCP endpoint")
 		},
 	},
 	Def{
@@ -226,7 +226,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client POSTed no body to the MCP endpoint", "%d POST bodies, each well formed")
+			t.Settle(n, bad, "the client POSTed no body to the MCP endpoint", "%d POST bodies, each well formed")
 		},
 	},
 	Def{
@@ -296,7 +296,7 @@ var _ = Register(
 					}
 				}
 			})
-			t.settle(n, bad, "the client sent no HTTP request after initialization", "%d requests after initialization, each with MCP-Protocol-Version")
+			t.Settle(n, bad, "the client sent no HTTP request after initialization", "%d requests after initialization, each with MCP-Protocol-Version")
 		},
 	},
 	Def{
@@ -320,7 +320,7 @@ var _ = Register(
 					}
 				}
 			})
-			t.settle(n, bad, "the client sent no MCP-Protocol-Version header in an initialized session", "%d requests, each naming the negotiated version")
+			t.Settle(n, bad, "the client sent no MCP-Protocol-Version header in an initialized session", "%d requests, each naming the negotiated version")
 		},
 	},
 	Def{
@@ -347,7 +347,7 @@ var _ = Register(
 					}
 				}
 			})
-			t.settle(n, bad, "the stage issued no session id, or the client sent nothing after initialization", "%d requests after initialization, each with its session id")
+			t.Settle(n, bad, "the stage issued no session id, or the client sent nothing after initialization", "%d requests after initialization, each with its session id")
 		},
 	},
 	Def{
@@ -396,7 +396,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "make a second request after initialization (the stage forgets the session after serving the first)") {
 				return
 			}
-			t.settle(n, bad, "", "%d forgotten sessions, each followed by a fresh initialize")
+			t.Settle(n, bad, "", "%d forgotten sessions, each followed by a fresh initialize")
 		},
 	},
 	Def{
@@ -443,7 +443,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "send DELETE for its session, or exit by itself (status 0) after its flow, done with it") {
 				return
 			}
-			t.settle(n, bad, "", "%d sessions, each ended with DELETE")
+			t.Settle(n, bad, "", "%d sessions, each ended with DELETE")
 		},
 	},
 	Def{
@@ -481,7 +481,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "resume the SSE stream the stage ended before its response (GET with Last-Event-ID)") {
 				return
 			}
-			t.settle(n, bad, "", "%d resumptions, each from the last event id received")
+			t.Settle(n, bad, "", "%d resumptions, each from the last event id received")
 		},
 	},
 	Def{
@@ -513,7 +513,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "reconnect with GET and Last-Event-ID after the stage closed the stream of test_reconnection") {
 				return
 			}
-			t.settle(n, bad, "", "")
+			t.Settle(n, bad, "", "")
 		},
 	},
 	Def{
@@ -540,7 +540,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "call test_reconnection (the stage then closes its stream early)") {
 				return
 			}
-			t.settle(n, bad, "", "%d closed streams, each polled again")
+			t.Settle(n, bad, "", "%d closed streams, each polled again")
 		},
 	},
 )
@@ -1149,7 +1149,7 @@ func (w *trStatusWriter) Flush() {
 func (w *trStatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // trCut plays trScenStreamCut: its tool logs a message, then waits (at most
-// askTimeout) until the middleware has delivered that event and cut the
+// AskTimeout) until the middleware has delivered that event and cut the
 // stream, and answers; the answer waits in the engine's event store.
 type trCut struct {
 	once sync.Once
@@ -1161,7 +1161,7 @@ func (cut *trCut) tool() server.Tool {
 		Def: mcp.Tool{Name: "echo_after_log", Description: "Logs a message, then echoes its text", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
 		Run: func(c *server.Call) (any, error) {
 			c.Notify(spec.MethodLoggingMessage, map[string]any{"level": "info", "logger": "mcpcheck", "data": "the stage cuts this stream after this event"})
-			timer := time.NewTimer(askTimeout)
+			timer := time.NewTimer(AskTimeout)
 			defer timer.Stop()
 			select {
 			case <-cut.done:

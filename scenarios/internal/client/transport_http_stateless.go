@@ -104,11 +104,11 @@ var _ = Register(
 					case e.Kind != wire.KindMessage:
 						why = "a body that is no JSON-RPC message: " + wire.Excerpt(e.Raw, 120)
 					case e.Msg.Has(jsonrpc.ReasonBatch):
-						why = "a batch array: " + excerpt(e)
+						why = "a batch array: " + Excerpt(e)
 					case e.Msg.Shape.IsResponse():
-						why = "a response: " + excerpt(e)
+						why = "a response: " + Excerpt(e)
 					case e.Msg.Shape != jsonrpc.KindRequest && e.Msg.Shape != jsonrpc.KindNotification:
-						why = "neither a request nor a notification: " + excerpt(e)
+						why = "neither a request nor a notification: " + Excerpt(e)
 					}
 					if why != "" {
 						bad++
@@ -116,7 +116,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no 2026-07-28 POST", "%d POSTs, each one request or notification")
+			t.Settle(n, bad, "the client sent no 2026-07-28 POST", "%d POSTs, each one request or notification")
 		},
 	},
 	Def{
@@ -143,7 +143,7 @@ var _ = Register(
 					for _, m := range c.Requests(spec.MethodInitialize) {
 						if m.Seq > e.Seq {
 							t.Fail("a 400 whose body is a 2026-07-28 error ("+jsonrpc.CodeName(e.Msg.Error.Code)+") means a modern server: retry or correct the request, do not fall back to initialize",
-								fmt.Sprintf("after HTTP 400 with error %d the client sent initialize: %s (%s)", e.Msg.Error.Code, excerpt(m), at(c, m)))
+								fmt.Sprintf("after HTTP 400 with error %d the client sent initialize: %s (%s)", e.Msg.Error.Code, Excerpt(m), at(c, m)))
 							break
 						}
 					}

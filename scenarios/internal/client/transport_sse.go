@@ -24,12 +24,12 @@ var _ = RegisterScenarios(Scenario{
 	Name: trScenSSEEndpoint, Until: spec.V20241105, Transports: trStreamable,
 	Title: "the stage serves the 2024-11-05 HTTP+SSE transport and gives the client its SSE endpoint, whose endpoint event names the URI to POST to",
 	Stage: func(Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, HTTP: server.HTTPOptions{LegacySSE: true}, Middleware: trRefuseProbe()}
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, HTTP: server.HTTPOptions{LegacySSE: true}, Middleware: trRefuseProbe()}
 	},
 	URL: func(c *stage.Case) string { return c.SSEURL() },
 })
 
-var _ = Register(onlyIf(Def{
+var _ = Register(OnlyIf(Def{
 	ID: "client/transport-sse/endpoint-uri", Area: "transport-sse", Until: spec.V20241105, Transports: trStreamable,
 	Scenarios:    []string{trScenSSEEndpoint},
 	Title:        "after the endpoint event the client POSTs every message to the URI it announced",
@@ -68,7 +68,7 @@ var _ = Register(onlyIf(Def{
 			t.NeedAction(false, "open the SSE stream it was given (GET) and wait for the endpoint event")
 			return
 		}
-		t.settle(n, bad, "the client sent no message after the endpoint event", "%d messages, each POSTed to the announced URI")
+		t.Settle(n, bad, "the client sent no message after the endpoint event", "%d messages, each POSTed to the announced URI")
 	},
 }, speaksSSE))
 

@@ -40,7 +40,7 @@ var _ = RegisterScenarios(
 		Name: trScenStderr, Since: spec.V20251125, Transports: trStdio,
 		Title: "the stage's server writes error-looking log lines to stderr as the connection begins, and then serves as usual",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Stdio: stage.StdioConfig{Stderr: []byte(trStderrNoise)}}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Stdio: stage.StdioConfig{Stderr: []byte(trStderrNoise)}}
 		},
 	},
 	Scenario{
@@ -48,7 +48,7 @@ var _ = RegisterScenarios(
 		Title: "the stage's server keeps running after its stdin closes and after SIGTERM, so the client's shutdown shows each step up to SIGKILL",
 		Acts:  Flow + ", then shut the server down",
 		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}}, Stdio: stage.StdioConfig{HoldOnTerm: true, StayAfterEOF: true}}
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Stdio: stage.StdioConfig{HoldOnTerm: true, StayAfterEOF: true}}
 		},
 	},
 )
@@ -76,7 +76,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client wrote nothing to stdin", "%d lines, none a piece of a message")
+			t.Settle(n, bad, "the client wrote nothing to stdin", "%d lines, none a piece of a message")
 		},
 	},
 	Def{
@@ -122,7 +122,7 @@ var _ = Register(
 				t.Untestable(fmt.Sprintf("the client wrote only lines over the stage's limit (%d), which were not judged", huge))
 				return
 			}
-			t.settle(n, bad, "the client wrote nothing to stdin", "%d lines, each an MCP message")
+			t.Settle(n, bad, "the client wrote nothing to stdin", "%d lines, each an MCP message")
 		},
 	},
 	Def{
@@ -233,7 +233,7 @@ var _ = Register(
 			if !t.NeedAction(n > 0, "end the server process itself (close its stdin) before it exits") {
 				return
 			}
-			t.settle(n, bad, "", "%d stdio connections ended by the client, each closing stdin first")
+			t.Settle(n, bad, "", "%d stdio connections ended by the client, each closing stdin first")
 		},
 	},
 )

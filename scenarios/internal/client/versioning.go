@@ -35,7 +35,7 @@ var _ = Register(
 					}
 				}
 			}
-			t.settle(n, bad, "the client sent no initialize", "%d initialize requests, each offering a released version")
+			t.Settle(n, bad, "the client sent no initialize", "%d initialize requests, each offering a released version")
 		},
 	},
 	Def{
@@ -56,13 +56,13 @@ var _ = Register(
 						if e.From == stage.FromClient && e.IsMessage() && e.Msg.Method != "" && e.Msg.Method != spec.MethodCancelled {
 							bad++
 							t.Fail("no further message in a session whose initialize result names an unknown revision",
-								fmt.Sprintf("after the stage chose %s the client sent %s (%s)", lcUnknownVersion, excerpt(e), c.Scenario.Name))
+								fmt.Sprintf("after the stage chose %s the client sent %s (%s)", lcUnknownVersion, Excerpt(e), c.Scenario.Name))
 							break
 						}
 					}
 				}
 			}
-			t.settleActed(n, bad, "send initialize", "%d sessions left after the unknown revision")
+			t.SettleActed(n, bad, "send initialize", "%d sessions left after the unknown revision")
 		},
 	},
 	Def{
@@ -89,7 +89,7 @@ var _ = Register(
 					next, wentOn := lcWentOn(s)
 					if c.Scenario.Name == lcUnknownVersionScenario {
 						if countered == lcUnknownVersion && wentOn {
-							accepted = append(accepted, fmt.Sprintf("it went on with %s after offering %s (%s)", lcUnknownVersion, offer, excerpt(next)))
+							accepted = append(accepted, fmt.Sprintf("it went on with %s after offering %s (%s)", lcUnknownVersion, offer, Excerpt(next)))
 						} else if countered == lcUnknownVersion {
 							refused = append(refused, string(offer))
 						}
@@ -119,10 +119,10 @@ var _ = Register(
 					}
 					t.Fail("initialize offers the newest revision the client implements",
 						fmt.Sprintf("it offered %s, and when the stage answered %s it went on (%s), so it implements %s and should have offered it; it does refuse a revision it does not implement (%s) (%s)",
-							sp.offer, sp.answered, excerpt(sp.next), sp.answered, lcUnknownVersionScenario, sp.c.Scenario.Name))
+							sp.offer, sp.answered, Excerpt(sp.next), sp.answered, lcUnknownVersionScenario, sp.c.Scenario.Name))
 				}
 			default:
-				t.settleActed(n, 0, "send initialize offering a released revision", "%d initialize offers, none older than a revision the client went on with")
+				t.SettleActed(n, 0, "send initialize offering a released revision", "%d initialize offers, none older than a revision the client went on with")
 			}
 		},
 	},

@@ -1,4 +1,4 @@
-package client
+package tasks
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -28,50 +29,50 @@ import (
 
 // The receiver scenarios.
 const (
-	rxScenario           = "mcpcheck-tasks-receiver"
-	rxUndeclaredScenario = "mcpcheck-tasks-undeclared"
+	scenario           = "mcpcheck-tasks-receiver"
+	undeclaredScenario = "mcpcheck-tasks-undeclared"
 )
 
-// rxAnswerDelayMs is how long a scripted client's user or model takes to
+// answerDelayMs is how long a scripted client's user or model takes to
 // answer in the receiver scenario (MCP_CONFORMANCE_CONTEXT answerDelayMs),
 // so that its tasks are still working when the stage cancels one.
-const rxAnswerDelayMs = 600
+const answerDelayMs = 600
 
-// rxUnknownID is a taskId no client has; rxChosenID the one the stage
+// unknownID is a taskId no client has; chosenID the one the stage
 // proposes in params.task (a receiver chooses its own).
 const (
-	rxUnknownID = "mcpcheck-no-such-task-7f3a"
-	rxChosenID  = "mcpcheck-chosen-task-id"
+	unknownID = "mcpcheck-no-such-task-7f3a"
+	chosenID  = "mcpcheck-chosen-task-id"
 )
 
-// rxPromptWork is the least work (by the client's own timestamps) for
+// promptWork is the least work (by the client's own timestamps) for
 // which create-promptly judges whether the CreateTaskResult waited for it.
-const rxPromptWork = 400 * time.Millisecond
+const promptWork = 400 * time.Millisecond
 
-var _ = RegisterScenarios(
-	Scenario{
-		Name: rxScenario, Since: spec.V20251125, Until: spec.V20251125,
+var _ = client.RegisterScenarios(
+	client.Scenario{
+		Name: scenario, Since: spec.V20251125, Until: spec.V20251125,
 		Title: "while serving the client's first request the stage sends task-augmented sampling/createMessage (or elicitation/create) for what the client declared task support for, and follows the tasks: tasks/get, tasks/result, tasks/cancel of a working and of a finished task, tasks/list, unknown taskIds, a decoy related-task _meta, a proposed taskId",
-		Acts:  Flow + "; answer sampling and elicitation after answerDelayMs (MCP_CONFORMANCE_CONTEXT)",
-		Context: func(Env, *stage.Case) string {
-			return fmt.Sprintf(`{"answerDelayMs":%d}`, rxAnswerDelayMs)
+		Acts:  client.Flow + "; answer sampling and elicitation after answerDelayMs (MCP_CONFORMANCE_CONTEXT)",
+		Context: func(client.Env, *stage.Case) string {
+			return fmt.Sprintf(`{"answerDelayMs":%d}`, answerDelayMs)
 		},
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(rxProvoke)}}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}, Director: client.OnFirstRequest(provoke)}}
 		},
 	},
-	Scenario{
-		Name: rxUndeclaredScenario, Since: spec.V20251125, Until: spec.V20251125,
+	client.Scenario{
+		Name: undeclaredScenario, Since: spec.V20251125, Until: spec.V20251125,
 		Title: "while serving the client's first request the stage sends sampling/createMessage and elicitation/create (for what the client declared), each plainly and then with a task field, for the types the client declared no task support for",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{echoTool}, Director: onFirstRequest(rxUndeclared)}}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}, Director: client.OnFirstRequest(undeclared)}}
 		},
 	},
 )
 
-// rxRequest is the params of the sampling/createMessage or
+// requestParams is the params of the sampling/createMessage or
 // elicitation/create request (method) the stage sends.
-func rxRequest(method string) map[string]any {
+func requestParams(method string) map[string]any {
 	if method == spec.MethodSamplingCreateMessage {
 		return map[string]any{"maxTokens": 20,
 			"messages": []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.Single(&mcp.TextContent{Text: "mcpcheck asks, as a task: say hello"})}}}
@@ -80,9 +81,9 @@ func rxRequest(method string) map[string]any {
 		"requestedSchema": json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}
 }
 
-// rxDeclared reports whether caps declare the request type of method and
+// declaredFor reports whether caps declare the request type of method and
 // task support for it.
-func rxDeclared(caps mcp.ClientCapabilities, method string) (accepts, tasks bool) {
+func declaredFor(caps mcp.ClientCapabilities, method string) (accepts, tasks bool) {
 	r := (*mcp.ClientTaskRequests)(nil)
 	if caps.Tasks != nil {
 		r = caps.Tasks.Requests
@@ -96,11 +97,11 @@ func rxDeclared(caps mcp.ClientCapabilities, method string) (accepts, tasks bool
 	return false, false
 }
 
-var rxMethods = []string{spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate}
+var methods = []string{spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate}
 
-// rxWith returns params with a task field (ttl 60 s, and the members of
+// with returns params with a task field (ttl 60 s, and the members of
 // extra).
-func rxWith(params map[string]any, extra map[string]any) map[string]any {
+func with(params map[string]any, extra map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range params {
 		out[k] = v
@@ -113,13 +114,13 @@ func rxWith(params map[string]any, extra map[string]any) map[string]any {
 	return out
 }
 
-// rxProvoke is the receiver scenario's stage: task-augmented requests of
+// provoke is the receiver scenario's stage: task-augmented requests of
 // the first type the client declared task support for, followed.
-func rxProvoke(c *server.Call) {
+func provoke(c *server.Call) {
 	caps := c.ClientCapabilities()
 	method := ""
-	for _, m := range rxMethods {
-		if accepts, tasks := rxDeclared(caps, m); accepts && tasks {
+	for _, m := range methods {
+		if accepts, tasks := declaredFor(caps, m); accepts && tasks {
 			method = m
 			break
 		}
@@ -130,7 +131,7 @@ func rxProvoke(c *server.Call) {
 	canCancel := caps.Tasks.Cancel != nil
 	canList := caps.Tasks.List != nil
 	create := func(extra map[string]any) string {
-		raw, err := tkRequest(c, method, rxWith(rxRequest(method), extra))
+		raw, err := sendRequest(c, method, with(requestParams(method), extra))
 		if err != nil {
 			return ""
 		}
@@ -138,7 +139,7 @@ func rxProvoke(c *server.Call) {
 		id, _ := w.ID()
 		return id
 	}
-	ask := func(m, id string) { _, _ = tkRequest(c, m, map[string]any{"taskId": id}) }
+	ask := func(m, id string) { _, _ = sendRequest(c, m, map[string]any{"taskId": id}) }
 	a := create(nil)
 	if a == "" {
 		return
@@ -163,7 +164,7 @@ func rxProvoke(c *server.Call) {
 			if cursor != "" {
 				p["cursor"] = cursor
 			}
-			raw, err := tkRequest(c, spec.MethodTasksList, p)
+			raw, err := sendRequest(c, spec.MethodTasksList, p)
 			var r struct {
 				NextCursor string `json:"nextCursor"`
 			}
@@ -181,37 +182,37 @@ func rxProvoke(c *server.Call) {
 	if canCancel {
 		ask(spec.MethodTasksCancel, a)
 	}
-	ask(spec.MethodTasksGet, rxUnknownID)
-	ask(spec.MethodTasksResult, rxUnknownID)
+	ask(spec.MethodTasksGet, unknownID)
+	ask(spec.MethodTasksResult, unknownID)
 	if canCancel {
-		ask(spec.MethodTasksCancel, rxUnknownID)
+		ask(spec.MethodTasksCancel, unknownID)
 	}
 	if b != "" {
 		// Last, as it may derail a receiver that follows the _meta.
-		_, _ = tkRequest(c, spec.MethodTasksGet, map[string]any{"taskId": a, "_meta": map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": b}}})
+		_, _ = sendRequest(c, spec.MethodTasksGet, map[string]any{"taskId": a, "_meta": map[string]any{mcp.MetaRelatedTask: map[string]any{"taskId": b}}})
 	}
-	create(map[string]any{"taskId": rxChosenID})
+	create(map[string]any{"taskId": chosenID})
 }
 
-// rxUndeclared is the undeclared scenario's stage: for each type the
+// undeclared is the undeclared scenario's stage: for each type the
 // client accepts but declared no task support for, the request plainly,
 // then with a task field.
-func rxUndeclared(c *server.Call) {
+func undeclared(c *server.Call) {
 	caps := c.ClientCapabilities()
-	for _, m := range rxMethods {
-		if accepts, tasks := rxDeclared(caps, m); !accepts || tasks {
+	for _, m := range methods {
+		if accepts, tasks := declaredFor(caps, m); !accepts || tasks {
 			continue
 		}
-		_, _ = tkRequest(c, m, rxRequest(m))
-		_, _ = tkRequest(c, m, rxWith(rxRequest(m), nil))
+		_, _ = sendRequest(c, m, requestParams(m))
+		_, _ = sendRequest(c, m, with(requestParams(m), nil))
 	}
 }
 
-// rxStep is one request of the stage in a receiver scenario and the
+// step is one request of the stage in a receiver scenario and the
 // client's answer.
-type rxStep struct {
-	req      Msg
-	ans      Msg
+type step struct {
+	req      client.Msg
+	ans      client.Msg
 	answered bool
 	// taskID is the task the step is about: params.taskId, or the task a
 	// task-augmented request created.
@@ -223,30 +224,30 @@ type rxStep struct {
 	decoy bool
 }
 
-func (s rxStep) method() string { return s.req.Msg.Method }
+func (s step) method() string { return s.req.Msg.Method }
 
 // ok reports whether the client answered with a result.
-func (s rxStep) ok() bool { return s.answered && s.ans.Msg.Shape == jsonrpc.KindResponse }
+func (s step) ok() bool { return s.answered && s.ans.Msg.Shape == jsonrpc.KindResponse }
 
 // errCode is the code of the client's error answer (0 when none).
-func (s rxStep) errCode() int64 {
+func (s step) errCode() int64 {
 	if s.answered && s.ans.Msg.Shape == jsonrpc.KindErrorResponse && s.ans.Msg.Error != nil {
 		return s.ans.Msg.Error.Code
 	}
 	return 0
 }
 
-// rxSteps returns the stage's requests in c with the client's answers, and
+// steps returns the stage's requests in c with the client's answers, and
 // the method each task created by the client wraps.
-func rxSteps(c *Case) ([]rxStep, map[string]string) {
-	var out []rxStep
+func steps(c *client.Case) ([]step, map[string]string) {
+	var out []step
 	tasks := map[string]string{}
 	for _, req := range c.StageRequests() {
-		st := rxStep{req: req}
+		st := step{req: req}
 		st.ans, st.answered = c.ClientAnswer(req)
 		switch req.Msg.Method {
 		case spec.MethodSamplingCreateMessage, spec.MethodElicitationCreate:
-			if !tkAugmented(req.Msg.Params) {
+			if !client.TaskAugmented(req.Msg.Params) {
 				break
 			}
 			st.create, st.wrapped = true, req.Msg.Method
@@ -259,7 +260,7 @@ func rxSteps(c *Case) ([]rxStep, map[string]string) {
 				}
 			}
 		case spec.MethodTasksGet, spec.MethodTasksResult, spec.MethodTasksCancel:
-			st.taskID = tkParamTaskID(req.Msg.Params)
+			st.taskID = client.TaskIDParam(req.Msg.Params)
 			_, st.decoy = rules.RelatedTask(req.Msg.Params)
 		}
 		out = append(out, st)
@@ -267,18 +268,18 @@ func rxSteps(c *Case) ([]rxStep, map[string]string) {
 	return out, tasks
 }
 
-// rxStatus is a status the client reported for one of its tasks.
-type rxStatus struct {
+// status is a status the client reported for one of its tasks.
+type status struct {
 	status  string
 	updated *string
 	where   string
 	seq     int
 }
 
-// rxPayloads calls each with every task payload the client returned in
+// payloads calls each with every task payload the client returned in
 // steps: the task of a CreateTaskResult, tasks/get and tasks/cancel
 // results and tasks/list entries (where names the message).
-func rxPayloads(steps []rxStep, each func(st rxStep, w rules.TaskPayload, raw json.RawMessage, where string)) {
+func payloads(steps []step, each func(st step, w rules.TaskPayload, raw json.RawMessage, where string)) {
 	for _, st := range steps {
 		if !st.ok() {
 			continue
@@ -312,27 +313,27 @@ func rxPayloads(steps []rxStep, each func(st rxStep, w rules.TaskPayload, raw js
 	}
 }
 
-// rxStatuses returns the statuses the client reported for each of its
+// statuses returns the statuses the client reported for each of its
 // tasks, in order.
-func rxStatuses(steps []rxStep) map[string][]rxStatus {
-	out := map[string][]rxStatus{}
-	rxPayloads(steps, func(st rxStep, w rules.TaskPayload, _ json.RawMessage, where string) {
+func statuses(steps []step) map[string][]status {
+	out := map[string][]status{}
+	payloads(steps, func(st step, w rules.TaskPayload, _ json.RawMessage, where string) {
 		id, ok := w.ID()
 		if !ok {
 			return
 		}
-		out[id] = append(out[id], rxStatus{status: w.Status, updated: w.LastUpdatedAt, where: where, seq: st.ans.Seq})
+		out[id] = append(out[id], status{status: w.Status, updated: w.LastUpdatedAt, where: where, seq: st.ans.Seq})
 	})
 	return out
 }
 
-// rxEachCase runs judge on the cases of the receiver scenario in which
+// eachCase runs judge on the cases of the receiver scenario in which
 // the client declared task support for a request type the stage sends; it
 // ends the check n/a when there is none.
-func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]string)) bool {
+func eachCase(t *client.T, judge func(c *client.Case, steps []step, tasks map[string]string)) bool {
 	judged := 0
 	for _, c := range t.Cases() {
-		if c.Scenario.Name != rxScenario {
+		if c.Scenario.Name != scenario {
 			continue
 		}
 		caps, ok := c.Declared()
@@ -340,8 +341,8 @@ func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]strin
 			continue
 		}
 		declared := false
-		for _, m := range rxMethods {
-			if accepts, tasks := rxDeclared(caps, m); accepts && tasks {
+		for _, m := range methods {
+			if accepts, tasks := declaredFor(caps, m); accepts && tasks {
 				declared = true
 			}
 		}
@@ -349,7 +350,7 @@ func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]strin
 			continue
 		}
 		judged++
-		steps, tasks := rxSteps(c)
+		steps, tasks := steps(c)
 		judge(c, steps, tasks)
 	}
 	if judged == 0 {
@@ -365,9 +366,9 @@ func rxEachCase(t *T, judge func(c *Case, steps []rxStep, tasks map[string]strin
 	return true
 }
 
-// rxLater returns the statuses of task id reported after seq.
-func rxLater(statuses map[string][]rxStatus, id string, seq int) []rxStatus {
-	var out []rxStatus
+// later returns the statuses of task id reported after seq.
+func later(statuses map[string][]status, id string, seq int) []status {
+	var out []status
 	for _, s := range statuses[id] {
 		if s.seq > seq {
 			out = append(out, s)
@@ -376,9 +377,9 @@ func rxLater(statuses map[string][]rxStatus, id string, seq int) []rxStatus {
 	return out
 }
 
-// rxBefore returns the last status of task id reported before seq ("" for
+// before returns the last status of task id reported before seq ("" for
 // none).
-func rxBefore(statuses map[string][]rxStatus, id string, seq int) string {
+func before(statuses map[string][]status, id string, seq int) string {
 	last := ""
 	for _, s := range statuses[id] {
 		if s.seq < seq {
@@ -388,15 +389,15 @@ func rxBefore(statuses map[string][]rxStatus, id string, seq int) string {
 	return last
 }
 
-var _ = Register(
-	Def{
-		ID: "client/tasks/create-result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+var _ = client.Register(
+	client.Def{
+		ID: "client/tasks/create-result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the client answers a task-augmented request of a type it declared task support for with a CreateTaskResult whose task is working",
 		Requirements: []string{"tasks.create.returns-create-task-result", "tasks.status.starts-working"},
-		Proofs:       []Proof{{Fault: "task-starts-input-required", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-starts-input-required", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad, refused := 0, 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
 				for _, st := range steps {
 					if !st.create {
 						continue
@@ -410,7 +411,7 @@ var _ = Register(
 					if !ok || w.Status == "" {
 						bad++
 						t.Violation("tasks.create.returns-create-task-result", "a CreateTaskResult ({task: {taskId, status, ...}}) for a task-augmented "+st.wrapped,
-							fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+							fmt.Sprintf("%s (%s)", client.Excerpt(st.ans), c.Scenario.Name))
 						continue
 					}
 					if w.Status != string(mcp.TaskWorking) {
@@ -425,18 +426,18 @@ var _ = Register(
 				t.Untestable(fmt.Sprintf("the client answered none of the stage's task-augmented requests with a result (%d errors or no answer)", refused))
 				return
 			}
-			t.settle(n, bad, "", "%d CreateTaskResults, each working")
+			t.Settle(n, bad, "", "%d CreateTaskResults, each working")
 		},
 	},
-	Def{
-		ID: "client/tasks/task-fields", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/task-fields", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "every task the client returns has a string taskId, RFC 3339 createdAt and lastUpdatedAt, and tasks/get states the ttl",
 		Requirements: []string{"tasks.id.string", "tasks.ttl.created-at", "tasks.ttl.last-updated-at", "tasks.ttl.reported-in-get"},
-		Proofs:       []Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-created-at-not-rfc3339", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
-				rxPayloads(steps, func(st rxStep, w rules.TaskPayload, _ json.RawMessage, where string) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
+				payloads(steps, func(st step, w rules.TaskPayload, _ json.RawMessage, where string) {
 					n++
 					at := where + " (" + c.Scenario.Name + ")"
 					broke := false
@@ -477,18 +478,18 @@ var _ = Register(
 				t.Untestable("the client returned no task (no CreateTaskResult, tasks/get, tasks/list or tasks/cancel result)")
 				return
 			}
-			t.settle(n, bad, "", "%d task payloads, all with their fields")
+			t.Settle(n, bad, "", "%d task payloads, all with their fields")
 		},
 	},
-	Def{
-		ID: "client/tasks/task-ids", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/task-ids", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the client's tasks get distinct, unguessable taskIds of its own choosing (not one the stage proposes)",
 		Requirements: []string{"tasks.id.unique-per-receiver", "tasks.security.unguessable-ids", "tasks.id.receiver-generated"},
-		Proofs: []Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail},
+		Proofs: []client.Proof{{Fault: "task-ids-counter", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "task-id-from-requestor", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Body: func(t *client.T) {
 			n := 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
 				var ids []string
 				for _, st := range steps {
 					if !st.create || st.taskID == "" {
@@ -543,15 +544,15 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
-		ID: "client/tasks/status-transitions", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/status-transitions", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the statuses the client reports for a task are known ones, change only along the allowed transitions, and never leave a terminal status",
 		Requirements: []string{"tasks.status.valid-transitions", "tasks.status.terminal-is-final"},
-		Proofs:       []Proof{{Fault: "terminal-task-reopens", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "terminal-task-reopens", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
-				for id, sts := range rxStatuses(steps) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
+				for id, sts := range statuses(steps) {
 					n++
 					var seq []string
 					prev := ""
@@ -582,18 +583,18 @@ var _ = Register(
 				t.Untestable("the client reported no task status")
 				return
 			}
-			t.settle(n, bad, "", "%d tasks, statuses along allowed transitions")
+			t.Settle(n, bad, "", "%d tasks, statuses along allowed transitions")
 		},
 	},
-	Def{
-		ID: "client/tasks/result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/result", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "tasks/result of a finished task answers the wrapped request's own result (with related-task _meta), or an error only for a task that did not complete",
 		Requirements: []string{"tasks.result.success-passthrough", "tasks.result.terminal-returns-outcome", "tasks.related.result-response-carries-meta"},
-		Proofs:       []Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-result-no-related-meta", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
-				statuses := rxStatuses(steps)
+			if !eachCase(t, func(c *client.Case, steps []step, tasks map[string]string) {
+				statuses := statuses(steps)
 				for _, st := range steps {
 					wrapped, known := tasks[st.taskID]
 					if st.method() != spec.MethodTasksResult || !known || !st.answered {
@@ -601,7 +602,7 @@ var _ = Register(
 					}
 					n++
 					if !st.ok() {
-						later := rxLater(statuses, st.taskID, st.ans.Seq)
+						later := later(statuses, st.taskID, st.ans.Seq)
 						if len(later) > 0 && later[0].status == string(mcp.TaskCompleted) {
 							bad++
 							t.Violation("tasks.result.success-passthrough", "tasks/result of a completed task answers the wrapped request's result",
@@ -612,13 +613,13 @@ var _ = Register(
 					if vs := rules.Schema(t.Version(), spec.ClientToServer, wrapped, st.ans.Msg); len(vs) > 0 {
 						bad++
 						t.Violation("tasks.result.terminal-returns-outcome", "tasks/result answers exactly the result "+wrapped+" would have had (a "+wrapped+" result)",
-							fmt.Sprintf("task %s: %s in %s (%s)", st.taskID, rules.SortViolations(vs)[0].String(), excerpt(st.ans), c.Scenario.Name))
+							fmt.Sprintf("task %s: %s in %s (%s)", st.taskID, rules.SortViolations(vs)[0].String(), client.Excerpt(st.ans), c.Scenario.Name))
 						continue
 					}
 					if id, has := rules.RelatedTask(st.ans.Msg.Result); !has || id != st.taskID {
 						bad++
 						t.Violation("tasks.related.result-response-carries-meta", "the tasks/result result carries _meta related-task {taskId: "+st.taskID+"}",
-							fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+							fmt.Sprintf("%s (%s)", client.Excerpt(st.ans), c.Scenario.Name))
 					}
 				}
 			}) {
@@ -628,30 +629,30 @@ var _ = Register(
 				t.Untestable("the client answered no tasks/result about its tasks")
 				return
 			}
-			t.settle(n, bad, "", "%d tasks/result answers, each the wrapped request's outcome")
+			t.Settle(n, bad, "", "%d tasks/result answers, each the wrapped request's outcome")
 		},
 	},
-	Def{
-		ID: "client/tasks/cancel", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/cancel", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "tasks/cancel of a working task answers it cancelled and it stays cancelled; tasks/cancel of a finished task fails with -32602",
 		Requirements: []string{"tasks.cancel.cancelled-before-response", "tasks.cancel.stays-cancelled", "tasks.cancel.terminal-invalid-params"},
-		Proofs: []Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail},
+		Proofs: []client.Proof{{Fault: "task-cancel-answers-working", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "cancelled-task-completes", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "task-cancel-terminal-accepted", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Body: func(t *client.T) {
 			n, bad, declared := 0, 0, false
-			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, tasks map[string]string) {
 				if caps, _ := c.Declared(); caps.Tasks != nil && caps.Tasks.Cancel != nil {
 					declared = true
 				}
-				statuses := rxStatuses(steps)
+				statuses := statuses(steps)
 				for _, st := range steps {
 					if _, known := tasks[st.taskID]; st.method() != spec.MethodTasksCancel || !known || !st.answered {
 						continue
 					}
 					n++
-					before := rxBefore(statuses, st.taskID, st.req.Seq)
-					later := rxLater(statuses, st.taskID, st.ans.Seq)
+					before := before(statuses, st.taskID, st.req.Seq)
+					later := later(statuses, st.taskID, st.ans.Seq)
 					at := fmt.Sprintf("task %s (%s)", st.taskID, c.Scenario.Name)
 					if mcp.Terminal(mcp.TaskStatus(before)) {
 						if code := st.errCode(); code != jsonrpc.InvalidParams {
@@ -673,7 +674,7 @@ var _ = Register(
 					}
 					if w.Status != string(mcp.TaskCancelled) {
 						bad++
-						t.Violation("tasks.cancel.cancelled-before-response", "the tasks/cancel result shows the task cancelled", fmt.Sprintf("status %q: %s for %s", w.Status, excerpt(st.ans), at))
+						t.Violation("tasks.cancel.cancelled-before-response", "the tasks/cancel result shows the task cancelled", fmt.Sprintf("status %q: %s for %s", w.Status, client.Excerpt(st.ans), at))
 					}
 					for _, s := range later {
 						if s.status != string(mcp.TaskCancelled) {
@@ -688,7 +689,7 @@ var _ = Register(
 			}
 			switch {
 			case n > 0:
-				t.settle(n, bad, "", "%d tasks/cancel answers judged")
+				t.Settle(n, bad, "", "%d tasks/cancel answers judged")
 			case !declared:
 				t.NotApplicable("the client did not declare tasks.cancel")
 			default:
@@ -696,20 +697,20 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
-		ID: "client/tasks/errors", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/errors", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "tasks/get, tasks/result and tasks/cancel of an unknown taskId fail with -32602 and a message that says why",
 		Requirements: []string{"tasks.errors.protocol-error-codes", "tasks.errors.informative-messages"},
-		Proofs:       []Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "unknown-task-internal-error", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
 				for _, st := range steps {
-					if st.taskID != rxUnknownID || !st.answered {
+					if st.taskID != unknownID || !st.answered {
 						continue
 					}
 					n++
-					at := st.method() + " of unknown taskId " + rxUnknownID + " (" + c.Scenario.Name + ")"
+					at := st.method() + " of unknown taskId " + unknownID + " (" + c.Scenario.Name + ")"
 					if st.errCode() != jsonrpc.InvalidParams {
 						bad++
 						t.Violation("tasks.errors.protocol-error-codes", "an error -32602 (Invalid params)", st.ans.Describe()+" for "+at)
@@ -727,17 +728,17 @@ var _ = Register(
 				t.Untestable("the client answered none of the stage's requests about an unknown task")
 				return
 			}
-			t.settle(n, bad, "", "%d requests about an unknown task refused with -32602 and a message")
+			t.Settle(n, bad, "", "%d requests about an unknown task refused with -32602 and a message")
 		},
 	},
-	Def{
-		ID: "client/tasks/receiver-related-meta", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/receiver-related-meta", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the client identifies the task by params.taskId even when related-task _meta names another, and puts no related-task _meta on tasks/get, tasks/list and tasks/cancel results",
 		Requirements: []string{"tasks.related.param-is-authoritative", "tasks.related.omit-on-get-list-cancel"},
-		Proofs:       []Proof{{Fault: "task-follows-related-meta", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-follows-related-meta", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
 				for _, st := range steps {
 					switch st.method() {
 					case spec.MethodTasksGet, spec.MethodTasksList, spec.MethodTasksCancel:
@@ -776,7 +777,7 @@ var _ = Register(
 					}
 					if has {
 						bad++
-						t.Violation("tasks.related.omit-on-get-list-cancel", "no related-task _meta on tasks/get, tasks/list and tasks/cancel results", fmt.Sprintf("%s (%s)", excerpt(st.ans), c.Scenario.Name))
+						t.Violation("tasks.related.omit-on-get-list-cancel", "no related-task _meta on tasks/get, tasks/list and tasks/cancel results", fmt.Sprintf("%s (%s)", client.Excerpt(st.ans), c.Scenario.Name))
 					}
 				}
 			}) {
@@ -786,17 +787,17 @@ var _ = Register(
 				t.Untestable("the client answered no tasks/get, tasks/list or tasks/cancel with a result")
 				return
 			}
-			t.settle(n, bad, "", "%d tasks/get, tasks/list and tasks/cancel results judged")
+			t.Settle(n, bad, "", "%d tasks/get, tasks/list and tasks/cancel results judged")
 		},
 	},
-	Def{
-		ID: "client/tasks/list-complete", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/list-complete", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "tasks/list (all pages) includes every task tasks/get returned before and after the listing",
 		Requirements: []string{"tasks.list.includes-gettable"},
-		Proofs:       []Proof{{Fault: "task-list-omits-finished", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-list-omits-finished", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad, listed := 0, 0, false
-			if !rxEachCase(t, func(c *Case, steps []rxStep, tasks map[string]string) {
+			if !eachCase(t, func(c *client.Case, steps []step, tasks map[string]string) {
 				first, last := -1, -1
 				ids := map[string]bool{}
 				for i, st := range steps {
@@ -844,7 +845,7 @@ var _ = Register(
 			}
 			switch {
 			case n > 0:
-				t.settle(n, bad, "", "%d gettable tasks, all listed")
+				t.Settle(n, bad, "", "%d gettable tasks, all listed")
 			case !listed:
 				t.NotApplicable("the client did not declare tasks.list, or answered no tasks/list")
 			default:
@@ -852,15 +853,15 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
-		ID: "client/tasks/create-promptly", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/create-promptly", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the client's CreateTaskResult does not wait for the task's work: it comes before the task ends (judged when the work took at least 500 ms by the client's own timestamps)",
 		Requirements: []string{"tasks.create.return-promptly"},
-		Proofs:       []Proof{{Fault: "task-create-waits", Version: spec.V20251125, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "task-create-waits", Version: spec.V20251125, Want: reports.Warn}},
+		Body: func(t *client.T) {
 			n, bad, quick := 0, 0, 0
-			if !rxEachCase(t, func(c *Case, steps []rxStep, _ map[string]string) {
-				statuses := rxStatuses(steps)
+			if !eachCase(t, func(c *client.Case, steps []step, _ map[string]string) {
+				statuses := statuses(steps)
 				for _, st := range steps {
 					if !st.create || st.taskID == "" {
 						continue
@@ -884,7 +885,7 @@ var _ = Register(
 						continue
 					}
 					work := ended.Sub(created)
-					if work < rxPromptWork {
+					if work < promptWork {
 						quick++
 						continue
 					}
@@ -899,36 +900,36 @@ var _ = Register(
 				return
 			}
 			if n == 0 {
-				t.Untestable(fmt.Sprintf("none of the client's tasks worked %v or more by its own timestamps (%d ended sooner), too little to tell whether the CreateTaskResult waited for the work", rxPromptWork, quick))
+				t.Untestable(fmt.Sprintf("none of the client's tasks worked %v or more by its own timestamps (%d ended sooner), too little to tell whether the CreateTaskResult waited for the work", promptWork, quick))
 				return
 			}
-			t.settle(n, bad, "", "%d tasks answered before their work was done")
+			t.Settle(n, bad, "", "%d tasks answered before their work was done")
 		},
 	},
-	Def{
-		ID: "client/tasks/status-notifications", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxScenario},
+	client.Def{
+		ID: "client/tasks/status-notifications", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{scenario},
 		Title:        "the client's notifications/tasks/status carry no related-task _meta",
 		Requirements: []string{"tasks.notify.status-omits-related-meta"},
-		Proofs:       []Proof{{Fault: "task-status-related-meta", Version: spec.V20251125, Want: reports.Warn}},
-		Body: func(t *T) {
-			t.EachMessage(Rule{Expected: "notifications/tasks/status without related-task _meta (the taskId is in its params)", None: "the client sent no notifications/tasks/status (it need not)", Saw: "%d status notifications, none with related-task _meta"},
-				func(c *Case, m Msg) (bool, string) {
+		Proofs:       []client.Proof{{Fault: "task-status-related-meta", Version: spec.V20251125, Want: reports.Warn}},
+		Body: func(t *client.T) {
+			t.EachMessage(client.Rule{Expected: "notifications/tasks/status without related-task _meta (the taskId is in its params)", None: "the client sent no notifications/tasks/status (it need not)", Saw: "%d status notifications, none with related-task _meta"},
+				func(c *client.Case, m client.Msg) (bool, string) {
 					if m.Msg.Shape != jsonrpc.KindNotification || m.Msg.Method != spec.MethodTasksStatus {
 						return false, ""
 					}
 					if _, has := rules.RelatedTask(m.Msg.Params); has {
-						return true, excerpt(m)
+						return true, client.Excerpt(m)
 					}
 					return true, ""
 				})
 		},
 	},
-	Def{
-		ID: "client/tasks/undeclared-type", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{rxUndeclaredScenario, rxScenario},
+	client.Def{
+		ID: "client/tasks/undeclared-type", Area: "tasks", Since: spec.V20251125, Until: spec.V20251125, Scenarios: []string{undeclaredScenario, scenario},
 		Title:        "a task-augmented request of a type the client declared no task support for is processed normally: the ordinary result, never a CreateTaskResult",
 		Requirements: []string{"tasks.support.undeclared-type-ignores-task", "tasks.capability.declare-when-supported"},
-		Proofs:       []Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "tasks-undeclared-honoured", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
 				caps, ok := c.Declared()
@@ -936,10 +937,10 @@ var _ = Register(
 					continue
 				}
 				plainOK := map[string]bool{}
-				steps, _ := rxSteps(c)
+				steps, _ := steps(c)
 				for _, st := range steps {
 					m := st.method()
-					_, tasks := rxDeclared(caps, m)
+					_, tasks := declaredFor(caps, m)
 					if m != spec.MethodSamplingCreateMessage && m != spec.MethodElicitationCreate || tasks {
 						continue
 					}
@@ -953,7 +954,7 @@ var _ = Register(
 					n++
 					if _, isTask := rules.CreatedTask(st.ans.Msg.Result); st.ok() && isTask {
 						bad++
-						actual := fmt.Sprintf("the client declared no task support for %s, yet answered a task-augmented one with a CreateTaskResult: %s (%s)", m, excerpt(st.ans), c.Scenario.Name)
+						actual := fmt.Sprintf("the client declared no task support for %s, yet answered a task-augmented one with a CreateTaskResult: %s (%s)", m, client.Excerpt(st.ans), c.Scenario.Name)
 						t.Violation("tasks.support.undeclared-type-ignores-task", "the task field is ignored and the request processed normally", actual)
 						t.Violation("tasks.capability.declare-when-supported", "a client that runs "+m+" as tasks declares tasks.requests for it in initialize", actual)
 						continue
@@ -975,13 +976,13 @@ var _ = Register(
 				t.NeedAction(false, "initialize and make a request (the stage sends its requests while serving it)")
 				return
 			}
-			t.settle(n, bad, "", "%d task-augmented requests of undeclared types, each processed normally")
+			t.Settle(n, bad, "", "%d task-augmented requests of undeclared types, each processed normally")
 		},
 	},
 )
 
 func init() {
-	exclude(map[string]string{
+	client.Exclude(map[string]string{
 		"tasks.http.streams-follow-transport":     "adds no rule of its own: the Streamable HTTP rules it points to are judged on every request and stream of the client, task requests included, by the transport-http checks",
 		"tasks.security.rate-limit":               "the specification gives no rate, and a client's limits on the tasks a server may create show only under a denial-of-service load that a conformance run must not produce",
 		"tasks.security.no-list-without-identity": "whether a receiver can tell requestors apart (authentication, session binding) is not on the wire, so declaring tasks.list cannot be judged against it; a client also receives from the one server it is connected to",
