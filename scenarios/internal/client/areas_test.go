@@ -6,5 +6,6 @@ package client_test
 // proofs, the whole-suite runs, the registry's own tests) see every check
 // of the suite, as scenarios/client's importers do.
 import (
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/stateless"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
 )

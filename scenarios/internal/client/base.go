@@ -269,7 +269,7 @@ var _ = Register(Def{
 })
 
 var _ = Register(Def{
-	ID: "client/base/layers-2026", Area: "base", Eras: slEra, Scenarios: []string{mrtrScenario},
+	ID: "client/base/layers-2026", Area: "base", Eras: StatelessEra, Scenarios: []string{mrtrScenario},
 	Title:        "a 2026-07-28 client speaks the multi round-trip pattern every implementation must: it fulfils input_required results and retries",
 	Requirements: []string{"base.layers.support-base-versioning-patterns"},
 	Proofs:       []Proof{{Fault: "mrtr-unsupported", Want: reports.Fail}},

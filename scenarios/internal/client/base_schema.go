@@ -122,7 +122,7 @@ var _ = RegisterScenarios(
 		},
 	},
 	Scenario{
-		Name: scRefScenario, Eras: slEra,
+		Name: scRefScenario, Eras: StatelessEra,
 		Title: "the stage lists " + scPlainTool + " and " + scUnresolvedTool + ", whose inputSchema refers to a schema (a urn: URI) that cannot be resolved",
 		Stage: func(Env) stage.Config {
 			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{
@@ -212,7 +212,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/base/schema-unresolved-ref", Area: "base", Eras: slEra, Scenarios: []string{scRefScenario},
+		ID: "client/base/schema-unresolved-ref", Area: "base", Eras: StatelessEra, Scenarios: []string{scRefScenario},
 		Title:        "a tool whose inputSchema refers to a schema that cannot be resolved is rejected, not called as if the schema accepted anything",
 		Requirements: []string{"base.schema.unresolved-ref-rejected"},
 		Proofs:       []Proof{{Fault: "schema-unresolved-ref-kept", Want: reports.Warn}},

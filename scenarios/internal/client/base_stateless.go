@@ -15,7 +15,7 @@ import (
 // messages travel, resultType, and neutrality towards the server's name.
 var _ = Register(
 	Def{
-		ID: "client/base/request-meta", Area: "base", Eras: slEra,
+		ID: "client/base/request-meta", Area: "base", Eras: StatelessEra,
 		Title:        "every request carries _meta protocolVersion (a string) and clientCapabilities (an object)",
 		Requirements: []string{"base.meta.required-request-fields"},
 		Proofs:       []Proof{{Fault: "meta-no-capabilities", Want: reports.Fail}, {Fault: "meta-no-capabilities", Transport: Streamable, Want: reports.Fail}},
@@ -39,7 +39,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/base/client-info", Area: "base", Eras: slEra,
+		ID: "client/base/client-info", Area: "base", Eras: StatelessEra,
 		Title:        "every request names the client in _meta io.modelcontextprotocol/clientInfo",
 		Requirements: []string{"base.meta.client-info-on-requests"},
 		Proofs:       []Proof{{Fault: "meta-no-client-info", Want: reports.Warn}},
@@ -60,23 +60,23 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/base/stateless-directions", Area: "base", Eras: slEra,
+		ID: "client/base/stateless-directions", Area: "base", Eras: StatelessEra,
 		Title:        "the client sends requests and notifications only, never a JSON-RPC response",
 		Requirements: []string{"base.transport.binding-delivery-directions"},
 		Proofs:       []Proof{{Fault: "stateless-stray-response", Want: reports.Fail}},
 		Body:         slNoResponses,
 	},
 	Def{
-		ID: "client/base/result-type-absent", Area: "base", Eras: slEra,
-		Scenarios:    []string{slScenFlow, slScenResultAbsent, mrtrScenario},
+		ID: "client/base/result-type-absent", Area: "base", Eras: StatelessEra,
+		Scenarios:    []string{StatelessScenFlow, StatelessScenResultAbsent, mrtrScenario},
 		Title:        "a result without resultType is used as a complete one",
 		Requirements: []string{"base.result-type.absent-means-complete"},
 		Proofs:       []Proof{{Fault: "absent-result-type-invalid", Want: reports.Fail}},
 		Body: func(t *T) {
 			cs := slCasesByName(t)
 			n := 0
-			if c := cs[slScenResultAbsent]; c != nil {
-				switch ok, why := slCompareWithFlow(cs[slScenFlow], c); {
+			if c := cs[StatelessScenResultAbsent]; c != nil {
+				switch ok, why := slCompareWithFlow(cs[StatelessScenFlow], c); {
 				case why != "":
 					t.Saw("%s", why)
 				case ok:
@@ -84,7 +84,7 @@ var _ = Register(
 					t.Saw("without resultType the client went on to call %s, as in the baseline (%s)", slEchoTool, c.Scenario.Name)
 				default:
 					n++
-					t.Fail("results without resultType are complete results: the client uses the tools/list result and calls "+slEchoTool+" as it did in "+slScenFlow,
+					t.Fail("results without resultType are complete results: the client uses the tools/list result and calls "+slEchoTool+" as it did in "+StatelessScenFlow,
 						fmt.Sprintf("the client never called %s in %s, where no result carries resultType (it %s)", slEchoTool, c.Scenario.Name, c.Exit))
 				}
 			}
@@ -114,19 +114,19 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/base/result-type-unknown", Area: "base", Eras: slEra,
-		Scenarios:    []string{slScenFlow, slScenResultUnknown, slScenResultUnnegot},
+		ID: "client/base/result-type-unknown", Area: "base", Eras: StatelessEra,
+		Scenarios:    []string{StatelessScenFlow, StatelessScenResultUnknown, StatelessScenResultUnnegot},
 		Title:        "a result whose resultType is unknown, or belongs to an extension not negotiated, is not used",
 		Requirements: []string{"base.result-type.unknown-invalid", "base.result-type.supported-set"},
 		Proofs: []Proof{{Fault: "accept-unknown-result-type", Want: reports.Fail},
 			{Fault: "accept-unnegotiated-result-type", Want: reports.Fail}},
 		Body: func(t *T) {
 			cs := slCasesByName(t)
-			base := cs[slScenFlow]
+			base := cs[StatelessScenFlow]
 			n := 0
 			for _, v := range []struct{ scen, req, rt string }{
-				{slScenResultUnknown, "base.result-type.unknown-invalid", slUnknownResultType},
-				{slScenResultUnnegot, "base.result-type.supported-set", slUnnegotiatedResult},
+				{StatelessScenResultUnknown, "base.result-type.unknown-invalid", StatelessUnknownResultType},
+				{StatelessScenResultUnnegot, "base.result-type.supported-set", StatelessUnnegotiatedResult},
 			} {
 				c := cs[v.scen]
 				if c == nil {
@@ -140,7 +140,7 @@ var _ = Register(
 					t.Violation(v.req, fmt.Sprintf("a tools/list result with resultType %q is invalid: the client does not use the tools it lists", v.rt),
 						fmt.Sprintf("the client called %s, which only that result listed (%s)", slEchoTool, v.scen))
 				case base == nil || !slCalled(base, slEchoTool):
-					t.Saw("in %s the client did not call %s, but it did not call it in the baseline %s either: nothing tells rejection from inaction", v.scen, slEchoTool, slScenFlow)
+					t.Saw("in %s the client did not call %s, but it did not call it in the baseline %s either: nothing tells rejection from inaction", v.scen, slEchoTool, StatelessScenFlow)
 				default:
 					n++
 					t.Saw("with resultType %q the client did not use the listed tools (%s), though it called %s in the baseline", v.rt, v.scen, slEchoTool)
@@ -154,14 +154,14 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/base/identity-neutral", Area: "base", Eras: slEra,
-		Scenarios:    []string{slScenFlow, slScenIdentity},
+		ID: "client/base/identity-neutral", Area: "base", Eras: StatelessEra,
+		Scenarios:    []string{StatelessScenFlow, StatelessScenIdentity},
 		Title:        "the client makes the same requests whatever name the server reports in serverInfo",
 		Requirements: []string{"base.meta.implementation-info-no-behaviour-change"},
 		Proofs:       []Proof{{Fault: "server-name-allowlist", Want: reports.Warn}},
 		Body: func(t *T) {
 			cs := slCasesByName(t)
-			base, alt := cs[slScenFlow], cs[slScenIdentity]
+			base, alt := cs[StatelessScenFlow], cs[StatelessScenIdentity]
 			if base == nil || alt == nil {
 				t.NotApplicable("the baseline or the identity scenario did not run")
 				return
@@ -189,8 +189,8 @@ var _ = Register(
 				return
 			}
 			if strings.Join(a, ", ") != strings.Join(b, ", ") {
-				t.Fail("the same requests whether the server calls itself "+slStageServerName+" or "+slOtherServerName,
-					fmt.Sprintf("%s: [%s]; %s: [%s]", slScenFlow, strings.Join(a, ", "), slScenIdentity, strings.Join(b, ", ")))
+				t.Fail("the same requests whether the server calls itself "+slStageServerName+" or "+StatelessOtherServerName,
+					fmt.Sprintf("%s: [%s]; %s: [%s]", StatelessScenFlow, strings.Join(a, ", "), StatelessScenIdentity, strings.Join(b, ", ")))
 				return
 			}
 			t.Saw("the same requests under both server names: %s", strings.Join(a, ", "))

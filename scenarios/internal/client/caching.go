@@ -38,11 +38,11 @@ var cachingTTLs = []int{600, 300, 900}
 const cachingMinRun = 3
 
 var _ = RegisterScenarios(Scenario{
-	Name: cachingScenario, Eras: slEra,
+	Name: cachingScenario, Eras: StatelessEra,
 	Title: "as the baseline, but each tools/list answer carries another short ttlMs (600, 300, 900 ms, ...); the case ends once the client has re-fetched the list ten times",
 	Stage: func(Env) stage.Config {
 		var n atomic.Int64
-		cfg := slFlowStage()
+		cfg := StatelessFlowStage()
 		cfg.Server.Rewrite = func(o server.Outgoing) [][]byte {
 			if o.Method != spec.MethodToolsList || o.Request.IsZero() {
 				return [][]byte{o.Msg}
@@ -276,7 +276,7 @@ func cachingJudge(t *T, expected string, bad, undecided func(run []cachingRefetc
 
 var _ = Register(
 	Def{
-		ID: "client/caching/ttl-not-poll-interval", Area: "caching", Eras: slEra, Scenarios: []string{cachingScenario},
+		ID: "client/caching/ttl-not-poll-interval", Area: "caching", Eras: StatelessEra, Scenarios: []string{cachingScenario},
 		Title:        "the client does not re-fetch a list each time its ttlMs runs out, as if it were a polling timer",
 		Requirements: []string{"caching.ttl.not-a-poll-interval"},
 		Proofs:       []Proof{{Fault: "poll-at-ttl", Want: reports.Warn}},
@@ -295,7 +295,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/caching/poll-jitter-backoff", Area: "caching", Eras: slEra, Scenarios: []string{cachingScenario},
+		ID: "client/caching/poll-jitter-backoff", Area: "caching", Eras: StatelessEra, Scenarios: []string{cachingScenario},
 		Title:        "a client that polls spreads its re-fetches with jitter and backs off",
 		Requirements: []string{"caching.ttl.polling-jitter-backoff"},
 		// Over HTTP the stage stamps the client's requests when its handler

@@ -25,15 +25,15 @@ func TestHeaderCaseBaselineWithoutEchoSaysSoOnce(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	listed := fromStage(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}],"resultType":"complete"}}`)
 	c := judgeRecording(t, "client/transport-http/stateless-header-name-case", spec.V20260728, Streamable, map[string][]stage.Event{
-		slScenFlow:       rec(fromClient(list), listed),
-		slScenHeaderCase: rec(fromClient(list), listed),
+		StatelessScenFlow:       rec(fromClient(list), listed),
+		StatelessScenHeaderCase: rec(fromClient(list), listed),
 	})
 	why := c.Reason + c.Actual
 	if c.Outcome != reports.Untestable {
 		t.Fatalf("the baseline never called %s: %s, want untestable (requirement transport-http.headers.case-insensitive-names: nothing to compare with)", slEchoTool, describe(c))
 	}
-	if strings.Contains(why, "did not in scenario") || strings.Count(why, "in scenario "+slScenFlow) != 1 || !strings.Contains(why, "nothing to compare with") {
-		t.Errorf("untestable reason %q: want one sentence naming %s once and saying there is nothing to compare with", why, slScenFlow)
+	if strings.Contains(why, "did not in scenario") || strings.Count(why, "in scenario "+StatelessScenFlow) != 1 || !strings.Contains(why, "nothing to compare with") {
+		t.Errorf("untestable reason %q: want one sentence naming %s once and saying there is nothing to compare with", why, StatelessScenFlow)
 	}
 }
 
@@ -118,10 +118,10 @@ func TestProbeFirstIsPerLaunch(t *testing.T) {
 	probedThenAgain := rec(append(onConn(1, discover, discovered), onConn(2, list, listed)...)...)
 	unprobed := rec(append(onConn(1, list, listed), onConn(2, discover, discovered)...)...)
 	for _, id := range []string{"client/discovery/probe-first-on-stdio", "client/transport-stdio/stateless-probe-first"} {
-		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: probedThenAgain}); c.Outcome != reports.Pass {
+		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{StatelessScenFlow: probedThenAgain}); c.Outcome != reports.Pass {
 			t.Errorf("%s on a launch that probed on its first connection and opened its second with tools/list: %s, want pass", id, describe(c))
 		}
-		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: unprobed}); c.Outcome != reports.Warn {
+		if c := judgeRecording(t, id, spec.V20260728, Stdio, map[string][]stage.Event{StatelessScenFlow: unprobed}); c.Outcome != reports.Warn {
 			t.Errorf("%s on a launch whose first connection opened with tools/list: %s, want warn", id, describe(c))
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // the client to the discovery page's wording of it.
 
 var _ = Register(Def{
-	ID: "client/discovery/probe-first-on-stdio", Area: "discovery", Eras: slEra, Transports: slStdio,
+	ID: "client/discovery/probe-first-on-stdio", Area: "discovery", Eras: StatelessEra, Transports: slStdio,
 	Title:        "on stdio the client sends server/discover before any other request",
 	Requirements: []string{"discovery.client.probe-first-on-stdio"},
 	Proofs:       []Proof{{Fault: "request-before-discover", Want: reports.Warn}},

@@ -23,7 +23,7 @@ import (
 var extIdentifier = regexp.MustCompile(`^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
 
 var _ = Register(Def{
-	ID: "client/extensions/identifier-naming", Area: "extensions", Eras: slEra,
+	ID: "client/extensions/identifier-naming", Area: "extensions", Eras: StatelessEra,
 	Title:        "extension identifiers the client declares in capabilities.extensions have a prefix and follow the _meta key rules",
 	Requirements: []string{"extensions.negotiation.identifier-naming"},
 	Proofs:       []Proof{{Fault: "extension-bad-identifier", Want: reports.Fail}},

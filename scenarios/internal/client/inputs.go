@@ -32,7 +32,7 @@ const (
 )
 
 var _ = RegisterScenarios(Scenario{
-	Name: inUndeclaredScenario, Eras: slEra,
+	Name: inUndeclaredScenario, Eras: StatelessEra,
 	Title: "deliberate deviation: the tool " + inUndeclaredTool + " answers input_required asking for every input kind (elicitation, sampling, roots) the call's _meta did not declare, and a plain result to the retry (or when nothing is undeclared); the tool " + inDeclaredTool + " asks, as a server may, for every kind the call declared",
 	Stage: func(Env) stage.Config {
 		run := func(c *server.Call) (any, error) {

@@ -142,7 +142,7 @@ func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }
 func TestIdentityNeutralNeedsTwoLaunches(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list",` + metaReq + `}`
 	ran := rec(fromClient(list), fromStage(`{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"}}`))
-	c := judgeRecording(t, "client/base/identity-neutral", spec.V20260728, Stdio, map[string][]stage.Event{slScenFlow: ran, slScenIdentity: nil})
+	c := judgeRecording(t, "client/base/identity-neutral", spec.V20260728, Stdio, map[string][]stage.Event{StatelessScenFlow: ran, StatelessScenIdentity: nil})
 	if c.Outcome != reports.Untestable || !strings.Contains(c.Reason, "sent nothing") {
 		t.Errorf("a launch that never connected: %s, want untestable saying the client sent nothing", describe(c))
 	}
@@ -232,7 +232,7 @@ func TestCompareWithFlowNeedsTheLaunchToRun(t *testing.T) {
 	flow := rec(fromClient(list), listed, fromClient(call))
 	judge := func(id, scen string, other []stage.Event, timedOut bool) reports.Check {
 		t.Helper()
-		recs := map[string][]stage.Event{slScenFlow: flow, scen: other}
+		recs := map[string][]stage.Event{StatelessScenFlow: flow, scen: other}
 		var d *Def
 		for _, c := range Checks() {
 			if c.ID == id {
@@ -256,8 +256,8 @@ func TestCompareWithFlowNeedsTheLaunchToRun(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct{ id, scen string }{
-		{"client/transport-http/stateless-header-name-case", slScenHeaderCase},
-		{"client/base/result-type-absent", slScenResultAbsent},
+		{"client/transport-http/stateless-header-name-case", StatelessScenHeaderCase},
+		{"client/base/result-type-absent", StatelessScenResultAbsent},
 	} {
 		if c := judge(tc.id, tc.scen, nil, false); c.Outcome != reports.Untestable || !strings.Contains(c.Reason+c.Actual, "sent nothing") {
 			t.Errorf("%s never connected: %s, want untestable saying the client sent nothing", tc.scen, describe(c))

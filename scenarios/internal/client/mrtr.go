@@ -46,7 +46,7 @@ func mrtrState(n int64) string {
 }
 
 var _ = RegisterScenarios(Scenario{
-	Name: mrtrScenario, Eras: slEra,
+	Name: mrtrScenario, Eras: StatelessEra,
 	Title: "tools answering input_required, each round asking for every input the client declared (a form elicitation, a sampling request, its roots): " + mrtrEchoState + " (inputRequests and a requestState), " + mrtrNoState + " (inputRequests, no requestState), " +
 		mrtrNoResultType + " (a result without resultType) and " + mrtrUnrelated,
 	Acts: "call " + mrtrEchoState + ", calling " + mrtrUnrelated + " while it waits for input, retry it with the inputs and its requestState; call " +
@@ -84,7 +84,7 @@ var _ = RegisterScenarios(Scenario{
 			},
 			Rewrite: func(o server.Outgoing) [][]byte {
 				if _, ok := noType.Load(o.Request.String()); ok && !o.Request.IsZero() {
-					return [][]byte{slStripResultType(o.Msg)}
+					return [][]byte{StatelessStripResultType(o.Msg)}
 				}
 				return [][]byte{o.Msg}
 			},
@@ -229,7 +229,7 @@ func mrtrDescribe(c *Case, r mrtrRound) string {
 
 var _ = Register(
 	Def{
-		ID: "client/mrtr/echo-request-state", Area: "mrtr", Eras: slEra,
+		ID: "client/mrtr/echo-request-state", Area: "mrtr", Eras: StatelessEra,
 		Title:        "a retry echoes the requestState of the input_required result exactly, unaltered",
 		Requirements: []string{"mrtr.client.echo-request-state", "mrtr.client.request-state-opaque"},
 		Proofs: []Proof{{Fault: "mrtr-drop-request-state", Want: reports.Fail}, {Fault: "mrtr-alter-request-state", Want: reports.Fail},
@@ -254,7 +254,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/mrtr/no-invented-state", Area: "mrtr", Eras: slEra,
+		ID: "client/mrtr/no-invented-state", Area: "mrtr", Eras: StatelessEra,
 		Title:        "a retry of an input_required result without requestState carries none",
 		Requirements: []string{"mrtr.client.no-invented-request-state"},
 		Proofs:       []Proof{{Fault: "mrtr-invent-request-state", Want: reports.Fail}},
@@ -270,7 +270,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/mrtr/fulfil-input-requests", Area: "mrtr", Eras: slEra,
+		ID: "client/mrtr/fulfil-input-requests", Area: "mrtr", Eras: StatelessEra,
 		Title:        "a retry carries inputResponses answering every key of the inputRequests",
 		Requirements: []string{"mrtr.client.fulfil-before-retry"},
 		Proofs:       []Proof{{Fault: "mrtr-retry-without-responses", Want: reports.Fail}},
@@ -297,7 +297,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/mrtr/retry-new-id", Area: "mrtr", Eras: slEra,
+		ID: "client/mrtr/retry-new-id", Area: "mrtr", Eras: StatelessEra,
 		Title:        "a retry is a new request with an id of its own",
 		Requirements: []string{"mrtr.client.retry-new-id"},
 		Proofs:       []Proof{{Fault: "mrtr-retry-same-id", Want: reports.Fail}},
@@ -313,7 +313,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/mrtr/no-cross-request-reuse", Area: "mrtr", Eras: slEra,
+		ID: "client/mrtr/no-cross-request-reuse", Area: "mrtr", Eras: StatelessEra,
 		Title:        "inputResponses and requestState of a round go only into its retry, never into other requests",
 		Requirements: []string{"mrtr.client.no-cross-request-reuse"},
 		Proofs:       []Proof{{Fault: "mrtr-leak-request-state", Want: reports.Fail}},

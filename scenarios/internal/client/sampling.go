@@ -145,7 +145,7 @@ const saSampleScenario = "mcpcheck-sampling-input"
 const saSampleKey = "mcpcheck_sample"
 
 var _ = RegisterScenarios(Scenario{
-	Name: saSampleScenario, Eras: slEra,
+	Name: saSampleScenario, Eras: StatelessEra,
 	Title: "the stage lists mcpcheck_ask_model, which answers a client that declared sampling with input_required asking for one sampling result, and the retry with text",
 	Stage: func(Env) stage.Config {
 		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{{
@@ -211,7 +211,7 @@ var _ = Register(
 		},
 	}, declaresSampling),
 	OnlyIf(Def{
-		ID: "client/sampling/result-role-and-content", Area: "sampling", Eras: slEra,
+		ID: "client/sampling/result-role-and-content", Area: "sampling", Eras: StatelessEra,
 		Title:        "every sampling result the client hands back in inputResponses has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
 		Proofs:       []Proof{{Fault: "sampling-result-no-role", Want: reports.Fail}},

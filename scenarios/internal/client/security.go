@@ -206,7 +206,7 @@ var _ = RegisterScenarios(
 		},
 	},
 	Scenario{
-		Name: seRefScenario, Eras: slEra,
+		Name: seRefScenario, Eras: StatelessEra,
 		Title:   "the official no-dereference scenario: lookup_user's inputSchema refers to a local $defs entry and, by a network $ref, to a schema page under the case, where every request for it is recorded",
 		Acts:    "list the tools",
 		Context: seBind,
@@ -227,7 +227,7 @@ var _ = RegisterScenarios(
 		},
 	},
 	Scenario{
-		Name: seBombScenario, Eras: slEra,
+		Name: seBombScenario, Eras: StatelessEra,
 		Title: "the stage lists " + seBombTool + ", whose outputSchema doubles its anyOf branches through " + fmt.Sprint(seBombDepth) + " $defs (its result never matches), and " + seAfterTool,
 		Stage: func(Env) stage.Config {
 			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{
@@ -293,7 +293,7 @@ var _ = Register(
 		},
 	}, declaresURLElicitation),
 	Def{
-		ID: "client/security/schema-ref-not-fetched", Area: "security", Eras: slEra, Scenarios: []string{seRefScenario},
+		ID: "client/security/schema-ref-not-fetched", Area: "security", Eras: StatelessEra, Scenarios: []string{seRefScenario},
 		Title:        "a client as configured by default fetches no network $ref of a tool's inputSchema",
 		Requirements: []string{"security.schema-ref.no-auto-network-deref", "security.schema-ref.opt-in-off-by-default"},
 		Proofs:       []Proof{{Fault: "schema-ref-fetch", Want: reports.Fail}},
@@ -314,7 +314,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/security/schema-bomb-bounded", Area: "security", Eras: slEra, Scenarios: []string{seBombScenario},
+		ID: "client/security/schema-bomb-bounded", Area: "security", Eras: StatelessEra, Scenarios: []string{seBombScenario},
 		Title:        "an outputSchema whose references expand exponentially does not stall the client: it goes on within " + seBombTimely.String() + " of the result",
 		Requirements: []string{"security.schema.composition-bounds"},
 		Proofs:       []Proof{{Fault: "schema-unbounded", Want: reports.Warn}},

@@ -7,9 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync/atomic"
 
-	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
@@ -18,224 +16,56 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// The stateless era (2026-07-28): what every client request carries
-// (_meta, and on HTTP the request-metadata headers), which message kinds a
-// client may send at all, how it reads resultType, how it negotiates the
-// version without a handshake and how it opens a stdio connection.
+// The stateless era (2026-07-28): the names, stages and judging helpers
+// the checks of several areas share (base_stateless.go,
+// versioning_stateless.go, transport/http_stateless.go,
+// transport/stdio_stateless.go, and base, caching, discovery, extensions,
+// inputs, mrtr, sampling and security where they judge 2026-07-28): what
+// every client request carries (_meta, and on HTTP the request-metadata
+// headers), which message kinds a client may send at all, how it reads
+// resultType, how it negotiates the version without a handshake and how it
+// opens a stdio connection.
 //
-// Most checks here judge every 2026-07-28 scenario. Those about a reaction
-// (a refused version, results without or with an unknown resultType,
-// response headers in unusual letter case, another server identity) judge
-// a scenario that provokes it, and the comparative ones hold the client to
-// what it did in the baseline scenario mcpcheck-stateless-flow, which
-// serves the same single tool in the ordinary way.
+// The scenarios are in the sub-package stateless. Most checks judge every
+// 2026-07-28 scenario. Those about a reaction (a refused version, results
+// without or with an unknown resultType, response headers in unusual
+// letter case, another server identity) judge a scenario that provokes
+// it, and the comparative ones hold the client to what it did in the
+// baseline scenario mcpcheck-stateless-flow, which serves the same single
+// tool in the ordinary way.
 
 // Names of the stateless-era scenarios of this file.
 const (
-	slScenFlow               = "mcpcheck-stateless-flow"
-	slScenResultAbsent       = "mcpcheck-result-type-absent"
-	slScenResultUnknown      = "mcpcheck-result-type-unknown"
-	slScenResultUnnegot      = "mcpcheck-result-type-unnegotiated"
-	slScenIdentity           = "mcpcheck-server-identity"
-	slScenHeaderCase         = "mcpcheck-http-header-case"
-	slScenRequestMetadata    = "request-metadata"
-	slScenStandardHeaders    = "http-standard-headers"
-	slScenCustomHeaders      = "http-custom-headers"
-	slScenInvalidToolHeaders = "http-invalid-tool-headers"
-	slUnknownResultType      = "partial"
-	slUnnegotiatedResult     = "task"
-	slTasksExtension         = "io.modelcontextprotocol/tasks"
-	slOtherServerName        = "mcpcheck-other-server"
-	slStageServerName        = "mcp-conformance-test-server"
-	slEchoTool               = "echo"
-	slMaxSafeInteger         = 1<<53 - 1
+	StatelessScenFlow            = "mcpcheck-stateless-flow"
+	StatelessScenResultAbsent    = "mcpcheck-result-type-absent"
+	StatelessScenResultUnknown   = "mcpcheck-result-type-unknown"
+	StatelessScenResultUnnegot   = "mcpcheck-result-type-unnegotiated"
+	StatelessScenIdentity        = "mcpcheck-server-identity"
+	StatelessScenHeaderCase      = "mcpcheck-http-header-case"
+	StatelessScenRequestMetadata = "request-metadata"
+	StatelessScenCustomHeaders   = "http-custom-headers"
+	StatelessUnknownResultType   = "partial"
+	StatelessUnnegotiatedResult  = "task"
+	StatelessOtherServerName     = "mcpcheck-other-server"
+	slStageServerName            = "mcp-conformance-test-server"
+	slEchoTool                   = "echo"
+	slMaxSafeInteger             = 1<<53 - 1
 )
 
 var (
-	slEra   = []spec.Era{spec.Stateless}
-	slHTTP  = []wire.Transport{Streamable}
-	slStdio = []wire.Transport{Stdio}
+	StatelessEra  = []spec.Era{spec.Stateless}
+	StatelessHTTP = []wire.Transport{Streamable}
+	slStdio       = []wire.Transport{Stdio}
 )
 
-// slFlowStage serves the echo tool and nothing else: the baseline of the
+// StatelessFlowStage serves the echo tool and nothing else: the baseline of the
 // comparative checks, and the base of the scenarios compared with it.
-func slFlowStage() stage.Config {
+func StatelessFlowStage() stage.Config {
 	return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}}
 }
 
-// slTools is what a tools/list result of the stage lists in the
-// scenarios whose Director answers it.
-func slTools() map[string]any {
-	return map[string]any{"tools": []mcp.Tool{EchoTool.Def}}
-}
-
-var _ = RegisterScenarios(
-	Scenario{
-		Name: slScenFlow, Eras: slEra,
-		Title: "a 2026-07-28 server with one tool, echo, served as usual (the baseline the result-type, header-case and identity scenarios are compared with)",
-		Stage: func(Env) stage.Config { return slFlowStage() },
-	},
-	Scenario{
-		Name: slScenResultAbsent, Eras: slEra,
-		Title: "as the baseline, but no result carries resultType, as a server of an earlier version would answer",
-		Stage: func(Env) stage.Config {
-			cfg := slFlowStage()
-			cfg.Server.Rewrite = func(o server.Outgoing) [][]byte { return [][]byte{slStripResultType(o.Msg)} }
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenResultUnknown, Eras: slEra,
-		Title: `as the baseline, but tools/list is answered with resultType "` + slUnknownResultType + `", which no version or extension defines`,
-		Stage: func(Env) stage.Config {
-			cfg := slFlowStage()
-			cfg.Server.Director = func(c *server.Call) (any, error, bool) {
-				if c.Method() != spec.MethodToolsList {
-					return nil, nil, false
-				}
-				res := slTools()
-				res["resultType"] = slUnknownResultType
-				return res, nil, true
-			}
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenResultUnnegot, Eras: slEra,
-		Title: `as the baseline, but tools/list is answered with resultType "` + slUnnegotiatedResult + `" of the tasks extension, which the client did not negotiate`,
-		Stage: func(Env) stage.Config {
-			cfg := slFlowStage()
-			cfg.Server.Director = func(c *server.Call) (any, error, bool) {
-				if c.Method() != spec.MethodToolsList || slDeclaresExtension(c.ClientCapabilities(), slTasksExtension) {
-					return nil, nil, false
-				}
-				res := slTools()
-				res["resultType"] = slUnnegotiatedResult
-				return res, nil, true
-			}
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenIdentity, Eras: slEra,
-		Title: "as the baseline, but the server names itself " + slOtherServerName + " 0.0.1 in the serverInfo of its results",
-		Stage: func(Env) stage.Config {
-			cfg := slFlowStage()
-			cfg.Server.Info = &mcp.Implementation{Name: slOtherServerName, Version: "0.0.1"}
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenHeaderCase, Eras: slEra, Transports: slHTTP,
-		Title: "as the baseline, but every response header name is sent in unusual letter case (cONTENT-tYPE)",
-		Stage: func(Env) stage.Config {
-			cfg := slFlowStage()
-			cfg.Middleware = slOddHeaderCase
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenRequestMetadata, Eras: slEra,
-		Title: "the stage refuses the client's first request with UnsupportedProtocolVersionError (-32022, HTTP 400) naming 2026-07-28 as supported, then serves the echo tool",
-		Acts:  "connect and list the tools; the first request is refused with -32022, so retry it with a version from error.data.supported",
-		Stage: func(env Env) stage.Config {
-			var refused atomic.Bool
-			cfg := slFlowStage()
-			cfg.Server.Director = func(c *server.Call) (any, error, bool) {
-				if !refused.CompareAndSwap(false, true) {
-					return nil, nil, false
-				}
-				requested, _, _ := c.Meta().ProtocolVersion()
-				return nil, &server.Error{Code: jsonrpc.UnsupportedProtocolVersion, Message: "Unsupported protocol version (mcpcheck refuses every first request)",
-					Data: mcp.UnsupportedProtocolVersionData{Supported: []string{string(env.Version)}, Requested: requested}, HTTPStatus: http.StatusBadRequest}, true
-			}
-			return cfg
-		},
-	},
-	Scenario{
-		Name: slScenStandardHeaders, Eras: slEra, Transports: slHTTP,
-		Title: "tools test_headers and my-hyphenated-tool, two resources and the prompt test_prompt: every request's Mcp-Method and Mcp-Name headers show",
-		Acts:  "list and call every tool, list and read every resource, list and get every prompt",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true,
-				Tools: []server.Tool{slTool("test_headers", `{"type":"object","properties":{}}`), slTool("my-hyphenated-tool", `{"type":"object","properties":{}}`)},
-				Resources: []server.Resource{
-					{Def: mcp.Resource{URI: "file:///path/to/file%20name.txt", Name: "file name", MimeType: "text/plain"}},
-					{Def: mcp.Resource{URI: "https://example.com/resource?id=123", Name: "resource 123", MimeType: "text/plain"}},
-				},
-				Prompts: []server.Prompt{{Def: mcp.Prompt{Name: "test_prompt", Description: "A prompt without arguments"}}},
-			}}
-		},
-	},
-	Scenario{
-		Name: slScenCustomHeaders, Eras: slEra, Transports: slHTTP,
-		Title: "tools whose inputSchema mirrors arguments into Mcp-Param-* headers (x-mcp-header); MCP_CONFORMANCE_CONTEXT lists the calls to make, with values that need base64 and an integer outside the safe range",
-		Acts:  "call the tools of MCP_CONFORMANCE_CONTEXT.toolCalls with their arguments, in order",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{
-				slTool("test_custom_headers", slCustomHeadersSchema),
-				slTool("test_custom_headers_null", `{"type":"object","properties":{"maybe":{"type":"string","x-mcp-header":"Maybe"}}}`),
-			}}}
-		},
-		Context: func(Env, *stage.Case) string { return slCustomHeadersContext },
-	},
-	Scenario{
-		Name: slScenInvalidToolHeaders, Eras: slEra, Transports: slHTTP,
-		Title: "valid_tool and ten tools whose x-mcp-header annotations break the rules (which an HTTP client leaves out of its tool list)",
-		Acts:  "list the tools and call valid_tool, none of the invalid_* tools",
-		Stage: func(Env) stage.Config {
-			tools := []server.Tool{slTool("valid_tool", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)}
-			for _, bad := range slInvalidHeaderTools {
-				tools = append(tools, slTool(bad[0], bad[1]))
-			}
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: tools}}
-		},
-	},
-)
-
-// slCustomHeadersSchema annotates a string, a second string, an integer and a
-// boolean; float_val and query are not mirrored.
-const slCustomHeadersSchema = `{"type":"object","properties":{
-"region":{"type":"string","x-mcp-header":"Region"},
-"text":{"type":"string","x-mcp-header":"Text"},
-"int_val":{"type":"integer","x-mcp-header":"Int-Val"},
-"flag":{"type":"boolean","x-mcp-header":"Flag"},
-"float_val":{"type":"number"},
-"query":{"type":"string"}}}`
-
-// slCustomHeadersContext is MCP_CONFORMANCE_CONTEXT of http-custom-headers:
-// plain values, values that need base64 (non-ASCII, padding, a value that
-// looks like the sentinel), a null, and last an integer beyond the
-// JavaScript safe range, which no header may carry.
-const slCustomHeadersContext = `{"name":"http-custom-headers","toolCalls":[
-{"name":"test_custom_headers","arguments":{"region":"us-west1","text":"Hello, 世界","int_val":42,"flag":true,"float_val":1.5,"query":"SELECT 1"}},
-{"name":"test_custom_headers","arguments":{"region":" padded ","text":"=?base64?literal?=","int_val":-7,"flag":false}},
-{"name":"test_custom_headers_null","arguments":{"maybe":null}},
-{"name":"test_custom_headers","arguments":{"region":"eu","int_val":100000000000000000}}]}`
-
-// slInvalidHeaderTools are the invalid_* tools of http-invalid-tool-headers:
-// name and inputSchema.
-var slInvalidHeaderTools = [][2]string{
-	{"invalid_empty_name", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}`},
-	{"invalid_object_type", `{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"Obj"}}}`},
-	{"invalid_array_type", `{"type":"object","properties":{"a":{"type":"array","x-mcp-header":"Arr"}}}`},
-	{"invalid_null_type", `{"type":"object","properties":{"a":{"type":"null","x-mcp-header":"Nul"}}}`},
-	{"invalid_duplicate_same_case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"Region"}}}`},
-	{"invalid_duplicate_different_case", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"REGION"}}}`},
-	{"invalid_space", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"My Header"}}}`},
-	{"invalid_colon", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"My:Header"}}}`},
-	{"invalid_non_ascii", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Régión"}}}`},
-	{"invalid_control_char", `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"My\u0001Header"}}}`},
-}
-
-// slTool is a tool with the given inputSchema that answers with its
-// own name.
-func slTool(name, schema string) server.Tool {
-	return server.Tool{Def: mcp.Tool{Name: name, Description: "mcpcheck tool " + name, InputSchema: json.RawMessage(schema)}}
-}
-
-// slStripResultType removes resultType from a result message.
-func slStripResultType(msg []byte) []byte {
+// StatelessStripResultType removes resultType from a result message.
+func StatelessStripResultType(msg []byte) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
 		return msg
@@ -254,66 +84,6 @@ func slStripResultType(msg []byte) []byte {
 		return msg
 	}
 	return out
-}
-
-// slOddHeaderCase sends every response header name in inverted letter case
-// (Content-Type becomes cONTENT-tYPE), so that a client that looks header
-// names up case-sensitively misses them.
-func slOddHeaderCase(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&slOddCaseWriter{ResponseWriter: w}, r)
-	})
-}
-
-type slOddCaseWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (w *slOddCaseWriter) WriteHeader(status int) {
-	if !w.wrote {
-		w.wrote = true
-		h := w.ResponseWriter.Header()
-		for k, v := range h {
-			odd := rules.SwapCase(k)
-			if odd == k || v == nil {
-				continue
-			}
-			delete(h, k)
-			h[odd] = v
-			// A nil value under the canonical name stops net/http from
-			// adding its own (a sniffed Content-Type) next to ours.
-			h[k] = nil
-		}
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *slOddCaseWriter) Write(b []byte) (int, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *slOddCaseWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the writer underneath.
-func (w *slOddCaseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func slDeclaresExtension(caps mcp.ClientCapabilities, id string) bool {
-	_, ok := caps.Extensions[id]
-	return ok
-}
-
-func init() {
-	Exclude(map[string]string{
-		"base.error-code.accept-legacy-32002": "what a client makes of an error code is internal: a -32002 read as 'resource not found' and one read as any other failure of resources/read look the same on the wire (the read failed, the client goes on), so no bounded run can tell them apart",
-	})
 }
 
 // slNoResponses fails every JSON-RPC response the client sent outside
@@ -696,7 +466,7 @@ func slCasesByName(t *T) map[string]*Case {
 func slCompareWithFlow(base, c *Case) (ok bool, why string) {
 	switch {
 	case base == nil:
-		return false, "the baseline scenario " + slScenFlow + " did not run"
+		return false, "the baseline scenario " + StatelessScenFlow + " did not run"
 	case !slCalled(base, slEchoTool):
 		return false, base.untestableWhy("call the tool " + slEchoTool + " in the baseline, so there is nothing to compare with")
 	case slCalled(c, slEchoTool):

@@ -17,7 +17,7 @@ import (
 // The Streamable HTTP binding of 2026-07-28: what every POST carries.
 var _ = Register(
 	Def{
-		ID: "client/transport-http/stateless-version-header", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-version-header", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "every request POST carries MCP-Protocol-Version, equal to the body's _meta protocolVersion",
 		Requirements: []string{"transport-http.protocol-version-header.on-every-post", "transport-http.protocol-version-header.matches-meta"},
 		Proofs: []Proof{{Fault: "http-no-version-header", Transport: Streamable, Want: reports.Fail},
@@ -38,7 +38,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-standard-headers", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-standard-headers", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "every request POST carries Mcp-Method (its method), and tools/call, prompts/get and resources/read carry Mcp-Name (the name or uri)",
 		Requirements: []string{"transport-http.headers.standard-required"},
 		Proofs:       []Proof{{Fault: "http-no-name-header", Transport: Streamable, Want: reports.Fail}},
@@ -65,7 +65,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-metadata-headers", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-metadata-headers", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "every request POST carries the request-metadata headers MCP-Protocol-Version, Mcp-Method and, where it applies, Mcp-Name",
 		Requirements: []string{"transport-http.post.metadata-headers"},
 		Proofs:       []Proof{{Fault: "http-no-method-header", Transport: Streamable, Want: reports.Fail}},
@@ -88,7 +88,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-post-body", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-post-body", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "every POST body is exactly one JSON-RPC request or notification",
 		Requirements: []string{"transport-http.post.body-request-or-notification"},
 		Proofs:       []Proof{{Fault: "http-post-batch", Transport: Streamable, Want: reports.Fail}},
@@ -120,15 +120,15 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-no-responses", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-no-responses", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "the client never POSTs a JSON-RPC response",
 		Requirements: []string{"transport-http.post.client-no-responses"},
 		Proofs:       []Proof{{Fault: "http-stray-response", Transport: Streamable, Want: reports.Fail}},
 		Body:         slNoResponses,
 	},
 	Def{
-		ID: "client/transport-http/stateless-inspect-400-body", Area: "transport-http", Eras: slEra, Transports: slHTTP,
-		Scenarios:    []string{slScenRequestMetadata},
+		ID: "client/transport-http/stateless-inspect-400-body", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
+		Scenarios:    []string{StatelessScenRequestMetadata},
 		Title:        "on HTTP 400 with a 2026-07-28 error in the body the client does not fall back to initialize",
 		Requirements: []string{"transport-http.compat.inspect-400-body"},
 		Proofs:       []Proof{{Fault: "fallback-on-modern-400", Transport: Streamable, Want: reports.Warn}},
@@ -157,25 +157,25 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-header-name-case", Area: "transport-http", Eras: slEra, Transports: slHTTP,
-		Scenarios:    []string{slScenFlow, slScenHeaderCase},
+		ID: "client/transport-http/stateless-header-name-case", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
+		Scenarios:    []string{StatelessScenFlow, StatelessScenHeaderCase},
 		Title:        "the client reads response headers whatever the letter case of their names",
 		Requirements: []string{"transport-http.headers.case-insensitive-names"},
 		Unprovable:   "the reference client reads HTTP through Go's net/http, which canonicalizes header names while parsing a response, so no switch can make it look a name up case-sensitively; the check compares the client's progress with response header names in unusual case against the baseline",
 		Body: func(t *T) {
 			cs := slCasesByName(t)
-			c := cs[slScenHeaderCase]
+			c := cs[StatelessScenHeaderCase]
 			if c == nil {
 				t.NotApplicable("the header-case scenario did not run")
 				return
 			}
-			ok, why := slCompareWithFlow(cs[slScenFlow], c)
+			ok, why := slCompareWithFlow(cs[StatelessScenFlow], c)
 			if why != "" {
 				t.Untestable(why) // a whole sentence already, naming its scenario
 				return
 			}
 			if !ok {
-				t.Fail("with header names in unusual case (cONTENT-tYPE) the client still reads the answers and calls "+slEchoTool+" as in "+slScenFlow,
+				t.Fail("with header names in unusual case (cONTENT-tYPE) the client still reads the answers and calls "+slEchoTool+" as in "+StatelessScenFlow,
 					fmt.Sprintf("the client never called %s in %s (it %s)", slEchoTool, c.Scenario.Name, c.Exit))
 				return
 			}
@@ -184,7 +184,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-param-header-integers", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-param-header-integers", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "an integer argument mirrored into an Mcp-Param-* header is within the JavaScript safe range",
 		Requirements: []string{"transport-http.param-headers.integer-safe-range"},
 		Proofs:       []Proof{{Fault: "param-header-unsafe-integer", Transport: Streamable, Want: reports.Fail}},
@@ -225,7 +225,7 @@ var _ = Register(
 				})
 			}
 			if n == 0 {
-				slUntestableIn(t, slScenCustomHeaders, "call a tool whose integer argument is mirrored into a header (test_custom_headers with the context's arguments)")
+				slUntestableIn(t, StatelessScenCustomHeaders, "call a tool whose integer argument is mirrored into a header (test_custom_headers with the context's arguments)")
 				return
 			}
 			t.Saw("%d integer header arguments, none beyond the safe range", n)
@@ -233,7 +233,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/transport-http/stateless-base64-sentinel", Area: "transport-http", Eras: slEra, Transports: slHTTP,
+		ID: "client/transport-http/stateless-base64-sentinel", Area: "transport-http", Eras: StatelessEra, Transports: StatelessHTTP,
 		Title:        "base64 header values use exactly the lowercase markers =?base64? and ?=",
 		Requirements: []string{"transport-http.param-headers.sentinel-lowercase"},
 		Proofs:       []Proof{{Fault: "http-uppercase-sentinel", Transport: Streamable, Want: reports.Fail}},
@@ -266,7 +266,7 @@ var _ = Register(
 				})
 			}
 			if n == 0 {
-				slUntestableIn(t, slScenCustomHeaders, "send a header value that needs base64 (test_custom_headers with the context's arguments)")
+				slUntestableIn(t, StatelessScenCustomHeaders, "send a header value that needs base64 (test_custom_headers with the context's arguments)")
 				return
 			}
 			t.Saw("%d base64 header values, all with the lowercase markers", n)

@@ -14,14 +14,14 @@ import (
 // The stdio binding of 2026-07-28: the opening probe and the message kinds.
 var _ = Register(
 	Def{
-		ID: "client/transport-stdio/stateless-probe-first", Area: "transport-stdio", Eras: slEra, Transports: slStdio,
+		ID: "client/transport-stdio/stateless-probe-first", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio,
 		Title:        "on stdio the client's first request is server/discover with a 2026-07-28 version in _meta",
 		Requirements: []string{"transport-stdio.compat.modern-client-probes", "transport-stdio.compat.dual-era-probe-discover"},
 		Proofs:       []Proof{{Fault: "skip-discover-probe", Want: reports.Warn}},
 		Body:         slProbeFirst,
 	},
 	Def{
-		ID: "client/transport-stdio/stateless-no-responses", Area: "transport-stdio", Eras: slEra, Transports: slStdio,
+		ID: "client/transport-stdio/stateless-no-responses", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio,
 		Title:        "the client writes only requests and notifications to the server's stdin",
 		Requirements: []string{"transport-stdio.messages.client-no-responses"},
 		Proofs:       []Proof{{Fault: "stdio-stray-response", Want: reports.Fail}},
@@ -55,11 +55,11 @@ func slRegisterDualEra() bool {
 		name := fmt.Sprintf("mcpcheck-stdio-legacy%d", fc.code)
 		names = append(names, name)
 		RegisterScenarios(Scenario{
-			Name: name, Eras: slEra, Transports: slStdio,
+			Name: name, Eras: StatelessEra, Transports: slStdio,
 			Title: fmt.Sprintf("a legacy stdio server: it serves only 2025-11-25 and answers server/discover with error %d", fc.code),
 			Acts:  "probe with server/discover, fall back to initialize on the error, list every tool and call each once, then exit",
 			Stage: func(Env) stage.Config {
-				cfg := slFlowStage()
+				cfg := StatelessFlowStage()
 				cfg.Server.Versions = []spec.Version{spec.V20251125}
 				cfg.Server.Rewrite = func(o server.Outgoing) [][]byte {
 					m := jsonrpc.Decode(o.Msg)
@@ -77,7 +77,7 @@ func slRegisterDualEra() bool {
 		})
 	}
 	Register(Def{
-		ID: "client/transport-stdio/stateless-fallback-any-error", Area: "transport-stdio", Eras: slEra, Transports: slStdio, Scenarios: names,
+		ID: "client/transport-stdio/stateless-fallback-any-error", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio, Scenarios: names,
 		Title:        "a dual-era client falls back to initialize whichever non-2026 error answers its server/discover probe",
 		Requirements: []string{"transport-stdio.compat.fallback-any-error"},
 		Proofs:       []Proof{{Fault: "fallback-only-on-32601", Want: reports.Fail}},

@@ -16,8 +16,8 @@ import (
 // answered by a retry with a supported version, and the era verdict is kept.
 var _ = Register(
 	Def{
-		ID: "client/versioning/stateless-retry-supported", Area: "versioning", Eras: slEra,
-		Scenarios:    []string{slScenRequestMetadata},
+		ID: "client/versioning/stateless-retry-supported", Area: "versioning", Eras: StatelessEra,
+		Scenarios:    []string{StatelessScenRequestMetadata},
 		Title:        "after UnsupportedProtocolVersionError the client retries with a version from error.data.supported",
 		Requirements: []string{"versioning.negotiation.client-retries-supported"},
 		Proofs:       []Proof{{Fault: "ignore-unsupported-version", Want: reports.Warn}, {Fault: "ignore-unsupported-version", Transport: Streamable, Want: reports.Warn}},
@@ -63,7 +63,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "client/versioning/stateless-era-cached", Area: "versioning", Eras: slEra,
+		ID: "client/versioning/stateless-era-cached", Area: "versioning", Eras: StatelessEra,
 		Title:        "the client settles the server's era once per connection (HTTP origin) instead of probing with server/discover before every request",
 		Requirements: []string{"versioning.compat.client-caches-era"},
 		Proofs:       []Proof{{Fault: "reprobe-era", Want: reports.Warn}, {Fault: "reprobe-era", Transport: Streamable, Want: reports.Warn}},
