@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	// The area packages: importing them registers their checks.
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/tasks"
 )
 

@@ -6,5 +6,6 @@ package server_test
 // them against this package's test variant, so they register into the
 // registry the internal tests read.
 import (
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/tasks"
 )

@@ -20,8 +20,8 @@ import (
 // the answer; the passive ones (Passive: true) judge every message the
 // target sent during the version's run.
 
-// sentinelMethod is the request every server of the era answers.
-func sentinelMethod(v spec.Version) string {
+// SentinelMethod is the request every server of the era answers.
+func SentinelMethod(v spec.Version) string {
 	if v.Era() == spec.Stateless {
 		return spec.MethodServerDiscover
 	}
@@ -37,7 +37,7 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Session()
 			for _, id := range []jsonrpc.ID{jsonrpc.StringID("mcpcheck-id-echo-1"), jsonrpc.IntID(900001)} {
-				st := t.SendWithID(c, id, sentinelMethod(t.Version()), nil)
+				st := t.SendWithID(c, id, SentinelMethod(t.Version()), nil)
 				if !t.Judge(t.AnswerOn(c.S(), st, expect.Matching(
 					fmt.Sprintf("a response whose id is %s", id),
 					func(f wire.Frame) (expect.Verdict, string) {
@@ -119,7 +119,7 @@ var _ = Register(
 				return
 			}
 			if r := Sentinel(t.Ctx, s); !r.OK() && !t.stdioGaveUp(r) {
-				t.Fail("the server keeps serving after a line of invalid JSON: "+sentinelMethod(t.Version())+" is answered", r.Describe())
+				t.Fail("the server keeps serving after a line of invalid JSON: "+SentinelMethod(t.Version())+" is answered", r.Describe())
 			}
 		},
 	},
@@ -159,10 +159,10 @@ var _ = Register(
 			params := json.RawMessage(`{}`)
 			if c.Stateless != nil {
 				p, err := c.Stateless.Params(nil)
-				t.must(err)
+				t.Must(err)
 				params = p
 			}
-			batch := fmt.Sprintf(`[{"jsonrpc":"2.0","id":"mcpcheck-batch-1","method":%q,"params":%s}]`, sentinelMethod(t.Version()), params)
+			batch := fmt.Sprintf(`[{"jsonrpc":"2.0","id":"mcpcheck-batch-1","method":%q,"params":%s}]`, SentinelMethod(t.Version()), params)
 			st := t.SendLine(s, []byte(batch))
 			t.Expect("batches were removed in 2025-06-18: an array is not an MCP message, so no batch (array) response may come back")
 			inside := jsonrpc.StringID("mcpcheck-batch-1")
@@ -302,7 +302,7 @@ var _ = Register(
 				// got none): that answers no notification, so it is no
 				// violation of this rule; without it the check cannot
 				// tell the server still serves.
-				t.Untestable(fmt.Sprintf("the liveness probe after the notifications (%s, id %s) failed: %s; no answer to a notification was seen", sentinelMethod(t.Version()), r.ID, r.Describe()))
+				t.Untestable(fmt.Sprintf("the liveness probe after the notifications (%s, id %s) failed: %s; no answer to a notification was seen", SentinelMethod(t.Version()), r.ID, r.Describe()))
 				return
 			}
 			t.Judge(obs)
@@ -668,9 +668,9 @@ func (t *T) sendNotification(c *Conn, method string, raw []byte) string {
 		return t.SendLine(c.S(), raw)
 	}
 	hdr, err := c.Stateless.Headers(method, nil)
-	t.must(err)
+	t.Must(err)
 	st, err := h.Post(t.Ctx, raw, hdr)
-	t.must(err)
+	t.Must(err)
 	return st
 }
 

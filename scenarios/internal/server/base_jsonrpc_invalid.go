@@ -148,7 +148,7 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 	c := t.Session()
 	t.Taint()
 	s := c.S()
-	sentinel := sentinelMethod(t.Version())
+	sentinel := SentinelMethod(t.Version())
 	if t.Version().Era() == spec.Stateless {
 		// The stateless era wants _meta on every request; a row's own
 		// method would be refused for that alone.
@@ -162,11 +162,11 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 		var st string
 		if row.valid && c.Stateless != nil {
 			params, err := json.Marshal(map[string]any{"_meta": c.Stateless.Meta()})
-			t.must(err)
+			t.Must(err)
 			h, err := c.Stateless.Headers(sentinel, params)
-			t.must(err)
+			t.Must(err)
 			st, err = c.Stateless.RequestRaw(t.Ctx, row.idv, sentinel, params, h)
-			t.must(err)
+			t.Must(err)
 		} else {
 			st = t.SendLine(s, []byte(row.line))
 		}

@@ -25,7 +25,7 @@ var _ = Register(
 			h, _ := s.Headers(spec.MethodServerDiscover, json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`))
 			id := jsonrpc.StringID(noMetaProbeID)
 			st, err := s.RequestRaw(t.Ctx, id, spec.MethodToolsList, params, h)
-			t.must(err)
+			t.Must(err)
 			if len(t.statefulSupport()) > 0 && t.Stdio() {
 				// A dual-era stdio server cannot tell this request from a
 				// legacy one sent before initialize, which it may refuse

@@ -29,7 +29,7 @@ const statelessUnknownVersion = "2099-12-31"
 func (t *T) statelessRaw(c *Conn, method string, params json.RawMessage, h http.Header) (jsonrpc.ID, string) {
 	id := c.Stateless.NextID()
 	st, err := c.Stateless.RequestRaw(t.Ctx, id, method, params, h)
-	t.must(err)
+	t.Must(err)
 	return id, st
 }
 
@@ -136,7 +136,7 @@ var _ = Register(
 			}
 			other := t.Fresh()
 			id2, st2, err := other.S().Request(t.Ctx, spec.MethodToolsCall, params)
-			t.must(err)
+			t.Must(err)
 			t.Expect("round 2 of %s, sent on a new connection, completes", name)
 			t.Judge(t.AnswerOn(other.S(), st2, expect.Result(id2, "a complete result", mrtrComplete)))
 		},
@@ -191,7 +191,7 @@ var _ = Register(
 			t.Taint()
 			s := c.S()
 			id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{}})
-			t.must(err)
+			t.Must(err)
 			defer func() {
 				if h := c.Conn.HTTP(); h != nil {
 					h.CloseStream(st)

@@ -22,13 +22,13 @@ import (
 func (t *T) cancelSend(c *Conn, params map[string]any) {
 	if c.Stateful != nil {
 		_, err := c.Stateful.Notify(t.Ctx, spec.MethodCancelled, params)
-		t.must(err)
+		t.Must(err)
 		return
 	}
 	p, err := c.Stateless.Params(params)
-	t.must(err)
+	t.Must(err)
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodCancelled, "params": p})
-	t.must(err)
+	t.Must(err)
 	t.SendLine(c.S(), b)
 }
 
@@ -99,7 +99,7 @@ var _ = Register(
 					return
 				}
 				_, err := c.Stateful.Initialized(t.Ctx)
-				t.must(err)
+				t.Must(err)
 				done = r.ID
 				t.cancelSend(c, map[string]any{"requestId": done, "reason": "mcpcheck: initialize already answered"})
 			} else {
@@ -107,7 +107,7 @@ var _ = Register(
 			}
 			r := Sentinel(t.Ctx, c.S())
 			if !r.OK() {
-				t.Error(fmt.Errorf("%s failed: %s", sentinelMethod(t.Version()), r.Describe()))
+				t.Error(fmt.Errorf("%s failed: %s", SentinelMethod(t.Version()), r.Describe()))
 				return
 			}
 			t.cancelSend(c, map[string]any{"requestId": r.ID, "reason": "mcpcheck: already answered"})
@@ -136,13 +136,13 @@ var _ = Register(
 			s := c.S()
 			start := time.Now()
 			id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, map[string]any{"name": "ref_slow", "arguments": map[string]any{"ms": 20000}})
-			t.must(err)
+			t.Must(err)
 			if c.Stateful != nil {
 				_, err = c.Stateful.Cancel(t.Ctx, id, "mcpcheck: cancel while running")
 			} else {
 				err = c.Stateless.Cancel(t.Ctx, id, st)
 			}
-			t.must(err)
+			t.Must(err)
 			ping := Sentinel(t.Ctx, s)
 			var early []wire.Frame
 			for _, f := range ping.Observed.Others {

@@ -19,7 +19,7 @@
 //	helpers.go     small helpers shared by area files
 //	base_jsonrpc.go lifecycle.go ping.go transport_stdio.go ...   the areas: AREA.go or AREA_*.go
 //	               declares the checks of catalog area AREA ('-' as '_'), whose IDs read AREA/name
-//	tasks/         the area packages of the grown areas (package tasks, ...): each imports
+//	authorization/ tasks/   the area packages of the grown areas: each imports
 //	               this package, registers its checks into its registry and keeps the
 //	               helpers only its checks use; a file DIR/FILE.go reads as DIR_FILE.go
 //	               in the rule above. The facade (scenarios) and areas_test.go import them

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/record"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -474,7 +475,7 @@ func (vr *versionRun) shutdown() error {
 	return pool.Shutdown()
 }
 
-// abort stops a check's body with a harness error (see T.must).
+// abort stops a check's body with a harness error (see T.Must).
 type abort struct{ err error }
 
 // T is what a check body gets: the harness.Check to record the outcome on
@@ -495,13 +496,21 @@ type T struct {
 	listedBefore bool
 }
 
+// Target is the target of the check's run.
+func (t *T) Target() target.Target { return t.vr.r.target }
+
+// Recorder is the check's own transcript, for exchanges a check makes
+// outside the harness's connections (nil when there is none).
+func (t *T) Recorder() *record.Recorder { return t.rec }
+
 type lease struct {
 	c       *conn
 	release func(bool)
 	reuse   bool
 }
 
-func (t *T) must(err error) {
+// Must ends the check with a harness error when err is not nil.
+func (t *T) Must(err error) {
 	if err != nil {
 		panic(abort{err})
 	}
@@ -514,12 +523,12 @@ func (t *T) must(err error) {
 // subscriptions) call Taint.
 func (t *T) Session() *Conn {
 	c, release, err := t.vr.pool.Get(t.Ctx, string(t.vr.v))
-	t.must(err)
+	t.Must(err)
 	if c.OpenErr != nil {
 		// A session whose handshake failed is no session: the check's
 		// precondition failed, which is no verdict on what it is about.
 		release(false)
-		t.must(fmt.Errorf("precondition: a %s session could not start (its handshake failed: %v); the check did not run", t.vr.v, c.OpenErr))
+		t.Must(fmt.Errorf("precondition: a %s session could not start (its handshake failed: %v); the check did not run", t.vr.v, c.OpenErr))
 	}
 	c.route.hold(t.rec)
 	t.leases = append(t.leases, &lease{c: c, release: release, reuse: true})
@@ -539,7 +548,7 @@ func (t *T) Taint() {
 // is closed at the end of the check.
 func (t *T) Fresh() *Conn {
 	c, err := t.vr.open(t.Ctx, true)
-	t.must(err)
+	t.Must(err)
 	t.closers = append(t.closers, func() {
 		c.Close()
 		c.route.drop(t.rec)

@@ -48,15 +48,15 @@ func (t *T) Breach(b rules.Breach) {
 func (t *T) SendWithID(c *Conn, id jsonrpc.ID, method string, params any) string {
 	if c.Stateless != nil {
 		p, err := c.Stateless.Params(params)
-		t.must(err)
+		t.Must(err)
 		h, err := c.Stateless.Headers(method, p)
-		t.must(err)
+		t.Must(err)
 		st, err := c.Stateless.RequestRaw(t.Ctx, id, method, p, h)
-		t.must(err)
+		t.Must(err)
 		return st
 	}
 	st, err := c.Stateful.RequestWithID(t.Ctx, id, method, params)
-	t.must(err)
+	t.Must(err)
 	return st
 }
 
@@ -86,12 +86,12 @@ func (t *T) discoverWithMeta(s *session.Stateless, edit func(meta mcp.Meta)) (js
 	meta := s.Meta()
 	edit(meta)
 	params, err := json.Marshal(map[string]any{"_meta": meta})
-	t.must(err)
+	t.Must(err)
 	h, err := s.Headers(spec.MethodServerDiscover, params)
-	t.must(err)
+	t.Must(err)
 	id := s.NextID()
 	st, err := s.RequestRaw(t.Ctx, id, spec.MethodServerDiscover, params, h)
-	t.must(err)
+	t.Must(err)
 	return id, st
 }
 
@@ -102,7 +102,7 @@ func (t *T) SendLine(s Sess, b []byte) string {
 		b = append(append([]byte(nil), b...), '\n')
 	}
 	st, err := s.SendRaw(t.Ctx, b)
-	t.must(err)
+	t.Must(err)
 	return st
 }
 

@@ -93,7 +93,7 @@ var _ = Register(
 			s := c.Stateful
 			t.Expect("no JSON-RPC message from the server before the client's initialize: none before its answer to a ping sent first (the answer shows it has started and read its input), none within %s after that", t.Quiet())
 			id, _, err := s.Request(t.Ctx, spec.MethodPing, nil)
-			t.must(err)
+			t.Must(err)
 			spoke := func(f wire.Frame) bool { return f.Kind == wire.KindMessage && !f.IsResponseTo(id) }
 			o := s.Wait(t.Ctx, expect.Never("a message before initialize", spoke), expect.AnyResponse(id))
 			switch {
@@ -144,7 +144,7 @@ var _ = Register(
 			s := c.Stateful
 			p := s.InitializeParams()
 			id, st, err := s.Request(t.Ctx, spec.MethodInitialize, p)
-			t.must(err)
+			t.Must(err)
 			if !t.Judge(t.AnswerOn(s, st, append([]expect.Alt{expect.AnyResponse(id)}, t.httpRefusal(st)...)...)) {
 				return
 			}

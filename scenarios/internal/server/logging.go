@@ -66,7 +66,7 @@ var _ = Register(
 			c := t.Session()
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodLoggingSetLevel, map[string]any{"level": "mcpcheck-bogus"})
-			t.must(err)
+			t.Must(err)
 			obs := t.AnswerOn(s, st, expect.Error(id, jsonrpc.InvalidParams))
 			if !obs.OK() {
 				t.Taint() // the level may have changed

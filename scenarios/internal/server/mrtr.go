@@ -40,7 +40,7 @@ func mrtrComplete(res json.RawMessage) error {
 // a result to it (desc; check judges it, nil for any).
 func (t *T) mrtrCall(s Sess, params map[string]any, desc string, check func(json.RawMessage) error) expect.Observed {
 	id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
-	t.must(err)
+	t.Must(err)
 	return t.AnswerOn(s, st, expect.Result(id, desc, check))
 }
 
@@ -195,7 +195,7 @@ var _ = Register(
 			state := ir.RequestState + "-TAMPERED"
 			params["requestState"] = state
 			id2, st2, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
-			t.must(err)
+			t.Must(err)
 			t.Expect("a retry with requestState %q (the fixture's state with -TAMPERED appended) is refused with an error", state)
 			t.Judge(t.AnswerOn(s, st2,
 				expect.Matching("an error response (or a fresh input_required: the tampered state not honoured)", func(f wire.Frame) (expect.Verdict, string) {

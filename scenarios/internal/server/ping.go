@@ -33,7 +33,7 @@ var _ = Register(
 			c := t.Session()
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodPing, nil)
-			t.must(err)
+			t.Must(err)
 			t.Judge(t.AnswerOn(s, st, expect.Result(id, "an empty object {}", emptyResult)))
 		},
 	},
@@ -56,7 +56,7 @@ var _ = Register(
 			c := t.Fresh()
 			s := c.Stateful
 			id, st, err := s.Request(t.Ctx, spec.MethodPing, nil)
-			t.must(err)
+			t.Must(err)
 			alts := []expect.Alt{expect.Result(id, "an empty object {}", emptyResult)}
 			if sessions {
 				// 400 is what the transport asks for; another 4xx breaks

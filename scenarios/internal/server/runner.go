@@ -175,10 +175,32 @@ type runner struct {
 	// uses follows the tools the target listed and the calls the checks
 	// made (the report's tools section, the policy's unknown names).
 	uses toolUses
-	// upstream is the upstream API mcpcheck plays for the whole run
-	// (target.AuthUpstream; see watchUpstream), or nil.
-	upstream *authUpstream
+	// hooks holds what each RunHook's Start returned for this run.
+	hooks map[*RunHook]any
 }
+
+// A RunHook is something an area package keeps for the whole of a run
+// (the upstream API the authorization checks play for
+// target.AuthUpstream): Start is called when a run starts, once its
+// target is settled and before any check, and what it returns is what
+// T.RunState gives the run's checks; stop, unless nil, is called when the
+// run ends. Area packages add their hooks from a package-level var
+// (AddRunHook), before any run.
+type RunHook struct {
+	Start func(tg target.Target) (state any, stop func())
+}
+
+var runHooks []*RunHook
+
+// AddRunHook makes every run start h; it returns h, for package-level
+// vars.
+func AddRunHook(h *RunHook) *RunHook {
+	runHooks = append(runHooks, h)
+	return h
+}
+
+// RunState is what h's Start returned for the check's run.
+func (t *T) RunState(h *RunHook) any { return t.vr.r.hooks[h] }
 
 // Run executes the suites against cfg.Target and returns the report. It
 // returns an error only when nothing could be judged (a bad configuration
@@ -272,7 +294,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	r.target = tg
-	defer r.watchUpstream()()
+	r.hooks = map[*RunHook]any{}
+	for _, h := range runHooks {
+		state, stop := h.Start(tg)
+		r.hooks[h] = state
+		if stop != nil {
+			defer stop()
+		}
+	}
 	r.starts = newStartGate(tg.IsStdio() && tg.Pipe == nil, cfg.Parallel)
 	r.gov = newGovernor(cfg.Parallel)
 	run, err := harness.NewRun(harness.RunOptions{Verbose: cfg.Verbose, Transport: r.transport})
@@ -695,7 +724,7 @@ func livenessProbe(cfg Config, version func() spec.Version) func(ctx context.Con
 			return fmt.Errorf("the %s handshake: %v", v, s.OpenErr)
 		}
 		if r := Sentinel(ctx, (&Conn{s}).S()); !r.OK() {
-			return fmt.Errorf("%s after the %s handshake: %s", sentinelMethod(v), v, r.Describe())
+			return fmt.Errorf("%s after the %s handshake: %s", SentinelMethod(v), v, r.Describe())
 		}
 		return nil
 	}

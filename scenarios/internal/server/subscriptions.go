@@ -70,7 +70,7 @@ func (t *T) subsListen(c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) boo
 	t.Taint()
 	s := c.S()
 	id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{filter: true}})
-	t.must(err)
+	t.Must(err)
 	mine := func(f wire.Frame) bool {
 		if f.Kind != wire.KindMessage || f.Msg.Method == "" || !f.Msg.ID.IsZero() {
 			return false
@@ -167,7 +167,7 @@ var _ = Register(
 			// The trigger's response is not waited for: the notification may
 			// come before it.
 			tid, _, err := c.S().Request(t.Ctx, spec.MethodToolsCall, map[string]any{"name": trigger, "arguments": map[string]any{}})
-			t.must(err)
+			t.Must(err)
 			obs := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
 				"notifications/tools/list_changed with _meta subscriptionId "+id.String(),
 				func(f wire.Frame) (expect.Verdict, string) {

@@ -53,19 +53,19 @@ func (t *T) transportWaitFirst(c *Conn, stream string) expect.Observed {
 	}))
 }
 
-// transportRequest encodes a JSON-RPC request.
-func (t *T) transportRequest(id jsonrpc.ID, method string, params any) []byte {
+// EncodeRequest encodes a JSON-RPC request.
+func (t *T) EncodeRequest(id jsonrpc.ID, method string, params any) []byte {
 	b, err := jsonrpc.NewRequest(id, method, params)
-	t.must(err)
+	t.Must(err)
 	return b
 }
 
 // transportDo sends a request of method (id, params) over h as req, whose
 // Body it sets, and returns the stream its answer will come on.
 func (t *T) transportDo(h *wire.HTTP, req wire.Request, id jsonrpc.ID, method string, params any) string {
-	req.Body = t.transportRequest(id, method, params)
+	req.Body = t.EncodeRequest(id, method, params)
 	st, err := h.Do(t.Ctx, req)
-	t.must(err)
+	t.Must(err)
 	return st
 }
 
@@ -73,9 +73,9 @@ func (t *T) transportDo(h *wire.HTTP, req wire.Request, id jsonrpc.ID, method st
 // in and the headers a 2026-07-28 request needs.
 func (t *T) transportStatelessParams(c *Conn, method string, params any) (json.RawMessage, http.Header) {
 	p, err := c.Stateless.Params(params)
-	t.must(err)
+	t.Must(err)
 	h, err := c.Stateless.Headers(method, p)
-	t.must(err)
+	t.Must(err)
 	return p, h
 }
 
@@ -123,11 +123,11 @@ const transportForeignOrigin = "http://mcpcheck-rebinding.invalid"
 // bounded), shared so that its idle connections are reused.
 var plainClient = wire.NewClient(wire.Limits{})
 
-// transportPlainDo sends one request to u on a plain HTTP client that
+// PlainDo sends one request to u on a plain HTTP client that
 // follows no redirects, within the step timeout, with the target's
 // configured headers (Authorization left out unless auth is set), then
 // hdr, and hands the response to read before its body is closed.
-func (t *T) transportPlainDo(method, u string, body []byte, hdr http.Header, auth bool, read func(*http.Response)) error {
+func (t *T) PlainDo(method, u string, body []byte, hdr http.Header, auth bool, read func(*http.Response)) error {
 	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
 	defer cancel()
 	var rd io.Reader
@@ -177,7 +177,7 @@ const plainStream = "plain"
 const plainKeptBytes = 4 << 10
 
 // recordPlainRequest puts a request a check sends outside a wire
-// connection (transportPlainDo, headersPlainPost) in its transcript, so
+// connection (PlainDo, headersPlainPost) in its transcript, so
 // that its report shows the exchange its verdict rests on.
 func (t *T) recordPlainRequest(req *http.Request, body []byte) {
 	t.rec.SentOn(0, wire.Outgoing{Raw: body, Stream: plainStream, Time: time.Now(),
@@ -222,7 +222,7 @@ func (p *prefixBuffer) Write(b []byte) (int, error) {
 // stream that opens without sending an event, which the wire connection
 // only reports once an event comes.
 func (t *T) transportPlainHead(method string, hdr http.Header) (status int, header http.Header, err error) {
-	err = t.transportPlainDo(method, t.vr.r.target.URL, nil, hdr, true, func(resp *http.Response) {
+	err = t.PlainDo(method, t.vr.r.target.URL, nil, hdr, true, func(resp *http.Response) {
 		status, header = resp.StatusCode, resp.Header
 	})
 	return status, header, err

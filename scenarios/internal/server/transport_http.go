@@ -34,8 +34,8 @@ var _ = Register(
 				return
 			}
 			s := c.S()
-			id, st, err := s.Request(t.Ctx, sentinelMethod(t.Version()), nil)
-			t.must(err)
+			id, st, err := s.Request(t.Ctx, SentinelMethod(t.Version()), nil)
+			t.Must(err)
 			obs := t.transportWaitFirst(c, st)
 			if !obs.OK() {
 				t.Judge(obs)
@@ -43,7 +43,7 @@ var _ = Register(
 			}
 			f := obs.Frame
 			ct := transportContentType(f)
-			t.Saw("the POST of %s was answered %s", sentinelMethod(t.Version()), transportStatusText(f))
+			t.Saw("the POST of %s was answered %s", SentinelMethod(t.Version()), transportStatusText(f))
 			if f.Status() != http.StatusOK || (ct != wire.MediaJSON && ct != wire.MediaSSE) {
 				t.ViolateFirst([]string{"transport-http.post.request-content-type", "transport-http.endpoint.single-path-post"},
 					"a POST carrying a request to the MCP endpoint is answered 200 with Content-Type application/json or text/event-stream",
@@ -86,19 +86,19 @@ var _ = Register(
 			if c.Stateless != nil {
 				p, hdr := t.transportStatelessParams(c, spec.MethodCancelled, map[string]any{"requestId": "mcpcheck-never-sent", "reason": "mcpcheck probe"})
 				b, err := jsonrpc.NewNotification(spec.MethodCancelled, p)
-				t.must(err)
+				t.Must(err)
 				probes = append(probes, probe{"a notifications/cancelled notification", b, hdr})
 			} else {
 				b, err := jsonrpc.NewNotification(spec.MethodRootsListChanged, nil)
-				t.must(err)
+				t.Must(err)
 				probes = append(probes, probe{"a notifications/roots/list_changed notification (the client declared roots.listChanged)", b, nil})
 				r, err := jsonrpc.NewResponse(jsonrpc.StringID("mcpcheck-unsolicited-response"), map[string]any{})
-				t.must(err)
+				t.Must(err)
 				probes = append(probes, probe{"a JSON-RPC response", r, nil})
 			}
 			for _, p := range probes {
 				st, err := h.Post(t.Ctx, p.body, p.hdr)
-				t.must(err)
+				t.Must(err)
 				obs := t.transportWaitFirst(c, st)
 				if !obs.OK() {
 					t.Judge(obs)
@@ -263,17 +263,17 @@ var _ = Register(
 			}
 			c := t.Session()
 			id := jsonrpc.StringID("mcpcheck-origin")
-			method := sentinelMethod(t.Version())
+			method := SentinelMethod(t.Version())
 			var body []byte
 			hdr := http.Header{"Origin": {transportForeignOrigin}}
 			if c.Stateless != nil {
 				p, h := t.transportStatelessParams(c, method, nil)
-				body = t.transportRequest(id, method, p)
+				body = t.EncodeRequest(id, method, p)
 				for k, v := range h {
 					hdr[k] = v
 				}
 			} else {
-				body = t.transportRequest(id, method, nil)
+				body = t.EncodeRequest(id, method, nil)
 			}
 			var st string
 			var err error
@@ -286,7 +286,7 @@ var _ = Register(
 				t.NotApplicable("the check is about HTTP transports")
 				return
 			}
-			t.must(err)
+			t.Must(err)
 			obs := t.transportWaitFirst(c, st)
 			if !obs.OK() {
 				t.Judge(obs)

@@ -112,7 +112,7 @@ var _ = Register(
 				return
 			}
 			dst, err := c.Stateful.Terminate(t.Ctx)
-			t.must(err)
+			t.Must(err)
 			d := t.transportWaitFirst(c, dst)
 			if !d.OK() {
 				t.Judge(d)

@@ -22,7 +22,7 @@ import (
 func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream string, frames []wire.Frame, sse bool, obs expect.Observed) {
 	s := c.S()
 	id, stream, err := s.Request(t.Ctx, method, nil)
-	t.must(err)
+	t.Must(err)
 	obs = t.AnswerOn(s, stream, expect.AnyResponse(id))
 	for _, f := range append(append([]wire.Frame(nil), obs.Others...), obs.Frame) {
 		if f.Stream == stream {
@@ -112,7 +112,7 @@ var _ = Register(
 			if t.transportHTTP(c) == nil {
 				return
 			}
-			_, st, frames, sse, obs := t.httpSSEExchange(c, sentinelMethod(t.Version()))
+			_, st, frames, sse, obs := t.httpSSEExchange(c, SentinelMethod(t.Version()))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -168,7 +168,7 @@ var _ = Register(
 				return
 			}
 			rst, err := h.Resume(t.Ctx, last)
-			t.must(err)
+			t.Must(err)
 			defer h.CloseStream(rst)
 			first := t.transportWaitFirst(c, rst)
 			if !first.OK() {

@@ -143,7 +143,7 @@ var _ = Register(
 			p, hdr := t.transportStatelessParams(c, spec.MethodServerDiscover, nil)
 			lower := http.Header{}
 			base, err := t.vr.r.target.HTTPHeader() // configured headers (credentials) still go along
-			t.must(err)
+			t.Must(err)
 			for k, v := range base {
 				lower[k] = v
 			}
@@ -156,7 +156,7 @@ var _ = Register(
 			t.Expect("headers sent as %s; a server/discover result", strings.Join(headersSortedKeys(lower), ", "))
 			// The wire connection canonicalises header names, so the
 			// request goes out on a plain client, which does not.
-			status, msgs, err := t.headersPlainPost(lower, t.transportRequest(id, spec.MethodServerDiscover, p))
+			status, msgs, err := t.headersPlainPost(lower, t.EncodeRequest(id, spec.MethodServerDiscover, p))
 			if err != nil {
 				t.Fail("a server/discover result", "the POST failed: "+err.Error())
 				return

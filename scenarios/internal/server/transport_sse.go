@@ -56,7 +56,7 @@ var _ = Register(
 			}
 			s := c.S()
 			id, pst, err := s.Request(t.Ctx, spec.MethodPing, nil)
-			t.must(err)
+			t.Must(err)
 			obs := s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.AnyResponse(id))
 			if !obs.OK() {
 				t.Judge(obs)

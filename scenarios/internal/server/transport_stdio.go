@@ -69,7 +69,7 @@ var _ = Register(
 				// An in-process server: its input closing is the EOF, its
 				// function returning the exit.
 				start := time.Now()
-				t.must(pr.CloseInput())
+				t.Must(pr.CloseInput())
 				wait := t.StepTimeout()
 				timer := time.NewTimer(wait)
 				defer timer.Stop()
@@ -90,7 +90,7 @@ var _ = Register(
 				return
 			}
 			start := time.Now()
-			t.must(p.Stdin().Close())
+			t.Must(p.Stdin().Close())
 			wait := t.StepTimeout()
 			timer := time.NewTimer(wait)
 			defer timer.Stop()

@@ -117,7 +117,7 @@ var _ = Register(
 			b, err := jsonrpc.NewRequest(jsonrpc.StringID("mcpcheck-legacy-init"), spec.MethodInitialize, mcp.InitializeParams{
 				ProtocolVersion: string(spec.V20251125), ClientInfo: mcp.Implementation{Name: "mcpcheck", Version: "1"},
 			})
-			t.must(err)
+			t.Must(err)
 			st := t.SendLine(s, b)
 			obs := t.AnswerOn(s, st, expect.AnyResponse(jsonrpc.StringID("mcpcheck-legacy-init")))
 			if !obs.OK() {

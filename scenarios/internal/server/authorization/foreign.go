@@ -1,4 +1,4 @@
-package server
+package authorization
 
 import (
 	"crypto/ecdsa"
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"net"
 	"net/http"
 	"time"
@@ -97,32 +98,32 @@ func foreignJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "authorization/token-foreign-issuer", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token of an issuer the server does not trust, though its signature verifies against the keys that issuer publishes, gets 401",
-		Requirements: authReqs("authorization.token-validation.no-foreign-tokens"),
-		Proofs:       []Proof{{Fault: "auth-trusts-token-issuer", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			bare, ok := t.authProbe("")
+		Requirements: reqs("authorization.token-validation.no-foreign-tokens"),
+		Proofs:       []server.Proof{{Fault: "auth-trusts-token-issuer", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			bare, ok := probe(t, "")
 			if !ok {
 				return
 			}
-			ch, _ := authBearer(bare)
-			scope, _ := authParam(ch, "scope")
+			ch, _ := bearer(bare)
+			scope, _ := param(ch, "scope")
 			f, err := startForeignIssuer()
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			defer f.close()
-			tok, err := f.token(t.vr.r.target.URL, scope)
+			tok, err := f.token(t.Target().URL, scope)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			t.authJudge401("authorization.token-validation.no-foreign-tokens",
-				fmt.Sprintf("a token for this resource (aud %s, scope %q) of an issuer the server cannot trust (iss %s, a fresh loopback authorization server whose metadata and JWKS verify it)", t.vr.r.target.URL, scope, f.url),
+			judge401(t, "authorization.token-validation.no-foreign-tokens",
+				fmt.Sprintf("a token for this resource (aud %s, scope %q) of an issuer the server cannot trust (iss %s, a fresh loopback authorization server whose metadata and JWKS verify it)", t.Target().URL, scope, f.url),
 				"Bearer "+tok, "")
 			if t.Open() {
 				t.Pass()

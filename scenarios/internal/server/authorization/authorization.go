@@ -1,10 +1,16 @@
-package server
+// Package authorization holds the server suite's checks of area
+// authorization (the MCP server as an OAuth 2.1 resource server: 401
+// challenges, protected resource metadata, token validation, token
+// passthrough) and the helpers only they use; initialising it registers
+// them into the suite's registry (scenarios/internal/server).
+package authorization
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"io"
 	"net"
 	"net/http"
@@ -21,36 +27,36 @@ import (
 // n/a. The checks use a plain HTTP client, not the MCP connection, since
 // the metadata documents are not MCP messages.
 
-// authResponse is one plain HTTP exchange.
-type authResponse struct {
+// response is one plain HTTP exchange.
+type response struct {
 	status int
 	header http.Header
 	body   []byte
 }
 
-// authDo sends one request to u with the target's configured headers
+// do sends one request to u with the target's configured headers
 // except Authorization, then hdr.
-func (t *T) authDo(method, u string, body []byte, hdr http.Header) (authResponse, error) {
-	var r authResponse
-	err := t.transportPlainDo(method, u, body, hdr, false, func(resp *http.Response) {
+func do(t *server.T, method, u string, body []byte, hdr http.Header) (response, error) {
+	var r response
+	err := t.PlainDo(method, u, body, hdr, false, func(resp *http.Response) {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		r = authResponse{status: resp.StatusCode, header: resp.Header, body: b}
+		r = response{status: resp.StatusCode, header: resp.Header, body: b}
 	})
 	if err != nil {
-		return authResponse{}, err
+		return response{}, err
 	}
 	return r, nil
 }
 
-// authProbe posts the era's cheapest request without credentials (or with
+// probe posts the era's cheapest request without credentials (or with
 // the given Authorization) and ends the check n/a unless the target
 // answers 401 to a request without any.
-func (t *T) authProbe(authorization string) (authResponse, bool) {
-	if t.Stdio() || t.vr.r.target.URL == "" {
+func probe(t *server.T, authorization string) (response, bool) {
+	if t.Stdio() || t.Target().URL == "" {
 		t.NotApplicable("authorization applies to HTTP transports")
-		return authResponse{}, false
+		return response{}, false
 	}
-	m := sentinelMethod(t.Version())
+	m := server.SentinelMethod(t.Version())
 	var params any
 	if t.Version().Era() == spec.Stateless {
 		params = map[string]any{"_meta": map[string]any{
@@ -58,35 +64,35 @@ func (t *T) authProbe(authorization string) (authResponse, bool) {
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 		}}
 	}
-	body := t.transportRequest(jsonrpc.StringID("mcpcheck-auth-probe"), m, params)
+	body := t.EncodeRequest(jsonrpc.StringID("mcpcheck-auth-probe"), m, params)
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 	if t.Version().Era() == spec.Stateless {
 		hdr.Set("Mcp-Protocol-Version", string(t.Version()))
 		hdr.Set("Mcp-Method", m)
 	}
-	bare, err := t.authDo(http.MethodPost, t.vr.r.target.URL, body, hdr)
+	bare, err := do(t, http.MethodPost, t.Target().URL, body, hdr)
 	if err != nil {
 		t.Error(err)
-		return authResponse{}, false
+		return response{}, false
 	}
 	if bare.status != http.StatusUnauthorized {
 		t.NotApplicable(fmt.Sprintf("the target does not require authorization: a request without credentials was answered %d", bare.status))
-		return authResponse{}, false
+		return response{}, false
 	}
 	if authorization == "" {
 		return bare, true
 	}
 	hdr.Set("Authorization", authorization)
-	r, err := t.authDo(http.MethodPost, t.vr.r.target.URL, body, hdr)
+	r, err := do(t, http.MethodPost, t.Target().URL, body, hdr)
 	if err != nil {
 		t.Error(err)
-		return authResponse{}, false
+		return response{}, false
 	}
 	return r, true
 }
 
-// authParam returns a parameter of a Bearer challenge.
-func authParam(challenge, name string) (string, bool) {
+// param returns a parameter of a Bearer challenge.
+func param(challenge, name string) (string, bool) {
 	for _, part := range strings.Split(challenge, ",") {
 		part = strings.TrimSpace(part)
 		if i := strings.IndexByte(part, ' '); i >= 0 && strings.EqualFold(part[:i], "bearer") {
@@ -100,8 +106,8 @@ func authParam(challenge, name string) (string, bool) {
 	return "", false
 }
 
-// authBearer returns the Bearer challenge of a response.
-func authBearer(r authResponse) (string, bool) {
+// bearer returns the Bearer challenge of a response.
+func bearer(r response) (string, bool) {
 	for _, v := range r.header.Values("WWW-Authenticate") {
 		if len(v) >= 6 && strings.EqualFold(v[:6], "bearer") {
 			return v, true
@@ -110,9 +116,9 @@ func authBearer(r authResponse) (string, bool) {
 	return "", false
 }
 
-// authWellKnown lists where RFC 9728 puts the metadata of the target URL.
-func (t *T) authWellKnown() []string {
-	u, err := url.Parse(t.vr.r.target.URL)
+// wellKnown lists where RFC 9728 puts the metadata of the target URL.
+func wellKnown(t *server.T) []string {
+	u, err := url.Parse(t.Target().URL)
 	if err != nil {
 		return nil
 	}
@@ -125,40 +131,40 @@ func (t *T) authWellKnown() []string {
 	return append(out, root+"/.well-known/oauth-protected-resource")
 }
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "authorization/unauthorized-challenge", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"},
 		Title: "a request without credentials gets 401 with a Bearer challenge naming the protected resource metadata",
 		Requirements: []string{"authorization.unauthorized.respond-401", "authorization.prm.www-authenticate-on-401",
 			"authorization.prm.discovery-mechanism", "authorization.errors.status-codes",
 			"authorization.scope.challenge-includes-scope", "authorization.refresh-token.server-no-offline-access"},
-		Proofs: []Proof{{Proxy: "auth-no-challenge", Good: "auth", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail},
+		Proofs: []server.Proof{{Proxy: "auth-no-challenge", Good: "auth", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-401-no-challenge", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			r, ok := t.authProbe("")
+		Body: func(t *server.T) {
+			r, ok := probe(t, "")
 			if !ok {
 				return
 			}
-			ch, has := authBearer(r)
+			ch, has := bearer(r)
 			t.Saw("401 with WWW-Authenticate %q", strings.Join(r.header.Values("WWW-Authenticate"), " | "))
-			rm, hasRM := authParam(ch, "resource_metadata")
-			if scope, ok := authParam(ch, "scope"); t.InForce("authorization.scope.challenge-includes-scope") && (!ok || scope == "") {
+			rm, hasRM := param(ch, "resource_metadata")
+			if scope, ok := param(ch, "scope"); t.InForce("authorization.scope.challenge-includes-scope") && (!ok || scope == "") {
 				t.Violation("authorization.scope.challenge-includes-scope", "a scope parameter in the challenge", fmt.Sprintf("WWW-Authenticate %q", ch))
-			} else if ok && t.InForce("authorization.refresh-token.server-no-offline-access") && authHasScope(scope, "offline_access") {
+			} else if ok && t.InForce("authorization.refresh-token.server-no-offline-access") && hasScope(scope, "offline_access") {
 				t.Violation("authorization.refresh-token.server-no-offline-access", "no offline_access in the challenge's scope", fmt.Sprintf("scope %q", scope))
 			}
 			switch {
 			case t.InForce("authorization.prm.www-authenticate-on-401") && (!has || !hasRM || rm == ""):
 				t.Violation("authorization.prm.www-authenticate-on-401", "a WWW-Authenticate Bearer challenge with resource_metadata on every 401", fmt.Sprintf("WWW-Authenticate %q", ch))
 			case t.InForce("authorization.prm.discovery-mechanism") && (!hasRM || rm == ""):
-				for _, u := range t.authWellKnown() {
-					if w, err := t.authDo(http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}}); err == nil && w.status == http.StatusOK {
+				for _, u := range wellKnown(t) {
+					if w, err := do(t, http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}}); err == nil && w.status == http.StatusOK {
 						t.Saw("no resource_metadata in the challenge; the metadata is at %s", u)
 						t.Pass()
 						return
 					}
 				}
-				t.Violation("authorization.prm.discovery-mechanism", "resource_metadata in the challenge or a metadata document at the well-known URI", fmt.Sprintf("challenge %q and nothing at %v", ch, t.authWellKnown()))
+				t.Violation("authorization.prm.discovery-mechanism", "resource_metadata in the challenge or a metadata document at the well-known URI", fmt.Sprintf("challenge %q and nothing at %v", ch, wellKnown(t)))
 			default:
 				if t.Open() {
 					t.Pass()
@@ -166,31 +172,31 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/protected-resource-metadata", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"}, Since: spec.V20250618,
 		Title: "the protected resource metadata document names the resource and at least one authorization server",
 		Requirements: []string{"authorization.prm.server-implements", "authorization.prm.authorization-servers-field",
 			"authorization.discovery.follow-requirements", "authorization.canonical-uri.no-trailing-slash",
 			"authorization.refresh-token.server-no-offline-access", "authorization.security.communication"},
-		Proofs: []Proof{{Proxy: "auth-prm-no-servers", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
+		Proofs: []server.Proof{{Proxy: "auth-prm-no-servers", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-prm-no-servers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-prm-wrong-resource", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			r, ok := t.authProbe("")
+		Body: func(t *server.T) {
+			r, ok := probe(t, "")
 			if !ok {
 				return
 			}
-			if tu, err := url.Parse(t.vr.r.target.URL); err == nil && tu.Scheme != "https" && !authLoopbackHost(tu.Hostname()) {
-				t.Violation("authorization.security.communication", "a protected MCP server reached over TLS (https)", "the endpoint is "+t.vr.r.target.URL)
+			if tu, err := url.Parse(t.Target().URL); err == nil && tu.Scheme != "https" && !loopbackHost(tu.Hostname()) {
+				t.Violation("authorization.security.communication", "a protected MCP server reached over TLS (https)", "the endpoint is "+t.Target().URL)
 			}
-			ch, _ := authBearer(r)
-			urls := t.authWellKnown()
-			if rm, ok := authParam(ch, "resource_metadata"); ok && rm != "" {
+			ch, _ := bearer(r)
+			urls := wellKnown(t)
+			if rm, ok := param(ch, "resource_metadata"); ok && rm != "" {
 				urls = append([]string{rm}, urls...)
 			}
 			root := len(urls) - 1 // the last URL is the well-known URI at the root
 			for i, u := range urls {
-				d, err := t.authDo(http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}})
+				d, err := do(t, http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}})
 				if err != nil || d.status != http.StatusOK {
 					continue
 				}
@@ -206,17 +212,17 @@ var _ = Register(
 				t.Saw("%s: resource %q, authorization_servers %v", u, doc.Resource, doc.AuthorizationServers)
 				if doc.Resource == "" {
 					t.Violation("authorization.prm.server-implements", "a resource member naming the MCP server", u+" has no resource")
-				} else if !authSameResource(doc.Resource, t.vr.r.target.URL) && !(i == root && authSameResource(doc.Resource, authOrigin(t.vr.r.target.URL))) {
+				} else if !sameResource(doc.Resource, t.Target().URL) && !(i == root && sameResource(doc.Resource, origin(t.Target().URL))) {
 					// RFC 9728 section 3.3: the resource is the identifier the
 					// metadata was fetched for (the endpoint; at the root, the
 					// origin is as good).
-					t.Violation("authorization.prm.server-implements", fmt.Sprintf("resource %q, the MCP endpoint the metadata is for (RFC 9728 section 3.3)", t.vr.r.target.URL), fmt.Sprintf("%s names resource %q", u, doc.Resource))
+					t.Violation("authorization.prm.server-implements", fmt.Sprintf("resource %q, the MCP endpoint the metadata is for (RFC 9728 section 3.3)", t.Target().URL), fmt.Sprintf("%s names resource %q", u, doc.Resource))
 				}
 				if len(doc.AuthorizationServers) == 0 {
 					t.Violation("authorization.prm.authorization-servers-field", "authorization_servers with at least one issuer URL", u+" lists none")
 				}
-				if strings.HasSuffix(doc.Resource, "/") && !strings.HasSuffix(t.vr.r.target.URL, "/") {
-					t.Violation("authorization.canonical-uri.no-trailing-slash", "the canonical resource URI without a trailing slash", fmt.Sprintf("resource %q for the endpoint %s", doc.Resource, t.vr.r.target.URL))
+				if strings.HasSuffix(doc.Resource, "/") && !strings.HasSuffix(t.Target().URL, "/") {
+					t.Violation("authorization.canonical-uri.no-trailing-slash", "the canonical resource URI without a trailing slash", fmt.Sprintf("resource %q for the endpoint %s", doc.Resource, t.Target().URL))
 				}
 				if t.InForce("authorization.refresh-token.server-no-offline-access") {
 					for _, sc := range doc.ScopesSupported {
@@ -226,7 +232,7 @@ var _ = Register(
 					}
 				}
 				for _, as := range doc.AuthorizationServers {
-					if pu, err := url.Parse(as); err == nil && pu.Scheme != "https" && !authLoopbackHost(pu.Hostname()) {
+					if pu, err := url.Parse(as); err == nil && pu.Scheme != "https" && !loopbackHost(pu.Hostname()) {
 						t.Violation("authorization.security.communication", "authorization servers reached over TLS (https)", fmt.Sprintf("authorization server %q", as))
 					}
 				}
@@ -238,15 +244,15 @@ var _ = Register(
 			t.Violation("authorization.prm.server-implements", "a protected resource metadata document", fmt.Sprintf("none of %v answered 200", urls))
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/forged-token-401", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"},
 		Title: "a request with a forged bearer token gets 401 with an invalid_token challenge and no result",
 		Requirements: []string{"authorization.token-validation.invalid-401", "authorization.token-validation.error-response",
 			"authorization.token-validation.before-processing", "authorization.token-validation.oauth21-section52"},
-		Proofs: []Proof{{Proxy: "auth-forged-accepted", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
+		Proofs: []server.Proof{{Proxy: "auth-forged-accepted", Good: "auth", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-accepts-opaque-token", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			r, ok := t.authProbe("Bearer mcpcheck-forged-token-0000")
+		Body: func(t *server.T) {
+			r, ok := probe(t, "Bearer mcpcheck-forged-token-0000")
 			if !ok {
 				return
 			}
@@ -257,9 +263,9 @@ var _ = Register(
 			if bytes.Contains(r.body, []byte(`"result"`)) {
 				t.Violation("authorization.token-validation.before-processing", "no data for a caller whose token fails", "the body carries a result: "+string(r.body))
 			}
-			if ch, ok := authBearer(r); r.status == http.StatusUnauthorized && !ok {
+			if ch, ok := bearer(r); r.status == http.StatusUnauthorized && !ok {
 				t.Violation("authorization.token-validation.error-response", "a WWW-Authenticate Bearer challenge (OAuth 2.1 section 5.3)", fmt.Sprintf("WWW-Authenticate %q", ch))
-			} else if e, _ := authParam(ch, "error"); ok && e != "invalid_token" {
+			} else if e, _ := param(ch, "error"); ok && e != "invalid_token" {
 				t.Note("the challenge names error %q; RFC 6750 recommends invalid_token for a token that fails validation", e)
 			}
 			if t.Open() {
@@ -269,10 +275,10 @@ var _ = Register(
 	},
 )
 
-// authSameResource reports whether two resource URIs are the same, the
+// sameResource reports whether two resource URIs are the same, the
 // scheme and host compared without regard to case and a trailing slash
 // ignored.
-func authSameResource(a, b string) bool {
+func sameResource(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
 	if err1 != nil || err2 != nil {
@@ -282,8 +288,8 @@ func authSameResource(a, b string) bool {
 		strings.TrimSuffix(ua.EscapedPath(), "/") == strings.TrimSuffix(ub.EscapedPath(), "/") && ua.RawQuery == ub.RawQuery
 }
 
-// authOrigin is scheme://host of u.
-func authOrigin(u string) string {
+// origin is scheme://host of u.
+func origin(u string) string {
 	pu, err := url.Parse(u)
 	if err != nil {
 		return u
@@ -291,8 +297,8 @@ func authOrigin(u string) string {
 	return pu.Scheme + "://" + pu.Host
 }
 
-// authHasScope reports whether a space-separated scope list holds s.
-func authHasScope(list, s string) bool {
+// hasScope reports whether a space-separated scope list holds s.
+func hasScope(list, s string) bool {
 	for _, x := range strings.Fields(list) {
 		if x == s {
 			return true
@@ -301,9 +307,9 @@ func authHasScope(list, s string) bool {
 	return false
 }
 
-// authLoopbackHost reports a loopback host name (local test deployments
+// loopbackHost reports a loopback host name (local test deployments
 // may use plain http there).
-func authLoopbackHost(h string) bool {
+func loopbackHost(h string) bool {
 	if h == "localhost" {
 		return true
 	}
@@ -311,23 +317,23 @@ func authLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "authorization/authorization-server-2025-03-26", Area: "authorization", Transports: []wire.Transport{"streamable", "sse"}, Until: spec.V20250326,
 		Title: "in 2025-03-26 a protected server publishes RFC 8414 metadata at the root of its base URL (or serves /authorize, /token, /register), over HTTPS",
 		Requirements: []string{"authorization.as-metadata.server-should-provide", "authorization.base-url.metadata-at-root",
 			"authorization.default-endpoints.server-without-metadata", "authorization.https.server-authorization-endpoints",
 			"authorization.dcr.server-and-client-should-support"},
-		Proofs: []Proof{{Proxy: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail},
+		Proofs: []server.Proof{{Proxy: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-no-as-metadata", Version: spec.V20250326, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			if _, ok := t.authProbe(""); !ok {
+		Body: func(t *server.T) {
+			if _, ok := probe(t, ""); !ok {
 				return
 			}
-			u, err := url.Parse(t.vr.r.target.URL)
-			t.must(err)
+			u, err := url.Parse(t.Target().URL)
+			t.Must(err)
 			base := u.Scheme + "://" + u.Host
-			md, err := t.authDo(http.MethodGet, base+"/.well-known/oauth-authorization-server", nil, http.Header{"Accept": {"application/json"}})
+			md, err := do(t, http.MethodGet, base+"/.well-known/oauth-authorization-server", nil, http.Header{"Accept": {"application/json"}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -346,7 +352,7 @@ var _ = Register(
 						}
 						continue
 					}
-					if pu, err := url.Parse(v); err == nil && pu.Scheme != "https" && !authLoopbackHost(pu.Hostname()) {
+					if pu, err := url.Parse(v); err == nil && pu.Scheme != "https" && !loopbackHost(pu.Hostname()) {
 						t.Violation("authorization.https.server-authorization-endpoints", "authorization endpoints served over HTTPS", fmt.Sprintf("%s %q", k, v))
 					}
 				}
@@ -358,7 +364,7 @@ var _ = Register(
 			}
 			t.Violation("authorization.as-metadata.server-should-provide", "RFC 8414 metadata at /.well-known/oauth-authorization-server", fmt.Sprintf("HTTP %d", md.status))
 			for _, p := range []string{"/authorize", "/token", "/register"} {
-				r, err := t.authDo(http.MethodGet, base+p, nil, nil)
+				r, err := do(t, http.MethodGet, base+p, nil, nil)
 				if err != nil || r.status == http.StatusNotFound {
 					t.Violation("authorization.default-endpoints.server-without-metadata", "without metadata, /authorize, /token and /register on the base URL", fmt.Sprintf("%s%s is not served (%v)", base, p, func() any {
 						if err != nil {
@@ -374,7 +380,7 @@ var _ = Register(
 )
 
 func init() {
-	Exclude(map[string]string{
+	server.Exclude(map[string]string{
 		"authorization.index.http-uses-mcp-auth": "an umbrella statement (follow the MCP authorization specification when protecting access): it states no wire rule of its own; the authorization/* checks judge the specific rules",
 		"authorization.support.http-conforms":    "an umbrella statement (do authorization exactly as the page prescribes): it states no wire rule of its own; the authorization/* checks judge the specific rules",
 	})

@@ -1,9 +1,10 @@
-package server
+package authorization
 
 import (
 	"bytes"
 	"fmt"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
@@ -28,10 +30,10 @@ import (
 // the check's own requests; the check judges them once the version's
 // other checks have run (it is exclusive, so it runs alone, after them).
 
-// authUpstream is an upstream API the checks play at one address, shared
+// upstream is an upstream API the checks play at one address, shared
 // by the checks of every version (one at a time, use), listening while
 // the run or one of them holds it.
-type authUpstream struct {
+type upstream struct {
 	addr string
 	use  sync.Mutex
 	refs int // under upstreams' lock
@@ -63,12 +65,12 @@ type upstreamLeak struct {
 
 var upstreams = struct {
 	sync.Mutex
-	m map[string]*authUpstream
-}{m: map[string]*authUpstream{}}
+	m map[string]*upstream
+}{m: map[string]*upstream{}}
 
 // acquireUpstream listens on addr (or shares the listener already there);
 // release ends it.
-func acquireUpstream(addr string) (*authUpstream, error) {
+func acquireUpstream(addr string) (*upstream, error) {
 	upstreams.Lock()
 	defer upstreams.Unlock()
 	if u := upstreams.m[addr]; u != nil {
@@ -79,14 +81,14 @@ func acquireUpstream(addr string) (*authUpstream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("playing the upstream API at %s: %w", addr, err)
 	}
-	u := &authUpstream{addr: addr, refs: 1, arrived: make(chan struct{}, 64), jwts: map[string]string{}, opaque: map[string]string{}}
+	u := &upstream{addr: addr, refs: 1, arrived: make(chan struct{}, 64), jwts: map[string]string{}, opaque: map[string]string{}}
 	u.srv = &http.Server{Handler: http.HandlerFunc(u.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = u.srv.Serve(ln) }()
 	upstreams.m[addr] = u
 	return u, nil
 }
 
-func (u *authUpstream) release() {
+func (u *upstream) release() {
 	upstreams.Lock()
 	defer upstreams.Unlock()
 	if u.refs--; u.refs == 0 {
@@ -95,19 +97,22 @@ func (u *authUpstream) release() {
 	}
 }
 
-// watchUpstream plays the target's upstream API for the whole run (the
+// upstreamHook plays the target's upstream API for the whole run (the
 // target's AuthUpstream), so that the calls every check provokes are
-// searched for the tokens presented; the returned function ends it. When
-// the address cannot be listened on, the token passthrough check says so.
-func (r *runner) watchUpstream() func() {
-	if r.target.AuthUpstream == "" {
-		return func() {}
+// searched for the tokens presented; its state is the *upstream, nil
+// without one. When the address cannot be listened on, the token
+// passthrough check says so.
+var upstreamHook = server.AddRunHook(&server.RunHook{Start: watchUpstream})
+
+func watchUpstream(tg target.Target) (any, func()) {
+	if tg.AuthUpstream == "" {
+		return nil, nil
 	}
-	up, err := acquireUpstream(r.target.AuthUpstream)
+	up, err := acquireUpstream(tg.AuthUpstream)
 	if err != nil {
-		return func() {}
+		return nil, nil
 	}
-	for _, h := range r.target.Headers {
+	for _, h := range tg.Headers {
 		if strings.EqualFold(h.Name, "Authorization") {
 			tok := h.Value
 			if s, rest, ok := strings.Cut(tok, " "); ok && strings.EqualFold(s, "bearer") {
@@ -116,12 +121,11 @@ func (r *runner) watchUpstream() func() {
 			up.present(tok, "the run's access token (the Authorization header of every request of the run)")
 		}
 	}
-	r.upstream = up
-	return up.release
+	return up, up.release
 }
 
 // present adds a token mcpcheck presents to the target; what says which.
-func (u *authUpstream) present(tok, what string) {
+func (u *upstream) present(tok, what string) {
 	if len(tok) < 8 {
 		return // too short to tell from anything else
 	}
@@ -139,7 +143,7 @@ var jwtLike = regexp.MustCompile(`[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0
 
 // serve records a call, notes it when it carries a presented token, and
 // answers an empty JSON object.
-func (u *authUpstream) serve(w http.ResponseWriter, r *http.Request) {
+func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<10))
 	c := upstreamCall{method: r.Method, uri: r.RequestURI, header: r.Header.Clone(), body: b}
 	u.mu.Lock()
@@ -163,7 +167,7 @@ func (u *authUpstream) serve(w http.ResponseWriter, r *http.Request) {
 
 // carriesPresented says where a call holds a token mcpcheck presented,
 // and which; under u.mu.
-func (u *authUpstream) carriesPresented(c upstreamCall) (where, what string) {
+func (u *upstream) carriesPresented(c upstreamCall) (where, what string) {
 	parts := []struct {
 		where string
 		text  []byte
@@ -192,7 +196,7 @@ func (u *authUpstream) carriesPresented(c upstreamCall) (where, what string) {
 }
 
 // watch starts keeping the calls.
-func (u *authUpstream) watch() {
+func (u *upstream) watch() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.watching, u.calls = true, nil
@@ -201,7 +205,7 @@ func (u *authUpstream) watch() {
 // since returns the calls kept since watch, waiting window for them to
 // come (a target may call its upstream after it answered), and stops
 // keeping them.
-func (u *authUpstream) since(window time.Duration) []upstreamCall {
+func (u *upstream) since(window time.Duration) []upstreamCall {
 	deadline := time.NewTimer(window)
 	defer deadline.Stop()
 wait:
@@ -221,7 +225,7 @@ wait:
 
 // unjudged returns the leaks no check reported yet, and how many calls
 // the upstream got in all.
-func (u *authUpstream) unjudged() ([]upstreamLeak, int) {
+func (u *upstream) unjudged() ([]upstreamLeak, int) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	out := append([]upstreamLeak(nil), u.leaks[u.judged:]...)
@@ -247,12 +251,12 @@ func (c upstreamCall) carries(tok string) string {
 	return ""
 }
 
-// authFollowUp goes on in the session the first request opened (sid, ""
+// followUp goes on in the session the first request opened (sid, ""
 // for none) with the token: the era's notification that the session is
 // ready, then ping and tools/list, so that a target calling its upstream
 // only for later requests is seen; it ends the session. It returns how
 // many messages it sent.
-func (t *T) authFollowUp(authorization, sid string) int {
+func followUp(t *server.T, authorization, sid string) int {
 	v := t.Version()
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 		"Authorization": {authorization}, "Mcp-Protocol-Version": {string(v)}}
@@ -273,11 +277,11 @@ func (t *T) authFollowUp(authorization, sid string) int {
 		}}
 	} else {
 		n, err := jsonrpc.NewNotification(spec.MethodInitialized, nil)
-		t.must(err)
+		t.Must(err)
 		msgs = append(msgs, msg{spec.MethodInitialized, n})
 	}
 	for i, m := range []string{spec.MethodPing, spec.MethodToolsList} {
-		msgs = append(msgs, msg{m, t.transportRequest(jsonrpc.StringID(fmt.Sprintf("mcpcheck-auth-follow-%d", i)), m, params)})
+		msgs = append(msgs, msg{m, t.EncodeRequest(jsonrpc.StringID(fmt.Sprintf("mcpcheck-auth-follow-%d", i)), m, params)})
 	}
 	sent := 0
 	for _, m := range msgs {
@@ -285,19 +289,19 @@ func (t *T) authFollowUp(authorization, sid string) int {
 		if v.Era() == spec.Stateless {
 			h.Set("Mcp-Method", m.method)
 		}
-		if _, err := t.authDo(http.MethodPost, t.vr.r.target.URL, m.body, h); err != nil {
+		if _, err := do(t, http.MethodPost, t.Target().URL, m.body, h); err != nil {
 			break
 		}
 		sent++
 	}
 	if sid != "" {
-		t.authEndSession(authorization, sid)
+		endSession(t, authorization, sid)
 	}
 	return sent
 }
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "authorization/token-passthrough", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		// Exclusive: it reads every call the shared upstream gets, and
 		// runs alone once the version's other checks have run, whose
@@ -305,14 +309,14 @@ var _ = Register(
 		Exclusive:    true,
 		Title:        "an access token mcpcheck presented is never passed on to an upstream API the server calls, on any request of the run",
 		Requirements: []string{"authorization.token-passthrough.forbidden"},
-		Proofs: []Proof{{Fault: "auth-token-passthrough", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
+		Proofs: []server.Proof{{Fault: "auth-token-passthrough", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail},
 			{Fault: "auth-token-passthrough-tools", Also: []string{"tools/unknown-tool"}, Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			m, ok := t.authMinter()
+		Body: func(t *server.T) {
+			m, ok := minterFor(t)
 			if !ok {
 				return
 			}
-			addr := t.vr.r.target.AuthUpstream
+			addr := t.Target().AuthUpstream
 			if addr == "" {
 				t.Untestable("no upstream API to watch: configure the target to call http://127.0.0.1:PORT/ as an upstream API while it serves requests, and give mcpcheck --auth-upstream 127.0.0.1:PORT to play it")
 				return
@@ -331,7 +335,7 @@ var _ = Register(
 			}
 			up.present(tok, "the valid token this check presented")
 			up.watch()
-			r, err := t.authSendKeep("Bearer "+tok, "")
+			r, err := sendKeep(t, "Bearer "+tok, "")
 			if err != nil {
 				up.since(0)
 				t.Error(err)
@@ -342,7 +346,7 @@ var _ = Register(
 				t.Untestable(fmt.Sprintf("the target refused a valid token of %s for %s with scope %q (HTTP %d): it does not trust that issuer for this resource", m.issuer, m.resource, m.scope, r.status))
 				return
 			}
-			sent := 1 + t.authFollowUp("Bearer "+tok, r.header.Get("Mcp-Session-Id"))
+			sent := 1 + followUp(t, "Bearer "+tok, r.header.Get("Mcp-Session-Id"))
 			calls := up.since(t.Quiet())
 			// The calls every other check's requests provoked so far, with
 			// the run's token or one a check minted (this check's own
@@ -361,7 +365,7 @@ var _ = Register(
 				return
 			}
 			if len(calls) == 0 && total == 0 {
-				t.Untestable(fmt.Sprintf("the target called no upstream API at http://%s/ during the run (here %d messages with a valid token, %s to the first, then %s of watching): configure it to call that address", addr, sent, authServed(r), t.Quiet()))
+				t.Untestable(fmt.Sprintf("the target called no upstream API at http://%s/ during the run (here %d messages with a valid token, %s to the first, then %s of watching): configure it to call that address", addr, sent, served(r), t.Quiet()))
 				return
 			}
 			first := "none while this check's requests were served"
@@ -369,7 +373,7 @@ var _ = Register(
 				first = fmt.Sprintf("%d while this check's %d messages were served, the first with Authorization %s", len(calls), sent, upstreamAuthScheme(calls[0].header.Get("Authorization")))
 			}
 			t.Saw("a valid token was accepted (%s); the upstream at %s got %d call(s) during the run (%s), none with a token mcpcheck presented",
-				authServed(r), addr, total, first)
+				served(r), addr, total, first)
 			t.Pass()
 		},
 	},

@@ -1,4 +1,4 @@
-package server
+package authorization
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -28,64 +29,64 @@ import (
 // valid one in one way only, on the era's cheapest first request
 // (initialize; server/discover in 2026-07-28).
 
-// authMint is the mint API of an issuer the target trusts.
-type authMint struct {
+// minter is the mint API of an issuer the target trusts.
+type minter struct {
 	endpoint, issuer, resource string
 	// scope is what a valid token gets: the challenge's scope, else the
 	// metadata's scopes_supported.
 	scope string
 }
 
-// authPRM is the protected resource metadata the checks read.
-type authPRM struct {
+// prm is the protected resource metadata the checks read.
+type prm struct {
 	Resource             string   `json:"resource"`
 	AuthorizationServers []string `json:"authorization_servers"`
 	ScopesSupported      []string `json:"scopes_supported"`
 }
 
-// authMinter finds the mint API of an issuer the target trusts; it ends
+// minterFor finds the mint API of an issuer the target trusts; it ends
 // the check (n/a for an open target, untestable without such an issuer).
-func (t *T) authMinter() (*authMint, bool) {
-	bare, ok := t.authProbe("")
+func minterFor(t *server.T) (*minter, bool) {
+	bare, ok := probe(t, "")
 	if !ok {
 		return nil, false
 	}
-	ch, _ := authBearer(bare)
-	urls := t.authWellKnown()
-	if rm, ok := authParam(ch, "resource_metadata"); ok && rm != "" {
+	ch, _ := bearer(bare)
+	urls := wellKnown(t)
+	if rm, ok := param(ch, "resource_metadata"); ok && rm != "" {
 		urls = append([]string{rm}, urls...)
 	}
-	var prm authPRM
+	var prm prm
 	for _, u := range urls {
-		if d, err := t.authDo(http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}}); err == nil && d.status == http.StatusOK && json.Unmarshal(d.body, &prm) == nil {
+		if d, err := do(t, http.MethodGet, u, nil, http.Header{"Accept": {"application/json"}}); err == nil && d.status == http.StatusOK && json.Unmarshal(d.body, &prm) == nil {
 			break
 		}
 	}
-	scope, _ := authParam(ch, "scope")
+	scope, _ := param(ch, "scope")
 	if scope == "" {
 		scope = strings.Join(prm.ScopesSupported, " ")
 	}
 	issuers := prm.AuthorizationServers
-	if is := t.vr.r.target.AuthIssuer; is != "" {
+	if is := t.Target().AuthIssuer; is != "" {
 		issuers = []string{is}
 	}
 	for _, is := range issuers {
-		if ep := t.authMintEndpoint(is); ep != "" {
-			return &authMint{endpoint: ep, issuer: is, resource: t.vr.r.target.URL, scope: scope}, true
+		if ep := mintEndpoint(t, is); ep != "" {
+			return &minter{endpoint: ep, issuer: is, resource: t.Target().URL, scope: scope}, true
 		}
 	}
 	t.Untestable(fmt.Sprintf("no mcpcheck authorization server to mint tokens with (the target's metadata names %v): run 'mcpcheck authserver', make the target trust its issuer and name it (protected resource metadata authorization_servers, or the target's authorization issuer)", issuers))
 	return nil, false
 }
 
-// authMintEndpoint reads the issuer's metadata for mcpcheck_mint_endpoint.
-func (t *T) authMintEndpoint(issuer string) string {
+// mintEndpoint reads the issuer's metadata for mcpcheck_mint_endpoint.
+func mintEndpoint(t *server.T, issuer string) string {
 	u, err := url.Parse(strings.TrimSuffix(issuer, "/"))
 	if err != nil || u.Host == "" {
 		return ""
 	}
 	for _, m := range []string{u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + u.EscapedPath(), strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"} {
-		d, err := t.authDo(http.MethodGet, m, nil, http.Header{"Accept": {"application/json"}})
+		d, err := do(t, http.MethodGet, m, nil, http.Header{"Accept": {"application/json"}})
 		if err != nil || d.status != http.StatusOK {
 			continue
 		}
@@ -100,9 +101,9 @@ func (t *T) authMintEndpoint(issuer string) string {
 }
 
 // mint asks the mint API for a token of kind with scope.
-func (m *authMint) mint(t *T, kind, scope string) (string, bool) {
+func (m *minter) mint(t *server.T, kind, scope string) (string, bool) {
 	body, _ := json.Marshal(map[string]string{"kind": kind, "resource": m.resource, "scope": scope})
-	r, err := t.authDo(http.MethodPost, m.endpoint, body, http.Header{"Content-Type": {"application/json"}})
+	r, err := do(t, http.MethodPost, m.endpoint, body, http.Header{"Content-Type": {"application/json"}})
 	if err != nil {
 		t.Error(fmt.Errorf("minting a %s token at %s: %w", kind, m.endpoint, err))
 		return "", false
@@ -116,36 +117,36 @@ func (m *authMint) mint(t *T, kind, scope string) (string, bool) {
 	}
 	// Presented to the target from now on: the upstream mcpcheck plays
 	// (if any) watches for it.
-	if up := t.vr.r.upstream; up != nil {
-		up.present(out.Token, fmt.Sprintf("a %s token %s minted in %s", kind, t.def.ID, t.Version()))
+	if up, _ := t.RunState(upstreamHook).(*upstream); up != nil {
+		up.present(out.Token, fmt.Sprintf("a %s token %s minted in %s", kind, t.ID(), t.Version()))
 	}
 	return out.Token, true
 }
 
-// authSend presents authorization (an Authorization value, or none) on
+// send presents authorization (an Authorization value, or none) on
 // the era's first request, the endpoint URL extended by query; a session
 // the target opened is deleted again.
-func (t *T) authSend(authorization, query string) (authResponse, error) {
-	r, err := t.authSendKeep(authorization, query)
+func send(t *server.T, authorization, query string) (response, error) {
+	r, err := sendKeep(t, authorization, query)
 	if sid := r.header.Get("Mcp-Session-Id"); err == nil && sid != "" {
-		t.authEndSession(authorization, sid)
+		endSession(t, authorization, sid)
 	}
 	return r, err
 }
 
-// authEndSession deletes the session sid a request with authorization
+// endSession deletes the session sid a request with authorization
 // opened.
-func (t *T) authEndSession(authorization, sid string) {
+func endSession(t *server.T, authorization, sid string) {
 	del := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {string(t.Version())}}
 	if authorization != "" {
 		del.Set("Authorization", authorization)
 	}
-	_, _ = t.authDo(http.MethodDelete, t.vr.r.target.URL, nil, del)
+	_, _ = do(t, http.MethodDelete, t.Target().URL, nil, del)
 }
 
-// authSendKeep is authSend leaving the session the target opened, if any,
+// sendKeep is send leaving the session the target opened, if any,
 // open (its Mcp-Session-Id is in the response's header).
-func (t *T) authSendKeep(authorization, query string) (authResponse, error) {
+func sendKeep(t *server.T, authorization, query string) (response, error) {
 	v := t.Version()
 	m, params := spec.MethodInitialize, any(map[string]any{"protocolVersion": string(v), "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "mcpcheck-auth", "version": "1"}})
@@ -162,24 +163,24 @@ func (t *T) authSendKeep(authorization, query string) (authResponse, error) {
 	if authorization != "" {
 		hdr.Set("Authorization", authorization)
 	}
-	body := t.transportRequest(jsonrpc.StringID("mcpcheck-auth-token"), m, params)
-	u := t.vr.r.target.URL + query
-	if t.rec != nil {
-		t.rec.Sent(wire.Outgoing{Raw: body, HTTP: &wire.HTTPInfo{Method: http.MethodPost, URL: u, Header: hdr.Clone()}, Time: time.Now()})
+	body := t.EncodeRequest(jsonrpc.StringID("mcpcheck-auth-token"), m, params)
+	u := t.Target().URL + query
+	if rec := t.Recorder(); rec != nil {
+		rec.Sent(wire.Outgoing{Raw: body, HTTP: &wire.HTTPInfo{Method: http.MethodPost, URL: u, Header: hdr.Clone()}, Time: time.Now()})
 	}
-	r, err := t.authDo(http.MethodPost, u, body, hdr)
-	if t.rec != nil && err == nil {
+	r, err := do(t, http.MethodPost, u, body, hdr)
+	if rec := t.Recorder(); rec != nil && err == nil {
 		kind := wire.KindMessage
 		if len(bytes.TrimSpace(r.body)) == 0 {
 			kind = wire.KindStatus
 		}
-		t.rec.Received(wire.Frame{Kind: kind, Raw: r.body, HTTP: &wire.HTTPInfo{Method: http.MethodPost, URL: u, Status: r.status, Header: r.header.Clone()}, Time: time.Now()})
+		rec.Received(wire.Frame{Kind: kind, Raw: r.body, HTTP: &wire.HTTPInfo{Method: http.MethodPost, URL: u, Status: r.status, Header: r.header.Clone()}, Time: time.Now()})
 	}
 	return r, err
 }
 
-// authServed says what a response that got past the token check carried.
-func authServed(r authResponse) string {
+// served says what a response that got past the token check carried.
+func served(r response) string {
 	s := fmt.Sprintf("HTTP %d", r.status)
 	if bytes.Contains(r.body, []byte(`"result"`)) {
 		s += " with a result"
@@ -187,14 +188,14 @@ func authServed(r authResponse) string {
 	return s
 }
 
-// authValid presents a valid token and ends the check untestable when the
+// valid presents a valid token and ends the check untestable when the
 // target refuses it: nothing else can be judged then.
-func (t *T) authValid(m *authMint) bool {
+func valid(t *server.T, m *minter) bool {
 	tok, ok := m.mint(t, "valid", m.scope)
 	if !ok {
 		return false
 	}
-	r, err := t.authSend("Bearer "+tok, "")
+	r, err := send(t, "Bearer "+tok, "")
 	if err != nil {
 		t.Error(err)
 		return false
@@ -203,35 +204,35 @@ func (t *T) authValid(m *authMint) bool {
 		t.Untestable(fmt.Sprintf("the target refused a valid token of %s for %s with scope %q (HTTP %d, WWW-Authenticate %q): it does not trust that issuer for this resource", m.issuer, m.resource, m.scope, r.status, strings.Join(r.header.Values("WWW-Authenticate"), " | ")))
 		return false
 	}
-	t.Saw("a valid token of %s for %s (scope %q) was accepted: %s", m.issuer, m.resource, m.scope, authServed(r))
+	t.Saw("a valid token of %s for %s (scope %q) was accepted: %s", m.issuer, m.resource, m.scope, served(r))
 	return true
 }
 
-// authPresentMinted mints a token of kind with scope and presents it on
+// presentMinted mints a token of kind with scope and presents it on
 // the era's first request: the answer and its WWW-Authenticate values,
 // joined (false when the check already ended in an error).
-func (t *T) authPresentMinted(m *authMint, kind, scope string) (authResponse, string, bool) {
+func presentMinted(t *server.T, m *minter, kind, scope string) (response, string, bool) {
 	tok, ok := m.mint(t, kind, scope)
 	if !ok {
-		return authResponse{}, "", false
+		return response{}, "", false
 	}
-	r, err := t.authSend("Bearer "+tok, "")
+	r, err := send(t, "Bearer "+tok, "")
 	if err != nil {
 		t.Error(err)
-		return authResponse{}, "", false
+		return response{}, "", false
 	}
 	return r, strings.Join(r.header.Values("WWW-Authenticate"), " | "), true
 }
 
-// authKind is a token kind of the mint API and what makes it invalid.
-type authKind struct{ kind, desc string }
+// tokenKind is a token kind of the mint API and what makes it invalid.
+type tokenKind struct{ kind, desc string }
 
-// authRefuses presents each kind; each must get 401 with a Bearer
+// refuses presents each kind; each must get 401 with a Bearer
 // challenge, and no result. req is the requirement a token that gets
 // through breaks.
-func (t *T) authRefuses(req string, kinds ...authKind) {
-	m, ok := t.authMinter()
-	if !ok || !t.authValid(m) {
+func refuses(t *server.T, req string, kinds ...tokenKind) {
+	m, ok := minterFor(t)
+	if !ok || !valid(t, m) {
 		return
 	}
 	for _, k := range kinds {
@@ -239,118 +240,118 @@ func (t *T) authRefuses(req string, kinds ...authKind) {
 		if !ok {
 			return
 		}
-		t.authJudge401(req, "a token "+k.desc, "Bearer "+tok, "")
+		judge401(t, req, "a token "+k.desc, "Bearer "+tok, "")
 	}
 	if t.Open() {
 		t.Pass()
 	}
 }
 
-// authJudge401 presents authorization (what says what it is) and judges
+// judge401 presents authorization (what says what it is) and judges
 // that it got 401 with a Bearer challenge and no result.
-func (t *T) authJudge401(req, what, authorization, query string) {
-	r, err := t.authSend(authorization, query)
+func judge401(t *server.T, req, what, authorization, query string) {
+	r, err := send(t, authorization, query)
 	if err != nil {
 		t.Error(err)
 		return
 	}
 	t.Saw("%s was answered %d, WWW-Authenticate %q", what, r.status, strings.Join(r.header.Values("WWW-Authenticate"), " | "))
 	if r.status != http.StatusUnauthorized {
-		t.Violation(req, "401 for "+what, authServed(r))
+		t.Violation(req, "401 for "+what, served(r))
 		if bytes.Contains(r.body, []byte(`"result"`)) && t.InForce("authorization.token-validation.before-processing") {
 			t.Violation("authorization.token-validation.before-processing", "no processing and no data for "+what, "the answer carries a result: "+string(r.body))
 		}
 		return
 	}
-	ch, ok := authBearer(r)
+	ch, ok := bearer(r)
 	if !ok {
 		t.Violation("authorization.token-validation.error-response", "a WWW-Authenticate Bearer challenge with the 401 (OAuth 2.1 section 5.3)", fmt.Sprintf("WWW-Authenticate %q", strings.Join(r.header.Values("WWW-Authenticate"), " | ")))
-	} else if e, _ := authParam(ch, "error"); authorization != "" && e != "invalid_token" {
+	} else if e, _ := param(ch, "error"); authorization != "" && e != "invalid_token" {
 		t.Note("the challenge names error %q; RFC 6750 section 3.1 gives invalid_token for a token that fails validation", e)
 	}
 }
 
-// authTokenReqs are the requirements every token check cites.
-var authTokenReqs = []string{"authorization.token-validation.oauth21-section52", "authorization.token-validation.invalid-401",
+// tokenReqs are the requirements every token check cites.
+var tokenReqs = []string{"authorization.token-validation.oauth21-section52", "authorization.token-validation.invalid-401",
 	"authorization.token-validation.error-response", "authorization.token-validation.before-processing"}
 
-func authReqs(extra ...string) []string {
-	return append(append([]string{}, authTokenReqs...), extra...)
+func reqs(extra ...string) []string {
+	return append(append([]string{}, tokenReqs...), extra...)
 }
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "authorization/token-expired", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an expired access token gets 401 with a Bearer challenge, and no processing",
-		Requirements: authReqs(),
-		Proofs:       []Proof{{Fault: "auth-accepts-expired", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.invalid-401", authKind{"expired", "that expired an hour ago (exp)"})
+		Requirements: reqs(),
+		Proofs:       []server.Proof{{Fault: "auth-accepts-expired", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.invalid-401", tokenKind{"expired", "that expired an hour ago (exp)"})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-not-yet-valid", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token that is not valid yet (nbf an hour ahead) gets 401",
-		Requirements: authReqs(),
-		Proofs:       []Proof{{Fault: "auth-ignores-nbf", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.oauth21-section52", authKind{"not-yet-valid", "that is not valid for another hour (nbf)"})
+		Requirements: reqs(),
+		Proofs:       []server.Proof{{Fault: "auth-ignores-nbf", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.oauth21-section52", tokenKind{"not-yet-valid", "that is not valid for another hour (nbf)"})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-wrong-issuer", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token naming another issuer (iss) gets 401, though its signature verifies",
-		Requirements: authReqs(),
-		Proofs:       []Proof{{Fault: "auth-accepts-any-issuer", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.oauth21-section52", authKind{"wrong-issuer", "signed with the trusted issuer's key but naming another issuer (iss https://issuer.mcpcheck.invalid)"})
+		Requirements: reqs(),
+		Proofs:       []server.Proof{{Fault: "auth-accepts-any-issuer", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.oauth21-section52", tokenKind{"wrong-issuer", "signed with the trusted issuer's key but naming another issuer (iss https://issuer.mcpcheck.invalid)"})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-bad-signature", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "an access token signed with a key outside the issuer's JWKS, or unsigned (alg none), gets 401",
-		Requirements: authReqs(),
-		Proofs:       []Proof{{Fault: "auth-skips-signature", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.oauth21-section52",
-				authKind{"bad-signature", "signed with a key that is not in the issuer's JWKS (under its key id)"},
-				authKind{"unsigned", "with alg none and no signature"})
+		Requirements: reqs(),
+		Proofs:       []server.Proof{{Fault: "auth-skips-signature", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.oauth21-section52",
+				tokenKind{"bad-signature", "signed with a key that is not in the issuer's JWKS (under its key id)"},
+				tokenKind{"unsigned", "with alg none and no signature"})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-audience", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token for another audience, or naming none, gets 401 (RFC 8707 audience validation)",
-		Requirements: authReqs("authorization.token-validation.audience"),
-		Proofs:       []Proof{{Fault: "auth-accepts-any-audience", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.audience",
-				authKind{"wrong-audience", "issued for another audience (aud https://api.mcpcheck.invalid)"},
-				authKind{"no-audience", "naming no audience (no aud claim)"})
+		Requirements: reqs("authorization.token-validation.audience"),
+		Proofs:       []server.Proof{{Fault: "auth-accepts-any-audience", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.audience",
+				tokenKind{"wrong-audience", "issued for another audience (aud https://api.mcpcheck.invalid)"},
+				tokenKind{"no-audience", "naming no audience (no aud claim)"})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-other-resource", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "an access token issued for another MCP server, whose URI starts with this one's, gets 401",
-		Requirements: authReqs("authorization.token-validation.no-foreign-tokens", "authorization.token-validation.audience"),
-		Proofs:       []Proof{{Fault: "auth-audience-prefix-match", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			t.authRefuses("authorization.token-validation.no-foreign-tokens",
-				authKind{"other-resource", fmt.Sprintf("issued by the same issuer for another MCP server (aud %s-other)", t.vr.r.target.URL)})
+		Requirements: reqs("authorization.token-validation.no-foreign-tokens", "authorization.token-validation.audience"),
+		Proofs:       []server.Proof{{Fault: "auth-audience-prefix-match", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			refuses(t, "authorization.token-validation.no-foreign-tokens",
+				tokenKind{"other-resource", fmt.Sprintf("issued by the same issuer for another MCP server (aud %s-other)", t.Target().URL)})
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-audience-case", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250618,
 		Title:        "a valid access token whose audience names the server's URI with an upper-case scheme and host is served (canonical URIs compare those without regard to case)",
 		Requirements: []string{"authorization.canonical-uri.accept-uppercase"},
-		Proofs:       []Proof{{Fault: "auth-audience-case-sensitive", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
-			m, ok := t.authMinter()
-			if !ok || !t.authValid(m) {
+		Proofs:       []server.Proof{{Fault: "auth-audience-case-sensitive", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
+			m, ok := minterFor(t)
+			if !ok || !valid(t, m) {
 				return
 			}
 			upper := *m
-			upper.resource = authUpperSchemeHost(m.resource)
-			r, wa, ok := t.authPresentMinted(&upper, "valid", m.scope)
+			upper.resource = upperSchemeHost(m.resource)
+			r, wa, ok := presentMinted(t, &upper, "valid", m.scope)
 			if !ok {
 				return
 			}
@@ -362,14 +363,14 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/token-query-string", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20250326,
 		Title:        "a valid access token in the URI query string (access_token) is no credential: the request gets 401",
-		Requirements: authReqs(),
-		Proofs:       []Proof{{Fault: "auth-accepts-query-token", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			m, ok := t.authMinter()
-			if !ok || !t.authValid(m) {
+		Requirements: reqs(),
+		Proofs:       []server.Proof{{Fault: "auth-accepts-query-token", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			m, ok := minterFor(t)
+			if !ok || !valid(t, m) {
 				return
 			}
 			tok, ok := m.mint(t, "valid", m.scope)
@@ -377,25 +378,25 @@ var _ = Register(
 				return
 			}
 			sep := "?"
-			if strings.Contains(t.vr.r.target.URL, "?") {
+			if strings.Contains(t.Target().URL, "?") {
 				sep = "&"
 			}
-			t.authJudge401("authorization.token-validation.oauth21-section52", "a request whose valid token is in the query string (access_token) and not in the Authorization header", "", sep+"access_token="+url.QueryEscape(tok))
+			judge401(t, "authorization.token-validation.oauth21-section52", "a request whose valid token is in the query string (access_token) and not in the Authorization header", "", sep+"access_token="+url.QueryEscape(tok))
 			if t.Open() {
 				t.Pass()
 			}
 		},
 	},
-	Def{
+	server.Def{
 		ID: "authorization/insufficient-scope", Area: "authorization", Transports: []wire.Transport{"streamable"}, Since: spec.V20251125,
 		Title:        "a valid token without the needed scope gets 403 with a Bearer insufficient_scope challenge naming the scope and the resource metadata",
 		Requirements: []string{"authorization.insufficient-scope.response-403", "authorization.insufficient-scope.scope-needed", "authorization.token-validation.before-processing"},
-		Proofs: []Proof{
+		Proofs: []server.Proof{
 			{Fault: "auth-insufficient-scope-401", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn},
 			{Fault: "auth-insufficient-scope-unnamed", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn},
 		},
-		Body: func(t *T) {
-			m, ok := t.authMinter()
+		Body: func(t *server.T) {
+			m, ok := minterFor(t)
 			if !ok {
 				return
 			}
@@ -403,10 +404,10 @@ var _ = Register(
 				t.Untestable("the target names no scope (in its challenge or scopes_supported), so no token can lack one")
 				return
 			}
-			if !t.authValid(m) {
+			if !valid(t, m) {
 				return
 			}
-			r, wa, ok := t.authPresentMinted(m, "missing-scope", m.scope)
+			r, wa, ok := presentMinted(t, m, "missing-scope", m.scope)
 			if !ok {
 				return
 			}
@@ -417,17 +418,17 @@ var _ = Register(
 				t.Violation("authorization.insufficient-scope.response-403", "403 Forbidden with error=\"insufficient_scope\" for a valid token that lacks scope "+m.scope, fmt.Sprintf("HTTP 401, WWW-Authenticate %q", wa))
 				return
 			default:
-				t.Untestable(fmt.Sprintf("the target served a token without scope %q (%s): the first request needs no scope, so an insufficient scope could not be provoked", m.scope, authServed(r)))
+				t.Untestable(fmt.Sprintf("the target served a token without scope %q (%s): the first request needs no scope, so an insufficient scope could not be provoked", m.scope, served(r)))
 				return
 			}
-			ch, _ := authBearer(r)
-			if e, _ := authParam(ch, "error"); e != "insufficient_scope" {
+			ch, _ := bearer(r)
+			if e, _ := param(ch, "error"); e != "insufficient_scope" {
 				t.Violation("authorization.insufficient-scope.response-403", "a Bearer challenge with error=\"insufficient_scope\" on the 403", fmt.Sprintf("WWW-Authenticate %q", wa))
 			}
-			if rm, _ := authParam(ch, "resource_metadata"); rm == "" {
+			if rm, _ := param(ch, "resource_metadata"); rm == "" {
 				t.Violation("authorization.insufficient-scope.response-403", "resource_metadata in the 403's challenge, as on the 401s", fmt.Sprintf("WWW-Authenticate %q", wa))
 			}
-			if sc, _ := authParam(ch, "scope"); sc == "" {
+			if sc, _ := param(ch, "scope"); sc == "" {
 				t.Violation("authorization.insufficient-scope.scope-needed", "the scopes the request needs in the challenge's scope parameter", fmt.Sprintf("WWW-Authenticate %q", wa))
 			}
 			if bytes.Contains(r.body, []byte(`"result"`)) {
@@ -440,9 +441,9 @@ var _ = Register(
 	},
 )
 
-// authUpperSchemeHost writes resource with its scheme and host in upper
+// upperSchemeHost writes resource with its scheme and host in upper
 // case (http://127.0.0.1:8080/mcp becomes HTTP://127.0.0.1:8080/mcp).
-func authUpperSchemeHost(resource string) string {
+func upperSchemeHost(resource string) string {
 	scheme, rest, ok := strings.Cut(resource, "://")
 	if !ok {
 		return resource
@@ -455,7 +456,7 @@ func authUpperSchemeHost(resource string) string {
 }
 
 func init() {
-	Exclude(map[string]string{
+	server.Exclude(map[string]string{
 		"authorization.scope.server-hierarchies":       "the spec names no hierarchy syntax: which granted scope covers which needed one is the server's own policy, so no token mcpcheck mints can show it is not honoured",
 		"authorization.insufficient-scope.all-at-once": "needs an operation needing several scopes, of which a token holds some: the scopes an operation needs are the server's own policy, not visible on the wire",
 		// The two umbrellas of role "both": each is judged through the
