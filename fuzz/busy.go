@@ -12,14 +12,7 @@ import (
 // while it waits for an answer (busySampler).
 type grouped interface{ processGroup() int }
 
-func (c *execConn) processGroup() int {
-	if c.cmd == nil || c.cmd.Process == nil {
-		return 0
-	}
-	return c.cmd.Process.Pid // Setpgid: the group is the process's own
-}
-
-func (h *harnessConn) processGroup() int { return h.c.Process.Pid() }
+func (c *execConn) processGroup() int { return c.p.Pid() } // its group is its own
 
 // busySampler samples, every busyEvery, whether a target's process
 // group is running or waiting for a CPU (groupStat), so that a target

@@ -65,9 +65,10 @@
 //
 // # Campaigns, findings and replay
 //
-// [Run] drives a [Target] (a stdio process: [ExecTarget], or the harness's
-// transport through [HarnessTarget]) with workers, bounded by duration and
-// executions, seeded, reporting [Progress]. Each worker makes its inputs a
+// [Run] drives a [Target] (a stdio process, [ExecTarget], started through
+// harness/target as the suites start theirs; an HTTP endpoint) with
+// workers, bounded by duration and executions, seeded, reporting
+// [Progress]. Each worker makes its inputs a
 // few ahead on a goroutine of its own, keeps a target instance started
 // ahead for restarts and fresh inputs, ends instances in the background,
 // and runs inputs that close stdin (and over stdio, those that want a

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -63,7 +64,7 @@ func (t *inprocTarget) Start(ctx context.Context) (Conn, error) {
 	if wt <= 0 {
 		wt = DefaultWriteTimeout
 	}
-	c := &inprocConn{wt: wt, stdin: inW, stdout: outR, lines: newPipeLines(outR, 4<<20), stderr: &ringBuffer{max: 64 << 10},
+	c := &inprocConn{wt: wt, stdin: inW, stdout: outR, lines: newPipeLines(outR, 4<<20), stderr: target.NewRing(64 << 10),
 		done: make(chan struct{}), exited: make(chan struct{})}
 	ends := serverEnds{
 		exit: func(code int) { panic(inprocExit(code)) },
@@ -112,7 +113,7 @@ type inprocConn struct {
 	stdout *os.File
 	lines  *pipeLines
 	queue  []Frame // frames read while a write waited
-	stderr *ringBuffer
+	stderr *target.Ring
 	done   chan struct{} // closed by Close
 	exited chan struct{} // closed when the server's goroutine ended
 
@@ -153,7 +154,7 @@ func (c *inprocConn) Exit(deadline time.Time) *ExitStatus {
 	return c.exit
 }
 
-func (c *inprocConn) StderrTail() []byte { return c.stderr.Bytes() }
+func (c *inprocConn) StderrTail() []byte { return c.stderr.Tail() }
 
 // Close ends the instance: its input and output closed (its reads end,
 // its writes fail), a hanging instance told to stop, and its goroutine

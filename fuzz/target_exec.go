@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,9 +16,10 @@ import (
 )
 
 // ExecTarget is a stdio Target: every Start launches Argv as a new process
-// (in its own process group, so Close kills everything it spawned) and talks
-// to it over stdin/stdout. It is mcpcheck-fuzz's own adapter; the harness's
-// stdio transport can replace it through the Target interface.
+// through harness/target.StartProcess (in its own process group, so Close
+// kills everything it spawned; in the sandbox when one is set) and talks
+// to it over pollable stdin and stdout pipes, with a deadline on every
+// read and write.
 type ExecTarget struct {
 	// Argv is the command and its arguments.
 	Argv []string
@@ -59,7 +59,8 @@ func SplitCommand(s string) ([]string, error) { return target.SplitCommand(s) }
 // Describe returns the command line.
 func (t *ExecTarget) Describe() string { return strings.Join(t.Argv, " ") }
 
-// Start launches the process.
+// Start launches the process through harness/target (StartProcess: its
+// own process group, the sandbox when set, stderr kept in a ring).
 func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if len(t.Argv) == 0 {
 		return nil, errors.New("fuzz: the stdio target has no command; set ExecTarget.Argv")
@@ -67,37 +68,6 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(t.Argv[0], t.Argv[1:]...)
-	cmd.Dir = t.Dir
-	var sp *target.SandboxProcess
-	if t.Sandbox != nil {
-		var err error
-		if sp, err = t.Sandbox.Apply(cmd, t.Env); err != nil {
-			return nil, fmt.Errorf("fuzz: %w", err)
-		}
-	} else {
-		cmd.Env = append(os.Environ(), t.Env...)
-	}
-	setProcessGroup(cmd)
-	// Our ends of stdin and stdout are pollable pipes: a write and a read
-	// carry a deadline, with no goroutine per write and no reader
-	// goroutine. The child gets the other ends as blocking descriptors,
-	// as with exec.Cmd.StdinPipe and StdoutPipe (and Wait does not close
-	// our stdout before we read it all).
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("fuzz: stdin pipe for %s: %w", t.Describe(), err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		if sp != nil {
-			sp.Abandon()
-		}
-		return nil, fmt.Errorf("fuzz: stdout pipe for %s: %w", t.Describe(), err)
-	}
-	cmd.Stdin, cmd.Stdout = inR, outW
 	tail := t.StderrTail
 	if tail <= 0 {
 		tail = 64 << 10
@@ -110,50 +80,33 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	if maxLine <= 0 {
 		maxLine = 4 << 20
 	}
-	c := &execConn{
-		wt:     wt,
-		cmd:    cmd,
-		stdin:  inW,
-		stdout: outR,
-		stderr: &ringBuffer{max: tail},
-		done:   make(chan struct{}),
-		exited: make(chan struct{}),
-		sp:     sp,
-	}
-	c.polled = pollPipes && inW.SetWriteDeadline(time.Time{}) == nil && outR.SetReadDeadline(time.Time{}) == nil
-	cmd.Stderr = c.stderr
-	err = cmd.Start()
-	inR.Close() // the child has its copies
-	outW.Close()
+	p, err := target.StartProcess(target.Target{Transport: target.Stdio, Command: t.Argv[0], Args: t.Argv[1:], Env: t.Env, Dir: t.Dir, Sandbox: t.Sandbox, StderrTail: tail})
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		if sp != nil {
-			sp.Abandon()
-			return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed (%s)", t.Describe(), err, t.Sandbox.Hint())
-		}
 		return nil, fmt.Errorf("fuzz: cannot start %s: %w; check the command and that the program is installed", t.Describe(), err)
 	}
-	if sp != nil {
-		sp.Started(cmd.Process.Pid)
+	c := &execConn{
+		wt:     wt,
+		p:      p,
+		stdin:  p.Stdin(),
+		stdout: p.Stdout(),
+		done:   make(chan struct{}),
+		exited: make(chan struct{}),
 	}
+	// Our ends of stdin and stdout are pollable pipes: a write and a read
+	// carry a deadline, with no goroutine per write and no reader
+	// goroutine.
+	c.polled = pollPipes && c.stdin.SetWriteDeadline(time.Time{}) == nil && c.stdout.SetReadDeadline(time.Time{}) == nil
 	if c.polled {
-		c.lines = newPipeLines(outR, maxLine)
+		c.lines = newPipeLines(c.stdout, maxLine)
 	} else {
 		c.frames = make(chan Frame, 64)
-		go c.read(outR, maxLine)
+		go c.read(c.stdout, maxLine)
 	}
 	go func() {
-		err := cmd.Wait()
+		<-p.Exited()
 		c.mu.Lock()
-		c.exit = exitStatus(cmd, err, c.killed)
-		// Ended on its own, with a failure, before it answered anything:
-		// it did not start (in the sandbox).
-		early := !c.closing && !c.answered.Load() && (cmd.ProcessState == nil || !cmd.ProcessState.Success())
+		c.exit = exitStatusOf(p.ExitState(), c.killed)
 		c.mu.Unlock()
-		if sp != nil {
-			sp.Exited(early, early, c.exit.String())
-		}
 		close(c.exited)
 	}()
 	return c, nil
@@ -165,7 +118,7 @@ var pollPipes = true
 
 type execConn struct {
 	wt     time.Duration
-	cmd    *exec.Cmd
+	p      *target.Process
 	stdin  *os.File
 	stdout *os.File
 	// polled: both pipes take deadlines, so stdout is read in Recv (lines)
@@ -176,17 +129,13 @@ type execConn struct {
 	lines  *pipeLines
 	queue  []Frame // frames read while a write waited
 	frames chan Frame
-	stderr *ringBuffer
 	done   chan struct{} // closed by Close
-	exited chan struct{} // closed when Wait returned
+	exited chan struct{} // closed once the exit status is known
 	timer  *time.Timer   // Recv's, reused (goroutine reader only)
 
-	sp *target.SandboxProcess // the instance's place in its sandbox, else nil
-
-	mu      sync.Mutex
-	exit    *ExitStatus
-	killed  bool
-	closing bool
+	mu     sync.Mutex
+	exit   *ExitStatus
+	killed bool
 
 	once sync.Once
 	eof  bool
@@ -326,7 +275,9 @@ func (c *execConn) read(r io.Reader, maxLine int) {
 func (c *execConn) Recv(deadline time.Time) (Frame, error) {
 	f, err := c.recv(deadline)
 	if err == nil && !c.answered.Load() {
+		// A sandboxed instance that fails after this did start.
 		c.answered.Store(true)
+		c.p.NoteSaid()
 	}
 	return f, err
 }
@@ -385,28 +336,41 @@ func (c *execConn) Exit(deadline time.Time) *ExitStatus {
 	return c.exit
 }
 
-func (c *execConn) StderrTail() []byte { return c.stderr.Bytes() }
+// stderrSettle bounds how long StderrTail waits, once the process has
+// exited, for its stderr to end (a child that outlives it may hold it).
+const stderrSettle = 250 * time.Millisecond
+
+// StderrTail returns the tail of the process's stderr; once the process
+// has exited it first waits (up to stderrSettle) for everything it wrote
+// to be read, so that a crash's stack is whole in the campaign as in a
+// replay (the crash's check names the function the stack says failed).
+func (c *execConn) StderrTail() []byte {
+	select {
+	case <-c.p.Exited():
+		t := time.NewTimer(stderrSettle)
+		select {
+		case <-c.p.StderrClosed():
+		case <-t.C:
+		}
+		t.Stop()
+	default:
+	}
+	return c.p.Stderr().Tail()
+}
 
 func (c *execConn) Close() error {
 	c.once.Do(func() {
-		c.mu.Lock()
-		c.closing = true
-		c.mu.Unlock()
 		close(c.done)
-		_ = c.stdin.Close()
+		c.mu.Lock()
 		select {
-		case <-c.exited:
+		case <-c.p.Exited():
 		default:
-			c.mu.Lock()
+			// Killed before it exited: its end is ours, not a crash.
 			c.killed = true
-			c.mu.Unlock()
-			killGroup(c.cmd)
-			<-c.exited
 		}
-		if c.sp != nil {
-			c.sp.EndStrays(100 * time.Millisecond)
-		}
-		_ = c.stdout.Close()
+		c.mu.Unlock()
+		_, _ = c.p.Kill(100 * time.Millisecond)
+		<-c.exited
 		if c.frames != nil {
 			// Drain so the reader goroutine ends.
 			for range c.frames {
@@ -414,27 +378,4 @@ func (c *execConn) Close() error {
 		}
 	})
 	return nil
-}
-
-// ringBuffer keeps the last max bytes written to it.
-type ringBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (r *ringBuffer) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.buf = append(r.buf, p...)
-	if len(r.buf) > r.max {
-		r.buf = append(r.buf[:0], r.buf[len(r.buf)-r.max:]...)
-	}
-	return len(p), nil
-}
-
-func (r *ringBuffer) Bytes() []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]byte(nil), r.buf...)
 }

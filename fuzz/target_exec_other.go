@@ -2,24 +2,14 @@
 
 package fuzz
 
-import (
-	"errors"
-	"os/exec"
-)
+import "os"
 
-func setProcessGroup(cmd *exec.Cmd) {}
-
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
+// exitStatusOf describes how a process ended (st nil: unknown); killed
+// says mcpcheck ended it.
+func exitStatusOf(st *os.ProcessState, killed bool) *ExitStatus {
+	es := &ExitStatus{Killed: killed}
+	if st != nil {
+		es.Code = st.ExitCode()
 	}
-}
-
-func exitStatus(cmd *exec.Cmd, err error, killed bool) *ExitStatus {
-	st := &ExitStatus{Killed: killed}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		st.Code = ee.ExitCode()
-	}
-	return st
+	return es
 }

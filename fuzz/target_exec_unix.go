@@ -3,37 +3,21 @@
 package fuzz
 
 import (
-	"errors"
-	"os/exec"
+	"os"
 	"syscall"
 )
 
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
-// killGroup kills the process and everything in its process group.
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process == nil {
-		return
+// exitStatusOf describes how a process ended (st nil: unknown); killed
+// says mcpcheck ended it.
+func exitStatusOf(st *os.ProcessState, killed bool) *ExitStatus {
+	es := &ExitStatus{Killed: killed}
+	if st == nil {
+		return es
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	_ = cmd.Process.Kill()
-}
-
-func exitStatus(cmd *exec.Cmd, err error, killed bool) *ExitStatus {
-	st := &ExitStatus{Killed: killed}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			st.Code, st.Signal = -1, ws.Signal().String()
-			return st
-		}
-		st.Code = ee.ExitCode()
-		return st
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		es.Code, es.Signal = -1, ws.Signal().String()
+		return es
 	}
-	if cmd.ProcessState != nil {
-		st.Code = cmd.ProcessState.ExitCode()
-	}
-	return st
+	es.Code = st.ExitCode()
+	return es
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	htarget "github.com/mcpcheck/mcpcheck/harness/target"
-	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -29,54 +27,6 @@ func TestSplitCommand(t *testing.T) {
 		if _, err := SplitCommand(bad); err == nil {
 			t.Errorf("SplitCommand(%q) accepted", bad)
 		}
-	}
-}
-
-// harnessHelper is the test server launched through harness/target.
-func harnessHelper(t testing.TB, v spec.Version, fault string) HarnessTarget {
-	e := helperTarget(t, v, fault)
-	return HarnessTarget{T: htarget.Target{Command: e.Argv[0], Args: e.Argv[1:], Env: e.Env, Transport: htarget.Stdio}}
-}
-
-// TestHarnessTargetAdapter runs campaigns through the harness's stdio
-// transport: a careful server stays clean, a crashing one is found and
-// replayed.
-func TestHarnessTargetAdapter(t *testing.T) {
-	t.Parallel()
-	v := spec.V20251125
-	execs := int64(80)
-	if raceEnabled {
-		// Every instance a start of the race-instrumented test binary; the
-		// adapter's plumbing (start, exchange, restart) shows in a few.
-		// A careful server's silence over many inputs is
-		// TestCarefulServerHasNoFindings'.
-		execs = 10
-	}
-	res, err := Run(context.Background(), Config{Target: harnessHelper(t, v, ""), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Findings {
-		t.Errorf("finding on the careful server through the harness: %s %s: %s", f.Kind, f.Check, f.Message)
-	}
-	dir := t.TempDir()
-	target := harnessHelper(t, v, "exit-garbage")
-	res, err = Run(context.Background(), Config{Target: target, Version: v, MaxExecs: 4, Seed: 2, Mutators: []string{"bytes/garbage-line"}, FindingsDir: dir, Wait: 10 * time.Second, MinimizeBudget: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Findings) == 0 || res.Findings[0].Kind != reports.FindingCrash || !res.Findings[0].Reproduced {
-		t.Fatalf("want a reproduced crash, got %+v", res.Findings)
-	}
-	if c := res.Findings[0].Check; c != "crash/exited-with-status-3" {
-		t.Errorf("check %q, want the exit status", c)
-	}
-	rr, err := Replay(context.Background(), res.Findings[0].Dir, target, ReplayOptions{})
-	if err != nil || !rr.Reproduced {
-		t.Fatalf("replay through the harness: %v, %+v", err, rr)
-	}
-	if _, err := (HarnessTarget{T: htarget.URL("http://127.0.0.1:1/mcp")}).Start(context.Background()); err == nil {
-		t.Error("an HTTP target was accepted by the stdio-only adapter")
 	}
 }
 

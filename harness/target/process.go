@@ -209,6 +209,14 @@ func (r saidReader) Read(b []byte) (int, error) {
 
 func (r saidReader) Close() error { return r.f.Close() }
 
+// NoteSaid notes that the process wrote something on stdout, for a caller
+// that reads Stdout itself rather than through SaidReader.
+func (p *Process) NoteSaid() {
+	if !p.said.Load() {
+		p.said.Store(true)
+	}
+}
+
 // ExitNote says how the process ended, as ExitDescription, and for a
 // sandboxed process that ended on its own with a failure before it wrote
 // anything on stdout adds what the sandbox changed for it and how to opt
@@ -246,6 +254,52 @@ func (p *Process) Stop(ctx context.Context) error {
 	var err error
 	p.stopOnce.Do(func() { err = p.stop(ctx) })
 	return err
+}
+
+// Kill ends the process at once, for callers that start and end many
+// processes (the fuzzer, which restarts a target after every input that
+// needs an instance of its own): it closes stdin, sends SIGKILL to the
+// process group unless the process had exited already (then only to what
+// is left in its group), waits for the exit up to the grace period, ends
+// within strays what a sandboxed process spawned outside its group, and
+// closes the pipes once stderr is drained (up to the grace period). It is
+// Stop without the polite steps; whichever of the two runs first is the
+// one that runs. killed says whether the process was still running when
+// Kill came: its end is then Kill's doing, not its own.
+func (p *Process) Kill(strays time.Duration) (killed bool, err error) {
+	p.stopOnce.Do(func() { killed, err = p.kill(strays) })
+	return killed, err
+}
+
+func (p *Process) kill(strays time.Duration) (killed bool, err error) {
+	p.stopping.Store(true)
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	default:
+		killed = true
+	}
+	signalGroup(p.cmd, sigKill)
+	t := time.NewTimer(p.grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		err = fmt.Errorf("target: process %d did not exit after SIGKILL within %v", p.Pid(), p.grace)
+	}
+	if p.sandbox != nil && strays > 0 {
+		p.sandbox.EndStrays(strays)
+	}
+	drained := time.NewTimer(p.grace)
+	defer drained.Stop()
+	select {
+	case <-p.errDone:
+	case <-drained.C:
+	}
+	p.stdout.Close()
+	p.stderr.Close()
+	<-p.errDone
+	return killed, err
 }
 
 func (p *Process) stop(ctx context.Context) error {

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"encoding/json"
 	"runtime"
 	"strings"
@@ -223,5 +224,38 @@ func TestCrashMidLine(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the transcript does not note the exit: %+v", rec.Events())
+	}
+}
+
+// TestKillEndsTheGroupAtOnce: Kill ends a process that ignores the end of
+// stdin and SIGTERM (its child holding stdout) without the graceful
+// steps, says it was still running, and makes a later Stop a no-op.
+func TestKillEndsTheGroupAtOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs sh")
+	}
+	p, err := StartProcess(Target{Transport: Stdio, Command: "sh", Args: []string{"-c", `trap "" TERM; sleep 300 & echo started; wait`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if n, err := p.Stdout().Read(buf); err != nil || !strings.Contains(string(buf[:n]), "started") {
+		t.Fatalf("the process did not start: %q, %v", buf[:n], err)
+	}
+	killed, err := p.Kill(0)
+	if err != nil || !killed {
+		t.Fatalf("Kill = %v, %v; want killed, no error", killed, err)
+	}
+	if st := p.ExitState(); st == nil || st.Success() {
+		t.Errorf("after Kill the exit state is %v, want a killed process", st)
+	}
+	if log := p.ShutdownLog(); len(log) != 0 {
+		t.Errorf("Kill went through the graceful steps: %v", log)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Errorf("Stop after Kill: %v", err)
+	}
+	if killed, _ := p.Kill(0); killed {
+		t.Error("a second Kill reports a kill")
 	}
 }
