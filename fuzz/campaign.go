@@ -987,7 +987,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 			return false
 		}
 		for _, o := range run.obs {
-			if o.Signature() == f.ID {
+			if sameBug(o, f.Observation) {
 				return true
 			}
 		}

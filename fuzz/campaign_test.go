@@ -99,6 +99,9 @@ func TestCampaignFindsMinimizesAndReplaysACrash(t *testing.T) {
 	if !strings.Contains(crash.Check, "panic: test server: NUL byte") {
 		t.Errorf("check %q does not carry the panic line", crash.Check)
 	}
+	if !strings.HasSuffix(crash.Check, "[in github.com/mcpcheck/mcpcheck/fuzz.serve]") {
+		t.Errorf("check %q does not name the function that panicked (serve)", crash.Check)
+	}
 	if got := crash.Minimized.Bytes(); bytes.Count(got, []byte{0}) != 1 || len(got) > 2 {
 		t.Errorf("minimized to %q, want the NUL byte alone", got)
 	}

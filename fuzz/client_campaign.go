@@ -472,7 +472,7 @@ func (c *clientCampaign) reproduce(f *Finding) {
 			return false
 		}
 		for _, o := range run.obs {
-			if o.Signature() == f.ID {
+			if sameBug(o, f.Observation) {
 				return true
 			}
 		}
@@ -533,7 +533,7 @@ func ReplayClient(ctx context.Context, findingPath string, t ClientTarget, opts 
 	}
 	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
 	for _, o := range run.obs {
-		if o.Signature() == rf.Signature {
+		if sameBug(o, rf.Expect) {
 			res.Reproduced = true
 		}
 	}

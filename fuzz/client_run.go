@@ -525,7 +525,8 @@ func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
 		return Observation{}, false
 	}
 	code := st.ExitCode()
-	line := crashLine(stderr)
+	raw := crashReportLine(stderr)
+	line := blankCrashLine(raw)
 	var what string
 	switch {
 	case code == -1:
@@ -540,15 +541,23 @@ func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
 	check := "crash/" + strings.ReplaceAll(what, " ", "-")
 	msg := "the client " + what
 	if line != "" {
-		check = "crash/" + line
+		fn := crashFunction(stderr, raw)
+		check = withFunction("crash/"+line, fn)
 		msg += "; stderr: " + line
+		if fn != "" {
+			msg += ", in " + fn
+		}
 	}
 	return Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
 }
 
 // crashLine is the crash report's line in stderr, numbers blanked so that
 // one bug gives one signature; "" when stderr holds no crash report.
-func crashLine(stderr []byte) string {
+func crashLine(stderr []byte) string { return blankCrashLine(crashReportLine(stderr)) }
+
+// crashReportLine is the crash report's line in stderr as written; nil
+// when stderr holds no crash report.
+func crashReportLine(stderr []byte) []byte {
 	var m []byte
 	switch {
 	case goCrashRe.Match(stderr):
@@ -568,7 +577,13 @@ func crashLine(stderr []byte) string {
 		}
 	case segvRe.Match(stderr):
 		m = segvRe.Find(stderr)
-	default:
+	}
+	return m
+}
+
+// blankCrashLine trims a crash report's line and blanks its numbers.
+func blankCrashLine(m []byte) string {
+	if m == nil {
 		return ""
 	}
 	s := numbers.ReplaceAllString(strings.TrimSpace(string(m)), "N")

@@ -896,8 +896,12 @@ func crashObservation(exit *ExitStatus, stderr []byte) Observation {
 		check = "crash/" + strings.ReplaceAll(exit.String(), " ", "-")
 	}
 	if p := panicLine(stderr); p != "" {
-		check = "crash/" + p
+		fn := crashFunction(stderr, panicRe.Find(stderr))
+		check = withFunction("crash/"+p, fn)
 		msg += "; stderr: " + p
+		if fn != "" {
+			msg += ", in " + fn
+		}
 	}
 	return Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (process exit or connection reset after the input)"}
 }

@@ -277,3 +277,45 @@ func TestBatchCitation(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashNamesTheFailingFunction: two nil dereferences in two functions
+// are two bugs (two signatures); a stack cut before the function still
+// matches the finding on replay (sameBug), and another panic line never.
+func TestCrashNamesTheFailingFunction(t *testing.T) {
+	goTrace := func(fn string) string {
+		return "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n\ngoroutine 35 [running]:\n" +
+			fn + "(0xc0001a6000, {0x0, 0x0})\n\t/home/u/go/pkg/mod/x/mcp/client.go:812 +0x2e\ngithub.com/x/mcp.(*Conn).dispatch(0xc0001a6000)\n\t/home/u/go/pkg/mod/x/mcp/conn.go:120 +0x1c5\ncreated by github.com/x/mcp.(*Conn).start in goroutine 1\n"
+	}
+	exit := &ExitStatus{Code: 2}
+	a := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleElicitationComplete")))
+	b := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleInputRequests")))
+	if !strings.HasSuffix(a.Check, "[in github.com/x/mcp.(*ClientSession).handleElicitationComplete]") {
+		t.Errorf("Go crash check = %q, want the failing function named", a.Check)
+	}
+	if a.Signature() == b.Signature() {
+		t.Errorf("two nil dereferences in two functions share one signature: %q, %q", a.Check, b.Check)
+	}
+	explicit := crashObservation(exit, []byte("panic: boom\n\ngoroutine 1 [running]:\npanic({0x5d2e40?, 0x6f2b10?})\n\t/usr/lib/go/src/runtime/panic.go:804 +0x168\nmain.handle(...)\n\t/src/main.go:12\nmain.main()\n\t/src/main.go:30 +0x25\n"))
+	if !strings.HasSuffix(explicit.Check, "[in main.handle]") {
+		t.Errorf("an explicit panic's check = %q, want the runtime's panic frame skipped and main.handle named", explicit.Check)
+	}
+	cut := crashObservation(exit, []byte("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n"))
+	if !sameBug(cut, a) || !sameBug(a, cut) {
+		t.Errorf("a stack cut before the function does not match the finding: %q vs %q", cut.Check, a.Check)
+	}
+	if sameBug(a, b) {
+		t.Errorf("sameBug matched two functions: %q, %q", a.Check, b.Check)
+	}
+	other := crashObservation(exit, []byte("panic: index out of range [N] with length N\n"))
+	if sameBug(other, cut) {
+		t.Errorf("sameBug matched two panic lines: %q, %q", other.Check, cut.Check)
+	}
+	js := crashObservation(exit, []byte("/app/client.js:40\n    throw e;\n    ^\n\nTypeError: Cannot read properties of undefined (reading 'id')\n    at Client._onresponse (/app/node_modules/sdk/client.js:311:27)\n    at Socket.<anonymous> (/app/x.js:1:1)\n\nNode.js v22.1.0\n"))
+	if !strings.HasSuffix(js.Check, "[in Client._onresponse]") {
+		t.Errorf("a JavaScript crash's check = %q, want the first frame named", js.Check)
+	}
+	st, _ := clientCrash(nil, nil)
+	if st.Check != "" {
+		t.Errorf("no exit state judged as a crash: %+v", st)
+	}
+}

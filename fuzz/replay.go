@@ -98,7 +98,7 @@ func Replay(ctx context.Context, findingPath string, target Target, opts ReplayO
 	}
 	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
 	for _, o := range run.obs {
-		if o.Signature() == rf.Signature {
+		if sameBug(o, rf.Expect) {
 			res.Reproduced = true
 		}
 	}
