@@ -20,6 +20,7 @@ import (
 	// registry: every user of the suite gets every check.
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/stateless"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/transport"
 )
 
 // Launch says how the client under test is started.

@@ -8,4 +8,5 @@ package client_test
 import (
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/stateless"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/transport"
 )

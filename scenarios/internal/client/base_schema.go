@@ -162,7 +162,7 @@ var _ = Register(
 					if err := scCompile(p.Arguments.Schema); err != nil {
 						bad++
 						t.Fail("the schema passed to "+scEchoTool+" is valid in its dialect ("+orDialect(d)+")",
-							fmt.Sprintf("it is not: %s; sent at %s", oneLineText(err.Error()), at(c, m)))
+							fmt.Sprintf("it is not: %s; sent at %s", oneLineText(err.Error()), Where(c, m)))
 					}
 				}
 			}

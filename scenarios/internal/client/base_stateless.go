@@ -34,7 +34,7 @@ var _ = Register(
 					if len(missing) == 0 {
 						return ""
 					}
-					return fmt.Sprintf("%s (%s): %s; %s", m.Msg.Method, at(c, m), strings.Join(missing, ", "), Excerpt(m))
+					return fmt.Sprintf("%s (%s): %s; %s", m.Msg.Method, Where(c, m), strings.Join(missing, ", "), Excerpt(m))
 				}))
 		},
 	},
@@ -55,7 +55,7 @@ var _ = Register(
 					if raw != nil && json.Unmarshal(raw, &info) == nil && info.Name != nil && info.Version != nil {
 						return ""
 					}
-					return fmt.Sprintf("%s (%s) has clientInfo %s", m.Msg.Method, at(c, m), slDescribeRaw(raw))
+					return fmt.Sprintf("%s (%s) has clientInfo %s", m.Msg.Method, Where(c, m), slDescribeRaw(raw))
 				}))
 		},
 	},
@@ -64,7 +64,7 @@ var _ = Register(
 		Title:        "the client sends requests and notifications only, never a JSON-RPC response",
 		Requirements: []string{"base.transport.binding-delivery-directions"},
 		Proofs:       []Proof{{Fault: "stateless-stray-response", Want: reports.Fail}},
-		Body:         slNoResponses,
+		Body:         StatelessNoResponses,
 	},
 	Def{
 		ID: "client/base/result-type-absent", Area: "base", Eras: StatelessEra,
@@ -73,19 +73,19 @@ var _ = Register(
 		Requirements: []string{"base.result-type.absent-means-complete"},
 		Proofs:       []Proof{{Fault: "absent-result-type-invalid", Want: reports.Fail}},
 		Body: func(t *T) {
-			cs := slCasesByName(t)
+			cs := StatelessCasesByName(t)
 			n := 0
 			if c := cs[StatelessScenResultAbsent]; c != nil {
-				switch ok, why := slCompareWithFlow(cs[StatelessScenFlow], c); {
+				switch ok, why := StatelessCompareWithFlow(cs[StatelessScenFlow], c); {
 				case why != "":
 					t.Saw("%s", why)
 				case ok:
 					n++
-					t.Saw("without resultType the client went on to call %s, as in the baseline (%s)", slEchoTool, c.Scenario.Name)
+					t.Saw("without resultType the client went on to call %s, as in the baseline (%s)", StatelessEchoTool, c.Scenario.Name)
 				default:
 					n++
-					t.Fail("results without resultType are complete results: the client uses the tools/list result and calls "+slEchoTool+" as it did in "+StatelessScenFlow,
-						fmt.Sprintf("the client never called %s in %s, where no result carries resultType (it %s)", slEchoTool, c.Scenario.Name, c.Exit))
+					t.Fail("results without resultType are complete results: the client uses the tools/list result and calls "+StatelessEchoTool+" as it did in "+StatelessScenFlow,
+						fmt.Sprintf("the client never called %s in %s, where no result carries resultType (it %s)", StatelessEchoTool, c.Scenario.Name, c.Exit))
 				}
 			}
 			if c := cs[mrtrScenario]; c != nil {
@@ -97,9 +97,9 @@ var _ = Register(
 					n++
 					t.Saw("the client got %s's result without resultType (%s)", mrtrNoResultType, c.Scenario.Name)
 					for _, later := range c.Requests(spec.MethodToolsCall) {
-						if later.Seq > ans.Seq && slTarget(later) == mrtrNoResultType && slHasMRTRFields(later) {
+						if later.Seq > ans.Seq && StatelessTarget(later) == mrtrNoResultType && slHasMRTRFields(later) {
 							t.Fail("a result without resultType is complete: no input_required retry follows it",
-								fmt.Sprintf("after the result of %s without resultType the client retried it with inputResponses or requestState: %s (%s)", mrtrNoResultType, Excerpt(later), at(c, later)))
+								fmt.Sprintf("after the result of %s without resultType the client retried it with inputResponses or requestState: %s (%s)", mrtrNoResultType, Excerpt(later), Where(c, later)))
 							break
 						}
 					}
@@ -107,7 +107,7 @@ var _ = Register(
 				}
 			}
 			if n == 0 {
-				t.NeedAction(false, "call "+slEchoTool+" after a tools/list result without resultType, or call "+mrtrNoResultType)
+				t.NeedAction(false, "call "+StatelessEchoTool+" after a tools/list result without resultType, or call "+mrtrNoResultType)
 				return
 			}
 			t.Pass()
@@ -121,7 +121,7 @@ var _ = Register(
 		Proofs: []Proof{{Fault: "accept-unknown-result-type", Want: reports.Fail},
 			{Fault: "accept-unnegotiated-result-type", Want: reports.Fail}},
 		Body: func(t *T) {
-			cs := slCasesByName(t)
+			cs := StatelessCasesByName(t)
 			base := cs[StatelessScenFlow]
 			n := 0
 			for _, v := range []struct{ scen, req, rt string }{
@@ -135,19 +135,19 @@ var _ = Register(
 				switch {
 				case !slAnsweredResultType(c, spec.MethodToolsList, v.rt):
 					t.Saw("in %s the stage sent no tools/list result with resultType %q (the client did not list tools, or declared the extension)", v.scen, v.rt)
-				case slCalled(c, slEchoTool):
+				case slCalled(c, StatelessEchoTool):
 					n++
 					t.Violation(v.req, fmt.Sprintf("a tools/list result with resultType %q is invalid: the client does not use the tools it lists", v.rt),
-						fmt.Sprintf("the client called %s, which only that result listed (%s)", slEchoTool, v.scen))
-				case base == nil || !slCalled(base, slEchoTool):
-					t.Saw("in %s the client did not call %s, but it did not call it in the baseline %s either: nothing tells rejection from inaction", v.scen, slEchoTool, StatelessScenFlow)
+						fmt.Sprintf("the client called %s, which only that result listed (%s)", StatelessEchoTool, v.scen))
+				case base == nil || !slCalled(base, StatelessEchoTool):
+					t.Saw("in %s the client did not call %s, but it did not call it in the baseline %s either: nothing tells rejection from inaction", v.scen, StatelessEchoTool, StatelessScenFlow)
 				default:
 					n++
-					t.Saw("with resultType %q the client did not use the listed tools (%s), though it called %s in the baseline", v.rt, v.scen, slEchoTool)
+					t.Saw("with resultType %q the client did not use the listed tools (%s), though it called %s in the baseline", v.rt, v.scen, StatelessEchoTool)
 				}
 			}
 			if n == 0 {
-				t.NeedAction(false, "list the tools and call "+slEchoTool)
+				t.NeedAction(false, "list the tools and call "+StatelessEchoTool)
 				return
 			}
 			t.Pass()
@@ -160,7 +160,7 @@ var _ = Register(
 		Requirements: []string{"base.meta.implementation-info-no-behaviour-change"},
 		Proofs:       []Proof{{Fault: "server-name-allowlist", Want: reports.Warn}},
 		Body: func(t *T) {
-			cs := slCasesByName(t)
+			cs := StatelessCasesByName(t)
 			base, alt := cs[StatelessScenFlow], cs[StatelessScenIdentity]
 			if base == nil || alt == nil {
 				t.NotApplicable("the baseline or the identity scenario did not run")

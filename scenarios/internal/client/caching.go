@@ -110,7 +110,7 @@ func cachingRuns(c *Case) [][]cachingRefetch {
 			if m.Msg.Shape != jsonrpc.KindRequest {
 				continue
 			}
-			if m.Msg.Method != spec.MethodToolsList || slParams(m)["cursor"] != nil {
+			if m.Msg.Method != spec.MethodToolsList || StatelessParams(m)["cursor"] != nil {
 				end()
 				last = nil
 				continue
@@ -125,7 +125,7 @@ func cachingRuns(c *Case) [][]cachingRefetch {
 					if r.TTL != nil {
 						ttl = time.Duration(*r.TTL) * time.Millisecond
 					}
-					run = append(run, cachingRefetch{gap: cachingAt(m).Sub(cachingAt(ans)), ttl: ttl, at: at(c, m)})
+					run = append(run, cachingRefetch{gap: cachingAt(m).Sub(cachingAt(ans)), ttl: ttl, at: Where(c, m)})
 				} else {
 					end()
 				}
@@ -263,7 +263,7 @@ func cachingJudge(t *T, expected string, bad, undecided func(run []cachingRefetc
 		}
 	}
 	if n == 0 {
-		t.NotApplicable(fmt.Sprintf("the client did not re-fetch tools/list in the background (%d times in a row with nothing between)", cachingMinRun) + t.whyNothing())
+		t.NotApplicable(fmt.Sprintf("the client did not re-fetch tools/list in the background (%d times in a row with nothing between)", cachingMinRun) + t.WhyNothing())
 		return
 	}
 	if !failed && len(open) > 0 {

@@ -259,7 +259,7 @@ func caCalls(c *Case, tool string) []caCall {
 	cancels := caCancels(c)
 	reqs := c.Requests("")
 	for _, call := range c.Requests(spec.MethodToolsCall) {
-		if slTarget(call) != tool {
+		if StatelessTarget(call) != tool {
 			continue
 		}
 		cc := caCall{call: call}

@@ -492,7 +492,7 @@ func (c *Case) Negotiated() spec.Version {
 		return ""
 	}
 	for _, m := range c.Requests("") {
-		if v, ok := metaVersion(m); ok {
+		if v, ok := MetaVersion(m); ok {
 			return spec.Version(v)
 		}
 	}
@@ -526,7 +526,7 @@ func metaOf(m Msg) mcp.Meta {
 	return p.Meta
 }
 
-func metaVersion(m Msg) (string, bool) {
+func MetaVersion(m Msg) (string, bool) {
 	meta := metaOf(m)
 	if meta == nil {
 		return "", false

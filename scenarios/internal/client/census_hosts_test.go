@@ -30,7 +30,7 @@ func TestHeaderCaseBaselineWithoutEchoSaysSoOnce(t *testing.T) {
 	})
 	why := c.Reason + c.Actual
 	if c.Outcome != reports.Untestable {
-		t.Fatalf("the baseline never called %s: %s, want untestable (requirement transport-http.headers.case-insensitive-names: nothing to compare with)", slEchoTool, describe(c))
+		t.Fatalf("the baseline never called %s: %s, want untestable (requirement transport-http.headers.case-insensitive-names: nothing to compare with)", StatelessEchoTool, describe(c))
 	}
 	if strings.Contains(why, "did not in scenario") || strings.Count(why, "in scenario "+StatelessScenFlow) != 1 || !strings.Contains(why, "nothing to compare with") {
 		t.Errorf("untestable reason %q: want one sentence naming %s once and saying there is nothing to compare with", why, StatelessScenFlow)

@@ -10,9 +10,9 @@ import (
 // the client to the discovery page's wording of it.
 
 var _ = Register(Def{
-	ID: "client/discovery/probe-first-on-stdio", Area: "discovery", Eras: StatelessEra, Transports: slStdio,
+	ID: "client/discovery/probe-first-on-stdio", Area: "discovery", Eras: StatelessEra, Transports: StatelessStdio,
 	Title:        "on stdio the client sends server/discover before any other request",
 	Requirements: []string{"discovery.client.probe-first-on-stdio"},
 	Proofs:       []Proof{{Fault: "request-before-discover", Want: reports.Warn}},
-	Body:         slProbeFirst,
+	Body:         StatelessProbeFirst,
 })

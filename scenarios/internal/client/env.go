@@ -103,7 +103,7 @@ func (t *T) EachMessage(rule Rule, judge func(c *Case, m Msg) (counted bool, bre
 func (t *T) Settle(n, bad int, none, saw string) {
 	switch {
 	case n == 0 && bad == 0:
-		t.NotApplicable(none + t.whyNothing())
+		t.NotApplicable(none + t.WhyNothing())
 	case bad == 0:
 		if saw != "" {
 			t.Saw(saw, n)
@@ -125,9 +125,9 @@ func (t *T) SettleActed(n, bad int, needs, saw string) {
 	t.Settle(n, bad, "", saw)
 }
 
-// whyNothing adds, for an n/a reason, what the cases were like when the
+// WhyNothing adds, for an n/a reason, what the cases were like when the
 // client sent nothing at all.
-func (t *T) whyNothing() string {
+func (t *T) WhyNothing() string {
 	for _, c := range t.cases {
 		if c.Traffic() {
 			return ""
@@ -167,7 +167,7 @@ func Excerpt(m Msg) string {
 }
 
 // at names where a message was, for reports: scenario and position.
-func at(c *Case, m Msg) string {
+func Where(c *Case, m Msg) string {
 	return fmt.Sprintf("%s, message %d", c.Scenario.Name, m.Seq)
 }
 

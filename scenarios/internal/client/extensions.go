@@ -31,7 +31,7 @@ var _ = Register(Def{
 		seen := map[string]bool{}
 		n, bad := 0, 0
 		for _, c := range t.Cases() {
-			legacy := slLegacy(c)
+			legacy := StatelessLegacy(c)
 			for _, m := range c.Requests("") {
 				if legacy(m) {
 					continue
@@ -54,14 +54,14 @@ var _ = Register(Def{
 						bad++
 						if bad <= 10 {
 							t.Fail("extension identifiers are prefix/name, like io.modelcontextprotocol/tasks (dot-separated labels, a slash, a name)",
-								fmt.Sprintf("%s declares extension %q (%s)", m.Msg.Method, k, at(c, m)))
+								fmt.Sprintf("%s declares extension %q (%s)", m.Msg.Method, k, Where(c, m)))
 						}
 					}
 				}
 			}
 		}
 		if n == 0 {
-			t.NotApplicable("the client declared no extension in its requests' clientCapabilities" + t.whyNothing())
+			t.NotApplicable("the client declared no extension in its requests' clientCapabilities" + t.WhyNothing())
 			return
 		}
 		if bad == 0 {

@@ -122,9 +122,9 @@ var (
 		caps, ok := c.Declared()
 		return ok && caps.Elicitation.SupportsURL()
 	}}
-	// speaksSSE: the client opens a 2024-11-05 HTTP+SSE stream and gets
+	// SpeaksSSE: the client opens a 2024-11-05 HTTP+SSE stream and gets
 	// its endpoint event.
-	speaksSSE = &behaviour{Does: "speaks the 2024-11-05 HTTP+SSE transport (opens the SSE stream and takes its endpoint event)", In: func(c *Case) bool {
+	SpeaksSSE = &behaviour{Does: "speaks the 2024-11-05 HTTP+SSE transport (opens the SSE stream and takes its endpoint event)", In: func(c *Case) bool {
 		for _, e := range c.Events {
 			if e.From == stage.FromStage && e.Kind == wire.KindEndpoint {
 				return true

@@ -176,7 +176,7 @@ func mrtrRounds(c *Case) []mrtrRound {
 		}
 		for i := range reqs {
 			later := reqs[i]
-			if later.Seq <= ans.Seq || claimed[later.Seq] || later.Msg.Method != req.Msg.Method || slTarget(later) != slTarget(req) || !slHasMRTRFields(later) {
+			if later.Seq <= ans.Seq || claimed[later.Seq] || later.Msg.Method != req.Msg.Method || StatelessTarget(later) != StatelessTarget(req) || !slHasMRTRFields(later) {
 				continue
 			}
 			claimed[later.Seq] = true
@@ -217,14 +217,14 @@ func mrtrEachRound(t *T, needs, saw string, pick func(r mrtrRound) bool, judge f
 
 // mrtrUntestable ends an MRTR check untestable, giving the reason of the
 // scenario that provokes rounds (the others provoke none).
-func mrtrUntestable(t *T, needs string) { slUntestableIn(t, mrtrScenario, needs) }
+func mrtrUntestable(t *T, needs string) { StatelessUntestableIn(t, mrtrScenario, needs) }
 
 func mrtrDescribe(c *Case, r mrtrRound) string {
 	s := r.req.Msg.Method
-	if tg := slTarget(r.req); tg != "" {
+	if tg := StatelessTarget(r.req); tg != "" {
 		s += " " + tg
 	}
-	return fmt.Sprintf("%s (%s)", s, at(c, r.req))
+	return fmt.Sprintf("%s (%s)", s, Where(c, r.req))
 }
 
 var _ = Register(
@@ -238,7 +238,7 @@ var _ = Register(
 			mrtrEachRound(t, "retry a request answered with input_required and a requestState ("+mrtrEchoState+")", "%d retries, each echoing the requestState exactly",
 				func(r mrtrRound) bool { return r.hasState && r.retry != nil },
 				func(c *Case, r mrtrRound) {
-					raw, ok := slParams(*r.retry)["requestState"]
+					raw, ok := StatelessParams(*r.retry)["requestState"]
 					if !ok {
 						t.Violation("mrtr.client.echo-request-state", fmt.Sprintf("the retry of %s carries requestState %q", mrtrDescribe(c, r), r.state),
 							"the retry has no requestState: "+Excerpt(*r.retry))
@@ -246,7 +246,7 @@ var _ = Register(
 					}
 					var got string
 					if json.Unmarshal(raw, &got) != nil || got != r.state {
-						actual := fmt.Sprintf("the retry of %s carries requestState %s instead of %q (%s)", mrtrDescribe(c, r), string(raw), r.state, at(c, *r.retry))
+						actual := fmt.Sprintf("the retry of %s carries requestState %s instead of %q (%s)", mrtrDescribe(c, r), string(raw), r.state, Where(c, *r.retry))
 						t.Violation("mrtr.client.echo-request-state", "the retry echoes requestState byte for byte", actual)
 						t.Violation("mrtr.client.request-state-opaque", "requestState is opaque: the client passes it back unaltered", actual)
 					}
@@ -262,9 +262,9 @@ var _ = Register(
 			mrtrEachRound(t, "retry a request answered with input_required without a requestState ("+mrtrNoState+")", "%d retries of results without requestState, none inventing one",
 				func(r mrtrRound) bool { return !r.hasState && r.retry != nil },
 				func(c *Case, r mrtrRound) {
-					if raw, ok := slParams(*r.retry)["requestState"]; ok {
+					if raw, ok := StatelessParams(*r.retry)["requestState"]; ok {
 						t.Fail("no requestState in the retry when the input_required result had none",
-							fmt.Sprintf("the retry of %s carries requestState %s (%s)", mrtrDescribe(c, r), string(raw), at(c, *r.retry)))
+							fmt.Sprintf("the retry of %s carries requestState %s (%s)", mrtrDescribe(c, r), string(raw), Where(c, *r.retry)))
 					}
 				})
 		},
@@ -279,7 +279,7 @@ var _ = Register(
 				func(r mrtrRound) bool { return len(r.keys) > 0 && r.retry != nil },
 				func(c *Case, r mrtrRound) {
 					var got map[string]json.RawMessage
-					raw, ok := slParams(*r.retry)["inputResponses"]
+					raw, ok := StatelessParams(*r.retry)["inputResponses"]
 					if ok {
 						_ = json.Unmarshal(raw, &got)
 					}
@@ -291,7 +291,7 @@ var _ = Register(
 					}
 					if len(missing) > 0 {
 						t.Fail(fmt.Sprintf("the retry carries inputResponses with a result for each of %s", strings.Join(r.keys, ", ")),
-							fmt.Sprintf("the retry of %s has inputResponses %s, without a result for %s (%s)", mrtrDescribe(c, r), slDescribeRaw(raw), strings.Join(missing, ", "), at(c, *r.retry)))
+							fmt.Sprintf("the retry of %s has inputResponses %s, without a result for %s (%s)", mrtrDescribe(c, r), slDescribeRaw(raw), strings.Join(missing, ", "), Where(c, *r.retry)))
 					}
 				})
 		},
@@ -307,7 +307,7 @@ var _ = Register(
 				func(c *Case, r mrtrRound) {
 					if r.retry.Msg.ID == r.req.Msg.ID {
 						t.Fail("the retry's JSON-RPC id differs from the original request's",
-							fmt.Sprintf("the retry of %s reuses id %s (%s)", mrtrDescribe(c, r), r.req.Msg.ID, at(c, *r.retry)))
+							fmt.Sprintf("the retry of %s reuses id %s (%s)", mrtrDescribe(c, r), r.req.Msg.ID, Where(c, *r.retry)))
 					}
 				})
 		},
@@ -339,11 +339,11 @@ var _ = Register(
 						continue
 					}
 					var state string
-					hasState := json.Unmarshal(slParams(m)["requestState"], &state) == nil
+					hasState := json.Unmarshal(StatelessParams(m)["requestState"], &state) == nil
 					if r, ok := retries[m.Seq]; ok {
-						if from, ok := issued[state]; hasState && ok && (from.req.Msg.Method != r.req.Msg.Method || slTarget(from.req) != slTarget(r.req)) {
+						if from, ok := issued[state]; hasState && ok && (from.req.Msg.Method != r.req.Msg.Method || StatelessTarget(from.req) != StatelessTarget(r.req)) {
 							t.Fail("a retry carries only what its own round gave it",
-								fmt.Sprintf("the retry of %s carries the requestState given to %s (%s)", mrtrDescribe(c, r), mrtrDescribe(c, from), at(c, m)))
+								fmt.Sprintf("the retry of %s carries the requestState given to %s (%s)", mrtrDescribe(c, r), mrtrDescribe(c, from), Where(c, m)))
 						}
 						continue
 					}
@@ -356,11 +356,11 @@ var _ = Register(
 						what = "the requestState given to " + mrtrDescribe(c, from)
 					}
 					name := m.Msg.Method
-					if tg := slTarget(m); tg != "" {
+					if tg := StatelessTarget(m); tg != "" {
 						name += " " + tg
 					}
 					t.Fail("requests other than the retry of an input_required request carry no inputResponses or requestState",
-						fmt.Sprintf("%s, which no input_required answer asked to retry, carries %s (%s)", name, what, at(c, m)))
+						fmt.Sprintf("%s, which no input_required answer asked to retry, carries %s (%s)", name, what, Where(c, m)))
 				}
 			}
 			if n == 0 {

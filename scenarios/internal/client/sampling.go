@@ -241,7 +241,7 @@ var _ = Register(
 						if why := saBadMessage(resp); why != "" {
 							bad++
 							t.Fail("a sampling result with role user or assistant and a content",
-								fmt.Sprintf("inputResponses[%q]: %s: %s (%s)", key, why, oneLineText(string(resp)), at(c, *r.retry)))
+								fmt.Sprintf("inputResponses[%q]: %s: %s (%s)", key, why, oneLineText(string(resp)), Where(c, *r.retry)))
 						}
 					}
 				}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -48,14 +47,13 @@ const (
 	StatelessUnnegotiatedResult  = "task"
 	StatelessOtherServerName     = "mcpcheck-other-server"
 	slStageServerName            = "mcp-conformance-test-server"
-	slEchoTool                   = "echo"
-	slMaxSafeInteger             = 1<<53 - 1
+	StatelessEchoTool            = "echo"
 )
 
 var (
-	StatelessEra  = []spec.Era{spec.Stateless}
-	StatelessHTTP = []wire.Transport{Streamable}
-	slStdio       = []wire.Transport{Stdio}
+	StatelessEra   = []spec.Era{spec.Stateless}
+	StatelessHTTP  = []wire.Transport{Streamable}
+	StatelessStdio = []wire.Transport{Stdio}
 )
 
 // StatelessFlowStage serves the echo tool and nothing else: the baseline of the
@@ -86,15 +84,15 @@ func StatelessStripResultType(msg []byte) []byte {
 	return out
 }
 
-// slNoResponses fails every JSON-RPC response the client sent outside
+// StatelessNoResponses fails every JSON-RPC response the client sent outside
 // a session it opened with initialize (2026-07-28 has nothing for a client
 // to answer), batched ones included.
-func slNoResponses(t *T) {
+func StatelessNoResponses(t *T) {
 	n, bad := 0, 0
 	for _, c := range t.Cases() {
-		legacy, ep := slLegacy(c), slEndpoint(c)
+		legacy, ep := StatelessLegacy(c), StatelessEndpoint(c)
 		for _, e := range c.Frames() {
-			if e.Kind != wire.KindMessage || legacy(e) || e.HTTP != nil && slPath(e) != ep {
+			if e.Kind != wire.KindMessage || legacy(e) || e.HTTP != nil && StatelessPath(e) != ep {
 				continue
 			}
 			n++
@@ -106,7 +104,7 @@ func slNoResponses(t *T) {
 				if m.Shape.IsResponse() {
 					bad++
 					t.Fail("only requests and notifications from the client; in 2026-07-28 the server asks nothing the client could answer",
-						fmt.Sprintf("a response: %s (%s)", wire.Excerpt(m.Raw, 200), at(c, e)))
+						fmt.Sprintf("a response: %s (%s)", wire.Excerpt(m.Raw, 200), Where(c, e)))
 					break
 				}
 			}
@@ -115,14 +113,14 @@ func slNoResponses(t *T) {
 	t.Settle(n, bad, "the client sent no 2026-07-28 message", "%d messages, none a response")
 }
 
-// slProbeFirst holds the first request of a launch's stdio connections to
+// StatelessProbeFirst holds the first request of a launch's stdio connections to
 // the probe: server/discover naming a 2026-07-28-era version. The probe
 // is of the server (the command): a client that probed it on one
 // connection and then starts it again (after ending the first process, or
 // to fall back to initialize as the probe's outcome says) has probed that
 // server, so a later connection of the same launch is not held to open
 // with server/discover again.
-func slProbeFirst(t *T) {
+func StatelessProbeFirst(t *T) {
 	n, bad, later := 0, 0, 0
 	for _, c := range t.Cases() {
 		probed := false
@@ -142,15 +140,15 @@ func slProbeFirst(t *T) {
 				continue
 			}
 			n++
-			v, _ := metaVersion(*first)
+			v, _ := MetaVersion(*first)
 			switch {
 			case first.Msg.Method != spec.MethodServerDiscover:
 				bad++
-				t.Fail("the first request on a stdio connection is server/discover", fmt.Sprintf("the first request was %s (%s)", first.Msg.Method, at(c, *first)))
+				t.Fail("the first request on a stdio connection is server/discover", fmt.Sprintf("the first request was %s (%s)", first.Msg.Method, Where(c, *first)))
 			case spec.Version(v).Era() != spec.Stateless:
 				bad++
 				probed = true
-				t.Fail("the server/discover probe names the client's preferred 2026-07-28-era version in _meta", fmt.Sprintf("it named %q (%s)", v, at(c, *first)))
+				t.Fail("the server/discover probe names the client's preferred 2026-07-28-era version in _meta", fmt.Sprintf("it named %q (%s)", v, Where(c, *first)))
 			default:
 				probed = true
 			}
@@ -169,7 +167,7 @@ func slModernRequest(judge func(c *Case, m Msg) string) func(c *Case, m Msg) (bo
 	legacy := map[*Case]func(stage.Event) bool{}
 	return func(c *Case, m Msg) (bool, string) {
 		if legacy[c] == nil {
-			legacy[c] = slLegacy(c)
+			legacy[c] = StatelessLegacy(c)
 		}
 		if m.Msg.Shape != jsonrpc.KindRequest || m.Msg.Has(jsonrpc.ReasonBatch) || legacy[c](m) {
 			return false, ""
@@ -178,35 +176,12 @@ func slModernRequest(judge func(c *Case, m Msg) string) func(c *Case, m Msg) (bo
 	}
 }
 
-// slEachRequestPOST calls judge with every POST of a 2026-07-28 request (not
-// a notification: this revision defines no headers for those) in the
-// check's cases, and settles the check on how many there were.
-func slEachRequestPOST(t *T, saw string, judge func(c *Case, e stage.Event)) {
-	n := 0
-	for _, c := range t.Cases() {
-		slRequestPOSTs(c, func(e stage.Event) {
-			n++
-			judge(c, e)
-		})
-	}
-	t.Settle(n, 0, "the client sent no 2026-07-28 request over HTTP", saw)
-}
-
-func slRequestPOSTs(c *Case, f func(e stage.Event)) {
-	for _, e := range slMCPPOSTs(c) {
-		if e.Kind != wire.KindMessage || e.Msg.Shape != jsonrpc.KindRequest || e.Msg.Has(jsonrpc.ReasonBatch) {
-			continue
-		}
-		f(e)
-	}
-}
-
-// slLegacy returns a test for the events of c that belong to a legacy
+// StatelessLegacy returns a test for the events of c that belong to a legacy
 // session: the client's initialize requests (always an initialize-based
 // message), and, from an initialize the stage answered with a result on,
 // everything in that session (Case.Session) — a dual-era client that fell
 // back, whose messages there follow the version it negotiated.
-func slLegacy(c *Case) func(e stage.Event) bool {
+func StatelessLegacy(c *Case) func(e stage.Event) bool {
 	start := map[string]int{}
 	for _, m := range c.Requests(spec.MethodInitialize) {
 		if ans, ok := c.StageAnswer(m); ok && ans.Msg.Shape == jsonrpc.KindResponse {
@@ -228,7 +203,7 @@ func slLegacy(c *Case) func(e stage.Event) bool {
 }
 
 // LegacyVersions returns, for the events of a case, the initialize-based
-// version they follow when they belong to a legacy session (see slLegacy):
+// version they follow when they belong to a legacy session (see StatelessLegacy):
 // the protocolVersion of the stage's initialize result in their session,
 // or, for an initialize request without such a result, the version it
 // offered (2025-11-25 when that is no initialize-based one). A dual-era
@@ -237,7 +212,7 @@ func slLegacy(c *Case) func(e stage.Event) bool {
 // these by the version this returns. It reads the case once; the function
 // it returns is cheap.
 func (c *Case) LegacyVersions() func(e stage.Event) (spec.Version, bool) {
-	legacy := slLegacy(c)
+	legacy := StatelessLegacy(c)
 	negotiated := map[string]spec.Version{}
 	for _, m := range c.Requests(spec.MethodInitialize) {
 		ans, ok := c.StageAnswer(m)
@@ -269,44 +244,31 @@ func (c *Case) LegacyVersions() func(e stage.Event) (spec.Version, bool) {
 	}
 }
 
-// slEndpoint is the path of the MCP endpoint in a case: where the client
+// StatelessEndpoint is the path of the MCP endpoint in a case: where the client
 // POSTed its first JSON-RPC request ("" when it POSTed none). POSTs
 // elsewhere (an authorization server's endpoints) are not MCP messages.
-func slEndpoint(c *Case) string {
+func StatelessEndpoint(c *Case) string {
 	for _, e := range c.HTTPRequests() {
 		if e.HTTP.Method == http.MethodPost && e.Kind == wire.KindMessage && e.Msg.Shape == jsonrpc.KindRequest {
-			return slPath(e)
+			return StatelessPath(e)
 		}
 	}
 	return ""
 }
 
-// slPath is the path of an HTTP request event's URL.
-func slPath(e stage.Event) string {
+// StatelessPath is the path of an HTTP request event's URL.
+func StatelessPath(e stage.Event) string {
 	if u, err := url.Parse(e.HTTP.URL); err == nil {
 		return u.Path
 	}
 	return e.HTTP.URL
 }
 
-// slMCPPOSTs returns the client's POSTs to the MCP endpoint outside legacy
-// sessions.
-func slMCPPOSTs(c *Case) []stage.Event {
-	legacy, ep := slLegacy(c), slEndpoint(c)
-	var out []stage.Event
-	for _, e := range c.HTTPRequests() {
-		if e.HTTP.Method == http.MethodPost && slPath(e) == ep && !legacy(e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // slConnections returns the client's messages grouped by stdio
 // connection, or over HTTP as one group (one origin), outside legacy
 // sessions.
 func slConnections(c *Case) [][]Msg {
-	legacy := slLegacy(c)
+	legacy := StatelessLegacy(c)
 	idx := map[string]int{}
 	var out [][]Msg
 	for _, m := range c.Client() {
@@ -329,23 +291,23 @@ func slConnections(c *Case) [][]Msg {
 	return out
 }
 
-// slParams returns the members of a message's params object.
-func slParams(m Msg) map[string]json.RawMessage {
+// StatelessParams returns the members of a message's params object.
+func StatelessParams(m Msg) map[string]json.RawMessage {
 	var p map[string]json.RawMessage
 	_ = json.Unmarshal(m.Msg.Params, &p)
 	return p
 }
 
-// slTarget returns what a tools/call or prompts/get names (params.name),
+// StatelessTarget returns what a tools/call or prompts/get names (params.name),
 // or what a resources/read reads (params.uri); "" for other requests.
-func slTarget(m Msg) string {
-	s, _ := slNameTarget(m)
+func StatelessTarget(m Msg) string {
+	s, _ := StatelessNameTarget(m)
 	return s
 }
 
-// slNameTarget returns the body value Mcp-Name mirrors, and whether the
+// StatelessNameTarget returns the body value Mcp-Name mirrors, and whether the
 // request's method has one.
-func slNameTarget(m Msg) (string, bool) {
+func StatelessNameTarget(m Msg) (string, bool) {
 	var key string
 	switch m.Msg.Method {
 	case spec.MethodToolsCall, spec.MethodPromptsGet:
@@ -356,45 +318,15 @@ func slNameTarget(m Msg) (string, bool) {
 		return "", false
 	}
 	var s string
-	_ = json.Unmarshal(slParams(m)[key], &s)
+	_ = json.Unmarshal(StatelessParams(m)[key], &s)
 	return s, true
-}
-
-// slHeaderSource returns the text the header name carries before encoding:
-// the Mcp-Name target, or the tools/call argument an Mcp-Param-* header
-// mirrors according to the tool's listed inputSchema.
-func slHeaderSource(e stage.Event, name string, schemas map[string]json.RawMessage) (string, bool) {
-	if name == "Mcp-Name" {
-		return slNameTarget(e)
-	}
-	if e.Msg.Method != spec.MethodToolsCall {
-		return "", false
-	}
-	hp, err := mcp.HeaderParams(schemas[slTarget(e)])
-	if err != nil {
-		return "", false
-	}
-	for _, p := range hp {
-		if http.CanonicalHeaderKey(p.Header()) == name {
-			text, ok, err := mcp.HeaderArgValue(slValueAt(slParams(e)["arguments"], p.Path))
-			return text, ok && err == nil
-		}
-	}
-	return "", false
-}
-
-// slLooksLikeSentinel reports whether v has the base64 markers in any
-// letter case.
-func slLooksLikeSentinel(v string) bool {
-	const prefix, suffix = "=?base64?", "?="
-	return len(v) >= len(prefix)+len(suffix) && strings.EqualFold(v[:len(prefix)], prefix) && strings.HasSuffix(v, suffix)
 }
 
 // slRequestVersion is the protocol version a request names: _meta, the
 // offered version of an initialize, or over HTTP the MCP-Protocol-Version
 // header when neither names one.
 func slRequestVersion(m Msg) string {
-	if v, ok := metaVersion(m); ok {
+	if v, ok := MetaVersion(m); ok {
 		return v
 	}
 	if m.Msg.Method == spec.MethodInitialize {
@@ -414,7 +346,7 @@ func slRequestVersion(m Msg) string {
 // slHasMRTRFields reports whether a request carries inputResponses or
 // requestState.
 func slHasMRTRFields(m Msg) bool {
-	p := slParams(m)
+	p := StatelessParams(m)
 	_, a := p["inputResponses"]
 	_, b := p["requestState"]
 	return a || b
@@ -424,7 +356,7 @@ func slHasMRTRFields(m Msg) bool {
 func slToolCalls(c *Case, name string) []Msg {
 	var out []Msg
 	for _, m := range c.Requests(spec.MethodToolsCall) {
-		if slTarget(m) == name {
+		if StatelessTarget(m) == name {
 			out = append(out, m)
 		}
 	}
@@ -434,10 +366,10 @@ func slToolCalls(c *Case, name string) []Msg {
 // slCalled reports whether the client called the tool name.
 func slCalled(c *Case, name string) bool { return len(slToolCalls(c, name)) > 0 }
 
-// slUntestableIn ends a check that judges every scenario untestable,
+// StatelessUntestableIn ends a check that judges every scenario untestable,
 // giving the reason of the one scenario that provokes what it needs (the
 // others do not, so their reasons would only be noise).
-func slUntestableIn(t *T, scenario, needs string) {
+func StatelessUntestableIn(t *T, scenario, needs string) {
 	for _, c := range t.Cases() {
 		if c.Scenario.Name == scenario {
 			t.Untestable(c.untestableWhy(needs))
@@ -447,8 +379,8 @@ func slUntestableIn(t *T, scenario, needs string) {
 	t.NeedAction(false, needs)
 }
 
-// slCasesByName maps the check's cases by scenario name.
-func slCasesByName(t *T) map[string]*Case {
+// StatelessCasesByName maps the check's cases by scenario name.
+func StatelessCasesByName(t *T) map[string]*Case {
 	out := map[string]*Case{}
 	for _, c := range t.Cases() {
 		out[c.Scenario.Name] = c
@@ -456,20 +388,20 @@ func slCasesByName(t *T) map[string]*Case {
 	return out
 }
 
-// slCompareWithFlow tells whether the client called the echo tool in c as it
+// StatelessCompareWithFlow tells whether the client called the echo tool in c as it
 // did in the baseline flow; why is set when the baseline shows no call
 // (or did not run), so there is nothing to compare with, and when c did
 // not run its course while the baseline did: a launch that never
 // connected, or one stopped at the case's time limit while the baseline
 // ended by itself, differs for another reason than the scenario's (a
 // host starting slowly under load).
-func slCompareWithFlow(base, c *Case) (ok bool, why string) {
+func StatelessCompareWithFlow(base, c *Case) (ok bool, why string) {
 	switch {
 	case base == nil:
 		return false, "the baseline scenario " + StatelessScenFlow + " did not run"
-	case !slCalled(base, slEchoTool):
-		return false, base.untestableWhy("call the tool " + slEchoTool + " in the baseline, so there is nothing to compare with")
-	case slCalled(c, slEchoTool):
+	case !slCalled(base, StatelessEchoTool):
+		return false, base.untestableWhy("call the tool " + StatelessEchoTool + " in the baseline, so there is nothing to compare with")
+	case slCalled(c, StatelessEchoTool):
 		return true, ""
 	case !c.Traffic():
 		return false, "nothing to compare with the baseline: " + c.untestableWhy("")
@@ -501,62 +433,13 @@ func slRequestSummary(c *Case) []string {
 			continue
 		}
 		s := m.Msg.Method
-		if tg := slTarget(m); tg != "" {
+		if tg := StatelessTarget(m); tg != "" {
 			s += " " + tg
 		}
 		out = append(out, s)
 	}
 	sort.Strings(out)
 	return out
-}
-
-// slToolSchemas maps the tools the stage listed in c to their
-// inputSchema.
-func slToolSchemas(c *Case) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
-	for _, m := range c.Requests(spec.MethodToolsList) {
-		ans, ok := c.StageAnswer(m)
-		if !ok || ans.Msg.Shape != jsonrpc.KindResponse {
-			continue
-		}
-		var r struct {
-			Tools []struct {
-				Name        string          `json:"name"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-		}
-		_ = json.Unmarshal(ans.Msg.Result, &r)
-		for _, tl := range r.Tools {
-			out[tl.Name] = tl.InputSchema
-		}
-	}
-	return out
-}
-
-// slValueAt follows path through nested argument objects.
-func slValueAt(args json.RawMessage, path []string) json.RawMessage {
-	cur := args
-	for _, step := range path {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			return nil
-		}
-		cur = obj[step]
-		if cur == nil {
-			return nil
-		}
-	}
-	return cur
-}
-
-// slModernError reports whether code is one of the errors 2026-07-28
-// introduced, which only a modern server sends.
-func slModernError(code int64) bool {
-	switch code {
-	case jsonrpc.UnsupportedProtocolVersion, jsonrpc.HeaderMismatch, jsonrpc.MissingRequiredClientCapability:
-		return true
-	}
-	return false
 }
 
 func slIsString(raw json.RawMessage) bool {

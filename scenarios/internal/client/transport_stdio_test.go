@@ -15,7 +15,7 @@ import (
 // of shutdown steps the specification permits and warns on the others.
 // Each recording is one stdio connection after a tools/list: the client
 // closes the server's stdin at t0, and then what follows (times from t0).
-// A signal within trGrace of the close is no wait for the server to exit,
+// A signal within grace of the close is no wait for the server to exit,
 // even when the stage's server happened to exit in between (the client
 // did not wait for that exit, or it would have sent nothing).
 func TestShutdownOrders(t *testing.T) {
@@ -24,7 +24,7 @@ func TestShutdownOrders(t *testing.T) {
 		return stage.Event{From: stage.FromHarness, Note: what, Detail: detail, Frame: wire.Frame{Time: t0.Add(after)}}
 	}
 	closed := note(stage.NoteStdinClosed, 0, "the client closed the server's stdin")
-	stays := note(trNoteServerStays, time.Millisecond, "")
+	stays := note("server-stays", time.Millisecond, "") // transport.noteServerStays
 	term := func(after time.Duration) stage.Event { return note(stage.NoteSignal, after, "terminated") }
 	kill := func(after time.Duration) stage.Event { return note(stage.NoteRelayDropped, after, "") }
 	exited := func(after time.Duration) stage.Event { return note(stage.NoteServerExit, after, "") }

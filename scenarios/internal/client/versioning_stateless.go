@@ -72,7 +72,7 @@ var _ = Register(
 			for _, c := range t.Cases() {
 				// After falling back to initialize the client knows the
 				// server is legacy: another probe there is a second guess.
-				legacy := slLegacy(c)
+				legacy := StatelessLegacy(c)
 				inits := map[string]int{}
 				for _, m := range c.Client() {
 					s := c.Session(m)
@@ -85,7 +85,7 @@ var _ = Register(
 						}
 					case m.Msg.Method == spec.MethodServerDiscover && inits[s] > 0:
 						t.Fail("once a dual-era client has fallen back to initialize it keeps that verdict while the server lives",
-							fmt.Sprintf("after initialize the client probed with server/discover again (%s)", at(c, m)))
+							fmt.Sprintf("after initialize the client probed with server/discover again (%s)", Where(c, m)))
 					}
 				}
 				// The client's initialize requests: one sent after a
@@ -144,7 +144,7 @@ var _ = Register(
 				}
 			}
 			if n == 0 {
-				t.NotApplicable("no connection saw two or more requests after a successful server/discover" + t.whyNothing())
+				t.NotApplicable("no connection saw two or more requests after a successful server/discover" + t.WhyNothing())
 				return
 			}
 			t.Saw("%d connections without a server/discover before every request", n)

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -34,67 +35,67 @@ import (
 
 // Scenario names of this file.
 const (
-	trScenJSON        = "mcpcheck-http-json-answers"
-	trScenSSE         = "mcpcheck-http-sse-answers"
-	trScenSessionLost = "mcpcheck-http-session-lost"
-	trScenStreamCut   = "mcpcheck-http-stream-cut"
-	trScenSSERetry    = "sse-retry"
+	scenJSON        = "mcpcheck-http-json-answers"
+	scenSSE         = "mcpcheck-http-sse-answers"
+	scenSessionLost = "mcpcheck-http-session-lost"
+	scenStreamCut   = "mcpcheck-http-stream-cut"
+	scenSSERetry    = "sse-retry"
 )
 
-// trRetryDelay is the retry field of the sse-retry scenario's SSE
+// retryDelay is the retry field of the sse-retry scenario's SSE
 // streams (the official suite uses 500 ms too).
-const trRetryDelay = 500 * time.Millisecond
+const retryDelay = 500 * time.Millisecond
 
 // HTTP header names the checks read.
 const (
-	trHdrSession     = "Mcp-Session-Id"
-	trHdrVersion     = "MCP-Protocol-Version"
-	trHdrLastEventID = "Last-Event-ID"
+	hdrSession     = "Mcp-Session-Id"
+	hdrVersion     = "MCP-Protocol-Version"
+	hdrLastEventID = "Last-Event-ID"
 )
 
-var trStreamable = []wire.Transport{Streamable}
+var streamableOnly = []wire.Transport{client.Streamable}
 
-var _ = RegisterScenarios(
-	Scenario{
-		Name: trScenJSON, Since: spec.V20250326, Transports: trStreamable,
+var _ = client.RegisterScenarios(
+	client.Scenario{
+		Name: scenJSON, Since: spec.V20250326, Transports: streamableOnly,
 		Title: "the stage answers every request POST with one application/json body, never an SSE stream",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, HTTP: server.HTTPOptions{JSONResponses: true}}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, HTTP: server.HTTPOptions{JSONResponses: true}}
 		},
 	},
-	Scenario{
-		Name: trScenSSE, Since: spec.V20250326, Transports: trStreamable,
+	client.Scenario{
+		Name: scenSSE, Since: spec.V20250326, Transports: streamableOnly,
 		Title: "the stage answers every request POST with an SSE stream, never an application/json body",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Middleware: trAnswerWithSSE}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, Middleware: answerWithSSE}
 		},
 	},
-	Scenario{
-		Name: trScenSessionLost, Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
+	client.Scenario{
+		Name: scenSessionLost, Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
 		Title: "after serving the first request that follows initialization the stage forgets the session: HTTP 404 for its id from then on, while a new initialize is served",
-		Acts:  Flow + " (starting a new session when the stage forgets the first one)",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Middleware: trForgetSession()}
+		Acts:  client.Flow + " (starting a new session when the stage forgets the first one)",
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, Middleware: forgetSession()}
 		},
 	},
-	Scenario{
-		Name: trScenStreamCut, Since: spec.V20250326, Until: spec.V20250618, Transports: trStreamable,
+	client.Scenario{
+		Name: scenStreamCut, Since: spec.V20250326, Until: spec.V20250618, Transports: streamableOnly,
 		Title: "the stage cuts the SSE stream of a tools/call after its first event (a log message with an event id), before the result; the result waits for a GET with Last-Event-ID",
-		Acts:  Flow + " (resuming the cut stream with GET and Last-Event-ID if the client resumes streams)",
-		Stage: func(Env) stage.Config {
-			cut := &trCut{done: make(chan struct{})}
+		Acts:  client.Flow + " (resuming the cut stream with GET and Last-Event-ID if the client resumes streams)",
+		Stage: func(client.Env) stage.Config {
+			cut := &cut{done: make(chan struct{})}
 			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{cut.tool()}}, Middleware: cut.middleware}
 		},
 	},
-	Scenario{
-		Name: trScenSSERetry, Since: spec.V20251125, Until: spec.V20251125, Transports: trStreamable,
+	client.Scenario{
+		Name: scenSSERetry, Since: spec.V20251125, Until: spec.V20251125, Transports: streamableOnly,
 		Title: "the official sse-retry scenario: test_reconnection's SSE stream carries a priming event with an id and retry: 500 and is closed before the result, which waits for a GET with Last-Event-ID",
 		Acts:  "list the tools and call test_reconnection, resuming its stream with GET and Last-Event-ID",
-		Stage: func(Env) stage.Config {
-			return stage.Config{HTTP: server.HTTPOptions{Retry: trRetryDelay}}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{HTTP: server.HTTPOptions{Retry: retryDelay}}
 		},
 		// Done once the result of a tools/call arrived on a resumed stream.
-		Done: func(c *Case) bool {
+		Done: func(c *client.Case) bool {
 			calls := map[jsonrpc.ID]bool{}
 			for _, m := range c.Requests(spec.MethodToolsCall) {
 				calls[m.Msg.ID] = true
@@ -109,26 +110,26 @@ var _ = RegisterScenarios(
 	},
 )
 
-var _ = Register(
-	Def{
-		ID: "client/transport-http/post-accept", Area: "transport-http", Since: spec.V20250326, Transports: trStreamable,
+var _ = client.Register(
+	client.Def{
+		ID: "client/transport-http/post-accept", Area: "transport-http", Since: spec.V20250326, Transports: streamableOnly,
 		Title:        "every POST of the client lists both application/json and text/event-stream in Accept",
 		Requirements: []string{"transport-http.post.accept-both-types"},
-		Proofs:       []Proof{{Fault: "post-accept-json-only", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "post-accept-json-only", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				for _, e := range c.HTTPRequests() {
-					if e.HTTP.Method != http.MethodPost || trPath(e) != ep || !trIsRPC(e) {
+					if e.HTTP.Method != http.MethodPost || pathOf(e) != ep || !isRPC(e) {
 						continue
 					}
 					n++
-					if !trListsType(e.HTTP.Header, "application/json") || !trListsType(e.HTTP.Header, "text/event-stream") {
+					if !listsType(e.HTTP.Header, "application/json") || !listsType(e.HTTP.Header, "text/event-stream") {
 						bad++
 						if bad <= 10 {
 							t.Fail("Accept lists application/json and text/event-stream on every POST",
-								fmt.Sprintf("%s carried Accept %q (%s)", trDescribe(e), strings.Join(e.HTTP.Header.Values("Accept"), ", "), c.Scenario.Name))
+								fmt.Sprintf("%s carried Accept %q (%s)", describe(e), strings.Join(e.HTTP.Header.Values("Accept"), ", "), c.Scenario.Name))
 						}
 					}
 				}
@@ -136,25 +137,25 @@ var _ = Register(
 			t.Settle(n, bad, "the client POSTed no message", "%d POSTs, each accepting JSON and SSE")
 		},
 	},
-	Def{
-		ID: "client/transport-http/get-accept", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/get-accept", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
 		Title:        "every GET of the client to the MCP endpoint lists text/event-stream in Accept",
 		Requirements: []string{"transport-http.get.accept-event-stream"},
-		Proofs:       []Proof{{Fault: "get-accept-json-only", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "get-accept-json-only", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				for _, e := range c.HTTPRequests() {
-					if e.HTTP.Method != http.MethodGet || trPath(e) != ep || ep == "" {
+					if e.HTTP.Method != http.MethodGet || pathOf(e) != ep || ep == "" {
 						continue
 					}
 					n++
-					if !trListsType(e.HTTP.Header, "text/event-stream") {
+					if !listsType(e.HTTP.Header, "text/event-stream") {
 						bad++
 						if bad <= 10 {
 							t.Fail("Accept lists text/event-stream on every GET to the MCP endpoint",
-								fmt.Sprintf("%s carried Accept %q (%s)", trDescribe(e), strings.Join(e.HTTP.Header.Values("Accept"), ", "), c.Scenario.Name))
+								fmt.Sprintf("%s carried Accept %q (%s)", describe(e), strings.Join(e.HTTP.Header.Values("Accept"), ", "), c.Scenario.Name))
 						}
 					}
 				}
@@ -162,26 +163,26 @@ var _ = Register(
 			t.Settle(n, bad, "the client sent no GET to the MCP endpoint (it may do without the stream for server messages)", "%d GETs, each accepting SSE")
 		},
 	},
-	Def{
-		ID: "client/transport-http/post-only", Area: "transport-http", Since: spec.V20250326, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/post-only", Area: "transport-http", Since: spec.V20250326, Transports: streamableOnly,
 		Title:        "the client sends every JSON-RPC message in an HTTP POST of its own to the MCP endpoint",
 		Requirements: []string{"transport-http.post.one-message-per-post"},
-		Proofs:       []Proof{{Fault: "tools-list-via-put", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "tools-list-via-put", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				for _, e := range c.HTTPRequests() {
-					if !trIsRPC(e) {
+					if !isRPC(e) {
 						continue
 					}
 					n++
 					var why string
 					switch {
 					case e.HTTP.Method != http.MethodPost:
-						why = fmt.Sprintf("%s carried a JSON-RPC message with HTTP %s", trDescribe(e), e.HTTP.Method)
-					case trPath(e) != ep:
-						why = fmt.Sprintf("%s went to %s, not to the MCP endpoint %s", trDescribe(e), trPath(e), ep)
+						why = fmt.Sprintf("%s carried a JSON-RPC message with HTTP %s", describe(e), e.HTTP.Method)
+					case pathOf(e) != ep:
+						why = fmt.Sprintf("%s went to %s, not to the MCP endpoint %s", describe(e), pathOf(e), ep)
 					}
 					if why != "" {
 						bad++
@@ -194,25 +195,25 @@ var _ = Register(
 			t.Settle(n, bad, "the client sent no message over HTTP", "%d messages, each POSTed to the MCP endpoint")
 		},
 	},
-	Def{
-		ID: "client/transport-http/post-body", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/post-body", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
 		Title:        "the body of each POST is one JSON-RPC message (in 2025-03-26 also a batch of requests and notifications, or of responses)",
 		Requirements: []string{"transport-http.post.body-single-message", "transport-http.post.body-single-or-batch"},
-		Proofs: []Proof{
-			{Fault: "batch-post", Version: spec.V20251125, Transport: Streamable, Want: reports.Fail},
-			{Fault: "mixed-batch-post", Version: spec.V20250326, Transport: Streamable, Want: reports.Fail},
+		Proofs: []client.Proof{
+			{Fault: "batch-post", Version: spec.V20251125, Transport: client.Streamable, Want: reports.Fail},
+			{Fault: "mixed-batch-post", Version: spec.V20250326, Transport: client.Streamable, Want: reports.Fail},
 		},
-		Body: func(t *T) {
+		Body: func(t *client.T) {
 			batches := t.Version() == spec.V20250326
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				for _, e := range c.HTTPRequests() {
-					if e.HTTP.Method != http.MethodPost || trPath(e) != ep || e.Kind == wire.KindHTTPRequest || e.Kind == wire.KindTooLong {
+					if e.HTTP.Method != http.MethodPost || pathOf(e) != ep || e.Kind == wire.KindHTTPRequest || e.Kind == wire.KindTooLong {
 						continue
 					}
 					n++
-					why := trBodyProblem(e, batches)
+					why := bodyProblem(e, batches)
 					if why == "" {
 						continue
 					}
@@ -229,19 +230,19 @@ var _ = Register(
 			t.Settle(n, bad, "the client POSTed no body to the MCP endpoint", "%d POST bodies, each well formed")
 		},
 	},
-	Def{
-		ID: "client/transport-http/json-and-sse", Area: "transport-http", Since: spec.V20250326, Transports: trStreamable,
-		Scenarios:    []string{trScenJSON, trScenSSE},
+	client.Def{
+		ID: "client/transport-http/json-and-sse", Area: "transport-http", Since: spec.V20250326, Transports: streamableOnly,
+		Scenarios:    []string{scenJSON, scenSSE},
 		Title:        "the client copes with application/json answers to its requests as well as with SSE streams",
 		Requirements: []string{"transport-http.post.client-handles-json-and-sse"},
-		Proofs:       []Proof{{Fault: "json-answers-unread", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
-			var js, ss *Case
+		Proofs:       []client.Proof{{Fault: "json-answers-unread", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
+			var js, ss *client.Case
 			for _, c := range t.Cases() {
 				switch c.Scenario.Name {
-				case trScenJSON:
+				case scenJSON:
 					js = c
-				case trScenSSE:
+				case scenSSE:
 					ss = c
 				}
 			}
@@ -249,65 +250,65 @@ var _ = Register(
 				t.Untestable("the scenarios with JSON answers and with SSE answers did not both run")
 				return
 			}
-			jl, jwhy := trProgress(js)
-			sl, swhy := trProgress(ss)
+			jl, jwhy := progressOf(js)
+			sl, swhy := progressOf(ss)
 			if !t.NeedAction(jl > 0 || sl > 0, "go on after the answer to its first request") {
 				return
 			}
-			jn, _ := trAnswerKinds(js)
-			_, sn := trAnswerKinds(ss)
+			jn, _ := answerKinds(js)
+			_, sn := answerKinds(ss)
 			judged := 0
 			if jn > 0 {
 				judged++
 				if jl < sl {
 					t.Fail("the client goes on after application/json answers as it does after SSE ones",
-						fmt.Sprintf("answered with application/json (%s) the client %s; answered with SSE streams (%s) it %s", trScenJSON, jwhy, trScenSSE, swhy))
+						fmt.Sprintf("answered with application/json (%s) the client %s; answered with SSE streams (%s) it %s", scenJSON, jwhy, scenSSE, swhy))
 				}
 			}
 			if sn > 0 {
 				judged++
 				if sl < jl {
 					t.Fail("the client goes on after SSE answers as it does after application/json ones",
-						fmt.Sprintf("answered with SSE streams (%s) the client %s; answered with application/json (%s) it %s", trScenSSE, swhy, trScenJSON, jwhy))
+						fmt.Sprintf("answered with SSE streams (%s) the client %s; answered with application/json (%s) it %s", scenSSE, swhy, scenJSON, jwhy))
 				}
 			}
 			if judged < 2 {
-				t.Untestable(fmt.Sprintf("the stage did not answer both ways: %d application/json answers in %s, %d SSE answers in %s", jn, trScenJSON, sn, trScenSSE))
+				t.Untestable(fmt.Sprintf("the stage did not answer both ways: %d application/json answers in %s, %d SSE answers in %s", jn, scenJSON, sn, scenSSE))
 				return
 			}
 			t.Saw("answered with application/json the client %s; answered with SSE it %s", jwhy, swhy)
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "client/transport-http/protocol-version-header", Area: "transport-http", Since: spec.V20250618, Until: spec.V20251125, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/protocol-version-header", Area: "transport-http", Since: spec.V20250618, Until: spec.V20251125, Transports: streamableOnly,
 		Title:        "every HTTP request of the client after initialization carries MCP-Protocol-Version",
 		Requirements: []string{"transport-http.protocol-version-header.client-sends"},
-		Proofs:       []Proof{{Fault: "get-without-protocol-version", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "get-without-protocol-version", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			trAfterInitialize(t, true, func(c *Case, e stage.Event, _ *trSession) {
+			afterInitialize(t, true, func(c *client.Case, e stage.Event, _ *sessionOf) {
 				n++
-				if e.HTTP.Header.Get(trHdrVersion) == "" {
+				if e.HTTP.Header.Get(hdrVersion) == "" {
 					bad++
 					if bad <= 10 {
 						t.Fail("MCP-Protocol-Version on every request after initialization",
-							fmt.Sprintf("%s had no MCP-Protocol-Version header (%s)", trDescribe(e), c.Scenario.Name))
+							fmt.Sprintf("%s had no MCP-Protocol-Version header (%s)", describe(e), c.Scenario.Name))
 					}
 				}
 			})
 			t.Settle(n, bad, "the client sent no HTTP request after initialization", "%d requests after initialization, each with MCP-Protocol-Version")
 		},
 	},
-	Def{
-		ID: "client/transport-http/protocol-version-negotiated", Area: "transport-http", Since: spec.V20250618, Until: spec.V20251125, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/protocol-version-negotiated", Area: "transport-http", Since: spec.V20250618, Until: spec.V20251125, Transports: streamableOnly,
 		Title:        "the MCP-Protocol-Version the client sends is the version the initialize exchange agreed",
 		Requirements: []string{"transport-http.protocol-version-header.negotiated-value"},
-		Proofs:       []Proof{{Fault: "protocol-version-not-negotiated", Transport: Streamable, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "protocol-version-not-negotiated", Transport: client.Streamable, Want: reports.Warn}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			trAfterInitialize(t, true, func(c *Case, e stage.Event, s *trSession) {
-				got := e.HTTP.Header.Get(trHdrVersion)
+			afterInitialize(t, true, func(c *client.Case, e stage.Event, s *sessionOf) {
+				got := e.HTTP.Header.Get(hdrVersion)
 				if s == nil || s.version == "" || got == "" {
 					return
 				}
@@ -316,29 +317,29 @@ var _ = Register(
 					bad++
 					if bad <= 10 {
 						t.Fail("MCP-Protocol-Version names the negotiated version "+string(s.version),
-							fmt.Sprintf("%s carried MCP-Protocol-Version %q (%s)", trDescribe(e), got, c.Scenario.Name))
+							fmt.Sprintf("%s carried MCP-Protocol-Version %q (%s)", describe(e), got, c.Scenario.Name))
 					}
 				}
 			})
 			t.Settle(n, bad, "the client sent no MCP-Protocol-Version header in an initialized session", "%d requests, each naming the negotiated version")
 		},
 	},
-	Def{
-		ID: "client/transport-http/session-id", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
+	client.Def{
+		ID: "client/transport-http/session-id", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
 		Title:        "once initialize returned an Mcp-Session-Id, every later request of the client carries it",
 		Requirements: []string{"transport-http.session.client-echoes-id"},
-		Proofs:       []Proof{{Fault: "get-without-session-id", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "get-without-session-id", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
-			trAfterInitialize(t, false, func(c *Case, e stage.Event, s *trSession) {
+			afterInitialize(t, false, func(c *client.Case, e stage.Event, s *sessionOf) {
 				n++
-				sid := e.HTTP.Header.Get(trHdrSession)
+				sid := e.HTTP.Header.Get(hdrSession)
 				why := ""
 				switch {
 				case sid == "":
-					why = fmt.Sprintf("%s had no Mcp-Session-Id header", trDescribe(e))
+					why = fmt.Sprintf("%s had no Mcp-Session-Id header", describe(e))
 				case s == nil:
-					why = fmt.Sprintf("%s carried Mcp-Session-Id %q, which the stage had not issued", trDescribe(e), sid)
+					why = fmt.Sprintf("%s carried Mcp-Session-Id %q, which the stage had not issued", describe(e), sid)
 				}
 				if why != "" {
 					bad++
@@ -350,24 +351,24 @@ var _ = Register(
 			t.Settle(n, bad, "the stage issued no session id, or the client sent nothing after initialization", "%d requests after initialization, each with its session id")
 		},
 	},
-	Def{
-		ID: "client/transport-http/session-404", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
-		Scenarios:    []string{trScenSessionLost},
+	client.Def{
+		ID: "client/transport-http/session-404", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
+		Scenarios:    []string{scenSessionLost},
 		Title:        "after HTTP 404 to a request with a session id, the client starts over with an initialize that carries no session id",
 		Requirements: []string{"transport-http.session.client-reinitializes-on-404"},
-		Proofs:       []Proof{{Fault: "reinitialize-with-old-session", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "reinitialize-with-old-session", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				reqs := c.HTTPRequests()
 				seen := map[string]bool{}
 				for _, e := range reqs {
-					sid := e.HTTP.Header.Get(trHdrSession)
-					if e.HTTP.Method != http.MethodPost || trPath(e) != ep || sid == "" || seen[sid] || !e.IsMessage() || e.Msg.Shape != jsonrpc.KindRequest {
+					sid := e.HTTP.Header.Get(hdrSession)
+					if e.HTTP.Method != http.MethodPost || pathOf(e) != ep || sid == "" || seen[sid] || !e.IsMessage() || e.Msg.Shape != jsonrpc.KindRequest {
 						continue
 					}
-					head, ok := trHead(c, e)
+					head, ok := headOf(c, e)
 					if !ok || head.HTTP.Status != http.StatusNotFound {
 						continue
 					}
@@ -385,11 +386,11 @@ var _ = Register(
 					case next == nil:
 						bad++
 						t.Fail("a new initialize, without a session id, after HTTP 404 for the session",
-							fmt.Sprintf("after HTTP 404 to %s with session %q the client sent no new initialize (%s; the client %s)", trDescribe(e), sid, c.Scenario.Name, c.Exit))
-					case next.HTTP.Header.Get(trHdrSession) != "":
+							fmt.Sprintf("after HTTP 404 to %s with session %q the client sent no new initialize (%s; the client %s)", describe(e), sid, c.Scenario.Name, c.Exit))
+					case next.HTTP.Header.Get(hdrSession) != "":
 						bad++
 						t.Fail("the new initialize after HTTP 404 carries no Mcp-Session-Id",
-							fmt.Sprintf("after HTTP 404 to %s with session %q the new initialize carried Mcp-Session-Id %q (%s)", trDescribe(e), sid, next.HTTP.Header.Get(trHdrSession), c.Scenario.Name))
+							fmt.Sprintf("after HTTP 404 to %s with session %q the new initialize carried Mcp-Session-Id %q (%s)", describe(e), sid, next.HTTP.Header.Get(hdrSession), c.Scenario.Name))
 					}
 				}
 			}
@@ -399,29 +400,29 @@ var _ = Register(
 			t.Settle(n, bad, "", "%d forgotten sessions, each followed by a fresh initialize")
 		},
 	},
-	Def{
-		ID: "client/transport-http/session-delete", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
-		Scenarios:    []string{"initialize", "tools_call", trScenJSON, trScenSSE},
+	client.Def{
+		ID: "client/transport-http/session-delete", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
+		Scenarios:    []string{"initialize", "tools_call", scenJSON, scenSSE},
 		Title:        "a client that is done with its session (it exits by itself) ends it with HTTP DELETE and the session id",
 		Requirements: []string{"transport-http.session.client-deletes-when-done"},
-		Proofs:       []Proof{{Fault: "no-session-delete", Transport: Streamable, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "no-session-delete", Transport: client.Streamable, Want: reports.Warn}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				issued := trIssued(c)
+				issued := issued(c)
 				if len(issued) == 0 {
 					continue
 				}
 				last := issued[len(issued)-1]
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				gone, deleted := false, false
 				for _, e := range c.HTTPRequests() {
-					if e.HTTP.Header.Get(trHdrSession) != last.id || trPath(e) != ep {
+					if e.HTTP.Header.Get(hdrSession) != last.id || pathOf(e) != ep {
 						continue
 					}
 					if e.HTTP.Method == http.MethodDelete {
 						deleted = true
-					} else if head, ok := trHead(c, e); ok && head.HTTP.Status == http.StatusNotFound {
+					} else if head, ok := headOf(c, e); ok && head.HTTP.Status == http.StatusNotFound {
 						gone = true
 					}
 				}
@@ -430,7 +431,7 @@ var _ = Register(
 				// because the census's model answers 400). Without one, only a
 				// client that ended by itself with status 0 was surely done
 				// with the session.
-				if gone || !deleted && (c.ExitCode != 0 || c.TimedOut || c.Stopped || len(c.Notes(NoteHarnessStop)) > 0) {
+				if gone || !deleted && (c.ExitCode != 0 || c.TimedOut || c.Stopped || len(c.Notes(client.NoteHarnessStop)) > 0) {
 					continue // gone: the stage had ended the session itself
 				}
 				n++
@@ -446,29 +447,29 @@ var _ = Register(
 			t.Settle(n, bad, "", "%d sessions, each ended with DELETE")
 		},
 	},
-	Def{
-		ID: "client/transport-http/resume-last-event-id", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: trStreamable,
-		Scenarios:    []string{trScenStreamCut, trScenSSERetry},
+	client.Def{
+		ID: "client/transport-http/resume-last-event-id", Area: "transport-http", Since: spec.V20250326, Until: spec.V20251125, Transports: streamableOnly,
+		Scenarios:    []string{scenStreamCut, scenSSERetry},
 		Title:        "a client resuming an SSE stream sends GET with Last-Event-ID set to the last event id that stream carried",
 		Requirements: []string{"transport-http.resume.client-get-last-event-id"},
-		Proofs:       []Proof{{Fault: "stale-last-event-id", Transport: Streamable, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "stale-last-event-id", Transport: client.Streamable, Want: reports.Warn}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				ep := trEndpoint(c)
+				ep := endpoint(c)
 				for _, e := range c.HTTPRequests() {
-					last := e.HTTP.Header.Get(trHdrLastEventID)
-					if e.HTTP.Method != http.MethodGet || trPath(e) != ep || last == "" {
+					last := e.HTTP.Header.Get(hdrLastEventID)
+					if e.HTTP.Method != http.MethodGet || pathOf(e) != ep || last == "" {
 						continue
 					}
 					n++
-					want, ok := trLastIDBefore(c, last, e.Seq)
+					want, ok := lastIDBefore(c, last, e.Seq)
 					why := ""
 					switch {
 					case !ok:
-						why = fmt.Sprintf("%s resumed from %q, an event id the stage never sent", trDescribe(e), last)
+						why = fmt.Sprintf("%s resumed from %q, an event id the stage never sent", describe(e), last)
 					case want != last:
-						why = fmt.Sprintf("%s resumed from %q, but the last event id that stream carried was %q", trDescribe(e), last, want)
+						why = fmt.Sprintf("%s resumed from %q, but the last event id that stream carried was %q", describe(e), last, want)
 					}
 					if why != "" {
 						bad++
@@ -484,18 +485,18 @@ var _ = Register(
 			t.Settle(n, bad, "", "%d resumptions, each from the last event id received")
 		},
 	},
-	Def{
-		ID: "client/transport-http/sse-retry-wait", Area: "transport-http", Since: spec.V20251125, Until: spec.V20251125, Transports: trStreamable,
-		Scenarios:    []string{trScenSSERetry},
+	client.Def{
+		ID: "client/transport-http/sse-retry-wait", Area: "transport-http", Since: spec.V20251125, Until: spec.V20251125, Transports: streamableOnly,
+		Scenarios:    []string{scenSSERetry},
 		Title:        "after the stage closed an SSE stream the client waits at least the retry delay before reconnecting",
 		Requirements: []string{"transport-http.sse.client-honours-retry"},
-		Proofs:       []Proof{{Fault: "sse-retry-ignored", Transport: Streamable, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "sse-retry-ignored", Transport: client.Streamable, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				cuts := trCutStreams(c)
+				cuts := cutStreams(c)
 				for _, cut := range cuts {
-					get, ok := trReconnect(c, cut, cuts)
+					get, ok := reconnect(c, cut, cuts)
 					if !ok || !cut.hasRetry {
 						continue
 					}
@@ -504,7 +505,7 @@ var _ = Register(
 					if wait < cut.retry {
 						bad++
 						t.Fail(fmt.Sprintf("a reconnection no sooner than the retry delay (%v) after the stream closed", cut.retry),
-							fmt.Sprintf("%s came %v after the stage closed the stream of %s (%s)", trDescribe(get), wait.Round(time.Millisecond), trDescribe(cut.post), c.Scenario.Name))
+							fmt.Sprintf("%s came %v after the stage closed the stream of %s (%s)", describe(get), wait.Round(time.Millisecond), describe(cut.post), c.Scenario.Name))
 					} else {
 						t.Saw("reconnected %v after the stream closed (retry %v)", wait.Round(time.Millisecond), cut.retry)
 					}
@@ -516,24 +517,24 @@ var _ = Register(
 			t.Settle(n, bad, "", "")
 		},
 	},
-	Def{
-		ID: "client/transport-http/sse-poll", Area: "transport-http", Since: spec.V20251125, Until: spec.V20251125, Transports: trStreamable,
-		Scenarios:    []string{trScenSSERetry},
+	client.Def{
+		ID: "client/transport-http/sse-poll", Area: "transport-http", Since: spec.V20251125, Until: spec.V20251125, Transports: streamableOnly,
+		Scenarios:    []string{scenSSERetry},
 		Title:        "when the stage closes an SSE stream before its response, the client reconnects with GET and Last-Event-ID",
 		Requirements: []string{"transport-http.sse.client-polls-after-close"},
-		Proofs:       []Proof{{Fault: "sse-event-ids-ignored", Transport: Streamable, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "sse-event-ids-ignored", Transport: client.Streamable, Want: reports.Warn}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				for _, cut := range trCutStreams(c) {
-					if trCancelled(c, cut.post.Msg.ID) {
+				for _, cut := range cutStreams(c) {
+					if cancelled(c, cut.post.Msg.ID) {
 						continue
 					}
 					n++
-					if _, ok := trAnyResumeAfter(c, cut.end.Seq); !ok {
+					if _, ok := anyResumeAfter(c, cut.end.Seq); !ok {
 						bad++
 						t.Fail("a GET with Last-Event-ID after the stage closed the stream before its response",
-							fmt.Sprintf("the stage closed the SSE stream of %s after event %s and the client never reconnected to it (%s; the client %s)", trDescribe(cut.post), cut.lastID, c.Scenario.Name, c.Exit))
+							fmt.Sprintf("the stage closed the SSE stream of %s after event %s and the client never reconnected to it (%s; the client %s)", describe(cut.post), cut.lastID, c.Scenario.Name, c.Exit))
 					}
 				}
 			}
@@ -545,9 +546,9 @@ var _ = Register(
 	},
 )
 
-// trPath is the path of an HTTP request event's URL (the stage records it
+// pathOf is the path of an HTTP request event's URL (the stage records it
 // without the case's prefix).
-func trPath(e stage.Event) string {
+func pathOf(e stage.Event) string {
 	u, err := url.Parse(e.HTTP.URL)
 	if err != nil {
 		return e.HTTP.URL
@@ -555,27 +556,27 @@ func trPath(e stage.Event) string {
 	return u.Path
 }
 
-// trIsRPC reports whether a client HTTP request carries something shaped
+// isRPC reports whether a client HTTP request carries something shaped
 // like JSON-RPC (a message or a batch), as opposed to no body or another
 // JSON document (an OAuth registration, say).
-func trIsRPC(e stage.Event) bool {
+func isRPC(e stage.Event) bool {
 	return e.Kind == wire.KindMessage && (e.Msg.Shape != jsonrpc.KindInvalid || e.Msg.Has(jsonrpc.ReasonBatch) || e.Msg.Has(jsonrpc.ReasonEmptyBatch))
 }
 
-// trEndpoint is the path of the MCP endpoint in a case: where the client
+// endpoint is the path of the MCP endpoint in a case: where the client
 // POSTed its first JSON-RPC message ("" when it POSTed none).
-func trEndpoint(c *Case) string {
+func endpoint(c *client.Case) string {
 	for _, e := range c.HTTPRequests() {
-		if e.HTTP.Method == http.MethodPost && trIsRPC(e) {
-			return trPath(e)
+		if e.HTTP.Method == http.MethodPost && isRPC(e) {
+			return pathOf(e)
 		}
 	}
 	return ""
 }
 
-// trDescribe names a client HTTP request for reports: "POST (tools/list
+// describe names a client HTTP request for reports: "POST (tools/list
 // request, post-3)", "GET (get-1)".
-func trDescribe(e stage.Event) string {
+func describe(e stage.Event) string {
 	what := e.Stream
 	if e.IsMessage() {
 		switch {
@@ -592,9 +593,9 @@ func trDescribe(e stage.Event) string {
 	return e.HTTP.Method + " (" + what + ")"
 }
 
-// trListsType reports whether the Accept headers of h name media type
+// listsType reports whether the Accept headers of h name media type
 // typ (with a q above zero); wildcards do not name it.
-func trListsType(h http.Header, typ string) bool {
+func listsType(h http.Header, typ string) bool {
 	for _, v := range h.Values("Accept") {
 		for _, part := range strings.Split(v, ",") {
 			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
@@ -612,10 +613,10 @@ func trListsType(h http.Header, typ string) bool {
 	return false
 }
 
-// trBodyProblem says what is wrong with the body of a POST ("" for
+// bodyProblem says what is wrong with the body of a POST ("" for
 // nothing): one message is right; a batch is right only where batches is
 // set, and then only of requests and notifications, or of responses.
-func trBodyProblem(e stage.Event, batches bool) string {
+func bodyProblem(e stage.Event, batches bool) string {
 	switch {
 	case e.Kind == wire.KindGarbage:
 		return "the body is not one JSON value"
@@ -644,9 +645,9 @@ func trBodyProblem(e stage.Event, batches bool) string {
 	return ""
 }
 
-// trHead returns the first event of the stage's answer to the client's
+// headOf returns the first event of the stage's answer to the client's
 // HTTP request e (it carries the status and headers).
-func trHead(c *Case, e stage.Event) (stage.Event, bool) {
+func headOf(c *client.Case, e stage.Event) (stage.Event, bool) {
 	for _, x := range c.Events {
 		if x.From == stage.FromStage && x.Stream == e.Stream && x.HTTP != nil {
 			return x, true
@@ -655,8 +656,8 @@ func trHead(c *Case, e stage.Event) (stage.Event, bool) {
 	return stage.Event{}, false
 }
 
-// trSession is a session the stage issued in answer to an initialize POST.
-type trSession struct {
+// sessionOf is a session the stage issued in answer to an initialize POST.
+type sessionOf struct {
 	id string
 	// seq is the first stage event that carried the id.
 	seq int
@@ -671,8 +672,8 @@ type trSession struct {
 	done int
 }
 
-// trIssued returns the sessions the stage issued, in order.
-func trIssued(c *Case) []trSession {
+// issued returns the sessions the stage issued, in order.
+func issued(c *client.Case) []sessionOf {
 	inits := map[string]bool{}
 	for _, e := range c.HTTPRequests() {
 		if e.HTTP.Method == http.MethodPost && e.IsMessage() && e.Msg.Method == spec.MethodInitialize && e.Msg.Shape == jsonrpc.KindRequest {
@@ -680,12 +681,12 @@ func trIssued(c *Case) []trSession {
 		}
 	}
 	idx := map[string]int{}
-	var out []trSession
+	var out []sessionOf
 	for _, e := range c.Events {
 		if e.From != stage.FromStage || e.HTTP == nil || !inits[e.Stream] || e.HTTP.Status/100 != 2 {
 			continue
 		}
-		sid := e.HTTP.Header.Get(trHdrSession)
+		sid := e.HTTP.Header.Get(hdrSession)
 		if sid == "" {
 			continue
 		}
@@ -693,7 +694,7 @@ func trIssued(c *Case) []trSession {
 		if !ok {
 			i = len(out)
 			idx[sid] = i
-			out = append(out, trSession{id: sid, seq: e.Seq})
+			out = append(out, sessionOf{id: sid, seq: e.Seq})
 		}
 		if e.IsMessage() && e.Msg.Shape == jsonrpc.KindResponse {
 			var r struct {
@@ -714,26 +715,26 @@ func trIssued(c *Case) []trSession {
 		if e.HTTP.Method != http.MethodDelete {
 			continue
 		}
-		if i, ok := idx[e.HTTP.Header.Get(trHdrSession)]; ok && out[i].done == 0 && out[i].seq < e.Seq {
+		if i, ok := idx[e.HTTP.Header.Get(hdrSession)]; ok && out[i].done == 0 && out[i].seq < e.Seq {
 			out[i].done = e.Seq
 		}
 	}
 	return out
 }
 
-// trAbandoned reports whether e, a client request, starts a new
+// abandoned reports whether e, a client request, starts a new
 // connection rather than continuing a session: it carries no session id
 // and the session the stage issued last before it is one the client was
-// done with (trSession.done), or it belongs to an HTTP+SSE connection
+// done with (sessionOf.done), or it belongs to an HTTP+SSE connection
 // (a fallback to the 2024-11-05 transport, which has no Mcp-Session-Id).
-func trAbandoned(c *Case, e stage.Event, issued []trSession) bool {
+func abandoned(c *client.Case, e stage.Event, issued []sessionOf) bool {
 	if strings.HasPrefix(c.Session(e), "sse-") {
 		return true
 	}
-	if e.HTTP.Header.Get(trHdrSession) != "" {
+	if e.HTTP.Header.Get(hdrSession) != "" {
 		return false
 	}
-	var cur *trSession
+	var cur *sessionOf
 	for i := range issued {
 		if issued[i].seq < e.Seq {
 			cur = &issued[i]
@@ -742,29 +743,29 @@ func trAbandoned(c *Case, e stage.Event, issued []trSession) bool {
 	return cur != nil && cur.done > 0 && cur.done < e.Seq
 }
 
-// trAfterInitialize calls judge for every client request to the MCP
+// afterInitialize calls judge for every client request to the MCP
 // endpoint after the stage first issued a session id, except initialize
 // POSTs (a new session starts without one), with the issued session the
 // request names (nil when it names none the stage had issued before it).
 // A dual-era client's server/discover probe (Case.IsDiscoverProbe) opens
 // a session too and is skipped like initialize, and so is a request that
-// starts a new connection after the client left its session (trAbandoned:
+// starts a new connection after the client left its session (abandoned:
 // a fallback to HTTP+SSE after refusing the revision the result named).
 // With used set it starts only at the client's first message after that
 // other than initialize: a client that could not take the initialize
 // result (it went no further) has no negotiated version to send.
-func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *trSession)) {
+func afterInitialize(t *client.T, used bool, judge func(c *client.Case, e stage.Event, s *sessionOf)) {
 	for _, c := range t.Cases() {
-		issued := trIssued(c)
+		issued := issued(c)
 		if len(issued) == 0 {
 			continue
 		}
-		ep := trEndpoint(c)
+		ep := endpoint(c)
 		start := issued[0].seq
 		if used {
 			start = -1
 			for _, e := range c.HTTPRequests() {
-				if e.Seq > issued[0].seq && e.HTTP.Method == http.MethodPost && trPath(e) == ep && trIsRPC(e) && e.Msg.Method != spec.MethodInitialize {
+				if e.Seq > issued[0].seq && e.HTTP.Method == http.MethodPost && pathOf(e) == ep && isRPC(e) && e.Msg.Method != spec.MethodInitialize {
 					start = e.Seq
 					break
 				}
@@ -774,13 +775,13 @@ func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *tr
 			}
 		}
 		for _, e := range c.HTTPRequests() {
-			if e.Seq < start || trPath(e) != ep {
+			if e.Seq < start || pathOf(e) != ep {
 				continue
 			}
 			if e.HTTP.Method == http.MethodPost && e.IsMessage() && (e.Msg.Method == spec.MethodInitialize || c.IsDiscoverProbe(e)) {
 				continue // a new session (or a dual-era client's probe for one) starts without an id
 			}
-			if trAbandoned(c, e, issued) {
+			if abandoned(c, e, issued) {
 				continue // a new connection after the client left the session
 			}
 			if c.BeforeInitializeResult(e) {
@@ -789,8 +790,8 @@ func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *tr
 				// session id; the lifecycle checks judge such messages.
 				continue
 			}
-			var s *trSession
-			sid := e.HTTP.Header.Get(trHdrSession)
+			var s *sessionOf
+			sid := e.HTTP.Header.Get(hdrSession)
 			for i := range issued {
 				if issued[i].id == sid && issued[i].seq < e.Seq {
 					s = &issued[i]
@@ -801,11 +802,11 @@ func trAfterInitialize(t *T, used bool, judge func(c *Case, e stage.Event, s *tr
 	}
 }
 
-// trProgress says how far a client got on the stage's answers in a case:
+// progressOf says how far a client got on the stage's answers in a case:
 // 0 it built on none, 1 it went on after an answered request (the
 // initialized notification or a further request), 2 it called a tool a
 // tools/list answer of the stage named. The text says so in words.
-func trProgress(c *Case) (int, string) {
+func progressOf(c *client.Case) (int, string) {
 	listed := map[string]bool{}
 	answered := 0
 	for _, m := range c.From(stage.FromStage) {
@@ -851,9 +852,9 @@ func trProgress(c *Case) (int, string) {
 	return level, why
 }
 
-// trAnswerKinds counts the stage's responses to the client that came as
+// answerKinds counts the stage's responses to the client that came as
 // a JSON body and on SSE streams.
-func trAnswerKinds(c *Case) (jsonBodies, sse int) {
+func answerKinds(c *client.Case) (jsonBodies, sse int) {
 	for _, m := range c.From(stage.FromStage) {
 		if !m.Msg.Shape.IsResponse() || m.HTTP == nil {
 			continue
@@ -867,9 +868,9 @@ func trAnswerKinds(c *Case) (jsonBodies, sse int) {
 	return jsonBodies, sse
 }
 
-// trCutStreamOf is the SSE stream of a request POST that the stage ended
+// cutStreamOf is the SSE stream of a request POST that the stage ended
 // before it carried the response, after sending event ids on it.
-type trCutStreamOf struct {
+type cutStreamOf struct {
 	post, end stage.Event
 	ids       map[string]bool
 	lastID    string
@@ -877,15 +878,15 @@ type trCutStreamOf struct {
 	hasRetry  bool
 }
 
-// trCutStreams returns the request POSTs of a case whose SSE streams the
+// cutStreams returns the request POSTs of a case whose SSE streams the
 // stage ended early.
-func trCutStreams(c *Case) []trCutStreamOf {
-	var out []trCutStreamOf
+func cutStreams(c *client.Case) []cutStreamOf {
+	var out []cutStreamOf
 	for _, e := range c.HTTPRequests() {
 		if e.HTTP.Method != http.MethodPost || !e.IsMessage() || e.Msg.Shape != jsonrpc.KindRequest {
 			continue
 		}
-		cut := trCutStreamOf{post: e, ids: map[string]bool{}}
+		cut := cutStreamOf{post: e, ids: map[string]bool{}}
 		ended, answered := false, false
 		for _, x := range c.Events {
 			if x.From != stage.FromStage || x.Stream != e.Stream || !x.InSSE {
@@ -912,13 +913,13 @@ func trCutStreams(c *Case) []trCutStreamOf {
 	return out
 }
 
-// trReconnect returns the client's first GET after the cut stream ended
+// reconnect returns the client's first GET after the cut stream ended
 // that resumes it: Last-Event-ID one of its ids, or else one no other cut
 // stream carried.
-func trReconnect(c *Case, cut trCutStreamOf, all []trCutStreamOf) (stage.Event, bool) {
+func reconnect(c *client.Case, cut cutStreamOf, all []cutStreamOf) (stage.Event, bool) {
 	var fallback *stage.Event
 	for _, e := range c.HTTPRequests() {
-		last := e.HTTP.Header.Get(trHdrLastEventID)
+		last := e.HTTP.Header.Get(hdrLastEventID)
 		if e.Seq < cut.end.Seq || e.HTTP.Method != http.MethodGet || last == "" {
 			continue
 		}
@@ -940,19 +941,19 @@ func trReconnect(c *Case, cut trCutStreamOf, all []trCutStreamOf) (stage.Event, 
 	return stage.Event{}, false
 }
 
-// trAnyResumeAfter returns the client's first GET with Last-Event-ID
+// anyResumeAfter returns the client's first GET with Last-Event-ID
 // after event seq.
-func trAnyResumeAfter(c *Case, seq int) (stage.Event, bool) {
+func anyResumeAfter(c *client.Case, seq int) (stage.Event, bool) {
 	for _, e := range c.HTTPRequests() {
-		if e.Seq > seq && e.HTTP.Method == http.MethodGet && e.HTTP.Header.Get(trHdrLastEventID) != "" {
+		if e.Seq > seq && e.HTTP.Method == http.MethodGet && e.HTTP.Header.Get(hdrLastEventID) != "" {
 			return e, true
 		}
 	}
 	return stage.Event{}, false
 }
 
-// trCancelled reports whether the client cancelled its request id.
-func trCancelled(c *Case, id jsonrpc.ID) bool {
+// cancelled reports whether the client cancelled its request id.
+func cancelled(c *client.Case, id jsonrpc.ID) bool {
 	for _, m := range c.Notifications(spec.MethodCancelled) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -964,11 +965,11 @@ func trCancelled(c *Case, id jsonrpc.ID) bool {
 	return false
 }
 
-// trLastIDBefore finds the stream on which the stage last sent event id
+// lastIDBefore finds the stream on which the stage last sent event id
 // before event seq and returns the last event id that stream carried up
 // to its end (or up to seq, when it was still open); false when the stage
 // never sent the id.
-func trLastIDBefore(c *Case, id string, seq int) (string, bool) {
+func lastIDBefore(c *client.Case, id string, seq int) (string, bool) {
 	streamOf := ""
 	for _, x := range c.Events {
 		if x.Seq < seq && x.From == stage.FromStage && x.InSSE && x.HasEventID && x.EventID == id {
@@ -993,26 +994,26 @@ func trLastIDBefore(c *Case, id string, seq int) (string, bool) {
 	return last, true
 }
 
-// trAnswerWithSSE is the middleware of trScenSSE: a 200
+// answerWithSSE is the middleware of scenSSE: a 200
 // application/json answer of the engine (2026-07-28 answers plain
 // requests so) goes out as an SSE stream of one message event instead.
-func trAnswerWithSSE(next http.Handler) http.Handler {
+func answerWithSSE(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &trSSEWriter{ResponseWriter: w}
+		sw := &sseWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		sw.finish()
 	})
 }
 
-// trSSEWriter holds back a 200 application/json answer and sends it as one
+// sseWriter holds back a 200 application/json answer and sends it as one
 // SSE event when the handler is done; anything else passes through.
-type trSSEWriter struct {
+type sseWriter struct {
 	http.ResponseWriter
 	wrote, hold bool
 	body        bytes.Buffer
 }
 
-func (w *trSSEWriter) WriteHeader(code int) {
+func (w *sseWriter) WriteHeader(code int) {
 	if w.wrote {
 		return
 	}
@@ -1025,7 +1026,7 @@ func (w *trSSEWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *trSSEWriter) Write(b []byte) (int, error) {
+func (w *sseWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -1036,7 +1037,7 @@ func (w *trSSEWriter) Write(b []byte) (int, error) {
 }
 
 // Flush passes on, except while an answer is held back.
-func (w *trSSEWriter) Flush() {
+func (w *sseWriter) Flush() {
 	if w.hold {
 		return
 	}
@@ -1046,9 +1047,9 @@ func (w *trSSEWriter) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
-func (w *trSSEWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *sseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w *trSSEWriter) finish() {
+func (w *sseWriter) finish() {
 	if !w.hold {
 		return
 	}
@@ -1068,16 +1069,16 @@ func (w *trSSEWriter) finish() {
 	_, _ = w.ResponseWriter.Write(ev.Bytes())
 }
 
-// trForgetSession is the middleware of trScenSessionLost: the first session
+// forgetSession is the middleware of scenSessionLost: the first session
 // id whose request after initialization the engine answers successfully
 // is forgotten as that answer starts, and every later request carrying it
 // gets HTTP 404; other sessions, a new initialize among them, are served.
-func trForgetSession() func(http.Handler) http.Handler {
+func forgetSession() func(http.Handler) http.Handler {
 	var mu sync.Mutex
 	forgotten := ""
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sid := r.Header.Get(trHdrSession)
+			sid := r.Header.Get(hdrSession)
 			mu.Lock()
 			gone, armed := sid != "" && sid == forgotten, forgotten == ""
 			mu.Unlock()
@@ -1103,7 +1104,7 @@ func trForgetSession() func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			next.ServeHTTP(&trStatusWriter{ResponseWriter: w, onStatus: func(code int) {
+			next.ServeHTTP(&statusWriter{ResponseWriter: w, onStatus: func(code int) {
 				if code/100 == 2 {
 					mu.Lock()
 					if forgotten == "" {
@@ -1116,14 +1117,14 @@ func trForgetSession() func(http.Handler) http.Handler {
 	}
 }
 
-// trStatusWriter reports the status of an answer before it goes out.
-type trStatusWriter struct {
+// statusWriter reports the status of an answer before it goes out.
+type statusWriter struct {
 	http.ResponseWriter
 	onStatus func(int)
 	wrote    bool
 }
 
-func (w *trStatusWriter) WriteHeader(code int) {
+func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.wrote = true
 		w.onStatus(code)
@@ -1131,7 +1132,7 @@ func (w *trStatusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *trStatusWriter) Write(b []byte) (int, error) {
+func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -1139,29 +1140,29 @@ func (w *trStatusWriter) Write(b []byte) (int, error) {
 }
 
 // Flush passes on.
-func (w *trStatusWriter) Flush() {
+func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
-func (w *trStatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// trCut plays trScenStreamCut: its tool logs a message, then waits (at most
+// cut plays scenStreamCut: its tool logs a message, then waits (at most
 // AskTimeout) until the middleware has delivered that event and cut the
 // stream, and answers; the answer waits in the engine's event store.
-type trCut struct {
+type cut struct {
 	once sync.Once
 	done chan struct{}
 }
 
-func (cut *trCut) tool() server.Tool {
+func (cut *cut) tool() server.Tool {
 	return server.Tool{
 		Def: mcp.Tool{Name: "echo_after_log", Description: "Logs a message, then echoes its text", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
 		Run: func(c *server.Call) (any, error) {
 			c.Notify(spec.MethodLoggingMessage, map[string]any{"level": "info", "logger": "mcpcheck", "data": "the stage cuts this stream after this event"})
-			timer := time.NewTimer(AskTimeout)
+			timer := time.NewTimer(client.AskTimeout)
 			defer timer.Stop()
 			select {
 			case <-cut.done:
@@ -1178,7 +1179,7 @@ func (cut *trCut) tool() server.Tool {
 // middleware cuts the SSE stream of every tools/call after the first
 // flush that delivered an event with an id: from then on writes fail, so
 // the engine ends the stream with the rest of its events stored.
-func (cut *trCut) middleware(next http.Handler) http.Handler {
+func (cut *cut) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -1190,25 +1191,25 @@ func (cut *trCut) middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(&trCutWriter{ResponseWriter: w, cut: cut}, r)
+		next.ServeHTTP(&cutWriter{ResponseWriter: w, cut: cut}, r)
 	})
 }
 
-// trErrStreamCut is what writes on a cut stream return.
-var trErrStreamCut = fmt.Errorf("stage: the scenario %s cut this stream", trScenStreamCut)
+// errStreamCut is what writes on a cut stream return.
+var errStreamCut = fmt.Errorf("stage: the scenario %s cut this stream", scenStreamCut)
 
-// trCutWriter passes an SSE stream through until a flush has delivered
+// cutWriter passes an SSE stream through until a flush has delivered
 // an event with an id, then fails every write.
-type trCutWriter struct {
+type cutWriter struct {
 	http.ResponseWriter
-	cut    *trCut
+	cut    *cut
 	withID bool
 	cutOff bool
 }
 
-func (w *trCutWriter) Write(b []byte) (int, error) {
+func (w *cutWriter) Write(b []byte) (int, error) {
 	if w.cutOff {
-		return 0, trErrStreamCut
+		return 0, errStreamCut
 	}
 	if bytes.HasPrefix(b, []byte("id:")) || bytes.Contains(b, []byte("\nid:")) {
 		w.withID = true
@@ -1217,7 +1218,7 @@ func (w *trCutWriter) Write(b []byte) (int, error) {
 }
 
 // Flush delivers what was written; after an event with an id it cuts.
-func (w *trCutWriter) Flush() {
+func (w *cutWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.cutOff {
 		f.Flush()
 	}
@@ -1228,4 +1229,4 @@ func (w *trCutWriter) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
-func (w *trCutWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *cutWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"fmt"
@@ -7,25 +7,26 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
 // The stdio binding of 2026-07-28: the opening probe and the message kinds.
-var _ = Register(
-	Def{
-		ID: "client/transport-stdio/stateless-probe-first", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio,
+var _ = client.Register(
+	client.Def{
+		ID: "client/transport-stdio/stateless-probe-first", Area: "transport-stdio", Eras: client.StatelessEra, Transports: client.StatelessStdio,
 		Title:        "on stdio the client's first request is server/discover with a 2026-07-28 version in _meta",
 		Requirements: []string{"transport-stdio.compat.modern-client-probes", "transport-stdio.compat.dual-era-probe-discover"},
-		Proofs:       []Proof{{Fault: "skip-discover-probe", Want: reports.Warn}},
-		Body:         slProbeFirst,
+		Proofs:       []client.Proof{{Fault: "skip-discover-probe", Want: reports.Warn}},
+		Body:         client.StatelessProbeFirst,
 	},
-	Def{
-		ID: "client/transport-stdio/stateless-no-responses", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio,
+	client.Def{
+		ID: "client/transport-stdio/stateless-no-responses", Area: "transport-stdio", Eras: client.StatelessEra, Transports: client.StatelessStdio,
 		Title:        "the client writes only requests and notifications to the server's stdin",
 		Requirements: []string{"transport-stdio.messages.client-no-responses"},
-		Proofs:       []Proof{{Fault: "stdio-stray-response", Want: reports.Fail}},
-		Body:         slNoResponses,
+		Proofs:       []client.Proof{{Fault: "stdio-stray-response", Want: reports.Fail}},
+		Body:         client.StatelessNoResponses,
 	},
 )
 
@@ -35,9 +36,9 @@ var _ = Register(
 // messages of the legacy session a dual-era client opens there are held to
 // the version negotiated in it (Case.SchemaVersion).
 
-// slFallbackCodes are the errors the dual-era scenarios answer the probe
+// fallbackCodes are the errors the dual-era scenarios answer the probe
 // with, as legacy servers do to a request before initialize.
-var slFallbackCodes = []struct {
+var fallbackCodes = []struct {
 	code int64
 	msg  string
 }{
@@ -46,20 +47,20 @@ var slFallbackCodes = []struct {
 	{jsonrpc.InvalidRequest, "Invalid Request: initialize first"},
 }
 
-var _ = slRegisterDualEra()
+var _ = registerDualEra()
 
-func slRegisterDualEra() bool {
+func registerDualEra() bool {
 	var names []string
-	for _, fc := range slFallbackCodes {
+	for _, fc := range fallbackCodes {
 		fc := fc
 		name := fmt.Sprintf("mcpcheck-stdio-legacy%d", fc.code)
 		names = append(names, name)
-		RegisterScenarios(Scenario{
-			Name: name, Eras: StatelessEra, Transports: slStdio,
+		client.RegisterScenarios(client.Scenario{
+			Name: name, Eras: client.StatelessEra, Transports: client.StatelessStdio,
 			Title: fmt.Sprintf("a legacy stdio server: it serves only 2025-11-25 and answers server/discover with error %d", fc.code),
 			Acts:  "probe with server/discover, fall back to initialize on the error, list every tool and call each once, then exit",
-			Stage: func(Env) stage.Config {
-				cfg := StatelessFlowStage()
+			Stage: func(client.Env) stage.Config {
+				cfg := client.StatelessFlowStage()
 				cfg.Server.Versions = []spec.Version{spec.V20251125}
 				cfg.Server.Rewrite = func(o server.Outgoing) [][]byte {
 					m := jsonrpc.Decode(o.Msg)
@@ -76,12 +77,12 @@ func slRegisterDualEra() bool {
 			},
 		})
 	}
-	Register(Def{
-		ID: "client/transport-stdio/stateless-fallback-any-error", Area: "transport-stdio", Eras: StatelessEra, Transports: slStdio, Scenarios: names,
+	client.Register(client.Def{
+		ID: "client/transport-stdio/stateless-fallback-any-error", Area: "transport-stdio", Eras: client.StatelessEra, Transports: client.StatelessStdio, Scenarios: names,
 		Title:        "a dual-era client falls back to initialize whichever non-2026 error answers its server/discover probe",
 		Requirements: []string{"transport-stdio.compat.fallback-any-error"},
-		Proofs:       []Proof{{Fault: "fallback-only-on-32601", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "fallback-only-on-32601", Want: reports.Fail}},
+		Body: func(t *client.T) {
 			var fell, stayed []string
 			for _, c := range t.Cases() {
 				if len(c.Requests(spec.MethodServerDiscover)) == 0 {
@@ -95,7 +96,7 @@ func slRegisterDualEra() bool {
 			}
 			switch {
 			case len(fell) == 0:
-				t.NotApplicable("the client fell back to initialize after none of the errors to its server/discover probe (-32601, -32602, -32600): it shows no dual-era behaviour on stdio" + t.whyNothing())
+				t.NotApplicable("the client fell back to initialize after none of the errors to its server/discover probe (-32601, -32602, -32600): it shows no dual-era behaviour on stdio" + t.WhyNothing())
 			case len(stayed) > 0:
 				t.Fail("a dual-era client falls back to initialize on any error to its probe that is not a 2026-07-28 one",
 					"it fell back in "+strings.Join(fell, ", ")+" but not in "+strings.Join(stayed, ", "))

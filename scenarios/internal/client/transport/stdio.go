@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -22,54 +23,54 @@ import (
 // first, then SIGTERM, then SIGKILL).
 
 const (
-	trScenStderr   = "mcpcheck-stdio-stderr"
-	trScenShutdown = "mcpcheck-stdio-shutdown"
+	scenStderr   = "mcpcheck-stdio-stderr"
+	scenShutdown = "mcpcheck-stdio-shutdown"
 )
 
-// trStderrNoise is what the stage's server writes to stderr in
-// trScenStderr: log lines that look like failures.
-const trStderrNoise = "ERROR mcpcheck: this stderr line is a log message, not a failure\n" +
+// stderrNoise is what the stage's server writes to stderr in
+// scenStderr: log lines that look like failures.
+const stderrNoise = "ERROR mcpcheck: this stderr line is a log message, not a failure\n" +
 	"Traceback (most recent call last):\n" +
 	"  File \"server.py\", line 1, in <module>\n" +
 	"RuntimeError: mcpcheck writes this to stderr on purpose; the session goes on\n"
 
-var trStdio = []wire.Transport{Stdio}
+var stdioOnly = []wire.Transport{client.Stdio}
 
-var _ = RegisterScenarios(
-	Scenario{
-		Name: trScenStderr, Since: spec.V20251125, Transports: trStdio,
+var _ = client.RegisterScenarios(
+	client.Scenario{
+		Name: scenStderr, Since: spec.V20251125, Transports: stdioOnly,
 		Title: "the stage's server writes error-looking log lines to stderr as the connection begins, and then serves as usual",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Stdio: stage.StdioConfig{Stderr: []byte(trStderrNoise)}}
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, Stdio: stage.StdioConfig{Stderr: []byte(stderrNoise)}}
 		},
 	},
-	Scenario{
-		Name: trScenShutdown, Transports: trStdio,
+	client.Scenario{
+		Name: scenShutdown, Transports: stdioOnly,
 		Title: "the stage's server keeps running after its stdin closes and after SIGTERM, so the client's shutdown shows each step up to SIGKILL",
-		Acts:  Flow + ", then shut the server down",
-		Stage: func(Env) stage.Config {
-			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, Stdio: stage.StdioConfig{HoldOnTerm: true, StayAfterEOF: true}}
+		Acts:  client.Flow + ", then shut the server down",
+		Stage: func(client.Env) stage.Config {
+			return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, Stdio: stage.StdioConfig{HoldOnTerm: true, StayAfterEOF: true}}
 		},
 	},
 )
 
-var _ = Register(
-	Def{
-		ID: "client/transport-stdio/one-line-per-message", Area: "transport-stdio", Transports: trStdio,
+var _ = client.Register(
+	client.Def{
+		ID: "client/transport-stdio/one-line-per-message", Area: "transport-stdio", Transports: stdioOnly,
 		Title:        "each message the client writes to stdin is one line: no message is split by an embedded newline",
 		Requirements: []string{"transport-stdio.framing.no-embedded-newlines"},
-		Proofs:       []Proof{{Fault: "pretty-printed-message", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "pretty-printed-message", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad := 0, 0
 			for _, c := range t.Cases() {
-				for _, lines := range trStdinLines(c) {
+				for _, lines := range stdinLines(c) {
 					for i := 0; i < len(lines); i++ {
 						n++
-						if k := trSplitMessage(lines, i); k > 1 {
+						if k := splitMessage(lines, i); k > 1 {
 							bad++
 							if bad <= 10 {
 								t.Fail("every message on one line, with no raw newline inside it",
-									fmt.Sprintf("lines %d to %d of stdin connection %d together make one message: %s (%s)", i+1, i+k, lines[i].Conn, wire.Excerpt(trJoin(lines[i:i+k]), 200), c.Scenario.Name))
+									fmt.Sprintf("lines %d to %d of stdin connection %d together make one message: %s (%s)", i+1, i+k, lines[i].Conn, wire.Excerpt(joinNames(lines[i:i+k]), 200), c.Scenario.Name))
 							}
 							i += k - 1
 						}
@@ -79,19 +80,19 @@ var _ = Register(
 			t.Settle(n, bad, "the client wrote nothing to stdin", "%d lines, none a piece of a message")
 		},
 	},
-	Def{
-		ID: "client/transport-stdio/only-messages", Area: "transport-stdio", Transports: trStdio,
+	client.Def{
+		ID: "client/transport-stdio/only-messages", Area: "transport-stdio", Transports: stdioOnly,
 		Title:        "the client writes nothing to the server's stdin but MCP messages",
 		Requirements: []string{"transport-stdio.stdin.only-mcp-messages"},
-		Proofs:       []Proof{{Fault: "stdin-banner", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []client.Proof{{Fault: "stdin-banner", Want: reports.Fail}},
+		Body: func(t *client.T) {
 			n, bad, blank, huge := 0, 0, 0, 0
 			for _, c := range t.Cases() {
-				for _, lines := range trStdinLines(c) {
+				for _, lines := range stdinLines(c) {
 					for i, e := range lines {
 						why := ""
 						switch {
-						case e.Kind == wire.KindTooLong && trBeginsJSON(e.Raw):
+						case e.Kind == wire.KindTooLong && beginsJSON(e.Raw):
 							huge++
 							continue // perhaps one huge message: over the stage's limit, not judged
 						case e.Kind == wire.KindTooLong:
@@ -125,17 +126,17 @@ var _ = Register(
 			t.Settle(n, bad, "the client wrote nothing to stdin", "%d lines, each an MCP message")
 		},
 	},
-	Def{
-		ID: "client/transport-stdio/stderr-not-error", Area: "transport-stdio", Since: spec.V20251125, Transports: trStdio,
-		Scenarios:    []string{trScenStderr, "tools_call"},
+	client.Def{
+		ID: "client/transport-stdio/stderr-not-error", Area: "transport-stdio", Since: spec.V20251125, Transports: stdioOnly,
+		Scenarios:    []string{scenStderr, "tools_call"},
 		Title:        "the client carries on with the session when the server writes to stderr",
 		Requirements: []string{"transport-stdio.stderr.not-an-error-signal"},
-		Proofs:       []Proof{{Fault: "stderr-is-fatal", Want: reports.Warn}},
-		Body: func(t *T) {
-			var noisy, quiet *Case
+		Proofs:       []client.Proof{{Fault: "stderr-is-fatal", Want: reports.Warn}},
+		Body: func(t *client.T) {
+			var noisy, quiet *client.Case
 			for _, c := range t.Cases() {
 				switch c.Scenario.Name {
-				case trScenStderr:
+				case scenStderr:
 					noisy = c
 				case "tools_call":
 					quiet = c
@@ -149,29 +150,29 @@ var _ = Register(
 				t.NeedAction(false, "start the server (the stage writes to stderr when a connection begins)")
 				return
 			}
-			nl, nwhy := trProgress(noisy)
-			ql, qwhy := trProgress(quiet)
+			nl, nwhy := progressOf(noisy)
+			ql, qwhy := progressOf(quiet)
 			if !t.NeedAction(nl > 0 || ql > 0, "go on after the answer to its first request") {
 				return
 			}
 			if nl < ql {
 				t.Fail("the session goes on after the server wrote to stderr, as it does without",
-					fmt.Sprintf("after the server wrote to stderr (%s) the client %s (it %s); without stderr output (tools_call) it %s", trScenStderr, nwhy, noisy.Exit, qwhy))
+					fmt.Sprintf("after the server wrote to stderr (%s) the client %s (it %s); without stderr output (tools_call) it %s", scenStderr, nwhy, noisy.Exit, qwhy))
 				return
 			}
 			t.Saw("with stderr output the client %s; without it %s", nwhy, qwhy)
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "client/transport-stdio/shutdown", Area: "transport-stdio", Transports: trStdio,
+	client.Def{
+		ID: "client/transport-stdio/shutdown", Area: "transport-stdio", Transports: stdioOnly,
 		Title:        "the client ends the server process by closing its stdin first and waiting for it to exit, and forces termination only after that, SIGTERM before SIGKILL (from 2026-07-28 any forced termination)",
 		Requirements: []string{"transport-stdio.shutdown.client-closes-stdin-first"},
-		Proofs: []Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn},
+		Proofs: []client.Proof{{Fault: "stdio-sigterm-first", Want: reports.Warn},
 			{Fault: "stdio-sigterm-without-wait", Want: reports.Warn},
 			{Fault: "stdio-sigterm-without-wait", Version: spec.V20251125, Want: reports.Warn},
 			{Fault: "stdio-sigkill-without-wait", Version: spec.V20251125, Want: reports.Warn}},
-		Body: func(t *T) {
+		Body: func(t *client.T) {
 			// Up to 2025-11-25 the order is SIGTERM, a wait, then SIGKILL;
 			// from 2026-07-28 a forced termination is whatever the system
 			// offers (SIGTERM escalating to SIGKILL is what is typical,
@@ -180,28 +181,28 @@ var _ = Register(
 			n, bad, escalated, killed := 0, 0, 0, 0
 			var least time.Duration // the shortest wait before a forced termination
 			for _, c := range t.Cases() {
-				for _, conn := range trStdioEndings(c) {
+				for _, conn := range stdioEndings(c) {
 					n++
 					why := ""
 					switch {
-					case conn.first.Note != stage.NoteStdinClosed && conn.closedAt != nil && conn.closedAt.Time.Sub(conn.first.Time) < trGrace:
+					case conn.first.Note != stage.NoteStdinClosed && conn.closedAt != nil && conn.closedAt.Time.Sub(conn.first.Time) < grace:
 						// The relay reports a signal and the end of its stdin
 						// from two goroutines: within milliseconds of each
 						// other, their order says nothing.
-						why = fmt.Sprintf("the client %s and closed the server's stdin within %v of each other, without waiting for the server to exit in between", trEndingWhat(conn.first), conn.closedAt.Time.Sub(conn.first.Time).Round(time.Millisecond))
+						why = fmt.Sprintf("the client %s and closed the server's stdin within %v of each other, without waiting for the server to exit in between", endingWhat(conn.first), conn.closedAt.Time.Sub(conn.first.Time).Round(time.Millisecond))
 					case conn.first.Note != stage.NoteStdinClosed:
 						// What the server saw: a client that sends SIGTERM at
 						// once after closing stdin can be seen so too (the
 						// relay, ended by the signal, never reports the close).
-						why = "the client " + trEndingWhat(conn.first) + " before the server saw its stdin close"
-					case conn.force != nil && conn.force.Time.Sub(conn.first.Time) < trGrace:
-						why = fmt.Sprintf("the client %s %v after closing the server's stdin, without waiting for it to exit", trEndingWhat(*conn.force), conn.force.Time.Sub(conn.first.Time).Round(time.Millisecond))
+						why = "the client " + endingWhat(conn.first) + " before the server saw its stdin close"
+					case conn.force != nil && conn.force.Time.Sub(conn.first.Time) < grace:
+						why = fmt.Sprintf("the client %s %v after closing the server's stdin, without waiting for it to exit", endingWhat(*conn.force), conn.force.Time.Sub(conn.first.Time).Round(time.Millisecond))
 					case conn.kill != nil && !conn.term && !anyForce:
 						// Either no SIGTERM at all, or one followed by SIGKILL
 						// so fast that the relay was killed before it could
 						// report it: the server had no SIGTERM to act on.
 						why = "after closing stdin the client killed the server (SIGKILL) without a SIGTERM first that the server got to act on"
-					case conn.kill != nil && conn.termAt != nil && !anyForce && conn.kill.Time.Sub(conn.termAt.Time) < trGrace:
+					case conn.kill != nil && conn.termAt != nil && !anyForce && conn.kill.Time.Sub(conn.termAt.Time) < grace:
 						why = fmt.Sprintf("the client killed the server (SIGKILL) %v after it sent a signal (%s), without waiting for it to exit", conn.kill.Time.Sub(conn.termAt.Time).Round(time.Millisecond), strings.TrimSpace(conn.termAt.Detail))
 					case conn.abandoned:
 						why = "the client exited while the server still ran after its stdin closed, without waiting for it to exit or terminating it"
@@ -238,7 +239,7 @@ var _ = Register(
 	},
 )
 
-// trGrace is the least wait between closing the server's stdin and
+// grace is the least wait between closing the server's stdin and
 // forcing its termination that counts as waiting for it to exit. SDKs
 // wait seconds (the TypeScript SDK 2 s, the mcp-go client of the interop
 // runs 3 s, the reference client 2 s); a client that does not wait sends
@@ -246,15 +247,15 @@ var _ = Register(
 // a measured wait, never shortens it, so a client that waits is not taken
 // for one that does not; the times are those at which the stage heard of
 // each step from the relay.
-const trGrace = 250 * time.Millisecond
+const grace = 250 * time.Millisecond
 
-// trStdinLines returns what the client wrote to stdin, per stdio
+// stdinLines returns what the client wrote to stdin, per stdio
 // connection (in the order the connections began), line by line, up to
 // the moment the harness began stopping the client (a line it cut short
 // then is the harness's doing).
-func trStdinLines(c *Case) [][]stage.Event {
+func stdinLines(c *client.Case) [][]stage.Event {
 	stop := len(c.Events) + 1
-	for _, e := range c.Notes(NoteHarnessStop) {
+	for _, e := range c.Notes(client.NoteHarnessStop) {
 		stop = min(stop, e.Seq)
 	}
 	byConn := map[int][]stage.Event{}
@@ -275,20 +276,20 @@ func trStdinLines(c *Case) [][]stage.Event {
 	return out
 }
 
-// trBeginsJSON reports whether the kept prefix of a line over the limit
+// beginsJSON reports whether the kept prefix of a line over the limit
 // may begin a JSON object or array (a message too big to judge).
-func trBeginsJSON(prefix []byte) bool {
+func beginsJSON(prefix []byte) bool {
 	p := bytes.TrimLeft(prefix, " \t\r\n")
 	return len(p) == 0 || p[0] == '{' || p[0] == '['
 }
 
-// trMaxSplit bounds how many lines one split message is looked for in.
-const trMaxSplit = 500
+// maxSplit bounds how many lines one split message is looked for in.
+const maxSplit = 500
 
-// trSplitMessage returns how many lines, from line i on, join with
+// splitMessage returns how many lines, from line i on, join with
 // newlines into one JSON value when line i alone is not one (0 when they
 // do not, or line i is whole).
-func trSplitMessage(lines []stage.Event, i int) int {
+func splitMessage(lines []stage.Event, i int) int {
 	first := lines[i]
 	if first.Kind != wire.KindGarbage {
 		return 0
@@ -297,18 +298,18 @@ func trSplitMessage(lines []stage.Event, i int) int {
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		return 0
 	}
-	for k := 2; i+k <= len(lines) && k <= trMaxSplit; k++ {
+	for k := 2; i+k <= len(lines) && k <= maxSplit; k++ {
 		if lines[i+k-1].Kind != wire.KindGarbage {
 			return 0
 		}
-		if json.Valid(trJoin(lines[i : i+k])) {
+		if json.Valid(joinNames(lines[i : i+k])) {
 			return k
 		}
 	}
 	return 0
 }
 
-func trJoin(lines []stage.Event) []byte {
+func joinNames(lines []stage.Event) []byte {
 	parts := make([][]byte, len(lines))
 	for i, l := range lines {
 		parts[i] = l.Raw
@@ -316,12 +317,12 @@ func trJoin(lines []stage.Event) []byte {
 	return bytes.Join(parts, []byte("\n"))
 }
 
-// trNoteServerStays is the note of a stage server that keeps running
+// noteServerStays is the note of a stage server that keeps running
 // after its stdin closed (stage.StdioConfig.StayAfterEOF).
-const trNoteServerStays = "server-stays"
+const noteServerStays = "server-stays"
 
-// trEnding is how the client ended one stdio connection.
-type trEnding struct {
+// ending is how the client ended one stdio connection.
+type ending struct {
 	conn int
 	// first is the client's first step: stdin closed, a signal, or the
 	// process killed (relay dropped).
@@ -345,19 +346,19 @@ type trEnding struct {
 	force *stage.Event
 }
 
-// trStdioEndings returns the stdio connections of a case that the client
+// stdioEndings returns the stdio connections of a case that the client
 // ended before the server exited by itself and before the harness began
 // stopping the client.
-func trStdioEndings(c *Case) []trEnding {
+func stdioEndings(c *client.Case) []ending {
 	stop := len(c.Events) + 1
-	for _, e := range append(c.Notes(NoteHarnessStop), c.Notes(NoteHarnessCleanup)...) {
+	for _, e := range append(c.Notes(client.NoteHarnessStop), c.Notes(client.NoteHarnessCleanup)...) {
 		stop = min(stop, e.Seq)
 	}
 	exit := stop
 	for _, e := range c.Notes(stage.NoteClientExit) {
 		exit = min(exit, e.Seq)
 	}
-	byConn := map[int]*trEnding{}
+	byConn := map[int]*ending{}
 	done := map[int]bool{}
 	var order []int
 	for _, e := range c.Events {
@@ -370,7 +371,7 @@ func trStdioEndings(c *Case) []trEnding {
 			done[e.Conn] = true // the server exited by itself (or after EOF)
 		case stage.NoteStdinClosed, stage.NoteSignal, stage.NoteRelayDropped:
 			if end == nil {
-				end = &trEnding{conn: e.Conn, first: e}
+				end = &ending{conn: e.Conn, first: e}
 				byConn[e.Conn] = end
 				order = append(order, e.Conn)
 				if e.Note != stage.NoteStdinClosed {
@@ -417,10 +418,10 @@ func trStdioEndings(c *Case) []trEnding {
 		}
 	}
 	stays := map[int]bool{}
-	for _, e := range c.Notes(trNoteServerStays) {
+	for _, e := range c.Notes(noteServerStays) {
 		stays[e.Conn] = true
 	}
-	var out []trEnding
+	var out []ending
 	for _, k := range order {
 		end := byConn[k]
 		if end.first.Note == stage.NoteStdinClosed && !end.term && end.kill == nil && !done[k] && stays[k] && exit < stop {
@@ -431,8 +432,8 @@ func trStdioEndings(c *Case) []trEnding {
 	return out
 }
 
-// trEndingWhat says in words what a first ending step was.
-func trEndingWhat(e stage.Event) string {
+// endingWhat says in words what a first ending step was.
+func endingWhat(e stage.Event) string {
 	switch e.Note {
 	case stage.NoteSignal:
 		return "sent the server a signal (" + strings.TrimSpace(e.Detail) + ")"

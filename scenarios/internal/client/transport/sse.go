@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -18,24 +19,24 @@ import (
 // stage's SSE endpoint; after the endpoint event on that stream it must
 // POST every message to the URI the event announced.
 
-const trScenSSEEndpoint = "mcpcheck-sse-endpoint"
+const scenSSEEndpoint = "mcpcheck-sse-endpoint"
 
-var _ = RegisterScenarios(Scenario{
-	Name: trScenSSEEndpoint, Until: spec.V20241105, Transports: trStreamable,
+var _ = client.RegisterScenarios(client.Scenario{
+	Name: scenSSEEndpoint, Until: spec.V20241105, Transports: streamableOnly,
 	Title: "the stage serves the 2024-11-05 HTTP+SSE transport and gives the client its SSE endpoint, whose endpoint event names the URI to POST to",
-	Stage: func(Env) stage.Config {
-		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{EchoTool}}, HTTP: server.HTTPOptions{LegacySSE: true}, Middleware: trRefuseProbe()}
+	Stage: func(client.Env) stage.Config {
+		return stage.Config{Server: server.Options{NoFixtures: true, Tools: []server.Tool{client.EchoTool}}, HTTP: server.HTTPOptions{LegacySSE: true}, Middleware: refuseProbe()}
 	},
 	URL: func(c *stage.Case) string { return c.SSEURL() },
 })
 
-var _ = Register(OnlyIf(Def{
-	ID: "client/transport-sse/endpoint-uri", Area: "transport-sse", Until: spec.V20241105, Transports: trStreamable,
-	Scenarios:    []string{trScenSSEEndpoint},
+var _ = client.Register(client.OnlyIf(client.Def{
+	ID: "client/transport-sse/endpoint-uri", Area: "transport-sse", Until: spec.V20241105, Transports: streamableOnly,
+	Scenarios:    []string{scenSSEEndpoint},
 	Title:        "after the endpoint event the client POSTs every message to the URI it announced",
 	Requirements: []string{"transport-sse.post.client-uses-endpoint-uri"},
-	Proofs:       []Proof{{Fault: "sse-post-without-session", Transport: Streamable, Want: reports.Fail}},
-	Body: func(t *T) {
+	Proofs:       []client.Proof{{Fault: "sse-post-without-session", Transport: client.Streamable, Want: reports.Fail}},
+	Body: func(t *client.T) {
 		n, bad, endpoints := 0, 0, 0
 		for _, c := range t.Cases() {
 			var announced []*url.URL
@@ -46,14 +47,14 @@ var _ = Register(OnlyIf(Def{
 					if u, err := url.Parse(strings.TrimSpace(string(e.Raw))); err == nil {
 						announced = append(announced, u)
 					}
-				case e.From == stage.FromClient && e.HTTP != nil && len(announced) > 0 && trIsRPC(e):
+				case e.From == stage.FromClient && e.HTTP != nil && len(announced) > 0 && isRPC(e):
 					n++
 					why := ""
 					switch {
 					case e.HTTP.Method != http.MethodPost:
-						why = fmt.Sprintf("%s carried a message with HTTP %s", trDescribe(e), e.HTTP.Method)
-					case !trSSEAnnounced(announced, e.HTTP.URL):
-						why = fmt.Sprintf("%s went to %s, not to the announced %s", trDescribe(e), e.HTTP.URL, announced[len(announced)-1])
+						why = fmt.Sprintf("%s carried a message with HTTP %s", describe(e), e.HTTP.Method)
+					case !sseAnnounced(announced, e.HTTP.URL):
+						why = fmt.Sprintf("%s went to %s, not to the announced %s", describe(e), e.HTTP.URL, announced[len(announced)-1])
 					}
 					if why != "" {
 						bad++
@@ -70,16 +71,16 @@ var _ = Register(OnlyIf(Def{
 		}
 		t.Settle(n, bad, "the client sent no message after the endpoint event", "%d messages, each POSTed to the announced URI")
 	},
-}, speaksSSE))
+}, client.SpeaksSSE))
 
-// trRefuseProbe answers a POST to the SSE endpoint, the probe of a client
+// refuseProbe answers a POST to the SSE endpoint, the probe of a client
 // that supports both HTTP transports (it tries streamable HTTP first, as
 // the 2025-03-26 backwards-compatibility advice says), with 405 as a
 // server of the old transport does. The refusal carries a session id of
 // its own, so that the checks, which group HTTP exchanges by session id
 // (Case.Session), file the probe apart from the HTTP+SSE session: its
 // initialize is no reused id there and no unanswered initialize.
-func trRefuseProbe() func(http.Handler) http.Handler {
+func refuseProbe() func(http.Handler) http.Handler {
 	var mu sync.Mutex
 	probes := 0
 	return func(next http.Handler) http.Handler {
@@ -92,30 +93,30 @@ func trRefuseProbe() func(http.Handler) http.Handler {
 			probes++
 			n := probes
 			mu.Unlock()
-			w.Header().Set(trHdrSession, fmt.Sprintf("mcpcheck-probe-%d", n))
+			w.Header().Set(hdrSession, fmt.Sprintf("mcpcheck-probe-%d", n))
 			w.Header().Set("Allow", http.MethodGet)
 			http.Error(w, "Method Not Allowed: this is the SSE endpoint of the 2024-11-05 HTTP+SSE transport; open it with GET", http.StatusMethodNotAllowed)
 		})
 	}
 }
 
-// trSSEAnnounced reports whether a request URL, as the stage recorded it
+// sseAnnounced reports whether a request URL, as the stage recorded it
 // (without the case's path prefix), is one of the announced endpoint URIs:
 // the announced path ends with the recorded one and the queries are equal.
-func trSSEAnnounced(announced []*url.URL, recorded string) bool {
+func sseAnnounced(announced []*url.URL, recorded string) bool {
 	r, err := url.Parse(recorded)
 	if err != nil || r.Path == "" || r.Path == "/" {
 		return false
 	}
 	for _, a := range announced {
-		if strings.HasSuffix(a.Path, r.Path) && trSameQuery(a.Query(), r.Query()) {
+		if strings.HasSuffix(a.Path, r.Path) && sameQuery(a.Query(), r.Query()) {
 			return true
 		}
 	}
 	return false
 }
 
-func trSameQuery(a, b url.Values) bool {
+func sameQuery(a, b url.Values) bool {
 	if len(a) != len(b) {
 		return false
 	}
