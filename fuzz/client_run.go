@@ -290,7 +290,7 @@ loop:
 		run.obs = append(run.obs, o)
 	} else if st := proc.ExitState(); lim.cleanOK && validSSEMutator(in.Mutator) && st != nil && st.ExitCode() != 0 {
 		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
-			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req, Level: rules.Level(req),
+			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + sseFeature(pl.plan.Reply), Requirement: req, Level: rules.Level(req),
 				Message: fmt.Sprintf("the client failed its task (%s) when the answer to its %s request came in a valid SSE stream framed differently (%s); its clean run succeeded", run.exit, pl.plan.Trigger, describeSSE(pl.plan.Reply))})
 		}
 	}
@@ -329,6 +329,46 @@ func (p *player) open(st *stage.Stage, stdio bool) (*stage.Case, error) {
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // describeSSE names the SSE damage of a reply in words.
+// sseFeature names what a valid SSE stream did that the plain one does
+// not, for the check of a client that refused it ("bom", "cr-line-ends",
+// features joined with "+"): a client that refuses a byte order mark and
+// one that refuses CR line ends have two bugs.
+func sseFeature(q *HTTPReply) string {
+	if q == nil || q.SSE == nil {
+		return "plain"
+	}
+	d := q.SSE
+	var f []string
+	switch d.LineEnd {
+	case "\r":
+		f = append(f, "cr-line-ends")
+	case "\r\n":
+		f = append(f, "crlf-line-ends")
+	}
+	if d.MultiLine {
+		f = append(f, "multi-line-data")
+	}
+	if d.BOM {
+		f = append(f, "bom")
+	}
+	if d.Split > 0 {
+		f = append(f, "split-writes")
+	}
+	if d.Retry != "" {
+		f = append(f, "retry-field")
+	}
+	if d.KeepAlive {
+		f = append(f, "keep-alive-comments")
+	}
+	if d.ID != "" {
+		f = append(f, "event-ids")
+	}
+	if len(f) == 0 {
+		return "plain"
+	}
+	return strings.Join(f, "+")
+}
+
 func describeSSE(q *HTTPReply) string {
 	if q == nil || q.SSE == nil {
 		return "no damage"

@@ -84,7 +84,7 @@ func TestClientCampaignFindsRefusedValidSSE(t *testing.T) {
 	var got []string
 	for _, f := range res.Findings {
 		got = append(got, f.Kind+" "+f.Check)
-		if f.Check == "sse/valid-stream-refused" {
+		if strings.HasPrefix(f.Check, "sse/valid-stream-refused/") {
 			refused = f
 		}
 	}

@@ -319,3 +319,30 @@ func TestCrashNamesTheFailingFunction(t *testing.T) {
 		t.Errorf("no exit state judged as a crash: %+v", st)
 	}
 }
+
+// TestRefusedSSEFeaturesAreTwoBugs: a client refusing a byte order mark
+// and one refusing CR line ends get two checks; a replay file written
+// when both were sse/valid-stream-refused still matches either.
+func TestRefusedSSEFeaturesAreTwoBugs(t *testing.T) {
+	bom := sseFeature(&HTTPReply{SSE: &SSEDamage{BOM: true}})
+	cr := sseFeature(&HTTPReply{SSE: &SSEDamage{LineEnd: "\r"}})
+	if bom != "bom" || cr != "cr-line-ends" {
+		t.Errorf("features %q and %q, want bom and cr-line-ends", bom, cr)
+	}
+	if got := sseFeature(&HTTPReply{SSE: &SSEDamage{LineEnd: "\r\n", MultiLine: true}}); got != "crlf-line-ends+multi-line-data" {
+		t.Errorf("two features = %q", got)
+	}
+	req := "transport-http.post.client-handles-json-and-sse"
+	a := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + bom, Requirement: req}
+	b := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + cr, Requirement: req}
+	old := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req}
+	if a.Signature() == b.Signature() || sameBug(a, b) {
+		t.Error("a refused BOM and refused CR line ends are one bug")
+	}
+	if !sameBug(a, old) || !sameBug(b, old) {
+		t.Error("an old replay file's sse/valid-stream-refused does not match its refinements")
+	}
+	if sameBug(old, a) {
+		t.Error("a refinement's replay file matched the unrefined check")
+	}
+}
