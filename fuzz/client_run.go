@@ -328,81 +328,58 @@ func (p *player) open(st *stage.Stage, stdio bool) (*stage.Case, error) {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
-// describeSSE names the SSE damage of a reply in words.
+// sseFeatures lists what an SSE reply's stream does that the plain one
+// does not: a short name for check names and a phrase for messages.
+func sseFeatures(q *HTTPReply) (names, words []string) {
+	if q == nil || q.SSE == nil {
+		return nil, nil
+	}
+	d := q.SSE
+	add := func(name, word string) { names, words = append(names, name), append(words, word) }
+	switch d.LineEnd {
+	case "\r":
+		add("cr-line-ends", "lines ended with CR")
+	case "\r\n":
+		add("crlf-line-ends", "lines ended with CR LF")
+	}
+	if d.MultiLine {
+		add("multi-line-data", "each message over several data lines")
+	}
+	if d.BOM {
+		add("bom", "a byte order mark first")
+	}
+	if d.Split > 0 {
+		add("split-writes", "written "+itoa(d.Split)+" bytes at a time")
+	}
+	if d.Retry != "" {
+		add("retry-field", "retry: "+d.Retry)
+	}
+	if d.KeepAlive {
+		add("keep-alive-comments", "kept open with comments after the answer")
+	}
+	if d.ID != "" {
+		add("event-ids", "event ids of "+itoa(len(d.ID))+" bytes")
+	}
+	return names, words
+}
+
 // sseFeature names what a valid SSE stream did that the plain one does
 // not, for the check of a client that refused it ("bom", "cr-line-ends",
 // features joined with "+"): a client that refuses a byte order mark and
 // one that refuses CR line ends have two bugs.
 func sseFeature(q *HTTPReply) string {
-	if q == nil || q.SSE == nil {
-		return "plain"
+	if names, _ := sseFeatures(q); len(names) > 0 {
+		return strings.Join(names, "+")
 	}
-	d := q.SSE
-	var f []string
-	switch d.LineEnd {
-	case "\r":
-		f = append(f, "cr-line-ends")
-	case "\r\n":
-		f = append(f, "crlf-line-ends")
-	}
-	if d.MultiLine {
-		f = append(f, "multi-line-data")
-	}
-	if d.BOM {
-		f = append(f, "bom")
-	}
-	if d.Split > 0 {
-		f = append(f, "split-writes")
-	}
-	if d.Retry != "" {
-		f = append(f, "retry-field")
-	}
-	if d.KeepAlive {
-		f = append(f, "keep-alive-comments")
-	}
-	if d.ID != "" {
-		f = append(f, "event-ids")
-	}
-	if len(f) == 0 {
-		return "plain"
-	}
-	return strings.Join(f, "+")
+	return "plain"
 }
 
+// describeSSE names the SSE damage of a reply in words.
 func describeSSE(q *HTTPReply) string {
-	if q == nil || q.SSE == nil {
-		return "no damage"
+	if _, words := sseFeatures(q); len(words) > 0 {
+		return strings.Join(words, ", ")
 	}
-	d := q.SSE
-	var w []string
-	switch d.LineEnd {
-	case "\r":
-		w = append(w, "lines ended with CR")
-	case "\r\n":
-		w = append(w, "lines ended with CR LF")
-	}
-	if d.MultiLine {
-		w = append(w, "each message over several data lines")
-	}
-	if d.BOM {
-		w = append(w, "a byte order mark first")
-	}
-	if d.Split > 0 {
-		w = append(w, "written "+itoa(d.Split)+" bytes at a time")
-	}
-	if d.Retry != "" {
-		w = append(w, "retry: "+d.Retry)
-	}
-	if d.KeepAlive {
-		w = append(w, "kept open with comments after the answer")
-	}
-	if d.ID != "" {
-		w = append(w, "event ids of "+itoa(len(d.ID))+" bytes")
-	}
-	if len(w) == 0 {
-		return "no damage"
-	}
-	return strings.Join(w, ", ")
+	return "no damage"
 }
 
 // hangVerdict describes a client still running at its deadline.
