@@ -15,6 +15,7 @@ import (
 	// The area packages: importing them registers their checks.
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/tasks"
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/transport"
 )
 
 // Def declares one server check (server.Def).

@@ -8,4 +8,5 @@ package server_test
 import (
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/tasks"
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/server/transport"
 )

@@ -17,7 +17,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "base/stateless-undeclared-capabilities", Area: "base", Eras: stateless,
+		ID: "base/stateless-undeclared-capabilities", Area: "base", Eras: Stateless,
 		Labels:       clientFixtureLabels("test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"),
 		Title:        "in 2026-07-28 a server asks a client that declared nothing for no elicitation, sampling or roots input",
 		Requirements: []string{"base.meta.no-reliance-on-undeclared-capabilities", "mrtr.server.only-declared-input-kinds"},

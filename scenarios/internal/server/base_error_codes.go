@@ -43,18 +43,18 @@ func reservedCodeMeaning(f wire.Frame, code int64) string {
 
 var _ = Register(
 	Def{
-		ID: "base/reserved-code-meanings", Area: "base", Passive: true, Eras: stateless,
+		ID: "base/reserved-code-meanings", Area: "base", Passive: true, Eras: Stateless,
 		Title:        "the codes -32020, -32021 and -32022 are used only for their defined meanings",
 		Requirements: []string{"base.error-code.reserved-range-defined-meaning"},
 		Proofs:       []Proof{{Fault: "reserved-code-misused", Version: spec.V20260728, Also: []string{"base/unknown-method"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "each of -32020, -32021 and -32022 carries its defined meaning (header mismatch over HTTP; requiredCapabilities; supported and requested versions)",
 				Limit:    10,
 				None:     "the server sent no error with a code of the reserved band in this run",
 				Saw:      "%d errors with codes -32020..-32022, each with its defined meaning",
 			}, func(o Observation) (bool, string) {
-				code, ok := errorCodeOf(o.Frame)
+				code, ok := ErrorCodeOf(o.Frame)
 				if o.Kind != wire.KindMessage || !ok || code > jsonrpc.HeaderMismatch || code < jsonrpc.UnsupportedProtocolVersion {
 					return false, ""
 				}
@@ -66,14 +66,14 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "base/result-type-known", Area: "base", Passive: true, Eras: stateless,
+		ID: "base/result-type-known", Area: "base", Passive: true, Eras: Stateless,
 		Title:        "a result's resultType is a core one or one of an extension the client declared",
 		Requirements: []string{"base.result-type.supported-set"},
 		Proofs:       []Proof{{Fault: "unknown-result-type", Version: spec.V20260728, Also: []string{"base/client-info-neutral"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			// mcpcheck's client declares no extension, so only the core
 			// values are known to it.
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: `resultType is "complete" or "input_required" (mcpcheck declared no extension that adds others)`,
 				Limit:    10,
 				None:     "no result with a resultType was received in this run",
@@ -87,7 +87,7 @@ var _ = Register(
 					return false, "" // base/result-type judges a missing one
 				}
 				if rt != "complete" && rt != "input_required" {
-					return true, fmt.Sprintf("resultType %q in the result of %s: %s", rt, nonEmpty(o.Answers, "a request"), wire.Excerpt(o.Raw, 200))
+					return true, fmt.Sprintf("resultType %q in the result of %s: %s", rt, NonEmpty(o.Answers, "a request"), wire.Excerpt(o.Raw, 200))
 				}
 				return true, ""
 			})

@@ -108,7 +108,7 @@ func canonicalJSON(raw json.RawMessage) string {
 
 var _ = Register(
 	Def{
-		ID: "base/client-info-neutral", Area: "base", Eras: stateless,
+		ID: "base/client-info-neutral", Area: "base", Eras: Stateless,
 		Title:        "the server offers the same capabilities and lists whatever name the client reports in clientInfo",
 		Requirements: []string{"base.meta.implementation-info-no-behaviour-change"},
 		Proofs:       []Proof{{Fault: "client-info-dependent", Version: spec.V20260728, Want: reports.Warn}},

@@ -41,13 +41,13 @@ var _ = Register(
 				if !t.Judge(t.AnswerOn(c.S(), st, expect.Matching(
 					fmt.Sprintf("a response whose id is %s", id),
 					func(f wire.Frame) (expect.Verdict, string) {
-						if !isResponse(f) || answersOther(c.S(), f, id) {
+						if !IsResponse(f) || answersOther(c.S(), f, id) {
 							return expect.Unrelated, ""
 						}
 						if f.IsResponseTo(id) {
 							return expect.Accepted, ""
 						}
-						return expect.Rejected, fmt.Sprintf("the response carries id %s instead of %s", strings.TrimSpace(idText(f)), id)
+						return expect.Rejected, fmt.Sprintf("the response carries id %s instead of %s", strings.TrimSpace(IDText(f)), id)
 					}))) {
 					return
 				}
@@ -66,7 +66,7 @@ var _ = Register(
 			obs := t.AnswerOn(c.S(), st, append([]expect.Alt{expect.Matching(
 				fmt.Sprintf("an error response whose id is %s", id),
 				func(f wire.Frame) (expect.Verdict, string) {
-					if !isResponse(f) || answersOther(c.S(), f, id) {
+					if !IsResponse(f) || answersOther(c.S(), f, id) {
 						return expect.Unrelated, ""
 					}
 					if f.IsResponseTo(id) {
@@ -76,7 +76,7 @@ var _ = Register(
 						return expect.Rejected, "the server answered an unknown method with a result, not an error"
 					}
 					if f.Msg.Error != nil {
-						return expect.Rejected, fmt.Sprintf("the error response carries id %s instead of %s", idText(f), id)
+						return expect.Rejected, fmt.Sprintf("the error response carries id %s instead of %s", IDText(f), id)
 					}
 					return expect.Unrelated, ""
 				})}, t.httpRefusal(st)...)...)
@@ -177,7 +177,7 @@ var _ = Register(
 						// one MCP message, not a batch response.
 						return expect.Accepted, ""
 					}
-					if !isResponse(f) || f.Msg.Error == nil {
+					if !IsResponse(f) || f.Msg.Error == nil {
 						return expect.Unrelated, ""
 					}
 					if f.Msg.Error.Code == jsonrpc.InvalidRequest || f.Msg.Error.Code == jsonrpc.ParseError {
@@ -218,7 +218,7 @@ var _ = Register(
 			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
 				"a batch response (array) answering mcpcheck-batch-a and mcpcheck-batch-b (over streamable HTTP also one response per SSE event)",
 				func(f wire.Frame) (expect.Verdict, string) {
-					if t.Transport() == "streamable" && st != "" && f.Stream == st && isResponse(f) && f.Msg.Error == nil {
+					if t.Transport() == "streamable" && st != "" && f.Stream == st && IsResponse(f) && f.Msg.Error == nil {
 						for _, id := range []string{"mcpcheck-batch-a", "mcpcheck-batch-b"} {
 							if f.IsResponseTo(jsonrpc.StringID(id)) {
 								sseSeen[id] = true
@@ -245,7 +245,7 @@ var _ = Register(
 						}
 						return expect.Rejected, "the batch response does not answer both requests"
 					}
-					if isResponse(f) {
+					if IsResponse(f) {
 						if f.Msg.Error != nil && (f.Msg.IDAbsent || f.Msg.IDNull) {
 							return expect.Rejected, "the server refused the batch"
 						}
@@ -405,7 +405,7 @@ var _ = Register(
 		Requirements: []string{"base.notification.no-id"},
 		Proofs:       []Proof{{Fault: "notification-with-id", Version: spec.V20251125, Also: []string{"progress/increasing"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "a notification has no id member",
 				None:     "the server sent no notification in this run",
 				Saw:      "%d notifications, none with an id",
@@ -483,7 +483,7 @@ var _ = Register(
 			{Fault: "no-result-type", Version: spec.V20260728, Transport: "streamable", Also: []string{"transport-http/origin-403", "versioning/modern-names-versions"}, Want: reports.Fail},
 		},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "every result object carries a string resultType",
 				Limit:    10,
 				None:     "no result was received in this run",
@@ -493,7 +493,7 @@ var _ = Register(
 					return false, ""
 				}
 				if _, ok := resultType(o.Msg.Result); !ok {
-					return true, "no resultType in the result of " + nonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
+					return true, "no resultType in the result of " + NonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
 			})
@@ -509,7 +509,7 @@ var _ = Register(
 			n := 0
 			dualEra := -1 // unknown until a transport refusal needs it
 			for _, o := range obs {
-				code, ok := errorCodeOf(o.Frame)
+				code, ok := ErrorCodeOf(o.Frame)
 				if o.Kind != wire.KindMessage || !ok {
 					continue
 				}
@@ -525,7 +525,7 @@ var _ = Register(
 					// still held to the policy.
 					if dualEra < 0 {
 						dualEra = 0
-						if len(t.statefulSupport()) > 0 {
+						if len(t.StatefulSupport()) > 0 {
 							dualEra = 1
 						}
 					}
@@ -559,7 +559,7 @@ var _ = Register(
 		Requirements: []string{"base.meta.server-info-on-results"},
 		Proofs:       []Proof{{Fault: "no-server-info-meta", Version: spec.V20260728, Also: []string{"tools/names"}, Want: reports.Warn}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "every result names the server in _meta io.modelcontextprotocol/serverInfo",
 				Limit:    5,
 				None:     "no result was received in this run",
@@ -572,7 +572,7 @@ var _ = Register(
 					Meta map[string]json.RawMessage `json:"_meta"`
 				}
 				if json.Unmarshal(o.Msg.Result, &r) != nil || r.Meta["io.modelcontextprotocol/serverInfo"] == nil {
-					return true, "missing in the result of " + nonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
+					return true, "missing in the result of " + NonEmpty(o.Answers, "a request") + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
 			})
@@ -584,7 +584,7 @@ var _ = Register(
 		Requirements: []string{"base.patterns.server-never-sends-requests", "base.transport.binding-delivery-directions"},
 		Proofs:       []Proof{{Fault: "stateless-server-request", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.noServerRequests("no request from the server (input goes through InputRequiredResult)", "%d frames, no request among them")
+			t.NoServerRequests("no request from the server (input goes through InputRequiredResult)", "%d frames, no request among them")
 		},
 	},
 )
@@ -639,7 +639,7 @@ func deliberateErrorAnswer(raw []byte) bool {
 	return m.Shape == jsonrpc.KindErrorResponse && (m.IDAbsent || m.IDNull)
 }
 
-func idText(f wire.Frame) string {
+func IDText(f wire.Frame) string {
 	switch {
 	case f.Msg.IDAbsent:
 		return "(none)"
@@ -651,7 +651,7 @@ func idText(f wire.Frame) string {
 	return f.Msg.ID.String()
 }
 
-func nonEmpty(s, def string) string {
+func NonEmpty(s, def string) string {
 	if s == "" {
 		return def
 	}

@@ -191,7 +191,7 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 				// a valid request.
 				on := a.On
 				a.On = func(f wire.Frame) (expect.Verdict, string) {
-					if isResponse(f) {
+					if IsResponse(f) {
 						return expect.Unrelated, ""
 					}
 					return on(f)
@@ -302,7 +302,7 @@ func (row badRequest) expected() string {
 // judge says whether f is a right answer to the row, why not, and which
 // requirement a wrong one breaks.
 func (row badRequest) judge(f wire.Frame) (expect.Verdict, string, string) {
-	if !isResponse(f) {
+	if !IsResponse(f) {
 		return expect.Unrelated, "", ""
 	}
 	got := rawMember(f.Msg.Raw, "id")
@@ -312,10 +312,10 @@ func (row badRequest) judge(f wire.Frame) (expect.Verdict, string, string) {
 		return expect.Accepted, "", ""
 	}
 	if row.valid && !echoed {
-		return expect.Rejected, fmt.Sprintf("the answer carries id %s, not the id sent (%s)", nonEmpty(got, "(none)"), row.id), reqIDEcho
+		return expect.Rejected, fmt.Sprintf("the answer carries id %s, not the id sent (%s)", NonEmpty(got, "(none)"), row.id), reqIDEcho
 	}
 	if !idless && !echoed {
-		return expect.Rejected, fmt.Sprintf("the answer carries id %s, which the message did not carry (it sent %s)", got, nonEmpty(row.id, "no readable id")), reqIDEcho
+		return expect.Rejected, fmt.Sprintf("the answer carries id %s, which the message did not carry (it sent %s)", got, NonEmpty(row.id, "no readable id")), reqIDEcho
 	}
 	if f.Msg.Error == nil {
 		if row.result {
@@ -342,7 +342,7 @@ func (row badRequest) judge(f wire.Frame) (expect.Verdict, string, string) {
 // (deliberateErrorAnswer), and a result with id null cannot be told from
 // a broken answer to another request.
 func echoesInvalidID(f wire.Frame) bool {
-	if !isResponse(f) {
+	if !IsResponse(f) {
 		return false
 	}
 	got := rawMember(f.Msg.Raw, "id")

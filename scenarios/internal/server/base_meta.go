@@ -14,7 +14,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "base/meta-required", Area: "base", Eras: stateless,
+		ID: "base/meta-required", Area: "base", Eras: Stateless,
 		Title:        "a 2026-07-28 request without protocolVersion in _meta is refused with -32602",
 		Requirements: []string{"base.meta.missing-required-invalid-params"},
 		Proofs:       []Proof{{Fault: "meta-version-assumed", Version: spec.V20260728, Want: reports.Fail}},
@@ -26,7 +26,7 @@ var _ = Register(
 			id := jsonrpc.StringID(noMetaProbeID)
 			st, err := s.RequestRaw(t.Ctx, id, spec.MethodToolsList, params, h)
 			t.Must(err)
-			if len(t.statefulSupport()) > 0 && t.Stdio() {
+			if len(t.StatefulSupport()) > 0 && t.Stdio() {
 				// A dual-era stdio server cannot tell this request from a
 				// legacy one sent before initialize, which it may refuse
 				// or serve under the legacy rules: nothing is owed.

@@ -17,12 +17,12 @@ import (
 // refusals with their HTTP statuses, no connection context or affinity,
 // interleaved conversations, subscriptions/listen implemented. Elsewhere:
 // server/discover in discovery.go, HTTP statuses in
-// transport_http_stateless.go, the header rules in
-// transport_http_stateless_headers.go, caching in caching.go, MRTR in
+// transport/http_stateless.go, the header rules in
+// transport/http_stateless_headers.go, caching in caching.go, MRTR in
 // mrtr.go.
 
-// statelessUnknownVersion is a protocol version no server implements.
-const statelessUnknownVersion = "2099-12-31"
+// UnknownVersion is a protocol version no server implements.
+const UnknownVersion = "2099-12-31"
 
 // statelessRaw sends method with params (no _meta added) and headers h
 // (on HTTP; ignored on stdio) and returns the id and stream.
@@ -31,6 +31,16 @@ func (t *T) statelessRaw(c *Conn, method string, params json.RawMessage, h http.
 	st, err := c.Stateless.RequestRaw(t.Ctx, id, method, params, h)
 	t.Must(err)
 	return id, st
+}
+
+// StatelessRequest sends method with the session's _meta and headers,
+// changed by edit.
+func (t *T) StatelessRequest(c *Conn, method string, params any, edit func(http.Header)) (jsonrpc.ID, string) {
+	p, h := t.StatelessParams(c, method, params)
+	if edit != nil {
+		edit(h)
+	}
+	return t.statelessRaw(c, method, p, h)
 }
 
 // statelessNoCapabilities are the params of a tools/call of name without
@@ -42,22 +52,22 @@ func statelessNoCapabilities(name string) map[string]any {
 
 var _ = Register(
 	Def{
-		ID: "base/stateless-meta-missing-400", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "base/stateless-meta-missing-400", Area: "base", Eras: Stateless, Transports: HTTPOnly,
 		Title:        "over HTTP a request without the required _meta is refused with -32602 and HTTP 400",
 		Requirements: []string{"base.meta.http-status-400"},
 		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			_, h := t.transportStatelessParams(c, spec.MethodToolsList, nil)
+			_, h := t.StatelessParams(c, spec.MethodToolsList, nil)
 			id, st := t.statelessRaw(c, spec.MethodToolsList, json.RawMessage(`{}`), h)
 			t.Judge(t.AnswerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
 		},
 	},
 	Def{
-		ID: "base/stateless-missing-capability", Area: "base", Eras: stateless,
+		ID: "base/stateless-missing-capability", Area: "base", Eras: Stateless,
 		Title:        "a request that needs a client capability the request did not declare gets -32021 (HTTP 400)",
 		Requirements: []string{"base.meta.missing-capability-error", "base.meta.http-status-400"},
 		Proofs:       []Proof{{Fault: "missing-capability-wrong-code", Version: spec.V20260728, Want: reports.Fail}},
@@ -67,7 +77,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, st := t.headersRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
+			id, st := t.StatelessRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
 			alt := expect.ErrorWhere(id, "data.requiredCapabilities lists what is missing", []int64{jsonrpc.MissingRequiredClientCapability}, func(e *jsonrpc.ErrorObject) error {
 				var d struct {
 					Required map[string]json.RawMessage `json:"requiredCapabilities"`
@@ -88,7 +98,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "base/stateless-no-connection-context", Area: "base", Eras: stateless,
+		ID: "base/stateless-no-connection-context", Area: "base", Eras: Stateless,
 		Title:        "client capabilities are taken from each request's _meta, not from an earlier request on the connection",
 		Requirements: []string{"base.stateless.no-connection-context"},
 		Proofs:       []Proof{{Fault: "caps-from-connection", Version: spec.V20260728, Want: reports.Fail}},
@@ -103,13 +113,13 @@ var _ = Register(
 				t.Untestable("the fixture " + name + " failed even with the sampling capability declared: " + first.Describe())
 				return
 			}
-			id, st := t.headersRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
+			id, st := t.StatelessRequest(c, spec.MethodToolsCall, statelessNoCapabilities(name), nil)
 			t.Expect("after a call declaring sampling succeeded, the same call on the same connection declaring no capabilities is refused with -32021")
 			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.MissingRequiredClientCapability)))
 		},
 	},
 	Def{
-		ID: "base/stateless-no-connection-affinity", Area: "base", Eras: stateless, Transports: transportHTTPOnly,
+		ID: "base/stateless-no-connection-affinity", Area: "base", Eras: Stateless, Transports: HTTPOnly,
 		Title:        "the second round of a multi round-trip request is served on a new connection",
 		Requirements: []string{"base.stateless.no-connection-affinity", "base.stateless.explicit-state-handles"},
 		Proofs:       []Proof{{Fault: "state-bound-to-connection", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -145,7 +155,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "base/stateless-interleaved-conversations", Area: "base", Eras: stateless,
+		ID: "base/stateless-interleaved-conversations", Area: "base", Eras: Stateless,
 		Title:        "two multi round-trip conversations interleaved on one connection both complete",
 		Requirements: []string{"base.stateless.handle-interleaved-conversations"},
 		Proofs:       []Proof{{Fault: "one-conversation-at-a-time", Version: spec.V20260728, Want: reports.Warn}},
@@ -182,7 +192,7 @@ var _ = Register(
 var _ = Register(
 	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "base/stateless-listen-implemented", Exclusive: true, Area: "base", Eras: stateless,
+		ID: "base/stateless-listen-implemented", Exclusive: true, Area: "base", Eras: Stateless,
 		Title:        "a 2026-07-28 server implements subscriptions/listen (a core message pattern): it is not answered -32601",
 		Requirements: []string{"base.layers.support-base-versioning-patterns"},
 		Proofs:       []Proof{{Proxy: "no-listen", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -201,7 +211,7 @@ var _ = Register(
 			}()
 			t.Judge(s.WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching("an acknowledgement, or any answer but -32601 (Method not found)", func(f wire.Frame) (expect.Verdict, string) {
 				if f.IsResponseTo(id) {
-					if code, ok := errorCodeOf(f); ok && code == jsonrpc.MethodNotFound {
+					if code, ok := ErrorCodeOf(f); ok && code == jsonrpc.MethodNotFound {
 						return expect.Rejected, "subscriptions/listen is not implemented: " + f.Describe()
 					}
 					return expect.Accepted, ""

@@ -15,12 +15,12 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "caching/ttl-non-negative", Area: "caching", Eras: stateless, Passive: true,
+		ID: "caching/ttl-non-negative", Area: "caching", Eras: Stateless, Passive: true,
 		Title:        "every ttlMs on a result is a non-negative integer",
 		Requirements: []string{"caching.ttl.server-non-negative"},
 		Proofs:       []Proof{{Proxy: "ttl-negative", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "ttlMs a non-negative integer",
 				Limit:    1,
 				None:     "no result carried ttlMs",

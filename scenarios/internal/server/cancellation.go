@@ -37,7 +37,7 @@ func (t *T) cancelSend(c *Conn, params map[string]any) {
 func (t *T) cancelQuiet(c *Conn, what string) bool {
 	s := c.S()
 	obs := t.WaitQuiet(s, "no response to the notifications/cancelled ("+what+")", func(f wire.Frame) bool {
-		return isResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull)
+		return IsResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull)
 	})
 	if !t.Judge(obs) {
 		t.Taint()

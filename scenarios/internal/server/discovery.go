@@ -15,7 +15,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "discovery/server-discover", Area: "discovery", Eras: stateless, Unsupported: true,
+		ID: "discovery/server-discover", Area: "discovery", Eras: Stateless, Unsupported: true,
 		Title:        "a 2026-07-28 server implements server/discover",
 		Requirements: []string{"discovery.versioning.server-implements-discover", "base.response.id-matches-request"},
 		Proofs: []Proof{
@@ -60,7 +60,7 @@ var _ = Register(
 
 var _ = Register(
 	Def{
-		ID: "discovery/discover-result", Area: "discovery", Eras: stateless,
+		ID: "discovery/discover-result", Area: "discovery", Eras: Stateless,
 		Title:        "server/discover answers supportedVersions (with 2026-07-28), capabilities and serverInfo in _meta",
 		Requirements: []string{"discovery.server.implements-discover", "discovery.result.includes-server-info"},
 		Proofs:       []Proof{{Proxy: "no-server-info", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},

@@ -17,9 +17,10 @@
 //	               with the shared scheduler (scenarios/suite: Spec, RunSpecs)
 //	env.go         T (what a check body gets), Conn, Sess, pools, observations
 //	helpers.go     small helpers shared by area files
-//	base_jsonrpc.go lifecycle.go ping.go transport_stdio.go ...   the areas: AREA.go or AREA_*.go
+//	base_jsonrpc.go lifecycle.go ping.go ...   the areas: AREA.go or AREA_*.go
 //	               declares the checks of catalog area AREA ('-' as '_'), whose IDs read AREA/name
-//	authorization/ tasks/   the area packages of the grown areas: each imports
+//	helpers_http.go the HTTP helpers areas share (plain requests, the GET stream, 2026-07-28 params)
+//	authorization/ tasks/ transport/   the area packages of the grown areas: each imports
 //	               this package, registers its checks into its registry and keeps the
 //	               helpers only its checks use; a file DIR/FILE.go reads as DIR_FILE.go
 //	               in the rule above. The facade (scenarios) and areas_test.go import them
@@ -65,7 +66,7 @@
 //
 // 1. Create AREA.go or AREA_topic.go (files named after the catalog area
 // of the checks they declare, '-' written '_': tools.go, resources.go,
-// transport_http_sse.go, ...; the check IDs read AREA/name, see
+// transport/http_sse.go, ...; the check IDs read AREA/name, see
 // scenarios/suite). Register the checks from a
 // package-level var, each declared once:
 //

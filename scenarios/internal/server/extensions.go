@@ -15,7 +15,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "extensions/identifier-names", Area: "extensions", Eras: stateless,
+		ID: "extensions/identifier-names", Area: "extensions", Eras: Stateless,
 		Title:        "extension identifiers in the server's capabilities have a prefix and follow the _meta key rules",
 		Requirements: []string{"extensions.negotiation.identifier-naming"},
 		Proofs:       []Proof{{Fault: "bad-extension-name", Version: spec.V20260728, Want: reports.Fail}},

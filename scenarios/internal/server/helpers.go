@@ -114,7 +114,7 @@ func (t *T) WaitQuiet(s Sess, desc string, bad func(wire.Frame) bool) expect.Obs
 
 // passiveRule is what a passive check holds every observation of one kind
 // in the version's run to (see judgeObserved).
-type passiveRule struct {
+type PassiveRule struct {
 	// Expected is the Expected text of a breach.
 	Expected string
 	// Limit is how many breaches are recorded at most (0: every one).
@@ -130,7 +130,7 @@ type passiveRule struct {
 // judge says whether o is of the rule's kind and, when o breaks the rule,
 // the Actual text of the breach ("" when o keeps it). The check is n/a
 // when no observation is of the kind, and passes when none breaks the rule.
-func (t *T) judgeObserved(rule passiveRule, judge func(o Observation) (bool, string)) {
+func (t *T) JudgeObserved(rule PassiveRule, judge func(o Observation) (bool, string)) {
 	bad := 0
 	t.tallyObserved(rule.None, rule.Saw, func(o Observation) (bool, bool) {
 		counted, why := judge(o)
@@ -163,7 +163,7 @@ func (t *T) tallyObserved(none, saw string, judge func(o Observation) (counted, 
 		}
 	}
 	if n == 0 {
-		t.observedUnjudged(none, false)
+		t.ObservedUnjudged(none, false)
 		return
 	}
 	if bad == 0 {
@@ -177,7 +177,7 @@ func (t *T) tallyObserved(none, saw string, judge func(o Observation) (counted, 
 // noServerRequests fails the check with expected at the first JSON-RPC
 // request the server sent in the version's run, and otherwise passes,
 // saying saw (a format for the number of frames).
-func (t *T) noServerRequests(expected, saw string) {
+func (t *T) NoServerRequests(expected, saw string) {
 	obs, _ := t.Observed()
 	for _, o := range obs {
 		if o.Kind == wire.KindMessage && o.Msg.Shape == jsonrpc.KindRequest {
@@ -217,7 +217,7 @@ func (t *T) httpRefusal(stream string) []expect.Alt {
 }
 
 // isResponse reports a frame that is (shaped like) a JSON-RPC response.
-func isResponse(f wire.Frame) bool {
+func IsResponse(f wire.Frame) bool {
 	if f.Kind != wire.KindMessage || f.Msg.Method != "" {
 		return false
 	}
@@ -250,7 +250,7 @@ func otherPost(post string, f wire.Frame) bool {
 }
 
 // idless reports a response without a usable id (absent or null).
-func idless(f wire.Frame) bool { return isResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull) }
+func idless(f wire.Frame) bool { return IsResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull) }
 
 // othersText renders frames for an Actual text.
 func othersText(fs []wire.Frame) string {
@@ -283,7 +283,7 @@ func emptyObject(raw json.RawMessage) (bool, string) {
 func replyText(r session.Reply) string { return r.Describe() }
 
 // errorCodeOf returns the error code of an error response frame.
-func errorCodeOf(f wire.Frame) (int64, bool) {
+func ErrorCodeOf(f wire.Frame) (int64, bool) {
 	if f.Msg.Error == nil {
 		return 0, false
 	}

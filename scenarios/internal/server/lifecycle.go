@@ -17,7 +17,7 @@ import (
 // _meta in base_meta.go.
 
 var Stateful = []spec.Era{spec.Stateful}
-var stateless = []spec.Era{spec.Stateless}
+var Stateless = []spec.Era{spec.Stateless}
 
 // unknownVersion is a version no server implements.
 const unknownVersion = "1999-01-01"
@@ -175,7 +175,7 @@ var _ = Register(
 
 // statefulSupport lists the initialize-based versions the server speaks,
 // oldest first, probing each once.
-func (t *T) statefulSupport() []spec.Version {
+func (t *T) StatefulSupport() []spec.Version {
 	var out []spec.Version
 	for _, vr := range t.vr.r.allStateful() {
 		vr.setup(t.Ctx)

@@ -40,7 +40,7 @@ func (t *T) judgeNegotiated() {
 				if !rules.Declared(o.Session.Client, nd.Path) {
 					bad++
 					t.ViolateFirst(negotiatedIDs, "the server asks a client only for capabilities that session declared",
-						fmt.Sprintf("%s on %s, without %s: %s", nd.Why, sessionText(o), nd.Path, wire.Excerpt(o.Raw, 200)))
+						fmt.Sprintf("%s on %s, without %s: %s", nd.Why, SessionText(o), nd.Path, wire.Excerpt(o.Raw, 200)))
 					break
 				}
 				continue
@@ -61,7 +61,7 @@ func (t *T) judgeNegotiated() {
 	switch {
 	case bad > 0:
 	case n == 0:
-		t.observedUnjudged("the server sent no request to the client and no capability-bound notification in this run", true)
+		t.ObservedUnjudged("the server sent no request to the client and no capability-bound notification in this run", true)
 	default:
 		t.Saw("%d server requests and capability-bound notifications, each within what its session negotiated", n)
 		t.Pass()

@@ -34,7 +34,7 @@ var _ = Register(
 		Requirements: []string{"logging.capability.server-declares"},
 		Proofs:       []Proof{{Fault: "logging-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "notifications/message only with a declared logging capability",
 				Limit:    1,
 				None:     "the server sent no log notification in this run",
@@ -75,7 +75,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "logging/silent-without-level", Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
+		ID: "logging/silent-without-level", Area: "logging", Eras: Stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a tool that logs sends no notifications/message when the request names no logLevel",
 		Requirements: []string{"logging.per-request.silent-without-level"},
 		Proofs:       []Proof{{Fault: "log-without-level", Version: spec.V20260728, Want: reports.Fail}},
@@ -102,7 +102,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "logging/per-request-invalid-level", Area: "logging", Eras: stateless,
+		ID: "logging/per-request-invalid-level", Area: "logging", Eras: Stateless,
 		Title:        "in 2026-07-28 a request whose _meta logLevel is not a syslog level is refused with -32602",
 		Requirements: []string{"logging.per-request.invalid-level-rejected"},
 		Proofs:       []Proof{{Fault: "invalid-log-level-ignored", Version: spec.V20260728, Want: reports.Warn}},

@@ -21,7 +21,7 @@ import (
 
 var _ = Register(
 	Def{
-		ID: "logging/request-scoped", Area: "logging", Passive: true, Eras: stateless,
+		ID: "logging/request-scoped", Area: "logging", Passive: true, Eras: Stateless,
 		Title:        "in 2026-07-28 every log notification of the run belongs to a request in progress that named a logLevel, and none comes on a subscriptions/listen stream",
 		Requirements: []string{"logging.per-request.silent-without-level", "logging.per-request.only-on-request-stream"},
 		Proofs: []Proof{
@@ -42,7 +42,7 @@ var _ = Register(
 				case LogNoLevel:
 					bad++
 					if bad <= 3 {
-						where := "no request in progress on " + sessionText(o) + " named one"
+						where := "no request in progress on " + SessionText(o) + " named one"
 						if o.Place.Opener != "" {
 							where = fmt.Sprintf("it came on %s, the stream of a %s request without one", o.Stream, o.Place.Opener)
 						}
@@ -51,14 +51,14 @@ var _ = Register(
 				case LogListen:
 					bad++
 					if bad <= 3 {
-						t.Violation("logging.per-request.only-on-request-stream", "log notifications only on the stream of the request that asked for them", fmt.Sprintf("on a subscriptions/listen stream (%s, %s): %s", o.Stream, sessionText(o), wire.Excerpt(o.Raw, 200)))
+						t.Violation("logging.per-request.only-on-request-stream", "log notifications only on the stream of the request that asked for them", fmt.Sprintf("on a subscriptions/listen stream (%s, %s): %s", o.Stream, SessionText(o), wire.Excerpt(o.Raw, 200)))
 					}
 				}
 			}
 			switch {
 			case bad > 0:
 			case n == 0:
-				t.observedUnjudged("the server sent no log notification that could be placed in this run", true)
+				t.ObservedUnjudged("the server sent no log notification that could be placed in this run", true)
 			default:
 				t.Saw("%d log notifications, each for a request in progress that named a logLevel", n)
 				t.Pass()
@@ -72,7 +72,7 @@ var _ = Register(
 	// the logs of its own request go (a log on its listen stream, whoever
 	// caused it, breaks the rule it judges); it announces nothing.
 	Def{
-		ID: "logging/per-request-stream", Isolated: true, Area: "logging", Eras: stateless, Labels: []string{Fixture("test_tool_with_logging")},
+		ID: "logging/per-request-stream", Isolated: true, Area: "logging", Eras: Stateless, Labels: []string{Fixture("test_tool_with_logging")},
 		Title:        "in 2026-07-28 a request's log notifications go only to its own stream, never to a subscriptions/listen stream",
 		Requirements: []string{"logging.per-request.only-on-request-stream"},
 		Proofs:       []Proof{{Fault: "log-on-listen-stream", Version: spec.V20260728, Want: reports.Fail}},

@@ -97,12 +97,12 @@ func mrtrAnswer(req mcp.InputRequest) (any, bool) {
 
 var _ = Register(
 	Def{
-		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: stateless, Passive: true,
+		ID: "mrtr/input-via-mrtr-only", Area: "mrtr", Eras: Stateless, Passive: true,
 		Title:        "in 2026-07-28 the server never sends roots/list, sampling or elicitation requests: it asks through InputRequiredResult",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
 		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Also: []string{"mrtr/round-trip"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "input requested only through an InputRequiredResult",
 				Limit:    1,
 				None:     "nothing was observed",
@@ -115,12 +115,12 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: stateless, Passive: true,
+		ID: "mrtr/only-supported-requests", Area: "mrtr", Eras: Stateless, Passive: true,
 		Title:        "only tools/call, prompts/get and resources/read are ever answered with input_required",
 		Requirements: []string{"mrtr.server.only-supported-requests"},
 		Proofs:       []Proof{{Fault: "input-required-on-complete", Version: spec.V20260728, Also: []string{"completion/values-bound"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "input_required only on tools/call, prompts/get or resources/read",
 				Limit:    1,
 				None:     "no result was observed",
@@ -136,7 +136,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/round-trip", Area: "mrtr", Eras: stateless,
+		ID: "mrtr/round-trip", Area: "mrtr", Eras: Stateless,
 		Title:        "a tool that needs elicitation asks with input_required and completes once the answer is sent back",
 		Requirements: []string{"mrtr.server.input-via-mrtr-only"},
 		Proofs:       []Proof{{Fault: "input-via-request", Version: spec.V20260728, Want: reports.Fail}},
@@ -163,7 +163,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "mrtr/tampered-state", Area: "mrtr", Eras: stateless,
+		ID: "mrtr/tampered-state", Area: "mrtr", Eras: Stateless,
 		Title:        "a retry whose requestState was tampered with is refused",
 		Requirements: []string{"mrtr.server.request-state-reject-tampered"},
 		Proofs:       []Proof{{Fault: "accept-tampered-state", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},

@@ -393,9 +393,9 @@ func (l *sessionLedger) received(f wire.Frame) (*SessionFacts, Placement) {
 	}
 	m := f.Msg
 	switch {
-	case isResponse(f) && !m.ID.IsZero() && st.kind == StreamPost && st.rawID != "" && !rules.SameID(st.rawID, m.ID.String()):
+	case IsResponse(f) && !m.ID.IsZero() && st.kind == StreamPost && st.rawID != "" && !rules.SameID(st.rawID, m.ID.String()):
 		pl.WrongID = true
-	case isResponse(f) && !m.ID.IsZero():
+	case IsResponse(f) && !m.ID.IsZero():
 		key := m.ID.String()
 		r := l.requests[key]
 		if st.request != nil && st.request.id == key {
@@ -527,7 +527,7 @@ func normalToken(raw json.RawMessage) (string, bool) {
 // untestable when frames were dropped over the run's bounds (they may
 // have held what the check is about) or, for a check that reads the
 // sessions' ledgers (ledger), when one overflowed; else n/a with none.
-func (t *T) observedUnjudged(none string, ledger bool) {
+func (t *T) ObservedUnjudged(none string, ledger bool) {
 	_, dropped := t.Observed()
 	if dropped > 0 {
 		t.Untestable(fmt.Sprintf("%s; but %d frames the target sent were not kept (the run keeps at most %d frames, %d MiB, for passive checks), so this cannot be told", none, dropped, maxObservations, maxObservationBytes>>20))
@@ -558,4 +558,4 @@ func (vr *versionRun) ledgersOverflowed() bool {
 
 // sessionText says which session an observation came on, for an Actual
 // text.
-func sessionText(o Observation) string { return o.Session.describe() }
+func SessionText(o Observation) string { return o.Session.describe() }

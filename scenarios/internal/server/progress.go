@@ -275,7 +275,7 @@ var _ = Register(
 		Requirements: []string{"progress.token.string-or-integer"},
 		Proofs:       []Proof{{Fault: "request-progress-token-float", Version: spec.V20251125, Also: []string{"sampling/tool-loop-balance"}, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "progressToken is a JSON string or integer",
 				Limit:    1,
 				None:     "no request from the server carried a progressToken in this run",
@@ -319,7 +319,7 @@ var _ = Register(
 			last := map[string]float64{}
 			n := 0
 			for _, o := range obs {
-				if isResponse(o.Frame) {
+				if IsResponse(o.Frame) {
 					answered[key{o.Conn, o.Msg.ID.String()}] = true
 					continue
 				}

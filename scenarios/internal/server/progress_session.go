@@ -32,12 +32,12 @@ func (t *T) judgeProgressTokens() {
 		case TokenUnknown:
 			bad++
 			if bad <= 3 {
-				t.Fail(expected, fmt.Sprintf("token %s was never sent on %s: %s", p.Token, sessionText(o), wire.Excerpt(o.Raw, 200)))
+				t.Fail(expected, fmt.Sprintf("token %s was never sent on %s: %s", p.Token, SessionText(o), wire.Excerpt(o.Raw, 200)))
 			}
 		case TokenAnswered:
 			bad++
 			if bad <= 3 {
-				t.Fail(expected, fmt.Sprintf("token %s after its request was answered (on %s, %s): %s", p.Token, o.Stream, sessionText(o), wire.Excerpt(o.Raw, 200)))
+				t.Fail(expected, fmt.Sprintf("token %s after its request was answered (on %s, %s): %s", p.Token, o.Stream, SessionText(o), wire.Excerpt(o.Raw, 200)))
 			}
 		}
 		n++
@@ -45,7 +45,7 @@ func (t *T) judgeProgressTokens() {
 	switch {
 	case bad > 0:
 	case n == 0:
-		t.observedUnjudged("the server sent no progress notification in this run", true)
+		t.ObservedUnjudged("the server sent no progress notification in this run", true)
 	default:
 		t.Saw("%d progress notifications, each with a token of its session's request in progress", n)
 		t.Pass()

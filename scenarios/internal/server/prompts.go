@@ -232,7 +232,7 @@ var _ = Register(
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "prompts/list-stable", Exclusive: true, Area: "prompts", Eras: stateless,
+		ID: "prompts/list-stable", Exclusive: true, Area: "prompts", Eras: Stateless,
 		Title:        "in 2026-07-28 prompts/list gives the current set, the same on every connection",
 		Requirements: []string{"prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "prompts-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},

@@ -18,7 +18,7 @@ var _ = Register(
 		Requirements: []string{"prompts.capability.both-respect-negotiation"},
 		Proofs:       []Proof{{Fault: "prompt-notifications-undeclared", Version: spec.V20251125, Also: []string{"base/response-id-echo"}, Want: reports.Warn}},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "prompt notifications only with a declared prompts capability",
 				Limit:    1,
 				None:     "the server sent no prompt notification in this run",

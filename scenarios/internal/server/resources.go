@@ -127,7 +127,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "resources/not-found", Area: "resources", Eras: stateless,
+		ID: "resources/not-found", Area: "resources", Eras: Stateless,
 		Title:        "in 2026-07-28 reading a resource that does not exist is answered with -32602, never with empty contents",
 		Requirements: []string{"resources.errors.not-found-invalid-params", "resources.errors.no-empty-contents-for-missing"},
 		Proofs:       []Proof{{Fault: "empty-contents-for-missing", Version: spec.V20260728, Want: reports.Fail}},
@@ -221,7 +221,7 @@ var _ = Register(
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "resources/list-stable", Exclusive: true, Area: "resources", Eras: stateless,
+		ID: "resources/list-stable", Exclusive: true, Area: "resources", Eras: Stateless,
 		Title:        "in 2026-07-28 resources/list gives the current set, the same on every connection",
 		Requirements: []string{"resources.list.current-set-for-caller", "resources.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "resources-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},

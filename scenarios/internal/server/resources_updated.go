@@ -31,7 +31,7 @@ var _ = Register(
 			{Fault: "unsubscribed-resource-updated", Version: spec.V20251125, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 		},
 		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(PassiveRule{
 				Expected: "notifications/resources/updated only for a resource the session subscribed to (or a sub-resource of one), not after it unsubscribed",
 				Limit:    3,
 				None:     "the server sent no notifications/resources/updated in this run",
@@ -46,9 +46,9 @@ var _ = Register(
 				_ = json.Unmarshal(o.Msg.Params, &p)
 				switch o.Place.Subscription {
 				case SubNever:
-					return true, fmt.Sprintf("an update of %q on %s, which never subscribed to it (%d subscriptions in all): %s", p.URI, sessionText(o), o.Session.Subscribed, wire.Excerpt(o.Raw, 200))
+					return true, fmt.Sprintf("an update of %q on %s, which never subscribed to it (%d subscriptions in all): %s", p.URI, SessionText(o), o.Session.Subscribed, wire.Excerpt(o.Raw, 200))
 				case SubEnded:
-					return true, fmt.Sprintf("an update of %q on %s after the server had answered its resources/unsubscribe: %s", p.URI, sessionText(o), wire.Excerpt(o.Raw, 200))
+					return true, fmt.Sprintf("an update of %q on %s after the server had answered its resources/unsubscribe: %s", p.URI, SessionText(o), wire.Excerpt(o.Raw, 200))
 				case SubActive:
 					return true, ""
 				}

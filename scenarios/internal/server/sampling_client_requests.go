@@ -251,7 +251,7 @@ func (t *T) hasAny(names ...string) bool {
 
 var _ = Register(
 	Def{
-		ID: "sampling/input-request-messages", Area: "sampling", Eras: stateless, Labels: clientFixtureLabels("test_input_required_result_sampling"),
+		ID: "sampling/input-request-messages", Area: "sampling", Eras: Stateless, Labels: clientFixtureLabels("test_input_required_result_sampling"),
 		Title:        "in 2026-07-28 every sampling message an input_required result asks for has role user or assistant and a content",
 		Requirements: []string{"sampling.messages.role-and-content"},
 		Proofs:       []Proof{{Fault: "sampling-input-bad-role", Version: spec.V20260728, Want: reports.Fail}},

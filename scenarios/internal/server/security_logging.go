@@ -57,7 +57,7 @@ var _ = Register(
 	// Exclusive: it sets the log level to debug, which many servers keep for all their sessions, and counts the logs it gets.
 	// Isolated in 2026-07-28: the level is asked for per request there, and the logs come on the request's own stream.
 	Def{
-		ID: "security/logs-no-secrets", Exclusive: true, IsolatedIn: stateless, Area: "security",
+		ID: "security/logs-no-secrets", Exclusive: true, IsolatedIn: Stateless, Area: "security",
 		Title:        "a credential passed to a tool never shows up in a log notification",
 		Requirements: []string{"security.logging.no-secrets-in-messages"},
 		Proofs: []Proof{

@@ -131,7 +131,7 @@ func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame)
 var _ = Register(
 	// Exclusive: a listen stream carries what the server announces to every listener, whoever caused it.
 	Def{
-		ID: "subscriptions/listen-ack", Exclusive: true, Area: "subscriptions", Eras: stateless,
+		ID: "subscriptions/listen-ack", Exclusive: true, Area: "subscriptions", Eras: Stateless,
 		Title:        "subscriptions/listen is acknowledged first, with the subscription id and the accepted filter",
 		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},
 		Proofs:       []Proof{{Proxy: "listen-no-ack", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
@@ -149,7 +149,7 @@ var _ = Register(
 	},
 	// Exclusive: the trigger announces a tool list change to every session and listener.
 	Def{
-		ID: "subscriptions/listen-notifications", Exclusive: true, Area: "subscriptions", Eras: stateless,
+		ID: "subscriptions/listen-notifications", Exclusive: true, Area: "subscriptions", Eras: Stateless,
 		Title:        "notifications of a subscription carry its id and are only of the requested types",
 		Requirements: []string{"subscriptions.meta.notification-carries-subscription-id", "subscriptions.listen.only-requested-types"},
 		Proofs:       []Proof{{Fault: "listen-no-subscription-id", Version: spec.V20260728, Want: reports.Fail}},

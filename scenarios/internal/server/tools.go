@@ -160,7 +160,7 @@ var _ = Register(
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
 	Def{
-		ID: "tools/list-stable", Exclusive: true, Area: "tools", Eras: stateless,
+		ID: "tools/list-stable", Exclusive: true, Area: "tools", Eras: Stateless,
 		Title:        "in 2026-07-28 tools/list gives the current set, the same on every connection, in a repeatable order",
 		Requirements: []string{"tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order"},
 		Proofs:       []Proof{{Fault: "tools-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
@@ -169,7 +169,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "tools/x-mcp-header", Area: "tools", Eras: stateless,
+		ID: "tools/x-mcp-header", Area: "tools", Eras: Stateless,
 		Title:        "in 2026-07-28 x-mcp-header annotations are non-empty unique tokens on statically reachable primitive properties",
 		Requirements: []string{"tools.x-mcp-header.not-empty", "tools.x-mcp-header.no-control-characters", "tools.x-mcp-header.token-syntax", "tools.x-mcp-header.unique-per-schema", "tools.x-mcp-header.primitive-types-only", "tools.x-mcp-header.statically-reachable"},
 		Proofs:       []Proof{{Fault: "duplicate-x-mcp-header", Version: spec.V20260728, Want: reports.Fail}},

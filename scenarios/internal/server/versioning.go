@@ -47,7 +47,7 @@ var _ = Register(
 		Requirements: []string{"versioning.initialize.server-counters-with-supported", "versioning.initialize.server-counters-latest"},
 		Proofs:       []Proof{{Fault: "unknown-version-oldest", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			supported := t.statefulSupport()
+			supported := t.StatefulSupport()
 			if len(supported) == 0 {
 				t.NotApplicable("the server speaks no initialize-based version (a modern-only server; see versioning/modern-names-versions)")
 				return
@@ -87,7 +87,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "versioning/unsupported-version-error", Area: "versioning", Eras: stateless,
+		ID: "versioning/unsupported-version-error", Area: "versioning", Eras: Stateless,
 		Title:        "a request naming an unknown protocol version gets -32022 listing the supported versions",
 		Requirements: []string{"versioning.negotiation.unsupported-version-error"},
 		Proofs:       []Proof{{Fault: "unsupported-version-no-list", Version: spec.V20260728, Want: reports.Fail}},
@@ -107,7 +107,7 @@ var _ = Register(
 		},
 	},
 	Def{
-		ID: "versioning/modern-names-versions", Area: "versioning", Eras: stateless,
+		ID: "versioning/modern-names-versions", Area: "versioning", Eras: Stateless,
 		Title:        "a modern-only server that refuses initialize names its supported versions",
 		Requirements: []string{"versioning.compat.modern-server-names-versions"},
 		Proofs:       []Proof{{Proxy: "modern-only-silent", Good: "modern-only", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -7,19 +7,20 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // The 2024-11-05 HTTP+SSE transport: the SSE stream's first event is
 // endpoint, messages are POSTed to it, and responses come on the stream.
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "transport-sse/endpoint-event-first", Area: "transport-sse", Transports: []wire.Transport{"sse"}, Unsupported: true,
 		Title:        "the first event of the SSE stream is endpoint, naming the URI to POST to",
 		Requirements: []string{"transport-sse.endpoint-event.on-connect"},
-		Proofs:       []Proof{{Fault: "endpoint-not-first", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "endpoint-not-first", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Fresh()
 			if c.Conn.LegacySSE() == nil {
 				t.NotApplicable("the target is not reached over HTTP+SSE")
@@ -43,12 +44,12 @@ var _ = Register(
 			t.Judge(obs)
 		},
 	},
-	Def{
+	server.Def{
 		ID: "transport-sse/post-and-stream", Area: "transport-sse", Transports: []wire.Transport{"sse"},
 		Title:        "a POST to the endpoint is accepted with 2xx and its response arrives on the SSE stream",
 		Requirements: []string{"transport-sse.endpoints.sse-and-post"},
-		Proofs:       []Proof{{Fault: "legacy-response-in-post", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "legacy-response-in-post", Version: spec.V20241105, Transport: "sse", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
 			if c.Conn.LegacySSE() == nil {
 				t.NotApplicable("the target is not reached over HTTP+SSE")
@@ -63,12 +64,12 @@ var _ = Register(
 				return
 			}
 			if obs.Frame.Stream != wire.StreamSSE {
-				t.Fail("the response on the SSE stream", fmt.Sprintf("the response came on %s (%s)", obs.Frame.Stream, transportStatusText(obs.Frame)))
+				t.Fail("the response on the SSE stream", fmt.Sprintf("the response came on %s (%s)", obs.Frame.Stream, statusText(obs.Frame)))
 				return
 			}
 			for _, f := range obs.Others {
 				if f.Stream == pst && f.HTTP != nil && (f.Status() < 200 || f.Status() > 299) {
-					t.Fail("the POST accepted with a 2xx status", "the POST was answered "+transportStatusText(f))
+					t.Fail("the POST accepted with a 2xx status", "the POST was answered "+statusText(f))
 					return
 				}
 				if f.Stream == pst && f.Status() == http.StatusAccepted {

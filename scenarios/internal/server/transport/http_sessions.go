@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -17,8 +18,8 @@ import (
 
 // httpSessionID returns the session id the server assigned on c, or ends
 // the check n/a.
-func (t *T) httpSessionID(c *Conn) (*wire.HTTP, string) {
-	h := t.transportHTTP(c)
+func httpSessionID(t *server.T, c *server.Conn) (*wire.HTTP, string) {
+	h := t.HTTP(c)
 	if h == nil {
 		return nil, ""
 	}
@@ -30,15 +31,15 @@ func (t *T) httpSessionID(c *Conn) (*wire.HTTP, string) {
 	return h, sid
 }
 
-var _ = Register(
-	Def{
-		ID: "transport-http/session-id", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/session-id", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "Mcp-Session-Id is visible ASCII (0x21-0x7E) and differs between sessions",
 		Requirements: []string{"transport-http.session.id-visible-ascii", "transport-http.session.id-unique-secure"},
-		Proofs:       []Proof{{Fault: "session-id-not-ascii", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "session-id-not-ascii", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			_, sid := t.httpSessionID(c)
+			_, sid := httpSessionID(t, c)
 			if sid == "" {
 				return
 			}
@@ -63,14 +64,14 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/session-missing-id-400", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/session-missing-id-400", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "a server that uses sessions answers a request without Mcp-Session-Id with 400",
 		Requirements: []string{"transport-http.session.missing-id-400"},
-		Proofs:       []Proof{{Proxy: "status-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "status-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h, sid := t.httpSessionID(c)
+			h, sid := httpSessionID(t, c)
 			if sid == "" {
 				return
 			}
@@ -79,7 +80,7 @@ var _ = Register(
 			// one that serves the session-less request (or opens a new
 			// session for it) does not require one.
 			id := jsonrpc.StringID("mcpcheck-no-session")
-			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderSessionID}}, id, spec.MethodToolsList, nil)
+			st := do(t, h, wire.Request{Omit: []string{wire.HeaderSessionID}}, id, spec.MethodToolsList, nil)
 			obs := t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest), expect.WithStatus(expect.AnyResponse(id), http.StatusOK))
 			if obs.OK() && obs.Alt == 1 && obs.Frame.Status() < 300 {
 				// Answered at the JSON-RPC level, result or error (some
@@ -93,32 +94,32 @@ var _ = Register(
 			t.Judge(obs)
 		},
 	},
-	Def{
-		ID: "transport-http/session-terminated-404", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/session-terminated-404", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "after DELETE ends a session (200/204; 405 refuses), a request with the old Mcp-Session-Id gets 404",
 		Requirements: []string{"transport-http.session.terminated-404"},
-		Proofs:       []Proof{{Fault: "terminated-session-served", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "terminated-session-served", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Fresh()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			if _, err := c.Stateful.Open(t.Ctx); err != nil {
 				t.Error(fmt.Errorf("the session could not be opened: %v", err))
 				return
 			}
-			h, sid := t.httpSessionID(c)
+			h, sid := httpSessionID(t, c)
 			if sid == "" {
 				return
 			}
 			dst, err := c.Stateful.Terminate(t.Ctx)
 			t.Must(err)
-			d := t.transportWaitFirst(c, dst)
+			d := waitFirst(t, c, dst)
 			if !d.OK() {
 				t.Judge(d)
 				return
 			}
-			t.Saw("DELETE was answered %s", transportStatusText(d.Frame))
+			t.Saw("DELETE was answered %s", statusText(d.Frame))
 			switch st := d.Frame.Status(); {
 			case st == http.StatusMethodNotAllowed:
 				t.Untestable("the server refuses client-initiated termination with 405 (allowed), so an ended session cannot be provoked")
@@ -128,7 +129,7 @@ var _ = Register(
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-after-delete")
-			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderSessionID: {sid}}}, id, spec.MethodPing, nil)
+			st := do(t, h, wire.Request{Header: http.Header{wire.HeaderSessionID: {sid}}}, id, spec.MethodPing, nil)
 			t.Judge(t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusNotFound)))
 		},
 	},

@@ -4,53 +4,33 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
-// Helpers of the HTTP transport areas (streamable HTTP, HTTP+SSE, the
-// 2026-07-28 headers, authorization): raw requests, the first frame of an
-// exchange, the transport gate (the era gates, stateful and stateless,
-// are lifecycle.go's).
+// HTTP helpers the areas share (the transport areas, authorization, the
+// 2026-07-28 base checks, the checks that need the GET stream): raw
+// requests on a plain HTTP client, recorded in the check's transcript, a
+// session's HTTP wire and 2026-07-28 params and headers, the transport
+// gate (the era gates, stateful and stateless, are lifecycle.go's). The
+// helpers only the transport areas use are in package transport.
 
-var transportHTTPOnly = []wire.Transport{wire.TransportStreamable}
+var HTTPOnly = []wire.Transport{wire.TransportStreamable}
 
-// transportHTTP returns the streamable HTTP wire of c, or ends the check
+// HTTP returns the streamable HTTP wire of c, or ends the check
 // n/a when the target is not reached over streamable HTTP.
-func (t *T) transportHTTP(c *Conn) *wire.HTTP {
+func (t *T) HTTP(c *Conn) *wire.HTTP {
 	h := c.Conn.HTTP()
 	if h == nil {
 		t.NotApplicable("the check is about the streamable HTTP transport; the target is reached over " + string(t.Transport()))
 	}
 	return h
-}
-
-// transportFirst accepts the first frame of the HTTP exchange stream,
-// whatever it is, and hands it to judge for the verdict.
-func transportFirst(stream, desc string, judge func(wire.Frame) (expect.Verdict, string)) expect.Alt {
-	return expect.Matching(desc, func(f wire.Frame) (expect.Verdict, string) {
-		if f.Stream != stream {
-			return expect.Unrelated, ""
-		}
-		return judge(f)
-	})
-}
-
-// transportWaitFirst waits for the first frame of stream.
-func (t *T) transportWaitFirst(c *Conn, stream string) expect.Observed {
-	return c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, transportFirst(stream, "the HTTP answer to the request", func(wire.Frame) (expect.Verdict, string) {
-		return expect.Accepted, ""
-	}))
 }
 
 // EncodeRequest encodes a JSON-RPC request.
@@ -60,63 +40,15 @@ func (t *T) EncodeRequest(id jsonrpc.ID, method string, params any) []byte {
 	return b
 }
 
-// transportDo sends a request of method (id, params) over h as req, whose
-// Body it sets, and returns the stream its answer will come on.
-func (t *T) transportDo(h *wire.HTTP, req wire.Request, id jsonrpc.ID, method string, params any) string {
-	req.Body = t.EncodeRequest(id, method, params)
-	st, err := h.Do(t.Ctx, req)
-	t.Must(err)
-	return st
-}
-
-// transportStatelessParams returns params with the session's _meta merged
+// StatelessParams returns params with the session's _meta merged
 // in and the headers a 2026-07-28 request needs.
-func (t *T) transportStatelessParams(c *Conn, method string, params any) (json.RawMessage, http.Header) {
+func (t *T) StatelessParams(c *Conn, method string, params any) (json.RawMessage, http.Header) {
 	p, err := c.Stateless.Params(params)
 	t.Must(err)
 	h, err := c.Stateless.Headers(method, p)
 	t.Must(err)
 	return p, h
 }
-
-// transportContentType is the media type of a frame's HTTP response.
-func transportContentType(f wire.Frame) string {
-	if f.HTTP == nil {
-		return ""
-	}
-	ct := f.HTTP.Header.Get("Content-Type")
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(ct))
-}
-
-// transportLoopback reports whether the target URL names a loopback host:
-// for such a server a foreign Origin or Host is a DNS-rebinding attempt by
-// any reasonable policy.
-func (t *T) transportLoopback() bool {
-	u, err := url.Parse(t.vr.r.target.URL)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// transportStatusText renders a frame's status for Actual texts.
-func transportStatusText(f wire.Frame) string {
-	if f.HTTP == nil {
-		return f.Describe()
-	}
-	return fmt.Sprintf("HTTP %d (%s): %s", f.Status(), transportContentType(f), f.Describe())
-}
-
-// transportForeignOrigin is an Origin no local server may accept.
-const transportForeignOrigin = "http://mcpcheck-rebinding.invalid"
 
 // plainClient sends the requests checks make outside a wire connection:
 // the client the connections use (no redirects followed, response headers
@@ -138,7 +70,7 @@ func (t *T) PlainDo(method, u string, body []byte, hdr http.Header, auth bool, r
 	if err != nil {
 		return err
 	}
-	base, err := t.vr.r.target.HTTPHeader()
+	base, err := t.Target().HTTPHeader()
 	if err != nil {
 		return err
 	}
@@ -150,6 +82,13 @@ func (t *T) PlainDo(method, u string, body []byte, hdr http.Header, auth bool, r
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
+	return t.PlainSend(req, body, read)
+}
+
+// PlainSend sends req, whose body is body, on the plain HTTP client and
+// hands the response to read before its body is closed; the exchange
+// goes in the check's transcript (what read read of the body, bounded).
+func (t *T) PlainSend(req *http.Request, body []byte, read func(*http.Response)) error {
 	t.recordPlainRequest(req, body)
 	resp, err := plainClient.Do(req)
 	if err != nil {
@@ -177,7 +116,7 @@ const plainStream = "plain"
 const plainKeptBytes = 4 << 10
 
 // recordPlainRequest puts a request a check sends outside a wire
-// connection (PlainDo, headersPlainPost) in its transcript, so
+// connection (PlainSend) in its transcript, so
 // that its report shows the exchange its verdict rests on.
 func (t *T) recordPlainRequest(req *http.Request, body []byte) {
 	t.rec.SentOn(0, wire.Outgoing{Raw: body, Stream: plainStream, Time: time.Now(),
@@ -214,18 +153,6 @@ func (p *prefixBuffer) Write(b []byte) (int, error) {
 		p.b = append(p.b, b[:min(n, len(b))]...)
 	}
 	return len(b), nil
-}
-
-// transportPlainHead sends one request to the MCP endpoint with a plain
-// HTTP client (the target's configured headers, then hdr) and returns the
-// status and headers as soon as they arrive, closing the body: for a GET
-// stream that opens without sending an event, which the wire connection
-// only reports once an event comes.
-func (t *T) transportPlainHead(method string, hdr http.Header) (status int, header http.Header, err error) {
-	err = t.PlainDo(method, t.vr.r.target.URL, nil, hdr, true, func(resp *http.Response) {
-		status, header = resp.StatusCode, resp.Header
-	})
-	return status, header, err
 }
 
 // transportGetStream opens the GET stream of c's streamable HTTP session

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -17,37 +18,37 @@ import (
 // Streamable HTTP (2025-03-26 on): what a POST is answered with (status,
 // content type, 202 for notifications and responses), the GET stream,
 // Origin validation against DNS rebinding and the MCP-Protocol-Version
-// header. Sessions are in transport_http_sessions.go, SSE streams in
-// transport_http_sse.go, the 2026-07-28 headers in
-// transport_http_stateless_headers.go.
+// header. Sessions are in http_sessions.go, SSE streams in
+// http_sse.go, the 2026-07-28 headers in
+// http_stateless_headers.go.
 
-var _ = Register(
-	Def{
-		ID: "transport-http/post-content-type", Area: "transport-http", Transports: transportHTTPOnly,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/post-content-type", Area: "transport-http", Transports: server.HTTPOnly,
 		Title: "a POST carrying a request is answered 200 with application/json or text/event-stream, and the stream delivers the response",
 		Requirements: []string{"transport-http.post.request-content-type", "transport-http.endpoint.single-path-post",
 			"transport-http.sse.includes-response"},
-		Proofs: []Proof{{Proxy: "ping-text-plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs: []server.Proof{{Proxy: "ping-text-plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			s := c.S()
-			id, st, err := s.Request(t.Ctx, SentinelMethod(t.Version()), nil)
+			id, st, err := s.Request(t.Ctx, server.SentinelMethod(t.Version()), nil)
 			t.Must(err)
-			obs := t.transportWaitFirst(c, st)
+			obs := waitFirst(t, c, st)
 			if !obs.OK() {
 				t.Judge(obs)
 				return
 			}
 			f := obs.Frame
-			ct := transportContentType(f)
-			t.Saw("the POST of %s was answered %s", SentinelMethod(t.Version()), transportStatusText(f))
+			ct := contentType(f)
+			t.Saw("the POST of %s was answered %s", server.SentinelMethod(t.Version()), statusText(f))
 			if f.Status() != http.StatusOK || (ct != wire.MediaJSON && ct != wire.MediaSSE) {
 				t.ViolateFirst([]string{"transport-http.post.request-content-type", "transport-http.endpoint.single-path-post"},
 					"a POST carrying a request to the MCP endpoint is answered 200 with Content-Type application/json or text/event-stream",
-					transportStatusText(f))
+					statusText(f))
 				return
 			}
 			if f.IsResponseTo(id) {
@@ -66,14 +67,14 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/notification-202", Area: "transport-http", Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/notification-202", Area: "transport-http", Transports: server.HTTPOnly,
 		Title:        "a POST carrying only a notification (or a response) is answered 202 with an empty body, or refused with an HTTP error status",
 		Requirements: []string{"transport-http.post.accepted-202", "transport-http.post.rejected-error-status"},
-		Proofs:       []Proof{{Proxy: "notification-200", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "notification-200", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
@@ -84,7 +85,7 @@ var _ = Register(
 			}
 			var probes []probe
 			if c.Stateless != nil {
-				p, hdr := t.transportStatelessParams(c, spec.MethodCancelled, map[string]any{"requestId": "mcpcheck-never-sent", "reason": "mcpcheck probe"})
+				p, hdr := t.StatelessParams(c, spec.MethodCancelled, map[string]any{"requestId": "mcpcheck-never-sent", "reason": "mcpcheck probe"})
 				b, err := jsonrpc.NewNotification(spec.MethodCancelled, p)
 				t.Must(err)
 				probes = append(probes, probe{"a notifications/cancelled notification", b, hdr})
@@ -99,20 +100,20 @@ var _ = Register(
 			for _, p := range probes {
 				st, err := h.Post(t.Ctx, p.body, p.hdr)
 				t.Must(err)
-				obs := t.transportWaitFirst(c, st)
+				obs := waitFirst(t, c, st)
 				if !obs.OK() {
 					t.Judge(obs)
 					return
 				}
 				f := obs.Frame
-				t.Saw("%s was answered %s", p.what, transportStatusText(f))
+				t.Saw("%s was answered %s", p.what, statusText(f))
 				switch {
 				case f.Status() == http.StatusAccepted && f.Kind == wire.KindStatus:
 				case f.Status() >= 400:
 				case f.Status() == http.StatusAccepted:
 					t.Violation("transport-http.post.accepted-202", "202 Accepted with an empty body", fmt.Sprintf("%s was answered 202 with a body: %s", p.what, f.Describe()))
 				default:
-					t.Violation("transport-http.post.accepted-202", "202 Accepted with an empty body (or an HTTP error status when refused)", fmt.Sprintf("%s was answered %s", p.what, transportStatusText(f)))
+					t.Violation("transport-http.post.accepted-202", "202 Accepted with an empty body (or an HTTP error status when refused)", fmt.Sprintf("%s was answered %s", p.what, statusText(f)))
 				}
 			}
 			if t.Open() {
@@ -120,16 +121,16 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
-		ID: "transport-http/get-stream-or-405", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/get-stream-or-405", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "a GET to the MCP endpoint opens a text/event-stream or is answered 405",
 		Requirements: []string{"transport-http.get.event-stream-or-405", "transport-http.endpoint.single-path-post-get"},
-		Proofs:       []Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "get-404", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			// A session of its own without the GET stream a session
 			// opens (Stateful.Listen): a server may allow one per session.
 			c := t.Fresh()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			if _, err := c.Stateful.Handshake(t.Ctx); err != nil {
@@ -143,7 +144,7 @@ var _ = Register(
 			if t.Version().Compare(spec.V20250618) >= 0 {
 				hdr.Set(wire.HeaderProtocolVersion, string(t.Version()))
 			}
-			status, rh, err := t.transportPlainHead(http.MethodGet, hdr)
+			status, rh, err := plainHead(t, http.MethodGet, hdr)
 			if err != nil {
 				t.Fail("an answer to GET on the MCP endpoint", "the GET failed: "+err.Error())
 				return
@@ -158,14 +159,14 @@ var _ = Register(
 		},
 	},
 	// Isolated: it judges responses to its own pings on its own session's streams.
-	Def{
-		ID: "transport-http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/get-stream-no-responses", Isolated: true, Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "with a GET stream open, responses to POSTed requests come once, on their POST's stream, never on the GET stream",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
-		Proofs:       []Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Fresh()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			s := c.Stateful
@@ -196,9 +197,9 @@ var _ = Register(
 			judge := func(fs []wire.Frame) {
 				for _, f := range fs {
 					if f.Stream == gst && ended == "" && (f.Kind == wire.KindEnd || f.Kind == wire.KindTransportError) {
-						ended = transportStatusText(f)
+						ended = statusText(f)
 					}
-					if !isResponse(f) {
+					if !server.IsResponse(f) {
 						continue
 					}
 					if f.Stream == gst {
@@ -225,7 +226,7 @@ var _ = Register(
 				return
 			}
 			q := t.WaitQuiet(s, "no response on the GET stream and no response twice", func(f wire.Frame) bool {
-				if !isResponse(f) {
+				if !server.IsResponse(f) {
 					return false
 				}
 				if f.Stream == gst {
@@ -251,23 +252,23 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
+	server.Def{
 		ID: "transport-http/origin-403", Area: "transport-http", Transports: []wire.Transport{"streamable", "sse"},
 		Title:        "a request with a foreign Origin to a local server is refused with 403 (any 4xx before 2025-11-25)",
 		Requirements: []string{"transport-http.security.invalid-origin-403", "transport-http.security.validate-origin"},
-		Proofs:       []Proof{{Fault: "origin-not-validated", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
-			if !t.transportLoopback() {
+		Proofs:       []server.Proof{{Fault: "origin-not-validated", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
+			if !loopback(t) {
 				t.Untestable("which Origins a server on a non-loopback address accepts is its own policy; a foreign Origin is only certainly invalid for a local server (DNS rebinding)")
 				return
 			}
 			c := t.Session()
 			id := jsonrpc.StringID("mcpcheck-origin")
-			method := SentinelMethod(t.Version())
+			method := server.SentinelMethod(t.Version())
 			var body []byte
-			hdr := http.Header{"Origin": {transportForeignOrigin}}
+			hdr := http.Header{"Origin": {foreignOrigin}}
 			if c.Stateless != nil {
-				p, h := t.transportStatelessParams(c, method, nil)
+				p, h := t.StatelessParams(c, method, nil)
 				body = t.EncodeRequest(id, method, p)
 				for k, v := range h {
 					hdr[k] = v
@@ -287,62 +288,62 @@ var _ = Register(
 				return
 			}
 			t.Must(err)
-			obs := t.transportWaitFirst(c, st)
+			obs := waitFirst(t, c, st)
 			if !obs.OK() {
 				t.Judge(obs)
 				return
 			}
 			f := obs.Frame
-			t.Saw("a POST with Origin %s was answered %s", transportForeignOrigin, transportStatusText(f))
+			t.Saw("a POST with Origin %s was answered %s", foreignOrigin, statusText(f))
 			switch {
 			case f.Status() == http.StatusForbidden:
 				t.Pass()
 			case f.Status() >= 400 && f.Status() < 500 && !t.InForce("transport-http.security.invalid-origin-403"):
 				t.Pass()
 			case f.Status() >= 400 && f.Status() < 500:
-				t.Violation("transport-http.security.invalid-origin-403", "403 Forbidden for a request whose Origin is not acceptable", transportStatusText(f))
+				t.Violation("transport-http.security.invalid-origin-403", "403 Forbidden for a request whose Origin is not acceptable", statusText(f))
 			default:
 				t.ViolateFirst([]string{"transport-http.security.invalid-origin-403", "transport-http.security.validate-origin"},
-					"the request from a foreign Origin is refused (403 from 2025-11-25)", "it was served: "+transportStatusText(f))
+					"the request from a foreign Origin is refused (403 from 2025-11-25)", "it was served: "+statusText(f))
 			}
 		},
 	},
-	Def{
-		ID: "transport-http/protocol-version-header-invalid", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
+	server.Def{
+		ID: "transport-http/protocol-version-header-invalid", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful,
 		Title:        "a request whose MCP-Protocol-Version header is not a supported version gets 400",
 		Requirements: []string{"transport-http.protocol-version-header.invalid-400"},
-		Proofs:       []Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "protocol-version-header-ignored", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-bad-version-header")
-			st := t.transportDo(h, wire.Request{Header: http.Header{wire.HeaderProtocolVersion: {"mcpcheck-not-a-version"}}}, id, spec.MethodPing, nil)
+			st := do(t, h, wire.Request{Header: http.Header{wire.HeaderProtocolVersion: {"mcpcheck-not-a-version"}}}, id, spec.MethodPing, nil)
 			t.Judge(t.AnswerOn(c.S(), st, expect.HTTPStatus(st, http.StatusBadRequest)))
 		},
 	},
-	Def{
-		ID: "transport-http/protocol-version-header-absent", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
+	server.Def{
+		ID: "transport-http/protocol-version-header-absent", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful,
 		Title:        "a request of an initialized session without MCP-Protocol-Version is still served (the server assumes 2025-03-26)",
 		Requirements: []string{"transport-http.protocol-version-header.default-2025-03-26"},
-		Proofs:       []Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "require-version-header", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
 			id := jsonrpc.StringID("mcpcheck-no-version-header")
-			st := t.transportDo(h, wire.Request{Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodPing, nil)
+			st := do(t, h, wire.Request{Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodPing, nil)
 			t.Judge(t.AnswerOn(c.S(), st, expect.Result(id, "a ping result", nil)))
 		},
 	},
 )
 
 func init() {
-	Exclude(map[string]string{
+	server.Exclude(map[string]string{
 		"transport-http.get.polling-behaviour":               "a GET-opened stream has no final message, and the server may end it whenever it likes (sse.server-may-close): whether it 'closed the connection without ending the stream' is the server's intent, which the wire does not show",
 		"transport-http.get.unrelated-to-requests":           "whether a message on the GET stream concerns a request in progress is semantic; only progress notifications name their request (by token), and the harness does not open a GET stream while a progress-emitting request of its own is in flight",
 		"transport-http.sse.messages-relate-to-request":      "whether a request or notification on a POST stream concerns the request that opened it is semantic and not marked on the wire, except for progress tokens",

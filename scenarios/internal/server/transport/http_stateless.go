@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -17,21 +18,21 @@ import (
 // Streamable HTTP in the 2026-07-28 stateless protocol: an unsupported
 // version is 400, an unknown method 404, and a modern-only server answers
 // legacy traffic as the spec says. The header rules are in
-// transport_http_stateless_headers.go.
+// http_stateless_headers.go.
 
-var _ = Register(
-	Def{
-		ID: "transport-http/stateless-unsupported-version-400", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/stateless-unsupported-version-400", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "a request for a version the server does not implement gets HTTP 400 and -32022 listing the supported versions",
 		Requirements: []string{"transport-http.protocol-version-header.unsupported-400"},
-		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			id, st := t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
-				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, statelessUnknownVersion) })
+			id, st := t.StatelessRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: server.UnknownVersion}},
+				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, server.UnknownVersion) })
 			t.Judge(t.AnswerOn(c.S(), st,
 				expect.WithStatus(expect.ErrorWhere(id, "data.supported lists the server's versions", []int64{jsonrpc.UnsupportedProtocolVersion}, func(e *jsonrpc.ErrorObject) error {
 					var d struct {
@@ -44,18 +45,18 @@ var _ = Register(
 				}), http.StatusBadRequest)))
 		},
 	},
-	Def{
-		ID: "transport-http/stateless-unknown-method-404", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/stateless-unknown-method-404", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "over HTTP an unknown method gets HTTP 404 with -32601 (and, on a modern-only server, so do the removed initialize, ping and logging/setLevel)",
 		Requirements: []string{"transport-http.method.unknown-404"},
-		Proofs:       []Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "status-200", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			methods := []string{"mcpcheck/no-such-method"}
-			if len(t.statefulSupport()) == 0 {
+			if len(t.StatefulSupport()) == 0 {
 				methods = append(methods, spec.MethodInitialize, spec.MethodPing, spec.MethodLoggingSetLevel)
 			} else {
 				t.Expect("the server also speaks initialize-based versions, so initialize, ping and logging/setLevel are methods it implements; only a made-up method is sent")
@@ -65,7 +66,7 @@ var _ = Register(
 				if m == spec.MethodLoggingSetLevel {
 					params["level"] = "info"
 				}
-				id, st := t.headersRequest(c, m, params, nil)
+				id, st := t.StatelessRequest(c, m, params, nil)
 				obs := t.AnswerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.MethodNotFound), http.StatusNotFound))
 				if !obs.OK() {
 					t.Judge(obs)
@@ -76,18 +77,18 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/modern-only-legacy-traffic", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/modern-only-legacy-traffic", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "a server that speaks only 2026-07-28 answers GET and DELETE with 405 and issues no Mcp-Session-Id",
 		Requirements: []string{"transport-http.compat.modern-server-legacy-traffic"},
-		Proofs:       []Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
-			if v := t.statefulSupport(); len(v) > 0 {
+		Proofs:       []server.Proof{{Proxy: "modern-only-get-served", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
+			if v := t.StatefulSupport(); len(v) > 0 {
 				t.NotApplicable(fmt.Sprintf("the server also serves %v, where GET, DELETE and sessions are part of the transport", v))
 				return
 			}
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
@@ -96,7 +97,7 @@ var _ = Register(
 				return
 			}
 			for _, m := range []string{http.MethodGet, http.MethodDelete} {
-				status, _, err := t.transportPlainHead(m, http.Header{"Accept": {wire.MediaSSE}, wire.HeaderSessionID: {"mcpcheck-legacy-session"}})
+				status, _, err := plainHead(t, m, http.Header{"Accept": {wire.MediaSSE}, wire.HeaderSessionID: {"mcpcheck-legacy-session"}})
 				if err != nil {
 					t.Fail("405 for "+m, err.Error())
 					return

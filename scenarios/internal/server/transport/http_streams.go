@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -17,24 +18,24 @@ import (
 // streams are not held to either rule (transport-http/resume-same-stream judges
 // what they replay).
 
-var _ = Register(
-	Def{
-		ID: "transport-http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/responses-on-own-streams", Area: "transport-http", Passive: true, Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "every response of the run came on its request's POST stream, once, and none on a GET stream that resumed nothing",
 		Requirements: []string{"transport-http.get.no-responses", "transport-http.streams.no-broadcast"},
-		Proofs: []Proof{
+		Proofs: []server.Proof{
 			{Fault: "response-on-get-stream", Version: spec.V20251125, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 			{Fault: "response-on-get-stream", Version: spec.V20250618, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 			{Fault: "response-on-get-stream", Version: spec.V20250326, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 		},
-		Body: func(t *T) {
+		Body: func(t *server.T) {
 			obs, _ := t.Observed()
 			n, bad, wrong, declined := 0, 0, 0, 0
 			for _, o := range obs {
-				if !isResponse(o.Frame) || o.HTTP == nil || o.Place.Stream == StreamResumed || o.Place.Stream == StreamUnknown {
+				if !server.IsResponse(o.Frame) || o.HTTP == nil || o.Place.Stream == server.StreamResumed || o.Place.Stream == server.StreamUnknown {
 					continue
 				}
-				if o.Place.Stream == StreamGet && !openedGetStream(o.Frame) {
+				if o.Place.Stream == server.StreamGet && !openedGetStream(o.Frame) {
 					// The body of a GET the server declined (HTTP 405
 					// with a JSON-RPC error, as the spec lets it decline
 					// the stream): no stream was opened, so nothing in it
@@ -51,8 +52,8 @@ var _ = Register(
 					wrong++
 					continue
 				}
-				what := fmt.Sprintf("the response to %s (id %s, sent on %s) on %s of %s: %s", nonEmpty(o.Answers, "a request"), idText(o.Frame), nonEmpty(o.Place.RequestStream, "an unknown stream"), o.Stream, sessionText(o), wire.Excerpt(o.Raw, 160))
-				if o.Place.Stream == StreamGet {
+				what := fmt.Sprintf("the response to %s (id %s, sent on %s) on %s of %s: %s", server.NonEmpty(o.Answers, "a request"), server.IDText(o.Frame), server.NonEmpty(o.Place.RequestStream, "an unknown stream"), o.Stream, server.SessionText(o), wire.Excerpt(o.Raw, 160))
+				if o.Place.Stream == server.StreamGet {
 					bad++
 					t.Violation("transport-http.get.no-responses", "no JSON-RPC response on a stream a GET opened (unless it resumes an earlier stream)", what)
 				}
@@ -70,7 +71,7 @@ var _ = Register(
 			switch {
 			case bad > 0:
 			case n == 0:
-				t.observedUnjudged("no response was received over streamable HTTP in this run", true)
+				t.ObservedUnjudged("no response was received over streamable HTTP in this run", true)
 			default:
 				t.Saw("%d responses, each once on its request's stream", n)
 				if wrong > 0 {

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
@@ -33,19 +34,9 @@ func headersMismatch(id jsonrpc.ID, codes ...int64) expect.Alt {
 	return expect.WithStatus(expect.Error(id, codes...), http.StatusBadRequest)
 }
 
-// headersRequest sends method with the session's _meta and headers,
-// changed by edit.
-func (t *T) headersRequest(c *Conn, method string, params any, edit func(http.Header)) (jsonrpc.ID, string) {
-	p, h := t.transportStatelessParams(c, method, params)
-	if edit != nil {
-		edit(h)
-	}
-	return t.statelessRaw(c, method, p, h)
-}
-
 // headersResource returns the URI of a resource the target lists (n/a or
 // untestable otherwise).
-func (t *T) headersResource(c *Conn) (string, bool) {
+func headersResource(t *server.T, c *server.Conn) (string, bool) {
 	if !t.RequireCapability("resources") {
 		return "", false
 	}
@@ -58,16 +49,16 @@ func (t *T) headersResource(c *Conn) (string, bool) {
 	return res.Resources[0].URI, true
 }
 
-var _ = Register(
-	Def{
-		ID: "transport-http/stateless-header-mismatch", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/stateless-header-mismatch", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title: "headers that disagree with the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) get HTTP 400 with -32020",
 		Requirements: []string{"transport-http.validation.header-body-match", "transport-http.validation.reject-400-header-mismatch",
 			"transport-http.protocol-version-header.mismatch-400"},
-		Proofs: []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs: []server.Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			s := c.S()
@@ -81,23 +72,23 @@ var _ = Register(
 				return true
 			}
 			// Mcp-Method naming another method than the body.
-			id, st := t.headersRequest(c, spec.MethodToolsList, nil, func(h http.Header) { h.Set(wire.HeaderMethod, spec.MethodPromptsList) })
+			id, st := t.StatelessRequest(c, spec.MethodToolsList, nil, func(h http.Header) { h.Set(wire.HeaderMethod, spec.MethodPromptsList) })
 			if !wait("Mcp-Method: prompts/list on a tools/list body", st, headersMismatch(id)) {
 				return
 			}
 			// MCP-Protocol-Version naming another version than _meta: the
 			// body's version is one no server implements, so -32022 is a
 			// correct refusal too.
-			id, st = t.headersRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: statelessUnknownVersion}},
+			id, st = t.StatelessRequest(c, spec.MethodToolsList, map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: server.UnknownVersion}},
 				func(h http.Header) { h.Set(wire.HeaderProtocolVersion, string(spec.V20260728)) })
-			if !wait("MCP-Protocol-Version 2026-07-28 with _meta protocolVersion "+statelessUnknownVersion, st, headersMismatch(id, jsonrpc.HeaderMismatch, jsonrpc.UnsupportedProtocolVersion)) {
+			if !wait("MCP-Protocol-Version 2026-07-28 with _meta protocolVersion "+server.UnknownVersion, st, headersMismatch(id, jsonrpc.HeaderMismatch, jsonrpc.UnsupportedProtocolVersion)) {
 				return
 			}
 			// Mcp-Name naming another resource than the body's uri.
 			if t.HasCapability("resources") {
 				var res mcp.ListResourcesResult
 				if r := s.Call(t.Ctx, spec.MethodResourcesList, nil); r.OK() && r.Decode(&res) == nil && len(res.Resources) > 0 {
-					id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": res.Resources[0].URI},
+					id, st = t.StatelessRequest(c, spec.MethodResourcesRead, map[string]any{"uri": res.Resources[0].URI},
 						func(h http.Header) { h.Set(wire.HeaderName, "mcpcheck://not-the-body-uri") })
 					if !wait("Mcp-Name naming another URI than params.uri", st, headersMismatch(id)) {
 						return
@@ -108,41 +99,41 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/stateless-protocol-version-header-missing", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/stateless-protocol-version-header-missing", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "a modern-only server refuses a request without MCP-Protocol-Version with HTTP 400 and -32020",
 		Requirements: []string{"transport-http.protocol-version-header.missing-rejected"},
-		Proofs:       []Proof{{Proxy: "modern-only-lenient", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "modern-only-lenient", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
-			if v := t.statefulSupport(); len(v) > 0 {
+			if v := t.StatefulSupport(); len(v) > 0 {
 				t.NotApplicable(fmt.Sprintf("the server also serves %v, so it may treat a request without MCP-Protocol-Version as 2025-03-26 (allowed)", v))
 				return
 			}
-			p, hdr := t.transportStatelessParams(c, spec.MethodToolsList, nil)
+			p, hdr := t.StatelessParams(c, spec.MethodToolsList, nil)
 			hdr.Del(wire.HeaderProtocolVersion)
 			id := c.Stateless.NextID()
-			st := t.transportDo(h, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodToolsList, p)
+			st := do(t, h, wire.Request{Header: hdr, Omit: []string{wire.HeaderProtocolVersion}}, id, spec.MethodToolsList, p)
 			t.Judge(t.AnswerOn(c.S(), st, headersMismatch(id)))
 		},
 	},
-	Def{
-		ID: "transport-http/stateless-header-names-case-insensitive", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/stateless-header-names-case-insensitive", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "the server matches the MCP header names without regard to case (lower-case names are served)",
 		Requirements: []string{"transport-http.headers.case-insensitive-names"},
-		Proofs:       []Proof{{Proxy: "case-sensitive-headers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "case-sensitive-headers", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			p, hdr := t.transportStatelessParams(c, spec.MethodServerDiscover, nil)
+			p, hdr := t.StatelessParams(c, spec.MethodServerDiscover, nil)
 			lower := http.Header{}
-			base, err := t.vr.r.target.HTTPHeader() // configured headers (credentials) still go along
+			base, err := t.Target().HTTPHeader() // configured headers (credentials) still go along
 			t.Must(err)
 			for k, v := range base {
 				lower[k] = v
@@ -156,7 +147,7 @@ var _ = Register(
 			t.Expect("headers sent as %s; a server/discover result", strings.Join(headersSortedKeys(lower), ", "))
 			// The wire connection canonicalises header names, so the
 			// request goes out on a plain client, which does not.
-			status, msgs, err := t.headersPlainPost(lower, t.EncodeRequest(id, spec.MethodServerDiscover, p))
+			status, msgs, err := headersPlainPost(t, lower, t.EncodeRequest(id, spec.MethodServerDiscover, p))
 			if err != nil {
 				t.Fail("a server/discover result", "the POST failed: "+err.Error())
 				return
@@ -179,27 +170,27 @@ var _ = Register(
 			t.Fail("a server/discover result", what)
 		},
 	},
-	Def{
-		ID: "transport-http/stateless-name-header-base64", Area: "transport-http", Eras: stateless, Transports: transportHTTPOnly,
+	server.Def{
+		ID: "transport-http/stateless-name-header-base64", Area: "transport-http", Eras: server.Stateless, Transports: server.HTTPOnly,
 		Title:        "an Mcp-Name in the base64 sentinel form is decoded before it is compared; other casings of the sentinel are not",
 		Requirements: []string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode", "transport-http.param-headers.sentinel-lowercase"},
-		Proofs:       []Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "fix-headers", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			uri, ok := t.headersResource(c)
+			uri, ok := headersResource(t, c)
 			if !ok {
 				return
 			}
 			enc := base64.StdEncoding.EncodeToString([]byte(uri))
-			id, st := t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?base64?"+enc+"?=") })
+			id, st := t.StatelessRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?base64?"+enc+"?=") })
 			obs := t.AnswerOn(c.S(), st, expect.Matching("any answer but a -32020 header mismatch", func(f wire.Frame) (expect.Verdict, string) {
 				if !f.IsResponseTo(id) {
 					return expect.Unrelated, ""
 				}
-				if code, ok := errorCodeOf(f); ok && code == jsonrpc.HeaderMismatch {
+				if code, ok := server.ErrorCodeOf(f); ok && code == jsonrpc.HeaderMismatch {
 					return expect.Rejected, "the base64 form of the matching URI was refused as a mismatch: " + f.Describe()
 				}
 				return expect.Accepted, ""
@@ -208,7 +199,7 @@ var _ = Register(
 				t.ViolateFirst([]string{"transport-http.validation.decode-before-compare", "transport-http.param-headers.inspectors-decode"}, obs.Expected, obs.Actual)
 				return
 			}
-			id, st = t.headersRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?BASE64?"+enc+"?=") })
+			id, st = t.StatelessRequest(c, spec.MethodResourcesRead, map[string]any{"uri": uri}, func(h http.Header) { h.Set(wire.HeaderName, "=?BASE64?"+enc+"?=") })
 			obs = t.AnswerOn(c.S(), st, headersMismatch(id))
 			if !obs.OK() {
 				t.Violation("transport-http.param-headers.sentinel-lowercase", "an upper-case =?BASE64? marker is no encoding: the literal value differs from the body, 400 with -32020", obs.Actual)
@@ -218,18 +209,18 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/stateless-x-mcp-header-annotations", Area: "transport-http", Eras: stateless,
+	server.Def{
+		ID: "transport-http/stateless-x-mcp-header-annotations", Area: "transport-http", Eras: server.Stateless,
 		Title: "x-mcp-header annotations are non-empty unique tokens on primitive properties reached through properties only",
 		Requirements: []string{"transport-http.param-headers.name-token-syntax", "transport-http.param-headers.name-not-empty",
 			"transport-http.param-headers.name-no-control-chars", "transport-http.param-headers.name-unique",
 			"transport-http.param-headers.primitive-only", "transport-http.param-headers.statically-reachable",
 			"transport-http.param-headers.no-dynamic-path", "security.tools.x-mcp-header-not-for-secrets"},
-		Proofs: []Proof{
+		Proofs: []server.Proof{
 			{Proxy: "bad-x-mcp-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail},
 			{Proxy: "secret-header", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Warn},
 		},
-		Body: func(t *T) {
+		Body: func(t *server.T) {
 			tools, ok := t.RequireTools()
 			if !ok {
 				return
@@ -367,53 +358,50 @@ func headersSecretName(path string) bool {
 // headersPlainPost POSTs body to the target with exactly the headers hdr
 // (keys written as they are in the map) on a plain HTTP client, and
 // returns the status and the JSON-RPC messages of the JSON or SSE answer.
-func (t *T) headersPlainPost(hdr http.Header, body []byte) (int, []jsonrpc.Message, error) {
+func headersPlainPost(t *server.T, hdr http.Header, body []byte) (int, []jsonrpc.Message, error) {
 	ctx, cancel := context.WithTimeout(t.Ctx, t.StepTimeout())
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.vr.r.target.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Target().URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
 	req.Header = hdr
-	t.recordPlainRequest(req, body)
-	resp, err := plainClient.Do(req)
+	var (
+		status  int
+		msgs    []jsonrpc.Message
+		readErr error
+	)
+	err = t.PlainSend(req, body, func(resp *http.Response) {
+		status = resp.StatusCode
+		if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), wire.MediaSSE) {
+			sr := wire.NewSSEReader(resp.Body, 0)
+			for {
+				ev, err := sr.Next()
+				if err != nil {
+					break
+				}
+				if !ev.HasData || len(ev.Data) == 0 {
+					continue
+				}
+				m := jsonrpc.Decode(ev.Data)
+				msgs = append(msgs, m)
+				if m.Shape.IsResponse() {
+					break // the response ends the exchange; the stream may stay open
+				}
+			}
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		if err != nil {
+			readErr = err
+			return
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			msgs = append(msgs, jsonrpc.Decode(b))
+		}
+	})
 	if err != nil {
-		err = wire.HeaderError(err, plainClient)
-		t.recordPlainResponse(req, nil, nil, err)
 		return 0, nil, err
 	}
-	defer resp.Body.Close()
-	kept := &prefixBuffer{max: plainKeptBytes}
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.TeeReader(resp.Body, kept), resp.Body}
-	defer func() { t.recordPlainResponse(req, resp, kept.b, nil) }()
-	var msgs []jsonrpc.Message
-	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), wire.MediaSSE) {
-		sr := wire.NewSSEReader(resp.Body, 0)
-		for {
-			ev, err := sr.Next()
-			if err != nil {
-				break
-			}
-			if !ev.HasData || len(ev.Data) == 0 {
-				continue
-			}
-			m := jsonrpc.Decode(ev.Data)
-			msgs = append(msgs, m)
-			if m.Shape.IsResponse() {
-				break // the response ends the exchange; the stream may stay open
-			}
-		}
-		return resp.StatusCode, msgs, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return resp.StatusCode, nil, err
-	}
-	if len(bytes.TrimSpace(b)) > 0 {
-		msgs = append(msgs, jsonrpc.Decode(b))
-	}
-	return resp.StatusCode, msgs, nil
+	return status, msgs, readErr
 }

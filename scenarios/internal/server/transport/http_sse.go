@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
@@ -19,7 +20,7 @@ import (
 // httpSSEExchange sends a request and collects every frame of its POST
 // stream up to and including the response. sse is false when the server
 // answered with JSON.
-func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream string, frames []wire.Frame, sse bool, obs expect.Observed) {
+func httpSSEExchange(t *server.T, c *server.Conn, method string) (id jsonrpc.ID, stream string, frames []wire.Frame, sse bool, obs expect.Observed) {
 	s := c.S()
 	id, stream, err := s.Request(t.Ctx, method, nil)
 	t.Must(err)
@@ -35,18 +36,18 @@ func (t *T) httpSSEExchange(c *Conn, method string) (id jsonrpc.ID, stream strin
 	return
 }
 
-var _ = Register(
-	Def{
-		ID: "transport-http/sse-priming-event", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/sse-priming-event", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful,
 		Title:        "an SSE stream opened for a POST starts with an event that has an id and empty data",
 		Requirements: []string{"transport-http.sse.prime-event-id"},
-		Proofs:       []Proof{{Proxy: "strip-priming", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "strip-priming", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			_, _, frames, sse, obs := t.httpSSEExchange(c, spec.MethodPing)
+			_, _, frames, sse, obs := httpSSEExchange(t, c, spec.MethodPing)
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -64,20 +65,20 @@ var _ = Register(
 			t.Fail("a first event with an id and an empty data field", fmt.Sprintf("the first event was %s (has id: %v)", f.Describe(), f.HasEventID))
 		},
 	},
-	Def{
-		ID: "transport-http/sse-event-ids-unique", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/sse-event-ids-unique", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "SSE event ids never repeat across the streams of a session",
 		Requirements: []string{"transport-http.resume.event-id-unique"},
-		Proofs:       []Proof{{Proxy: "dup-event-ids", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "dup-event-ids", Good: "plain", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			seen := map[string]string{}
 			n := 0
 			for i := 0; i < 4; i++ {
-				_, st, frames, _, obs := t.httpSSEExchange(c, spec.MethodPing)
+				_, st, frames, _, obs := httpSSEExchange(t, c, spec.MethodPing)
 				if !obs.OK() {
 					t.Judge(obs)
 					return
@@ -102,17 +103,17 @@ var _ = Register(
 			t.Pass()
 		},
 	},
-	Def{
-		ID: "transport-http/sse-close-after-response", Area: "transport-http", Transports: transportHTTPOnly, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/sse-close-after-response", Area: "transport-http", Transports: server.HTTPOnly, Since: spec.V20250326,
 		Title:        "a POST's SSE stream ends once the response has been sent",
 		Requirements: []string{"transport-http.sse.close-after-response"},
-		Proofs:       []Proof{{Proxy: "sse-hold-open", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "sse-hold-open", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
-			_, st, frames, sse, obs := t.httpSSEExchange(c, SentinelMethod(t.Version()))
+			_, st, frames, sse, obs := httpSSEExchange(t, c, server.SentinelMethod(t.Version()))
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -130,19 +131,19 @@ var _ = Register(
 			t.Judge(c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.StreamEnd(st)))
 		},
 	},
-	Def{
-		ID: "transport-http/resume-same-stream", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+	server.Def{
+		ID: "transport-http/resume-same-stream", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "a GET with Last-Event-ID replays only the stream that event id belongs to",
 		Requirements: []string{"transport-http.resume.no-cross-stream-replay", "transport-http.resume.event-id-identifies-stream"},
-		Proofs:       []Proof{{Fault: "replay-all-streams", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "replay-all-streams", Version: spec.V20251125, Transport: "streamable", Want: reports.Fail}},
+		Body: func(t *server.T) {
 			c := t.Session()
-			h := t.transportHTTP(c)
+			h := t.HTTP(c)
 			if h == nil {
 				return
 			}
 			t.Taint()
-			_, _, fa, sse, obs := t.httpSSEExchange(c, spec.MethodPing)
+			_, _, fa, sse, obs := httpSSEExchange(t, c, spec.MethodPing)
 			if !obs.OK() {
 				t.Judge(obs)
 				return
@@ -162,7 +163,7 @@ var _ = Register(
 				t.NotApplicable("the server's events carry no ids, so no stream can be resumed (resumption is optional)")
 				return
 			}
-			idB, _, _, _, obsB := t.httpSSEExchange(c, spec.MethodPing)
+			idB, _, _, _, obsB := httpSSEExchange(t, c, spec.MethodPing)
 			if !obsB.OK() {
 				t.Judge(obsB)
 				return
@@ -170,13 +171,13 @@ var _ = Register(
 			rst, err := h.Resume(t.Ctx, last)
 			t.Must(err)
 			defer h.CloseStream(rst)
-			first := t.transportWaitFirst(c, rst)
+			first := waitFirst(t, c, rst)
 			if !first.OK() {
 				t.Judge(first)
 				return
 			}
 			if first.Frame.Status() != http.StatusOK {
-				t.NotApplicable(fmt.Sprintf("the server does not resume the stream (resumption is optional): %s", transportStatusText(first.Frame)))
+				t.NotApplicable(fmt.Sprintf("the server does not resume the stream (resumption is optional): %s", statusText(first.Frame)))
 				return
 			}
 			foreign := func(f wire.Frame) bool {
@@ -192,20 +193,20 @@ var _ = Register(
 				expect.Silence("nothing from another stream within "+t.Quiet().String())))
 		},
 	},
-	Def{
-		ID: "transport-http/sse-x-accel-buffering", Area: "transport-http", Transports: transportHTTPOnly, Passive: true,
+	server.Def{
+		ID: "transport-http/sse-x-accel-buffering", Area: "transport-http", Transports: server.HTTPOnly, Passive: true,
 		Title:        "every SSE response stream carries X-Accel-Buffering: no",
 		Requirements: []string{"transport-http.sse.x-accel-buffering"},
-		Proofs:       []Proof{{Proxy: "strip-accel-buffering", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"subscriptions/listen-ack"}, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Proxy: "strip-accel-buffering", Good: "plain", Version: spec.V20260728, Transport: "streamable", Also: []string{"subscriptions/listen-ack"}, Want: reports.Warn}},
+		Body: func(t *server.T) {
 			done := map[string]bool{}
-			t.judgeObserved(passiveRule{
+			t.JudgeObserved(server.PassiveRule{
 				Expected: "X-Accel-Buffering: no on every SSE response",
 				Limit:    1,
 				None:     "the server opened no SSE stream during the run",
 				Saw:      "%d SSE responses, all with X-Accel-Buffering: no",
-			}, func(o Observation) (bool, string) {
-				if o.HTTP == nil || transportContentType(o.Frame) != wire.MediaSSE || done[fmt.Sprint(o.Conn, o.Stream)] {
+			}, func(o server.Observation) (bool, string) {
+				if o.HTTP == nil || contentType(o.Frame) != wire.MediaSSE || done[fmt.Sprint(o.Conn, o.Stream)] {
 					return false, ""
 				}
 				done[fmt.Sprint(o.Conn, o.Stream)] = true
@@ -216,17 +217,17 @@ var _ = Register(
 			})
 		},
 	},
-	Def{
-		ID: "transport-http/no-requests-on-response-streams", Area: "transport-http", Transports: transportHTTPOnly, Passive: true, Eras: stateless,
+	server.Def{
+		ID: "transport-http/no-requests-on-response-streams", Area: "transport-http", Transports: server.HTTPOnly, Passive: true, Eras: server.Stateless,
 		Title:        "in 2026-07-28 no JSON-RPC request arrives on a response stream",
 		Requirements: []string{"transport-http.sse.no-server-requests"},
-		Proofs:       []Proof{{Fault: "stateless-stream-request", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
-		Body: func(t *T) {
-			t.judgeObserved(passiveRule{
+		Proofs:       []server.Proof{{Fault: "stateless-stream-request", Version: spec.V20260728, Transport: "streamable", Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
+		Body: func(t *server.T) {
+			t.JudgeObserved(server.PassiveRule{
 				Expected: "responses and notifications only on response streams",
 				Limit:    1,
 				None:     "nothing was received over HTTP",
-			}, func(o Observation) (bool, string) {
+			}, func(o server.Observation) (bool, string) {
 				if o.Kind != wire.KindMessage || o.HTTP == nil {
 					return false, ""
 				}
@@ -239,18 +240,18 @@ var _ = Register(
 	},
 )
 
-var _ = Register(
-	Def{
-		ID: "transport-http/sse-cut-streams", Area: "transport-http", Transports: transportHTTPOnly, Eras: Stateful, Since: spec.V20250326,
+var _ = server.Register(
+	server.Def{
+		ID: "transport-http/sse-cut-streams", Area: "transport-http", Transports: server.HTTPOnly, Eras: server.Stateful, Since: spec.V20250326,
 		Title:        "a POST's SSE stream is not ended before its response (2025-03-26, 2025-06-18); from 2025-11-25 a stream cut early carries a retry field first",
 		Requirements: []string{"transport-http.sse.keep-open-until-response", "transport-http.sse.retry-before-close"},
-		Proofs: []Proof{
+		Proofs: []server.Proof{
 			{Proxy: "sse-cut", Version: spec.V20250618, Transport: "streamable", Want: reports.Warn},
 			{Proxy: "sse-cut", Version: spec.V20251125, Transport: "streamable", Want: reports.Warn},
 		},
-		Body: func(t *T) {
+		Body: func(t *server.T) {
 			c := t.Session()
-			if t.transportHTTP(c) == nil {
+			if t.HTTP(c) == nil {
 				return
 			}
 			methods := []string{spec.MethodPing, spec.MethodPing, spec.MethodPing}
@@ -259,7 +260,7 @@ var _ = Register(
 			}
 			streams, cut := 0, 0
 			for _, m := range methods {
-				_, st, frames, sse, obs := t.httpSSEExchange(c, m)
+				_, st, frames, sse, obs := httpSSEExchange(t, c, m)
 				if !sse {
 					continue
 				}

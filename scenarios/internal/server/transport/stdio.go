@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -13,13 +14,13 @@ import (
 // stderr is the server's to use (the harness keeps its tail for reports
 // and never judges it); the server exits when stdin closes.
 
-var _ = Register(
-	Def{
+var _ = server.Register(
+	server.Def{
 		ID: "transport-stdio/stdout-only-messages", Area: "transport-stdio", Passive: true, Transports: []wire.Transport{"stdio"},
 		Title:        "stdout carries nothing but MCP messages, one per line",
 		Requirements: []string{"transport-stdio.stdout.only-mcp-messages", "transport-stdio.framing.no-embedded-newlines"},
-		Proofs:       []Proof{{Fault: "stdout-banner", Version: spec.V20251125, Want: reports.Fail}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "stdout-banner", Version: spec.V20251125, Want: reports.Fail}},
+		Body: func(t *server.T) {
 			obs, _ := t.Observed()
 			bad := 0
 			for _, o := range obs {
@@ -45,23 +46,23 @@ var _ = Register(
 			}
 		},
 	},
-	Def{
+	server.Def{
 		ID: "transport-stdio/no-server-requests", Area: "transport-stdio", Passive: true, Transports: []wire.Transport{"stdio"},
 		Title:        "in 2026-07-28 a stdio server writes no JSON-RPC requests",
 		Requirements: []string{"transport-stdio.messages.server-no-requests"},
-		Proofs:       []Proof{{Fault: "stdio-server-request", Version: spec.V20260728, Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
-		Body: func(t *T) {
-			t.noServerRequests("no request on stdout", "%d frames, no request")
+		Proofs:       []server.Proof{{Fault: "stdio-server-request", Version: spec.V20260728, Also: []string{"discovery/discover-result"}, Want: reports.Fail}},
+		Body: func(t *server.T) {
+			t.NoServerRequests("no request on stdout", "%d frames, no request")
 		},
 	},
-	Def{
+	server.Def{
 		ID: "transport-stdio/exit-on-stdin-close", Area: "transport-stdio", Transports: []wire.Transport{"stdio"},
 		Title:        "the server exits promptly once its stdin is closed",
 		Requirements: []string{"transport-stdio.shutdown.server-exits-on-eof"},
-		Proofs:       []Proof{{Fault: "stdin-eof-ignored", Version: spec.V20260728, Want: reports.Warn}},
-		Body: func(t *T) {
+		Proofs:       []server.Proof{{Fault: "stdin-eof-ignored", Version: spec.V20260728, Want: reports.Warn}},
+		Body: func(t *server.T) {
 			c := t.Fresh()
-			if r := Sentinel(t.Ctx, c.S()); !r.OK() {
+			if r := server.Sentinel(t.Ctx, c.S()); !r.OK() {
 				t.JudgeReply(r)
 				return
 			}
