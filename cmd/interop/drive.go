@@ -15,8 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/harness/target"
 )
 
 // driveKinds are the host drivers of "interop drive KIND": each writes the
@@ -131,13 +132,13 @@ func drive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer hostLog.close(func() string { return cmd.ProcessState.String() })
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(stdout, hostLog.out), io.MultiWriter(stderr, hostLog.err)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	target.InOwnGroup(cmd)
+	cmd.Cancel = func() error { target.KillGroup(cmd); return nil }
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	// Whatever the host left in its process group (a bridge that outlives
 	// its input, as mcp-remote 0.15.1 does) ends with it.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	target.KillGroup(cmd)
 	if b, _ := os.ReadFile(filepath.Join(home, "browser-opened.log")); len(b) > 0 {
 		fmt.Fprintf(stderr, "drive %s: the host tried to open a browser (stubbed, nothing opened):\n%s", kind, b)
 	}

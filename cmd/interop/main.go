@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/shard"
+	"github.com/mcpcheck/mcpcheck/harness/target"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 )
@@ -655,18 +656,18 @@ func runMcpcheck(ctx context.Context, c config, mcpcheck, id string, args, env [
 func runMcpcheckIn(ctx context.Context, c config, mcpcheck, id string, args, env []string, workDir, logDir, report string, failed func(string, ...any) *reports.Run) *reports.Run {
 	cmd := exec.CommandContext(ctx, mcpcheck, args...)
 	cmd.Env, cmd.Dir = env, workDir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	target.InOwnGroup(cmd)
 	// Out of time, mcpcheck is interrupted as a user would (SIGTERM): it
 	// stops the servers it started, which run in process groups of their
 	// own, and writes its report. A SIGKILL would leave those servers
 	// running (six circleci processes were found after a stopped census
 	// run). What is still running after mcpcheckGrace is killed.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.Cancel = func() error { target.TermGroup(cmd); return nil }
 	cmd.WaitDelay = mcpcheckGrace
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	target.KillGroup(cmd)
 	_ = os.WriteFile(filepath.Join(logDir, id+".mcpcheck.log"), out.Bytes(), 0o644)
 	if ctx.Err() != nil {
 		return failed("mcpcheck did not finish within %s (-server-timeout); see %s", c.perServer, logDir)
@@ -723,7 +724,7 @@ func startServerIn(ctx context.Context, argv, env []string, workDir, logPath, ur
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, workDir
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	target.InOwnGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %v", argv[0], err)
@@ -761,7 +762,7 @@ func startServerIn(ctx context.Context, argv, env []string, workDir, logPath, ur
 
 // stop kills the server's process group and waits for it (bounded).
 func (s *server) stop() {
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	target.KillGroup(s.cmd)
 	t := time.NewTimer(5 * time.Second)
 	defer t.Stop()
 	select {

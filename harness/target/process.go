@@ -388,3 +388,18 @@ func describeState(st *os.ProcessState) string {
 	}
 	return "ended: " + st.String()
 }
+
+// InOwnGroup makes cmd start in a process group of its own (where the
+// platform has them), so that KillGroup and TermGroup reach everything
+// it spawns. StartProcess does it for the targets; this is for commands
+// that run other programs (the interop runner's servers and hosts).
+func InOwnGroup(cmd *exec.Cmd) { setGroup(cmd) }
+
+// KillGroup sends SIGKILL to every process in the group of cmd, started
+// with InOwnGroup (without process groups: the process itself). A group
+// that is gone already is not an error.
+func KillGroup(cmd *exec.Cmd) { signalGroup(cmd, sigKill) }
+
+// TermGroup sends SIGTERM to every process in the group of cmd, started
+// with InOwnGroup (without process groups it kills the process itself).
+func TermGroup(cmd *exec.Cmd) { signalGroup(cmd, sigTerm) }
