@@ -18,6 +18,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	// The area sub-packages register their checks into the suite's
 	// registry: every user of the suite gets every check.
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/stateless"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/transport"

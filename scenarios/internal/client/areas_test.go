@@ -6,6 +6,7 @@ package client_test
 // proofs, the whole-suite runs, the registry's own tests) see every check
 // of the suite, as scenarios/client's importers do.
 import (
+	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/authorization"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/stateless"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/tasks"
 	_ "github.com/mcpcheck/mcpcheck/scenarios/internal/client/transport"

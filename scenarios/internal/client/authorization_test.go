@@ -18,7 +18,8 @@ import (
 // streamable HTTP, as recorded in auth/metadata-default.
 func metadataOnly() []stage.Event {
 	const base = "http://127.0.0.1:9"
-	head := http.Header{authBaseHeader: {base}, authKeyHeader: {"k"}}
+	// The auth stage's headers and paths, as authorization/stage.go names them.
+	head := http.Header{"Mcpcheck-Auth-Base": {base}, "Mcpcheck-Auth-Key": {"k"}}
 	req := func(stream, method, path, body string) stage.Event {
 		f := wire.Classify([]byte(body))
 		if body == "" {
@@ -32,11 +33,11 @@ func metadataOnly() []stage.Event {
 			HTTP: &wire.HTTPInfo{Status: status, Header: head}}}
 	}
 	return rec(
-		req("post-1", http.MethodPost, authMCPPath, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
+		req("post-1", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
 		ans("post-1", http.StatusUnauthorized, ""),
-		req("get-1", http.MethodGet, authPRMRoot+authMCPPath, ""),
-		ans("get-1", http.StatusOK, `{"resource":"`+base+authMCPPath+`","authorization_servers":["`+base+`"]}`),
-		req("get-2", http.MethodGet, authASWellKnown, ""),
+		req("get-1", http.MethodGet, "/.well-known/oauth-protected-resource/mcp", ""),
+		ans("get-1", http.StatusOK, `{"resource":"`+base+"/mcp"+`","authorization_servers":["`+base+`"]}`),
+		req("get-2", http.MethodGet, "/.well-known/oauth-authorization-server", ""),
 		ans("get-2", http.StatusOK, `{"issuer":"`+base+`","registration_endpoint":"`+base+`/register"}`),
 	)
 }
@@ -51,8 +52,8 @@ func metadataOnly() []stage.Event {
 // stopped short: it still warns.
 func TestAuthMetadataOnlyIsNotJudged(t *testing.T) {
 	for _, tc := range []struct{ id, scenario string }{
-		{"client/authorization/dcr-supported", scAuthDefault},
-		{"client/authorization/resource-case", scAuthUpperResource},
+		{"client/authorization/dcr-supported", RideAuth},
+		{"client/authorization/resource-case", "mcpcheck-auth-resource-uppercase"},
 	} {
 		for _, end := range []struct {
 			exit     string

@@ -171,7 +171,7 @@ var _ = Register(
 			// ended by itself, says nothing about server names.
 			for _, c := range []*Case{base, alt} {
 				if !c.Traffic() {
-					t.Untestable(fmt.Sprintf("nothing to compare: %s", c.untestableWhy("")))
+					t.Untestable(fmt.Sprintf("nothing to compare: %s", c.UntestableWhy("")))
 					return
 				}
 			}

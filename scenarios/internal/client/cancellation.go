@@ -314,9 +314,9 @@ func caLeftBefore(c *Case, call Msg, seq int) bool {
 	return false
 }
 
-// caStillWaiting reports whether the harness ended c while the client
+// StillWaiting reports whether the harness ended c while the client
 // may still have been waiting.
-func caStillWaiting(c *Case) bool {
+func StillWaiting(c *Case) bool {
 	return c.Stopped || c.TimedOut || c.Interrupted || len(c.Notes(NoteHarnessStop)) > 0
 }
 
@@ -351,7 +351,7 @@ var _ = Register(
 						// stream is the cancellation: nothing more to send.
 						n++
 						t.Saw("over 2026-07-28 HTTP the client's giving up closes the request's stream, which cancels it (%s)", c.Scenario.Name)
-					case caStillWaiting(c):
+					case StillWaiting(c):
 						waiting++
 					default:
 						n++
@@ -382,7 +382,7 @@ var _ = Register(
 			for _, c := range t.Cases() {
 				for _, cc := range caCalls(c, "never_answers") {
 					switch {
-					case !cc.patience && !caStillWaiting(c):
+					case !cc.patience && !StillWaiting(c):
 						n++ // it cancelled, closed the stream or left
 					case cc.patience && !cc.movedOn:
 						n++
@@ -623,7 +623,7 @@ func caStageCancelOf(c *Case, id jsonrpc.ID, seq int) (Msg, bool) {
 // unanswered, or the answer and the cancellation did not cross.
 func caAfterAnswerWhy(c *Case) string {
 	if !c.Launched || c.refused() || !c.Traffic() {
-		return c.untestableWhy("answer the stage's ping")
+		return c.UntestableWhy("answer the stage's ping")
 	}
 	sc := caScenario(c)
 	var ping Msg
@@ -658,7 +658,7 @@ func caAfterAnswerWhy(c *Case) string {
 func caLateWhy(c *Case) string {
 	calls := caCalls(c, "never_answers")
 	if len(calls) == 0 {
-		return c.untestableWhy("call never_answers")
+		return c.UntestableWhy("call never_answers")
 	}
 	sc := caScenario(c)
 	var out []string
@@ -770,7 +770,7 @@ var _ = Register(OnlyIf(Def{
 					continue
 				}
 				switch {
-				case !cc.patience && !caStillWaiting(c):
+				case !cc.patience && !StillWaiting(c):
 					n++
 				case cc.patience && !cc.movedOn:
 					n++

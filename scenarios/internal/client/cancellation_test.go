@@ -43,7 +43,7 @@ func TestCancelCrossingInitializeOnTheWire(t *testing.T) {
 func TestCancelOfRefusedInitializeOnTheWire(t *testing.T) {
 	for _, fault := range []string{"cancel-initialize", "auth-cancel-refused-initialize"} {
 		t.Run(fault, func(t *testing.T) {
-			res := cancelOfInitialize(t, fault, scAuthDefault)
+			res := cancelOfInitialize(t, fault, RideAuth)
 			for _, c := range res.cases {
 				for _, e := range c.Events {
 					if e.HTTP != nil && e.HTTP.Status == http.StatusUnauthorized {

@@ -548,9 +548,9 @@ func (c *Case) Describe() string {
 	return s
 }
 
-// untestableWhy says why a case shows nothing to judge: the client did not
+// UntestableWhy says why a case shows nothing to judge: the client did not
 // start, sent nothing, or did not act out the scenario.
-func (c *Case) untestableWhy(needs string) string {
+func (c *Case) UntestableWhy(needs string) string {
 	switch {
 	case !c.Launched:
 		return fmt.Sprintf("the client could not be started for scenario %s: %v", c.Scenario.Name, c.LaunchErr)
@@ -579,8 +579,8 @@ func rideActs(name string) string {
 		return "connect, list the tools and make the tool calls MCP_CONFORMANCE_CONTEXT gives it, here the scenario's own tools"
 	case rideElicitation:
 		return "declare form elicitation, list the tools and call test_client_elicitation_defaults"
-	case rideAuth:
-		return authActs
+	case RideAuth:
+		return AuthActs
 	}
 	return "its own flow"
 }
@@ -688,3 +688,6 @@ func SentOrder(evs []stage.Event) []stage.Event {
 	}
 	return evs
 }
+
+// AuthActs is what a scripted client does in the official auth scenarios.
+const AuthActs = "answer the 401 with the OAuth flow (metadata discovery, client registration, the authorization code flow with PKCE; the stage's authorization endpoint redirects at once), list the tools and call test-tool"

@@ -39,14 +39,14 @@ func (t *T) Stdio() bool { return t.transport == Stdio }
 // the rule's is in force in the version), with where it happened.
 func (t *T) Breach(c *Case, b rules.Breach) {
 	actual := b.Actual + " (" + c.Scenario.Name + ")"
-	if b.Requirement == "" || !t.cites(b.Requirement) {
+	if b.Requirement == "" || !t.Cites(b.Requirement) {
 		t.Fail(b.Expected, actual)
 		return
 	}
 	t.Violation(b.Requirement, b.Expected, actual)
 }
 
-func (t *T) cites(req string) bool {
+func (t *T) Cites(req string) bool {
 	for _, r := range t.Check.Requirements() {
 		if r == req {
 			return true
@@ -136,7 +136,7 @@ func (t *T) WhyNothing() string {
 	if len(t.cases) == 0 {
 		return ""
 	}
-	return " (" + t.cases[0].untestableWhy("") + ")"
+	return " (" + t.cases[0].UntestableWhy("") + ")"
 }
 
 // NeedAction ends the check as untestable when no case shows the client
@@ -148,7 +148,7 @@ func (t *T) NeedAction(ok bool, needs string) bool {
 	}
 	var why []string
 	for _, c := range t.cases {
-		why = append(why, c.untestableWhy(needs))
+		why = append(why, c.UntestableWhy(needs))
 	}
 	if len(why) == 0 {
 		why = append(why, "no scenario of this check ran")

@@ -96,7 +96,7 @@ var (
 			return true
 		}
 		for _, cc := range caCalls(c, "never_answers") {
-			if cc.patience && cc.movedOn || !cc.patience && !caStillWaiting(c) {
+			if cc.patience && cc.movedOn || !cc.patience && !StillWaiting(c) {
 				return true
 			}
 		}

@@ -92,9 +92,9 @@ const (
 	// rideElicitation: declare elicitation (form mode), list the tools and
 	// call one the stage does not have.
 	rideElicitation = "elicitation-sep1034-client-defaults"
-	// rideAuth: answer the 401 with the OAuth flow, list the tools, call
+	// RideAuth: answer the 401 with the OAuth flow, list the tools, call
 	// test-tool.
-	rideAuth = scAuthDefault
+	RideAuth = "auth/metadata-default"
 )
 
 // rides is the official scenarios s rides on in env, first choice first

@@ -372,7 +372,7 @@ func slCalled(c *Case, name string) bool { return len(slToolCalls(c, name)) > 0 
 func StatelessUntestableIn(t *T, scenario, needs string) {
 	for _, c := range t.Cases() {
 		if c.Scenario.Name == scenario {
-			t.Untestable(c.untestableWhy(needs))
+			t.Untestable(c.UntestableWhy(needs))
 			return
 		}
 	}
@@ -400,11 +400,11 @@ func StatelessCompareWithFlow(base, c *Case) (ok bool, why string) {
 	case base == nil:
 		return false, "the baseline scenario " + StatelessScenFlow + " did not run"
 	case !slCalled(base, StatelessEchoTool):
-		return false, base.untestableWhy("call the tool " + StatelessEchoTool + " in the baseline, so there is nothing to compare with")
+		return false, base.UntestableWhy("call the tool " + StatelessEchoTool + " in the baseline, so there is nothing to compare with")
 	case slCalled(c, StatelessEchoTool):
 		return true, ""
 	case !c.Traffic():
-		return false, "nothing to compare with the baseline: " + c.untestableWhy("")
+		return false, "nothing to compare with the baseline: " + c.UntestableWhy("")
 	case c.TimedOut && !base.TimedOut:
 		return false, fmt.Sprintf("nothing to compare with the baseline: in %s the client was stopped at the case's time limit while in %s it %s", c.Scenario.Name, base.Scenario.Name, base.Exit)
 	}

@@ -1,4 +1,4 @@
-package client
+package authorization
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -25,7 +26,7 @@ import (
 // The stage of authorization's scenarios: a protected MCP server, its
 // protected resource metadata and its authorization server, played by one
 // Middleware in front of the engine on a dedicated case (every path at the
-// root of the case's own listener, every request recorded). An authPlay
+// root of the case's own listener, every request recorded). An play
 // says what the scenario serves where.
 //
 // Dynamic client registration is the exception: a registration request is
@@ -33,77 +34,77 @@ import (
 // which every message check of the suite would then judge. So, where
 // metadata names the registration endpoint, it lives on the registrar, a
 // loopback listener of its own that keeps what it was sent per case (see
-// authRegistrar). Only the 2025-03-26 default /register (no metadata to
+// registrar). Only the 2025-03-26 default /register (no metadata to
 // point elsewhere) is on the case itself.
 
 // Headers the middleware puts on every answer of an authorization case: the
 // case's registrar key and its base URL (the recording holds request paths
 // only), for the checks.
 const (
-	authKeyHeader  = "Mcpcheck-Auth-Key"
-	authBaseHeader = "Mcpcheck-Auth-Base"
+	keyHeader  = "Mcpcheck-Auth-Key"
+	baseHeader = "Mcpcheck-Auth-Base"
 )
 
 // Paths of an authorization case.
 const (
-	authMCPPath     = "/mcp"
-	authPRMRoot     = "/.well-known/oauth-protected-resource"
-	authPRMCustom   = "/custom/metadata/location.json"
-	authASWellKnown = "/.well-known/oauth-authorization-server"
-	authOIDC        = "/.well-known/openid-configuration"
-	authTenant      = "/tenant1"
-	// authEndpoints prefixes the endpoints that metadata names; the
+	mcpPath     = "/mcp"
+	prmRoot     = "/.well-known/oauth-protected-resource"
+	prmCustom   = "/custom/metadata/location.json"
+	asWellKnown = "/.well-known/oauth-authorization-server"
+	authOIDC    = "/.well-known/openid-configuration"
+	tenant      = "/tenant1"
+	// endpoints prefixes the endpoints that metadata names; the
 	// 2025-03-26 defaults are at the root, so the two are told apart.
-	authEndpoints = "/oauth"
-	// authMismatch prefixes the endpoints of a document whose issuer is
+	endpoints = "/oauth"
+	// mismatch prefixes the endpoints of a document whose issuer is
 	// not the one asked for.
-	authMismatch = "/mismatch"
+	mismatch = "/mismatch"
 )
 
 // The scopes of the scenarios.
 const (
-	authScopeBasic = "mcp:basic"
-	authScopeWrite = "mcp:write"
+	scopeBasic = "mcp:basic"
+	scopeWrite = "mcp:write"
 )
 
-// authPRMWhere says where the stage serves the protected resource metadata.
-type authPRMWhere int
+// prmWhere says where the stage serves the protected resource metadata.
+type prmWhere int
 
 const (
-	authPRMPathBased authPRMWhere = iota // /.well-known/oauth-protected-resource/mcp
-	authPRMAtRoot                        // /.well-known/oauth-protected-resource
-	authPRMAtCustom                      // authPRMCustom, found only through the challenge
-	authPRMNone                          // nowhere (the 2025-03-26 layout)
+	prmPathBased prmWhere = iota // /.well-known/oauth-protected-resource/mcp
+	prmAtRoot                    // /.well-known/oauth-protected-resource
+	prmAtCustom                  // prmCustom, found only through the challenge
+	prmNone                      // nowhere (the 2025-03-26 layout)
 )
 
-// authDoc says which well-known location serves the authorization server
+// doc says which well-known location serves the authorization server
 // metadata (for an issuer with a path, the path is inserted or appended as
 // the name says).
-type authDoc int
+type doc int
 
 const (
-	authDocRFC8414    authDoc = iota // /.well-known/oauth-authorization-server[/path]
-	authDocOIDC                      // /.well-known/openid-configuration[/path]
-	authDocOIDCAppend                // /path/.well-known/openid-configuration
-	authDocNone                      // none: the 2025-03-26 default endpoints
+	docRFC8414    doc = iota // /.well-known/oauth-authorization-server[/path]
+	docOIDC                  // /.well-known/openid-configuration[/path]
+	docOIDCAppend            // /path/.well-known/openid-configuration
+	docNone                  // none: the 2025-03-26 default endpoints
 )
 
-// authIss says what iss the authorization endpoint's redirect carries.
-type authIss int
+// iss says what iss the authorization endpoint's redirect carries.
+type iss int
 
 const (
-	authIssRight   authIss = iota // the issuer
-	authIssWrong                  // another issuer
-	authIssMissing                // none, though the metadata advertises it
-	authIssSlash                  // the issuer with a trailing slash (a normalization away from it)
+	issRight   iss = iota // the issuer
+	issWrong              // another issuer
+	issMissing            // none, though the metadata advertises it
+	issSlash              // the issuer with a trailing slash (a normalization away from it)
 )
 
-// authPlay is how the stage plays one authorization scenario.
-type authPlay struct {
-	// PRM is where the protected resource metadata is (authPRMNone: the
+// play is how the stage plays one authorization scenario.
+type play struct {
+	// PRM is where the protected resource metadata is (prmNone: the
 	// 2025-03-26 layout, whose issuer is the MCP server's origin); InHeader
 	// puts its URL in the 401 challenge (resource_metadata).
-	PRM      authPRMWhere
+	PRM      prmWhere
 	InHeader bool
 	// Scope is the scope parameter of the 401 challenge ("" for none);
 	// ScopesSupported the metadata's scopes_supported.
@@ -117,11 +118,11 @@ type authPlay struct {
 	UpperResource bool
 	// Tenant gives the issuer the path /tenant1.
 	Tenant bool
-	// Doc is where the issuer's metadata is (authDocNone: nowhere, and the
+	// Doc is where the issuer's metadata is (docNone: nowhere, and the
 	// 2025-03-26 default endpoints /authorize, /token and /register answer
 	// instead); ForeignIssuer makes the document name another issuer (and
-	// endpoints under authMismatch).
-	Doc           authDoc
+	// endpoints under mismatch).
+	Doc           doc
 	ForeignIssuer bool
 	// ASScopes is the authorization server's scopes_supported.
 	ASScopes []string
@@ -129,32 +130,32 @@ type authPlay struct {
 	// endpoint (on the registrar).
 	CIMD, DCR bool
 	// Iss is what the redirect's iss is.
-	Iss authIss
+	Iss iss
 	// NeedScope is a scope tools/call needs beyond the first grant (403
 	// insufficient_scope without it); AlwaysForbid answers every
 	// tools/call 403 insufficient_scope.
 	NeedScope    string
 	AlwaysForbid bool
 	// PreRegistered gives the client credentials through
-	// MCP_CONFORMANCE_CONTEXT (authPreClientID).
+	// MCP_CONFORMANCE_CONTEXT (preClientID).
 	PreRegistered bool
 }
 
 // The pre-registered credentials of the scenarios that give them.
 const (
-	authPreClientID     = "mcpcheck-preregistered-client"
-	authPreClientSecret = "mcpcheck-preregistered-secret"
+	preClientID     = "mcpcheck-preregistered-client"
+	preClientSecret = "mcpcheck-preregistered-secret"
 )
 
-// authContext is MCP_CONFORMANCE_CONTEXT of a scenario with pre-registered
+// contextFor is MCP_CONFORMANCE_CONTEXT of a scenario with pre-registered
 // credentials.
-func authContext(Env, *stage.Case) string {
-	b, _ := json.Marshal(map[string]string{"client_id": authPreClientID, "client_secret": authPreClientSecret})
+func contextFor(client.Env, *stage.Case) string {
+	b, _ := json.Marshal(map[string]string{"client_id": preClientID, "client_secret": preClientSecret})
 	return string(b)
 }
 
-// authTestTool is the tool of the official suite's authorization scenarios.
-var authTestTool = server.Tool{
+// testTool is the tool of the official suite's authorization scenarios.
+var testTool = server.Tool{
 	Def: mcp.Tool{Name: "test-tool", Description: "A tool behind authorization", InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)},
 	Run: func(c *server.Call) (any, error) {
 		return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.Text("test")}}, nil
@@ -162,60 +163,60 @@ var authTestTool = server.Tool{
 }
 
 // config is the stage configuration of a case of the play.
-func (p authPlay) config(Env) stage.Config {
-	as := &authServer{play: p, key: authRandomHex(8), codes: map[string]authCode{}, tokens: map[string]string{}, refresh: map[string]string{}}
+func (p play) config(client.Env) stage.Config {
+	as := &authServer{play: p, key: randomHex(8), codes: map[string]authCode{}, tokens: map[string]string{}, refresh: map[string]string{}}
 	return stage.Config{
-		Server:     server.Options{NoFixtures: true, Tools: []server.Tool{authTestTool}},
+		Server:     server.Options{NoFixtures: true, Tools: []server.Tool{testTool}},
 		Dedicated:  true,
 		Middleware: as.middleware,
 	}
 }
 
 // issuerPath is the path of the play's issuer ("" for the origin).
-func (p authPlay) issuerPath() string {
+func (p play) issuerPath() string {
 	if p.Tenant {
-		return authTenant
+		return tenant
 	}
 	return ""
 }
 
 // prmPath is the path the protected resource metadata is served at ("" for
 // none).
-func (p authPlay) prmPath() string {
+func (p play) prmPath() string {
 	switch p.PRM {
-	case authPRMPathBased:
-		return authPRMRoot + authMCPPath
-	case authPRMAtRoot:
-		return authPRMRoot
-	case authPRMAtCustom:
-		return authPRMCustom
+	case prmPathBased:
+		return prmRoot + mcpPath
+	case prmAtRoot:
+		return prmRoot
+	case prmAtCustom:
+		return prmCustom
 	}
 	return ""
 }
 
 // docPath is the path the issuer's metadata is served at ("" for none).
-func (p authPlay) docPath() string {
+func (p play) docPath() string {
 	ip := p.issuerPath()
 	switch p.Doc {
-	case authDocRFC8414:
-		return authASWellKnown + ip
-	case authDocOIDC:
+	case docRFC8414:
+		return asWellKnown + ip
+	case docOIDC:
 		return authOIDC + ip
-	case authDocOIDCAppend:
+	case docOIDCAppend:
 		return ip + authOIDC
 	}
 	return ""
 }
 
 // endpoints is the prefix of the authorization and token endpoints.
-func (p authPlay) endpoints() string {
+func (p play) endpoints() string {
 	switch {
-	case p.Doc == authDocNone:
+	case p.Doc == docNone:
 		return ""
 	case p.ForeignIssuer:
-		return authMismatch
+		return mismatch
 	}
-	return authEndpoints
+	return endpoints
 }
 
 // authCode is what an authorization code was issued for.
@@ -225,7 +226,7 @@ type authCode struct {
 
 // authServer is the state of one case's authorization server.
 type authServer struct {
-	play authPlay
+	play play
 	key  string
 
 	mu      sync.Mutex
@@ -239,12 +240,12 @@ type authServer struct {
 func (a *authServer) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		base := "http://" + r.Host
-		w.Header().Set(authKeyHeader, a.key)
-		w.Header().Set(authBaseHeader, base)
+		w.Header().Set(keyHeader, a.key)
+		w.Header().Set(baseHeader, base)
 		p := a.play
 		ep := p.endpoints()
 		switch path := r.URL.Path; {
-		case path == authMCPPath:
+		case path == mcpPath:
 			a.gate(w, r, base, next)
 		case path == p.prmPath() && path != "":
 			a.writeJSON(w, http.StatusOK, a.resourceMetadata(base))
@@ -254,11 +255,11 @@ func (a *authServer) middleware(next http.Handler) http.Handler {
 			a.authorize(w, r, base)
 		case path == ep+"/token":
 			a.token(w, r)
-		case path == "/register" && p.Doc == authDocNone:
+		case path == "/register" && p.Doc == docNone:
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-			status, answer := authRegisterAnswer(body)
+			status, answer := registerAnswer(body)
 			a.writeJSON(w, status, answer)
-		case path == authEndpoints+"/jwks" || path == authMismatch+"/jwks":
+		case path == endpoints+"/jwks" || path == mismatch+"/jwks":
 			a.writeJSON(w, http.StatusOK, map[string]any{"keys": []any{}})
 		default:
 			http.Error(w, "mcpcheck: nothing is served here in this scenario", http.StatusNotFound)
@@ -289,7 +290,7 @@ func (a *authServer) challenge(base, errCode, scope string) string {
 // and answers the others 401 (or 403 for a tools/call that needs more
 // scope).
 func (a *authServer) gate(w http.ResponseWriter, r *http.Request, base string, next http.Handler) {
-	tok := authBearerToken(r.Header)
+	tok := bearerToken(r.Header)
 	a.mu.Lock()
 	scope, ok := a.tokens[tok]
 	a.mu.Unlock()
@@ -298,10 +299,10 @@ func (a *authServer) gate(w http.ResponseWriter, r *http.Request, base string, n
 		http.Error(w, "mcpcheck: authorization required", http.StatusUnauthorized)
 		return
 	}
-	if (a.play.AlwaysForbid || a.play.NeedScope != "" && !authHasScope(scope, a.play.NeedScope)) && authIsToolCall(r) {
+	if (a.play.AlwaysForbid || a.play.NeedScope != "" && !hasScope(scope, a.play.NeedScope)) && isToolCall(r) {
 		need := a.play.NeedScope
 		if need == "" {
-			need = authScopeWrite
+			need = scopeWrite
 		}
 		w.Header().Set("WWW-Authenticate", a.challenge(base, "insufficient_scope", need))
 		http.Error(w, "mcpcheck: insufficient scope", http.StatusForbidden)
@@ -310,9 +311,9 @@ func (a *authServer) gate(w http.ResponseWriter, r *http.Request, base string, n
 	next.ServeHTTP(w, r)
 }
 
-// authIsToolCall reports whether r POSTs a tools/call request (its body is
+// isToolCall reports whether r POSTs a tools/call request (its body is
 // left for the engine to read).
-func authIsToolCall(r *http.Request) bool {
+func isToolCall(r *http.Request) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
 	}
@@ -327,7 +328,7 @@ func authIsToolCall(r *http.Request) bool {
 	return json.Unmarshal(b, &m) == nil && m.Method == spec.MethodToolsCall
 }
 
-func authHasScope(granted, want string) bool {
+func hasScope(granted, want string) bool {
 	for _, s := range strings.Fields(granted) {
 		if s == want {
 			return true
@@ -337,8 +338,8 @@ func authHasScope(granted, want string) bool {
 }
 
 func (a *authServer) resourceMetadata(base string) map[string]any {
-	resource := base + authMCPPath
-	if a.play.PRM == authPRMAtRoot {
+	resource := base + mcpPath
+	if a.play.PRM == prmAtRoot {
 		// Metadata at the root well-known URL describes the resource the
 		// origin names (RFC 9728 section 3.3: the resource is the URL the
 		// well-known path was inserted into), as in the official suite.
@@ -348,7 +349,7 @@ func (a *authServer) resourceMetadata(base string) map[string]any {
 		resource = base + "/another-mcp-server"
 	}
 	if a.play.UpperResource {
-		resource = strings.ToUpper(base) + authMCPPath
+		resource = strings.ToUpper(base) + mcpPath
 	}
 	md := map[string]any{
 		"resource":                 resource,
@@ -384,9 +385,9 @@ func (a *authServer) serverMetadata(base string) map[string]any {
 	if p.DCR {
 		suffix := ""
 		if p.ForeignIssuer {
-			suffix = authMismatch
+			suffix = mismatch
 		}
-		md["registration_endpoint"] = authRegistrarOne.endpoint(a.key + suffix)
+		md["registration_endpoint"] = registrarOne.endpoint(a.key + suffix)
 	}
 	if p.CIMD {
 		md["client_id_metadata_document_supported"] = true
@@ -394,7 +395,7 @@ func (a *authServer) serverMetadata(base string) map[string]any {
 	if len(p.ASScopes) > 0 {
 		md["scopes_supported"] = p.ASScopes
 	}
-	if p.Doc == authDocOIDC || p.Doc == authDocOIDCAppend {
+	if p.Doc == docOIDC || p.Doc == docOIDCAppend {
 		md["jwks_uri"] = ep + "/jwks"
 		md["subject_types_supported"] = []string{"public"}
 		md["id_token_signing_alg_values_supported"] = []string{"RS256"}
@@ -411,7 +412,7 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request, base stri
 		http.Error(w, "mcpcheck: the authorization request has no usable redirect_uri", http.StatusBadRequest)
 		return
 	}
-	code := "mcpcheck-code-" + authRandomHex(8)
+	code := "mcpcheck-code-" + randomHex(8)
 	a.mu.Lock()
 	a.codes[code] = authCode{challenge: q.Get("code_challenge"), method: q.Get("code_challenge_method"), scope: q.Get("scope")}
 	a.mu.Unlock()
@@ -420,13 +421,13 @@ func (a *authServer) authorize(w http.ResponseWriter, r *http.Request, base stri
 	if s := q.Get("state"); s != "" {
 		v.Set("state", s)
 	}
-	if a.play.Doc != authDocNone {
+	if a.play.Doc != docNone {
 		switch issuer := a.issuer(base); a.play.Iss {
-		case authIssRight:
+		case issRight:
 			v.Set("iss", issuer)
-		case authIssWrong:
+		case issWrong:
 			v.Set("iss", base+"/another-issuer")
-		case authIssSlash:
+		case issSlash:
 			v.Set("iss", issuer+"/")
 		}
 	}
@@ -453,7 +454,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		delete(a.codes, r.PostForm.Get("code"))
-		if c.challenge != "" && !authPKCEMatches(c.challenge, c.method, r.PostForm.Get("code_verifier")) {
+		if c.challenge != "" && !pkceMatches(c.challenge, c.method, r.PostForm.Get("code_verifier")) {
 			a.writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "code_verifier does not match code_challenge"})
 			return
 		}
@@ -469,22 +470,22 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 		a.writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
 	}
-	tok := "mcpcheck-token-" + authRandomHex(12)
+	tok := "mcpcheck-token-" + randomHex(12)
 	a.tokens[tok] = scope
 	answer := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600}
 	if scope != "" {
 		answer["scope"] = scope
 	}
-	if authHasScope(scope, "offline_access") {
-		rt := "mcpcheck-refresh-" + authRandomHex(12)
+	if hasScope(scope, "offline_access") {
+		rt := "mcpcheck-refresh-" + randomHex(12)
 		a.refresh[rt] = scope
 		answer["refresh_token"] = rt
 	}
 	a.writeJSON(w, http.StatusOK, answer)
 }
 
-// authPKCEMatches checks a code_verifier against the challenge (RFC 7636).
-func authPKCEMatches(challenge, method, verifier string) bool {
+// pkceMatches checks a code_verifier against the challenge (RFC 7636).
+func pkceMatches(challenge, method, verifier string) bool {
 	if verifier == "" {
 		return false
 	}
@@ -502,15 +503,15 @@ func (a *authServer) writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func authRandomHex(n int) string {
+func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
-// authRegisterAnswer answers a dynamic registration request (RFC 7591): a
+// registerAnswer answers a dynamic registration request (RFC 7591): a
 // client id for any JSON object, its metadata echoed.
-func authRegisterAnswer(body []byte) (int, map[string]any) {
+func registerAnswer(body []byte) (int, map[string]any) {
 	var req map[string]any
 	if json.Unmarshal(body, &req) != nil || req == nil {
 		return http.StatusBadRequest, map[string]any{"error": "invalid_client_metadata", "error_description": "the body is not a JSON object"}
@@ -519,47 +520,47 @@ func authRegisterAnswer(body []byte) (int, map[string]any) {
 	for k, v := range req {
 		answer[k] = v
 	}
-	answer["client_id"] = "mcpcheck-client-" + authRandomHex(6)
+	answer["client_id"] = "mcpcheck-client-" + randomHex(6)
 	answer["client_id_issued_at"] = time.Now().Unix()
 	if m, _ := req["token_endpoint_auth_method"].(string); m != "" && m != "none" {
-		answer["client_secret"] = "mcpcheck-secret-" + authRandomHex(6)
+		answer["client_secret"] = "mcpcheck-secret-" + randomHex(6)
 	} else {
 		answer["token_endpoint_auth_method"] = "none"
 	}
 	return http.StatusCreated, answer
 }
 
-// authRegistration is a dynamic registration request the registrar (or, for
+// registration is a dynamic registration request the registrar (or, for
 // the 2025-03-26 default /register, the stage) received.
-type authRegistration struct {
+type registration struct {
 	Time time.Time
-	// Suffix is authMismatch for the endpoint of a document with a
+	// Suffix is mismatch for the endpoint of a document with a
 	// foreign issuer, "" otherwise.
 	Suffix string
 	Body   []byte
 }
 
-// authRegistrar is the loopback listener dynamic registration requests go to,
+// registrar is the loopback listener dynamic registration requests go to,
 // one for the process, started on first use; it keeps what each case's
-// requests were (authRegistrarKeep cases at most, the oldest dropped).
-type authRegistrar struct {
+// requests were (registrarKeep cases at most, the oldest dropped).
+type registrar struct {
 	once sync.Once
 	base string
 	err  error
 
 	mu    sync.Mutex
-	byKey map[string][]authRegistration
+	byKey map[string][]registration
 	order []string
 }
 
-// authRegistrarKeep bounds how many cases' registrations the registrar keeps.
-const authRegistrarKeep = 512
+// registrarKeep bounds how many cases' registrations the registrar keeps.
+const registrarKeep = 512
 
-var authRegistrarOne = &authRegistrar{byKey: map[string][]authRegistration{}}
+var registrarOne = &registrar{byKey: map[string][]registration{}}
 
 // endpoint is the registration endpoint for key (a key with a suffix for
 // the endpoint of a document with a foreign issuer).
-func (g *authRegistrar) endpoint(key string) string {
+func (g *registrar) endpoint(key string) string {
 	g.once.Do(g.start)
 	if g.err != nil {
 		// Metadata naming an endpoint that refuses connections: the
@@ -569,7 +570,7 @@ func (g *authRegistrar) endpoint(key string) string {
 	return g.base + "/register/" + key
 }
 
-func (g *authRegistrar) start() {
+func (g *registrar) start() {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		g.err = fmt.Errorf("client: the registrar cannot listen on 127.0.0.1: %w", err)
@@ -580,7 +581,7 @@ func (g *authRegistrar) start() {
 	go func() { _ = srv.Serve(ln) }()
 }
 
-func (g *authRegistrar) serve(w http.ResponseWriter, r *http.Request) {
+func (g *registrar) serve(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/register/")
 	if !ok || r.Method != http.MethodPost {
 		http.Error(w, "mcpcheck registrar: POST /register/KEY", http.StatusNotFound)
@@ -594,22 +595,22 @@ func (g *authRegistrar) serve(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	if _, seen := g.byKey[key]; !seen {
 		g.order = append(g.order, key)
-		if len(g.order) > authRegistrarKeep {
+		if len(g.order) > registrarKeep {
 			delete(g.byKey, g.order[0])
 			g.order = g.order[1:]
 		}
 	}
-	g.byKey[key] = append(g.byKey[key], authRegistration{Time: time.Now(), Suffix: suffix, Body: body})
+	g.byKey[key] = append(g.byKey[key], registration{Time: time.Now(), Suffix: suffix, Body: body})
 	g.mu.Unlock()
-	status, answer := authRegisterAnswer(body)
+	status, answer := registerAnswer(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(answer)
 }
 
 // of returns the registrations of a case's key.
-func (g *authRegistrar) of(key string) []authRegistration {
+func (g *registrar) of(key string) []registration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]authRegistration(nil), g.byKey[key]...)
+	return append([]registration(nil), g.byKey[key]...)
 }

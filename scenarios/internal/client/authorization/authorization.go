@@ -1,4 +1,4 @@
-package client
+package authorization
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/scenarios/internal/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -25,7 +26,7 @@ import (
 // The authorization scenarios: the official suite's names where it has the
 // scenario, mcpcheck-auth-* otherwise.
 const (
-	scAuthDefault        = "auth/metadata-default"
+	scAuthDefault        = client.RideAuth
 	scAuthVar1           = "auth/metadata-var1"
 	scAuthVar2           = "auth/metadata-var2"
 	scAuthVar3           = "auth/metadata-var3"
@@ -45,101 +46,98 @@ const (
 	scAuthUpperResource  = "mcpcheck-auth-resource-uppercase"
 )
 
-// authActs is what a scripted client does in the official auth scenarios.
-const authActs = "answer the 401 with the OAuth flow (metadata discovery, client registration, the authorization code flow with PKCE; the stage's authorization endpoint redirects at once), list the tools and call test-tool"
-
-// authRetryCap is how many rounds of step-up authorization for the same
+// retryCap is how many rounds of step-up authorization for the same
 // call the stage watches before it stops a client that keeps going.
-const authRetryCap = 6
+const retryCap = 6
 
-var authStreamable = []wire.Transport{Streamable}
+var streamable = []wire.Transport{client.Streamable}
 
-// authMidSessionSince is the first version in which the scenarios that
+// midSessionSince is the first version in which the scenarios that
 // refuse a request inside a session (403 insufficient_scope on tools/call)
 // run, as in the official suite. An exchange refused at the HTTP level is
 // a session of its own (so that the client's replay after authorizing is
 // no reused id), which client/lifecycle/initialize-first leaves alone.
-const authMidSessionSince = spec.V20251125
+const midSessionSince = spec.V20251125
 
-// authPlays holds the play of every authorization scenario, for the
+// plays holds the play of every authorization scenario, for the
 // checks.
-var authPlays = map[string]authPlay{}
+var plays = map[string]play{}
 
-// authScenario registers a scenario played by p.
-func authScenario(s Scenario, p authPlay) Scenario {
-	authPlays[s.Name] = p
-	s.Transports = authStreamable
+// scenario registers a scenario played by p.
+func scenario(s client.Scenario, p play) client.Scenario {
+	plays[s.Name] = p
+	s.Transports = streamable
 	if s.Acts == "" && strings.HasPrefix(s.Name, "auth/") {
-		s.Acts = authActs
+		s.Acts = client.AuthActs
 	}
 	s.Stage = p.config
 	if p.PreRegistered {
-		s.Context = authContext
+		s.Context = contextFor
 	}
 	return s
 }
 
-var _ = RegisterScenarios(
-	authScenario(Scenario{Name: scAuthDefault, Since: spec.V20250618,
+var _ = client.RegisterScenarios(
+	scenario(client.Scenario{Name: scAuthDefault, Since: spec.V20250618,
 		Title: "protected MCP server: protected resource metadata at the path-based well-known URL, named in the 401 challenge; RFC 8414 metadata of an issuer without a path; dynamic registration"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthTenant, RidesOn: []string{rideAuth}, Since: spec.V20250618, Until: spec.V20250618,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthTenant, RidesOn: []string{client.RideAuth}, Since: spec.V20250618, Until: spec.V20250618,
 		Title: "protected MCP server: protected resource metadata at a custom URL named only in the 401 challenge; RFC 8414 metadata of the issuer /tenant1 (path inserted); dynamic registration"},
-		authPlay{PRM: authPRMAtCustom, InHeader: true, Tenant: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthVar1, Since: spec.V20251125,
+		play{PRM: prmAtCustom, InHeader: true, Tenant: true, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthVar1, Since: spec.V20251125,
 		Title: "protected MCP server: a challenge without resource_metadata, protected resource metadata at the path-based well-known URL; only OpenID discovery metadata of an issuer without a path"},
-		authPlay{PRM: authPRMPathBased, Doc: authDocOIDC, DCR: true}),
-	authScenario(Scenario{Name: scAuthVar2, Since: spec.V20251125,
+		play{PRM: prmPathBased, Doc: docOIDC, DCR: true}),
+	scenario(client.Scenario{Name: scAuthVar2, Since: spec.V20251125,
 		Title: "protected MCP server: a challenge without resource_metadata, protected resource metadata at the root well-known URL only; RFC 8414 metadata of the issuer /tenant1 (path inserted)"},
-		authPlay{PRM: authPRMAtRoot, Tenant: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthVar3, Since: spec.V20251125,
+		play{PRM: prmAtRoot, Tenant: true, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthVar3, Since: spec.V20251125,
 		Title: "protected MCP server: protected resource metadata at a custom URL named only in the 401 challenge; OpenID discovery metadata of the issuer /tenant1 only at the appended location"},
-		authPlay{PRM: authPRMAtCustom, InHeader: true, Tenant: true, Doc: authDocOIDCAppend, DCR: true}),
-	authScenario(Scenario{Name: scAuthCIMD, Since: spec.V20251125,
+		play{PRM: prmAtCustom, InHeader: true, Tenant: true, Doc: docOIDCAppend, DCR: true}),
+	scenario(client.Scenario{Name: scAuthCIMD, Since: spec.V20251125,
 		Title: "protected MCP server whose authorization server takes client ID metadata documents and offers no dynamic registration"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, CIMD: true}),
-	authScenario(Scenario{Name: scAuthPreRegistered, Since: spec.V20251125,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, CIMD: true}),
+	scenario(client.Scenario{Name: scAuthPreRegistered, Since: spec.V20251125,
 		Title: "protected MCP server whose authorization server knows the client beforehand (credentials in MCP_CONFORMANCE_CONTEXT) and offers no registration"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, PreRegistered: true}),
-	authScenario(Scenario{Name: scAuthStepUp, Since: authMidSessionSince,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, PreRegistered: true}),
+	scenario(client.Scenario{Name: scAuthStepUp, Since: midSessionSince,
 		Title: "protected MCP server: the 401 challenge asks for mcp:basic; tools/call is answered 403 insufficient_scope until the token also carries mcp:write"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Scope: authScopeBasic, ScopesSupported: []string{authScopeBasic, authScopeWrite}, Doc: authDocRFC8414, DCR: true, NeedScope: authScopeWrite}),
-	authScenario(Scenario{Name: scAuthRetryLimit, Since: authMidSessionSince,
-		Title: fmt.Sprintf("protected MCP server that answers every tools/call 403 insufficient_scope, whatever the token (the stage stops a client after %d rounds of step-up)", authRetryCap),
-		Done:  func(c *Case) bool { return len(authForbidden(c)) > authRetryCap }},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Scope: authScopeBasic, Doc: authDocRFC8414, DCR: true, AlwaysForbid: true}),
-	authScenario(Scenario{Name: scAuthBackcompat, Since: spec.V20250326, Until: spec.V20250326,
+		play{PRM: prmPathBased, InHeader: true, Scope: scopeBasic, ScopesSupported: []string{scopeBasic, scopeWrite}, Doc: docRFC8414, DCR: true, NeedScope: scopeWrite}),
+	scenario(client.Scenario{Name: scAuthRetryLimit, Since: midSessionSince,
+		Title: fmt.Sprintf("protected MCP server that answers every tools/call 403 insufficient_scope, whatever the token (the stage stops a client after %d rounds of step-up)", retryCap),
+		Done:  func(c *client.Case) bool { return len(forbidden(c)) > retryCap }},
+		play{PRM: prmPathBased, InHeader: true, Scope: scopeBasic, Doc: docRFC8414, DCR: true, AlwaysForbid: true}),
+	scenario(client.Scenario{Name: scAuthBackcompat, Since: spec.V20250326, Until: spec.V20250326,
 		Title: "2025-03-26 protected MCP server: no protected resource metadata; RFC 8414 metadata at the MCP server's origin, naming endpoints under /oauth; dynamic registration"},
-		authPlay{PRM: authPRMNone, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthFallback, Since: spec.V20250326, Until: spec.V20250326,
+		play{PRM: prmNone, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthFallback, Since: spec.V20250326, Until: spec.V20250326,
 		Title: "2025-03-26 protected MCP server without any metadata: only the default /authorize, /token and /register answer (credentials in MCP_CONFORMANCE_CONTEXT)"},
-		authPlay{PRM: authPRMNone, Doc: authDocNone, PreRegistered: true}),
-	authScenario(Scenario{Name: scAuthOtherResource, Since: spec.V20250618,
+		play{PRM: prmNone, Doc: docNone, PreRegistered: true}),
+	scenario(client.Scenario{Name: scAuthOtherResource, Since: spec.V20250618,
 		Title: "protected MCP server whose protected resource metadata names another resource (/another-mcp-server) than the MCP endpoint"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, OtherResource: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthUpperResource, RidesOn: []string{rideAuth}, Since: spec.V20250618,
+		play{PRM: prmPathBased, InHeader: true, OtherResource: true, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthUpperResource, RidesOn: []string{client.RideAuth}, Since: spec.V20250618,
 		Title: "protected MCP server whose protected resource metadata names it with an upper-case scheme and host (HTTP://127.0.0.1:PORT/mcp): the same canonical URI"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, UpperResource: true, Doc: authDocRFC8414, DCR: true}),
-	authScenario(Scenario{Name: scAuthIssuerMismatch, Since: spec.V20260728,
+		play{PRM: prmPathBased, InHeader: true, UpperResource: true, Doc: docRFC8414, DCR: true}),
+	scenario(client.Scenario{Name: scAuthIssuerMismatch, Since: spec.V20260728,
 		Title: "protected MCP server whose authorization server metadata names another issuer than the one it was fetched for (and endpoints under /mismatch)"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, ForeignIssuer: true, DCR: true}),
-	authScenario(Scenario{Name: scAuthIssWrong, Since: spec.V20260728,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, ForeignIssuer: true, DCR: true}),
+	scenario(client.Scenario{Name: scAuthIssWrong, Since: spec.V20260728,
 		Title: "the authorization endpoint redirects with the iss of another issuer"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, DCR: true, Iss: authIssWrong}),
-	authScenario(Scenario{Name: scAuthIssMissing, Since: spec.V20260728,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, DCR: true, Iss: issWrong}),
+	scenario(client.Scenario{Name: scAuthIssMissing, Since: spec.V20260728,
 		Title: "the authorization server advertises iss in authorization responses, but its redirect carries none"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, DCR: true, Iss: authIssMissing}),
-	authScenario(Scenario{Name: scAuthIssNormalized, Since: spec.V20260728,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, DCR: true, Iss: issMissing}),
+	scenario(client.Scenario{Name: scAuthIssNormalized, Since: spec.V20260728,
 		Title: "the authorization endpoint redirects with an iss that equals the issuer only after normalization (a trailing slash)"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, Doc: authDocRFC8414, DCR: true, Iss: authIssSlash}),
-	authScenario(Scenario{Name: scAuthOffline, Since: spec.V20260728,
+		play{PRM: prmPathBased, InHeader: true, Doc: docRFC8414, DCR: true, Iss: issSlash}),
+	scenario(client.Scenario{Name: scAuthOffline, Since: spec.V20260728,
 		Title: "protected MCP server whose authorization server offers offline_access (refresh tokens); dynamic registration"},
-		authPlay{PRM: authPRMPathBased, InHeader: true, ScopesSupported: []string{authScopeBasic}, ASScopes: []string{authScopeBasic, "offline_access"}, Doc: authDocRFC8414, DCR: true}),
+		play{PRM: prmPathBased, InHeader: true, ScopesSupported: []string{scopeBasic}, ASScopes: []string{scopeBasic, "offline_access"}, Doc: docRFC8414, DCR: true}),
 )
 
-// authReq is one HTTP request of the client in an authorization case, with
+// request is one HTTP request of the client in an authorization case, with
 // the head of the stage's answer.
-type authReq struct {
+type request struct {
 	stage.Event
 	Path  string
 	Query url.Values
@@ -152,10 +150,10 @@ type authReq struct {
 }
 
 // is reports whether the request is a GET or POST (method) to path.
-func (r authReq) is(method, path string) bool { return r.HTTP.Method == method && r.Path == path }
+func (r request) is(method, path string) bool { return r.HTTP.Method == method && r.Path == path }
 
 // describe names the request for a report: "GET /path (answered 404)".
-func (r authReq) describe() string {
+func (r request) describe() string {
 	s := r.HTTP.Method + " " + r.Path
 	if r.Status != 0 {
 		s += fmt.Sprintf(" (answered %d)", r.Status)
@@ -163,20 +161,20 @@ func (r authReq) describe() string {
 	return s
 }
 
-// authCaseView is what the authorization checks read of one case.
-type authCaseView struct {
-	c    *Case
-	play authPlay
+// caseView is what the authorization checks read of one case.
+type caseView struct {
+	c    *client.Case
+	play play
 	// base is the case's URL root (http://127.0.0.1:PORT), key its
 	// registrar key.
 	base, key string
-	reqs      []authReq
-	regs      []authRegistration
+	reqs      []request
+	regs      []registration
 }
 
-// authView reads the authorization traffic of a case.
-func authView(c *Case) *authCaseView {
-	v := &authCaseView{c: c, play: authPlays[c.Scenario.Name]}
+// view reads the authorization traffic of a case.
+func view(c *client.Case) *caseView {
+	v := &caseView{c: c, play: plays[c.Scenario.Name]}
 	answers := map[string]*stage.Event{}
 	for i := range c.Events {
 		e := &c.Events[i]
@@ -187,7 +185,7 @@ func authView(c *Case) *authCaseView {
 			answers[e.Stream] = e
 		}
 		if v.key == "" {
-			v.key, v.base = e.HTTP.Header.Get(authKeyHeader), e.HTTP.Header.Get(authBaseHeader)
+			v.key, v.base = e.HTTP.Header.Get(keyHeader), e.HTTP.Header.Get(baseHeader)
 		}
 	}
 	for _, e := range c.HTTPRequests() {
@@ -195,7 +193,7 @@ func authView(c *Case) *authCaseView {
 		if err != nil {
 			continue
 		}
-		r := authReq{Event: e, Path: u.Path, Query: u.Query()}
+		r := request{Event: e, Path: u.Path, Query: u.Query()}
 		if ct := e.HTTP.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/x-www-form-urlencoded") && e.HTTP.Method == http.MethodPost {
 			r.Form, _ = url.ParseQuery(string(e.Raw))
 		}
@@ -203,20 +201,20 @@ func authView(c *Case) *authCaseView {
 			r.Status, r.Answer = a.HTTP.Status, a
 		}
 		v.reqs = append(v.reqs, r)
-		if r.is(http.MethodPost, "/register") && v.play.Doc == authDocNone {
-			v.regs = append(v.regs, authRegistration{Time: e.Time, Body: e.Raw})
+		if r.is(http.MethodPost, "/register") && v.play.Doc == docNone {
+			v.regs = append(v.regs, registration{Time: e.Time, Body: e.Raw})
 		}
 	}
 	if v.key != "" {
-		v.regs = append(v.regs, authRegistrarOne.of(v.key)...)
+		v.regs = append(v.regs, registrarOne.of(v.key)...)
 		sort.SliceStable(v.regs, func(i, j int) bool { return v.regs[i].Time.Before(v.regs[j].Time) })
 	}
 	return v
 }
 
 // where filters the requests.
-func (v *authCaseView) where(f func(authReq) bool) []authReq {
-	var out []authReq
+func (v *caseView) where(f func(request) bool) []request {
+	var out []request
 	for _, r := range v.reqs {
 		if f(r) {
 			out = append(out, r)
@@ -226,49 +224,49 @@ func (v *authCaseView) where(f func(authReq) bool) []authReq {
 }
 
 // first returns the first request f accepts.
-func (v *authCaseView) first(f func(authReq) bool) (authReq, bool) {
+func (v *caseView) first(f func(request) bool) (request, bool) {
 	for _, r := range v.reqs {
 		if f(r) {
 			return r, true
 		}
 	}
-	return authReq{}, false
+	return request{}, false
 }
 
 // Request kinds: to the MCP endpoint, for protected resource metadata, for
 // authorization server metadata (RFC 8414 or OpenID), to an authorization
 // or token endpoint.
-func authIsMCP(r authReq) bool { return r.Path == authMCPPath }
-func authIsPRM(r authReq) bool {
-	return r.HTTP.Method == http.MethodGet && (strings.HasPrefix(r.Path, authPRMRoot) || r.Path == authPRMCustom)
+func isMCP(r request) bool { return r.Path == mcpPath }
+func isPRM(r request) bool {
+	return r.HTTP.Method == http.MethodGet && (strings.HasPrefix(r.Path, prmRoot) || r.Path == prmCustom)
 }
-func authIsASMeta(r authReq) bool {
-	return r.HTTP.Method == http.MethodGet && (strings.Contains(r.Path, authASWellKnown) || strings.Contains(r.Path, authOIDC))
+func isASMeta(r request) bool {
+	return r.HTTP.Method == http.MethodGet && (strings.Contains(r.Path, asWellKnown) || strings.Contains(r.Path, authOIDC))
 }
-func authIsRFC8414(r authReq) bool {
-	return r.HTTP.Method == http.MethodGet && strings.Contains(r.Path, authASWellKnown)
+func isRFC8414(r request) bool {
+	return r.HTTP.Method == http.MethodGet && strings.Contains(r.Path, asWellKnown)
 }
-func authIsAuthorize(r authReq) bool { return strings.HasSuffix(r.Path, "/authorize") }
-func authIsToken(r authReq) bool {
+func isAuthorize(r request) bool { return strings.HasSuffix(r.Path, "/authorize") }
+func isToken(r request) bool {
 	return r.HTTP.Method == http.MethodPost && strings.HasSuffix(r.Path, "/token")
 }
 
-// authIsASSide: a request to the authorization server's side (metadata,
+// isASSide: a request to the authorization server's side (metadata,
 // endpoints), as opposed to the MCP server's (its endpoint and protected
 // resource metadata).
-func authIsASSide(r authReq) bool {
-	return authIsASMeta(r) || authIsAuthorize(r) || strings.HasSuffix(r.Path, "/token") || strings.HasSuffix(r.Path, "/register")
+func isASSide(r request) bool {
+	return isASMeta(r) || isAuthorize(r) || strings.HasSuffix(r.Path, "/token") || strings.HasSuffix(r.Path, "/register")
 }
 
-// authIsDefaultEndpoint: a request to a 2025-03-26 default endpoint.
-func authIsDefaultEndpoint(r authReq) bool {
+// isDefaultEndpoint: a request to a 2025-03-26 default endpoint.
+func isDefaultEndpoint(r request) bool {
 	return r.Path == "/authorize" || r.Path == "/token" || r.Path == "/register"
 }
 
 // acted reports whether the client did anything about authorization: a
 // request to the metadata or the authorization server, or a registration.
-func (v *authCaseView) acted() bool {
-	_, ok := v.first(func(r authReq) bool { return authIsPRM(r) || authIsASSide(r) })
+func (v *caseView) acted() bool {
+	_, ok := v.first(func(r request) bool { return isPRM(r) || isASSide(r) })
 	return ok || len(v.regs) > 0
 }
 
@@ -282,10 +280,10 @@ func (v *authCaseView) acted() bool {
 // "needs authentication" and exits 0). A client the harness ended may have
 // been waiting (for a user, a browser), and our time limit is no verdict on
 // it.
-func (v *authCaseView) notTrying() string {
+func (v *caseView) notTrying() string {
 	c := v.c
 	switch {
-	case caStillWaiting(c):
+	case client.StillWaiting(c):
 		return "the harness ended the launch before the client registered or went on (it may have been waiting for a user), so whether it would have is not shown"
 	case c.ExitCode == 0:
 		return "the client did not try to authorize in this launch: it fetched the metadata, sent no registration, authorization or token request and ended by itself with status 0 (a run that only lists or probes the server)"
@@ -296,23 +294,23 @@ func (v *authCaseView) notTrying() string {
 }
 
 // challenged returns the stage's first 401 to the MCP endpoint.
-func (v *authCaseView) challenged() (authReq, bool) {
-	return v.first(func(r authReq) bool { return authIsMCP(r) && r.Status == http.StatusUnauthorized })
+func (v *caseView) challenged() (request, bool) {
+	return v.first(func(r request) bool { return isMCP(r) && r.Status == http.StatusUnauthorized })
 }
 
 // challengeURL is the resource_metadata URL of the first 401 challenge
 // ("" when it named none).
-func (v *authCaseView) challengeURL() string {
+func (v *caseView) challengeURL() string {
 	r, ok := v.challenged()
 	if !ok {
 		return ""
 	}
-	return authBearerParam(r.Answer.HTTP.Header.Get("WWW-Authenticate"), "resource_metadata")
+	return bearerParam(r.Answer.HTTP.Header.Get("WWW-Authenticate"), "resource_metadata")
 }
 
-// authBearerParam returns one parameter of a Bearer challenge the stage wrote
+// bearerParam returns one parameter of a Bearer challenge the stage wrote
 // (name="value", comma separated).
-func authBearerParam(h, name string) string {
+func bearerParam(h, name string) string {
 	for _, part := range strings.Split(h, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "Bearer ")), "=")
 		if ok && k == name {
@@ -324,7 +322,7 @@ func authBearerParam(h, name string) string {
 
 // pathOf is the path of an absolute URL on the case ("" when it is not
 // one).
-func (v *authCaseView) pathOf(raw string) string {
+func (v *caseView) pathOf(raw string) string {
 	if v.base == "" || !strings.HasPrefix(raw, v.base) {
 		return ""
 	}
@@ -336,14 +334,14 @@ func (v *authCaseView) pathOf(raw string) string {
 }
 
 // mcpURL is the case's MCP endpoint, as the client was given it.
-func (v *authCaseView) mcpURL() string { return v.base + authMCPPath }
+func (v *caseView) mcpURL() string { return v.base + mcpPath }
 
 // issued maps the access tokens the stage issued to the token requests
 // that got them.
-func (v *authCaseView) issued() map[string]authReq {
-	out := map[string]authReq{}
+func (v *caseView) issued() map[string]request {
+	out := map[string]request{}
 	for _, r := range v.reqs {
-		if !authIsToken(r) || r.Status != http.StatusOK || r.Answer == nil {
+		if !isToken(r) || r.Status != http.StatusOK || r.Answer == nil {
 			continue
 		}
 		var a struct {
@@ -356,9 +354,9 @@ func (v *authCaseView) issued() map[string]authReq {
 	return out
 }
 
-// authBearerToken returns the token of a request's Authorization: Bearer
+// bearerToken returns the token of a request's Authorization: Bearer
 // header ("" when it has none of that scheme).
-func authBearerToken(h http.Header) string {
+func bearerToken(h http.Header) string {
 	f := strings.Fields(h.Get("Authorization"))
 	if len(f) == 2 && strings.EqualFold(f[0], "Bearer") {
 		return f[1]
@@ -366,9 +364,9 @@ func authBearerToken(h http.Header) string {
 	return ""
 }
 
-// authRedirectCode returns the code the stage's redirect answer to an
+// redirectCode returns the code the stage's redirect answer to an
 // authorization request carried ("" when none).
-func authRedirectCode(r authReq) string {
+func redirectCode(r request) string {
 	if r.Answer == nil || r.Status != http.StatusFound {
 		return ""
 	}
@@ -379,15 +377,15 @@ func authRedirectCode(r authReq) string {
 	return u.Query().Get("code")
 }
 
-// authRegFields decodes a registration request ("" keys when not an object).
-func authRegFields(g authRegistration) map[string]any {
+// regFields decodes a registration request ("" keys when not an object).
+func regFields(g registration) map[string]any {
 	var m map[string]any
 	_ = json.Unmarshal(g.Body, &m)
 	return m
 }
 
-// authRegStrings returns a string-array member of a registration request.
-func authRegStrings(m map[string]any, key string) []string {
+// regStrings returns a string-array member of a registration request.
+func regStrings(m map[string]any, key string) []string {
 	var out []string
 	list, _ := m[key].([]any)
 	for _, x := range list {
@@ -398,12 +396,12 @@ func authRegStrings(m map[string]any, key string) []string {
 	return out
 }
 
-// authForbidden returns the stage's 403 answers to the MCP endpoint.
-func authForbidden(c *Case) []stage.Event {
+// forbidden returns the stage's 403 answers to the MCP endpoint.
+func forbidden(c *client.Case) []stage.Event {
 	var out []stage.Event
 	for _, e := range c.Events {
 		if e.From == stage.FromStage && e.HTTP != nil && e.HTTP.Status == http.StatusForbidden {
-			if u, err := url.Parse(e.HTTP.URL); err == nil && u.Path == authMCPPath {
+			if u, err := url.Parse(e.HTTP.URL); err == nil && u.Path == mcpPath {
 				out = append(out, e)
 			}
 		}
@@ -411,5 +409,5 @@ func authForbidden(c *Case) []stage.Event {
 	return out
 }
 
-// authNeedsOAuth is the NeedAction text of the checks.
-const authNeedsOAuth = "answer the 401 with MCP's OAuth flow (a client without authorization support is not judged by this check)"
+// needsOAuth is the NeedAction text of the checks.
+const needsOAuth = "answer the 401 with MCP's OAuth flow (a client without authorization support is not judged by this check)"
