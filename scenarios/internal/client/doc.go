@@ -58,5 +58,14 @@
 //
 // registry.go (Def, Scenario, Proof, registration), runner.go (Config,
 // Run), case.go (the view of one recording checks use), env.go (T), and one
-// file per protocol area holding its scenarios and checks.
+// file per protocol area holding its scenarios and checks. The grown areas
+// are sub-packages of this one: tasks, transport and authorization, and
+// stateless for the scenarios of the stateless era (the checks judging
+// them stay in their areas' files). They import this package and register
+// into its registry, which lists every check in the order of the files
+// (DIR/FILE read as DIR_FILE) and lines that registered it; what two or
+// more areas use stays here (stateless.go, clienttasks.go, given.go,
+// case.go). scenarios/client is the suite's public path: it imports every
+// sub-package, so a user of the suite gets every check, and so does this
+// package's external test file areas_test.go for the tests here.
 package client
