@@ -21,9 +21,6 @@ import (
 // Def declares one server check (server.Def).
 type Def = server.Def
 
-// T is what a check body gets (server.T).
-type T = server.T
-
 // Config says what a run checks and how (server.Config).
 type Config = server.Config
 

@@ -67,7 +67,10 @@
 // 1. Create AREA.go or AREA_topic.go (files named after the catalog area
 // of the checks they declare, '-' written '_': tools.go, resources.go,
 // transport/http_sse.go, ...; the check IDs read AREA/name, see
-// scenarios/suite). Register the checks from a
+// scenarios/suite). A file of an area package (authorization/,
+// tasks/, transport/) calls server.Register, server.Def and so on, and
+// keeps the helpers only its checks use. A new area package is imported
+// by the facade (scenarios) and areas_test.go. Register the checks from a
 // package-level var, each declared once:
 //
 //	var _ = Register(
@@ -107,7 +110,7 @@
 //   - transports: Def.Transports ([]string{"stdio"}) or t.Stdio();
 //   - fixtures: t.RequireTool("test_tool_with_logging") or
 //     t.RequireFixture(ok, why) (untestable), and label the check with
-//     Fixture(name) (add the name to fixtureNames in scenarios/suite/labels.go, or register it with featureFixture);
+//     Fixture(name) (add the name to fixtureNames in scenarios/suite/labels.go, or register it with FeatureFixture);
 //   - version support: checks are n/a when the server does not speak the
 //     version, unless Def.Unsupported (negotiation checks).
 //   - tool calls: a check that calls the target's tools black-box picks
