@@ -57,7 +57,7 @@ var Exclusions = server.Exclusions
 // Run runs the suite against a target (server.Run).
 func Run(ctx context.Context, cfg Config) (Result, error) { return server.Run(ctx, cfg) }
 
-// Checks returns the registered checks in registration order (server.Checks).
+// Checks returns the registered checks in listing order (server.Checks).
 func Checks() []Def { return server.Checks() }
 
 // Lookup returns the registered check with the ID id (server.Lookup).

@@ -29,13 +29,13 @@ type Def = suite.Def[*T]
 type Proof = suite.Proof
 
 // registry holds the authorization-server checks.
-var registry = suite.NewRegistry[*T](suite.Rules{Name: "asuite", Prefix: "authserver/", NoArea: true})
+var registry = suite.NewRegistry[*T](suite.Rules{Name: "asuite", Prefix: "authserver/", NoArea: true, Root: "asuite"})
 
 // Register adds checks to the registry; a duplicate or incomplete
 // declaration panics.
 func Register(defs ...Def) bool { return registry.Register(defs...) }
 
-// Checks returns the registered checks in registration order and freezes
+// Checks returns the registered checks in listing order and freezes
 // the registry.
 func Checks() []Def { return registry.Checks() }
 

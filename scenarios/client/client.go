@@ -50,7 +50,7 @@ var Exclusions = client.Exclusions
 // Run runs the client suite as cfg says.
 func Run(ctx context.Context, cfg Config) (Result, error) { return client.Run(ctx, cfg) }
 
-// Checks returns the registered checks in registration order.
+// Checks returns the registered checks in listing order.
 func Checks() []Def { return client.Checks() }
 
 // Lookup returns the registered check with the ID id (or the check an old

@@ -42,20 +42,27 @@ type Rules struct {
 	// scenario nobody registered panics then (scenarios register from
 	// package-level vars too, in any file order).
 	KnownScenario func(name string) bool
+	// Root is the directory name of the role's content package, which
+	// the places of its registrations are named relative to (see Caller).
+	Root string
 }
 
-// Registry holds one role's checks, in registration order. Area files
-// register from package-level vars:
+// Registry holds one role's checks. Area files register from
+// package-level vars, in the content package or its area sub-packages:
 //
 //	var _ = Register(Def{ID: "ping/empty-result", ...})
 //
-// A duplicate ID, a missing field, an unknown area, version, transport or
-// label, or registration after the registry was frozen (the first
-// listing) panics, so a broken registry never builds a suite.
+// The checks are listed in the order of the places that registered them
+// (Place: file, then line; see Caller), whatever order Go initialized the
+// packages and vars in. A duplicate ID, a missing field, an unknown area,
+// version, transport or label, or registration after the registry was
+// frozen (the first listing) panics, so a broken registry never builds a
+// suite.
 type Registry[T any] struct {
 	rules  Rules
 	mu     sync.Mutex
 	defs   []Def[T]
+	places []Place // of defs, until the registry is frozen
 	ids    map[string]int
 	frozen bool
 }
@@ -68,6 +75,7 @@ func NewRegistry[T any](rules Rules) *Registry[T] {
 // Register adds checks to the registry; it panics on a broken
 // declaration (see Registry) and returns true, for package-level vars.
 func (r *Registry[T]) Register(defs ...Def[T]) bool {
+	at := Caller(r.rules.Root)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.frozen {
@@ -98,6 +106,7 @@ func (r *Registry[T]) Register(defs ...Def[T]) bool {
 		}
 		d.Labels = labels
 		r.defs = append(r.defs, d)
+		r.places = append(r.places, at)
 	}
 	return true
 }
@@ -161,13 +170,24 @@ func (r *Registry[T]) Validate(d Def[T]) error {
 	return nil
 }
 
-// Checks returns the registered checks in registration order and freezes
-// the registry (Rules.OnFreeze is run then, once).
+// Checks returns the registered checks in the order of the places that
+// registered them and freezes the registry.
 func (r *Registry[T]) Checks() []Def[T] {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.frozen {
 		r.frozen = true
+		order := make([]int, len(r.defs))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return r.places[order[a]].Before(r.places[order[b]]) })
+		defs := make([]Def[T], len(r.defs))
+		for i, j := range order {
+			defs[i] = r.defs[j]
+			r.ids[defs[i].ID] = i
+		}
+		r.defs, r.places = defs, nil
 		for _, d := range r.defs {
 			for _, s := range d.Scenarios {
 				if r.rules.KnownScenario == nil || !r.rules.KnownScenario(s) {

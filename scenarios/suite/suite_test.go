@@ -235,3 +235,23 @@ func TestSpecLabels(t *testing.T) {
 		t.Errorf("SpecName = %q", n)
 	}
 }
+
+// TestPlaceNamesAreaFilesAsBeforeTheSplit: an area package's file reads
+// DIR_FILE and an area's own DIR/DIR.go reads DIR.go, the names the files
+// had in the content package, so the split kept the listing order.
+func TestPlaceNamesAreaFilesAsBeforeTheSplit(t *testing.T) {
+	for file, want := range map[string]string{
+		"/m/scenarios/internal/server/lifecycle.go":           "lifecycle.go",
+		"/m/scenarios/internal/server/transport/http.go":      "transport_http.go",
+		"/m/scenarios/internal/server/tasks/tasks.go":         "tasks.go",
+		"/m/scenarios/internal/client/authorization/stage.go": "authorization_stage.go",
+	} {
+		root := "server"
+		if strings.Contains(file, "client") {
+			root = "client"
+		}
+		if got := placeOfFile(file, 7, root); got.File != want || got.Line != 7 {
+			t.Errorf("placeOfFile(%q) = %+v, want %s:7", file, got, want)
+		}
+	}
+}

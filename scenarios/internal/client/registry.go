@@ -2,9 +2,6 @@ package client
 
 import (
 	"fmt"
-	"path"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -164,73 +161,16 @@ var (
 	regMu       sync.Mutex
 	regScens    = map[string]*Scenario{}
 	regScenList []keyedScenario
-	regPending  []keyedDefs // checks registered, not yet in registry
-	regFlushed  bool
 )
 
-// registry holds the client checks, once the first listing has put them
-// there in file order (see Register).
+// registry holds the client checks.
 var registry = suite.NewRegistry[*T](clientRules)
 
-// keyedDefs and keyedScenario are registrations with the file they were
-// made from (fileKey).
-type keyedDefs struct {
-	at   place
-	defs []Def
-}
-
+// keyedScenario is a registered scenario with the place it was registered
+// from (suite.Caller).
 type keyedScenario struct {
-	at place
+	at suite.Place
 	s  *Scenario
-}
-
-// place is where a registration was made: the file (see placeOf) and the
-// line of the call.
-type place struct {
-	file string
-	line int
-}
-
-func (p place) before(q place) bool {
-	if p.file != q.file {
-		return p.file < q.file
-	}
-	return p.line < q.line
-}
-
-// placeOf is where the caller skip frames up is: its line, and its file
-// named as the order of registration reads it: a file of this package by
-// its name, a file of an area sub-package as DIR_FILE (transport/http.go
-// is transport_http.go) and an area's own file DIR/DIR.go as DIR.go,
-// which are the names the files had before the areas were split out.
-func placeOf(skip int) place {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
-		panic("client: registration from an unknown place")
-	}
-	file = filepath.ToSlash(file)
-	base := path.Base(file)
-	dir := path.Base(path.Dir(file))
-	if dir == "client" || strings.TrimSuffix(base, ".go") == dir {
-		return place{base, line}
-	}
-	return place{dir + "_" + base, line}
-}
-
-// flush moves the pending checks into the registry, in the order of the
-// places they were registered from (see Register).
-func flush() {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if regFlushed {
-		return
-	}
-	regFlushed = true
-	sort.SliceStable(regPending, func(i, j int) bool { return regPending[i].at.before(regPending[j].at) })
-	for _, p := range regPending {
-		registry.Register(p.defs...)
-	}
-	regPending = nil
 }
 
 // clientRules are what the client registry accepts: IDs client/AREA/name
@@ -245,41 +185,21 @@ var clientRules = suite.Rules{
 	ProofTransports:      []wire.Transport{Stdio, Streamable},
 	ProofVersionOptional: true,
 	KnownScenario:        func(name string) bool { return scenarioNamed(name) != nil },
+	Root:                 "client",
 }
 
 // Register adds checks; area files call it from package-level vars, in
-// this package and in its area sub-packages. A missing field or an unknown
-// area panics at once; a duplicate ID or an unknown scenario name panics
-// at the first listing; a registration after it panics.
-//
-// Checks are listed in the order of the places that registered them: by
-// file name (an area sub-package's file read as DIR_FILE, see placeOf),
-// then by line. That is the order listings, reports, matrices and specs
-// show. It is explicit: Go initializes an area package after this one
-// (which would put every area's checks last), and within a package it
-// initializes a var after those it depends on (which put some checks of
-// base, caching, discovery, extensions and mrtr after later files while
-// the suite was one package).
-func Register(defs ...Def) bool {
-	for _, d := range defs {
-		if err := registry.Validate(d); err != nil {
-			panic(err)
-		}
-	}
-	at := placeOf(1)
-	regMu.Lock()
-	defer regMu.Unlock()
-	if regFlushed {
-		panic("client: Register after the registry was frozen; register checks from package-level vars")
-	}
-	regPending = append(regPending, keyedDefs{at: at, defs: defs})
-	return true
-}
+// this package and in its area sub-packages. A broken declaration, a
+// duplicate ID or a registration after the first listing panics, and so
+// does, at the first listing, a check naming a scenario nobody
+// registered. Checks are listed in the order of the places that
+// registered them (suite.Registry).
+func Register(defs ...Def) bool { return registry.Register(defs...) }
 
 // RegisterScenarios adds scenarios (from package-level vars, before the
 // checks that name them are used).
 func RegisterScenarios(ss ...Scenario) bool {
-	at := placeOf(1)
+	at := suite.Caller(clientRules.Root)
 	regMu.Lock()
 	defer regMu.Unlock()
 	for _, s := range ss {
@@ -296,18 +216,12 @@ func RegisterScenarios(ss ...Scenario) bool {
 	return true
 }
 
-// Checks returns the registered checks in registration order and freezes
-// the registry. It panics when a check names a scenario nobody registered.
-func Checks() []Def {
-	flush()
-	return registry.Checks()
-}
+// Checks returns the registered checks in listing order and freezes the
+// registry. It panics when a check names a scenario nobody registered.
+func Checks() []Def { return registry.Checks() }
 
 // Lookup returns the registered check with the ID id.
-func Lookup(id string) (Def, bool) {
-	flush()
-	return registry.Lookup(id)
-}
+func Lookup(id string) (Def, bool) { return registry.Lookup(id) }
 
 // Scenarios returns the registered scenarios in the order of the places
 // that registered them, as Checks.
@@ -315,7 +229,7 @@ func Scenarios() []Scenario {
 	regMu.Lock()
 	defer regMu.Unlock()
 	list := append([]keyedScenario(nil), regScenList...)
-	sort.SliceStable(list, func(i, j int) bool { return list[i].at.before(list[j].at) })
+	sort.SliceStable(list, func(i, j int) bool { return list[i].at.Before(list[j].at) })
 	out := make([]Scenario, len(list))
 	for i, s := range list {
 		out[i] = *s.s
@@ -331,10 +245,7 @@ func scenarioNamed(name string) *Scenario {
 
 // CheckedRequirements maps every requirement a client check cites to the
 // checks citing it: the "checked" side of client coverage.
-func CheckedRequirements() map[string][]string {
-	flush()
-	return registry.CheckedRequirements()
-}
+func CheckedRequirements() map[string][]string { return registry.CheckedRequirements() }
 
 // Exclusions maps client-side MUST/SHOULD requirements client coverage
 // counts (catalog.CoverageCounts) that have no client check to the written

@@ -11,7 +11,6 @@
 //	doc.go         this documentation
 //	labels.go      the label helpers (Area, Level, Version, Transport, Role, Fixture, Mode) of the shared framework's frozen label registry (scenarios/suite)
 //	registry.go    Def (suite.Def[*T]), Register, Checks, Lookup, CheckedRequirements: the server checks' registry (a suite.Registry)
-//	order.go       the listing order of the checks, which stays when checks move to area packages
 //	exclusions.go  Exclusions: requirement ID -> why it has no check
 //	runner.go      Config, Run, Result: plans the specs and runs them against a target
 //	               with the shared scheduler (scenarios/suite: Spec, RunSpecs)
@@ -33,7 +32,8 @@
 // once per version, not once per check), records whether the server speaks
 // the version and what it declared, then runs every registered check as a
 // spec labelled with its area, level, version, role, transport, mode
-// and fixtures: first the active checks in registration order, then the
+// and fixtures: first the active checks in listing order (by the file and
+// line that registered them, see suite.Caller), then the
 // passive ones, which judge everything the target sent during the version
 // (every frame on every connection of the version is kept, bounded, for
 // them; every message is also schema-validated by the harness sessions).
@@ -57,7 +57,7 @@
 // requests caused), which start first and overlap everything; checks that
 // share state only among themselves form a Def.Group and never overlap. Each check gets its
 // own transcript recorder, attached to the connections it opens or
-// borrows, and the report lists checks in registration order: outcomes
+// borrows, and the report lists checks in listing order: outcomes
 // and reports do not depend on Parallel (TestParallelOutcomesAgainstReference,
 // TestParallelFaultRows). Parallel 1 is the same scheduler with one
 // slot: every check after the other.

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"sort"
-
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 )
@@ -30,6 +28,7 @@ var serverRules = suite.Rules{
 	Modes:           true,
 	ProofTransports: []wire.Transport{wire.TransportStdio, wire.TransportStreamable, wire.TransportSSE},
 	ProofProxies:    true,
+	Root:            "server",
 }
 
 // Register adds checks to the registry. Area files call it from a
@@ -43,13 +42,10 @@ var serverRules = suite.Rules{
 // panics, so a broken registry never builds a suite.
 func Register(defs ...Def) bool { return registry.Register(defs...) }
 
-// Checks returns the registered checks in listing order (see listed) and
-// freezes the registry.
-func Checks() []Def {
-	defs := registry.Checks()
-	sort.SliceStable(defs, func(i, j int) bool { return listedRank(defs[i].ID) < listedRank(defs[j].ID) })
-	return defs
-}
+// Checks returns the registered checks in the order of the places that
+// registered them (file, then line; an area package's file read as
+// DIR_FILE: see suite.Caller) and freezes the registry.
+func Checks() []Def { return registry.Checks() }
 
 // Lookup returns the registered check with the ID id.
 func Lookup(id string) (Def, bool) { return registry.Lookup(id) }

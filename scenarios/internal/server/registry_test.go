@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/mcpcheck/mcpcheck/harness/wire"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,30 +167,5 @@ func TestOnlySelectsRenamedCheckByOldID(t *testing.T) {
 	}
 	if len(ids) != 1 || ids[0] != "transport-stdio/no-server-requests" {
 		t.Errorf("Only [stdio/no-server-requests] ran %v, want [transport-stdio/no-server-requests]", ids)
-	}
-}
-
-// TestListedNamesRegisteredChecks: every entry of the listing order
-// (listed) is a registered check, once, and Checks lists the listed
-// checks in that order.
-func TestListedNamesRegisteredChecks(t *testing.T) {
-	seen := map[string]bool{}
-	for _, id := range listed {
-		if seen[id] {
-			t.Errorf("listed names %q twice", id)
-		}
-		seen[id] = true
-		if d, ok := Lookup(id); !ok || d.ID != id {
-			t.Errorf("listed names %q, which is no registered check: remove the entry", id)
-		}
-	}
-	var got []string
-	for _, d := range Checks() {
-		if seen[d.ID] {
-			got = append(got, d.ID)
-		}
-	}
-	if !slices.Equal(got, listed) {
-		t.Errorf("Checks lists the listed checks as %v, want the order of listed %v", got, listed)
 	}
 }
