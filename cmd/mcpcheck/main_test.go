@@ -30,6 +30,8 @@ func TestUsageErrorsExitTwoAndSayWhatIsWrong(t *testing.T) {
 		{"client", "--command", "x", "--stdio", "y"},
 		{"client", "--command", "x", "--parallel", "0"},
 		{"server", "--stdio", "x", "--parallel", "0"},
+		{"server", "--url", "http://127.0.0.1:1/mcp", "--one-instance"},
+		{"server", "--stdio", "x", "--one-instance", "--parallel", "4"},
 		{"--parallel", "-1"},
 		{"client", "--stdio", "x", "--header", "X-A: 1"},
 		{"client", "--command", "x", "--header", "no-colon"},

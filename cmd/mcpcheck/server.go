@@ -62,6 +62,11 @@ Flags:
                            per core, 8 to 16); 1 runs them one after another, as before.
                            Checks that change what every session shares run alone; outcomes
                            do not depend on N
+  --one-instance           for a server of which one instance can run at a time (a fixed port,
+                           a lock file): keep at most one of its processes alive, run one
+                           check at a time and stop the idle sessions before another starts;
+                           the few checks that need two sessions at once are untestable
+                           (--stdio only)
   --deadline D             end the whole run after D (default 30m); like SIGINT/SIGTERM it
                            writes every report with what was judged and exits 5
   --baseline FILE          expected failures (JSON); stale entries fail the run
@@ -110,6 +115,8 @@ type serverOptions struct {
 	shard scenarios.Shard
 	// parallel is --parallel (0: the default for the target).
 	parallel int
+	// oneInstance is --one-instance.
+	oneInstance bool
 	// quiet is --quiet, the silence window.
 	quiet time.Duration
 	// tools is --call-tools and --tool-args.
@@ -158,6 +165,7 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	strict := fs.Bool("strict", false, "")
 	shard := fs.String("shard", "", "")
 	parallel := fs.Int("parallel", 0, "")
+	oneInstance := fs.Bool("one-instance", false, "")
 	callTools := fs.String("call-tools", string(scenarios.CallReadOnly), "")
 	toolArgs := fs.String("tool-args", "", "")
 	sbf := addSandboxFlags(fs)
@@ -187,6 +195,13 @@ func parseServerFlags(args []string) (serverOptions, error) {
 	}
 	if flagSet(fs, "parallel") && *parallel < 1 {
 		return o, usagef("server: --parallel must be at least 1 (1 runs the checks one after another)")
+	}
+	o.oneInstance = *oneInstance
+	switch {
+	case *oneInstance && *url != "":
+		return o, usagef("server: --one-instance applies to --stdio only: a server at a URL is one server already")
+	case *oneInstance && *parallel > 1:
+		return o, usagef("server: --one-instance runs one check at a time; leave --parallel out")
 	}
 	var err error
 	if o.shard.K, o.shard.N, err = parseShard("server", *shard); err != nil {
@@ -385,6 +400,7 @@ func runServerSuite(e *env, o serverOptions) error {
 		Tool:        reports.Tool{Name: programName, Version: programVersion},
 		Shard:       o.shard,
 		Parallel:    o.parallel,
+		OneInstance: o.oneInstance,
 		ToolPolicy:  o.tools,
 	})
 	prog.finish()

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -218,6 +219,18 @@ func (r *route) Noted(text string, at time.Time) {
 type conn struct {
 	*harness.Shared
 	route *route
+	// solo releases the run's soloGate (Config.OneInstance), else nil.
+	solo func()
+}
+
+// Close ends the session (its process stops) and, under
+// Config.OneInstance, lets the next process start.
+func (c *conn) Close() error {
+	err := c.Shared.Close()
+	if c.solo != nil {
+		c.solo()
+	}
+	return err
 }
 
 type recorderKey struct{}
@@ -252,14 +265,37 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 		rt.hold(rec)
 	}
 	taps := []wire.Tap{rt, &tap{vr: vr, conn: n, methods: rules.NewMethods(0), ledger: ledger}}
+	var solo func()
+	if vr.r.solo != nil {
+		var err error
+		if solo, err = vr.r.solo.acquire(vr.r.closeIdle); err != nil {
+			return nil, err
+		}
+	}
 	release, err := vr.r.starts.acquire(ctx)
 	if err != nil {
+		if solo != nil {
+			solo()
+		}
 		return nil, err
 	}
 	s, err := harness.Open(ctx, vr.r.target, vr.v, harness.OpenOptions{Session: vr.sessionConfig(), Taps: taps, Fresh: fresh})
 	release()
 	if err != nil {
+		if solo != nil {
+			solo()
+		}
 		return nil, err
+	}
+	if solo != nil {
+		if p := s.Conn.Process; p != nil {
+			// A session closed some other way than conn.Close still
+			// frees the gate once its process is gone.
+			go func() {
+				<-p.Exited()
+				solo()
+			}()
+		}
 	}
 	if p := s.Conn.Process; p != nil && !fresh && s.Heard() {
 		if cpu, ok := p.CPUTime(); ok {
@@ -279,7 +315,7 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 	vr.mu.Lock()
 	vr.sessions = append(vr.sessions, (&Conn{s}).S())
 	vr.mu.Unlock()
-	return &conn{Shared: s, route: rt}, nil
+	return &conn{Shared: s, route: rt, solo: solo}, nil
 }
 
 // sessionBudget is what the sessions of one version run keep together of
@@ -475,8 +511,13 @@ func (vr *versionRun) shutdown() error {
 	return pool.Shutdown()
 }
 
-// abort stops a check's body with a harness error (see T.Must).
+// abort stops a check's body with a harness error (see T.Must), or with
+// untestable when the check could not get the sessions it needs under
+// Config.OneInstance.
 type abort struct{ err error }
+
+// untestable reports whether the abort makes the check untestable.
+func (a abort) untestable() bool { return errors.Is(a.err, errSecondInstance) }
 
 // T is what a check body gets: the harness.Check to record the outcome on
 // (its methods are promoted: Pass, Fail, Violation, NotApplicable,

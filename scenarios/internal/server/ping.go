@@ -50,8 +50,12 @@ var _ = Register(
 			// leaves the rule untested. A server without sessions must
 			// still answer it.
 			sessions := false
-			if h := t.Session().Conn.HTTP(); h != nil && t.Transport() == "streamable" {
-				sessions = h.SessionID() != ""
+			if t.Transport() == "streamable" {
+				// Over stdio there is nothing to ask, and no pooled
+				// session is held beside the fresh one (--one-instance).
+				if h := t.Session().Conn.HTTP(); h != nil {
+					sessions = h.SessionID() != ""
+				}
 			}
 			c := t.Fresh()
 			s := c.Stateful

@@ -70,6 +70,13 @@ type Config struct {
 	// version's isolated ones first, then the others in registration
 	// order, the exclusive ones last, and its passive ones after them.
 	Parallel int
+	// OneInstance keeps at most one of a stdio target's processes alive,
+	// for servers whose instances cannot run side by side (a fixed port,
+	// a lock file): one check at a time (Parallel 1), the idle sessions
+	// of every version closed before another process starts, and no
+	// liveness probe on a connection of its own. A check that needs two
+	// sessions at once is untestable. It is for command targets only.
+	OneInstance bool
 	// ToolPolicy says which of the target's tools the checks may call and
 	// with which arguments (the zero value: those annotated readOnlyHint:
 	// true, with arguments generated from their inputSchema). A
@@ -177,6 +184,9 @@ type runner struct {
 	uses toolUses
 	// hooks holds what each RunHook's Start returned for this run.
 	hooks map[*RunHook]any
+	// solo keeps one target process alive at a time (Config.OneInstance),
+	// else nil.
+	solo *soloGate
 }
 
 // A RunHook is something an area package keeps for the whole of a run
@@ -231,6 +241,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.Parallel < 0 {
 		return Result{}, fmt.Errorf("parallel %d: give at least 1 check at a time (0 for the default)", cfg.Parallel)
 	}
+	if cfg.OneInstance {
+		switch {
+		case !cfg.Target.IsStdio() || cfg.Target.Pipe != nil:
+			return Result{}, errors.New("one instance: only a command target starts instances of its own; a server at a URL is one server already, so leave it out")
+		case cfg.Parallel > 1:
+			return Result{}, fmt.Errorf("one instance runs one check at a time, and parallel %d asks for more: leave parallel out", cfg.Parallel)
+		}
+		cfg.Parallel = 1
+	}
 	if cfg.Parallel == 0 {
 		cfg.Parallel = DefaultParallel(cfg.Target)
 	}
@@ -249,7 +268,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	r.cfg.Session.StartupTimeout = cfg.Session.StartupTimeout
 	health := expect.NewHealth()
 	health.StartupAllowance = cfg.Session.StartupTimeout
-	health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
+	if !cfg.OneInstance {
+		// The probe opens a connection of its own, a second instance.
+		health.Probe = livenessProbe(cfg, func() spec.Version { return r.probing.Load().(spec.Version) })
+	} else {
+		r.solo = &soloGate{}
+	}
 	ctx = expect.WithHealth(ctx, health)
 	match, err := suite.ParseLabelFilter(cfg.LabelFilter)
 	if err != nil {
@@ -542,6 +566,10 @@ func (r *runner) execute(ctx context.Context, it specItem, first *reports.Check)
 		defer func() {
 			if p := recover(); p != nil {
 				if a, ok := p.(abort); ok {
+					if a.untestable() {
+						c.Untestable(a.err.Error())
+						return
+					}
 					c.Error(a.err)
 					return
 				}
