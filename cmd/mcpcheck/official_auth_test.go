@@ -44,7 +44,7 @@ var officialAuthScenarios = []string{
 //
 // Slow tier (make test-slow): fifteen runs of the Node suite. In make
 // test the reference client's authorization code is judged by the
-// client suite's proofs (scenarios/client TestProofs/client/authorization
+// client suite's proofs (scenarios/internal/client TestProofs/client/authorization
 // against the reference client with and without its auth faults).
 func TestOfficialAuthScenariosWithTheReferenceClient(t *testing.T) {
 	slowTier(t)

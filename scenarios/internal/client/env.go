@@ -8,7 +8,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
-	"github.com/mcpcheck/mcpcheck/spec"
 )
 
 // T is what a check's Judge gets: the harness.Check to record the outcome
@@ -30,9 +29,6 @@ func (t *T) Cases() []*Case { return t.cases }
 
 // Transport is the run's transport: Stdio or Streamable.
 func (t *T) Transport() wire.Transport { return t.transport }
-
-// Stdio reports whether the client speaks stdio.
-func (t *T) Stdio() bool { return t.transport == Stdio }
 
 // Breach records a breach found by a message rule of harness/rules as a
 // violation of its requirement (of every cited requirement when none of
@@ -166,9 +162,7 @@ func Excerpt(m Msg) string {
 	return s
 }
 
-// at names where a message was, for reports: scenario and position.
+// Where names where a message was, for reports: scenario and position.
 func Where(c *Case, m Msg) string {
 	return fmt.Sprintf("%s, message %d", c.Scenario.Name, m.Seq)
 }
-
-var _ = spec.Latest
