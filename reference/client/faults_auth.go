@@ -1,6 +1,6 @@
 package client
 
-import "github.com/mcpcheck/mcpcheck/reference/client/auth"
+import "github.com/mcpcheck/mcpcheck/reference/client/internal/auth"
 
 // Fault switches of authorization. They change what the OAuth flow does,
 // so all of them are named hooks of package auth (auth.Config.Faults,

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/reference/client"
-	"github.com/mcpcheck/mcpcheck/reference/client/auth"
+	"github.com/mcpcheck/mcpcheck/reference/client/internal/auth"
 	"github.com/mcpcheck/mcpcheck/reference/client/transport"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
