@@ -30,9 +30,11 @@ import (
 // (the SSE data {} the TS SDK's event store replays); pingRefused answers
 // every ping -32601 (as Context7 answers a second server/discover);
 // batchUnwrapped takes a JSON array for its first element and answers
-// that alone, not as an array (as @antv/mcp-server-chart does).
+// that alone, not as an array (as @antv/mcp-server-chart does);
+// emptyResources declares resources and answers every resources/read with
+// an empty contents list (as browsermcp does).
 type censusQuirks struct {
-	emptyFrame, pingRefused, batchUnwrapped bool
+	emptyFrame, pingRefused, batchUnwrapped, emptyResources bool
 }
 
 // quirkServer is a pipe server with q's quirks. A request whose id is no
@@ -70,7 +72,13 @@ func quirkServer(q censusQuirks) target.PipeServer {
 			case !validPipeID(id, m.ID):
 				line = fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad Request: the request body is not a valid JSON-RPC message"},"id":%s}`, m.ID)
 			case m.Method == "initialize":
-				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{},"serverInfo":{"name":"census-quirks","version":"1"}}}`, m.ID, m.Params.ProtocolVersion)
+				caps := `{}`
+				if q.emptyResources {
+					caps = `{"resources":{}}`
+				}
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"census-quirks","version":"1"}}}`, m.ID, m.Params.ProtocolVersion, caps)
+			case m.Method == "resources/read" && q.emptyResources:
+				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":[]}}`, m.ID)
 			case m.Method == "ping" && !q.pingRefused:
 				line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
 			default:
@@ -280,4 +288,18 @@ func TestLateIdlessBodyOfAnotherPostIsNotThisRowsAnswer(t *testing.T) {
 	res := runURL(t, u, target.Streamable, Config{Versions: []spec.Version{v}, Only: []string{"base/invalid-ids"},
 		Session: session.Config{Timeout: 2 * time.Second}})
 	expectOutcome(t, res, "base/invalid-ids", v, reports.Pass, "a late idless refusal on the id-array row's POST")
+}
+
+// TestEmptyReadOfAMalformedURIIsUntestable: a server that answers every
+// resources/read, a malformed URI's too, with an empty contents list
+// served nothing; whether it validated the URI cannot be told, so
+// resources/malformed-uri is untestable, not failed on its MUST
+// (browsermcp 0.1.3 in the census, judged with --one-instance).
+func TestEmptyReadOfAMalformedURIIsUntestable(t *testing.T) {
+	v := spec.V20251125
+	res := runSuites(t, Config{Target: target.Pipe(quirkServer(censusQuirks{emptyResources: true})), Versions: []spec.Version{v},
+		Only: []string{"resources/malformed-uri"}}, time.Minute)
+	if c, ok := expectOutcome(t, res, "resources/malformed-uri", v, reports.Untestable, "an empty contents list"); ok && !strings.Contains(c.Reason, "nothing was served") {
+		t.Errorf("the untestable reason does not say nothing was served: %s", c.Reason)
+	}
 }
