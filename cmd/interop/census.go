@@ -50,10 +50,12 @@ type censusServer struct {
 	// census runs servers as a new user would, and many of them act on
 	// the machine).
 	CallTools string `json:"callTools,omitempty"`
-	// Parallel, when set, is mcpcheck server --parallel: 1 for a server
-	// whose instances cannot run side by side (browsermcp binds a fixed
-	// port and kill -9s whatever holds it).
+	// Parallel, when set, is mcpcheck server --parallel.
 	Parallel int `json:"parallel,omitempty"`
+	// OneInstance is mcpcheck server --one-instance, for a server whose
+	// instances cannot run side by side (browsermcp binds a fixed port
+	// and kill -9s whatever holds it).
+	OneInstance bool `json:"oneInstance,omitempty"`
 	// TimeoutMinutes, when longer than -server-timeout, bounds the entry's
 	// run instead (mcpcheck's --deadline follows it).
 	TimeoutMinutes int    `json:"timeoutMinutes,omitempty"`
@@ -526,6 +528,9 @@ func checkCensusEntry(ctx context.Context, cc censusConfig, d censusDirs, e cens
 			"--format", "json,html", "--out", outDir, "--call-tools", policy}
 		if s.Parallel > 0 {
 			args = append(args, "--parallel", strconv.Itoa(s.Parallel))
+		}
+		if s.OneInstance {
+			args = append(args, "--one-instance")
 		}
 		args = append(args, "--deadline", mcpcheckDeadline(c.perServer).String())
 		if s.Transport == "stdio" {

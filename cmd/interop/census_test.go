@@ -520,9 +520,10 @@ func censusTestDirs(t *testing.T, dir string) (censusConfig, censusDirs) {
 }
 
 // TestCensusServerParallel: an entry's parallel is passed to mcpcheck
-// server as --parallel (browsermcp's instances end each other when they
-// run side by side); an entry without one leaves mcpcheck's default. Every
-// server run gets --deadline inside the runner's bound.
+// server as --parallel, and its oneInstance as --one-instance
+// (browsermcp's instances end each other when they run side by side); an
+// entry without them leaves mcpcheck's defaults. Every server run gets
+// --deadline inside the runner's bound.
 func TestCensusServerParallel(t *testing.T) {
 	for _, n := range []int{0, 1} {
 		dir := t.TempDir()
@@ -531,7 +532,7 @@ func TestCensusServerParallel(t *testing.T) {
 		if err := os.WriteFile(fake, []byte("#!/bin/sh\necho \"$*\" > "+seen+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s := censusServer{Name: "p", Package: "p@1.0.0", Transport: "stdio", Command: []string{"p-server"}, Parallel: n}
+		s := censusServer{Name: "p", Package: "p@1.0.0", Transport: "stdio", Command: []string{"p-server"}, Parallel: n, OneInstance: n == 1}
 		e := censusEntry{id: s.id(), name: s.Name, transport: s.Transport, pkg: s.Package, server: &s}
 		cc, d := censusTestDirs(t, dir)
 		cc.perServer = 45 * time.Minute // the census's bound
@@ -544,6 +545,9 @@ func TestCensusServerParallel(t *testing.T) {
 			t.Errorf("an entry without parallel ran mcpcheck with --parallel: %q", args)
 		case n > 0 && (at < 0 || at+1 >= len(args) || args[at+1] != strconv.Itoa(n)):
 			t.Errorf("an entry with parallel %d ran mcpcheck with %q, want --parallel %d", n, args, n)
+		}
+		if one := slices.Contains(args, "--one-instance"); one != s.OneInstance {
+			t.Errorf("an entry with oneInstance %v ran mcpcheck with %q", s.OneInstance, args)
 		}
 		// mcpcheck's own deadline (default 30m) must not end the run
 		// inside the runner's bound: it is the bound less 2m.
