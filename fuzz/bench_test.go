@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -45,14 +47,14 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	}
 	var echoRate, bareRate float64
 	echo := func(b *testing.B, polled bool) float64 {
-		defer func(old bool) { pollPipes = old }(pollPipes)
-		pollPipes = polled
-		conn, err := (&ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=echo"}}).Start(context.Background())
+		defer func(old bool) { conn.PollPipes = old }(conn.PollPipes)
+		conn.PollPipes = polled
+		conn, err := (&conn.ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=echo"}}).Start(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer conn.Close()
-		msg := line(pingFor(spec.V20251125, "mcpcheck-probe-1"))
+		msg := line(gen.PingFor(spec.V20251125, "mcpcheck-probe-1"))
 		b.ResetTimer()
 		start := time.Now()
 		for i := 0; i < b.N; i++ {
@@ -73,7 +75,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	// worker (inputs made ahead, instances started ahead, inputs that
 	// close stdin finished in the background), judging with every oracle,
 	// reproducing and minimizing whatever it finds.
-	fuzzBench := func(b *testing.B, target Target, v spec.Version, muts []string) {
+	fuzzBench := func(b *testing.B, target conn.Target, v spec.Version, muts []string) {
 		b.ResetTimer()
 		start := time.Now()
 		workers, _ := strconv.Atoi(os.Getenv("MCPCHECK_FUZZ_BENCH_WORKERS"))
@@ -99,7 +101,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	// the ping's answer, nothing judged, inputs made before the clock
 	// starts. Against it, a campaign's rate says how much the fuzzer
 	// itself (generation, oracles, bookkeeping) costs.
-	bare := func(b *testing.B, target Target, v spec.Version) float64 {
+	bare := func(b *testing.B, target conn.Target, v spec.Version) float64 {
 		s, err := openSession(context.Background(), target, v, 10*time.Second, 0, false)
 		if err != nil {
 			b.Fatal(err)
@@ -113,8 +115,8 @@ func BenchmarkStdioThroughput(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			id := "mcpcheck-probe-" + itoa(i)
-			writes[i] = append(append(in.Bytes(), '\n'), line(pingFor(v, id))...)
+			id := "mcpcheck-probe-" + strconv.Itoa(i)
+			writes[i] = append(append(in.Bytes(), '\n'), line(gen.PingFor(v, id))...)
 			keys[i] = []byte(`"` + id + `"`)
 		}
 		b.ResetTimer()
@@ -156,7 +158,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 	if v == "" {
 		v = spec.Latest
 	}
-	t, err := CommandTarget(cmd)
+	t, err := conn.CommandTarget(cmd)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -46,7 +47,7 @@ const (
 // Config describes a campaign.
 type Config struct {
 	// Target is what is fuzzed.
-	Target Target
+	Target conn.Target
 	// Version is the protocol version spoken (default spec.Latest).
 	Version spec.Version
 	// NewestSpoken makes a stateless Version (2026-07-28) the newest the
@@ -256,8 +257,8 @@ func DefaultReproducer(target string) func(*Finding) string {
 // ReproducerFor is the replay command of findings against t: --url for an
 // HTTPTarget (with --transport sse for HTTP+SSE), --stdio with its command
 // line otherwise.
-func ReproducerFor(t Target) func(*Finding) string {
-	if h, ok := t.(HTTPTarget); ok {
+func ReproducerFor(t conn.Target) func(*Finding) string {
+	if h, ok := t.(conn.HTTPTarget); ok {
 		transport := ""
 		if h.Transport == wire.TransportSSE {
 			transport = " --transport sse"
@@ -270,8 +271,8 @@ func ReproducerFor(t Target) func(*Finding) string {
 }
 
 // transportOf names how t is spoken to, as Result.Transport does.
-func transportOf(t Target) string {
-	if h, ok := t.(HTTPTarget); ok {
+func transportOf(t conn.Target) string {
+	if h, ok := t.(conn.HTTPTarget); ok {
 		if h.Transport == wire.TransportSSE {
 			return string(wire.TransportSSE)
 		}
@@ -355,7 +356,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Reproducer == nil {
 		cfg.Reproducer = ReproducerFor(cfg.Target)
 	}
-	_, isHTTP := cfg.Target.(HTTPTarget)
+	_, isHTTP := cfg.Target.(conn.HTTPTarget)
 	muts, err := selectFrom(MutatorsFor(isHTTP), cfg.Mutators)
 	if err != nil {
 		return nil, err
@@ -442,7 +443,7 @@ func (c *campaign) unreachable(err error) *Result {
 		r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", ns, LegacyVersion)
 	}
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
-	_, r.PeakRSSBytes = procMemory()
+	_, r.PeakRSSBytes = conn.ProcMemory()
 	return r
 }
 
@@ -845,7 +846,7 @@ func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs [
 // target to start.
 type warm struct {
 	ctx  context.Context
-	t    Target
+	t    conn.Target
 	v    spec.Version
 	wait time.Duration
 	// startup is the start-up allowance of each instance (see
@@ -876,7 +877,7 @@ type warmed struct {
 	err error
 }
 
-func newWarm(ctx context.Context, t Target, v spec.Version, wait, startup time.Duration, depth int) *warm {
+func newWarm(ctx context.Context, t conn.Target, v spec.Version, wait, startup time.Duration, depth int) *warm {
 	depth = max(depth, 1)
 	return &warm{ctx: ctx, t: t, v: v, wait: wait, startup: startup, depth: depth, slots: [2]chan warmed{make(chan warmed, depth), make(chan warmed, depth)}}
 }

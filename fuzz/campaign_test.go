@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"os"
 	"path/filepath"
@@ -242,10 +243,10 @@ func TestCampaignRefusesBadConfig(t *testing.T) {
 	if _, err := Run(context.Background(), Config{}); err == nil {
 		t.Error("no target accepted")
 	}
-	if _, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"true"}}}); err == nil {
+	if _, err := Run(context.Background(), Config{Target: &conn.ExecTarget{Argv: []string{"true"}}}); err == nil {
 		t.Error("unbounded campaign accepted")
 	}
-	if _, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"/nonexistent/mcp"}}, MaxExecs: 1, Version: spec.V20251125}); err == nil {
+	if _, err := Run(context.Background(), Config{Target: &conn.ExecTarget{Argv: []string{"/nonexistent/mcp"}}, MaxExecs: 1, Version: spec.V20251125}); err == nil {
 		t.Error("a target that cannot start was accepted")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -286,7 +287,7 @@ func (c *clientCampaign) unspoken(why string, run clientRun) *Result {
 	r.Client = &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit, PeakRSSBytes: run.peakRSS}
 	r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", why, LegacyVersion)
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
-	_, r.PeakRSSBytes = procMemory()
+	_, r.PeakRSSBytes = conn.ProcMemory()
 	if c.parent.Err() != nil {
 		r.interrupted()
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"pgregory.net/rapid"
 )
@@ -107,14 +108,14 @@ var clientMutators = []Mutator{
 		n := pick(r, []int{10, 50, 300})
 		var all []byte
 		for i := 0; i < n; i++ {
-			msg := Message{Value: map[string]any{"jsonrpc": "2.0", "method": method}}
+			msg := gen.Message{Value: map[string]any{"jsonrpc": "2.0", "method": method}}
 			if len(methods) > 0 {
 				var err error
-				if msg, err = example(b.Gens.Request(method), r.Uint64()); err != nil {
-					msg = Message{Value: map[string]any{"jsonrpc": "2.0", "method": method, "params": map[string]any{}}}
+				if msg, err = gen.Example(b.Gens.Request(method), r.Uint64()); err != nil {
+					msg = gen.Message{Value: map[string]any{"jsonrpc": "2.0", "method": method, "params": map[string]any{}}}
 				}
 			}
-			msg.Value["id"] = "mcpcheck-storm-" + itoa(i)
+			msg.Value["id"] = "mcpcheck-storm-" + strconv.Itoa(i)
 			all = append(all, line(msg.Raw())...)
 		}
 		return Input{Chunks: [][]byte{all}, Methods: []string{method}}
@@ -124,7 +125,7 @@ var clientMutators = []Mutator{
 		n := pick(r, []int{10, 50, 300})
 		var all []byte
 		for i := 0; i < n; i++ {
-			msg, err := example(b.Gens.Notification(pick(r, names)), r.Uint64())
+			msg, err := gen.Example(b.Gens.Notification(pick(r, names)), r.Uint64())
 			if err != nil {
 				continue
 			}
@@ -309,7 +310,7 @@ func scheduleClient(ms []Mutator) []Mutator {
 // stormMethods are the server-to-client requests of a storm that the
 // version's generators can draw (none in a version without server
 // requests).
-func stormMethods(g *Messages) []string {
+func stormMethods(g *gen.Messages) []string {
 	can := map[string]bool{}
 	for _, m := range serverMethods(g, true) {
 		can[m] = true
@@ -325,7 +326,7 @@ func stormMethods(g *Messages) []string {
 
 // serverMethods lists the version's server-to-client requests (or
 // notifications), sorted.
-func serverMethods(g *Messages, requests bool) []string {
+func serverMethods(g *gen.Messages, requests bool) []string {
 	var out []string
 	for _, info := range g.Methods() {
 		if info.Carrier || !info.Direction.Allows(spec.ServerToClient) {
@@ -344,36 +345,36 @@ func serverMethods(g *Messages, requests bool) []string {
 // with) whose id is TriggerID, once an error answer, twice a server
 // request and twice a server notification.
 func MakeClientBase(v spec.Version, seed uint64, trigger string) (Base, error) {
-	gens, err := NewMessages(v)
+	gens, err := gen.NewMessages(v)
 	if err != nil {
 		return Base{}, err
 	}
 	r := newRand(seed, nameSalt("client-base"))
-	var gen *rapid.Generator[Message]
+	var g *rapid.Generator[gen.Message]
 	kind := seed % 8
 	if kind < 3 {
-		if info, err := gens.info(trigger); err != nil || info.Result == "" || info.Carrier {
+		if info, err := gens.Info(trigger); err != nil || info.Result == "" || info.Carrier {
 			kind = 3 // no generated answer for a method the version lacks
 		}
 	}
 	switch {
 	case kind < 3:
-		gen = gens.Result(trigger)
+		g = gens.Result(trigger)
 	case kind == 3:
-		gen = gens.ErrorResponse()
+		g = gens.ErrorResponse()
 	case kind < 6:
 		if names := serverMethods(gens, true); len(names) > 0 {
-			gen = gens.Request(pick(r, names))
+			g = gens.Request(pick(r, names))
 		}
 	default:
 		if names := serverMethods(gens, false); len(names) > 0 {
-			gen = gens.Notification(pick(r, names))
+			g = gens.Notification(pick(r, names))
 		}
 	}
-	if gen == nil {
-		gen = gens.ErrorResponse()
+	if g == nil {
+		g = gens.ErrorResponse()
 	}
-	msg, err := example(gen, seed)
+	msg, err := gen.Example(g, seed)
 	if err != nil {
 		return Base{}, err
 	}

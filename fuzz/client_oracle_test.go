@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -63,12 +64,12 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 	// echoed as -2^63 the reading of an id beyond 2^53.
 	j := newJudge(spec.V20251125)
 	j.sent([]byte(`{"jsonrpc":"2.0","id":3.14,"method":"ping"}`))
-	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)}); len(res.obs) != 1 || !strings.HasPrefix(res.obs[0].Check, "response/") {
+	if res := j.received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)}); len(res.obs) != 1 || !strings.HasPrefix(res.obs[0].Check, "response/") {
 		t.Errorf("a server's answer with id 3 to id 3.14: %+v", res.obs)
 	}
 	j = newJudge(spec.V20251125)
 	j.sent([]byte(`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}`))
-	if res := j.received(Frame{Data: []byte(`{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}`)}); len(res.obs) != 1 || res.obs[0].Check != "response/id-beyond-2-53-changed" || res.obs[0].Fails() {
+	if res := j.received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}`)}); len(res.obs) != 1 || res.obs[0].Check != "response/id-beyond-2-53-changed" || res.obs[0].Fails() {
 		t.Errorf("a server's answer with id -2^63 to id 2^63-1: %+v, want one warning that fails nothing", res.obs)
 	}
 }

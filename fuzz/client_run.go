@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -214,7 +216,7 @@ loop:
 		case now := <-watch.C:
 			if now.Sub(lastMem) >= memoryEvery {
 				lastMem = now
-				rss, running := groupStat(proc.Pid())
+				rss, running := conn.GroupStat(proc.Pid())
 				run.peakRSS = max(run.peakRSS, rss)
 				if pingLate {
 					samples++
@@ -237,21 +239,21 @@ loop:
 						sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client answered the ping %v after it was sent, later than the wait of %v: slow, or starved by a busy machine, but not hung", now.Sub(at).Round(time.Millisecond), lim.wait))
 					}
 				case pingHung:
-					if computing(samples, busy) && now.Before(deadline) {
+					if conn.Computing(samples, busy) && now.Before(deadline) {
 						// Not blocked: computing, or starved by a busy
 						// machine. A client that never answers is still
 						// judged, by the run's deadline.
 						pingBusy = true
-						sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v, but %s; its deadline judges it", lim.wait+hangConfirm(lim.wait), busyWhy(busy, samples)))
+						sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v, but %s; its deadline judges it", lim.wait+conn.HangConfirm(lim.wait), conn.BusyWhy(busy, samples)))
 						break
 					}
-					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v (and %v more to confirm it), and is still running", lim.wait, hangConfirm(lim.wait)))
+					verdict = pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent right after the input within %v (and %v more to confirm it), and is still running", lim.wait, conn.HangConfirm(lim.wait)))
 					break loop
 				case pingSuspect:
 					// A healthy client on a busy machine can miss the
 					// wait: the ping gets the confirmation window.
 					pingLate = true
-					sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v; waiting %v more before calling it a hang", lim.wait, hangConfirm(lim.wait)))
+					sc.Note("mcpcheck-fuzz", fmt.Sprintf("no answer to the ping within %v; waiting %v more before calling it a hang", lim.wait, conn.HangConfirm(lim.wait)))
 				}
 			}
 			if now.After(deadline) {
@@ -259,8 +261,8 @@ loop:
 					// The same for the run's own deadline: a busy machine
 					// slows the whole task, not only the ping.
 					overtime = true
-					deadline = deadline.Add(hangConfirm(lim.wait))
-					sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client is still running at its deadline (%v after it started); waiting %v more before judging it", now.Sub(began).Round(time.Millisecond), hangConfirm(lim.wait)))
+					deadline = deadline.Add(conn.HangConfirm(lim.wait))
+					sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client is still running at its deadline (%v after it started); waiting %v more before judging it", now.Sub(began).Round(time.Millisecond), conn.HangConfirm(lim.wait)))
 					continue
 				}
 				verdict = hangVerdict(v, pl, probeAnswered, now.Sub(began), lim)
@@ -349,7 +351,7 @@ func sseFeatures(q *HTTPReply) (names, words []string) {
 		add("bom", "a byte order mark first")
 	}
 	if d.Split > 0 {
-		add("split-writes", "written "+itoa(d.Split)+" bytes at a time")
+		add("split-writes", "written "+strconv.Itoa(d.Split)+" bytes at a time")
 	}
 	if d.Retry != "" {
 		add("retry-field", "retry: "+d.Retry)
@@ -358,7 +360,7 @@ func sseFeatures(q *HTTPReply) (names, words []string) {
 		add("keep-alive-comments", "kept open with comments after the answer")
 	}
 	if d.ID != "" {
-		add("event-ids", "event ids of "+itoa(len(d.ID))+" bytes")
+		add("event-ids", "event ids of "+strconv.Itoa(len(d.ID))+" bytes")
 	}
 	return names, words
 }
@@ -428,21 +430,12 @@ func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
 	switch {
 	case answered:
 		return pingAnswered
-	case sinceSent > wait+hangConfirm(wait):
+	case sinceSent > wait+conn.HangConfirm(wait):
 		return pingHung
 	case sinceSent > wait && !late:
 		return pingSuspect
 	}
 	return pingWaiting
-}
-
-// computing reports whether a peer whose answer is overdue may still be
-// working: it was running or waiting for a CPU (busy) in at least half of
-// the samples of the confirmation window, or mcpcheck took fewer than
-// three samples (its own process starved: it could not look). A blocked
-// peer (the hang a probe finds) sleeps in nearly all of three or more.
-func computing(samples, busy int) bool {
-	return samples < 3 || 2*busy >= samples
 }
 
 // pingVerdict is the hang of a client that leaves the liveness ping
@@ -506,7 +499,7 @@ func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []Observatio
 			if e.Kind == wire.KindMessage && e.Msg.Kind == jsonrpc.KindRequest {
 				requests = append(requests, e.Msg.Method)
 			}
-			res := get(e.Conn).received(Frame{Data: e.Raw})
+			res := get(e.Conn).received(conn.Frame{Data: e.Raw})
 			obs = append(obs, res.obs...)
 			answered = append(answered, res.methods...)
 		}
@@ -549,9 +542,9 @@ func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
 	case code == -1:
 		what = "was killed by " + strings.TrimPrefix(st.String(), "signal: ")
 	case crashSignals[code-128] != "":
-		what = "exited with status " + itoa(code) + " (" + crashSignals[code-128] + ")"
+		what = "exited with status " + strconv.Itoa(code) + " (" + crashSignals[code-128] + ")"
 	case code != 0 && line != "":
-		what = "exited with status " + itoa(code)
+		what = "exited with status " + strconv.Itoa(code)
 	default:
 		return Observation{}, false
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -371,7 +372,7 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 func TestClientMemoryBound(t *testing.T) {
 	t.Parallel()
 	relay, fragile := buildClientBins(t)
-	if groupRSS(ownGroup()) == 0 {
+	if conn.GroupRSS(ownGroup()) == 0 {
 		t.Skip("no /proc: the memory bound cannot be measured here")
 	}
 	st, err := stage.New()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 
@@ -68,7 +69,7 @@ func (e *engine) drive(ctx context.Context, workers int, every time.Duration, wo
 				if len(samples) > maxSamples {
 					samples = thin(samples)
 				}
-				rss, hwm := procMemory()
+				rss, hwm := conn.ProcMemory()
 				e.mu.Lock()
 				nf := len(e.order)
 				e.mu.Unlock()
@@ -105,7 +106,7 @@ func (e *engine) drive(ctx context.Context, workers int, every time.Duration, wo
 // rate, handed to report when set.
 func (e *engine) finish(res *Result, memory []MemorySample, parent context.Context, progress func(rate float64) Progress, report func(Progress)) {
 	res.Memory = memory
-	_, res.PeakRSSBytes = procMemory()
+	_, res.PeakRSSBytes = conn.ProcMemory()
 	if parent.Err() != nil {
 		res.interrupted()
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -24,13 +25,13 @@ import (
 func TestNewestSpokenFallsBackForALegacyServer(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {
-		target Target
+		target conn.Target
 		legacy bool
 	}{
 		"stdio legacy": {inprocHelper(spec.V20251125, ""), true},
-		"http legacy":  {HTTPTarget{URL: httpServer(t, spec.V20251125, "").URL + "/mcp"}, true},
+		"http legacy":  {conn.HTTPTarget{URL: httpServer(t, spec.V20251125, "").URL + "/mcp"}, true},
 		"stdio modern": {inprocHelper(spec.V20260728, ""), false},
-		"http modern":  {HTTPTarget{URL: httpServer(t, spec.V20260728, "").URL + "/mcp"}, false},
+		"http modern":  {conn.HTTPTarget{URL: httpServer(t, spec.V20260728, "").URL + "/mcp"}, false},
 	} {
 		for _, newest := range []bool{true, false} {
 			t.Run(name+map[bool]string{true: "/newest-spoken", false: "/asked"}[newest], func(t *testing.T) {
@@ -73,7 +74,7 @@ func TestNewestSpokenSilentTargetTriesLegacy(t *testing.T) {
 	}
 	t.Parallel()
 	wait := 300 * time.Millisecond
-	res, err := Run(context.Background(), Config{Target: &ExecTarget{Argv: []string{"sleep", "60"}}, Version: spec.V20260728, NewestSpoken: true, MaxExecs: 5, Seed: 1, Wait: wait, StartupTimeout: wait})
+	res, err := Run(context.Background(), Config{Target: &conn.ExecTarget{Argv: []string{"sleep", "60"}}, Version: spec.V20260728, NewestSpoken: true, MaxExecs: 5, Seed: 1, Wait: wait, StartupTimeout: wait})
 	if !errors.Is(err, ErrUnreachable) || res == nil || !res.Verdict.Unjudged {
 		t.Fatalf("Run = %+v, %v; want nothing judged, unreachable", res, err)
 	}

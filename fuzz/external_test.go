@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -25,7 +26,7 @@ func TestExternalCampaign(t *testing.T) {
 	if cmd == "" {
 		t.Skip("set MCPCHECK_FUZZ_TARGET to a stdio server command line")
 	}
-	target, err := CommandTarget(cmd)
+	target, err := conn.CommandTarget(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}

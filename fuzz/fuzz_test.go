@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
@@ -73,7 +75,7 @@ func FuzzJudge(f *testing.F) {
 		for _, j := range []*judge{j1, j2} {
 			j.sent([]byte(`{"jsonrpc":"2.0","id":"mcpcheck-probe-1","method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`))
 		}
-		a, b := j1.received(Frame{Data: data}), j2.received(Frame{Data: data})
+		a, b := j1.received(conn.Frame{Data: data}), j2.received(conn.Frame{Data: data})
 		if !reflect.DeepEqual(a.obs, b.obs) || !reflect.DeepEqual(a.answered, b.answered) {
 			t.Fatalf("two judges disagree on %q", data)
 		}
@@ -145,12 +147,12 @@ func TestWriteSeedCorpora(t *testing.T) {
 		t.Skip("set MCPCHECK_WRITE_CORPUS=1 to regenerate testdata/fuzz")
 	}
 	for vi, v := range spec.Versions {
-		gens, err := NewMessages(v)
+		gens, err := gen.NewMessages(v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < 24; i++ {
-			msg, err := example(gens.Any(), uint64(1000*vi+i))
+			msg, err := gen.Example(gens.Any(), uint64(1000*vi+i))
 			if err != nil {
 				t.Fatal(err)
 			}

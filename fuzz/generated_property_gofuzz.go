@@ -5,6 +5,7 @@ package fuzz
 import (
 	"hash/fnv"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
 )
@@ -19,13 +20,13 @@ func generatedMessageValid(t interface{ Fatalf(string, ...any) }, data []byte) {
 		return
 	}
 	v := spec.Versions[int(data[0])%len(spec.Versions)]
-	gens, err := NewMessages(v)
+	gens, err := gen.NewMessages(v)
 	if err != nil {
 		t.Fatalf("%s: %v", v, err)
 	}
 	h := fnv.New64a()
 	h.Write(data[1:])
-	msg, err := example(gens.Any(), h.Sum64())
+	msg, err := gen.Example(gens.Any(), h.Sum64())
 	if err != nil {
 		t.Fatalf("%s: %v", v, err)
 	}

@@ -5,6 +5,7 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
 	"pgregory.net/rapid"
@@ -17,7 +18,7 @@ import (
 func generatedMessageValid(t *testing.T, data []byte) {
 	rapid.MakeFuzz(func(t *rapid.T) {
 		v := rapid.SampledFrom(spec.Versions).Draw(t, "version")
-		gens, err := NewMessages(v)
+		gens, err := gen.NewMessages(v)
 		if err != nil {
 			t.Fatal(err)
 		}

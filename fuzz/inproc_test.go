@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/harness/target"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -46,7 +47,7 @@ func (t *inprocTarget) Describe() string {
 // inprocExit is what a server instance panics with to exit with a status.
 type inprocExit int
 
-func (t *inprocTarget) Start(ctx context.Context) (Conn, error) {
+func (t *inprocTarget) Start(ctx context.Context) (conn.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,16 +63,16 @@ func (t *inprocTarget) Start(ctx context.Context) (Conn, error) {
 	}
 	wt := t.wt
 	if wt <= 0 {
-		wt = DefaultWriteTimeout
+		wt = conn.DefaultWriteTimeout
 	}
-	c := &inprocConn{wt: wt, stdin: inW, stdout: outR, lines: newPipeLines(outR, 4<<20), stderr: target.NewRing(64 << 10),
+	c := &inprocConn{wt: wt, stdin: inW, stdout: outR, lines: conn.NewPipeLines(outR, 4<<20), stderr: target.NewRing(64 << 10),
 		done: make(chan struct{}), exited: make(chan struct{})}
 	ends := serverEnds{
 		exit: func(code int) { panic(inprocExit(code)) },
 		hang: func() { <-c.done; panic(inprocExit(-1)) },
 	}
 	go func() {
-		st := &ExitStatus{}
+		st := &conn.ExitStatus{}
 		defer func() {
 			if v := recover(); v != nil {
 				switch e := v.(type) {
@@ -111,14 +112,14 @@ type inprocConn struct {
 	wt     time.Duration
 	stdin  *os.File
 	stdout *os.File
-	lines  *pipeLines
-	queue  []Frame // frames read while a write waited
+	lines  *conn.PipeLines
+	queue  []conn.Frame // frames read while a write waited
 	stderr *target.Ring
 	done   chan struct{} // closed by Close
 	exited chan struct{} // closed when the server's goroutine ended
 
 	mu      sync.Mutex
-	exit    *ExitStatus
+	exit    *conn.ExitStatus
 	closing bool
 	once    sync.Once
 }
@@ -126,22 +127,22 @@ type inprocConn struct {
 // Send writes as execConn's polled path does (writePolled), reading what
 // the server wrote meanwhile.
 func (c *inprocConn) Send(b []byte) error {
-	return writePolled(c.stdin, b, c.wt, func() { c.queue = drainLines(c.queue, c.lines) })
+	return conn.WritePolled(c.stdin, b, c.wt, func() { c.queue = conn.DrainLines(c.queue, c.lines) })
 }
 
 func (c *inprocConn) CloseSend() error { return c.stdin.Close() }
 
-func (c *inprocConn) Recv(deadline time.Time) (Frame, error) {
+func (c *inprocConn) Recv(deadline time.Time) (conn.Frame, error) {
 	if len(c.queue) > 0 {
 		f := c.queue[0]
-		c.queue[0] = Frame{}
+		c.queue[0] = conn.Frame{}
 		c.queue = c.queue[1:]
 		return f, nil
 	}
-	return c.lines.next(deadline)
+	return c.lines.Next(deadline)
 }
 
-func (c *inprocConn) Exit(deadline time.Time) *ExitStatus {
+func (c *inprocConn) Exit(deadline time.Time) *conn.ExitStatus {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
@@ -222,7 +223,7 @@ func TestInprocTargetEndsAsAProcessWould(t *testing.T) {
 		if tail := string(c.StderrTail()); tc.stderr != "" && !strings.Contains(tail, tc.stderr) {
 			t.Errorf("%s: stderr %q lacks %q", tc.fault, tail, tc.stderr)
 		}
-		if _, err := c.Recv(deadline()); !errors.Is(err, ErrClosed) {
+		if _, err := c.Recv(deadline()); !errors.Is(err, conn.ErrClosed) {
 			t.Errorf("%s: Recv after the end: %v, want ErrClosed", tc.fault, err)
 		}
 	}

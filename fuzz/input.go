@@ -3,6 +3,8 @@ package fuzz
 import (
 	"bytes"
 	"math/rand/v2"
+
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 )
 
 // Input is one fuzz case for a stream (stdio) target: the exact bytes to
@@ -24,7 +26,7 @@ type Input struct {
 	CloseAfter bool `json:"closeAfter,omitempty"`
 	// HTTP, when set, is one hostile HTTP request (HTTP targets only); it
 	// is applied after the chunks.
-	HTTP *HTTPRequest `json:"http,omitempty"`
+	HTTP *conn.HTTPRequest `json:"http,omitempty"`
 	// Methods are the MCP methods the input exercises, for coverage.
 	Methods []string `json:"methods,omitempty"`
 	// Client, set on the inputs of client campaigns (RunClient), says

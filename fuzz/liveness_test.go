@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -16,16 +17,16 @@ import (
 // session has seen one ErrDeadline while a probe answer was held (a target
 // whose answer is late, as on a starved machine), or never (a hung one).
 type lateConn struct {
-	Conn
+	conn.Conn
 	never    bool
-	held     []Frame
+	held     []conn.Frame
 	released bool
 	// deadlines counts the ErrDeadlines handed to the session while an
 	// answer was held.
 	deadlines int
 }
 
-func (c *lateConn) Recv(deadline time.Time) (Frame, error) {
+func (c *lateConn) Recv(deadline time.Time) (conn.Frame, error) {
 	if c.released && len(c.held) > 0 {
 		f := c.held[0]
 		c.held = c.held[1:]
@@ -33,7 +34,7 @@ func (c *lateConn) Recv(deadline time.Time) (Frame, error) {
 	}
 	for {
 		f, err := c.Conn.Recv(deadline)
-		if errors.Is(err, ErrDeadline) && len(c.held) > 0 {
+		if errors.Is(err, conn.ErrDeadline) && len(c.held) > 0 {
 			c.deadlines++
 			if !c.never {
 				c.released = true
@@ -58,7 +59,7 @@ type lateTarget struct {
 	conn  *lateConn
 }
 
-func (t *lateTarget) Start(ctx context.Context) (Conn, error) {
+func (t *lateTarget) Start(ctx context.Context) (conn.Conn, error) {
 	c, err := t.inprocTarget.Start(ctx)
 	if err != nil {
 		return nil, err
@@ -144,7 +145,7 @@ func transcriptNotes(s *session) string {
 // and the confirmation window, and an answer at any point ends it.
 func TestPingOverdueGivesTheConfirmationWindow(t *testing.T) {
 	const wait = time.Second
-	confirm := hangConfirm(wait)
+	confirm := conn.HangConfirm(wait)
 	if confirm <= 0 {
 		t.Fatalf("hangConfirm(%v) = %v: no confirmation window", wait, confirm)
 	}
@@ -178,8 +179,8 @@ func TestComputingTargetIsNotAHang(t *testing.T) {
 	t.Parallel()
 	v := spec.V20250618
 	const wait = 300 * time.Millisecond
-	if spinFor <= wait+hangConfirm(wait) || spinFor >= wait+maxBusyConfirm(wait) {
-		t.Fatalf("spinFor %v must outlast the confirmation window (%v) and end within the busy bound (%v)", spinFor, wait+hangConfirm(wait), wait+maxBusyConfirm(wait))
+	if spinFor <= wait+conn.HangConfirm(wait) || spinFor >= wait+conn.MaxBusyConfirm(wait) {
+		t.Fatalf("spinFor %v must outlast the confirmation window (%v) and end within the busy bound (%v)", spinFor, wait+conn.HangConfirm(wait), wait+conn.MaxBusyConfirm(wait))
 	}
 	in := Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"spin-1","method":"mcpcheck/no-such-method"}` + "\n")}}
 	for _, tc := range []struct {

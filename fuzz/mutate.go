@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -23,9 +23,9 @@ type Base struct {
 	Version spec.Version
 	// Msg is a valid client request or notification, drawn from the
 	// version's generators.
-	Msg Message
+	Msg gen.Message
 	// Gens generates more messages of the version.
-	Gens *Messages
+	Gens *gen.Messages
 	// Tools are the tools the target listed (name and inputSchema), when
 	// the campaign could list them; nil otherwise.
 	Tools []Tool
@@ -251,15 +251,15 @@ func nameSalt(name string) uint64 {
 // MakeBase draws the base message of one seed: a plausible client request
 // (or, one time in eight, a notification) of version v.
 func MakeBase(v spec.Version, seed uint64, tools []Tool) (Base, error) {
-	gens, err := NewMessages(v)
+	gens, err := gen.NewMessages(v)
 	if err != nil {
 		return Base{}, err
 	}
-	gen := gens.ClientRequest()
+	g := gens.ClientRequest()
 	if seed%8 == 7 {
-		gen = gens.ClientNotification()
+		g = gens.ClientNotification()
 	}
-	msg, err := example(gen, seed)
+	msg, err := gen.Example(g, seed)
 	if err != nil {
 		return Base{}, err
 	}
@@ -270,24 +270,13 @@ func MakeBase(v spec.Version, seed uint64, tools []Tool) (Base, error) {
 // uniqueID makes a request's id depend on the seed, keeping its type (and
 // a generated string's characters), so that inputs of one session do not
 // reuse ids by accident; reuse is what protocol/duplicate-id is for.
-func uniqueID(msg *Message, seed uint64) {
+func uniqueID(msg *gen.Message, seed uint64) {
 	switch id := msg.Value["id"].(type) {
 	case string:
 		msg.Value["id"] = id + "#" + strconv.FormatUint(seed, 36)
 	case int64:
 		msg.Value["id"] = int64(seed%(1<<53-1)) + 1
 	}
-}
-
-// example draws one value of gen deterministically from seed, turning the
-// generator's failure into an error.
-func example[V any](gen interface{ Example(...int) V }, seed uint64) (v V, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("fuzz: the generator failed for seed %d: %v", seed, p)
-		}
-	}()
-	return gen.Example(int(seed & math.MaxInt64)), nil
 }
 
 // MakeInput builds the input of one mutator for version v from seed:
@@ -346,14 +335,6 @@ func cloneValue(v any) any {
 		return out
 	}
 	return v
-}
-
-func marshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("fuzz: marshal a generated value: %v", err))
-	}
-	return b
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/spec"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 )
 
 // giantLineMax bounds the giant-line mutator (bytes in one line).
@@ -41,7 +42,7 @@ var framingMutators = []Mutator{
 	{Name: "framing/split-writes", Doc: "sends valid messages in 2 to 8 writes cut at random bytes", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		all := line(b.Msg.Raw())
 		if r.IntN(2) == 0 {
-			all = append(all, line(pingFor(b.Version, "mcpcheck-split"))...)
+			all = append(all, line(gen.PingFor(b.Version, "mcpcheck-split"))...)
 		}
 		return Input{Chunks: splitRandom(r, all, 2+r.IntN(7))}
 	}},
@@ -76,11 +77,11 @@ var framingMutators = []Mutator{
 		// megabytes of x.
 		const placeholder = "mcpcheck-padding-placeholder"
 		meta["dev.mcpcheck/padding"] = placeholder
-		m = marshal(val)
+		m = gen.Marshal(val)
 		at := bytes.Index(m, []byte(`"dev.mcpcheck/padding":"`+placeholder+`"`)) + len(`"dev.mcpcheck/padding":"`)
 		if at < len(`"dev.mcpcheck/padding":"`) {
 			meta["dev.mcpcheck/padding"] = strings.Repeat("x", pad)
-			return single(marshal(val))
+			return single(gen.Marshal(val))
 		}
 		out := make([]byte, 0, len(m)-len(placeholder)+pad+1)
 		out = append(out, m[:at]...)
@@ -100,16 +101,16 @@ var framingMutators = []Mutator{
 	}},
 	{Name: "framing/two-per-line", Doc: "puts two messages on one line with nothing or a space between them", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		sep := pick(r, []string{"", " ", "\t"})
-		m := append(append(b.Msg.Raw(), sep...), pingFor(b.Version, "mcpcheck-second")...)
+		m := append(append(b.Msg.Raw(), sep...), gen.PingFor(b.Version, "mcpcheck-second")...)
 		return single(m)
 	}},
 	{Name: "framing/burst", Doc: "writes 20 to 200 pings (or discover requests) in a single write", Over: OverStdio, Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		var all []byte
 		n := 20 + r.IntN(181)
 		for i := 0; i < n; i++ {
-			all = append(all, line(pingFor(b.Version, "mcpcheck-burst-"+itoa(i)))...)
+			all = append(all, line(gen.PingFor(b.Version, "mcpcheck-burst-"+strconv.Itoa(i)))...)
 		}
-		return Input{Chunks: [][]byte{all}, Methods: []string{probeMethod(b.Version)}}
+		return Input{Chunks: [][]byte{all}, Methods: []string{gen.ProbeMethod(b.Version)}}
 	}},
 }
 
@@ -154,32 +155,4 @@ func splitRandom(r *rand.Rand, b []byte, n int) [][]byte {
 		}
 	}
 	return append(out, append([]byte(nil), b[prev:]...))
-}
-
-// probeMethod is the liveness probe of a version: ping while sessions exist,
-// server/discover in the stateless era.
-func probeMethod(v spec.Version) string {
-	if v.Era() == spec.Stateless {
-		return spec.MethodServerDiscover
-	}
-	return spec.MethodPing
-}
-
-// pingFor builds the liveness probe request of version v with a string id.
-func pingFor(v spec.Version, id string) []byte {
-	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": probeMethod(v)}
-	if v.Era() == spec.Stateless {
-		req["params"] = map[string]any{"_meta": StatelessMeta(v)}
-	}
-	return marshal(req)
-}
-
-// StatelessMeta is the request _meta mcpcheck sends in the stateless era:
-// the protocol version, empty client capabilities and its client info.
-func StatelessMeta(v spec.Version) map[string]any {
-	return map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    string(v),
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "mcpcheck-fuzz", "version": "0"},
-	}
 }

@@ -3,8 +3,10 @@ package fuzz
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -31,13 +33,13 @@ func members(val map[string]any) []jsonrpc.RawMember {
 	seen := map[string]bool{}
 	for _, k := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
 		if v, ok := val[k]; ok {
-			out = append(out, jsonrpc.RawMember{Name: k, Value: marshal(v)})
+			out = append(out, jsonrpc.RawMember{Name: k, Value: gen.Marshal(v)})
 			seen[k] = true
 		}
 	}
 	for _, k := range sortedKeys(val) {
 		if !seen[k] {
-			out = append(out, jsonrpc.RawMember{Name: k, Value: marshal(val[k])})
+			out = append(out, jsonrpc.RawMember{Name: k, Value: gen.Marshal(val[k])})
 		}
 	}
 	return out
@@ -74,7 +76,7 @@ func objectPaths(v any, path []string, out *[][]string) {
 		}
 	case []any:
 		for i, e := range x {
-			objectPaths(e, append(path, "["+itoa(i)+"]"), out)
+			objectPaths(e, append(path, "["+strconv.Itoa(i)+"]"), out)
 		}
 	}
 }
@@ -204,7 +206,7 @@ var jsonMutators = []Mutator{
 			o["n"] = "\u0000mcpcheck-number\u0000"
 		}
 		val[key] = params
-		raw := bytes.Replace(marshal(val), []byte(`"\u0000mcpcheck-number\u0000"`), num, 1)
+		raw := bytes.Replace(gen.Marshal(val), []byte(`"\u0000mcpcheck-number\u0000"`), num, 1)
 		return single(raw)
 	}},
 	{Name: "json/duplicate-key", Doc: "repeats a top-level member (id, method, params, jsonrpc) with a different value", Mutate: func(r *rand.Rand, b Base) Input {
@@ -228,26 +230,26 @@ var jsonMutators = []Mutator{
 		o := randomObject(r, val, true)
 		k := pick(r, sortedKeys(o))
 		o[k] = otherTypeValue(r, o[k])
-		return single(marshal(val))
+		return single(gen.Marshal(val))
 	}},
 	{Name: "json/missing-member", Doc: "removes one member anywhere in the message (often a required one)", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		o := randomObject(r, val, true)
 		delete(o, pick(r, sortedKeys(o)))
-		return single(marshal(val))
+		return single(gen.Marshal(val))
 	}},
 	{Name: "json/extra-member", Doc: "adds an unknown member to one object of the message", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		o := randomObject(r, val, false)
 		o[pick(r, []string{"extra", "__proto__", "constructor", "x-unknown", "", "id2"})] = pick(r, []any{1, "x", nil, map[string]any{"nested": true}})
-		return single(marshal(val))
+		return single(gen.Marshal(val))
 	}},
 	{Name: "json/null-id", Doc: "sends a request whose id is null", Mutate: func(r *rand.Rand, b Base) Input {
 		return single(jsonrpc.RawObject(setMember(members(b.Msg.Value), "id", []byte("null"))...))
 	}},
 	{Name: "json/batch", Doc: "wraps messages in a JSON array (a batch), including empty and nested batches", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
-		p := pingFor(b.Version, "mcpcheck-batch")
+		p := gen.PingFor(b.Version, "mcpcheck-batch")
 		return single(pick(r, [][]byte{
 			append(append([]byte("["), m...), ']'),
 			append(append(append(append([]byte("["), m...), ','), p...), ']'),
@@ -307,14 +309,14 @@ var jsonMutators = []Mutator{
 func marshalRepeated(val, params map[string]any, name, unit string, n int) []byte {
 	const placeholder = "mcpcheck-repeat-placeholder"
 	params[name] = placeholder
-	m := marshal(val)
-	tok := marshal(placeholder)
+	m := gen.Marshal(val)
+	tok := gen.Marshal(placeholder)
 	at := bytes.Index(m, tok)
 	if bytes.Count(m, tok) != 1 {
 		params[name] = strings.Repeat(unit, n)
-		return marshal(val)
+		return gen.Marshal(val)
 	}
-	esc := marshal(unit)
+	esc := gen.Marshal(unit)
 	esc = esc[1 : len(esc)-1] // without its quotes
 	out := make([]byte, 0, len(m)-len(tok)+2+n*len(esc))
 	out = append(out, m[:at+1]...)

@@ -3,7 +3,9 @@ package fuzz
 import (
 	"math/rand/v2"
 	"sort"
+	"strconv"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -20,7 +22,7 @@ var protocolMutators = []Mutator{
 		return in
 	}},
 	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session (stateless versions: initialize on an instance of its own)", FreshIn: []spec.Era{spec.Stateless}, Mutate: func(r *rand.Rand, b Base) Input {
-		in := single(initializeRequest(b.Version, "mcpcheck-init-again"))
+		in := single(gen.InitializeRequest(b.Version, "mcpcheck-init-again"))
 		in.Methods = []string{spec.MethodInitialize}
 		return in
 	}},
@@ -30,17 +32,17 @@ var protocolMutators = []Mutator{
 		if r.IntN(2) == 0 {
 			msg = map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "no"}}
 		}
-		return single(marshal(msg))
+		return single(gen.Marshal(msg))
 	}},
 	{Name: "protocol/cancel-unknown", Doc: "cancels a request id that was never sent", Mutate: func(r *rand.Rand, b Base) Input {
 		id := pick(r, []any{"mcpcheck-ghost", int64(r.IntN(1 << 30)), int64(-5)})
-		return single(cancelled(b.Version, id))
+		return single(gen.Cancelled(b.Version, id))
 	}},
 	{Name: "protocol/cancel-initialize", Doc: "on a fresh instance, sends initialize and at once cancels it, then carries on", FreshIn: []spec.Era{spec.Stateful}, Mutate: func(r *rand.Rand, b Base) Input {
 		if b.Version.Era() == spec.Stateless {
-			return single(cancelled(b.Version, "mcpcheck-init"))
+			return single(gen.Cancelled(b.Version, "mcpcheck-init"))
 		}
-		in := single(initializeRequest(b.Version, "mcpcheck-init"), cancelled(b.Version, "mcpcheck-init"), initializedNotification())
+		in := single(gen.InitializeRequest(b.Version, "mcpcheck-init"), gen.Cancelled(b.Version, "mcpcheck-init"), gen.InitializedNotification())
 		in.Fresh = true
 		in.Methods = []string{spec.MethodInitialize, spec.MethodCancelled}
 		return in
@@ -49,9 +51,9 @@ var protocolMutators = []Mutator{
 		token := pick(r, []any{"mcpcheck-token", int64(1)})
 		var out [][]byte
 		for i := 0; i < 2; i++ {
-			req := map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-progress-" + itoa(i), "method": spec.MethodToolsList,
-				"params": map[string]any{"_meta": withProgress(b.Version, token)}}
-			out = append(out, marshal(req))
+			req := map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-progress-" + strconv.Itoa(i), "method": spec.MethodToolsList,
+				"params": map[string]any{"_meta": gen.WithProgress(b.Version, token)}}
+			out = append(out, gen.Marshal(req))
 		}
 		in := single(out...)
 		in.Methods = []string{spec.MethodToolsList}
@@ -59,7 +61,7 @@ var protocolMutators = []Mutator{
 	}},
 	{Name: "protocol/unknown-method", Doc: "sends a request for a method no version defines", Mutate: func(r *rand.Rand, b Base) Input {
 		m := pick(r, []string{"mcpcheck/unknown", "tools/lists", "TOOLS/LIST", "tools/list/", "rpc.discover", "$/cancelRequest", "", " ping"})
-		return single(marshal(request(b.Version, "mcpcheck-unknown", m, nil)))
+		return single(gen.Marshal(gen.Request(b.Version, "mcpcheck-unknown", m, nil)))
 	}},
 	{Name: "protocol/removed-method", Doc: "sends a method that exists in another protocol version but not in this one", Mutate: func(r *rand.Rand, b Base) Input {
 		var names []string
@@ -75,7 +77,7 @@ var protocolMutators = []Mutator{
 			names = []string{"mcpcheck/unknown"}
 		}
 		name := pick(r, names)
-		in := single(marshal(request(b.Version, "mcpcheck-removed", name, nil)))
+		in := single(gen.Marshal(gen.Request(b.Version, "mcpcheck-removed", name, nil)))
 		in.Methods = []string{name}
 		return in
 	}},
@@ -93,24 +95,24 @@ var protocolMutators = []Mutator{
 		name := pick(r, names)
 		m, _ := spec.LookupMethod(b.Version, name)
 		if m.Kind == spec.NotificationMethod {
-			return single(marshal(map[string]any{"jsonrpc": "2.0", "method": name, "params": map[string]any{}}))
+			return single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "method": name, "params": map[string]any{}}))
 		}
-		return single(marshal(request(b.Version, "mcpcheck-wrong-way", name, nil)))
+		return single(gen.Marshal(gen.Request(b.Version, "mcpcheck-wrong-way", name, nil)))
 	}},
 	{Name: "protocol/notification-with-id", Doc: "sends a notification method with an id, as if it were a request", Mutate: func(r *rand.Rand, b Base) Input {
 		name := spec.MethodCancelled
 		if b.Version.Era() == spec.Stateful && r.IntN(2) == 0 {
 			name = spec.MethodInitialized
 		}
-		return single(marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-notif", "method": name, "params": map[string]any{"requestId": "x" + itoa(r.IntN(100))}}))
+		return single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-notif", "method": name, "params": map[string]any{"requestId": "x" + strconv.Itoa(r.IntN(100))}}))
 	}},
 	{Name: "protocol/request-without-id", Doc: "sends a request method without an id, as if it were a notification", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		delete(val, "id")
-		return single(marshal(val))
+		return single(gen.Marshal(val))
 	}},
 	{Name: "protocol/sequence", Doc: "runs a whole generated session (the state machine of Sequence) on a fresh instance", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
-		seq, err := example(Sequences(b.Version, 12), r.Uint64())
+		seq, err := gen.Example(gen.Sequences(b.Version, 12), r.Uint64())
 		if err != nil {
 			return single(b.Msg.Raw())
 		}
@@ -124,56 +126,17 @@ var protocolMutators = []Mutator{
 		if len(b.Tools) > 0 {
 			tool := pick(r, b.Tools)
 			name = tool.Name
-			if gen, err := ToolArguments(tool.InputSchema); err == nil {
-				if a, err := example(gen, r.Uint64()); err == nil {
+			if g, err := gen.ToolArguments(tool.InputSchema); err == nil {
+				if a, err := gen.Example(g, r.Uint64()); err == nil {
 					args = a
 				}
 			}
 			// Random values, but never a yes to a confirmation.
 			toolpolicy.Defuse(args)
 		}
-		req := request(b.Version, "mcpcheck-call", spec.MethodToolsCall, map[string]any{"name": name, "arguments": args})
-		in := single(marshal(req))
+		req := gen.Request(b.Version, "mcpcheck-call", spec.MethodToolsCall, map[string]any{"name": name, "arguments": args})
+		in := single(gen.Marshal(req))
 		in.Methods = []string{spec.MethodToolsCall}
 		return in
 	}},
-}
-
-// request builds a request of version v, adding the stateless _meta.
-func request(v spec.Version, id any, method string, params map[string]any) map[string]any {
-	if params == nil {
-		params = map[string]any{}
-	}
-	if v.Era() == spec.Stateless {
-		params["_meta"] = StatelessMeta(v)
-	}
-	return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
-}
-
-func withProgress(v spec.Version, token any) map[string]any {
-	meta := map[string]any{"progressToken": token}
-	if v.Era() == spec.Stateless {
-		meta = StatelessMeta(v)
-		meta["progressToken"] = token
-	}
-	return meta
-}
-
-func cancelled(v spec.Version, id any) []byte {
-	return marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodCancelled,
-		"params": map[string]any{"requestId": id, "reason": "mcpcheck fuzz"}})
-}
-
-// initializeRequest is the initialize request mcpcheck sends: version v, no
-// client capabilities.
-func initializeRequest(v spec.Version, id string) []byte {
-	return marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": spec.MethodInitialize, "params": map[string]any{
-		"protocolVersion": string(v),
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "mcpcheck-fuzz", "version": "0"},
-	}})
-}
-
-func initializedNotification() []byte {
-	return marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodInitialized})
 }

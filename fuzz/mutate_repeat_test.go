@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -27,7 +28,7 @@ func TestMarshalRepeatedIsMarshal(t *testing.T) {
 				}
 				got := marshalRepeated(val, params, "huge", unit, 1000)
 				params["huge"] = strings.Repeat(unit, 1000)
-				if want := marshal(val); !bytes.Equal(got, want) {
+				if want := gen.Marshal(val); !bytes.Equal(got, want) {
 					t.Fatalf("%s seed %d unit %q:\n got %.300s\nwant %.300s", v, seed, unit, got, want)
 				}
 			}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -386,7 +388,7 @@ type frameResult struct {
 }
 
 // received judges one frame the target wrote.
-func (j *judge) received(f Frame) frameResult {
+func (j *judge) received(f conn.Frame) frameResult {
 	var res frameResult
 	j.status = f.HTTPStatus
 	if strings.Contains(f.Problem, "line limit") {
@@ -394,8 +396,8 @@ func (j *judge) received(f Frame) frameResult {
 	}
 	data := f.Data
 	if f.HTTPStatus >= 500 {
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/status-" + itoa(f.HTTPStatus),
-			Message: "the target answered with HTTP " + itoa(f.HTTPStatus) + " (a server error, not a refusal of bad input): " + quoteStart(data)})
+		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/status-" + strconv.Itoa(f.HTTPStatus),
+			Message: "the target answered with HTTP " + strconv.Itoa(f.HTTPStatus) + " (a server error, not a refusal of bad input): " + quoteStart(data)})
 	}
 	if len(data) == 0 && f.HTTPStatus != 0 {
 		return res // a status with an empty body
@@ -420,7 +422,7 @@ func (j *judge) received(f Frame) frameResult {
 				Message: "the client wrote a line to the server's stdin that is not JSON: " + quoteStart(data)})
 		case j.http:
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
-				Message: "the target answered HTTP " + itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
+				Message: "the target answered HTTP " + strconv.Itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
 		default:
 			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
 				Message: "the target wrote a line to stdout that is not JSON: " + quoteStart(data)})
@@ -574,7 +576,7 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		// echoing the refused response's id is a deviation, not a
 		// MUST-level violation.
 		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
-			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
+			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + strconv.Itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
 		return
 	case !known && j.responses[msg.ID.String()]:
 		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response/to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
@@ -882,13 +884,13 @@ func schemaObservation(v spec.Version, vi schema.Violation, msg jsonrpc.Message)
 func quoteStart(b []byte) string {
 	const max = 160
 	if len(b) > max {
-		return strings.TrimSpace(string(bytes.ToValidUTF8(b[:max], []byte("?")))) + "… (" + itoa(len(b)) + " bytes)"
+		return strings.TrimSpace(string(bytes.ToValidUTF8(b[:max], []byte("?")))) + "… (" + strconv.Itoa(len(b)) + " bytes)"
 	}
 	return string(bytes.ToValidUTF8(b, []byte("?")))
 }
 
 // crashObservation describes a target that went away.
-func crashObservation(exit *ExitStatus, stderr []byte) Observation {
+func crashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
 	check := "crash/closed-output"
 	msg := "the target closed its output"
 	if exit != nil {
@@ -924,8 +926,8 @@ func panicLine(stderr []byte) string {
 }
 
 func hangObservation(v spec.Version, waited string) Observation {
-	return Observation{Kind: reports.FindingHang, Check: "hang/" + probeMethod(v),
-		Message: "the target did not answer a valid " + probeMethod(v) + " sent after the input within " + waited}
+	return Observation{Kind: reports.FindingHang, Check: "hang/" + gen.ProbeMethod(v),
+		Message: "the target did not answer a valid " + gen.ProbeMethod(v) + " sent after the input within " + waited}
 }
 
 // withoutForbiddenSubscriptionID returns a notification with the
@@ -1015,7 +1017,7 @@ func (j *judge) sentDeep(raw []byte) {
 // is key, byte for byte the clean answer remembered (rememberProbe) but
 // for the id; it then settles the probe. Otherwise the frame must be
 // judged as usual.
-func (j *judge) probeAnswered(f Frame, key string) bool {
+func (j *judge) probeAnswered(f conn.Frame, key string) bool {
 	pre, post := j.probeAnswer[0], j.probeAnswer[1]
 	d := f.Data
 	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.pending.Outstanding(key) != 1 ||
@@ -1028,7 +1030,7 @@ func (j *judge) probeAnswered(f Frame, key string) bool {
 
 // rememberProbe keeps the answer f to the probe with wire id key, which
 // was judged clean, for probeAnswered.
-func (j *judge) rememberProbe(f Frame, key string) {
+func (j *judge) rememberProbe(f conn.Frame, key string) {
 	if f.HTTPStatus != 0 || f.Problem != "" {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -87,7 +89,7 @@ func TestJudge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := newJudge(tc.v)
 			j.sent([]byte(tc.sent))
-			f := Frame{Data: []byte(tc.frame)}
+			f := conn.Frame{Data: []byte(tc.frame)}
 			if tc.status != 0 {
 				j.http, f.HTTPStatus = true, tc.status
 			}
@@ -113,14 +115,14 @@ func TestJudge(t *testing.T) {
 // requests that declare one by the campaign's.
 func TestJudgeDualEra(t *testing.T) {
 	v := spec.V20260728
-	init := string(initializeRequest(v, "init"))
+	init := string(gen.InitializeRequest(v, "init"))
 	initOK := `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
 	cases := []struct {
 		name, sent, frame, check string
 	}{
 		{"legacy answer to a legacy request", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, ""},
 		{"broken legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, "schema/2025-11-25"},
-		{"legacy answer to a stateless request", string(marshal(request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, "schema/2026-07-28"},
+		{"legacy answer to a stateless request", string(gen.Marshal(gen.Request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, "schema/2026-07-28"},
 		{"request of the legacy session", ``, `{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, ""},
 		{"notification of either era", ``, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`, ""},
 	}
@@ -128,11 +130,11 @@ func TestJudgeDualEra(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := newJudge(v)
 			j.sent([]byte(init))
-			if res := j.received(Frame{Data: []byte(initOK)}); len(res.obs) > 0 {
+			if res := j.received(conn.Frame{Data: []byte(initOK)}); len(res.obs) > 0 {
 				t.Fatalf("the initialize answer: %+v", res.obs)
 			}
 			j.sent([]byte(tc.sent))
-			res := j.received(Frame{Data: []byte(tc.frame)})
+			res := j.received(conn.Frame{Data: []byte(tc.frame)})
 			switch {
 			case tc.check == "" && len(res.obs) > 0:
 				t.Errorf("unexpected %s: %s", res.obs[0].Check, res.obs[0].Message)
@@ -153,7 +155,7 @@ func TestJudgeDualEra(t *testing.T) {
 	}{
 		{"stdio, legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"ttlMs":0,"cacheScope":"public","tools":[]}}`, false, false},
 		{"stdio, broken in both eras", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":"none"}}`, false, true},
-		{"stdio, declared request", string(marshal(request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, false, true},
+		{"stdio, declared request", string(gen.Marshal(gen.Request(v, 2, spec.MethodToolsList, nil))), `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, false, true},
 		{"stdio, protocol version null", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, false, false},
 		{"stdio, protocol version a number", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":2.5}}}`, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, false, false},
 		{"http, legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, true, true},
@@ -161,7 +163,7 @@ func TestJudgeDualEra(t *testing.T) {
 		j := newJudge(v)
 		j.http = tc.http
 		j.sent([]byte(tc.sent))
-		f := Frame{Data: []byte(tc.frame)}
+		f := conn.Frame{Data: []byte(tc.frame)}
 		if tc.http {
 			f.HTTPStatus = 200
 		}
@@ -201,17 +203,17 @@ func TestRequirementIDsExist(t *testing.T) {
 func TestProbeAnswerShortcut(t *testing.T) {
 	j := newJudge(spec.V20241105)
 	j.expect(`"p-1"`, spec.MethodPing)
-	first := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-1","result":{}}`)}
+	first := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-1","result":{}}`)}
 	if res := j.received(first); len(res.obs) > 0 || len(res.answered) != 1 {
 		t.Fatalf("first answer: %+v", res)
 	}
 	j.rememberProbe(first, `"p-1"`)
 	j.expect(`"p-2"`, spec.MethodPing)
-	if !j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || j.pending.Len() != 0 {
+	if !j.probeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || j.pending.Len() != 0 {
 		t.Fatalf("the same answer was not settled: %d outstanding", j.pending.Len())
 	}
 	j.expect(`"p-3"`, spec.MethodPing)
-	both := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-3","result":{},"error":{"code":1,"message":"x"}}`)}
+	both := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-3","result":{},"error":{"code":1,"message":"x"}}`)}
 	if j.probeAnswered(both, `"p-3"`) {
 		t.Fatal("a different answer took the shortcut")
 	}
@@ -219,7 +221,7 @@ func TestProbeAnswerShortcut(t *testing.T) {
 		t.Fatal("a broken probe answer was not flagged")
 	}
 	j.expect(`"p-4"`, spec.MethodPing)
-	if j.probeAnswered(Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-5","result":{}}`)}, `"p-4"`) {
+	if j.probeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-5","result":{}}`)}, `"p-4"`) {
 		t.Fatal("an answer with another id took the shortcut")
 	}
 }
@@ -233,7 +235,7 @@ func TestJudgeLatin1Declared(t *testing.T) {
 	// The id holds a raw é (two bytes, read as two characters) and an
 	// escaped U+2029 (six ASCII bytes, read as the one character).
 	sent := []byte(`{"jsonrpc":"2.0","id":"é-1\u2029","method":"prompts/get","params":{"name":"x"}}`)
-	answer := Frame{Data: []byte(`{"jsonrpc":"2.0","id":"Ã©-1\u2029","error":{"code":-32602,"message":"no such prompt"}}`)}
+	answer := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"Ã©-1\u2029","error":{"code":-32602,"message":"no such prompt"}}`)}
 	for _, declared := range []bool{true, false} {
 		j := newJudge(spec.V20241105)
 		if declared != declaresForeignCharset([][2]string{{"Content-Type", map[bool]string{true: "application/json; charset=latin1", false: "application/json; charset=utf-8"}[declared]}}) {
@@ -266,7 +268,7 @@ func TestBatchCitation(t *testing.T) {
 		j := newJudge(spec.V20251125)
 		j.http = http
 		j.sent([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
-		f := Frame{Data: batch}
+		f := conn.Frame{Data: batch}
 		want := rules.ReqStdoutOnlyMCP
 		if http {
 			f.HTTPStatus, want = 200, rules.ReqJSONRPC2
@@ -286,7 +288,7 @@ func TestCrashNamesTheFailingFunction(t *testing.T) {
 		return "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n\ngoroutine 35 [running]:\n" +
 			fn + "(0xc0001a6000, {0x0, 0x0})\n\t/home/u/go/pkg/mod/x/mcp/client.go:812 +0x2e\ngithub.com/x/mcp.(*Conn).dispatch(0xc0001a6000)\n\t/home/u/go/pkg/mod/x/mcp/conn.go:120 +0x1c5\ncreated by github.com/x/mcp.(*Conn).start in goroutine 1\n"
 	}
-	exit := &ExitStatus{Code: 2}
+	exit := &conn.ExitStatus{Code: 2}
 	a := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleElicitationComplete")))
 	b := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleInputRequests")))
 	if !strings.HasSuffix(a.Check, "[in github.com/x/mcp.(*ClientSession).handleElicitationComplete]") {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -71,7 +72,7 @@ func LoadReplay(path string) (ReplayFile, error) {
 // handshake first, unless the input asks for a fresh, bare instance) and
 // reports whether the same problem shows again. The run is deterministic
 // for a deterministic target.
-func Replay(ctx context.Context, findingPath string, target Target, opts ReplayOptions) (*ReplayResult, error) {
+func Replay(ctx context.Context, findingPath string, target conn.Target, opts ReplayOptions) (*ReplayResult, error) {
 	rf, err := LoadReplay(findingPath)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,7 @@ type oneRun struct {
 // runOnce starts a fresh instance, runs in on it and closes it. The
 // instance's first wait has the start-up allowance startup (see
 // openSession).
-func runOnce(ctx context.Context, target Target, v spec.Version, in Input, wait, startup time.Duration) (oneRun, error) {
+func runOnce(ctx context.Context, target conn.Target, v spec.Version, in Input, wait, startup time.Duration) (oneRun, error) {
 	s, err := openSession(ctx, target, v, wait, startup, in.Fresh)
 	if err != nil {
 		return oneRun{}, err

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -19,14 +22,10 @@ import (
 // maxEventBytes bounds the bytes one transcript event keeps.
 const maxEventBytes = 1 << 20
 
-// maxFramesPerExec bounds the frames read after one input; a target that
-// writes more is treated as flooding and restarted.
-const maxFramesPerExec = 10000
-
 // session is one live target instance driven by the runner.
 type session struct {
 	v      spec.Version
-	conn   Conn
+	conn   conn.Conn
 	judge  *judge
 	start  time.Time
 	wait   time.Duration
@@ -113,13 +112,6 @@ type execOutcome struct {
 	slow bool
 }
 
-// hangConfirm is how much longer than the liveness wait a probe is waited
-// for before its silence is called a hang: a target that answers within
-// it is slow (or starved by a busy machine), not hung. A hung target
-// costs four waits; a healthy one on a loaded machine, whose answer was
-// merely late, is not blamed for our impatience.
-func hangConfirm(wait time.Duration) time.Duration { return 3 * wait }
-
 // endsIncomplete reports whether the last non-blank line of the input is
 // the start of a JSON value that the line ends before it is complete
 // (a truncated message), as opposed to a whole value or bytes that are no
@@ -146,23 +138,23 @@ func endsIncomplete(in Input) bool {
 // a process started on a busy machine may take many seconds to say
 // anything; ctx ends that wait early (the campaign is over), and bounds
 // the start itself.
-func openSession(ctx context.Context, t Target, v spec.Version, wait, startup time.Duration, bare bool) (*session, error) {
-	conn, err := t.Start(ctx)
+func openSession(ctx context.Context, t conn.Target, v spec.Version, wait, startup time.Duration, bare bool) (*session, error) {
+	c, err := t.Start(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if startup <= 0 {
 		startup = DefaultStartupTimeout
 	}
-	s := &session{v: v, conn: conn, judge: newJudge(v), start: time.Now(), wait: wait, startup: startup, ctx: ctx}
-	if pre, post, ok := bytes.Cut(line(pingFor(v, "\x00")), []byte(`\u0000`)); ok {
+	s := &session{v: v, conn: c, judge: newJudge(v), start: time.Now(), wait: wait, startup: startup, ctx: ctx}
+	if pre, post, ok := bytes.Cut(line(gen.PingFor(v, "\x00")), []byte(`\u0000`)); ok {
 		s.probe = [2][]byte{pre, post}
 	}
-	hc, isHTTP := conn.(*httpConn)
+	hc, isHTTP := c.(*conn.HTTPConn)
 	s.judge.http = isHTTP
 	if bare || v.Era() == spec.Stateless {
 		if isHTTP {
-			hc.negotiated(v)
+			hc.Negotiated(v)
 		}
 		if !bare && v.Era() == spec.Stateless {
 			// No handshake, but the instance answers one probe
@@ -178,13 +170,13 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait, startup ti
 		}
 		return s, nil
 	}
-	if err := s.send(line(initializeRequest(v, "mcpcheck-init"))); err != nil {
+	if err := s.send(line(gen.InitializeRequest(v, "mcpcheck-init"))); err != nil {
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s: cannot send initialize: %w", t.Describe(), err)
 	}
 	res, err := s.awaitWithin(`"mcpcheck-init"`, wait)
 	if err != nil {
-		tail := conn.StderrTail()
+		tail := c.StderrTail()
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s did not answer initialize (%s)%s; check that it is an MCP server speaking %s%s%s", t.Describe(), s.noAnswer(err), s.sent(), v, s.over(), stderrEnds(tail))
 	}
@@ -195,9 +187,9 @@ func openSession(ctx context.Context, t Target, v spec.Version, wait, startup ti
 		return nil, fmt.Errorf("fuzz: %s refused initialize: %s", t.Describe(), quoteStart(s.lastReceived()))
 	}
 	if isHTTP {
-		hc.negotiated(v)
+		hc.Negotiated(v)
 	}
-	if err := s.send(line(initializedNotification())); err != nil {
+	if err := s.send(line(gen.InitializedNotification())); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -219,18 +211,18 @@ func (s *session) close() { _ = s.conn.Close() }
 func (s *session) contact(target string) error {
 	const id = "mcpcheck-contact"
 	if err := s.send(s.probeLine(id)); err != nil {
-		return fmt.Errorf("fuzz: %s: cannot send %s: %w", target, probeMethod(s.v), err)
+		return fmt.Errorf("fuzz: %s: cannot send %s: %w", target, gen.ProbeMethod(s.v), err)
 	}
 	m, err := s.awaitAnswer(`"`+id+`"`, s.wait, true)
 	if err != nil {
-		e := fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, probeMethod(s.v), s.noAnswer(err), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
-		if errors.Is(err, ErrDeadline) {
+		e := fmt.Errorf("fuzz: %s did not answer %s (%s)%s; check that it is an MCP server speaking %s%s%s", target, gen.ProbeMethod(s.v), s.noAnswer(err), s.sent(), s.v, s.over(), stderrEnds(s.conn.StderrTail()))
+		if errors.Is(err, conn.ErrDeadline) {
 			return silentError{e}
 		}
 		return e
 	}
 	if m.Error != nil && s.v.Era() == spec.Stateless && !hsession.ModernProbeError(m.Error.Code) {
-		return &NotSpokenError{Version: s.v, Saw: fmt.Sprintf("%s was answered with error %d (%s), a legacy server's answer", probeMethod(s.v), m.Error.Code, quoteStart([]byte(m.Error.Message)))}
+		return &NotSpokenError{Version: s.v, Saw: fmt.Sprintf("%s was answered with error %d (%s), a legacy server's answer", gen.ProbeMethod(s.v), m.Error.Code, quoteStart([]byte(m.Error.Message)))}
 	}
 	return nil
 }
@@ -269,9 +261,9 @@ func (s *session) sent() string {
 // D was its start-up allowance).
 func (s *session) noAnswer(err error) string {
 	switch {
-	case errors.Is(err, ErrDeadline) && !s.heard:
+	case errors.Is(err, conn.ErrDeadline) && !s.heard:
 		return "no answer within " + s.within(s.wait).String() + ", its start-up allowance: it never said anything; a target that takes longer to start needs a longer --startup-timeout"
-	case errors.Is(err, ErrDeadline):
+	case errors.Is(err, conn.ErrDeadline):
 		return "no answer within " + s.wait.String()
 	case errors.Is(err, errStopped):
 		return fmt.Sprintf("it said nothing in the %s it had before the campaign ended (its time was up, or it was cancelled), within a start-up allowance of %s", time.Since(s.start).Round(time.Millisecond), s.within(s.wait))
@@ -342,20 +334,20 @@ var errStopped = errors.New("the campaign ended (its time was up, or it was canc
 // anything (a start-up wait, which may last a minute) also ends, with
 // errStopped, once s.ctx is done: a campaign whose time is up, or that is
 // cancelled, does not wait out a slow start, nor blames the target for it.
-func (s *session) recv(deadline time.Time) (Frame, error) {
+func (s *session) recv(deadline time.Time) (conn.Frame, error) {
 	if s.heard || s.ctx == nil {
 		return s.conn.Recv(deadline)
 	}
 	for {
 		if s.ctx.Err() != nil {
-			return Frame{}, errStopped
+			return conn.Frame{}, errStopped
 		}
 		d := deadline
 		if next := time.Now().Add(startSlice); next.Before(d) {
 			d = next
 		}
 		f, err := s.conn.Recv(d)
-		if errors.Is(err, ErrDeadline) && time.Now().Before(deadline) {
+		if errors.Is(err, conn.ErrDeadline) && time.Now().Before(deadline) {
 			continue
 		}
 		return f, err
@@ -381,7 +373,7 @@ func (s *session) awaitWithin(key string, wait time.Duration) (json.RawMessage, 
 // server/discover outside a session).
 func (s *session) awaitAnswer(key string, wait time.Duration, nullError bool) (jsonrpc.Message, error) {
 	deadline := time.Now().Add(s.within(wait))
-	for i := 0; i < maxFramesPerExec; i++ {
+	for i := 0; i < conn.MaxFramesPerExec; i++ {
 		starting := !s.heard
 		f, err := s.recv(deadline)
 		if err != nil {
@@ -441,7 +433,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 	// hangConfirm) before the exec is called a hang.
 	var suspected time.Time
 	// sampler watches a stdio target from then on (busySampler).
-	var sampler *busySampler
+	var sampler *conn.BusySampler
 	busyNoted := false
 	defer func() {
 		sampler.Stop()
@@ -478,7 +470,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 	}
 	if in.HTTP != nil {
 		register() // the HTTP request's answers may come with its reply
-		if hc, ok := s.conn.(*httpConn); ok {
+		if hc, ok := s.conn.(*conn.HTTPConn); ok {
 			q := in.HTTP
 			s.record(reports.Sent, q.Body)
 			ev := &s.events[len(s.events)-1]
@@ -486,7 +478,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 			s.judge.latin1 = declaresForeignCharset(q.Header)
 			s.judge.sent(q.Body)
 			s.judge.latin1 = false
-			if err := hc.doHTTP(*q); err != nil {
+			if err := hc.DoHTTP(*q); err != nil {
 				return s.crashed(out)
 			}
 		} else {
@@ -515,7 +507,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 			w = append(w, '\n')
 		}
 		s.probes++
-		id := "mcpcheck-probe-" + itoa(s.probes)
+		id := "mcpcheck-probe-" + strconv.Itoa(s.probes)
 		probeKey = `"` + id + `"`
 		probe := s.probeLine(id)
 		s.record(reports.Sent, probe)
@@ -528,10 +520,10 @@ func (s *session) exec(in Input) (out execOutcome) {
 			return s.sendFailed(out, err)
 		}
 		register() // the input's requests, then the probe, in the order written
-		s.judge.expect(probeKey, probeMethod(s.v))
-		if hc, ok := s.conn.(*httpConn); ok {
-			probeStream = hc.last
-			out.recycle = hc.gets >= maxGetStreams || len(hc.stray) >= maxStray
+		s.judge.expect(probeKey, gen.ProbeMethod(s.v))
+		if hc, ok := s.conn.(*conn.HTTPConn); ok {
+			probeStream = hc.Last
+			out.recycle = hc.Gets >= conn.MaxGetStreams || len(hc.Stray) >= conn.MaxStray
 		}
 	}
 	register()
@@ -541,8 +533,8 @@ func (s *session) exec(in Input) (out execOutcome) {
 	waited := s.wait
 	deadline := time.Now().Add(s.within(s.wait))
 	for i := 0; ; i++ {
-		if i == maxFramesPerExec {
-			s.note("the target wrote more than " + itoa(maxFramesPerExec) + " lines after one input; restarting it")
+		if i == conn.MaxFramesPerExec {
+			s.note("the target wrote more than " + strconv.Itoa(conn.MaxFramesPerExec) + " lines after one input; restarting it")
 			out.dead = true
 			return out
 		}
@@ -561,13 +553,13 @@ func (s *session) exec(in Input) (out execOutcome) {
 			s.note("stopped waiting for the fresh instance's first answer: " + err.Error())
 			out.dead = true
 			return out
-		case errors.Is(err, ErrClosed):
+		case errors.Is(err, conn.ErrClosed):
 			if in.CloseAfter {
 				s.note("the target closed its output after its stdin was closed")
 				return out
 			}
 			return s.crashed(out)
-		case errors.Is(err, ErrDeadline):
+		case errors.Is(err, conn.ErrDeadline):
 			if in.CloseAfter {
 				return out
 			}
@@ -576,26 +568,26 @@ func (s *session) exec(in Input) (out execOutcome) {
 				// the probe gets the confirmation window before the
 				// exec is called a hang.
 				suspected = time.Now()
-				deadline = suspected.Add(hangConfirm(s.wait))
-				sampler = sampleBusy(s.conn)
-				s.note(fmt.Sprintf("no answer to the liveness probe within %v; waiting %v more before calling it a hang", s.wait, hangConfirm(s.wait)))
+				deadline = suspected.Add(conn.HangConfirm(s.wait))
+				sampler = conn.SampleBusy(s.conn)
+				s.note(fmt.Sprintf("no answer to the liveness probe within %v; waiting %v more before calling it a hang", s.wait, conn.HangConfirm(s.wait)))
 				continue
 			}
-			if busy, k, n := sampler.computing(); busy && time.Since(suspected) < maxBusyConfirm(s.wait) {
+			if busy, k, n := sampler.Computing(); busy && time.Since(suspected) < conn.MaxBusyConfirm(s.wait) {
 				// Not blocked: computing, or starved by a busy machine.
 				if !busyNoted {
 					busyNoted = true
-					s.note(fmt.Sprintf("no answer to the liveness probe within %v and %v more, but %s; waiting up to %v in all before calling it a hang", s.wait, hangConfirm(s.wait), busyWhy(k, n), maxBusyConfirm(s.wait)))
+					s.note(fmt.Sprintf("no answer to the liveness probe within %v and %v more, but %s; waiting up to %v in all before calling it a hang", s.wait, conn.HangConfirm(s.wait), conn.BusyWhy(k, n), conn.MaxBusyConfirm(s.wait)))
 				}
-				deadline = time.Now().Add(hangConfirm(s.wait))
+				deadline = time.Now().Add(conn.HangConfirm(s.wait))
 				continue
 			}
 			what := waited.String()
 			if !s.heard {
 				what += " (a fresh instance's start-up allowance: it said nothing at all)"
 			} else if !suspected.IsZero() {
-				what += " and " + hangConfirm(s.wait).String() + " more to confirm it"
-				if _, k, n := sampler.computing(); n > 0 && !busyNoted {
+				what += " and " + conn.HangConfirm(s.wait).String() + " more to confirm it"
+				if _, k, n := sampler.Computing(); n > 0 && !busyNoted {
 					what += fmt.Sprintf(" (the target ran or waited for a CPU in %d of %d samples: blocked)", k, n)
 				}
 				if busyNoted {
@@ -650,21 +642,21 @@ func (s *session) exec(in Input) (out execOutcome) {
 func (s *session) drain() execOutcome {
 	var out execOutcome
 	s.probes++
-	id := "mcpcheck-probe-" + itoa(s.probes)
+	id := "mcpcheck-probe-" + strconv.Itoa(s.probes)
 	key := `"` + id + `"`
 	probe := s.probeLine(id)
-	s.judge.expect(key, probeMethod(s.v))
+	s.judge.expect(key, gen.ProbeMethod(s.v))
 	s.note("grace read before closing: one more probe, to judge what came after the last one")
 	s.record(reports.Sent, probe)
 	if s.conn.Send(probe) != nil {
 		return out
 	}
 	stream := ""
-	if hc, ok := s.conn.(*httpConn); ok {
-		stream = hc.last
+	if hc, ok := s.conn.(*conn.HTTPConn); ok {
+		stream = hc.Last
 	}
 	deadline := time.Now().Add(s.wait)
-	for i := 0; i < maxFramesPerExec; i++ {
+	for i := 0; i < conn.MaxFramesPerExec; i++ {
 		f, err := s.conn.Recv(deadline)
 		if err != nil {
 			s.note("the grace read ended: " + err.Error())
@@ -697,7 +689,7 @@ func (s *session) lateAnswers(grace time.Duration) execOutcome {
 	}
 	s.note("waiting up to " + grace.String() + " for the answers still owed")
 	deadline := time.Now().Add(grace)
-	for i := 0; i < maxFramesPerExec && s.judge.pending.Len() > 0; i++ {
+	for i := 0; i < conn.MaxFramesPerExec && s.judge.pending.Len() > 0; i++ {
 		f, err := s.conn.Recv(deadline)
 		if err != nil {
 			return out
@@ -710,7 +702,7 @@ func (s *session) lateAnswers(grace time.Duration) execOutcome {
 
 // judgeFrame judges a frame the target wrote, adds what it showed to out and
 // answers the requests it carried.
-func (s *session) judgeFrame(f Frame, out *execOutcome) frameResult {
+func (s *session) judgeFrame(f conn.Frame, out *execOutcome) frameResult {
 	res := s.judge.received(f)
 	out.obs = append(out.obs, res.obs...)
 	s.answerRequests(res.requests)
@@ -725,7 +717,7 @@ const maxKeptWrite = 64 << 10
 // probeLine is the liveness probe with the given id, as one line.
 func (s *session) probeLine(id string) []byte {
 	if s.probe[0] == nil {
-		return line(pingFor(s.v, id))
+		return line(gen.PingFor(s.v, id))
 	}
 	b := make([]byte, 0, len(s.probe[0])+len(id)+len(s.probe[1]))
 	return append(append(append(b, s.probe[0]...), id...), s.probe[1]...)
@@ -734,7 +726,7 @@ func (s *session) probeLine(id string) []byte {
 // sendFailed turns a failed write into an outcome: a target that stopped
 // reading is a hang, one that went away a crash.
 func (s *session) sendFailed(out execOutcome, err error) execOutcome {
-	if errors.Is(err, ErrStalled) {
+	if errors.Is(err, conn.ErrStalled) {
 		s.note(err.Error())
 		out.obs = append(out.obs, Observation{Kind: reports.FindingHang, Check: "hang/stdin",
 			Message: "the target stopped reading its input: " + err.Error()})
@@ -755,8 +747,8 @@ func (s *session) crashed(out execOutcome) execOutcome {
 // listTools asks the target for its tools (first page), for the tool-call
 // mutator. Failures leave the list empty.
 func (s *session) listTools() []Tool {
-	req := request(s.v, "mcpcheck-tools", spec.MethodToolsList, nil)
-	if err := s.send(line(marshal(req))); err != nil {
+	req := gen.Request(s.v, "mcpcheck-tools", spec.MethodToolsList, nil)
+	if err := s.send(line(gen.Marshal(req))); err != nil {
 		return nil
 	}
 	res, err := s.await(`"mcpcheck-tools"`)
@@ -774,7 +766,7 @@ func (s *session) listTools() []Tool {
 
 // recordFrame records a received frame, with its HTTP status when it came
 // over HTTP: the instance has said something (heard).
-func (s *session) recordFrame(f Frame) {
+func (s *session) recordFrame(f conn.Frame) {
 	s.heard = true
 	s.events = append(s.events, event{at: time.Since(s.start), dir: reports.Received, data: f.Data, status: f.HTTPStatus, note: f.Problem})
 }
@@ -798,7 +790,7 @@ func headerMap(pairs [][2]string) map[string][]string {
 	return out
 }
 
-func httpNote(q *HTTPRequest) string {
+func httpNote(q *conn.HTTPRequest) string {
 	note := "hostile HTTP request"
 	if len(q.Omit) > 0 {
 		note += fmt.Sprintf("; default headers left out: %v", q.Omit)

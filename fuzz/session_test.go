@@ -2,11 +2,15 @@ package fuzz
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/spec"
+	"pgregory.net/rapid"
 )
 
 // TestCarefulServerHasNoFindings runs every mutator on a few seeds against
@@ -82,10 +86,10 @@ func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 	}
 	defer s.close()
 	inputs := []Input{
-		single(initializeRequest(v, "mcpcheck-init-again")),
-		single(marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-list", "method": spec.MethodToolsList})),
-		single(marshal(request(v, "stateless-list", spec.MethodToolsList, nil))),
-		single(marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-ping", "method": spec.MethodPing})),
+		single(gen.InitializeRequest(v, "mcpcheck-init-again")),
+		single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-list", "method": spec.MethodToolsList})),
+		single(gen.Marshal(gen.Request(v, "stateless-list", spec.MethodToolsList, nil))),
+		single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-ping", "method": spec.MethodPing})),
 	}
 	for i, in := range inputs {
 		out := s.exec(in)
@@ -123,12 +127,12 @@ func TestJudgeBoundRecyclesTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	in := single(marshal(request(v, "one", spec.MethodToolsList, nil)))
+	in := single(gen.Marshal(gen.Request(v, "one", spec.MethodToolsList, nil)))
 	if out := s.exec(in); out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a fresh session: %+v", out)
 	}
 	for i := 0; len(s.judge.rawIDs) < maxJudgeIDs; i++ {
-		s.judge.rawIDs[itoa(i)] = true
+		s.judge.rawIDs[strconv.Itoa(i)] = true
 	}
 	if out := s.exec(in); !out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a full judge: %+v", out)
@@ -146,7 +150,7 @@ type countingTarget struct {
 
 func (c *countingTarget) Describe() string { return "counting" }
 
-func (c *countingTarget) Start(context.Context) (Conn, error) {
+func (c *countingTarget) Start(context.Context) (conn.Conn, error) {
 	c.mu.Lock()
 	c.starts++
 	c.mu.Unlock()
@@ -160,11 +164,11 @@ type idleConn struct {
 	closed sync.Once
 }
 
-func (*idleConn) Send([]byte) error             { return nil }
-func (*idleConn) CloseSend() error              { return nil }
-func (*idleConn) Recv(time.Time) (Frame, error) { return Frame{}, ErrDeadline }
-func (*idleConn) Exit(time.Time) *ExitStatus    { return nil }
-func (*idleConn) StderrTail() []byte            { return nil }
+func (*idleConn) Send([]byte) error                  { return nil }
+func (*idleConn) CloseSend() error                   { return nil }
+func (*idleConn) Recv(time.Time) (conn.Frame, error) { return conn.Frame{}, conn.ErrDeadline }
+func (*idleConn) Exit(time.Time) *conn.ExitStatus    { return nil }
+func (*idleConn) StderrTail() []byte                 { return nil }
 func (c *idleConn) Close() error {
 	c.closed.Do(func() { c.t.mu.Lock(); c.t.closes++; c.t.mu.Unlock() })
 	return nil
@@ -195,14 +199,14 @@ func TestWarmPoolKeepsDepthAhead(t *testing.T) {
 		}
 	}
 	for i := range 1 + depth {
-		waitStart("instance " + itoa(i+1) + " of the first get")
+		waitStart("instance " + strconv.Itoa(i+1) + " of the first get")
 	}
 	for i := range 5 {
 		if s, err = pool.get(ctx, true); err != nil {
 			t.Fatal(err)
 		}
 		taken = append(taken, s)
-		waitStart("the replacement of instance " + itoa(i+2))
+		waitStart("the replacement of instance " + strconv.Itoa(i+2))
 		target.mu.Lock()
 		if want := 2 + depth + i; target.starts != want {
 			t.Errorf("after %d instances taken: %d started, want %d (depth %d ahead)", i+2, target.starts, want, depth)
@@ -223,5 +227,48 @@ func TestWarmPoolKeepsDepthAhead(t *testing.T) {
 		if d := warmDepth(w); d < 1 || d > maxEnding {
 			t.Errorf("warmDepth(%d) = %d, want 1..%d", w, d, maxEnding)
 		}
+	}
+}
+
+// TestSequenceStateMachine drives the careful test server with the session
+// model as a rapid state machine: after every action the new messages are
+// sent, followed by a liveness probe, and the invariant is that the oracles
+// see nothing and the server stays up.
+func TestSequenceStateMachine(t *testing.T) {
+	versions := []spec.Version{spec.V20250326, spec.V20251125, spec.V20260728}
+	if raceEnabled {
+		versions = versions[1:2] // one process per check; the race detector needs one era
+	}
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			target := inprocHelper(v, "")
+			rapid.Check(t, func(rt *rapid.T) {
+				s, err := openSession(context.Background(), target, v, 10*time.Second, 0, true)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				defer s.close()
+				seq, err := gen.NewSequence(v)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				sent := 0
+				acts := seq.Actions()
+				acts[""] = func(rt *rapid.T) {
+					if sent == len(seq.Lines) {
+						return
+					}
+					out := s.exec(single(seq.Lines[sent:]...))
+					sent = len(seq.Lines)
+					for _, o := range out.obs {
+						rt.Fatalf("%s %s: %s", o.Kind, o.Check, o.Message)
+					}
+					if out.dead {
+						rt.Fatalf("the server went away after %v", seq.Methods)
+					}
+				}
+				rt.Repeat(acts)
+			})
+		})
 	}
 }

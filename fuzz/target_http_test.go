@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -143,7 +145,7 @@ func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
 	srv := httpServer(t, v, "silent-get")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 20, Seed: 2,
+	res, err := Run(ctx, Config{Target: conn.HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 20, Seed: 2,
 		Mutators: []string{"http/forged-last-event-id"}, Wait: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +157,7 @@ func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
 		t.Errorf("the campaign was stopped by the watchdog (%q) after %d execs: a silent GET stream held the worker", res.Interrupted, res.Execs)
 	}
 	if res.Restarts < 2 {
-		t.Errorf("%d restarts after 20 GET streams; want the session replaced every %d", res.Restarts, maxGetStreams)
+		t.Errorf("%d restarts after 20 GET streams; want the session replaced every %d", res.Restarts, conn.MaxGetStreams)
 	}
 }
 
@@ -165,11 +167,11 @@ func TestHTTPSilentGetStreamDoesNotStall(t *testing.T) {
 func TestHTTPStraySessionsAreEnded(t *testing.T) {
 	v := spec.V20251125
 	srv, open := httpServerSessions(t, v, "")
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL}, v, 5*time.Second, 0, false)
+	s, err := openSession(context.Background(), conn.HTTPTarget{URL: srv.URL}, v, 5*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := HTTPRequest{Method: http.MethodPost, Body: initializeRequest(v, "stray"), Session: "none"}
+	q := conn.HTTPRequest{Method: http.MethodPost, Body: gen.InitializeRequest(v, "stray"), Session: "none"}
 	if out := s.exec(Input{HTTP: &q}); out.dead || len(out.obs) > 0 {
 		t.Fatalf("the stray initialize: %+v", out)
 	}
@@ -190,7 +192,7 @@ func TestHTTPStraySessionsAreEnded(t *testing.T) {
 func TestHTTPSessionsAreEndedAndRenewed(t *testing.T) {
 	v := spec.V20251125
 	srv, open := httpServerSessions(t, v, "max-sessions")
-	res := runClean(t, "the session-bounded HTTP server", Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 240, Seed: 4,
+	res := runClean(t, "the session-bounded HTTP server", Config{Target: conn.HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 240, Seed: 4,
 		Mutators: []string{"protocol/before-initialize", "http/expired-session", "protocol/valid"}, Wait: 10 * time.Second})
 	if res.Mutators["http/expired-session"] == 0 || res.Mutators["protocol/before-initialize"] < 4 {
 		t.Fatalf("the mutators that end or open sessions did not run: %v", res.Mutators)
@@ -208,7 +210,7 @@ func TestHTTPCampaignCarefulServerIsClean(t *testing.T) {
 	for _, v := range []spec.Version{spec.V20250326, spec.V20251125, spec.V20260728} {
 		t.Run(string(v), func(t *testing.T) {
 			srv := httpServer(t, v, "")
-			res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL + "/mcp"}, Version: v, MaxExecs: 150, Seed: 9, Wait: 10 * time.Second})
+			res, err := Run(context.Background(), Config{Target: conn.HTTPTarget{URL: srv.URL + "/mcp"}, Version: v, MaxExecs: 150, Seed: 9, Wait: 10 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +232,7 @@ func TestHTTPCampaignCarefulServerIsClean(t *testing.T) {
 func TestHTTPCampaignFindsServerErrorAndDeadServer(t *testing.T) {
 	v := spec.V20251125
 	srv := httpServer(t, v, "500-on-garbage")
-	res, err := Run(context.Background(), Config{Target: HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 6, Seed: 1, Mutators: []string{"bytes/garbage-line"}, Wait: 10 * time.Second, MinimizeBudget: 10})
+	res, err := Run(context.Background(), Config{Target: conn.HTTPTarget{URL: srv.URL}, Version: v, MaxExecs: 6, Seed: 1, Mutators: []string{"bytes/garbage-line"}, Wait: 10 * time.Second, MinimizeBudget: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestHTTPCampaignFindsServerErrorAndDeadServer(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	url := dead.URL
 	dead.Close()
-	if _, err := Run(context.Background(), Config{Target: HTTPTarget{URL: url}, Version: v, MaxExecs: 1}); err == nil {
+	if _, err := Run(context.Background(), Config{Target: conn.HTTPTarget{URL: url}, Version: v, MaxExecs: 1}); err == nil {
 		t.Error("a campaign against a closed port started")
 	}
 	_ = reports.FindingCrash
@@ -348,14 +350,14 @@ func TestHTTPSlowBodyIsTrickled(t *testing.T) {
 	v := spec.V20251125
 	var log readLog
 	srv := refHTTPServer(t, server.HTTPOptions{}, log.wrap)
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
+	s, err := openSession(context.Background(), conn.HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.close()
-	body := marshal(request(v, "mcpcheck-slow", spec.MethodToolsList, nil))
+	body := gen.Marshal(gen.Request(v, "mcpcheck-slow", spec.MethodToolsList, nil))
 	const chunk = 8
-	q := HTTPRequest{Method: http.MethodPost, Body: body, BodyChunk: chunk, BodyDelay: 5 * time.Millisecond}
+	q := conn.HTTPRequest{Method: http.MethodPost, Body: body, BodyChunk: chunk, BodyDelay: 5 * time.Millisecond}
 	// How long the trickle may take is rawOptions' (TestHTTPSlowBodyIsBounded).
 	out := s.exec(Input{HTTP: &q})
 	if out.dead || len(out.obs) > 0 {
@@ -382,33 +384,6 @@ func TestHTTPSlowBodyIsTrickled(t *testing.T) {
 		t.Errorf("the %d-byte body arrived in %d reads; trickled %d bytes at a time it takes %d writes", len(body), p.reads, chunk, chunks)
 	}
 	t.Logf("%d bytes in %d reads", len(body), p.reads)
-}
-
-// TestHTTPSlowBodyIsBounded: a trickle that would take minutes is sent
-// in bigger chunks, within maxTrickle.
-func TestHTTPSlowBodyIsBounded(t *testing.T) {
-	for _, q := range []HTTPRequest{
-		{Body: make([]byte, 10000), BodyChunk: 1, BodyDelay: 20 * time.Millisecond},
-		{Body: make([]byte, 10), BodyChunk: 1, BodyDelay: time.Hour},
-		{Body: make([]byte, 100), BodyChunk: 16, BodyDelay: 3 * time.Millisecond},
-	} {
-		o := rawOptions(q)
-		if d := trickleTime(len(q.Body), o.Chunk, o.Delay); d > maxTrickle || o.Chunk < q.BodyChunk {
-			t.Errorf("%d bytes %d at a time every %v: %d at a time every %v takes %v", len(q.Body), q.BodyChunk, q.BodyDelay, o.Chunk, o.Delay, d)
-		}
-		if o.Timeout > rawWait+maxTrickle {
-			t.Errorf("timeout %v", o.Timeout)
-		}
-		// A body shorter than it says is waited for lieWait after it
-		// went out, never rawWait.
-		q.DeclaredLength = int64(len(q.Body)) + 100
-		if o := rawOptions(q); o.Timeout != lieWait+trickleTime(len(q.Body), o.Chunk, o.Delay) {
-			t.Errorf("lying length: timeout %v, want lieWait (%v) after the trickle", o.Timeout, lieWait)
-		}
-	}
-	if o := rawOptions(HTTPRequest{Body: make([]byte, 100), BodyChunk: 16, BodyDelay: 3 * time.Millisecond}); o.Chunk != 16 || o.Delay != 3*time.Millisecond {
-		t.Errorf("a short trickle was changed: %+v", o)
-	}
 }
 
 // stallHeader marks the requests the stalling wrapper never answers.
@@ -438,16 +413,16 @@ func TestHTTPLyingLength(t *testing.T) {
 		})
 	})
 	t.Cleanup(func() { close(stall) })
-	s, err := openSession(context.Background(), HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
+	s, err := openSession(context.Background(), conn.HTTPTarget{URL: srv.URL + "/mcp"}, v, 10*time.Second, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.close()
-	body := marshal(request(v, "mcpcheck-lie", spec.MethodToolsList, nil))
+	body := gen.Marshal(gen.Request(v, "mcpcheck-lie", spec.MethodToolsList, nil))
 
 	t.Run("short", func(t *testing.T) {
 		s.reset()
-		q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body) / 2)}
+		q := conn.HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body) / 2)}
 		out := s.exec(Input{HTTP: &q})
 		if out.dead || len(out.obs) > 0 {
 			t.Fatalf("the short length: %+v", out)
@@ -469,7 +444,7 @@ func TestHTTPLyingLength(t *testing.T) {
 	for _, declared := range []int64{int64(len(body)) + 100, 1 << 40} {
 		t.Run(fmt.Sprintf("long-%d", declared), func(t *testing.T) {
 			s.reset()
-			q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: declared}
+			q := conn.HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: declared}
 			out := s.exec(Input{HTTP: &q})
 			if out.dead || len(out.obs) > 0 {
 				t.Fatalf("the long length: %+v", out)
@@ -482,11 +457,11 @@ func TestHTTPLyingLength(t *testing.T) {
 
 	t.Run("server-waits", func(t *testing.T) {
 		s.reset()
-		hc := s.conn.(*httpConn)
+		hc := s.conn.(*conn.HTTPConn)
 		// The raw exchange ends at its bound with a transport error; a
 		// tap tells when it arrived.
 		failed := make(chan struct{}, 1)
-		defer hc.c.(*wire.HTTP).Observe(tapFunc(func(f wire.Frame) {
+		defer hc.Client.(*wire.HTTP).Observe(tapFunc(func(f wire.Frame) {
 			if f.Kind == wire.KindTransportError {
 				select {
 				case failed <- struct{}{}:
@@ -494,11 +469,11 @@ func TestHTTPLyingLength(t *testing.T) {
 				}
 			}
 		}))()
-		q := HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body)) + 100, Header: [][2]string{{stallHeader, "1"}}}
+		q := conn.HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body)) + 100, Header: [][2]string{{stallHeader, "1"}}}
 		// The request is given up at its bound (rawOptions: lieWait,
 		// TestHTTPSlowBodyIsBounded); the watchdog only catches a
 		// request never given up.
-		if err := hc.doHTTP(q); err != nil {
+		if err := hc.DoHTTP(q); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -507,11 +482,11 @@ func TestHTTPLyingLength(t *testing.T) {
 			t.Fatal("the request that got no answer was not given up")
 		}
 		// No frame, no error: the transport error is swallowed.
-		if f, err := hc.Recv(time.Now().Add(200 * time.Millisecond)); err != ErrDeadline {
+		if f, err := hc.Recv(time.Now().Add(200 * time.Millisecond)); err != conn.ErrDeadline {
 			t.Errorf("Recv after the unanswered request: %+v, %v; want nothing (ErrDeadline)", f, err)
 		}
-		if hc.dead || len(hc.raw) != 0 {
-			t.Errorf("dead %v, raw streams %v", hc.dead, hc.raw)
+		if hc.Dead || len(hc.RawStreams) != 0 {
+			t.Errorf("dead %v, raw streams %v", hc.Dead, hc.RawStreams)
 		}
 		// The session goes on.
 		if out := s.exec(Input{}); out.dead || len(out.obs) > 0 {
@@ -538,7 +513,7 @@ func TestHTTPCampaignSlowAndLyingBodies(t *testing.T) {
 	// lying-length (Schedule).
 	const execs = 8
 	for _, m := range []string{"http/slow-body", "http/lying-length"} {
-		res := runClean(t, "the reference server", Config{Target: HTTPTarget{URL: srv.URL + "/mcp"}, Version: v, MaxExecs: execs, Seed: 3,
+		res := runClean(t, "the reference server", Config{Target: conn.HTTPTarget{URL: srv.URL + "/mcp"}, Version: v, MaxExecs: execs, Seed: 3,
 			Mutators: []string{m}, Wait: 10 * time.Second})
 		if res.Mutators[m] != execs {
 			t.Errorf("mutators run: %v, want %d of %s", res.Mutators, execs, m)
@@ -569,7 +544,7 @@ func TestReplayOfAnHTTPRequestFinding(t *testing.T) {
 	v := spec.V20251125
 	srv := httpServer(t, v, "")
 	body := []byte(`{"jsonrpc":"2.0","id":"mcpcheck-replayed","method":"ping"}`)
-	in := Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
+	in := Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &conn.HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
 	f := &Finding{Observation: Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Message: "made up for the test"},
 		ID: "0123456789ab", Version: v, Mutator: in.Mutator, Input: in, Minimized: in, Wait: 5 * time.Second}
 	if err := f.Write(t.TempDir()); err != nil {
@@ -582,7 +557,7 @@ func TestReplayOfAnHTTPRequestFinding(t *testing.T) {
 	if rf.Input.HTTP == nil || string(rf.Input.HTTP.Body) != string(body) {
 		t.Fatalf("the replay file lost the HTTP request: %+v", rf.Input)
 	}
-	res, err := Replay(context.Background(), f.Dir, HTTPTarget{URL: srv.URL}, ReplayOptions{})
+	res, err := Replay(context.Background(), f.Dir, conn.HTTPTarget{URL: srv.URL}, ReplayOptions{})
 	if err != nil {
 		t.Fatalf("Replay: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -28,7 +29,7 @@ func TestSSECampaignReferenceServerIsClean(t *testing.T) {
 	if raceEnabled {
 		execs = 120
 	}
-	res := runClean(t, "the reference HTTP+SSE server", Config{Target: LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
+	res := runClean(t, "the reference HTTP+SSE server", Config{Target: conn.LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: execs, Seed: 11, Wait: 10 * time.Second})
 	if res.Execs != execs {
 		t.Errorf("%d execs, want %d", res.Execs, execs)
 	}
@@ -146,7 +147,7 @@ func newLegacyServer(t *testing.T, garbage bool) *httptest.Server {
 func TestSSEBrokenServerIsFound(t *testing.T) {
 	v := spec.V20241105
 	srv := newLegacyServer(t, true)
-	res, err := Run(context.Background(), Config{Target: LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: 10, Seed: 1,
+	res, err := Run(context.Background(), Config{Target: conn.LegacySSETarget(srv.URL+"/sse", nil), Version: v, MaxExecs: 10, Seed: 1,
 		Mutators: []string{"protocol/valid"}, Wait: 10 * time.Second, MinimizeBudget: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +168,7 @@ func TestSSEBrokenServerIsFound(t *testing.T) {
 	}
 
 	// The same server without the garbage is clean.
-	res, err = Run(context.Background(), Config{Target: LegacySSETarget(newLegacyServer(t, false).URL+"/sse", nil), Version: v, MaxExecs: 10, Seed: 1,
+	res, err = Run(context.Background(), Config{Target: conn.LegacySSETarget(newLegacyServer(t, false).URL+"/sse", nil), Version: v, MaxExecs: 10, Seed: 1,
 		Mutators: []string{"protocol/valid"}, Wait: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -185,12 +186,12 @@ func TestSSEStreamEndIsTheEndOfTheInstance(t *testing.T) {
 		io.WriteString(w, "event: endpoint\ndata: /message\n\n")
 	}))
 	defer srv.Close()
-	c, err := LegacySSETarget(srv.URL+"/sse", nil).Start(context.Background())
+	c, err := conn.LegacySSETarget(srv.URL+"/sse", nil).Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if f, err := c.Recv(time.Now().Add(10 * time.Second)); err != ErrClosed {
+	if f, err := c.Recv(time.Now().Add(10 * time.Second)); err != conn.ErrClosed {
 		t.Errorf("Recv: %+v, %v; want ErrClosed", f, err)
 	}
 }
@@ -199,7 +200,7 @@ func TestSSEStreamEndIsTheEndOfTheInstance(t *testing.T) {
 // start with an explanation.
 func TestSSEStartNeedsAnEventStream(t *testing.T) {
 	srv := refHTTPServer(t, server.HTTPOptions{}, nil)
-	_, err := Run(context.Background(), Config{Target: LegacySSETarget(srv.URL+"/sse", nil), Version: spec.V20241105, MaxExecs: 1})
+	_, err := Run(context.Background(), Config{Target: conn.LegacySSETarget(srv.URL+"/sse", nil), Version: spec.V20241105, MaxExecs: 1})
 	if err == nil || !strings.Contains(err.Error(), "SSE endpoint") {
 		t.Errorf("campaign against a server without HTTP+SSE: %v", err)
 	}
@@ -209,10 +210,10 @@ func TestSSEStartNeedsAnEventStream(t *testing.T) {
 // replays with --transport sse; one against streamable HTTP without it.
 func TestReproducerForNamesTheTransport(t *testing.T) {
 	f := &Finding{Dir: "findings/x", Version: spec.V20241105}
-	if got := ReproducerFor(LegacySSETarget("http://127.0.0.1:1/sse", nil))(f); !strings.Contains(got, "--url http://127.0.0.1:1/sse --transport sse --protocol 2024-11-05") {
+	if got := ReproducerFor(conn.LegacySSETarget("http://127.0.0.1:1/sse", nil))(f); !strings.Contains(got, "--url http://127.0.0.1:1/sse --transport sse --protocol 2024-11-05") {
 		t.Errorf("HTTP+SSE reproducer = %q; want it to name --transport sse", got)
 	}
-	if got := ReproducerFor(HTTPTarget{URL: "http://127.0.0.1:1/mcp"})(f); strings.Contains(got, "--transport") {
+	if got := ReproducerFor(conn.HTTPTarget{URL: "http://127.0.0.1:1/mcp"})(f); strings.Contains(got, "--transport") {
 		t.Errorf("streamable reproducer = %q; want no --transport", got)
 	}
 }

@@ -2,10 +2,15 @@ package fuzz
 
 import (
 	"context"
+	"os"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -18,13 +23,13 @@ func TestSplitCommand(t *testing.T) {
 		`npx -y @modelcontextprotocol/x`: {"npx", "-y", "@modelcontextprotocol/x"},
 	}
 	for in, want := range cases {
-		got, err := SplitCommand(in)
+		got, err := conn.SplitCommand(in)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("SplitCommand(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "   ", `a "b`, `a\`} {
-		if _, err := SplitCommand(bad); err == nil {
+		if _, err := conn.SplitCommand(bad); err == nil {
 			t.Errorf("SplitCommand(%q) accepted", bad)
 		}
 	}
@@ -55,5 +60,73 @@ func TestStalledTargetIsAHang(t *testing.T) {
 	}
 	if len(out.obs) != 1 || out.obs[0].Check != "hang/stdin" || !out.dead {
 		t.Fatalf("want one hang/stdin observation, got %+v", out)
+	}
+}
+
+// TestSendWhileTheTargetWrites: a large input to a target that answers
+// every line as it reads it (echo) fills both pipes; the write must drain
+// stdout rather than wait for a target that is itself waiting for us, and
+// every answer must still come out of Recv, in order.
+func TestSendWhileTheTargetWrites(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := (&conn.ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=echo"}, WriteTimeout: 20 * time.Second}).Start(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const lines = 5000
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		b.WriteString(strings.Repeat("x", 1000) + strconv.Itoa(i) + "\n")
+	}
+	// A write that waited for the target instead of draining its stdout
+	// would stall until WriteTimeout and fail the Send; an answer lost or
+	// out of order fails the reads.
+	if err := conn.Send([]byte(b.String())); err != nil {
+		t.Fatalf("sending %d bytes: %v", b.Len(), err)
+	}
+	for i := 0; i < lines; i++ {
+		f, err := conn.Recv(time.Now().Add(10 * time.Second))
+		if err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		if want := strings.Repeat("x", 1000) + strconv.Itoa(i); string(f.Data) != want {
+			t.Fatalf("line %d is %.20q…", i, f.Data)
+		}
+	}
+}
+
+// TestGoroutineReaderPath: the path for pipes that take no deadline (a
+// reader goroutine, a goroutine per write) still runs a clean campaign and
+// finds a crash.
+func TestGoroutineReaderPath(t *testing.T) {
+	defer func(old bool) { conn.PollPipes = old }(conn.PollPipes)
+	conn.PollPipes = false
+	v := spec.V20251125
+	execs := int64(150)
+	if raceEnabled {
+		execs = 12 // every instance a start of the race-instrumented test binary: the reader's plumbing shows in a few
+	}
+	res, err := Run(context.Background(), Config{Target: helperTarget(t, v, ""), Version: v, MaxExecs: execs, Seed: 3, Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("finding on the careful server: %s %s (%s): %s", f.Kind, f.Check, f.Mutator, f.Message)
+	}
+	// Every input crashes this target (a NUL in each), each at the first
+	// execution: four show the crash and the restarts after it; thirty
+	// were thirty starts of the race-instrumented test binary.
+	res, err = Run(context.Background(), Config{Target: helperTarget(t, v, "panic-nul"), Version: v, MaxExecs: 4, Seed: 1,
+		Mutators: []string{"bytes/nul"}, Wait: 10 * time.Second, MinimizeBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 || res.Findings[0].Kind != reports.FindingCrash {
+		t.Errorf("no crash found: %+v", res.Findings)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
@@ -60,13 +61,13 @@ func TestMain(m *testing.M) {
 
 // helperTarget is the test binary started as a server of version v with
 // an optional fault.
-func helperTarget(t testing.TB, v spec.Version, fault string) *ExecTarget {
+func helperTarget(t testing.TB, v spec.Version, fault string) *conn.ExecTarget {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=server", versionEnv + "=" + string(v), faultEnv + "=" + fault}}
+	return &conn.ExecTarget{Argv: []string{exe, "-test.run=^$"}, Env: []string{helperEnv + "=server", versionEnv + "=" + string(v), faultEnv + "=" + fault}}
 }
 
 // echo writes every line it reads back: the stdio transport's speed limit.

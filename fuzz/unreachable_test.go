@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -22,9 +23,9 @@ func TestRunNeverHandshakenJudgesNothing(t *testing.T) {
 		io.WriteString(w, "<html>not MCP</html>")
 	}))
 	defer plain.Close()
-	targets := map[string]Target{"plain HTTP": HTTPTarget{URL: plain.URL + "/mcp"}}
+	targets := map[string]conn.Target{"plain HTTP": conn.HTTPTarget{URL: plain.URL + "/mcp"}}
 	if runtime.GOOS != "windows" {
-		targets["silent stdio"] = &ExecTarget{Argv: []string{"sleep", "60"}}
+		targets["silent stdio"] = &conn.ExecTarget{Argv: []string{"sleep", "60"}}
 	}
 	for name, tg := range targets {
 		for _, v := range []spec.Version{spec.V20251125, spec.Latest} {

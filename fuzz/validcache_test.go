@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/harness/rules"
@@ -103,7 +104,7 @@ func TestValidCachePartsBounded(t *testing.T) {
 	cut := validKey{v: spec.V20251125, form: formCut}
 	c.put(cut, []byte(`{"id":`), []byte(`}`), Observation{}, false)
 	for i := 0; i < validCacheEntries+10; i++ {
-		raw := []byte(`{"seq":` + itoa(i) + `}`)
+		raw := []byte(`{"seq":` + strconv.Itoa(i) + `}`)
 		c.put(c.key(spec.V20251125, "", 0, raw, nil), raw, nil, Observation{}, false)
 	}
 	if c.parts[0].n > validCacheEntries || c.parts[0].n == 0 {

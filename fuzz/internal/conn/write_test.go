@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ func TestSlowReaderIsNotAStall(t *testing.T) {
 		}
 	}()
 	payload := make([]byte, 384<<10)
-	if err := writePolled(w, payload, time.Second, func() {}); err != nil {
+	if err := WritePolled(w, payload, time.Second, func() {}); err != nil {
 		t.Fatalf("a steady slow reader: %v; want the write to complete", err)
 	}
 }
@@ -56,7 +56,7 @@ func TestReaderThatTakesNothingStalls(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	err = writePolled(w, make([]byte, 4<<20), 200*time.Millisecond, func() {})
+	err = WritePolled(w, make([]byte, 4<<20), 200*time.Millisecond, func() {})
 	if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "took no byte") {
 		t.Fatalf("a reader that takes nothing: %v; want ErrStalled saying it took no byte", err)
 	}

@@ -1,4 +1,4 @@
-package fuzz
+package gen
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 type Message struct {
 	Version spec.Version
 	// Method is the message's method, or for a response the method of the
-	// request it answers ("" for an error response that answers nothing in
+	// Request it answers ("" for an error response that answers nothing in
 	// particular).
 	Method string
 	// Kind is jsonrpc.KindRequest, KindNotification, KindResponse or
@@ -94,7 +94,7 @@ func (m *Messages) Methods() []schema.MethodInfo {
 // single definitions (m.Schema().Def("Tool")).
 func (m *Messages) Schema() *SchemaGen { return m.gen }
 
-func (m *Messages) info(method string) (schema.MethodInfo, error) {
+func (m *Messages) Info(method string) (schema.MethodInfo, error) {
 	for _, i := range m.methods {
 		if i.Name == method {
 			return i, nil
@@ -114,7 +114,7 @@ func senders(d spec.Direction) []spec.Direction {
 // Request generates requests of method.
 func (m *Messages) Request(method string) *rapid.Generator[Message] {
 	return rapid.Custom(func(t *rapid.T) Message {
-		info, err := m.info(method)
+		info, err := m.Info(method)
 		if err != nil || info.Request == "" {
 			t.Fatalf("fuzz: %s is not a request method of %s", method, m.v)
 		}
@@ -127,7 +127,7 @@ func (m *Messages) Request(method string) *rapid.Generator[Message] {
 // Notification generates notifications of method.
 func (m *Messages) Notification(method string) *rapid.Generator[Message] {
 	return rapid.Custom(func(t *rapid.T) Message {
-		info, err := m.info(method)
+		info, err := m.Info(method)
 		if err != nil || info.Notification == "" {
 			t.Fatalf("fuzz: %s is not a notification of %s", method, m.v)
 		}
@@ -140,7 +140,7 @@ func (m *Messages) Notification(method string) *rapid.Generator[Message] {
 // Result generates success responses to method.
 func (m *Messages) Result(method string) *rapid.Generator[Message] {
 	return rapid.Custom(func(t *rapid.T) Message {
-		info, err := m.info(method)
+		info, err := m.Info(method)
 		if err != nil || info.Result == "" {
 			t.Fatalf("fuzz: %s is not a request method of %s", method, m.v)
 		}
@@ -165,7 +165,7 @@ func (m *Messages) ErrorResponse() *rapid.Generator[Message] {
 // Method generates any message (request, notification, result) of one
 // method.
 func (m *Messages) Method(method string) *rapid.Generator[Message] {
-	info, err := m.info(method)
+	info, err := m.Info(method)
 	if err != nil {
 		return rapid.Custom(func(t *rapid.T) Message { t.Fatalf("%v", err); return Message{} })
 	}

@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"context"
@@ -95,9 +95,9 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	// Our ends of stdin and stdout are pollable pipes: a write and a read
 	// carry a deadline, with no goroutine per write and no reader
 	// goroutine.
-	c.polled = pollPipes && c.stdin.SetWriteDeadline(time.Time{}) == nil && c.stdout.SetReadDeadline(time.Time{}) == nil
+	c.polled = PollPipes && c.stdin.SetWriteDeadline(time.Time{}) == nil && c.stdout.SetReadDeadline(time.Time{}) == nil
 	if c.polled {
-		c.lines = newPipeLines(c.stdout, maxLine)
+		c.lines = NewPipeLines(c.stdout, maxLine)
 	} else {
 		c.frames = make(chan Frame, 64)
 		go c.read(c.stdout, maxLine)
@@ -112,9 +112,9 @@ func (t *ExecTarget) Start(ctx context.Context) (Conn, error) {
 	return c, nil
 }
 
-// pollPipes selects the deadline path where the pipes allow it; tests turn
+// PollPipes selects the deadline path where the pipes allow it; tests turn
 // it off to exercise the goroutine path.
-var pollPipes = true
+var PollPipes = true
 
 type execConn struct {
 	wt     time.Duration
@@ -126,7 +126,7 @@ type execConn struct {
 	// (queue) while it waits. Otherwise a goroutine reads stdout into
 	// frames and a write waits on a goroutine of its own.
 	polled bool
-	lines  *pipeLines
+	lines  *PipeLines
 	queue  []Frame // frames read while a write waited
 	frames chan Frame
 	done   chan struct{} // closed by Close
@@ -149,7 +149,7 @@ type execConn struct {
 // while not reading is flooding, and the write then stalls.
 const (
 	sendSlice = 5 * time.Millisecond
-	maxQueued = maxFramesPerExec
+	maxQueued = MaxFramesPerExec
 )
 
 func (c *execConn) Send(b []byte) error {
@@ -159,12 +159,12 @@ func (c *execConn) Send(b []byte) error {
 	// The target is not taking its input: it may be blocked writing its
 	// output, which nobody reads while we write. Read what it wrote so
 	// far; Recv returns it first.
-	return writePolled(c.stdin, b, c.wt, func() { c.queue = drainLines(c.queue, c.lines) })
+	return WritePolled(c.stdin, b, c.wt, func() { c.queue = DrainLines(c.queue, c.lines) })
 }
 
-// drainLines appends to queue the frames lines holds already, up to
+// DrainLines appends to queue the frames lines holds already, up to
 // maxQueued frames in queue.
-func drainLines(queue []Frame, lines *pipeLines) []Frame {
+func DrainLines(queue []Frame, lines *PipeLines) []Frame {
 	for len(queue) < maxQueued {
 		f, ok := lines.available()
 		if !ok {
@@ -175,15 +175,15 @@ func drainLines(queue []Frame, lines *pipeLines) []Frame {
 	return queue
 }
 
-// writePolled writes b to stdin in slices of sendSlice, calling drain
+// WritePolled writes b to stdin in slices of sendSlice, calling drain
 // between them. A target that takes its input slowly (a busy machine) is
 // not one that stopped: the write stalls (ErrStalled) only when no byte
 // was taken for the whole write timeout wt, and it is bounded overall by
 // wt and the confirmation window a hang gets elsewhere (hangConfirm).
-func writePolled(stdin *os.File, b []byte, wt time.Duration, drain func()) error {
+func WritePolled(stdin *os.File, b []byte, wt time.Duration, drain func()) error {
 	start := time.Now()
 	end := start.Add(wt)
-	hard := start.Add(wt + hangConfirm(wt))
+	hard := start.Add(wt + HangConfirm(wt))
 	total := len(b)
 	for {
 		slice := time.Now().Add(sendSlice)
@@ -290,7 +290,7 @@ func (c *execConn) recv(deadline time.Time) (Frame, error) {
 		return f, nil
 	}
 	if c.polled {
-		return c.lines.next(deadline)
+		return c.lines.Next(deadline)
 	}
 	if c.eof {
 		return Frame{}, ErrClosed

@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestGroupStatTellsComputingFromBlocked(t *testing.T) {
 	// (bounded) until a sample finds it so, then count.
 	settle := time.Now().Add(10 * time.Second)
 	for {
-		if _, r := groupStat(block.Process.Pid); !r {
+		if _, r := GroupStat(block.Process.Pid); !r {
 			break
 		}
 		if time.Now().After(settle) {
@@ -45,23 +45,23 @@ func TestGroupStatTellsComputingFromBlocked(t *testing.T) {
 	}
 	samples, busySpin, busyBlock := 12, 0, 0
 	for i := 0; i < samples; i++ {
-		if rss, r := groupStat(spin.Process.Pid); r {
+		if rss, r := GroupStat(spin.Process.Pid); r {
 			busySpin++
 		} else if rss == 0 {
 			t.Fatalf("sample %d: the spinning group has no resident memory: not found", i)
 		}
-		if _, r := groupStat(block.Process.Pid); r {
+		if _, r := GroupStat(block.Process.Pid); r {
 			busyBlock++
 		}
 		time.Sleep(20 * time.Millisecond) // sampling, as the campaign's watch does
 	}
-	if !computing(samples, busySpin) {
+	if !Computing(samples, busySpin) {
 		t.Errorf("the spinning group ran in %d of %d samples: want it judged computing", busySpin, samples)
 	}
-	if computing(samples, busyBlock) {
+	if Computing(samples, busyBlock) {
 		t.Errorf("the blocked group ran in %d of %d samples: want it judged blocked", busyBlock, samples)
 	}
-	if !computing(2, 0) {
+	if !Computing(2, 0) {
 		t.Error("two samples of a blocked group decide nothing (mcpcheck could not look): want it left to run")
 	}
 }

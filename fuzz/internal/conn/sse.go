@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"context"
@@ -43,5 +43,5 @@ func (h HTTPTarget) startLegacy(ctx context.Context) (Conn, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("fuzz: %s: %w; check that the URL is the SSE endpoint (GET) of an HTTP+SSE server, or fuzz it as streamable HTTP", h.URL, err)
 	}
-	return &httpConn{c: c, legacy: true}, nil
+	return &HTTPConn{Client: c, legacy: true}, nil
 }

@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"bytes"
@@ -6,10 +6,10 @@ import (
 	"strconv"
 )
 
-// procMemory returns the process's resident set size and its peak (VmRSS
+// ProcMemory returns the process's resident set size and its peak (VmRSS
 // and VmHWM of /proc/self/status, in bytes); zeros where there is no such
 // file.
-func procMemory() (rss, peak uint64) {
+func ProcMemory() (rss, peak uint64) {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, 0
@@ -38,20 +38,20 @@ func procMemory() (rss, peak uint64) {
 	return rss, peak
 }
 
-// groupRSS returns the resident set size summed over the processes of
+// GroupRSS returns the resident set size summed over the processes of
 // process group pgid (the clients of client campaigns run in a group of
 // their own, with whatever they start), read from /proc/N/stat; 0 where
 // the system has no /proc.
-func groupRSS(pgid int) uint64 {
-	rss, _ := groupStat(pgid)
+func GroupRSS(pgid int) uint64 {
+	rss, _ := GroupStat(pgid)
 	return rss
 }
 
-// groupStat returns groupRSS and whether any thread of a process of the
+// GroupStat returns groupRSS and whether any thread of a process of the
 // group is running or waiting for a CPU (state R): a client that
 // computes, or that a busy machine starves, rather than one blocked
 // waiting for input. false where the system has no /proc.
-func groupStat(pgid int) (rss uint64, running bool) {
+func GroupStat(pgid int) (rss uint64, running bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, false

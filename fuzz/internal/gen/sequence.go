@@ -1,7 +1,8 @@
-package fuzz
+package gen
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/mcpcheck/mcpcheck/spec"
 	"pgregory.net/rapid"
@@ -39,17 +40,17 @@ func NewSequence(v spec.Version) (*Sequence, error) {
 	}
 	s := &Sequence{v: v, gens: gens}
 	if v.Era() == spec.Stateless {
-		s.add(spec.MethodServerDiscover, marshal(request(v, s.id(), spec.MethodServerDiscover, nil)))
+		s.add(spec.MethodServerDiscover, Marshal(Request(v, s.id(), spec.MethodServerDiscover, nil)))
 	} else {
-		s.add(spec.MethodInitialize, initializeRequest(v, s.id()))
-		s.add(spec.MethodInitialized, initializedNotification())
+		s.add(spec.MethodInitialize, InitializeRequest(v, s.id()))
+		s.add(spec.MethodInitialized, InitializedNotification())
 	}
 	return s, nil
 }
 
 func (s *Sequence) id() string {
 	s.nextID++
-	return "seq-" + itoa(s.nextID)
+	return "seq-" + strconv.Itoa(s.nextID)
 }
 
 func (s *Sequence) add(method string, b []byte) {
@@ -107,7 +108,7 @@ func (s *Sequence) Paginate(t *rapid.T) {
 	if rapid.Bool().Draw(t, "with cursor") {
 		params["cursor"] = rapid.SampledFrom([]string{"", "0", "next", "eyJwYWdlIjoyfQ=="}).Draw(t, "cursor")
 	}
-	s.add(method, marshal(request(s.v, s.id(), method, params)))
+	s.add(method, Marshal(Request(s.v, s.id(), method, params)))
 }
 
 // Progress sends a request that asks for progress with a fresh token.
@@ -115,9 +116,9 @@ func (s *Sequence) Progress(t *rapid.T) {
 	s.tokens++
 	id := s.id()
 	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": spec.MethodToolsList,
-		"params": map[string]any{"_meta": withProgress(s.v, "tok-"+itoa(s.tokens))}}
+		"params": map[string]any{"_meta": WithProgress(s.v, "tok-"+strconv.Itoa(s.tokens))}}
 	s.inFlight = append(s.inFlight, id)
-	s.add(spec.MethodToolsList, marshal(req))
+	s.add(spec.MethodToolsList, Marshal(req))
 }
 
 // Cancel cancels a request sent earlier (it may have been answered
@@ -129,19 +130,19 @@ func (s *Sequence) Cancel(t *rapid.T) {
 	i := rapid.IntRange(0, len(s.inFlight)-1).Draw(t, "which")
 	id := s.inFlight[i]
 	s.inFlight = append(s.inFlight[:i], s.inFlight[i+1:]...)
-	s.add(spec.MethodCancelled, cancelled(s.v, id))
+	s.add(spec.MethodCancelled, Cancelled(s.v, id))
 }
 
 // Ping sends ping.
 func (s *Sequence) Ping(t *rapid.T) {
-	s.add(spec.MethodPing, marshal(request(s.v, s.id(), spec.MethodPing, nil)))
+	s.add(spec.MethodPing, Marshal(Request(s.v, s.id(), spec.MethodPing, nil)))
 }
 
 // Subscribe subscribes to a resource URI.
 func (s *Sequence) Subscribe(t *rapid.T) {
 	uri := rapid.SampledFrom([]string{"file:///tmp/a.txt", "test://static/resource/1", "mem://note/1"}).Draw(t, "uri")
 	s.subscribed = append(s.subscribed, uri)
-	s.add(spec.MethodResourcesSubscribe, marshal(request(s.v, s.id(), spec.MethodResourcesSubscribe, map[string]any{"uri": uri})))
+	s.add(spec.MethodResourcesSubscribe, Marshal(Request(s.v, s.id(), spec.MethodResourcesSubscribe, map[string]any{"uri": uri})))
 }
 
 // Unsubscribe ends a subscription made earlier.
@@ -151,19 +152,19 @@ func (s *Sequence) Unsubscribe(t *rapid.T) {
 	}
 	uri := s.subscribed[len(s.subscribed)-1]
 	s.subscribed = s.subscribed[:len(s.subscribed)-1]
-	s.add(spec.MethodResourcesUnsubscribe, marshal(request(s.v, s.id(), spec.MethodResourcesUnsubscribe, map[string]any{"uri": uri})))
+	s.add(spec.MethodResourcesUnsubscribe, Marshal(Request(s.v, s.id(), spec.MethodResourcesUnsubscribe, map[string]any{"uri": uri})))
 }
 
 // Task asks for a tool call as a task, then queries tasks (2025-11-25).
 func (s *Sequence) Task(t *rapid.T) {
 	s.taskIDs++
-	s.add(spec.MethodToolsCall, marshal(request(s.v, s.id(), spec.MethodToolsCall, map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}, "task": map[string]any{"ttl": 60000}})))
+	s.add(spec.MethodToolsCall, Marshal(Request(s.v, s.id(), spec.MethodToolsCall, map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}, "task": map[string]any{"ttl": 60000}})))
 	m := rapid.SampledFrom([]string{spec.MethodTasksGet, spec.MethodTasksList, spec.MethodTasksCancel, spec.MethodTasksResult}).Draw(t, "task method")
-	params := map[string]any{"taskId": "task-" + itoa(s.taskIDs)}
+	params := map[string]any{"taskId": "task-" + strconv.Itoa(s.taskIDs)}
 	if m == spec.MethodTasksList {
 		params = nil
 	}
-	s.add(m, marshal(request(s.v, s.id(), m, params)))
+	s.add(m, Marshal(Request(s.v, s.id(), m, params)))
 }
 
 // Listen opens a 2026-07-28 subscriptions/listen stream.
@@ -176,7 +177,7 @@ func (s *Sequence) Listen(t *rapid.T) {
 	}
 	id := s.id()
 	s.inFlight = append(s.inFlight, id)
-	s.add(spec.MethodSubscriptionsListen, marshal(request(s.v, id, spec.MethodSubscriptionsListen, map[string]any{"notifications": filter})))
+	s.add(spec.MethodSubscriptionsListen, Marshal(Request(s.v, id, spec.MethodSubscriptionsListen, map[string]any{"notifications": filter})))
 }
 
 // Sequences generates whole client sessions of version v: the opening

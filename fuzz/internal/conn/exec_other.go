@@ -1,6 +1,6 @@
 //go:build !unix
 
-package fuzz
+package conn
 
 import "os"
 

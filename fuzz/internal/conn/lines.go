@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
-// pipeLines reads the target's stdout straight from a pollable pipe with
+// PipeLines reads the target's stdout straight from a pollable pipe with
 // read deadlines, in the goroutine that drives the session: no reader
 // goroutine, so a frame reaches the judge without a goroutine hand-off. It
 // splits lines as jsonrpc.LineReader does: LF ends a line, a CR before it
@@ -19,7 +19,7 @@ import (
 // discarded as it streams by (Frame.Problem says so), and a last line
 // without LF is returned with a Problem. Memory is bounded by about the
 // limit plus one read.
-type pipeLines struct {
+type PipeLines struct {
 	f     *os.File
 	limit int
 	buf   []byte
@@ -35,15 +35,15 @@ type pipeLines struct {
 // readChunk is how much one read asks for.
 const readChunk = 64 << 10
 
-func newPipeLines(f *os.File, limit int) *pipeLines {
-	return &pipeLines{f: f, limit: limit, buf: make([]byte, readChunk)}
+func NewPipeLines(f *os.File, limit int) *PipeLines {
+	return &PipeLines{f: f, limit: limit, buf: make([]byte, readChunk)}
 }
 
-// next returns the next frame, reading until deadline. It returns
+// Next returns the next frame, reading until deadline. It returns
 // ErrDeadline when no complete line came in time (a partial line stays
 // buffered) and ErrClosed once the output ended and every line was
 // returned.
-func (p *pipeLines) next(deadline time.Time) (Frame, error) {
+func (p *PipeLines) Next(deadline time.Time) (Frame, error) {
 	for {
 		if f, ok := p.line(); ok {
 			f.At = time.Now()
@@ -69,7 +69,7 @@ const availableWait = 100 * time.Microsecond
 // available returns the next frame among what the pipe holds right now
 // (waiting at most availableWait); ok is false when there is none (or the
 // output ended).
-func (p *pipeLines) available() (Frame, bool) {
+func (p *PipeLines) available() (Frame, bool) {
 	for {
 		if f, ok := p.line(); ok {
 			f.At = time.Now()
@@ -85,7 +85,7 @@ func (p *pipeLines) available() (Frame, bool) {
 }
 
 // line cuts the next complete line out of the buffer.
-func (p *pipeLines) line() (Frame, bool) {
+func (p *PipeLines) line() (Frame, bool) {
 	for {
 		i := bytes.IndexByte(p.buf[p.r:p.w], '\n')
 		if i < 0 {
@@ -120,7 +120,7 @@ func (p *pipeLines) line() (Frame, bool) {
 
 // tail returns what is left after the output ended: a last line without
 // LF (or the end of one over the limit), once.
-func (p *pipeLines) tail() (Frame, bool) {
+func (p *PipeLines) tail() (Frame, bool) {
 	if p.done {
 		return Frame{}, false
 	}
@@ -141,7 +141,7 @@ func tooLongFrame(limit int, n int64) Frame {
 }
 
 // fill reads once, waiting until deadline.
-func (p *pipeLines) fill(deadline time.Time) error {
+func (p *PipeLines) fill(deadline time.Time) error {
 	if p.r > 0 {
 		p.w = copy(p.buf, p.buf[p.r:p.w])
 		p.r = 0

@@ -1,8 +1,9 @@
-package fuzz
+package conn
 
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -91,7 +92,7 @@ func (e *ExitStatus) String() string {
 	case e.Signal != "":
 		return "killed by signal " + e.Signal
 	}
-	return "exited with status " + itoa(e.Code)
+	return "exited with status " + strconv.Itoa(e.Code)
 }
 
 // Errors a Conn returns.
@@ -109,24 +110,13 @@ var (
 // DefaultWriteTimeout bounds one write to a target that stops reading.
 const DefaultWriteTimeout = 10 * time.Second
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+// HangConfirm is how much longer than the liveness wait a probe is waited
+// for before its silence is called a hang: a target that answers within
+// it is slow (or starved by a busy machine), not hung. A hung target
+// costs four waits; a healthy one on a loaded machine, whose answer was
+// merely late, is not blamed for our impatience.
+func HangConfirm(wait time.Duration) time.Duration { return 3 * wait }
+
+// MaxFramesPerExec bounds the frames read after one input; a target that
+// writes more is treated as flooding and restarted.
+const MaxFramesPerExec = 10000

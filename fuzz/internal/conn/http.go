@@ -1,4 +1,4 @@
-package fuzz
+package conn
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func (h HTTPTarget) Start(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
-	return &httpConn{c: c}, nil
+	return &HTTPConn{Client: c}, nil
 }
 
 // httpClient is what httpConn needs of the harness's HTTP connections
@@ -66,72 +66,72 @@ type httpClient interface {
 	Close() error
 }
 
-// httpConn adapts wire.HTTP (or wire.LegacySSE) to Conn. Send buffers
+// HTTPConn adapts wire.HTTP (or wire.LegacySSE) to Conn. Send buffers
 // bytes and POSTs each complete line; Recv turns response bodies (and, for
 // HTTP+SSE, the events of the SSE stream) into frames.
-type httpConn struct {
-	c httpClient
+type HTTPConn struct {
+	Client httpClient
 	// legacy is set for HTTP+SSE: answers arrive on the SSE stream, POSTs
 	// are only acknowledged, and there is no session header to end.
 	legacy  bool
 	v       spec.Version
 	pending []byte
-	last    string  // stream of the last request
+	Last    string  // stream of the last request
 	queue   []Frame // frames read while waiting for a response
-	dead    bool
+	Dead    bool
 	closed  bool
-	gets    int      // GET and subscriptions/listen streams opened
-	stray   []string // sessions the target opened for requests other than our handshake
+	Gets    int      // GET and subscriptions/listen streams opened
+	Stray   []string // sessions the target opened for requests other than our handshake
 	// raw holds the streams of hand-written requests (DoRaw) whose first
 	// frame has not been seen: one that got no response at all is no sign
 	// of a dead target (a lying Content-Length may leave the target
 	// waiting for bytes that never come).
-	raw map[string]bool
+	RawStreams map[string]bool
 }
 
-// maxStray bounds the stray sessions one connection collects before the
+// MaxStray bounds the stray sessions one connection collects before the
 // session asks to be replaced (Close ends them).
-const maxStray = 8
+const MaxStray = 8
 
 // noteStray remembers a session id the target announced that is not the
 // connection's own (an initialize sent without a session id, say), so that
 // Close ends it too: a fuzzer must not fill the server's session table.
-func (h *httpConn) noteStray(w *wire.Frame) {
+func (h *HTTPConn) noteStray(w *wire.Frame) {
 	if h.legacy || w == nil || w.HTTP == nil {
 		return
 	}
 	id := w.HTTP.Header.Get(wire.HeaderSessionID)
-	if id == "" || id == h.c.SessionID() {
+	if id == "" || id == h.Client.SessionID() {
 		return
 	}
-	for _, s := range h.stray {
+	for _, s := range h.Stray {
 		if s == id {
 			return
 		}
 	}
-	h.stray = append(h.stray, id)
+	h.Stray = append(h.Stray, id)
 }
 
 // settle bounds how long a request waits for its response to start before
 // the next request is sent, so that requests go out in order, as on stdio,
 // when the target answers promptly. A target that holds a response back
 // (a slow tool answered as plain JSON) does not hold up the campaign: the
-// next request goes out, the liveness probe still decides whether the
+// Next request goes out, the liveness probe still decides whether the
 // target is alive, and the late answer is judged when it comes (and
 // credited to the input that asked).
 const settle = 250 * time.Millisecond
 
-// negotiated is called by the session once the protocol version is
+// Negotiated is called by the session once the protocol version is
 // settled: later POSTs carry MCP-Protocol-Version.
-func (h *httpConn) negotiated(v spec.Version) {
+func (h *HTTPConn) Negotiated(v spec.Version) {
 	h.v = v
 	if v.Compare(spec.V20250618) >= 0 && !h.legacy { // HTTP+SSE has no such header
-		h.c.SetHeader(wire.HeaderProtocolVersion, string(v))
+		h.Client.SetHeader(wire.HeaderProtocolVersion, string(v))
 	}
 }
 
-func (h *httpConn) Send(b []byte) error {
-	if h.dead {
+func (h *HTTPConn) Send(b []byte) error {
+	if h.Dead {
 		return ErrClosed
 	}
 	h.pending = append(h.pending, b...)
@@ -151,7 +151,7 @@ func (h *httpConn) Send(b []byte) error {
 	}
 }
 
-func (h *httpConn) post(body []byte) error {
+func (h *HTTPConn) post(body []byte) error {
 	var extra http.Header
 	if h.v.Era() == spec.Stateless {
 		var m struct {
@@ -168,16 +168,16 @@ func (h *httpConn) post(body []byte) error {
 			}
 		}
 	}
-	stream, err := h.c.Do(context.Background(), wire.Request{Body: append([]byte(nil), body...), Header: extra})
+	stream, err := h.Client.Do(context.Background(), wire.Request{Body: append([]byte(nil), body...), Header: extra})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
-	h.last = stream
+	h.Last = stream
 	if opensStream(body) {
 		// subscriptions/listen answers with a stream that stays open,
 		// maybe without a word for a long time: nothing to wait for,
 		// as with a GET (and counted with them).
-		h.gets++
+		h.Gets++
 		return nil
 	}
 	h.await(stream)
@@ -198,16 +198,16 @@ func opensStream(body []byte) bool {
 // await reads frames into the queue until the response to stream starts
 // (or settle passes), so that the next request is not sent before the
 // target has taken this one.
-func (h *httpConn) await(stream string) { h.awaitWithin(stream, settle) }
+func (h *HTTPConn) await(stream string) { h.awaitWithin(stream, settle) }
 
-func (h *httpConn) awaitWithin(stream string, d time.Duration) {
+func (h *HTTPConn) awaitWithin(stream string, d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	for {
-		f, err := h.c.Recv(ctx)
+		f, err := h.Client.Recv(ctx)
 		if err != nil {
 			if !errors.Is(err, context.DeadlineExceeded) {
-				h.dead = true
+				h.Dead = true
 			}
 			return
 		}
@@ -222,7 +222,7 @@ func f2(f wire.Frame) Frame {
 	return Frame{Data: f.Raw, At: f.Time, HTTPStatus: f.Status(), Stream: f.Stream, wire: &f}
 }
 
-func (h *httpConn) CloseSend() error {
+func (h *HTTPConn) CloseSend() error {
 	if len(bytes.TrimSpace(h.pending)) > 0 {
 		body := h.pending
 		h.pending = nil
@@ -231,8 +231,8 @@ func (h *httpConn) CloseSend() error {
 	return nil
 }
 
-// doHTTP applies one hostile request description.
-func (h *httpConn) doHTTP(q HTTPRequest) error {
+// DoHTTP applies one hostile request description.
+func (h *HTTPConn) DoHTTP(q HTTPRequest) error {
 	r := wire.Request{Method: q.Method, Body: q.Body, Omit: append([]string(nil), q.Omit...)}
 	if len(q.Header) > 0 {
 		r.Header = http.Header{}
@@ -251,7 +251,7 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 			break
 		}
 		// The session ends first: the request must not race the DELETE.
-		stream, err := h.c.Do(context.Background(), wire.Request{Method: http.MethodDelete})
+		stream, err := h.Client.Do(context.Background(), wire.Request{Method: http.MethodDelete})
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrClosed, err)
 		}
@@ -268,29 +268,29 @@ func (h *httpConn) doHTTP(q HTTPRequest) error {
 	wait := settle
 	if q.BodyChunk > 0 || q.DeclaredLength != 0 {
 		o := rawOptions(q)
-		stream, err = h.c.DoRaw(context.Background(), r, o)
+		stream, err = h.Client.DoRaw(context.Background(), r, o)
 		if err == nil {
-			if h.raw == nil {
-				h.raw = map[string]bool{}
+			if h.RawStreams == nil {
+				h.RawStreams = map[string]bool{}
 			}
-			h.raw[stream] = true
+			h.RawStreams[stream] = true
 			// Wait for the trickle to end and the answer to start, so
 			// that the probe does not overtake the slow request.
 			wait += trickleTime(len(r.Body), o.Chunk, o.Delay)
 		}
 	} else {
-		stream, err = h.c.Do(context.Background(), r)
+		stream, err = h.Client.Do(context.Background(), r)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrClosed, err)
 	}
-	h.last = stream
+	h.Last = stream
 	if r.Method == http.MethodGet {
 		// A GET opens a stream the server may keep open without a word
 		// (an SSE stream with no event yet): nothing to wait for. The
 		// streams stay open until the connection closes; the session
 		// asks to be replaced after maxGetStreams of them.
-		h.gets++
+		h.Gets++
 		return nil
 	}
 	h.awaitWithin(stream, wait)
@@ -310,7 +310,7 @@ const (
 	// more bytes than it sent. The write side of its connection is closed
 	// after the body, so a careful target answers at once; one that keeps
 	// waiting for the missing bytes is not hung (it is right to wait): it
-	// gets no frame, and the liveness probe, on a connection of its own,
+	// Gets no frame, and the liveness probe, on a connection of its own,
 	// decides whether it is alive.
 	lieWait = time.Second
 )
@@ -346,12 +346,12 @@ func trickleTime(n, chunk int, delay time.Duration) time.Duration {
 	return time.Duration((n+chunk-1)/chunk) * delay
 }
 
-// maxGetStreams bounds the GET (and subscriptions/listen) streams one
+// MaxGetStreams bounds the GET (and subscriptions/listen) streams one
 // connection opens before the session asks to be replaced (each holds a
 // TCP connection until Close).
-const maxGetStreams = 8
+const MaxGetStreams = 8
 
-func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
+func (h *HTTPConn) Recv(deadline time.Time) (Frame, error) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	for {
@@ -359,15 +359,15 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 		if len(h.queue) > 0 {
 			f, h.queue = h.queue[0], h.queue[1:]
 		} else {
-			if h.dead {
+			if h.Dead {
 				return Frame{}, ErrClosed
 			}
-			wf, err := h.c.Recv(ctx)
+			wf, err := h.Client.Recv(ctx)
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
 				return Frame{}, ErrDeadline
 			case err != nil:
-				h.dead = true
+				h.Dead = true
 				return Frame{}, ErrClosed
 			}
 			f = f2(wf)
@@ -375,9 +375,9 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 		w := f.wire
 		f.wire = nil
 		h.noteStray(w)
-		quiet := h.raw[f.Stream]
+		quiet := h.RawStreams[f.Stream]
 		if quiet {
-			delete(h.raw, f.Stream)
+			delete(h.RawStreams, f.Stream)
 		}
 		switch w.Kind {
 		case wire.KindMessage, wire.KindGarbage:
@@ -389,10 +389,10 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 			switch {
 			case quiet:
 				// A hand-written request that got no response in time.
-			case f.Stream == h.last || (h.legacy && f.Stream == wire.StreamSSE):
+			case f.Stream == h.Last || (h.legacy && f.Stream == wire.StreamSSE):
 				// The newest request got no HTTP response at all, or
 				// the HTTP+SSE stream broke: the server is gone.
-				h.dead = true
+				h.Dead = true
 				return Frame{}, fmt.Errorf("%w: %v", ErrClosed, w.Err)
 			}
 		case wire.KindStatus:
@@ -408,7 +408,7 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 			if h.legacy && f.Stream == wire.StreamSSE {
 				// The HTTP+SSE stream carries every answer: once it
 				// ended, the target can say nothing more.
-				h.dead = true
+				h.Dead = true
 				return Frame{}, ErrClosed
 			}
 		}
@@ -416,8 +416,8 @@ func (h *httpConn) Recv(deadline time.Time) (Frame, error) {
 	}
 }
 
-func (h *httpConn) Exit(time.Time) *ExitStatus { return nil }
-func (h *httpConn) StderrTail() []byte         { return nil }
+func (h *HTTPConn) Exit(time.Time) *ExitStatus { return nil }
+func (h *HTTPConn) StderrTail() []byte         { return nil }
 
 // closeWait bounds the DELETE that ends a session on Close.
 const closeWait = 2 * time.Second
@@ -426,7 +426,7 @@ const closeWait = 2 * time.Second
 // should (a fuzzer that left its sessions open would fill the server's
 // session table), then closes the connection. An HTTP+SSE session ends
 // with its SSE stream, which closing the connection closes.
-func (h *httpConn) Close() error {
+func (h *HTTPConn) Close() error {
 	if h.closed {
 		return nil
 	}
@@ -434,21 +434,49 @@ func (h *httpConn) Close() error {
 	for _, f := range h.queue {
 		h.noteStray(f.wire)
 	}
-	if !h.dead && !h.legacy {
-		for _, id := range h.stray {
+	if !h.Dead && !h.legacy {
+		for _, id := range h.Stray {
 			ctx, cancel := context.WithTimeout(context.Background(), closeWait)
-			if stream, err := h.c.Do(ctx, wire.Request{Method: http.MethodDelete, Header: http.Header{wire.HeaderSessionID: {id}}}); err == nil {
+			if stream, err := h.Client.Do(ctx, wire.Request{Method: http.MethodDelete, Header: http.Header{wire.HeaderSessionID: {id}}}); err == nil {
 				h.awaitWithin(stream, closeWait)
 			}
 			cancel()
 		}
 	}
-	if !h.dead && !h.legacy && h.c.SessionID() != "" {
+	if !h.Dead && !h.legacy && h.Client.SessionID() != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
-		if stream, err := h.c.Do(ctx, wire.Request{Method: http.MethodDelete}); err == nil {
+		if stream, err := h.Client.Do(ctx, wire.Request{Method: http.MethodDelete}); err == nil {
 			h.awaitWithin(stream, closeWait)
 		}
 		cancel()
 	}
-	return h.c.Close()
+	return h.Client.Close()
+}
+
+// HTTPRequest describes one hostile HTTP request for a streamable HTTP (or
+// legacy SSE) target. It is a description: the runner applies it to the
+// endpoint, adding what the description leaves to it (the negotiated
+// session id, the protocol version header) unless told not to.
+type HTTPRequest struct {
+	// Method is the HTTP method ("POST", "GET", "DELETE", "PUT" ...).
+	Method string `json:"method"`
+	// Header lists header fields in order; the same name may appear more
+	// than once (duplicated headers). Values are sent byte for byte.
+	Header [][2]string `json:"header,omitempty"`
+	// Omit names headers the runner would normally add and must leave out
+	// (Accept, Content-Type, Mcp-Session-Id, MCP-Protocol-Version ...).
+	Omit []string `json:"omit,omitempty"`
+	// Session says which session id to send: "" the live one, "none" no
+	// header, "forged" a made-up one (in Header), "expired" one the runner
+	// has ended with DELETE first.
+	Session string `json:"session,omitempty"`
+	// Body is the request body.
+	Body []byte `json:"body,omitempty"`
+	// BodyChunk and BodyDelay trickle the body: BodyChunk bytes at a time
+	// with BodyDelay between writes (a slow body). Zero sends it at once.
+	BodyChunk int           `json:"bodyChunk,omitempty"`
+	BodyDelay time.Duration `json:"bodyDelayNs,omitempty"`
+	// DeclaredLength, when non-zero, is sent as Content-Length instead of
+	// the body's real length.
+	DeclaredLength int64 `json:"declaredLength,omitempty"`
 }
