@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkStdioThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer conn.Close()
-		msg := line(gen.PingFor(spec.V20251125, "mcpcheck-probe-1"))
+		msg := mutate.Line(gen.PingFor(spec.V20251125, "mcpcheck-probe-1"))
 		b.ResetTimer()
 		start := time.Now()
 		for i := 0; i < b.N; i++ {
@@ -111,12 +112,12 @@ func BenchmarkStdioThroughput(b *testing.B) {
 		writes := make([][]byte, kinds)
 		keys := make([][]byte, kinds)
 		for i := range writes {
-			in, err := MakeInput(v, "protocol/valid", Mix(1, 0, i), nil)
+			in, err := mutate.MakeInput(v, "protocol/valid", mutate.Mix(1, 0, i), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			id := "mcpcheck-probe-" + strconv.Itoa(i)
-			writes[i] = append(append(in.Bytes(), '\n'), line(gen.PingFor(v, id))...)
+			writes[i] = append(append(in.Bytes(), '\n'), mutate.Line(gen.PingFor(v, id))...)
 			keys[i] = []byte(`"` + id + `"`)
 		}
 		b.ResetTimer()

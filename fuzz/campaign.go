@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -291,9 +293,9 @@ func findingPath(f *Finding) string {
 type campaign struct {
 	cfg      Config
 	parent   context.Context // the caller's context, without the duration bound
-	mutators []Mutator
+	mutators []mutate.Mutator
 	deadline time.Time
-	tools    []Tool
+	tools    []mutate.Tool
 	http     bool // the target is an HTTP server (a fresh session costs no process start)
 	// versionNote is Result.VersionNote.
 	versionNote string
@@ -357,14 +359,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Reproducer = ReproducerFor(cfg.Target)
 	}
 	_, isHTTP := cfg.Target.(conn.HTTPTarget)
-	muts, err := selectFrom(MutatorsFor(isHTTP), cfg.Mutators)
+	muts, err := mutate.SelectFrom(mutate.MutatorsFor(isHTTP), cfg.Mutators)
 	if err != nil {
 		return nil, err
 	}
 	if len(cfg.Mutators) == 0 {
-		muts = MutatorsFor(isHTTP)
+		muts = mutate.MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: Schedule(muts, cfg.Version), engine: newEngine(), http: isHTTP}
+	c := &campaign{cfg: cfg, parent: ctx, mutators: mutate.Schedule(muts, cfg.Version), engine: newEngine(), http: isHTTP}
 	// Learn the tools once, for the tool-call mutator. A target that
 	// cannot be started or never completes a handshake judges nothing:
 	// the campaign ends here, before any input, with a result that says
@@ -379,8 +381,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.NewestSpoken && ctx.Err() == nil && (errors.As(err, &notSpoken) || errors.As(err, &silent)) {
 		// The newest version the target speaks may be a legacy one.
 		why := strings.TrimPrefix(err.Error(), "fuzz: ")
-		cfg.Version = LegacyVersion
-		c.cfg.Version, c.mutators = cfg.Version, Schedule(muts, cfg.Version)
+		cfg.Version = oracle.LegacyVersion
+		c.cfg.Version, c.mutators = cfg.Version, mutate.Schedule(muts, cfg.Version)
 		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
 		if s, err = c.first(ctx); err != nil {
 			err = fmt.Errorf("%s; then at %s: %w", why, cfg.Version, err)
@@ -412,11 +414,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// LegacyVersion is the version a Config.NewestSpoken campaign falls back
-// to when the target does not speak the stateless one: the newest
-// initialize-based version.
-const LegacyVersion = spec.V20251125
-
 // first opens the campaign's first session at c.cfg.Version: the
 // handshake (initialize), or in a stateless version the contact probe,
 // which also tells a target that does not speak it (*NotSpokenError; see
@@ -440,7 +437,7 @@ func (c *campaign) unreachable(err error) *Result {
 	r.Unjudged = fmt.Sprintf("%s: %s", ErrUnreachable, strings.TrimPrefix(err.Error(), "fuzz: "))
 	if ns := (*NotSpokenError)(nil); errors.As(err, &ns) {
 		// It answered: not unreachable, but not a target of this version.
-		r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", ns, LegacyVersion)
+		r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", ns, oracle.LegacyVersion)
 	}
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
 	_, r.PeakRSSBytes = conn.ProcMemory()
@@ -566,7 +563,7 @@ func (c *campaign) claim(ctx context.Context) (int64, bool) {
 
 // planned is one input made ahead of its execution.
 type planned struct {
-	in  Input
+	in  mutate.Input
 	err error
 }
 
@@ -584,11 +581,11 @@ func (c *campaign) plan(ctx context.Context, w int) <-chan []planned {
 		var batch []planned
 		size := 0
 		for i := c.cfg.Shard.start(); ; i += c.cfg.Shard.step() {
-			seed := Mix(c.cfg.Seed, w, i)
+			seed := mutate.Mix(c.cfg.Seed, w, i)
 			m := c.mutators[seed%uint64(len(c.mutators))]
-			in, err := MakeInput(c.cfg.Version, m.Name, seed, c.tools)
+			in, err := mutate.MakeInput(c.cfg.Version, m.Name, seed, c.tools)
 			if err != nil {
-				in = Input{Mutator: m.Name, Seed: seed}
+				in = mutate.Input{Mutator: m.Name, Seed: seed}
 			}
 			batch = append(batch, planned{in: in, err: err})
 			size += in.Size()
@@ -627,7 +624,7 @@ func (c *campaign) worker(ctx context.Context, w int) {
 		pool.close()
 	}()
 	var s *session
-	var history []Input
+	var history []mutate.Input
 	var seqs []int // the judge's input number of each history entry
 	var last int64 // the number of the last execution on s
 	defer func() {
@@ -741,7 +738,7 @@ func (c *campaign) worker(ctx context.Context, w int) {
 		} else {
 			last = n
 			history = append(history, in)
-			seqs = append(seqs, run.judge.seq)
+			seqs = append(seqs, run.judge.Seq)
 			if len(history) > historyLen {
 				history, seqs = history[1:], seqs[1:]
 			}
@@ -789,7 +786,7 @@ func (c *campaign) spent(mutator string, began time.Time) {
 // answers to slower requests are judged too; they are credited to the last
 // input run on it (history's last entry, number n) or to the one whose
 // request they answer.
-func (c *campaign) drained(ctx context.Context, s *session, history []Input, seqs []int, n int64) {
+func (c *campaign) drained(ctx context.Context, s *session, history []mutate.Input, seqs []int, n int64) {
 	if len(history) == 0 {
 		return
 	}
@@ -813,7 +810,7 @@ func (c *campaign) retire(s *session) {
 // judged records what one execution showed: the methods answered and its
 // observations. history and seqs are the session's earlier inputs and
 // their judge numbers.
-func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs []int, n int64, run *session, out execOutcome) {
+func (c *campaign) judged(ctx context.Context, in mutate.Input, history []mutate.Input, seqs []int, n int64, run *session, out execOutcome) {
 	if out.slow {
 		c.slow.Add(1)
 	}
@@ -828,10 +825,10 @@ func (c *campaign) judged(ctx context.Context, in Input, history []Input, seqs [
 	}
 	for _, o := range out.obs {
 		cur, before := in, history
-		if o.origin != 0 && !in.Fresh {
+		if o.Origin != 0 && !in.Fresh {
 			// A late answer to a request of an earlier input: that input
 			// (with the ones before it) is the one to reproduce.
-			if i := indexOfSeq(seqs, o.origin); i >= 0 {
+			if i := indexOfSeq(seqs, o.Origin); i >= 0 {
 				cur, before = history[i], history[:i]
 			}
 		}
@@ -939,7 +936,7 @@ func (w *warm) close() {
 
 // observe records an observation: a new signature becomes a finding
 // (reproduced, minimized and written), a known one only counts a hit.
-func (c *campaign) observe(ctx context.Context, o Observation, in Input, history []Input, exec int64, s *session) {
+func (c *campaign) observe(ctx context.Context, o oracle.Observation, in mutate.Input, history []mutate.Input, exec int64, s *session) {
 	sig := o.Signature()
 	c.mu.Lock()
 	if f, ok := c.findings[sig]; ok {
@@ -972,13 +969,13 @@ func (c *campaign) observe(ctx context.Context, o Observation, in Input, history
 // reproduce replays the finding's input on fresh instances (with the
 // session's earlier inputs when it does not reproduce alone), then
 // minimizes it and keeps the transcript of the minimized run.
-func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
+func (c *campaign) reproduce(ctx context.Context, f *Finding, history []mutate.Input) {
 	// Reproduction and minimization get their own time (MinimizeTime), so
 	// that a finding near the end of a campaign is still minimized; the
 	// caller's context still cancels them.
 	rctx, cancel := reproductionContext(c.parent, c.start, c.deadline, c.cfg.MinimizeTime)
 	defer cancel()
-	test := func(in Input) bool {
+	test := func(in mutate.Input) bool {
 		if rctx.Err() != nil {
 			return false
 		}
@@ -988,7 +985,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 			return false
 		}
 		for _, o := range run.obs {
-			if sameBug(o, f.Observation) {
+			if oracle.SameBug(o, f.Observation) {
 				return true
 			}
 		}
@@ -999,7 +996,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []Input) {
 		if len(history) == 0 || f.Input.Fresh {
 			return
 		}
-		cand = Input{Mutator: f.Input.Mutator, Seed: f.Input.Seed, CloseAfter: f.Input.CloseAfter}
+		cand = mutate.Input{Mutator: f.Input.Mutator, Seed: f.Input.Seed, CloseAfter: f.Input.CloseAfter}
 		for _, h := range history {
 			cand.Chunks = append(cand.Chunks, h.Chunks...)
 			cand.Methods = append(cand.Methods, h.Methods...)

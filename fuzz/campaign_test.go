@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"os"
 	"path/filepath"
@@ -222,7 +223,7 @@ func TestCampaignJudgesAnswersAfterTheProbe(t *testing.T) {
 func TestReplayWaitsForAnswersAfterTheProbes(t *testing.T) {
 	v := spec.V20241105
 	target := inprocHelper(v, "later-both")
-	in, err := MakeInput(v, "protocol/tool-call", 1, nil)
+	in, err := mutate.MakeInput(v, "protocol/tool-call", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

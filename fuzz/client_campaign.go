@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -118,7 +120,7 @@ type clientCampaign struct {
 	cfg      ClientConfig
 	parent   context.Context
 	st       *stage.Stage
-	mutators []Mutator
+	mutators []mutate.Mutator
 	lim      clientLimits
 	requests []string
 	// versionNote is Result.VersionNote (ClientConfig.NewestSpoken).
@@ -183,11 +185,11 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	if cfg.Reproducer == nil {
 		cfg.Reproducer = ClientReproducer(cfg.Client)
 	}
-	all := ClientMutators(!cfg.Client.Stdio)
+	all := mutate.ClientMutators(!cfg.Client.Stdio)
 	muts := all
 	if len(cfg.Mutators) > 0 {
 		var err error
-		if muts, err = selectFrom(all, cfg.Mutators); err != nil {
+		if muts, err = mutate.SelectFrom(all, cfg.Mutators); err != nil {
 			return nil, fmt.Errorf("%w (for a %s client)", err, cfg.Client.Transport())
 		}
 	}
@@ -196,7 +198,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	defer st.Close()
-	c := &clientCampaign{cfg: cfg, parent: ctx, st: st, mutators: scheduleClient(muts), engine: newEngine()}
+	c := &clientCampaign{cfg: cfg, parent: ctx, st: st, mutators: mutate.ScheduleClient(muts), engine: newEngine()}
 	if cfg.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, c.start.Add(cfg.Duration))
@@ -205,7 +207,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 
 	// The clean run: the client's requests and its pace, with a
 	// generous deadline (the client's first start may be slow).
-	clean := Input{Mutator: "clean-run", Client: &ClientPlan{}}
+	clean := mutate.Input{Mutator: "clean-run", Client: &mutate.ClientPlan{}}
 	first := clientLimits{wait: cfg.Wait, deadline: cfg.ClientTimeout, dropDeadline: cfg.ClientTimeout, maxRSS: cfg.MaxRSS}
 	run, err := runClientOnce(ctx, st, cfg.Client, cfg.Version, clean, first)
 	c.launches.Add(1)
@@ -217,7 +219,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 			return c.unspoken(why, run), nil
 		}
 		// The newest version the client speaks is a legacy one.
-		cfg.Version = LegacyVersion
+		cfg.Version = oracle.LegacyVersion
 		c.cfg.Version = cfg.Version
 		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
 		run, err = runClientOnce(ctx, st, cfg.Client, cfg.Version, clean, first)
@@ -229,7 +231,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	info := &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit}
 	if len(run.requests) == 0 {
 		return nil, fmt.Errorf("fuzz: %w of mcpcheck's stage in its clean run (it %s after %v); check the command line (%s) and that the client speaks %s over %s; its stderr ends: %s",
-			errNoRequests, run.exit, run.took.Round(time.Millisecond), cfg.Client.Command, cfg.Version, cfg.Client.Transport(), quoteStart(tail(run.stderr, 400)))
+			errNoRequests, run.exit, run.took.Round(time.Millisecond), cfg.Client.Command, cfg.Version, cfg.Client.Transport(), oracle.QuoteStart(tail(run.stderr, 400)))
 	}
 	c.requests = run.requests
 	c.lim = clientLimits{wait: cfg.Wait, deadline: 2*run.took + cfg.Wait, dropDeadline: cfg.ClientTimeout, maxRSS: cfg.MaxRSS,
@@ -285,7 +287,7 @@ func notSpokenByClient(v spec.Version, run clientRun) string {
 func (c *clientCampaign) unspoken(why string, run clientRun) *Result {
 	r := c.result(nil)
 	r.Client = &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit, PeakRSSBytes: run.peakRSS}
-	r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", why, LegacyVersion)
+	r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", why, oracle.LegacyVersion)
 	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
 	_, r.PeakRSSBytes = conn.ProcMemory()
 	if c.parent.Err() != nil {
@@ -327,9 +329,9 @@ func (c *clientCampaign) worker(ctx context.Context, w int) {
 		if !ok {
 			return
 		}
-		seed := Mix(c.cfg.Seed, w, i)
+		seed := mutate.Mix(c.cfg.Seed, w, i)
 		m := c.mutators[seed%uint64(len(c.mutators))]
-		in, err := MakeClientInput(c.cfg.Version, m.Name, seed, c.requests)
+		in, err := mutate.MakeClientInput(c.cfg.Version, m.Name, seed, c.requests)
 		if err != nil {
 			c.fail("exec %d: %v", n, err)
 			continue
@@ -418,7 +420,7 @@ func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
 
 // observe records an observation: a new signature becomes a finding
 // (reproduced, minimized and written), a known one counts a hit.
-func (c *clientCampaign) observe(ctx context.Context, o Observation, in Input, exec int64, run clientRun) {
+func (c *clientCampaign) observe(ctx context.Context, o oracle.Observation, in mutate.Input, exec int64, run clientRun) {
 	sig := o.Signature()
 	c.mu.Lock()
 	if f, ok := c.findings[sig]; ok {
@@ -452,7 +454,7 @@ func (c *clientCampaign) observe(ctx context.Context, o Observation, in Input, e
 // minimizes it and keeps the transcript of the minimized run.
 func (c *clientCampaign) reproduce(f *Finding) {
 	budget, limit := c.cfg.MinimizeBudget, c.cfg.MinimizeTime
-	if f.Input.Client != nil && f.Input.Client.mayLoseAnswer() {
+	if f.Input.Client != nil && f.Input.Client.MayLoseAnswer() {
 		// Each run may last the client timeout: reproduce once, do not
 		// minimize (the input is small: one bent answer).
 		budget, limit = 0, limit+c.cfg.ClientTimeout
@@ -463,7 +465,7 @@ func (c *clientCampaign) reproduce(f *Finding) {
 	}
 	rctx, cancel := reproductionContext(c.parent, c.start, deadline, limit)
 	defer cancel()
-	test := func(in Input) bool {
+	test := func(in mutate.Input) bool {
 		if rctx.Err() != nil {
 			return false
 		}
@@ -473,7 +475,7 @@ func (c *clientCampaign) reproduce(f *Finding) {
 			return false
 		}
 		for _, o := range run.obs {
-			if sameBug(o, f.Observation) {
+			if oracle.SameBug(o, f.Observation) {
 				return true
 			}
 		}
@@ -534,7 +536,7 @@ func ReplayClient(ctx context.Context, findingPath string, t ClientTarget, opts 
 	}
 	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
 	for _, o := range run.obs {
-		if sameBug(o, rf.Expect) {
+		if oracle.SameBug(o, rf.Expect) {
 			res.Reproduced = true
 		}
 	}

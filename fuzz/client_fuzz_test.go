@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -29,7 +30,7 @@ func FuzzClientStage(f *testing.F) {
 	requests := []string{spec.MethodInitialize, spec.MethodToolsList, spec.MethodToolsCall}
 	for seed := uint64(1); seed <= 8; seed++ {
 		for _, m := range []string{"bytes/truncate", "json/exotic-id", "json/duplicate-key", "protocol/duplicate-id", "framing/two-per-line", "json/deep-nesting"} {
-			if in, err := MakeClientInput(spec.V20251125, m, seed, requests); err == nil {
+			if in, err := mutate.MakeClientInput(spec.V20251125, m, seed, requests); err == nil {
 				f.Add(in.Bytes(), uint8(seed))
 			}
 		}
@@ -45,7 +46,7 @@ func FuzzClientStage(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		in := Input{Mutator: "fuzz", Chunks: [][]byte{data}, Client: &ClientPlan{Trigger: requests[int(at)%len(requests)], Nth: 1}}
+		in := mutate.Input{Mutator: "fuzz", Chunks: [][]byte{data}, Client: &mutate.ClientPlan{Trigger: requests[int(at)%len(requests)], Nth: 1}}
 		pl := newPlayer(spec.V20251125, in, "fuzz")
 		sc, err := pl.open(st, true)
 		if err != nil {

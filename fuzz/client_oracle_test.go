@@ -5,8 +5,11 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -62,14 +65,83 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 	}
 	// A server is judged alike: 3.14 echoed as 3 is a changed id, 2^63-1
 	// echoed as -2^63 the reading of an id beyond 2^53.
-	j := newJudge(spec.V20251125)
-	j.sent([]byte(`{"jsonrpc":"2.0","id":3.14,"method":"ping"}`))
-	if res := j.received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)}); len(res.obs) != 1 || !strings.HasPrefix(res.obs[0].Check, "response/") {
-		t.Errorf("a server's answer with id 3 to id 3.14: %+v", res.obs)
+	j := oracle.NewJudge(spec.V20251125)
+	j.Sent([]byte(`{"jsonrpc":"2.0","id":3.14,"method":"ping"}`))
+	if res := j.Received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)}); len(res.Obs) != 1 || !strings.HasPrefix(res.Obs[0].Check, "response/") {
+		t.Errorf("a server's answer with id 3 to id 3.14: %+v", res.Obs)
 	}
-	j = newJudge(spec.V20251125)
-	j.sent([]byte(`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}`))
-	if res := j.received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}`)}); len(res.obs) != 1 || res.obs[0].Check != "response/id-beyond-2-53-changed" || res.obs[0].Fails() {
-		t.Errorf("a server's answer with id -2^63 to id 2^63-1: %+v, want one warning that fails nothing", res.obs)
+	j = oracle.NewJudge(spec.V20251125)
+	j.Sent([]byte(`{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}`))
+	if res := j.Received(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}`)}); len(res.Obs) != 1 || res.Obs[0].Check != "response/id-beyond-2-53-changed" || res.Obs[0].Fails() {
+		t.Errorf("a server's answer with id -2^63 to id 2^63-1: %+v, want one warning that fails nothing", res.Obs)
+	}
+}
+
+// TestCrashNamesTheFailingFunction: two nil dereferences in two functions
+// are two bugs (two signatures); a stack cut before the function still
+// matches the finding on replay (sameBug), and another panic line never.
+func TestCrashNamesTheFailingFunction(t *testing.T) {
+	goTrace := func(fn string) string {
+		return "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n\ngoroutine 35 [running]:\n" +
+			fn + "(0xc0001a6000, {0x0, 0x0})\n\t/home/u/go/pkg/mod/x/mcp/client.go:812 +0x2e\ngithub.com/x/mcp.(*Conn).dispatch(0xc0001a6000)\n\t/home/u/go/pkg/mod/x/mcp/conn.go:120 +0x1c5\ncreated by github.com/x/mcp.(*Conn).start in goroutine 1\n"
+	}
+	exit := &conn.ExitStatus{Code: 2}
+	a := oracle.CrashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleElicitationComplete")))
+	b := oracle.CrashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleInputRequests")))
+	if !strings.HasSuffix(a.Check, "[in github.com/x/mcp.(*ClientSession).handleElicitationComplete]") {
+		t.Errorf("Go crash check = %q, want the failing function named", a.Check)
+	}
+	if a.Signature() == b.Signature() {
+		t.Errorf("two nil dereferences in two functions share one signature: %q, %q", a.Check, b.Check)
+	}
+	explicit := oracle.CrashObservation(exit, []byte("panic: boom\n\ngoroutine 1 [running]:\npanic({0x5d2e40?, 0x6f2b10?})\n\t/usr/lib/go/src/runtime/panic.go:804 +0x168\nmain.handle(...)\n\t/src/main.go:12\nmain.main()\n\t/src/main.go:30 +0x25\n"))
+	if !strings.HasSuffix(explicit.Check, "[in main.handle]") {
+		t.Errorf("an explicit panic's check = %q, want the runtime's panic frame skipped and main.handle named", explicit.Check)
+	}
+	cut := oracle.CrashObservation(exit, []byte("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n"))
+	if !oracle.SameBug(cut, a) || !oracle.SameBug(a, cut) {
+		t.Errorf("a stack cut before the function does not match the finding: %q vs %q", cut.Check, a.Check)
+	}
+	if oracle.SameBug(a, b) {
+		t.Errorf("sameBug matched two functions: %q, %q", a.Check, b.Check)
+	}
+	other := oracle.CrashObservation(exit, []byte("panic: index out of range [N] with length N\n"))
+	if oracle.SameBug(other, cut) {
+		t.Errorf("sameBug matched two panic lines: %q, %q", other.Check, cut.Check)
+	}
+	js := oracle.CrashObservation(exit, []byte("/app/client.js:40\n    throw e;\n    ^\n\nTypeError: Cannot read properties of undefined (reading 'id')\n    at Client._onresponse (/app/node_modules/sdk/client.js:311:27)\n    at Socket.<anonymous> (/app/x.js:1:1)\n\nNode.js v22.1.0\n"))
+	if !strings.HasSuffix(js.Check, "[in Client._onresponse]") {
+		t.Errorf("a JavaScript crash's check = %q, want the first frame named", js.Check)
+	}
+	st, _ := clientCrash(nil, nil)
+	if st.Check != "" {
+		t.Errorf("no exit state judged as a crash: %+v", st)
+	}
+}
+
+// TestRefusedSSEFeaturesAreTwoBugs: a client refusing a byte order mark
+// and one refusing CR line ends get two checks; a replay file written
+// when both were sse/valid-stream-refused still matches either.
+func TestRefusedSSEFeaturesAreTwoBugs(t *testing.T) {
+	bom := sseFeature(&mutate.HTTPReply{SSE: &mutate.SSEDamage{BOM: true}})
+	cr := sseFeature(&mutate.HTTPReply{SSE: &mutate.SSEDamage{LineEnd: "\r"}})
+	if bom != "bom" || cr != "cr-line-ends" {
+		t.Errorf("features %q and %q, want bom and cr-line-ends", bom, cr)
+	}
+	if got := sseFeature(&mutate.HTTPReply{SSE: &mutate.SSEDamage{LineEnd: "\r\n", MultiLine: true}}); got != "crlf-line-ends+multi-line-data" {
+		t.Errorf("two features = %q", got)
+	}
+	req := "transport-http.post.client-handles-json-and-sse"
+	a := oracle.Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + bom, Requirement: req}
+	b := oracle.Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + cr, Requirement: req}
+	old := oracle.Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req}
+	if a.Signature() == b.Signature() || oracle.SameBug(a, b) {
+		t.Error("a refused BOM and refused CR line ends are one bug")
+	}
+	if !oracle.SameBug(a, old) || !oracle.SameBug(b, old) {
+		t.Error("an old replay file's sse/valid-stream-refused does not match its refinements")
+	}
+	if oracle.SameBug(old, a) {
+		t.Error("a refinement's replay file matched the unrefined check")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -42,8 +43,8 @@ const keepAliveEvery = 100 * time.Millisecond
 // goroutines; the player's state is guarded by mu.
 type player struct {
 	v     spec.Version
-	in    Input
-	plan  ClientPlan
+	in    mutate.Input
+	plan  mutate.ClientPlan
 	probe bool // send the liveness ping after the chunks
 	// marker is the line the stdio rewrite leaves in place of the
 	// trigger's answer, for the stdout hook to replace.
@@ -64,7 +65,7 @@ type player struct {
 	idTok    []byte    // the trigger request's id, as a JSON token
 }
 
-func newPlayer(v spec.Version, in Input, token string) *player {
+func newPlayer(v spec.Version, in mutate.Input, token string) *player {
 	p := &player{v: v, in: in, done: make(chan struct{}), notes: func(string, string) {}}
 	if in.Client != nil {
 		p.plan = *in.Client
@@ -117,8 +118,8 @@ func (p *player) fire() bool {
 func (p *player) chunks(idTok []byte) [][]byte {
 	out := make([][]byte, 0, len(p.in.Chunks))
 	for _, c := range p.in.Chunks {
-		if len(idTok) > 0 && bytes.Contains(c, []byte(TriggerID)) {
-			c = bytes.ReplaceAll(c, []byte(TriggerID), idTok)
+		if len(idTok) > 0 && bytes.Contains(c, []byte(mutate.TriggerID)) {
+			c = bytes.ReplaceAll(c, []byte(mutate.TriggerID), idTok)
 		}
 		out = append(out, c)
 	}
@@ -160,17 +161,17 @@ func (p *player) write(b []byte) ([][]byte, bool) {
 		p.note("mcpcheck-fuzz", "the server exits right after the input")
 		return writes, true
 	}
-	if c, ok := p.in.lastByte(); ok && c != '\n' {
+	if c, ok := p.in.LastByte(); ok && c != '\n' {
 		writes = append(writes, []byte{'\n'})
 	}
 	if p.probe {
-		writes = append(writes, line(probeRequest()))
+		writes = append(writes, mutate.Line(probeRequest()))
 		p.mu.Lock()
 		p.probedAt = time.Now()
 		p.mu.Unlock()
 	}
 	if !p.plan.Drop {
-		writes = append(writes, line(genuine))
+		writes = append(writes, mutate.Line(genuine))
 	} else {
 		p.note("mcpcheck-fuzz", "the genuine answer is never sent")
 	}
@@ -252,7 +253,7 @@ type sseEvent struct {
 func (p *player) playHTTP(w http.ResponseWriter, r *http.Request, next http.Handler, id jsonrpc.ID) {
 	q := p.plan.Reply
 	if q == nil {
-		q = &HTTPReply{}
+		q = &mutate.HTTPReply{}
 	}
 	if q.Redirect != "" {
 		base := p.url()
@@ -379,9 +380,9 @@ func copyHeader(dst, src http.Header) {
 
 // renderSSE writes events as a text/event-stream, with the damage d
 // (nil: none) that concerns single events.
-func renderSSE(events []sseEvent, d *SSEDamage) []byte {
+func renderSSE(events []sseEvent, d *mutate.SSEDamage) []byte {
 	if d == nil {
-		d = &SSEDamage{}
+		d = &mutate.SSEDamage{}
 	}
 	var b bytes.Buffer
 	if d.BOM {
@@ -435,7 +436,7 @@ func dataLines(data []byte, multi bool) [][]byte {
 	var out [][]byte
 	for _, l := range lines {
 		prev := 0
-		for _, at := range tokenBoundaries(l) {
+		for _, at := range mutate.TokenBoundaries(l) {
 			if at > prev && at < len(l) && (l[at-1] == ',' || l[at-1] == '{') {
 				out = append(out, l[prev:at])
 				prev = at
@@ -448,7 +449,7 @@ func dataLines(data []byte, multi bool) [][]byte {
 
 // writeSSE writes an event stream with the damage that concerns the
 // stream: split writes, an endless keep-alive, a cut connection.
-func (p *player) writeSSE(w http.ResponseWriter, r *http.Request, status int, body []byte, d *SSEDamage) {
+func (p *player) writeSSE(w http.ResponseWriter, r *http.Request, status int, body []byte, d *mutate.SSEDamage) {
 	rc := http.NewResponseController(w)
 	w.WriteHeader(status)
 	_ = rc.Flush()

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -123,13 +125,13 @@ type clientLimits struct {
 // write boundaries, comments, retry fields): a client that completes its
 // task in its clean run must complete it under them too.
 func validSSEMutator(name string) bool {
-	m, ok := lookupClientMutator(name)
+	m, ok := mutate.LookupClientMutator(name)
 	return ok && m.ValidSSE
 }
 
 // clientRun is what one client run showed.
 type clientRun struct {
-	obs      []Observation
+	obs      []oracle.Observation
 	events   []reports.WireEvent
 	stderr   []byte
 	requests []string // methods of the client's requests, in order
@@ -162,7 +164,7 @@ func runToken() string {
 // runClientOnce launches the client once against a case of st that plays
 // in, watches it (exit, liveness ping, deadline, memory) and judges what it
 // did. The error is set only when the run could not take place.
-func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.Version, in Input, lim clientLimits) (clientRun, error) {
+func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.Version, in mutate.Input, lim clientLimits) (clientRun, error) {
 	var run clientRun
 	relay, err := t.relay()
 	if err != nil {
@@ -186,7 +188,7 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 		return run, fmt.Errorf("fuzz: %w; check --client/--client-stdio", err)
 	}
 	deadline := began.Add(lim.deadline)
-	if pl.plan.mayLoseAnswer() {
+	if pl.plan.MayLoseAnswer() {
 		deadline = began.Add(lim.dropDeadline)
 	}
 	rec := sc.Recording()
@@ -202,7 +204,7 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 	// waiting for a CPU (computing); pingBusy says the run's deadline,
 	// not the ping, judges a client that was (see computing).
 	samples, busy, pingBusy := 0, 0, false
-	var verdict *Observation
+	var verdict *oracle.Observation
 	exited := false
 loop:
 	for {
@@ -225,7 +227,7 @@ loop:
 					}
 				}
 				if lim.maxRSS > 0 && rss > lim.maxRSS {
-					verdict = &Observation{Kind: reports.FindingCrash, Check: "resource/memory",
+					verdict = &oracle.Observation{Kind: reports.FindingCrash, Check: "resource/memory",
 						Message: fmt.Sprintf("the client's processes grew to %.0f MiB of resident memory, over the bound of %.0f MiB; mcpcheck killed them", mib(rss), mib(lim.maxRSS))}
 					break loop
 				}
@@ -292,7 +294,7 @@ loop:
 		run.obs = append(run.obs, o)
 	} else if st := proc.ExitState(); lim.cleanOK && validSSEMutator(in.Mutator) && st != nil && st.ExitCode() != 0 {
 		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
-			run.obs = append(run.obs, Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + sseFeature(pl.plan.Reply), Requirement: req, Level: rules.Level(req),
+			run.obs = append(run.obs, oracle.Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + sseFeature(pl.plan.Reply), Requirement: req, Level: rules.Level(req),
 				Message: fmt.Sprintf("the client failed its task (%s) when the answer to its %s request came in a valid SSE stream framed differently (%s); its clean run succeeded", run.exit, pl.plan.Trigger, describeSSE(pl.plan.Reply))})
 		}
 	}
@@ -332,7 +334,7 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // sseFeatures lists what an SSE reply's stream does that the plain one
 // does not: a short name for check names and a phrase for messages.
-func sseFeatures(q *HTTPReply) (names, words []string) {
+func sseFeatures(q *mutate.HTTPReply) (names, words []string) {
 	if q == nil || q.SSE == nil {
 		return nil, nil
 	}
@@ -369,7 +371,7 @@ func sseFeatures(q *HTTPReply) (names, words []string) {
 // not, for the check of a client that refused it ("bom", "cr-line-ends",
 // features joined with "+"): a client that refuses a byte order mark and
 // one that refuses CR line ends have two bugs.
-func sseFeature(q *HTTPReply) string {
+func sseFeature(q *mutate.HTTPReply) string {
 	if names, _ := sseFeatures(q); len(names) > 0 {
 		return strings.Join(names, "+")
 	}
@@ -377,7 +379,7 @@ func sseFeature(q *HTTPReply) string {
 }
 
 // describeSSE names the SSE damage of a reply in words.
-func describeSSE(q *HTTPReply) string {
+func describeSSE(q *mutate.HTTPReply) string {
 	if _, words := sseFeatures(q); len(words) > 0 {
 		return strings.Join(words, ", ")
 	}
@@ -385,12 +387,12 @@ func describeSSE(q *HTTPReply) string {
 }
 
 // hangVerdict describes a client still running at its deadline.
-func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Duration, lim clientLimits) *Observation {
+func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Duration, lim clientLimits) *oracle.Observation {
 	_, probed := pl.state()
 	switch {
-	case pl.plan.mayLoseAnswer() && !probeAnswered && !probed.IsZero():
+	case pl.plan.MayLoseAnswer() && !probeAnswered && !probed.IsZero():
 		// The ping went out and was never answered: not a waiting client.
-	case pl.plan.mayLoseAnswer():
+	case pl.plan.MayLoseAnswer():
 		req := rules.FirstInForce(v, "lifecycle.timeouts.per-request-timeout", "cancellation.timeout.set-for-requests")
 		lvl := catalog.Should
 		if req != "" {
@@ -400,13 +402,13 @@ func hangVerdict(v spec.Version, pl *player, probeAnswered bool, ran time.Durati
 		if !pl.plan.Drop {
 			how = "bent its HTTP answer to"
 		}
-		return &Observation{Kind: reports.FindingViolation, Check: "timeout/unanswered-request", Requirement: req, Level: lvl,
+		return &oracle.Observation{Kind: reports.FindingViolation, Check: "timeout/unanswered-request", Requirement: req, Level: lvl,
 			Message: fmt.Sprintf("the server %s the client's %s request, and the client was still waiting %v later: it puts no timeout on its requests", how, pl.plan.Trigger, ran.Round(time.Millisecond))}
 	case probeAnswered:
-		return &Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
+		return &oracle.Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
 			Message: fmt.Sprintf("the client answers ping but had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
 	case probed.IsZero():
-		return &Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
+		return &oracle.Observation{Kind: reports.FindingHang, Check: "hang/no-progress",
 			Message: fmt.Sprintf("the client had not finished its task %v after it started (the bound is its clean run plus %v)", ran.Round(time.Millisecond), lim.wait)}
 	}
 	return pingVerdict(v, fmt.Sprintf("the client did not answer the ping the stage sent after the input and had not finished its task %v after it started", ran.Round(time.Millisecond)))
@@ -440,8 +442,8 @@ func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
 
 // pingVerdict is the hang of a client that leaves the liveness ping
 // unanswered (one signature however it was noticed).
-func pingVerdict(v spec.Version, msg string) *Observation {
-	o := &Observation{Kind: reports.FindingHang, Check: "hang/ping", Requirement: rules.FirstInForce(v, "ping.response.prompt-empty-result"), Message: msg}
+func pingVerdict(v spec.Version, msg string) *oracle.Observation {
+	o := &oracle.Observation{Kind: reports.FindingHang, Check: "hang/ping", Requirement: rules.FirstInForce(v, "ping.response.prompt-empty-result"), Message: msg}
 	if o.Requirement != "" {
 		o.Level = rules.Level(o.Requirement)
 	}
@@ -477,13 +479,13 @@ func rebase(evs []reports.WireEvent) []reports.WireEvent {
 // schema, answers to requests the stage never sent, stdin framing. It
 // returns the methods of the client's requests and of the stage's requests
 // it answered, in order.
-func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []Observation, requests, answered []string) {
-	judges := map[int]*judge{} // one per stdio connection (a session each); HTTP is connection 0
-	get := func(conn int) *judge {
+func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []oracle.Observation, requests, answered []string) {
+	judges := map[int]*oracle.Judge{} // one per stdio connection (a session each); HTTP is connection 0
+	get := func(conn int) *oracle.Judge {
 		j := judges[conn]
 		if j == nil {
-			j = newJudge(v)
-			j.client, j.http = true, http
+			j = oracle.NewJudge(v)
+			j.Client, j.HTTP = true, http
 			judges[conn] = j
 		}
 		return j
@@ -491,7 +493,7 @@ func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []Observatio
 	for _, e := range evs {
 		switch {
 		case e.From == stage.FromStage && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
-			get(e.Conn).sent(e.Raw)
+			get(e.Conn).Sent(e.Raw)
 		case e.From == stage.FromClient && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
 			if len(bytes.TrimSpace(e.Raw)) == 0 {
 				continue // a blank line carries nothing to judge
@@ -499,9 +501,9 @@ func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []Observatio
 			if e.Kind == wire.KindMessage && e.Msg.Kind == jsonrpc.KindRequest {
 				requests = append(requests, e.Msg.Method)
 			}
-			res := get(e.Conn).received(conn.Frame{Data: e.Raw})
-			obs = append(obs, res.obs...)
-			answered = append(answered, res.methods...)
+			res := get(e.Conn).Received(conn.Frame{Data: e.Raw})
+			obs = append(obs, res.Obs...)
+			answered = append(answered, res.Methods...)
 		}
 	}
 	return obs, requests, answered
@@ -530,9 +532,9 @@ var crashSignals = map[int]string{4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SI
 // with a failure status and its stderr holds a crash report. A client that
 // refuses a hostile server with an error message and a failure status did
 // not crash.
-func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
+func clientCrash(st *os.ProcessState, stderr []byte) (oracle.Observation, bool) {
 	if st == nil {
-		return Observation{}, false
+		return oracle.Observation{}, false
 	}
 	code := st.ExitCode()
 	raw := crashReportLine(stderr)
@@ -546,19 +548,19 @@ func clientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
 	case code != 0 && line != "":
 		what = "exited with status " + strconv.Itoa(code)
 	default:
-		return Observation{}, false
+		return oracle.Observation{}, false
 	}
 	check := "crash/" + strings.ReplaceAll(what, " ", "-")
 	msg := "the client " + what
 	if line != "" {
-		fn := crashFunction(stderr, raw)
-		check = withFunction("crash/"+line, fn)
+		fn := oracle.CrashFunction(stderr, raw)
+		check = oracle.WithFunction("crash/"+line, fn)
 		msg += "; stderr: " + line
 		if fn != "" {
 			msg += ", in " + fn
 		}
 	}
-	return Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
+	return oracle.Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
 }
 
 // crashLine is the crash report's line in stderr, numbers blanked so that
@@ -596,7 +598,7 @@ func blankCrashLine(m []byte) string {
 	if m == nil {
 		return ""
 	}
-	s := numbers.ReplaceAllString(strings.TrimSpace(string(m)), "N")
+	s := oracle.Numbers.ReplaceAllString(strings.TrimSpace(string(m)), "N")
 	if len(s) > 120 {
 		s = s[:120]
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
@@ -126,7 +128,7 @@ func TestClientCampaignFindsPlantedBugs(t *testing.T) {
 	}
 	found := map[string]*Finding{}
 	for _, f := range res.Findings {
-		found[withoutFunction(f.Check)] = f
+		found[oracle.WithoutFunction(f.Check)] = f
 	}
 	crash := found["crash/panic: fragileclient: result nested too deeply"]
 	hang := found["hang/ping"]
@@ -184,13 +186,13 @@ func TestClientInputsAreDeterministic(t *testing.T) {
 		if v == spec.V20260728 {
 			requests = []string{"server/discover", "tools/list", "tools/call"}
 		}
-		for _, name := range ClientMutatorNames() {
+		for _, name := range mutate.ClientMutatorNames() {
 			for seed := uint64(1); seed < 4; seed++ {
-				a, err := MakeClientInput(v, name, seed, requests)
+				a, err := mutate.MakeClientInput(v, name, seed, requests)
 				if err != nil {
 					t.Fatalf("%s %s: %v", v, name, err)
 				}
-				b, _ := MakeClientInput(v, name, seed, requests)
+				b, _ := mutate.MakeClientInput(v, name, seed, requests)
 				if !reflect.DeepEqual(a, b) {
 					t.Fatalf("%s %s seed %d: two inputs differ", v, name, seed)
 				}
@@ -200,7 +202,7 @@ func TestClientInputsAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if _, err := MakeClientInput(spec.V20251125, "http/empty-body", 1, requests); err == nil {
+	if _, err := mutate.MakeClientInput(spec.V20251125, "http/empty-body", 1, requests); err == nil {
 		t.Error("a request-side HTTP mutator made a client input")
 	}
 }
@@ -211,7 +213,7 @@ func TestClientInputsAreDeterministic(t *testing.T) {
 func TestClientMutatorFamilies(t *testing.T) {
 	for _, http := range []bool{false, true} {
 		fams := map[string]bool{}
-		for _, m := range ClientMutators(http) {
+		for _, m := range mutate.ClientMutators(http) {
 			fams[m.Family()] = true
 		}
 		if fams["http"] || fams["framing"] == http || fams["reply"] != http || fams["sse"] != http || !fams["server"] || !fams["json"] || !fams["bytes"] || !fams["protocol"] {
@@ -331,11 +333,11 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 	defer st.Close()
 	requests := []string{spec.MethodInitialize, spec.MethodToolsList, spec.MethodToolsCall}
 	played := 0
-	for _, m := range ClientMutators(true) {
-		if m.Cost == Slow {
+	for _, m := range mutate.ClientMutators(true) {
+		if m.Cost == mutate.Slow {
 			continue // each costs the client's request timeout
 		}
-		in, err := MakeClientInput(spec.V20251125, m.Name, 3, requests)
+		in, err := mutate.MakeClientInput(spec.V20251125, m.Name, 3, requests)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +384,7 @@ func TestClientMemoryBound(t *testing.T) {
 	defer st.Close()
 	target := ClientTarget{Command: "sleep 300; " + fragile + " {server}", Stdio: true, Relay: relay}
 	lim := clientLimits{wait: time.Second, deadline: 10 * time.Second, dropDeadline: 10 * time.Second, maxRSS: 1}
-	run, err := runClientOnce(context.Background(), st, target, spec.V20251125, Input{Client: &ClientPlan{}}, lim)
+	run, err := runClientOnce(context.Background(), st, target, spec.V20251125, mutate.Input{Client: &mutate.ClientPlan{}}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -32,11 +33,11 @@ func TestClientCampaignLegacyClientAtLatest(t *testing.T) {
 		return res
 	}
 	res := run(true)
-	if res.Version != LegacyVersion || !strings.Contains(res.VersionNote, "does not speak 2026-07-28") || res.Verdict.Unjudged {
-		t.Errorf("newest spoken: version %s, note %q, verdict %+v; want %s and why", res.Version, res.VersionNote, res.Verdict, LegacyVersion)
+	if res.Version != oracle.LegacyVersion || !strings.Contains(res.VersionNote, "does not speak 2026-07-28") || res.Verdict.Unjudged {
+		t.Errorf("newest spoken: version %s, note %q, verdict %+v; want %s and why", res.Version, res.VersionNote, res.Verdict, oracle.LegacyVersion)
 	}
 	if res.Client == nil || !slices.Contains(res.Client.Requests, "tools/call") || res.Execs != 2 {
-		t.Errorf("newest spoken: clean run %+v, %d execs; want the task done at %s and 2 execs", res.Client, res.Execs, LegacyVersion)
+		t.Errorf("newest spoken: clean run %+v, %d execs; want the task done at %s and 2 execs", res.Client, res.Execs, oracle.LegacyVersion)
 	}
 	res = run(false)
 	if res.Version != spec.V20260728 || !res.Verdict.Unjudged || res.Execs != 0 || !strings.Contains(res.Unjudged, "--protocol 2025-11-25") {

@@ -1,25 +1,36 @@
-// Package fuzz is mcpcheck's fuzzer for MCP servers and clients:
-// generators, mutators, oracles, campaign runners, minimized on-disk
-// findings and their replay.
+// Package fuzz is mcpcheck's fuzzer for MCP servers and clients: the
+// campaign engine with its server and client drivers, minimized on-disk
+// findings, their merge and their replay. It is the fuzzer's public path;
+// the concerns it stands on are internal packages, and the names of theirs
+// its users need are aliased here (aliases.go):
+//
+//   - fuzz/internal/gen: the generators (messages, schemas, sequences, tool
+//     arguments) and the protocol messages the fuzzer builds itself;
+//   - fuzz/internal/mutate: Input, Base and Mutator, every mutator family of
+//     server and client campaigns, and the schedules;
+//   - fuzz/internal/oracle: Observation, the judge of what a server writes,
+//     crash reading, finding names and the schema verdict cache;
+//   - fuzz/internal/conn: Target and Conn, the stdio, HTTP and HTTP+SSE
+//     targets, frame reading, busy sampling and process memory.
 //
 // # Generators (pgregory.net/rapid)
 //
-// [NewMessages] builds, from mcpcheck's own JSON Schema of a protocol
+// [gen.NewMessages] builds, from mcpcheck's own JSON Schema of a protocol
 // version (spec/schema), generators of every JSON-RPC message of that
-// version: [Messages.Request], [Messages.Result], [Messages.Notification],
-// [Messages.ErrorResponse], [Messages.Any], and plausible client messages
-// ([Messages.ClientRequest], [Plausible]) whose protocol version fields name
+// version: [gen.Messages.Request], [gen.Messages.Result], [gen.Messages.Notification],
+// [gen.Messages.ErrorResponse], [gen.Messages.Any], and plausible client messages
+// ([gen.Messages.ClientRequest], [gen.Plausible]) whose protocol version fields name
 // the version. Every message drawn is valid against the schema (a property
-// test validates thousands per version). [SchemaGen] is the engine: it
-// draws values of a JSON Schema subset; [ToolArguments] uses it on a tool's
-// inputSchema, and [InputSchemas] generates such schemas. [Sequence] models
+// test validates thousands per version). [gen.SchemaGen] is the engine: it
+// draws values of a JSON Schema subset; [gen.ToolArguments] uses it on a tool's
+// inputSchema, and [gen.InputSchemas] generates such schemas. [gen.Sequence] models
 // a client session as a rapid state machine (initialize or server/discover,
 // then requests, pagination, progress, cancellation, subscriptions, tasks,
-// subscriptions/listen); [Sequences] draws whole sessions.
+// subscriptions/listen); [gen.Sequences] draws whole sessions.
 //
 // # Mutators
 //
-// A [Mutator] is named family/what and deterministic: [MakeInput] builds
+// A [Mutator] is named family/what and deterministic: [mutate.MakeInput] builds
 // the [Input] of one mutator, version and seed, always the same bytes.
 // Families: bytes (bit flips, truncation, invalid UTF-8, NUL, U+2028/2029,
 // garbage lines, BOM), framing (embedded and missing newlines, split writes,
@@ -30,14 +41,14 @@
 // double initialize, responses to nothing, cancelling unknown ids and
 // initialize, progress-token reuse, unknown and removed methods, duplicate
 // ids, wrong direction, generated sessions, tool calls with generated
-// arguments). [HTTPMutators] describe hostile HTTP requests ([HTTPRequest])
+// arguments). [HTTPMutators] describe hostile HTTP requests ([conn.HTTPRequest])
 // for a runner to apply. An [HTTPTarget] applies every description: a slow
 // body (BodyChunk/BodyDelay, capped at 1 s) and a lying Content-Length
 // (DeclaredLength) are written by hand on a TCP connection of their own
 // (harness/wire DoRaw; over https the body is trickled chunked and the
 // length is the true one); a request declaring more bytes than it sent has
 // its write side closed and waits at most 1 s, and no answer there is no
-// frame. With Transport "sse" ([LegacySSETarget]) the target speaks the
+// frame. With Transport "sse" ([conn.LegacySSETarget]) the target speaks the
 // 2024-11-05 HTTP+SSE transport: each instance is a GET event stream whose
 // endpoint event names the POST URL; endpoint events and the POSTs'
 // "Accepted" acknowledgements are not judged, and the end of the stream
@@ -73,7 +84,7 @@
 // ahead for restarts and fresh inputs, ends instances in the background,
 // and runs inputs that close stdin (and over stdio, those that want a
 // fresh instance) on an instance of their own, to its end, in the
-// background. Mutators are drawn by cost ([Schedule]); the summary says
+// background. Mutators are drawn by cost ([mutate.Schedule]); the summary says
 // how long the instances' starts took and what share of the campaign's
 // time the workers waited for them ([Result.RestartShare]). A session whose judge would remember too many ids is
 // replaced, so the fuzzer's memory stays flat; HTTP sessions are ended with
@@ -94,15 +105,15 @@
 // the client as a process group (over stdio the client starts mcpcheck's
 // relay as its server). A clean run first learns the client's requests and
 // pace. Each execution then launches the client once against a case that
-// plays one [Input] whose [ClientPlan] names the request (method and
+// plays one [Input] whose [mutate.ClientPlan] names the request (method and
 // occurrence) whose answer it goes with. The same stream mutators aim at a
-// server message ([MakeClientBase]: a generated answer to that request
-// with the [TriggerID] in place of its id, an error, a server request or a
+// server message ([mutate.MakeClientBase]: a generated answer to that request
+// with the [mutate.TriggerID] in place of its id, an error, a server request or a
 // notification; the content mutators bend a response's result where they
 // bend a request's params), and [ClientMutators] adds the families that
 // exist for clients only: server (request and notification storms, an
 // answer that never comes) and for HTTP clients reply (status, headers,
-// redirects, lying lengths: [HTTPReply]) and sse ([SSEDamage]). Over stdio
+// redirects, lying lengths: [mutate.HTTPReply]) and sse ([mutate.SSEDamage]). Over stdio
 // the engine's answer is held back (its Rewrite) and the stage's stdout
 // hook writes the input's chunks, a liveness ping ([ProbeID]) and the
 // answer; over HTTP a middleware writes them as SSE events with the

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -44,8 +46,8 @@ func TestNewestSpokenFallsBackForALegacyServer(t *testing.T) {
 						t.Fatalf("a modern server: version %s (%q), %d execs, err %v; want 2026-07-28 fuzzed", res.Version, res.VersionNote, res.Execs, err)
 					}
 				case newest:
-					if err != nil || res.Version != LegacyVersion || res.Execs == 0 || res.Verdict.Unjudged {
-						t.Fatalf("version %s, %d execs, verdict %+v, err %v; want %s fuzzed", res.Version, res.Execs, res.Verdict, err, LegacyVersion)
+					if err != nil || res.Version != oracle.LegacyVersion || res.Execs == 0 || res.Verdict.Unjudged {
+						t.Fatalf("version %s, %d execs, verdict %+v, err %v; want %s fuzzed", res.Version, res.Execs, res.Verdict, err, oracle.LegacyVersion)
 					}
 					if !strings.Contains(res.VersionNote, "does not speak 2026-07-28") || !strings.Contains(res.VersionNote, "server/discover was answered with error") {
 						t.Errorf("version note %q: want why 2026-07-28 was not fuzzed", res.VersionNote)
@@ -102,8 +104,8 @@ func TestStatelessInstanceIsContactedBeforeUse(t *testing.T) {
 	if !s.heard {
 		t.Fatalf("the instance was handed over before it said anything; transcript notes:\n%s", transcriptNotes(s))
 	}
-	out := s.exec(Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"u-1","method":"mcpcheck/no-such-method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")}})
-	var hang *Observation
+	out := s.exec(mutate.Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"u-1","method":"mcpcheck/no-such-method","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")}})
+	var hang *oracle.Observation
 	for i, o := range out.obs {
 		if o.Kind == reports.FindingHang {
 			hang = &out.obs[i]
@@ -128,7 +130,7 @@ func TestEndsIncomplete(t *testing.T) {
 		{"}\n", false},
 		{"", false},
 	} {
-		if got := endsIncomplete(Input{Chunks: [][]byte{[]byte(tc.in)}}); got != tc.want {
+		if got := endsIncomplete(mutate.Input{Chunks: [][]byte{[]byte(tc.in)}}); got != tc.want {
 			t.Errorf("endsIncomplete(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -15,7 +17,7 @@ import (
 // Finding is one deduplicated problem a campaign found, with everything
 // needed to reproduce it.
 type Finding struct {
-	Observation
+	oracle.Observation
 	// ID is the observation's signature; one ID per bug.
 	ID      string       `json:"id"`
 	Version spec.Version `json:"version"`
@@ -38,8 +40,8 @@ type Finding struct {
 	// session when the problem needed them); Minimized is the smallest
 	// input found that still shows it.
 	// Both live in replay.json and the .bin files, not in finding.json.
-	Input     Input `json:"-"`
-	Minimized Input `json:"-"`
+	Input     mutate.Input `json:"-"`
+	Minimized mutate.Input `json:"-"`
 	// InputSize and MinimizedSize are their sizes in bytes (set by Write).
 	InputSize     int `json:"inputBytes"`
 	MinimizedSize int `json:"minimizedBytes"`
@@ -62,11 +64,11 @@ type ReplayFile struct {
 	Format  int          `json:"format"`
 	Version spec.Version `json:"version"`
 	// Input is the minimized input.
-	Input Input `json:"input"`
+	Input mutate.Input `json:"input"`
 	// Original is the input as found.
-	Original Input `json:"original"`
+	Original mutate.Input `json:"original"`
 	// Expect is the observation a reproduction must show again.
-	Expect Observation `json:"expect"`
+	Expect oracle.Observation `json:"expect"`
 	// Signature is Expect's signature.
 	Signature string `json:"signature"`
 	// Wait is the liveness deadline.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -17,12 +19,12 @@ import (
 // signature a run of this mcpcheck computes, so that replaying it can
 // still say "reproduced".
 func TestOldFindingNamesStillReplay(t *testing.T) {
-	for old, now := range renamedChecks {
-		if !strings.Contains(now, "/") || renamedChecks[now] != "" {
+	for old, now := range oracle.RenamedChecks {
+		if !strings.Contains(now, "/") || oracle.RenamedChecks[now] != "" {
 			t.Errorf("renamedChecks[%q] = %q: a current name is FAMILY/what and never itself renamed", old, now)
 		}
-		expect := Observation{Kind: reports.FindingViolation, Check: old, Requirement: "base.jsonrpc.response-id-matches"}
-		rf := ReplayFile{Format: 1, Version: spec.V20251125, Input: Input{Chunks: [][]byte{[]byte(`{}`)}}, Expect: expect, Signature: expect.Signature()}
+		expect := oracle.Observation{Kind: reports.FindingViolation, Check: old, Requirement: "base.jsonrpc.response-id-matches"}
+		rf := ReplayFile{Format: 1, Version: spec.V20251125, Input: mutate.Input{Chunks: [][]byte{[]byte(`{}`)}}, Expect: expect, Signature: expect.Signature()}
 		b, err := json.Marshal(rf)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +37,7 @@ func TestOldFindingNamesStillReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Observation{Kind: expect.Kind, Check: now, Requirement: expect.Requirement}
+		want := oracle.Observation{Kind: expect.Kind, Check: now, Requirement: expect.Requirement}
 		if got.Expect.Check != now || got.Signature != want.Signature() {
 			t.Errorf("a finding of %q loads as check %q signature %s; want %q and %s, the signature a run finds it under now", old, got.Expect.Check, got.Signature, now, want.Signature())
 		}

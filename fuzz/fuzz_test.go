@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 	"github.com/mcpcheck/mcpcheck/spec/schema"
@@ -71,12 +73,12 @@ func FuzzJudge(f *testing.F) {
 	f.Add(uint8(4), []byte(`{"jsonrpc":"2.0","id":"mcpcheck-probe-1","result":{"resultType":"complete"}}`))
 	f.Fuzz(func(t *testing.T, vi uint8, data []byte) {
 		v := versionAt(vi)
-		j1, j2 := newJudge(v), newJudge(v)
-		for _, j := range []*judge{j1, j2} {
-			j.sent([]byte(`{"jsonrpc":"2.0","id":"mcpcheck-probe-1","method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`))
+		j1, j2 := oracle.NewJudge(v), oracle.NewJudge(v)
+		for _, j := range []*oracle.Judge{j1, j2} {
+			j.Sent([]byte(`{"jsonrpc":"2.0","id":"mcpcheck-probe-1","method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`))
 		}
-		a, b := j1.received(conn.Frame{Data: data}), j2.received(conn.Frame{Data: data})
-		if !reflect.DeepEqual(a.obs, b.obs) || !reflect.DeepEqual(a.answered, b.answered) {
+		a, b := j1.Received(conn.Frame{Data: data}), j2.Received(conn.Frame{Data: data})
+		if !reflect.DeepEqual(a.Obs, b.Obs) || !reflect.DeepEqual(a.Answered, b.Answered) {
 			t.Fatalf("two judges disagree on %q", data)
 		}
 	})
@@ -102,7 +104,7 @@ func FuzzMinimize(f *testing.F) {
 			return
 		}
 		calls := 0
-		got := Minimize(Input{Chunks: [][]byte{data}}, func(in Input) bool { calls++; return fails(in.Bytes()) }, int(budget))
+		got := Minimize(mutate.Input{Chunks: [][]byte{data}}, func(in mutate.Input) bool { calls++; return fails(in.Bytes()) }, int(budget))
 		if !fails(got.Bytes()) || got.Size() > len(data) || calls > int(budget) {
 			t.Fatalf("Minimize(%q) = %q after %d calls (budget %d)", data, got.Bytes(), calls, budget)
 		}
@@ -168,11 +170,11 @@ func TestWriteSeedCorpora(t *testing.T) {
 				writeSeed(t, "FuzzMCPDecode", corpusFile(msg.Method, true, []byte(r)))
 			}
 		}
-		for j, name := range MutatorNames() {
+		for j, name := range mutate.MutatorNames() {
 			if j%3 != vi%3 {
 				continue
 			}
-			in, err := MakeInput(v, name, uint64(vi), nil)
+			in, err := mutate.MakeInput(v, name, uint64(vi), nil)
 			if err != nil || in.Size() > 4096 {
 				continue
 			}

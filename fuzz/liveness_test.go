@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -77,7 +79,7 @@ func (t *lateTarget) Start(ctx context.Context) (conn.Conn, error) {
 func TestLateProbeAnswerIsNotAHang(t *testing.T) {
 	v := spec.V20250618
 	const wait = 200 * time.Millisecond
-	in, err := MakeInput(v, "framing/empty-lines", 1, nil)
+	in, err := mutate.MakeInput(v, "framing/empty-lines", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestLateProbeAnswerIsNotAHang(t *testing.T) {
 			if tg.conn.deadlines == 0 {
 				t.Fatalf("the probe's answer was never held past a deadline: the test did not make the answer late")
 			}
-			var hangs []Observation
+			var hangs []oracle.Observation
 			for _, o := range out.obs {
 				if o.Kind == reports.FindingHang {
 					hangs = append(hangs, o)
@@ -182,7 +184,7 @@ func TestComputingTargetIsNotAHang(t *testing.T) {
 	if spinFor <= wait+conn.HangConfirm(wait) || spinFor >= wait+conn.MaxBusyConfirm(wait) {
 		t.Fatalf("spinFor %v must outlast the confirmation window (%v) and end within the busy bound (%v)", spinFor, wait+conn.HangConfirm(wait), wait+conn.MaxBusyConfirm(wait))
 	}
-	in := Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"spin-1","method":"mcpcheck/no-such-method"}` + "\n")}}
+	in := mutate.Input{Mutator: "protocol/unknown-method", Chunks: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"spin-1","method":"mcpcheck/no-such-method"}` + "\n")}}
 	for _, tc := range []struct {
 		fault string
 		hang  bool
@@ -194,7 +196,7 @@ func TestComputingTargetIsNotAHang(t *testing.T) {
 			}
 			defer s.close()
 			out := s.exec(in)
-			var hangs []Observation
+			var hangs []oracle.Observation
 			for _, o := range out.obs {
 				if o.Kind == reports.FindingHang {
 					hangs = append(hangs, o)

@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"bytes"
+
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 )
 
 // Minimize shrinks a failing input by delta debugging: first over its write
@@ -9,12 +11,12 @@ import (
 // for which test still reports the failure. test is called at most budget
 // times; the input's Fresh and CloseAfter flags are kept. The result is the
 // smallest failing input found (in itself when nothing could be removed).
-func Minimize(in Input, test func(Input) bool, budget int) Input {
+func Minimize(in mutate.Input, test func(mutate.Input) bool, budget int) mutate.Input {
 	if budget <= 0 {
 		return in
 	}
 	left := budget
-	with := func(chunks [][]byte) Input {
+	with := func(chunks [][]byte) mutate.Input {
 		out := in
 		out.Chunks = chunks
 		return out

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 )
 
 func TestMinimizeFindsTheNeedle(t *testing.T) {
-	in := Input{Chunks: [][]byte{[]byte("aaaa\nbb"), []byte("b\x00bb\ncccc\n"), []byte("dddd\n")}, CloseAfter: true}
+	in := mutate.Input{Chunks: [][]byte{[]byte("aaaa\nbb"), []byte("b\x00bb\ncccc\n"), []byte("dddd\n")}, CloseAfter: true}
 	calls := 0
-	got := Minimize(in, func(c Input) bool {
+	got := Minimize(in, func(c mutate.Input) bool {
 		calls++
 		if !c.CloseAfter {
 			t.Fatal("Minimize dropped the CloseAfter flag")
@@ -36,9 +38,9 @@ func TestMinimizeProperty(t *testing.T) {
 		if !fails(data) {
 			return
 		}
-		in := Input{Chunks: splitRandomForTest(data)}
+		in := mutate.Input{Chunks: splitRandomForTest(data)}
 		calls := 0
-		got := Minimize(in, func(c Input) bool { calls++; return fails(c.Bytes()) }, budget)
+		got := Minimize(in, func(c mutate.Input) bool { calls++; return fails(c.Bytes()) }, budget)
 		if !fails(got.Bytes()) {
 			rt.Fatalf("minimized input %q no longer fails", got.Bytes())
 		}

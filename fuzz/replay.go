@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -19,9 +21,9 @@ type ReplayResult struct {
 	// was seen again.
 	Reproduced bool
 	// Expect is the observation the finding recorded.
-	Expect Observation
+	Expect oracle.Observation
 	// Observations are everything the oracles saw in the replay.
-	Observations []Observation
+	Observations []oracle.Observation
 	Transcript   []reports.WireEvent
 	StderrTail   []byte
 }
@@ -59,7 +61,7 @@ func LoadReplay(path string) (ReplayFile, error) {
 	if rf.Format != 1 || !rf.Version.Known() || (len(rf.Input.Chunks) == 0 && rf.Input.HTTP == nil && rf.Input.Client == nil) {
 		return ReplayFile{}, fmt.Errorf("fuzz: %s has format %d, version %q, %d chunks and no HTTP request; it was not written by this mcpcheck", path, rf.Format, rf.Version, len(rf.Input.Chunks))
 	}
-	if now := canonicalCheck(rf.Expect.Check); now != rf.Expect.Check {
+	if now := oracle.CanonicalCheck(rf.Expect.Check); now != rf.Expect.Check {
 		// Written before the finding names were unified: expect the
 		// same observation under its current name.
 		rf.Expect.Check = now
@@ -99,7 +101,7 @@ func Replay(ctx context.Context, findingPath string, target conn.Target, opts Re
 	}
 	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
 	for _, o := range run.obs {
-		if sameBug(o, rf.Expect) {
+		if oracle.SameBug(o, rf.Expect) {
 			res.Reproduced = true
 		}
 	}
@@ -108,7 +110,7 @@ func Replay(ctx context.Context, findingPath string, target conn.Target, opts Re
 
 // oneRun is the outcome of running one input on a fresh instance.
 type oneRun struct {
-	obs    []Observation
+	obs    []oracle.Observation
 	events []reports.WireEvent
 	stderr []byte
 }
@@ -116,7 +118,7 @@ type oneRun struct {
 // runOnce starts a fresh instance, runs in on it and closes it. The
 // instance's first wait has the start-up allowance startup (see
 // openSession).
-func runOnce(ctx context.Context, target conn.Target, v spec.Version, in Input, wait, startup time.Duration) (oneRun, error) {
+func runOnce(ctx context.Context, target conn.Target, v spec.Version, in mutate.Input, wait, startup time.Duration) (oneRun, error) {
 	s, err := openSession(ctx, target, v, wait, startup, in.Fresh)
 	if err != nil {
 		return oneRun{}, err

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	hsession "github.com/mcpcheck/mcpcheck/harness/session"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -26,7 +28,7 @@ const maxEventBytes = 1 << 20
 type session struct {
 	v      spec.Version
 	conn   conn.Conn
-	judge  *judge
+	judge  *oracle.Judge
 	start  time.Time
 	wait   time.Duration
 	probes int
@@ -97,7 +99,7 @@ func (s *session) transcript() []reports.WireEvent {
 
 // execOutcome is what one input did.
 type execOutcome struct {
-	obs []Observation
+	obs []oracle.Observation
 	// dead means the instance must not be used again (it crashed, hung,
 	// flooded, or its stdin was closed).
 	dead bool
@@ -116,7 +118,7 @@ type execOutcome struct {
 // the start of a JSON value that the line ends before it is complete
 // (a truncated message), as opposed to a whole value or bytes that are no
 // JSON at all.
-func endsIncomplete(in Input) bool {
+func endsIncomplete(in mutate.Input) bool {
 	b := bytes.TrimRight(bytes.Join(in.Chunks, nil), " \t\r\n")
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		b = b[i+1:]
@@ -146,12 +148,12 @@ func openSession(ctx context.Context, t conn.Target, v spec.Version, wait, start
 	if startup <= 0 {
 		startup = DefaultStartupTimeout
 	}
-	s := &session{v: v, conn: c, judge: newJudge(v), start: time.Now(), wait: wait, startup: startup, ctx: ctx}
-	if pre, post, ok := bytes.Cut(line(gen.PingFor(v, "\x00")), []byte(`\u0000`)); ok {
+	s := &session{v: v, conn: c, judge: oracle.NewJudge(v), start: time.Now(), wait: wait, startup: startup, ctx: ctx}
+	if pre, post, ok := bytes.Cut(mutate.Line(gen.PingFor(v, "\x00")), []byte(`\u0000`)); ok {
 		s.probe = [2][]byte{pre, post}
 	}
 	hc, isHTTP := c.(*conn.HTTPConn)
-	s.judge.http = isHTTP
+	s.judge.HTTP = isHTTP
 	if bare || v.Era() == spec.Stateless {
 		if isHTTP {
 			hc.Negotiated(v)
@@ -170,7 +172,7 @@ func openSession(ctx context.Context, t conn.Target, v spec.Version, wait, start
 		}
 		return s, nil
 	}
-	if err := s.send(line(gen.InitializeRequest(v, "mcpcheck-init"))); err != nil {
+	if err := s.send(mutate.Line(gen.InitializeRequest(v, "mcpcheck-init"))); err != nil {
 		s.close()
 		return nil, fmt.Errorf("fuzz: %s: cannot send initialize: %w", t.Describe(), err)
 	}
@@ -184,12 +186,12 @@ func openSession(ctx context.Context, t conn.Target, v spec.Version, wait, start
 		// An error: there is no session to fuzz (a server out of
 		// sessions, say).
 		s.close()
-		return nil, fmt.Errorf("fuzz: %s refused initialize: %s", t.Describe(), quoteStart(s.lastReceived()))
+		return nil, fmt.Errorf("fuzz: %s refused initialize: %s", t.Describe(), oracle.QuoteStart(s.lastReceived()))
 	}
 	if isHTTP {
 		hc.Negotiated(v)
 	}
-	if err := s.send(line(gen.InitializedNotification())); err != nil {
+	if err := s.send(mutate.Line(gen.InitializedNotification())); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -222,7 +224,7 @@ func (s *session) contact(target string) error {
 		return e
 	}
 	if m.Error != nil && s.v.Era() == spec.Stateless && !hsession.ModernProbeError(m.Error.Code) {
-		return &NotSpokenError{Version: s.v, Saw: fmt.Sprintf("%s was answered with error %d (%s), a legacy server's answer", gen.ProbeMethod(s.v), m.Error.Code, quoteStart([]byte(m.Error.Message)))}
+		return &NotSpokenError{Version: s.v, Saw: fmt.Sprintf("%s was answered with error %d (%s), a legacy server's answer", gen.ProbeMethod(s.v), m.Error.Code, oracle.QuoteStart([]byte(m.Error.Message)))}
 	}
 	return nil
 }
@@ -251,7 +253,7 @@ func (e silentError) Unwrap() error { return e.error }
 // or "" when it sent nothing.
 func (s *session) sent() string {
 	if b := s.lastReceived(); len(b) > 0 {
-		return "; it sent: " + quoteStart(b)
+		return "; it sent: " + oracle.QuoteStart(b)
 	}
 	return ""
 }
@@ -277,13 +279,13 @@ func stderrEnds(tail []byte) string {
 	if len(bytes.TrimSpace(tail)) == 0 {
 		return ""
 	}
-	return "; stderr ends: " + quoteStart(tail)
+	return "; stderr ends: " + oracle.QuoteStart(tail)
 }
 
 // over names the session's transport for a message: " over stdio" or
 // " over HTTP".
 func (s *session) over() string {
-	if s.judge.http {
+	if s.judge.HTTP {
 		return " over HTTP"
 	}
 	return " over stdio"
@@ -309,7 +311,7 @@ func (s *session) record(dir reports.Direction, b []byte) {
 }
 
 func (s *session) send(b []byte) error {
-	s.judge.sent(b)
+	s.judge.Sent(b)
 	s.record(reports.Sent, b)
 	return s.conn.Send(b)
 }
@@ -383,9 +385,9 @@ func (s *session) awaitAnswer(key string, wait time.Duration, nullError bool) (j
 		if starting {
 			deadline = earliest(deadline, time.Now().Add(wait))
 		}
-		res := s.judge.received(f)
-		s.answerRequests(res.requests)
-		for _, k := range res.answered {
+		res := s.judge.Received(f)
+		s.answerRequests(res.Requests)
+		for _, k := range res.Answered {
 			if k == key {
 				return jsonrpc.Decode(f.Data), nil
 			}
@@ -411,7 +413,7 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 			b, _ = jsonrpc.NewErrorResponse(r.ID, jsonrpc.MethodNotFound, "mcpcheck-fuzz declares no client capabilities", nil)
 		}
 		if b != nil {
-			b = line(b)
+			b = mutate.Line(b)
 			s.record(reports.Sent, b)
 			_ = s.conn.Send(b)
 		}
@@ -426,8 +428,8 @@ func (s *session) answerRequests(reqs []jsonrpc.Message) {
 // writes after it (to a slow request of this input) is read with the next
 // input's frames, and the judge attributes it to the input that sent the
 // request (Observation.origin) so that the campaign reproduces that one.
-func (s *session) exec(in Input) (out execOutcome) {
-	s.judge.seq++
+func (s *session) exec(in mutate.Input) (out execOutcome) {
+	s.judge.Seq++
 	// suspected is when the liveness wait ran out with the probe still
 	// unanswered; the probe then gets the confirmation window (see
 	// hangConfirm) before the exec is called a hang.
@@ -452,9 +454,9 @@ func (s *session) exec(in Input) (out execOutcome) {
 		}
 		registered = true
 		if len(in.Chunks) == 1 {
-			s.judge.sent(in.Chunks[0])
+			s.judge.Sent(in.Chunks[0])
 		} else {
-			s.judge.sent(in.Bytes())
+			s.judge.Sent(in.Bytes())
 		}
 	}
 	chunks := in.Chunks
@@ -475,9 +477,9 @@ func (s *session) exec(in Input) (out execOutcome) {
 			s.record(reports.Sent, q.Body)
 			ev := &s.events[len(s.events)-1]
 			ev.http, ev.note = &reports.HTTPInfo{Method: q.Method, Headers: headerMap(q.Header)}, httpNote(q)
-			s.judge.latin1 = declaresForeignCharset(q.Header)
-			s.judge.sent(q.Body)
-			s.judge.latin1 = false
+			s.judge.Latin1 = oracle.DeclaresForeignCharset(q.Header)
+			s.judge.Sent(q.Body)
+			s.judge.Latin1 = false
 			if err := hc.DoHTTP(*q); err != nil {
 				return s.crashed(out)
 			}
@@ -502,7 +504,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 			s.record(reports.Sent, last)
 			w = append(w, last...)
 		}
-		if c, ok := in.lastByte(); ok && c != '\n' {
+		if c, ok := in.LastByte(); ok && c != '\n' {
 			s.record(reports.Sent, newline)
 			w = append(w, '\n')
 		}
@@ -520,7 +522,7 @@ func (s *session) exec(in Input) (out execOutcome) {
 			return s.sendFailed(out, err)
 		}
 		register() // the input's requests, then the probe, in the order written
-		s.judge.expect(probeKey, gen.ProbeMethod(s.v))
+		s.judge.Expect(probeKey, gen.ProbeMethod(s.v))
 		if hc, ok := s.conn.(*conn.HTTPConn); ok {
 			probeStream = hc.Last
 			out.recycle = hc.Gets >= conn.MaxGetStreams || len(hc.Stray) >= conn.MaxStray
@@ -598,15 +600,15 @@ func (s *session) exec(in Input) (out execOutcome) {
 				what += "; the input's last line is an incomplete JSON value: a target that reads JSON values across line breaks, instead of one message per line, waits for its end and takes the probe for part of it"
 			}
 			s.note("no answer to the liveness probe within " + what)
-			out.obs = append(out.obs, hangObservation(s.v, what))
+			out.obs = append(out.obs, oracle.HangObservation(s.v, what))
 			out.dead = true
 			return out
 		case err != nil:
 			return s.crashed(out)
 		}
 		s.recordFrame(f)
-		if probeKey != "" && s.judge.probeAnswered(f, probeKey) {
-			out.recycle = out.recycle || s.judge.full()
+		if probeKey != "" && s.judge.ProbeAnswered(f, probeKey) {
+			out.recycle = out.recycle || s.judge.Full()
 			return out
 		}
 		res := s.judgeFrame(f, &out)
@@ -614,18 +616,18 @@ func (s *session) exec(in Input) (out execOutcome) {
 			// Any HTTP answer to the probe shows the target is alive; an
 			// error status (404: the session is gone) says the session
 			// is of no more use.
-			out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.full()
+			out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.Full()
 			return out
 		}
-		for i, k := range res.answered {
+		for i, k := range res.Answered {
 			if k == probeKey {
-				if len(res.obs) == 0 && len(res.answered) == 1 {
-					s.judge.rememberProbe(f, probeKey)
+				if len(res.Obs) == 0 && len(res.Answered) == 1 {
+					s.judge.RememberProbe(f, probeKey)
 				}
-				out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.full()
+				out.recycle = out.recycle || f.HTTPStatus >= 400 || s.judge.Full()
 				return out
 			}
-			if m := res.methods[i]; m != "" {
+			if m := res.Methods[i]; m != "" {
 				out.answered = append(out.answered, m)
 			}
 		}
@@ -645,7 +647,7 @@ func (s *session) drain() execOutcome {
 	id := "mcpcheck-probe-" + strconv.Itoa(s.probes)
 	key := `"` + id + `"`
 	probe := s.probeLine(id)
-	s.judge.expect(key, gen.ProbeMethod(s.v))
+	s.judge.Expect(key, gen.ProbeMethod(s.v))
 	s.note("grace read before closing: one more probe, to judge what came after the last one")
 	s.record(reports.Sent, probe)
 	if s.conn.Send(probe) != nil {
@@ -664,11 +666,11 @@ func (s *session) drain() execOutcome {
 		}
 		s.recordFrame(f)
 		res := s.judgeFrame(f, &out)
-		for i, k := range res.answered {
+		for i, k := range res.Answered {
 			if k == key {
 				return out
 			}
-			if m := res.methods[i]; m != "" {
+			if m := res.Methods[i]; m != "" {
 				out.answered = append(out.answered, m)
 			}
 		}
@@ -684,12 +686,12 @@ func (s *session) drain() execOutcome {
 // last read of a reproduction, for answers that come after the probes'.
 func (s *session) lateAnswers(grace time.Duration) execOutcome {
 	var out execOutcome
-	if s.judge.pending.Len() == 0 {
+	if s.judge.Pending.Len() == 0 {
 		return out
 	}
 	s.note("waiting up to " + grace.String() + " for the answers still owed")
 	deadline := time.Now().Add(grace)
-	for i := 0; i < conn.MaxFramesPerExec && s.judge.pending.Len() > 0; i++ {
+	for i := 0; i < conn.MaxFramesPerExec && s.judge.Pending.Len() > 0; i++ {
 		f, err := s.conn.Recv(deadline)
 		if err != nil {
 			return out
@@ -702,10 +704,10 @@ func (s *session) lateAnswers(grace time.Duration) execOutcome {
 
 // judgeFrame judges a frame the target wrote, adds what it showed to out and
 // answers the requests it carried.
-func (s *session) judgeFrame(f conn.Frame, out *execOutcome) frameResult {
-	res := s.judge.received(f)
-	out.obs = append(out.obs, res.obs...)
-	s.answerRequests(res.requests)
+func (s *session) judgeFrame(f conn.Frame, out *execOutcome) oracle.FrameResult {
+	res := s.judge.Received(f)
+	out.obs = append(out.obs, res.Obs...)
+	s.answerRequests(res.Requests)
 	return res
 }
 
@@ -717,7 +719,7 @@ const maxKeptWrite = 64 << 10
 // probeLine is the liveness probe with the given id, as one line.
 func (s *session) probeLine(id string) []byte {
 	if s.probe[0] == nil {
-		return line(gen.PingFor(s.v, id))
+		return mutate.Line(gen.PingFor(s.v, id))
 	}
 	b := make([]byte, 0, len(s.probe[0])+len(id)+len(s.probe[1]))
 	return append(append(append(b, s.probe[0]...), id...), s.probe[1]...)
@@ -728,7 +730,7 @@ func (s *session) probeLine(id string) []byte {
 func (s *session) sendFailed(out execOutcome, err error) execOutcome {
 	if errors.Is(err, conn.ErrStalled) {
 		s.note(err.Error())
-		out.obs = append(out.obs, Observation{Kind: reports.FindingHang, Check: "hang/stdin",
+		out.obs = append(out.obs, oracle.Observation{Kind: reports.FindingHang, Check: "hang/stdin",
 			Message: "the target stopped reading its input: " + err.Error()})
 		out.dead = true
 		return out
@@ -739,16 +741,16 @@ func (s *session) sendFailed(out execOutcome, err error) execOutcome {
 func (s *session) crashed(out execOutcome) execOutcome {
 	exit := s.conn.Exit(time.Now().Add(2 * time.Second))
 	s.note("the target went away: " + exit.String())
-	out.obs = append(out.obs, crashObservation(exit, s.conn.StderrTail()))
+	out.obs = append(out.obs, oracle.CrashObservation(exit, s.conn.StderrTail()))
 	out.dead = true
 	return out
 }
 
 // listTools asks the target for its tools (first page), for the tool-call
 // mutator. Failures leave the list empty.
-func (s *session) listTools() []Tool {
+func (s *session) listTools() []mutate.Tool {
 	req := gen.Request(s.v, "mcpcheck-tools", spec.MethodToolsList, nil)
-	if err := s.send(line(gen.Marshal(req))); err != nil {
+	if err := s.send(mutate.Line(gen.Marshal(req))); err != nil {
 		return nil
 	}
 	res, err := s.await(`"mcpcheck-tools"`)
@@ -756,7 +758,7 @@ func (s *session) listTools() []Tool {
 		return nil
 	}
 	var list struct {
-		Tools []Tool `json:"tools"`
+		Tools []mutate.Tool `json:"tools"`
 	}
 	if json.Unmarshal(res, &list) != nil {
 		return nil

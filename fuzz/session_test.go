@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"pgregory.net/rapid"
 )
@@ -35,9 +37,9 @@ func TestCarefulServerHasNoFindings(t *testing.T) {
 			if raceEnabled {
 				seeds = 2
 			}
-			for _, m := range Mutators() {
+			for _, m := range mutate.Mutators() {
 				for seed := uint64(0); seed < seeds; seed++ {
-					in, err := MakeInput(v, m.Name, seed, tools)
+					in, err := mutate.MakeInput(v, m.Name, seed, tools)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -85,11 +87,11 @@ func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	inputs := []Input{
-		single(gen.InitializeRequest(v, "mcpcheck-init-again")),
-		single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-list", "method": spec.MethodToolsList})),
-		single(gen.Marshal(gen.Request(v, "stateless-list", spec.MethodToolsList, nil))),
-		single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-ping", "method": spec.MethodPing})),
+	inputs := []mutate.Input{
+		mutate.Single(gen.InitializeRequest(v, "mcpcheck-init-again")),
+		mutate.Single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-list", "method": spec.MethodToolsList})),
+		mutate.Single(gen.Marshal(gen.Request(v, "stateless-list", spec.MethodToolsList, nil))),
+		mutate.Single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "legacy-ping", "method": spec.MethodPing})),
 	}
 	for i, in := range inputs {
 		out := s.exec(in)
@@ -100,13 +102,13 @@ func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 			t.Errorf("input %d %q: false finding %s %s: %s", i, in.Bytes(), o.Kind, o.Check, o.Message)
 		}
 	}
-	if s.judge.legacy != spec.V20251125 {
-		t.Errorf("the judge did not follow the legacy session: legacy = %q", s.judge.legacy)
+	if s.judge.Legacy != spec.V20251125 {
+		t.Errorf("the judge did not follow the legacy session: legacy = %q", s.judge.Legacy)
 	}
 	// Campaigns keep their shared instance in the campaign's era: an input
 	// that initializes gets an instance of its own.
 	for _, v := range []spec.Version{spec.V20260728, spec.V20251125} {
-		in, err := MakeInput(v, "protocol/double-initialize", 1, nil)
+		in, err := mutate.MakeInput(v, "protocol/double-initialize", 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,12 +129,12 @@ func TestJudgeBoundRecyclesTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.close()
-	in := single(gen.Marshal(gen.Request(v, "one", spec.MethodToolsList, nil)))
+	in := mutate.Single(gen.Marshal(gen.Request(v, "one", spec.MethodToolsList, nil)))
 	if out := s.exec(in); out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a fresh session: %+v", out)
 	}
-	for i := 0; len(s.judge.rawIDs) < maxJudgeIDs; i++ {
-		s.judge.rawIDs[strconv.Itoa(i)] = true
+	for i := 0; len(s.judge.RawIDs) < oracle.MaxJudgeIDs; i++ {
+		s.judge.RawIDs[strconv.Itoa(i)] = true
 	}
 	if out := s.exec(in); !out.recycle || out.dead || len(out.obs) > 0 {
 		t.Fatalf("a full judge: %+v", out)
@@ -258,7 +260,7 @@ func TestSequenceStateMachine(t *testing.T) {
 					if sent == len(seq.Lines) {
 						return
 					}
-					out := s.exec(single(seq.Lines[sent:]...))
+					out := s.exec(mutate.Single(seq.Lines[sent:]...))
 					sent = len(seq.Lines)
 					for _, o := range out.obs {
 						rt.Fatalf("%s %s: %s", o.Kind, o.Check, o.Message)

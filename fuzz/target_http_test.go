@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/gen"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -172,7 +174,7 @@ func TestHTTPStraySessionsAreEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := conn.HTTPRequest{Method: http.MethodPost, Body: gen.InitializeRequest(v, "stray"), Session: "none"}
-	if out := s.exec(Input{HTTP: &q}); out.dead || len(out.obs) > 0 {
+	if out := s.exec(mutate.Input{HTTP: &q}); out.dead || len(out.obs) > 0 {
 		t.Fatalf("the stray initialize: %+v", out)
 	}
 	if n := open(); n != 2 {
@@ -221,7 +223,7 @@ func TestHTTPCampaignCarefulServerIsClean(t *testing.T) {
 				t.Errorf("no HTTP mutator ran: %v", res.Mutators)
 			}
 			for name := range res.Mutators {
-				if LookupFamily(name) == "framing" {
+				if mutate.LookupFamily(name) == "framing" {
 					t.Errorf("framing mutator %s ran against an HTTP target", name)
 				}
 			}
@@ -359,7 +361,7 @@ func TestHTTPSlowBodyIsTrickled(t *testing.T) {
 	const chunk = 8
 	q := conn.HTTPRequest{Method: http.MethodPost, Body: body, BodyChunk: chunk, BodyDelay: 5 * time.Millisecond}
 	// How long the trickle may take is rawOptions' (TestHTTPSlowBodyIsBounded).
-	out := s.exec(Input{HTTP: &q})
+	out := s.exec(mutate.Input{HTTP: &q})
 	if out.dead || len(out.obs) > 0 {
 		t.Fatalf("the slow body: %+v", out)
 	}
@@ -423,7 +425,7 @@ func TestHTTPLyingLength(t *testing.T) {
 	t.Run("short", func(t *testing.T) {
 		s.reset()
 		q := conn.HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: int64(len(body) / 2)}
-		out := s.exec(Input{HTTP: &q})
+		out := s.exec(mutate.Input{HTTP: &q})
 		if out.dead || len(out.obs) > 0 {
 			t.Fatalf("the short length: %+v", out)
 		}
@@ -445,7 +447,7 @@ func TestHTTPLyingLength(t *testing.T) {
 		t.Run(fmt.Sprintf("long-%d", declared), func(t *testing.T) {
 			s.reset()
 			q := conn.HTTPRequest{Method: http.MethodPost, Body: body, DeclaredLength: declared}
-			out := s.exec(Input{HTTP: &q})
+			out := s.exec(mutate.Input{HTTP: &q})
 			if out.dead || len(out.obs) > 0 {
 				t.Fatalf("the long length: %+v", out)
 			}
@@ -489,7 +491,7 @@ func TestHTTPLyingLength(t *testing.T) {
 			t.Errorf("dead %v, raw streams %v", hc.Dead, hc.RawStreams)
 		}
 		// The session goes on.
-		if out := s.exec(Input{}); out.dead || len(out.obs) > 0 {
+		if out := s.exec(mutate.Input{}); out.dead || len(out.obs) > 0 {
 			t.Errorf("the next input: %+v", out)
 		}
 	})
@@ -544,8 +546,8 @@ func TestReplayOfAnHTTPRequestFinding(t *testing.T) {
 	v := spec.V20251125
 	srv := httpServer(t, v, "")
 	body := []byte(`{"jsonrpc":"2.0","id":"mcpcheck-replayed","method":"ping"}`)
-	in := Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &conn.HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
-	f := &Finding{Observation: Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Message: "made up for the test"},
+	in := mutate.Input{Mutator: "http/wrong-content-type", Seed: 1, HTTP: &conn.HTTPRequest{Method: "POST", Header: [][2]string{{"Content-Type", "text/plain"}}, Omit: []string{"Content-Type"}, Body: body}}
+	f := &Finding{Observation: oracle.Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Message: "made up for the test"},
 		ID: "0123456789ab", Version: v, Mutator: in.Mutator, Input: in, Minimized: in, Wait: 5 * time.Second}
 	if err := f.Write(t.TempDir()); err != nil {
 		t.Fatal(err)

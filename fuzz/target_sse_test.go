@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -38,7 +39,7 @@ func TestSSECampaignReferenceServerIsClean(t *testing.T) {
 	}
 	http := 0
 	for name, n := range res.Mutators {
-		switch LookupFamily(name) {
+		switch mutate.LookupFamily(name) {
 		case "framing":
 			t.Errorf("framing mutator %s ran against an HTTP+SSE target", name)
 		case "http":

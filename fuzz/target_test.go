@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -51,7 +52,7 @@ func TestStalledTargetIsAHang(t *testing.T) {
 	// WriteTimeout reports; a write that blocked instead would never
 	// return, which the watchdog (not a bound on the time) catches.
 	done := make(chan execOutcome, 1)
-	go func() { done <- s.exec(Input{Chunks: [][]byte{make([]byte, 8<<20)}}) }()
+	go func() { done <- s.exec(mutate.Input{Chunks: [][]byte{make([]byte, 8<<20)}}) }()
 	var out execOutcome
 	select {
 	case out = <-done:

@@ -85,7 +85,7 @@ func BusyWhy(busy, samples int) string {
 }
 
 // MaxBusyConfirm bounds how long past the liveness wait a target that is
-// Computing keeps being waited for: a loop that never ends is still a
+// computing keeps being waited for: a loop that never ends is still a
 // hang, found later.
 func MaxBusyConfirm(wait time.Duration) time.Duration { return 4 * HangConfirm(wait) }
 

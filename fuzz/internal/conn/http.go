@@ -116,7 +116,7 @@ func (h *HTTPConn) noteStray(w *wire.Frame) {
 // the next request is sent, so that requests go out in order, as on stdio,
 // when the target answers promptly. A target that holds a response back
 // (a slow tool answered as plain JSON) does not hold up the campaign: the
-// Next request goes out, the liveness probe still decides whether the
+// next request goes out, the liveness probe still decides whether the
 // target is alive, and the late answer is judged when it comes (and
 // credited to the input that asked).
 const settle = 250 * time.Millisecond
@@ -310,7 +310,7 @@ const (
 	// more bytes than it sent. The write side of its connection is closed
 	// after the body, so a careful target answers at once; one that keeps
 	// waiting for the missing bytes is not hung (it is right to wait): it
-	// Gets no frame, and the liveness probe, on a connection of its own,
+	// gets no frame, and the liveness probe, on a connection of its own,
 	// decides whether it is alive.
 	lieWait = time.Second
 )

@@ -16,7 +16,7 @@ import (
 type Message struct {
 	Version spec.Version
 	// Method is the message's method, or for a response the method of the
-	// Request it answers ("" for an error response that answers nothing in
+	// request it answers ("" for an error response that answers nothing in
 	// particular).
 	Method string
 	// Kind is jsonrpc.KindRequest, KindNotification, KindResponse or

@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"bytes"
@@ -30,19 +30,19 @@ func fill(b []byte, c byte, n int) []byte {
 var framingMutators = []Mutator{
 	{Name: "framing/embedded-newline", Doc: "puts a raw LF between two tokens of a valid message, splitting it over two lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
-		cuts := tokenBoundaries(m)
+		cuts := TokenBoundaries(m)
 		at := pick(r, cuts)
-		return single(splice(m, at, at, []byte{'\n'}))
+		return Single(splice(m, at, at, []byte{'\n'}))
 	}},
 	{Name: "framing/pretty-printed", Doc: "sends a valid message indented over many lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		var out bytes.Buffer
 		_ = json.Indent(&out, b.Msg.Raw(), "", strings.Repeat(" ", 1+r.IntN(4)))
-		return single(out.Bytes())
+		return Single(out.Bytes())
 	}},
 	{Name: "framing/split-writes", Doc: "sends valid messages in 2 to 8 writes cut at random bytes", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
-		all := line(b.Msg.Raw())
+		all := Line(b.Msg.Raw())
 		if r.IntN(2) == 0 {
-			all = append(all, line(gen.PingFor(b.Version, "mcpcheck-split"))...)
+			all = append(all, Line(gen.PingFor(b.Version, "mcpcheck-split"))...)
 		}
 		return Input{Chunks: splitRandom(r, all, 2+r.IntN(7))}
 	}},
@@ -81,7 +81,7 @@ var framingMutators = []Mutator{
 		at := bytes.Index(m, []byte(`"dev.mcpcheck/padding":"`+placeholder+`"`)) + len(`"dev.mcpcheck/padding":"`)
 		if at < len(`"dev.mcpcheck/padding":"`) {
 			meta["dev.mcpcheck/padding"] = strings.Repeat("x", pad)
-			return single(gen.Marshal(val))
+			return Single(gen.Marshal(val))
 		}
 		out := make([]byte, 0, len(m)-len(placeholder)+pad+1)
 		out = append(out, m[:at]...)
@@ -97,26 +97,26 @@ var framingMutators = []Mutator{
 	}},
 	{Name: "framing/empty-lines", Doc: "surrounds a valid message with empty and whitespace-only lines", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		blank := pick(r, []string{"\n", "\n\n\n", " \n", "\t\n", "\r\n"})
-		return Input{Chunks: [][]byte{[]byte(blank), line(b.Msg.Raw()), []byte(blank)}}
+		return Input{Chunks: [][]byte{[]byte(blank), Line(b.Msg.Raw()), []byte(blank)}}
 	}},
 	{Name: "framing/two-per-line", Doc: "puts two messages on one line with nothing or a space between them", Over: OverStdio, Mutate: func(r *rand.Rand, b Base) Input {
 		sep := pick(r, []string{"", " ", "\t"})
 		m := append(append(b.Msg.Raw(), sep...), gen.PingFor(b.Version, "mcpcheck-second")...)
-		return single(m)
+		return Single(m)
 	}},
 	{Name: "framing/burst", Doc: "writes 20 to 200 pings (or discover requests) in a single write", Over: OverStdio, Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		var all []byte
 		n := 20 + r.IntN(181)
 		for i := 0; i < n; i++ {
-			all = append(all, line(gen.PingFor(b.Version, "mcpcheck-burst-"+strconv.Itoa(i)))...)
+			all = append(all, Line(gen.PingFor(b.Version, "mcpcheck-burst-"+strconv.Itoa(i)))...)
 		}
 		return Input{Chunks: [][]byte{all}, Methods: []string{gen.ProbeMethod(b.Version)}}
 	}},
 }
 
-// tokenBoundaries lists the offsets between JSON tokens of m (outside
+// TokenBoundaries lists the offsets between JSON tokens of m (outside
 // strings) where whitespace may legally go.
-func tokenBoundaries(m []byte) []int {
+func TokenBoundaries(m []byte) []int {
 	var out []int
 	inStr, esc := false, false
 	for i, c := range m {

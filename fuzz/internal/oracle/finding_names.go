@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 // Finding names. Every finding's check is "FAMILY/what": crash/…, hang/…,
 // resource/…, timeout/…, framing/… (bytes that are no JSON-RPC message),
@@ -8,7 +8,7 @@ package fuzz
 // that a finding written by an earlier mcpcheck still replays: a replay
 // file's expected observation is read under its current name and its
 // signature computed again (LoadReplay). An entry is never removed.
-var renamedChecks = map[string]string{
+var RenamedChecks = map[string]string{
 	"http-post-not-json":                 "framing/http-post-not-json",
 	"stdin-not-json":                     "framing/stdin-not-json",
 	"http-body-not-json":                 "framing/http-body-not-json",
@@ -19,9 +19,9 @@ var renamedChecks = map[string]string{
 	"server-sent-request":                "request/server-sent-stateless",
 }
 
-// canonicalCheck is the current name of a finding's check.
-func canonicalCheck(name string) string {
-	if now, ok := renamedChecks[name]; ok {
+// CanonicalCheck is the current name of a finding's check.
+func CanonicalCheck(name string) string {
+	if now, ok := RenamedChecks[name]; ok {
 		return now
 	}
 	return name

@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"bytes"
@@ -41,9 +41,9 @@ type Observation struct {
 	// Message says what happened, for the report.
 	Message string `json:"message"`
 
-	// origin is the judge's input number of the request a response
+	// Origin is the judge's input number of the request a response
 	// observation is about (0: the current input).
-	origin int
+	Origin int
 }
 
 // Signature identifies the bug an observation stands for, for
@@ -60,26 +60,26 @@ func (o Observation) Fails() bool {
 	return o.Kind == reports.FindingCrash || o.Kind == reports.FindingHang || o.Level.Mandatory()
 }
 
-// judge follows one connection: what mcpcheck asked and what the target
+// Judge follows one connection: what mcpcheck asked and what the target
 // answered, and checks every frame the target writes.
-type judge struct {
+type Judge struct {
 	v       spec.Version
-	pending rules.Pending[sentInfo] // requests awaiting an answer, by wire id
-	rawIDs  map[string]bool         // id tokens of requests whose id MCP forbids
+	Pending rules.Pending[sentInfo] // requests awaiting an answer, by wire id
+	RawIDs  map[string]bool         // id tokens of requests whose id MCP forbids
 	// badTypeIDs holds the compact id tokens of requests whose id is of a
 	// type JSON-RPC itself forbids (true, false, an object, an array): such
 	// a message is no request object, and is refused or left unanswered,
 	// never answered with a result (as base/invalid-ids judges it).
 	badTypeIDs map[string]bool
 	responses  map[string]bool // ids of responses mcpcheck sent
-	seq        int             // number of the input being sent
-	http       bool            // the target is spoken to over HTTP
+	Seq        int             // number of the input being sent
+	HTTP       bool            // the target is spoken to over HTTP
 	status     int             // HTTP status of the frame being judged
-	// client is set when the target is an MCP client (a client campaign):
+	// Client is set when the target is an MCP client (a client campaign):
 	// its frames are judged as a client's (the client-to-server schema,
 	// stdin framing), requests from it are its normal traffic, and "sent"
 	// is what mcpcheck's stage wrote to it.
-	client bool
+	Client bool
 
 	// In the stateless era a dual-era server answers an initialize by
 	// opening a legacy session on the same connection, and serves every
@@ -87,18 +87,18 @@ type judge struct {
 	// rules of the version initialize negotiated. legacy is that version
 	// ("" until an initialize succeeded); sentInfo.undeclared marks the
 	// requests mcpcheck sent without a _meta protocol version.
-	legacy spec.Version
+	Legacy spec.Version
 
 	// lenient maps the wire id of a request whose id was not valid UTF-8,
 	// with every U+FFFD removed, to its key: a peer decodes such bytes as
 	// one U+FFFD per byte, one per broken sequence, or drops them, and
 	// echoes the id it read.
 	lenient map[string]string
-	// latin1 is set while sent registers a body whose Content-Type declared
+	// Latin1 is set while sent registers a body whose Content-Type declared
 	// a charset other than UTF-8: a target that honours the declaration
 	// reads every byte of a non-ASCII string id as one Latin-1 character
 	// and echoes the id it read, which lenient then maps back.
-	latin1 bool
+	Latin1 bool
 	// latin1Alias maps the key of a request registered with a Latin-1
 	// reading to that reading's lenient key, to forget it with the request.
 	latin1Alias map[string]string
@@ -120,14 +120,14 @@ type sentInfo struct {
 	undeclared bool // sent in a stateless campaign without a _meta protocol version
 }
 
-func newJudge(v spec.Version) *judge {
-	return &judge{v: v, rawIDs: map[string]bool{}, badTypeIDs: map[string]bool{}, responses: map[string]bool{},
+func NewJudge(v spec.Version) *Judge {
+	return &Judge{v: v, RawIDs: map[string]bool{}, badTypeIDs: map[string]bool{}, responses: map[string]bool{},
 		lenient: map[string]string{}, latin1Alias: map[string]string{}}
 }
 
-// sent registers the requests in bytes mcpcheck wrote, so that answers can
+// Sent registers the requests in bytes mcpcheck wrote, so that answers can
 // be matched. b may hold any number of lines, or broken ones.
-func (j *judge) sent(b []byte) {
+func (j *Judge) Sent(b []byte) {
 	for _, l := range bytes.Split(b, []byte{'\n'}) {
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 {
@@ -147,7 +147,7 @@ func (j *judge) sent(b []byte) {
 // sentStream excuses answers to requests a lenient peer can find in b when
 // it reads JSON values across line breaks (a pretty-printed or split
 // message): reading them is not a violation, so neither is answering.
-func (j *judge) sentStream(b []byte) {
+func (j *Judge) sentStream(b []byte) {
 	if bytes.Count(b, []byte{'\n'}) < 2 {
 		return
 	}
@@ -163,17 +163,17 @@ func (j *judge) sentStream(b []byte) {
 		}
 		if tok, ok := v["id"]; ok && v["method"] != nil {
 			for _, k := range idForms(tok) {
-				j.rawIDs[k] = true
+				j.RawIDs[k] = true
 			}
 			var s string
 			if json.Unmarshal(tok, &s) == nil {
-				j.rawIDs[jsonrpc.StringID(s).String()] = true
+				j.RawIDs[jsonrpc.StringID(s).String()] = true
 			}
 		}
 	}
 }
 
-func (j *judge) sentOne(m jsonrpc.Message) {
+func (j *Judge) sentOne(m jsonrpc.Message) {
 	if m.Has(jsonrpc.ReasonTooDeep) {
 		j.sentDeep(m.Raw)
 		return
@@ -195,11 +195,11 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		}
 		for _, tok := range toks {
 			for _, k := range idForms(tok) {
-				j.rawIDs[k] = true
+				j.RawIDs[k] = true
 			}
 			var s string
 			if json.Unmarshal(tok, &s) == nil {
-				j.rawIDs[jsonrpc.StringID(s).String()] = true
+				j.RawIDs[jsonrpc.StringID(s).String()] = true
 			}
 		}
 		return
@@ -210,7 +210,7 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 		if m.Has(jsonrpc.ReasonInvalidUTF8) && strings.ContainsRune(key, utf8.RuneError) {
 			j.lenient[withoutFFFD(key)] = key
 		}
-		if j.latin1 {
+		if j.Latin1 {
 			if lk := latin1Key(topLevelMember(m.Raw, "id")); lk != "" {
 				j.lenient[lk] = key
 				j.latin1Alias[key] = lk
@@ -230,10 +230,10 @@ func (j *judge) sentOne(m jsonrpc.Message) {
 	if json.Unmarshal(m.Raw, &probe) == nil {
 		if tok, ok := probe["id"]; ok {
 			for _, k := range idForms(tok) {
-				j.rawIDs[k] = true
+				j.RawIDs[k] = true
 			}
 			for _, k := range int64Readings(tok) {
-				j.rawIDs[k] = true
+				j.RawIDs[k] = true
 			}
 			if c := badTypeID(tok); c != "" && !m.Has(jsonrpc.ReasonDuplicateMember) && foldedIDs(m.Raw) == nil {
 				// One id member, read alike by every decoder: a target
@@ -261,7 +261,7 @@ func badTypeID(tok []byte) string {
 // resultToBadTypeID reports whether raw, a result, carries an id of a type
 // JSON-RPC forbids that a request mcpcheck sent carried: the target took a
 // message that is no request object for a valid request.
-func (j *judge) resultToBadTypeID(raw []byte) (string, bool) {
+func (j *Judge) resultToBadTypeID(raw []byte) (string, bool) {
 	if len(j.badTypeIDs) == 0 {
 		return "", false
 	}
@@ -292,8 +292,8 @@ func foldedIDs(raw []byte) [][]byte {
 
 // echoesForbiddenID reports whether a response carries, as its id, the id
 // token of a request mcpcheck sent with an id MCP forbids.
-func (j *judge) echoesForbiddenID(raw []byte) bool {
-	if len(j.rawIDs) == 0 {
+func (j *Judge) echoesForbiddenID(raw []byte) bool {
+	if len(j.RawIDs) == 0 {
 		return false
 	}
 	// A scalar id is cut out of the message without decoding it (this runs
@@ -310,11 +310,11 @@ func (j *judge) echoesForbiddenID(raw []byte) bool {
 	if len(forms) == 0 {
 		return false
 	}
-	if j.rawIDs[forms[0]] {
+	if j.RawIDs[forms[0]] {
 		return true
 	}
 	k := numKey(forms[0])
-	return k != "" && j.rawIDs[k]
+	return k != "" && j.RawIDs[k]
 }
 
 // idForms returns the spellings of an id token a target might echo: the
@@ -379,25 +379,25 @@ func numKey(tok string) string {
 	return "num:" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// frameResult is what judging one frame found.
-type frameResult struct {
-	obs      []Observation
-	answered []string          // ids of requests this frame answered
-	methods  []string          // the method of each answered request
-	requests []jsonrpc.Message // requests the target sent (to be answered)
+// FrameResult is what judging one frame found.
+type FrameResult struct {
+	Obs      []Observation
+	Answered []string          // ids of requests this frame answered
+	Methods  []string          // the method of each answered request
+	Requests []jsonrpc.Message // requests the target sent (to be answered)
 }
 
-// received judges one frame the target wrote.
-func (j *judge) received(f conn.Frame) frameResult {
-	var res frameResult
+// Received judges one frame the target wrote.
+func (j *Judge) Received(f conn.Frame) FrameResult {
+	var res FrameResult
 	j.status = f.HTTPStatus
 	if strings.Contains(f.Problem, "line limit") {
 		return res // a cut line cannot be judged; the transcript keeps its start
 	}
 	data := f.Data
 	if f.HTTPStatus >= 500 {
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/status-" + strconv.Itoa(f.HTTPStatus),
-			Message: "the target answered with HTTP " + strconv.Itoa(f.HTTPStatus) + " (a server error, not a refusal of bad input): " + quoteStart(data)})
+		res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "http/status-" + strconv.Itoa(f.HTTPStatus),
+			Message: "the target answered with HTTP " + strconv.Itoa(f.HTTPStatus) + " (a server error, not a refusal of bad input): " + QuoteStart(data)})
 	}
 	if len(data) == 0 && f.HTTPStatus != 0 {
 		return res // a status with an empty body
@@ -414,32 +414,32 @@ func (j *judge) received(f conn.Frame) frameResult {
 		switch {
 		case f.HTTPStatus >= 400:
 			// An HTTP error status may carry any body.
-		case j.client && j.http:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
-				Message: "the client POSTed a body that is not JSON: " + quoteStart(data)})
-		case j.client:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
-				Message: "the client wrote a line to the server's stdin that is not JSON: " + quoteStart(data)})
-		case j.http:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
-				Message: "the target answered HTTP " + strconv.Itoa(f.HTTPStatus) + " with a body that is not JSON: " + quoteStart(data)})
+		case j.Client && j.HTTP:
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-post-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the client POSTed a body that is not JSON: " + QuoteStart(data)})
+		case j.Client:
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdin-not-json", Requirement: rules.ReqStdinOnlyMCP, Level: catalog.MustNot,
+				Message: "the client wrote a line to the server's stdin that is not JSON: " + QuoteStart(data)})
+		case j.HTTP:
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "framing/http-body-not-json", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the target answered HTTP " + strconv.Itoa(f.HTTPStatus) + " with a body that is not JSON: " + QuoteStart(data)})
 		default:
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
-				Message: "the target wrote a line to stdout that is not JSON: " + quoteStart(data)})
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "framing/stdout-not-json", Requirement: rules.ReqStdoutOnlyMCP, Level: catalog.MustNot,
+				Message: "the target wrote a line to stdout that is not JSON: " + QuoteStart(data)})
 		}
 		return res
 	}
 	if msg.Has(jsonrpc.ReasonBatch) || msg.Has(jsonrpc.ReasonEmptyBatch) {
-		if (j.v != spec.V20250326 && j.legacy != spec.V20250326) || msg.Has(jsonrpc.ReasonEmptyBatch) {
+		if (j.v != spec.V20250326 && j.Legacy != spec.V20250326) || msg.Has(jsonrpc.ReasonEmptyBatch) {
 			// A batch is valid JSON-RPC 2.0, but no MCP message in these
 			// versions: on stdio it breaks the rule that stdout carries
 			// only MCP messages (as base/batch-rejected judges it).
 			req := rules.ReqJSONRPC2
-			if !j.http && !j.client {
+			if !j.HTTP && !j.Client {
 				req = rules.ReqStdoutOnlyMCP
 			}
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: req, Level: catalog.Must,
-				Message: "the target wrote a JSON array (a batch), which protocol version " + string(j.v) + " does not allow: " + quoteStart(data)})
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/batch", Requirement: req, Level: catalog.Must,
+				Message: "the target wrote a JSON array (a batch), which protocol version " + string(j.v) + " does not allow: " + QuoteStart(data)})
 			return res
 		}
 		elems, _ := jsonrpc.DecodeBatch(data)
@@ -454,7 +454,7 @@ func (j *judge) received(f conn.Frame) frameResult {
 	return res
 }
 
-func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
+func (j *Judge) one(msg jsonrpc.Message, res *FrameResult) {
 	method := ""
 	origin := 0
 	known := true              // the response answers a request awaiting an answer
@@ -467,7 +467,7 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		if !msg.ID.IsZero() {
 			k = msg.ID.String()
 		}
-		if j.pending.Outstanding(k) == 0 && len(j.lenient) > 0 {
+		if j.Pending.Outstanding(k) == 0 && len(j.lenient) > 0 {
 			if orig, changed := j.alias(k, msg.Raw); orig != "" {
 				if changed {
 					// An integer id beyond 2^53 echoed as the double the
@@ -487,24 +487,24 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		}
 		if k == "" {
 			// An id the codec cannot hold and no request's: judged below.
-		} else if m, info, ok := j.pending.Get(k); ok {
+		} else if m, info, ok := j.Pending.Get(k); ok {
 			method = m
 			origin = info.origin
 			undeclared = info.undeclared
 			attributed = true
 			j.answer(k)
-			res.answered = append(res.answered, k)
-			res.methods = append(res.methods, method)
+			res.Answered = append(res.Answered, k)
+			res.Methods = append(res.Methods, method)
 			if changedID != nil {
-				if origin != j.seq {
-					changedID.origin = origin
+				if origin != j.Seq {
+					changedID.Origin = origin
 				}
-				res.obs = append(res.obs, *changedID)
+				res.Obs = append(res.Obs, *changedID)
 			}
 		} else {
-			known = j.rawIDs[k]
+			known = j.RawIDs[k]
 			if nk := numKey(k); !known && nk != "" {
-				known = j.rawIDs[nk] // a forbidden number id, echoed as the double it read
+				known = j.RawIDs[nk] // a forbidden number id, echoed as the double it read
 			}
 		}
 	}
@@ -513,25 +513,25 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	// session, the legacy one for answers to requests without a _meta
 	// protocol version, and either for what cannot be attributed to one
 	// request (an error with a null id, a notification, a request).
-	if j.client && j.legacy == "" && msg.Shape == jsonrpc.KindRequest && msg.Method == spec.MethodInitialize && j.v.Era() == spec.Stateless {
+	if j.Client && j.Legacy == "" && msg.Shape == jsonrpc.KindRequest && msg.Method == spec.MethodInitialize && j.v.Era() == spec.Stateless {
 		// A dual-era client falls back to initialize when server/discover
 		// fails it: from then on it speaks the stateful version it asks
 		// for, and its messages are judged by that version too.
-		j.legacy = requestedVersion(msg)
+		j.Legacy = requestedVersion(msg)
 	}
 	versions := []spec.Version{j.v}
-	if v := declaredVersion(msg); j.client && j.v.Era() == spec.Stateful && msg.Shape == jsonrpc.KindRequest && v != "" {
+	if v := declaredVersion(msg); j.Client && j.v.Era() == spec.Stateful && msg.Shape == jsonrpc.KindRequest && v != "" {
 		// A dual-era client probes a server with a stateless request
 		// (server/discover) before it falls back to initialize: such a
 		// request is judged by the version it declares.
 		versions = []spec.Version{v}
 	}
 	switch {
-	case j.legacy != "" && attributed && undeclared:
-		versions = []spec.Version{j.legacy}
-	case j.legacy != "" && !attributed:
-		versions = []spec.Version{j.legacy, j.v}
-	case !j.client && !j.http && attributed && undeclared:
+	case j.Legacy != "" && attributed && undeclared:
+		versions = []spec.Version{j.Legacy}
+	case j.Legacy != "" && !attributed:
+		versions = []spec.Version{j.Legacy, j.v}
+	case !j.Client && !j.HTTP && attributed && undeclared:
 		// On stdio a dual-era server cannot tell a request without the
 		// _meta protocol version from a legacy client's sent before
 		// initialize, which it may serve under the legacy rules: its
@@ -543,29 +543,29 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		if v := negotiatedVersion(msg); v != "" {
 			// The answer to initialize is judged by the version it
 			// negotiated, and from now on so is the legacy traffic.
-			j.legacy = v
+			j.Legacy = v
 			versions = []spec.Version{v}
 		}
 	}
 	v := versions[0]
-	n := len(res.obs)
+	n := len(res.Obs)
 	defer func() {
-		if origin != j.seq {
-			for i := n; i < len(res.obs); i++ {
-				res.obs[i].origin = origin
+		if origin != j.Seq {
+			for i := n; i < len(res.Obs); i++ {
+				res.Obs[i].Origin = origin
 			}
 		}
 	}()
 	if msg.Shape == jsonrpc.KindResponse && !attributed {
 		if id, ok := j.resultToBadTypeID(msg.Raw); ok {
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/result-to-a-bad-id", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
-				Message: "the target answered a request whose id was " + id + " with a result; JSON-RPC ids are strings, numbers or null, so that message is no request object, and is refused with an error (-32600) or left unanswered, never served: " + quoteStart(msg.Raw)})
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "jsonrpc/result-to-a-bad-id", Requirement: rules.ReqJSONRPC2, Level: catalog.Must,
+				Message: "the target answered a request whose id was " + id + " with a result; JSON-RPC ids are strings, numbers or null, so that message is no request object, and is refused with an error (-32600) or left unanswered, never served: " + QuoteStart(msg.Raw)})
 			return
 		}
 	}
 	if !msg.Valid() {
 		if o, ok := j.invalid(v, msg, aliased); ok {
-			res.obs = append(res.obs, o)
+			res.Obs = append(res.Obs, o)
 			return
 		}
 	}
@@ -575,34 +575,34 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 		// describes it as an error response without an id (a MAY), so
 		// echoing the refused response's id is a deviation, not a
 		// MUST-level violation.
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "http/error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
-			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + strconv.Itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + quoteStart(msg.Raw)})
+		res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "http/error-body-echoes-response-id", Requirement: rules.ReqHTTPErrorBodyNoID,
+			Message: "the target refused a JSON-RPC response mcpcheck POSTed (id " + msg.ID.String() + ") with HTTP " + strconv.Itoa(j.status) + " and an error body carrying that id; the spec describes that body as an error response without an id: " + QuoteStart(msg.Raw)})
 		return
 	case !known && j.responses[msg.ID.String()]:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response/to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
-			Message: "the target answered a response mcpcheck sent (id " + msg.ID.String() + ") as if it were a request; responses are never answered: " + quoteStart(msg.Raw)})
+		res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "response/to-a-response", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
+			Message: "the target answered a response mcpcheck sent (id " + msg.ID.String() + ") as if it were a request; responses are never answered: " + QuoteStart(msg.Raw)})
 		return
 	case !known:
-		res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
-			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + quoteStart(msg.Raw)})
+		res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "response/id-unknown", Requirement: rules.ReqIDMatchesRequest, Level: catalog.Must,
+			Message: "the target answered id " + msg.ID.String() + ", which matches no request awaiting an answer (never sent, or answered already): " + QuoteStart(msg.Raw)})
 		return
-	case msg.Shape == jsonrpc.KindRequest && j.client:
+	case msg.Shape == jsonrpc.KindRequest && j.Client:
 		// A client's own request: its ordinary traffic, which the stage's
 		// engine answers; only its schema is judged below.
 	case msg.Shape == jsonrpc.KindRequest:
-		if j.legacy != "" {
+		if j.Legacy != "" {
 			// A request from the legacy session, which may send them.
-			versions = []spec.Version{j.legacy}
+			versions = []spec.Version{j.Legacy}
 		} else if j.v.Era() == spec.Stateless {
 			req := rules.ReqServerNoRequests
-			if j.http {
+			if j.HTTP {
 				req = rules.ReqHTTPNoServerRequests
 			}
-			res.obs = append(res.obs, Observation{Kind: reports.FindingViolation, Check: "request/server-sent-stateless", Requirement: req, Level: catalog.MustNot,
+			res.Obs = append(res.Obs, Observation{Kind: reports.FindingViolation, Check: "request/server-sent-stateless", Requirement: req, Level: catalog.MustNot,
 				Message: "in " + string(j.v) + " a stdio server sends no JSON-RPC requests, but the target sent " + msg.Method})
 			return
 		}
-		res.requests = append(res.requests, msg)
+		res.Requests = append(res.Requests, msg)
 	}
 	// The message is judged with its id set to 0 when the request had
 	// that id first (the codec check excused it too), and when it is an
@@ -610,7 +610,7 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 	// request so, and the older MCP schemas require an id there.
 	zeroID := msg.Shape == jsonrpc.KindErrorResponse && (msg.IDNull || msg.IDAbsent) ||
 		msg.Shape.IsResponse() && j.echoesForbiddenID(msg.Raw)
-	if msg.Shape == jsonrpc.KindNotification && len(j.rawIDs) > 0 {
+	if msg.Shape == jsonrpc.KindNotification && len(j.RawIDs) > 0 {
 		// A subscription's notifications carry the id of the
 		// subscriptions/listen request as their subscriptionId: one the
 		// target echoes from a request with an id MCP forbids is judged
@@ -632,21 +632,21 @@ func (j *judge) one(msg jsonrpc.Message, res *frameResult) {
 			first = &o
 		}
 	}
-	res.obs = append(res.obs, *first)
+	res.Obs = append(res.Obs, *first)
 }
 
 // validate checks one message against the schema of version v (with its
 // id set to 0 when zeroID is set), returning the first violation (one per
 // message: the rest are usually the same bug). Verdicts are cached
 // (validCache); a cached one is the one validating again would give.
-func (j *judge) validate(v spec.Version, method string, msg jsonrpc.Message, zeroID bool) (Observation, bool) {
+func (j *Judge) validate(v spec.Version, method string, msg jsonrpc.Message, zeroID bool) (Observation, bool) {
 	from := spec.ServerToClient
-	if j.client {
+	if j.Client {
 		from = spec.ClientToServer
 	}
 	method = rules.Answerable(v, from, method)
 	keyMethod := method
-	if j.client {
+	if j.Client {
 		keyMethod = "\x00client\x00" + method // one cache, two directions
 	}
 	pre, post, form, cacheable := validEntryKey(msg, zeroID, j.inBatch)
@@ -680,8 +680,8 @@ func validateFresh(v spec.Version, from spec.Direction, method string, msg jsonr
 
 // answer settles one request awaiting an answer, forgetting it once no
 // request with its id is left.
-func (j *judge) answer(k string) {
-	if j.pending.Settle(k) {
+func (j *Judge) answer(k string) {
+	if j.Pending.Settle(k) {
 		if strings.ContainsRune(k, utf8.RuneError) {
 			delete(j.lenient, withoutFFFD(k))
 		}
@@ -724,9 +724,9 @@ func latin1Key(tok []byte) string {
 	return withoutFFFD(jsonrpc.StringID(s).String())
 }
 
-// declaresForeignCharset reports whether a request's headers give a
+// DeclaresForeignCharset reports whether a request's headers give a
 // Content-Type with a charset other than UTF-8.
-func declaresForeignCharset(header [][2]string) bool {
+func DeclaresForeignCharset(header [][2]string) bool {
 	for _, kv := range header {
 		if !strings.EqualFold(kv[0], "Content-Type") {
 			continue
@@ -750,7 +750,7 @@ const maxExactInt = 1<<53 - 1
 // it) is as a lenient target read it: without the bytes that were not
 // valid UTF-8, or an integer beyond 2^53 rounded to a double. "" when
 // there is none.
-func (j *judge) alias(k string, raw []byte) (orig string, changedNumber bool) {
+func (j *Judge) alias(k string, raw []byte) (orig string, changedNumber bool) {
 	var cands []string
 	if strings.ContainsRune(k, utf8.RuneError) || strings.HasPrefix(k, `"`) {
 		cands = append(cands, withoutFFFD(k))
@@ -764,7 +764,7 @@ func (j *judge) alias(k string, raw []byte) (orig string, changedNumber bool) {
 		cands = append(cands, nk)
 	}
 	for i, c := range cands {
-		if orig, ok := j.lenient[c]; ok && j.pending.Outstanding(orig) > 0 {
+		if orig, ok := j.lenient[c]; ok && j.Pending.Outstanding(orig) > 0 {
 			return orig, i >= strs
 		}
 	}
@@ -859,7 +859,7 @@ func declaresVersion(params json.RawMessage) bool {
 // invalid turns the first invalid problem of a message into an
 // observation (rules.Invalid); ok is false when the problem is excused (an
 // echoed forbidden id).
-func (j *judge) invalid(v spec.Version, msg jsonrpc.Message, aliased bool) (Observation, bool) {
+func (j *Judge) invalid(v spec.Version, msg jsonrpc.Message, aliased bool) (Observation, bool) {
 	b, ok := rules.Invalid(v, msg, func(p jsonrpc.Problem) bool {
 		return strings.HasPrefix(string(p.Reason), "id-") && msg.Shape.IsResponse() && (aliased || j.echoesForbiddenID(msg.Raw))
 	})
@@ -867,7 +867,7 @@ func (j *judge) invalid(v spec.Version, msg jsonrpc.Message, aliased bool) (Obse
 		return Observation{}, false
 	}
 	return Observation{Kind: reports.FindingViolation, Check: b.Rule, Requirement: b.Requirement, Level: rules.Level(b.Requirement),
-		Message: "the target wrote an invalid JSON-RPC message (" + b.Actual + "): " + quoteStart(msg.Raw)}, true
+		Message: "the target wrote an invalid JSON-RPC message (" + b.Actual + "): " + QuoteStart(msg.Raw)}, true
 }
 
 func schemaObservation(v spec.Version, vi schema.Violation, msg jsonrpc.Message) Observation {
@@ -880,8 +880,8 @@ func schemaObservation(v spec.Version, vi schema.Violation, msg jsonrpc.Message)
 		Message: "the target's " + msg.Shape.String() + " breaks the " + string(v) + " schema: " + vi.String()}
 }
 
-// quoteStart renders the start of some bytes for a message.
-func quoteStart(b []byte) string {
+// QuoteStart renders the start of some bytes for a message.
+func QuoteStart(b []byte) string {
 	const max = 160
 	if len(b) > max {
 		return strings.TrimSpace(string(bytes.ToValidUTF8(b[:max], []byte("?")))) + "… (" + strconv.Itoa(len(b)) + " bytes)"
@@ -889,8 +889,8 @@ func quoteStart(b []byte) string {
 	return string(bytes.ToValidUTF8(b, []byte("?")))
 }
 
-// crashObservation describes a target that went away.
-func crashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
+// CrashObservation describes a target that went away.
+func CrashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
 	check := "crash/closed-output"
 	msg := "the target closed its output"
 	if exit != nil {
@@ -898,8 +898,8 @@ func crashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
 		check = "crash/" + strings.ReplaceAll(exit.String(), " ", "-")
 	}
 	if p := panicLine(stderr); p != "" {
-		fn := crashFunction(stderr, panicRe.Find(stderr))
-		check = withFunction("crash/"+p, fn)
+		fn := CrashFunction(stderr, panicRe.Find(stderr))
+		check = WithFunction("crash/"+p, fn)
 		msg += "; stderr: " + p
 		if fn != "" {
 			msg += ", in " + fn
@@ -909,7 +909,7 @@ func crashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
 }
 
 var panicRe = regexp.MustCompile(`(?m)^(panic: .*|fatal error: .*|Traceback .*|[A-Za-z]*Error: .*|thread '.*' panicked.*)$`)
-var numbers = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9]+`)
+var Numbers = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9]+`)
 
 // panicLine extracts the first panic-like line of stderr with numbers
 // blanked, so that one bug gives one signature.
@@ -918,14 +918,14 @@ func panicLine(stderr []byte) string {
 	if m == nil {
 		return ""
 	}
-	s := numbers.ReplaceAllString(string(m), "N")
+	s := Numbers.ReplaceAllString(string(m), "N")
 	if len(s) > 120 {
 		s = s[:120]
 	}
 	return s
 }
 
-func hangObservation(v spec.Version, waited string) Observation {
+func HangObservation(v spec.Version, waited string) Observation {
 	return Observation{Kind: reports.FindingHang, Check: "hang/" + gen.ProbeMethod(v),
 		Message: "the target did not answer a valid " + gen.ProbeMethod(v) + " sent after the input within " + waited}
 }
@@ -934,7 +934,7 @@ func hangObservation(v spec.Version, waited string) Observation {
 // subscriptionId of its _meta set to 0 when that id is one mcpcheck sent
 // as a request id MCP forbids (see echoesForbiddenID); ok is false
 // otherwise.
-func (j *judge) withoutForbiddenSubscriptionID(raw []byte) ([]byte, bool) {
+func (j *Judge) withoutForbiddenSubscriptionID(raw []byte) ([]byte, bool) {
 	if !bytes.Contains(raw, []byte(subscriptionIDKey)) {
 		return nil, false
 	}
@@ -958,7 +958,7 @@ func (j *judge) withoutForbiddenSubscriptionID(raw []byte) ([]byte, bool) {
 	if len(forms) == 0 {
 		return nil, false
 	}
-	if k := numKey(forms[0]); !j.rawIDs[forms[0]] && (k == "" || !j.rawIDs[k]) {
+	if k := numKey(forms[0]); !j.RawIDs[forms[0]] && (k == "" || !j.RawIDs[k]) {
 		return nil, false
 	}
 	meta[subscriptionIDKey] = 0
@@ -988,7 +988,7 @@ func withID(raw []byte) []byte {
 // sentDeep registers a request nested too deeply for the codec (a peer
 // with a deeper parser may still answer it), reading only its top-level
 // id and method.
-func (j *judge) sentDeep(raw []byte) {
+func (j *Judge) sentDeep(raw []byte) {
 	idTok, method := topLevelMember(raw, "id"), topLevelMember(raw, "method")
 	if idTok == nil || method == nil {
 		return
@@ -1005,22 +1005,22 @@ func (j *judge) sentDeep(raw []byte) {
 		key = jsonrpc.IntID(n).String()
 	} else {
 		for _, k := range idForms(idTok) {
-			j.rawIDs[k] = true
+			j.RawIDs[k] = true
 		}
 		return
 	}
-	_, info, _ := j.pending.Get(key)
+	_, info, _ := j.Pending.Get(key)
 	j.register(key, name, info.undeclared)
 }
 
-// probeAnswered reports whether f is the answer to the probe whose wire id
+// ProbeAnswered reports whether f is the answer to the probe whose wire id
 // is key, byte for byte the clean answer remembered (rememberProbe) but
 // for the id; it then settles the probe. Otherwise the frame must be
 // judged as usual.
-func (j *judge) probeAnswered(f conn.Frame, key string) bool {
+func (j *Judge) ProbeAnswered(f conn.Frame, key string) bool {
 	pre, post := j.probeAnswer[0], j.probeAnswer[1]
 	d := f.Data
-	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.pending.Outstanding(key) != 1 ||
+	if pre == nil || f.HTTPStatus != 0 || f.Problem != "" || len(d) != len(pre)+len(key)+len(post) || j.Pending.Outstanding(key) != 1 ||
 		!bytes.HasPrefix(d, pre) || !bytes.HasSuffix(d, post) || string(d[len(pre):len(pre)+len(key)]) != key {
 		return false
 	}
@@ -1028,9 +1028,9 @@ func (j *judge) probeAnswered(f conn.Frame, key string) bool {
 	return true
 }
 
-// rememberProbe keeps the answer f to the probe with wire id key, which
+// RememberProbe keeps the answer f to the probe with wire id key, which
 // was judged clean, for probeAnswered.
-func (j *judge) rememberProbe(f conn.Frame, key string) {
+func (j *Judge) RememberProbe(f conn.Frame, key string) {
 	if f.HTTPStatus != 0 || f.Problem != "" {
 		return
 	}
@@ -1045,30 +1045,30 @@ func (j *judge) rememberProbe(f conn.Frame, key string) {
 	j.probeAnswer = [2][]byte{bytes.Clone(f.Data[:at]), bytes.Clone(f.Data[at+len(tok):])}
 }
 
-// maxJudgeIDs bounds the ids a judge remembers (requests awaiting an
+// MaxJudgeIDs bounds the ids a judge remembers (requests awaiting an
 // answer, forbidden ids, responses mcpcheck sent). Forgetting one could
 // turn a late answer into a false finding, so a session whose judge
 // reaches the bound is ended and a new one started (execOutcome.recycle):
 // the fuzzer's memory stays flat however long a target lives and whatever
 // it leaves unanswered.
-const maxJudgeIDs = 1 << 14
+const MaxJudgeIDs = 1 << 14
 
-// full reports whether the judge reached maxJudgeIDs.
-func (j *judge) full() bool {
-	return j.pending.Len()+len(j.rawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= maxJudgeIDs
+// Full reports whether the judge reached maxJudgeIDs.
+func (j *Judge) Full() bool {
+	return j.Pending.Len()+len(j.RawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= MaxJudgeIDs
 }
 
-// expect registers a request mcpcheck wrote itself (the liveness probe),
+// Expect registers a request mcpcheck wrote itself (the liveness probe),
 // which declares the campaign's version, without decoding it.
-func (j *judge) expect(key, method string) {
+func (j *Judge) Expect(key, method string) {
 	j.register(key, method, false)
 }
 
 // register records a request awaiting its answer (rules.Pending: when the
 // id is already awaiting an answer to another method, results for that id
 // are judged by the envelope only until none is outstanding).
-func (j *judge) register(key, method string, undeclared bool) {
-	j.pending.Add(key, method, sentInfo{origin: j.seq, undeclared: undeclared})
+func (j *Judge) register(key, method string, undeclared bool) {
+	j.Pending.Add(key, method, sentInfo{origin: j.Seq, undeclared: undeclared})
 }
 
 // topLevelMember returns the raw value of a member of the top-level object
@@ -1153,3 +1153,8 @@ func topLevelMember(raw []byte, name string) []byte {
 	}
 	return nil
 }
+
+// LegacyVersion is the version a Config.NewestSpoken campaign falls back
+// to when the target does not speak the stateless one: the newest
+// initialize-based version.
+const LegacyVersion = spec.V20251125

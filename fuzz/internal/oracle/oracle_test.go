@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"strings"
@@ -87,20 +87,20 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			j := newJudge(tc.v)
-			j.sent([]byte(tc.sent))
+			j := NewJudge(tc.v)
+			j.Sent([]byte(tc.sent))
 			f := conn.Frame{Data: []byte(tc.frame)}
 			if tc.status != 0 {
-				j.http, f.HTTPStatus = true, tc.status
+				j.HTTP, f.HTTPStatus = true, tc.status
 			}
-			res := j.received(f)
+			res := j.Received(f)
 			switch {
-			case tc.check == "" && len(res.obs) > 0:
-				t.Errorf("unexpected %s: %s", res.obs[0].Check, res.obs[0].Message)
-			case tc.check != "" && (len(res.obs) == 0 || !strings.HasPrefix(res.obs[0].Check, tc.check)):
-				t.Errorf("want %s, got %+v", tc.check, res.obs)
+			case tc.check == "" && len(res.Obs) > 0:
+				t.Errorf("unexpected %s: %s", res.Obs[0].Check, res.Obs[0].Message)
+			case tc.check != "" && (len(res.Obs) == 0 || !strings.HasPrefix(res.Obs[0].Check, tc.check)):
+				t.Errorf("want %s, got %+v", tc.check, res.Obs)
 			}
-			for _, o := range res.obs {
+			for _, o := range res.Obs {
 				if o.Kind != reports.FindingViolation || o.Signature() == "" {
 					t.Errorf("bad observation %+v", o)
 				}
@@ -128,18 +128,18 @@ func TestJudgeDualEra(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			j := newJudge(v)
-			j.sent([]byte(init))
-			if res := j.received(conn.Frame{Data: []byte(initOK)}); len(res.obs) > 0 {
-				t.Fatalf("the initialize answer: %+v", res.obs)
+			j := NewJudge(v)
+			j.Sent([]byte(init))
+			if res := j.Received(conn.Frame{Data: []byte(initOK)}); len(res.Obs) > 0 {
+				t.Fatalf("the initialize answer: %+v", res.Obs)
 			}
-			j.sent([]byte(tc.sent))
-			res := j.received(conn.Frame{Data: []byte(tc.frame)})
+			j.Sent([]byte(tc.sent))
+			res := j.Received(conn.Frame{Data: []byte(tc.frame)})
 			switch {
-			case tc.check == "" && len(res.obs) > 0:
-				t.Errorf("unexpected %s: %s", res.obs[0].Check, res.obs[0].Message)
-			case tc.check != "" && (len(res.obs) == 0 || !strings.HasPrefix(res.obs[0].Check, tc.check)):
-				t.Errorf("want %s, got %+v", tc.check, res.obs)
+			case tc.check == "" && len(res.Obs) > 0:
+				t.Errorf("unexpected %s: %s", res.Obs[0].Check, res.Obs[0].Message)
+			case tc.check != "" && (len(res.Obs) == 0 || !strings.HasPrefix(res.Obs[0].Check, tc.check)):
+				t.Errorf("want %s, got %+v", tc.check, res.Obs)
 			}
 		})
 	}
@@ -160,15 +160,15 @@ func TestJudgeDualEra(t *testing.T) {
 		{"stdio, protocol version a number", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":2.5}}}`, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, false, false},
 		{"http, legacy answer", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, true, true},
 	} {
-		j := newJudge(v)
-		j.http = tc.http
-		j.sent([]byte(tc.sent))
+		j := NewJudge(v)
+		j.HTTP = tc.http
+		j.Sent([]byte(tc.sent))
 		f := conn.Frame{Data: []byte(tc.frame)}
 		if tc.http {
 			f.HTTPStatus = 200
 		}
-		if res := j.received(f); (len(res.obs) > 0) != tc.flagged {
-			t.Errorf("without initialize, %s: observations %+v, want flagged %v", tc.name, res.obs, tc.flagged)
+		if res := j.Received(f); (len(res.Obs) > 0) != tc.flagged {
+			t.Errorf("without initialize, %s: observations %+v, want flagged %v", tc.name, res.Obs, tc.flagged)
 		}
 	}
 }
@@ -201,27 +201,27 @@ func TestRequirementIDsExist(t *testing.T) {
 // last clean one but for the id is settled without being judged again;
 // any other answer is judged.
 func TestProbeAnswerShortcut(t *testing.T) {
-	j := newJudge(spec.V20241105)
-	j.expect(`"p-1"`, spec.MethodPing)
+	j := NewJudge(spec.V20241105)
+	j.Expect(`"p-1"`, spec.MethodPing)
 	first := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-1","result":{}}`)}
-	if res := j.received(first); len(res.obs) > 0 || len(res.answered) != 1 {
+	if res := j.Received(first); len(res.Obs) > 0 || len(res.Answered) != 1 {
 		t.Fatalf("first answer: %+v", res)
 	}
-	j.rememberProbe(first, `"p-1"`)
-	j.expect(`"p-2"`, spec.MethodPing)
-	if !j.probeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || j.pending.Len() != 0 {
-		t.Fatalf("the same answer was not settled: %d outstanding", j.pending.Len())
+	j.RememberProbe(first, `"p-1"`)
+	j.Expect(`"p-2"`, spec.MethodPing)
+	if !j.ProbeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-2","result":{}}`)}, `"p-2"`) || j.Pending.Len() != 0 {
+		t.Fatalf("the same answer was not settled: %d outstanding", j.Pending.Len())
 	}
-	j.expect(`"p-3"`, spec.MethodPing)
+	j.Expect(`"p-3"`, spec.MethodPing)
 	both := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-3","result":{},"error":{"code":1,"message":"x"}}`)}
-	if j.probeAnswered(both, `"p-3"`) {
+	if j.ProbeAnswered(both, `"p-3"`) {
 		t.Fatal("a different answer took the shortcut")
 	}
-	if res := j.received(both); len(res.obs) == 0 {
+	if res := j.Received(both); len(res.Obs) == 0 {
 		t.Fatal("a broken probe answer was not flagged")
 	}
-	j.expect(`"p-4"`, spec.MethodPing)
-	if j.probeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-5","result":{}}`)}, `"p-4"`) {
+	j.Expect(`"p-4"`, spec.MethodPing)
+	if j.ProbeAnswered(conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"p-5","result":{}}`)}, `"p-4"`) {
 		t.Fatal("an answer with another id took the shortcut")
 	}
 }
@@ -237,20 +237,20 @@ func TestJudgeLatin1Declared(t *testing.T) {
 	sent := []byte(`{"jsonrpc":"2.0","id":"é-1\u2029","method":"prompts/get","params":{"name":"x"}}`)
 	answer := conn.Frame{Data: []byte(`{"jsonrpc":"2.0","id":"Ã©-1\u2029","error":{"code":-32602,"message":"no such prompt"}}`)}
 	for _, declared := range []bool{true, false} {
-		j := newJudge(spec.V20241105)
-		if declared != declaresForeignCharset([][2]string{{"Content-Type", map[bool]string{true: "application/json; charset=latin1", false: "application/json; charset=utf-8"}[declared]}}) {
+		j := NewJudge(spec.V20241105)
+		if declared != DeclaresForeignCharset([][2]string{{"Content-Type", map[bool]string{true: "application/json; charset=latin1", false: "application/json; charset=utf-8"}[declared]}}) {
 			t.Fatalf("declaresForeignCharset does not tell latin1 (%v) from utf-8", declared)
 		}
-		j.latin1 = declared
-		j.sent(sent)
-		j.latin1 = false
-		res := j.received(answer)
+		j.Latin1 = declared
+		j.Sent(sent)
+		j.Latin1 = false
+		res := j.Received(answer)
 		unknown := false
-		for _, o := range res.obs {
+		for _, o := range res.Obs {
 			unknown = unknown || o.Check == "response/id-unknown"
 		}
 		if unknown == declared {
-			t.Errorf("charset latin1 declared %v: response-id-unknown %v, want %v (observations %+v)", declared, unknown, !declared, res.obs)
+			t.Errorf("charset latin1 declared %v: response-id-unknown %v, want %v (observations %+v)", declared, unknown, !declared, res.Obs)
 		}
 		if declared && (len(j.lenient) != 0 || len(j.latin1Alias) != 0) {
 			t.Errorf("the answered request left lenient keys behind: %v %v", j.lenient, j.latin1Alias)
@@ -265,86 +265,17 @@ func TestJudgeLatin1Declared(t *testing.T) {
 func TestBatchCitation(t *testing.T) {
 	batch := []byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`)
 	for _, http := range []bool{false, true} {
-		j := newJudge(spec.V20251125)
-		j.http = http
-		j.sent([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+		j := NewJudge(spec.V20251125)
+		j.HTTP = http
+		j.Sent([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
 		f := conn.Frame{Data: batch}
 		want := rules.ReqStdoutOnlyMCP
 		if http {
 			f.HTTPStatus, want = 200, rules.ReqJSONRPC2
 		}
-		res := j.received(f)
-		if len(res.obs) != 1 || res.obs[0].Check != "jsonrpc/batch" || res.obs[0].Requirement != want {
-			t.Errorf("http %v: %+v, want jsonrpc/batch citing %s", http, res.obs, want)
+		res := j.Received(f)
+		if len(res.Obs) != 1 || res.Obs[0].Check != "jsonrpc/batch" || res.Obs[0].Requirement != want {
+			t.Errorf("http %v: %+v, want jsonrpc/batch citing %s", http, res.Obs, want)
 		}
-	}
-}
-
-// TestCrashNamesTheFailingFunction: two nil dereferences in two functions
-// are two bugs (two signatures); a stack cut before the function still
-// matches the finding on replay (sameBug), and another panic line never.
-func TestCrashNamesTheFailingFunction(t *testing.T) {
-	goTrace := func(fn string) string {
-		return "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n\ngoroutine 35 [running]:\n" +
-			fn + "(0xc0001a6000, {0x0, 0x0})\n\t/home/u/go/pkg/mod/x/mcp/client.go:812 +0x2e\ngithub.com/x/mcp.(*Conn).dispatch(0xc0001a6000)\n\t/home/u/go/pkg/mod/x/mcp/conn.go:120 +0x1c5\ncreated by github.com/x/mcp.(*Conn).start in goroutine 1\n"
-	}
-	exit := &conn.ExitStatus{Code: 2}
-	a := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleElicitationComplete")))
-	b := crashObservation(exit, []byte(goTrace("github.com/x/mcp.(*ClientSession).handleInputRequests")))
-	if !strings.HasSuffix(a.Check, "[in github.com/x/mcp.(*ClientSession).handleElicitationComplete]") {
-		t.Errorf("Go crash check = %q, want the failing function named", a.Check)
-	}
-	if a.Signature() == b.Signature() {
-		t.Errorf("two nil dereferences in two functions share one signature: %q, %q", a.Check, b.Check)
-	}
-	explicit := crashObservation(exit, []byte("panic: boom\n\ngoroutine 1 [running]:\npanic({0x5d2e40?, 0x6f2b10?})\n\t/usr/lib/go/src/runtime/panic.go:804 +0x168\nmain.handle(...)\n\t/src/main.go:12\nmain.main()\n\t/src/main.go:30 +0x25\n"))
-	if !strings.HasSuffix(explicit.Check, "[in main.handle]") {
-		t.Errorf("an explicit panic's check = %q, want the runtime's panic frame skipped and main.handle named", explicit.Check)
-	}
-	cut := crashObservation(exit, []byte("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n"))
-	if !sameBug(cut, a) || !sameBug(a, cut) {
-		t.Errorf("a stack cut before the function does not match the finding: %q vs %q", cut.Check, a.Check)
-	}
-	if sameBug(a, b) {
-		t.Errorf("sameBug matched two functions: %q, %q", a.Check, b.Check)
-	}
-	other := crashObservation(exit, []byte("panic: index out of range [N] with length N\n"))
-	if sameBug(other, cut) {
-		t.Errorf("sameBug matched two panic lines: %q, %q", other.Check, cut.Check)
-	}
-	js := crashObservation(exit, []byte("/app/client.js:40\n    throw e;\n    ^\n\nTypeError: Cannot read properties of undefined (reading 'id')\n    at Client._onresponse (/app/node_modules/sdk/client.js:311:27)\n    at Socket.<anonymous> (/app/x.js:1:1)\n\nNode.js v22.1.0\n"))
-	if !strings.HasSuffix(js.Check, "[in Client._onresponse]") {
-		t.Errorf("a JavaScript crash's check = %q, want the first frame named", js.Check)
-	}
-	st, _ := clientCrash(nil, nil)
-	if st.Check != "" {
-		t.Errorf("no exit state judged as a crash: %+v", st)
-	}
-}
-
-// TestRefusedSSEFeaturesAreTwoBugs: a client refusing a byte order mark
-// and one refusing CR line ends get two checks; a replay file written
-// when both were sse/valid-stream-refused still matches either.
-func TestRefusedSSEFeaturesAreTwoBugs(t *testing.T) {
-	bom := sseFeature(&HTTPReply{SSE: &SSEDamage{BOM: true}})
-	cr := sseFeature(&HTTPReply{SSE: &SSEDamage{LineEnd: "\r"}})
-	if bom != "bom" || cr != "cr-line-ends" {
-		t.Errorf("features %q and %q, want bom and cr-line-ends", bom, cr)
-	}
-	if got := sseFeature(&HTTPReply{SSE: &SSEDamage{LineEnd: "\r\n", MultiLine: true}}); got != "crlf-line-ends+multi-line-data" {
-		t.Errorf("two features = %q", got)
-	}
-	req := "transport-http.post.client-handles-json-and-sse"
-	a := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + bom, Requirement: req}
-	b := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused/" + cr, Requirement: req}
-	old := Observation{Kind: reports.FindingViolation, Check: "sse/valid-stream-refused", Requirement: req}
-	if a.Signature() == b.Signature() || sameBug(a, b) {
-		t.Error("a refused BOM and refused CR line ends are one bug")
-	}
-	if !sameBug(a, old) || !sameBug(b, old) {
-		t.Error("an old replay file's sse/valid-stream-refused does not match its refinements")
-	}
-	if sameBug(old, a) {
-		t.Error("a refinement's replay file matched the unrefined check")
 	}
 }

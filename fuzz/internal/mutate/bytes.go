@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"bytes"
@@ -12,27 +12,27 @@ var bytesMutators = []Mutator{
 		for i, n := 0, 1+r.IntN(8); i < n; i++ {
 			m[r.IntN(len(m))] ^= 1 << r.IntN(8)
 		}
-		return single(noNewlines(m))
+		return Single(noNewlines(m))
 	}},
 	{Name: "bytes/truncate", Doc: "cuts a valid message at a random byte", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
-		return single(m[:r.IntN(len(m))])
+		return Single(m[:r.IntN(len(m))])
 	}},
 	{Name: "bytes/invalid-utf8", Doc: "puts a byte sequence that is not UTF-8 inside a string of a valid message", Mutate: func(r *rand.Rand, b Base) Input {
 		bad := pick(r, [][]byte{{0xff}, {0xc0, 0x80}, {0xed, 0xa0, 0x80}, {0x80}, {0xe2, 0x82}, {0xf4, 0x90, 0x80, 0x80}, {0xfe, 0xfe}})
-		return single(insertInString(r, b.Msg.Raw(), bad))
+		return Single(insertInString(r, b.Msg.Raw(), bad))
 	}},
 	{Name: "bytes/nul", Doc: "puts NUL bytes inside a string or between tokens of a valid message", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
 		if r.IntN(2) == 0 {
-			return single(insertInString(r, m, []byte{0}))
+			return Single(insertInString(r, m, []byte{0}))
 		}
 		at := r.IntN(len(m) + 1)
-		return single(splice(m, at, at, []byte{0}))
+		return Single(splice(m, at, at, []byte{0}))
 	}},
 	{Name: "bytes/line-separator", Doc: "puts raw U+2028 or U+2029 (valid JSON, fatal to JavaScript-style parsers) inside a string", Mutate: func(r *rand.Rand, b Base) Input {
 		sep := pick(r, [][]byte{[]byte("\u2028"), []byte("\u2029"), []byte("\u2028\u2029")})
-		return single(insertInString(r, b.Msg.Raw(), sep))
+		return Single(insertInString(r, b.Msg.Raw(), sep))
 	}},
 	{Name: "bytes/garbage-line", Doc: "sends a line that is not JSON at all (text, headers, binary)", Mutate: func(r *rand.Rand, b Base) Input {
 		g := pick(r, [][]byte{
@@ -53,10 +53,10 @@ var bytesMutators = []Mutator{
 			}
 			g = noNewlines(g)
 		}
-		return single(g)
+		return Single(g)
 	}},
 	{Name: "bytes/bom", Doc: "starts a valid message with a UTF-8 byte order mark", Mutate: func(r *rand.Rand, b Base) Input {
-		return single(append([]byte("\xef\xbb\xbf"), b.Msg.Raw()...))
+		return Single(append([]byte("\xef\xbb\xbf"), b.Msg.Raw()...))
 	}},
 }
 

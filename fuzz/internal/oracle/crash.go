@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"bytes"
@@ -24,13 +24,13 @@ const (
 	crashFunctionClose = "]"
 )
 
-// crashFunction names the function a crash report in stderr says failed,
+// CrashFunction names the function a crash report in stderr says failed,
 // given the report's line as found in stderr (before numbers were
 // blanked): in a Go trace the first function of the goroutine after the
 // panic that is not the runtime's, in a JavaScript stack the first named
 // frame after the error line, in a Python traceback the innermost frame.
 // "" when stderr holds no stack (or was cut before it).
-func crashFunction(stderr []byte, line []byte) string {
+func CrashFunction(stderr []byte, line []byte) string {
 	at := bytes.Index(stderr, line)
 	if at < 0 || len(line) == 0 {
 		return ""
@@ -97,31 +97,31 @@ func goFunction(trace []byte) string {
 // (CHECK/what): a replay file expecting one is reproduced by any of them.
 var refinedChecks = map[string]bool{"sse/valid-stream-refused": true}
 
-// withFunction adds the failing function to a crash's check ("" adds
+// WithFunction adds the failing function to a crash's check ("" adds
 // nothing).
-func withFunction(check, fn string) string {
+func WithFunction(check, fn string) string {
 	if fn == "" {
 		return check
 	}
 	return check + crashFunctionOpen + fn + crashFunctionClose
 }
 
-// withoutFunction is a crash's check without its failing function.
-func withoutFunction(check string) string {
+// WithoutFunction is a crash's check without its failing function.
+func WithoutFunction(check string) string {
 	if i := strings.LastIndex(check, crashFunctionOpen); i >= 0 && strings.HasSuffix(check, crashFunctionClose) {
 		return check[:i]
 	}
 	return check
 }
 
-// sameBug reports whether o shows the bug of the finding whose first
+// SameBug reports whether o shows the bug of the finding whose first
 // observation was want: the same signature; a refinement of want's check
 // (a finding written before its check was refined, such as
 // sse/valid-stream-refused before sse/valid-stream-refused/bom); or a
 // crash with the same report line where one of the two stderr tails names
 // no failing function (one taken before the target had written its
 // stack).
-func sameBug(o, want Observation) bool {
+func SameBug(o, want Observation) bool {
 	if o.Signature() == want.Signature() {
 		return true
 	}
@@ -131,6 +131,6 @@ func sameBug(o, want Observation) bool {
 	if o.Kind != reports.FindingCrash || want.Kind != reports.FindingCrash || o.Requirement != want.Requirement {
 		return false
 	}
-	a, b := withoutFunction(o.Check), withoutFunction(want.Check)
+	a, b := WithoutFunction(o.Check), WithoutFunction(want.Check)
 	return a == b && (a == o.Check || b == want.Check)
 }

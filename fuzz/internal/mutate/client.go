@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"bytes"
@@ -116,7 +116,7 @@ var clientMutators = []Mutator{
 				}
 			}
 			msg.Value["id"] = "mcpcheck-storm-" + strconv.Itoa(i)
-			all = append(all, line(msg.Raw())...)
+			all = append(all, Line(msg.Raw())...)
 		}
 		return Input{Chunks: [][]byte{all}, Methods: []string{method}}
 	}},
@@ -129,10 +129,10 @@ var clientMutators = []Mutator{
 			if err != nil {
 				continue
 			}
-			all = append(all, line(msg.Raw())...)
+			all = append(all, Line(msg.Raw())...)
 		}
 		if len(all) == 0 {
-			all = line(b.Msg.Raw())
+			all = Line(b.Msg.Raw())
 		}
 		return Input{Chunks: [][]byte{all}}
 	}},
@@ -140,7 +140,7 @@ var clientMutators = []Mutator{
 		return Input{Client: &ClientPlan{Drop: true}}
 	}},
 	{Name: "server/instead", Doc: "answers the request with a generated message of the version instead of its answer, which never comes", Cost: Slow, Mutate: func(r *rand.Rand, b Base) Input {
-		in := single(b.Msg.Raw())
+		in := Single(b.Msg.Raw())
 		in.Client = &ClientPlan{Drop: true}
 		return in
 	}},
@@ -224,11 +224,11 @@ var clientMutators = []Mutator{
 // replyInput is an input that only bends the HTTP answer.
 func replyInput(q *HTTPReply) Input { return Input{Client: &ClientPlan{Reply: q}} }
 
-// mayLoseAnswer reports whether a correct client may never see the answer
+// MayLoseAnswer reports whether a correct client may never see the answer
 // to the trigger under the plan (it is dropped, or the HTTP answer is
 // bent): only the client's own request timeout ends such a run, so it is
 // held to the campaign's ClientTimeout instead of its clean run's pace.
-func (p ClientPlan) mayLoseAnswer() bool { return p.Drop || p.Reply != nil }
+func (p ClientPlan) MayLoseAnswer() bool { return p.Drop || p.Reply != nil }
 
 // ClientMutators returns the mutators of client campaigns, sorted by name:
 // the stream families (bytes, json and protocol, and framing for stdio
@@ -272,8 +272,8 @@ func ClientMutatorNames() []string {
 	return out
 }
 
-// lookupClientMutator finds a client campaign mutator by name.
-func lookupClientMutator(name string) (Mutator, bool) {
+// LookupClientMutator finds a client campaign mutator by name.
+func LookupClientMutator(name string) (Mutator, bool) {
 	for _, m := range clientMutators {
 		if m.Name == name {
 			return m, true
@@ -283,11 +283,11 @@ func lookupClientMutator(name string) (Mutator, bool) {
 	return m, ok && m.Family() != "http"
 }
 
-// scheduleClient expands a client mutator list as Schedule does, with the
+// ScheduleClient expands a client mutator list as Schedule does, with the
 // client families' costs: cheap mutators 64 times, costly ones 16 times,
 // and the ones that cost the client's request timeout (seconds, for a
 // correct client) once.
-func scheduleClient(ms []Mutator) []Mutator {
+func ScheduleClient(ms []Mutator) []Mutator {
 	var out []Mutator
 	for _, m := range ms {
 		n := 64
@@ -397,7 +397,7 @@ func MakeClientBase(v spec.Version, seed uint64, trigger string) (Base, error) {
 // of them, drawn from the seed. The same arguments always give the same
 // input.
 func MakeClientInput(v spec.Version, mutator string, seed uint64, requests []string) (Input, error) {
-	m, ok := lookupClientMutator(mutator)
+	m, ok := LookupClientMutator(mutator)
 	if !ok {
 		return Input{}, fmt.Errorf("fuzz: there is no client mutator %q; ClientMutatorNames lists them", mutator)
 	}

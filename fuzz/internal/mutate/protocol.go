@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"math/rand/v2"
@@ -14,15 +14,15 @@ import (
 // wrong combination.
 var protocolMutators = []Mutator{
 	{Name: "protocol/valid", Doc: "sends a valid, plausible generated message (its answer is still judged)", Mutate: func(r *rand.Rand, b Base) Input {
-		return single(b.Msg.Raw())
+		return Single(b.Msg.Raw())
 	}},
 	{Name: "protocol/before-initialize", Doc: "sends a request to a fresh instance before initialize (stateless versions, which have no handshake and no session state: to the shared instance)", FreshIn: []spec.Era{spec.Stateful}, Mutate: func(r *rand.Rand, b Base) Input {
-		in := single(b.Msg.Raw())
+		in := Single(b.Msg.Raw())
 		in.Fresh = b.Version.Era() == spec.Stateful
 		return in
 	}},
 	{Name: "protocol/double-initialize", Doc: "sends initialize again on an initialized session (stateless versions: initialize on an instance of its own)", FreshIn: []spec.Era{spec.Stateless}, Mutate: func(r *rand.Rand, b Base) Input {
-		in := single(gen.InitializeRequest(b.Version, "mcpcheck-init-again"))
+		in := Single(gen.InitializeRequest(b.Version, "mcpcheck-init-again"))
 		in.Methods = []string{spec.MethodInitialize}
 		return in
 	}},
@@ -32,17 +32,17 @@ var protocolMutators = []Mutator{
 		if r.IntN(2) == 0 {
 			msg = map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "no"}}
 		}
-		return single(gen.Marshal(msg))
+		return Single(gen.Marshal(msg))
 	}},
 	{Name: "protocol/cancel-unknown", Doc: "cancels a request id that was never sent", Mutate: func(r *rand.Rand, b Base) Input {
 		id := pick(r, []any{"mcpcheck-ghost", int64(r.IntN(1 << 30)), int64(-5)})
-		return single(gen.Cancelled(b.Version, id))
+		return Single(gen.Cancelled(b.Version, id))
 	}},
 	{Name: "protocol/cancel-initialize", Doc: "on a fresh instance, sends initialize and at once cancels it, then carries on", FreshIn: []spec.Era{spec.Stateful}, Mutate: func(r *rand.Rand, b Base) Input {
 		if b.Version.Era() == spec.Stateless {
-			return single(gen.Cancelled(b.Version, "mcpcheck-init"))
+			return Single(gen.Cancelled(b.Version, "mcpcheck-init"))
 		}
-		in := single(gen.InitializeRequest(b.Version, "mcpcheck-init"), gen.Cancelled(b.Version, "mcpcheck-init"), gen.InitializedNotification())
+		in := Single(gen.InitializeRequest(b.Version, "mcpcheck-init"), gen.Cancelled(b.Version, "mcpcheck-init"), gen.InitializedNotification())
 		in.Fresh = true
 		in.Methods = []string{spec.MethodInitialize, spec.MethodCancelled}
 		return in
@@ -55,13 +55,13 @@ var protocolMutators = []Mutator{
 				"params": map[string]any{"_meta": gen.WithProgress(b.Version, token)}}
 			out = append(out, gen.Marshal(req))
 		}
-		in := single(out...)
+		in := Single(out...)
 		in.Methods = []string{spec.MethodToolsList}
 		return in
 	}},
 	{Name: "protocol/unknown-method", Doc: "sends a request for a method no version defines", Mutate: func(r *rand.Rand, b Base) Input {
 		m := pick(r, []string{"mcpcheck/unknown", "tools/lists", "TOOLS/LIST", "tools/list/", "rpc.discover", "$/cancelRequest", "", " ping"})
-		return single(gen.Marshal(gen.Request(b.Version, "mcpcheck-unknown", m, nil)))
+		return Single(gen.Marshal(gen.Request(b.Version, "mcpcheck-unknown", m, nil)))
 	}},
 	{Name: "protocol/removed-method", Doc: "sends a method that exists in another protocol version but not in this one", Mutate: func(r *rand.Rand, b Base) Input {
 		var names []string
@@ -77,13 +77,13 @@ var protocolMutators = []Mutator{
 			names = []string{"mcpcheck/unknown"}
 		}
 		name := pick(r, names)
-		in := single(gen.Marshal(gen.Request(b.Version, "mcpcheck-removed", name, nil)))
+		in := Single(gen.Marshal(gen.Request(b.Version, "mcpcheck-removed", name, nil)))
 		in.Methods = []string{name}
 		return in
 	}},
 	{Name: "protocol/duplicate-id", Doc: "sends two requests with the same id back to back", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
-		return single(m, m)
+		return Single(m, m)
 	}},
 	{Name: "protocol/wrong-direction", Doc: "sends, as the client, a request or notification only a server may send", Mutate: func(r *rand.Rand, b Base) Input {
 		var names []string
@@ -95,28 +95,28 @@ var protocolMutators = []Mutator{
 		name := pick(r, names)
 		m, _ := spec.LookupMethod(b.Version, name)
 		if m.Kind == spec.NotificationMethod {
-			return single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "method": name, "params": map[string]any{}}))
+			return Single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "method": name, "params": map[string]any{}}))
 		}
-		return single(gen.Marshal(gen.Request(b.Version, "mcpcheck-wrong-way", name, nil)))
+		return Single(gen.Marshal(gen.Request(b.Version, "mcpcheck-wrong-way", name, nil)))
 	}},
 	{Name: "protocol/notification-with-id", Doc: "sends a notification method with an id, as if it were a request", Mutate: func(r *rand.Rand, b Base) Input {
 		name := spec.MethodCancelled
 		if b.Version.Era() == spec.Stateful && r.IntN(2) == 0 {
 			name = spec.MethodInitialized
 		}
-		return single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-notif", "method": name, "params": map[string]any{"requestId": "x" + strconv.Itoa(r.IntN(100))}}))
+		return Single(gen.Marshal(map[string]any{"jsonrpc": "2.0", "id": "mcpcheck-notif", "method": name, "params": map[string]any{"requestId": "x" + strconv.Itoa(r.IntN(100))}}))
 	}},
 	{Name: "protocol/request-without-id", Doc: "sends a request method without an id, as if it were a notification", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		delete(val, "id")
-		return single(gen.Marshal(val))
+		return Single(gen.Marshal(val))
 	}},
 	{Name: "protocol/sequence", Doc: "runs a whole generated session (the state machine of Sequence) on a fresh instance", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		seq, err := gen.Example(gen.Sequences(b.Version, 12), r.Uint64())
 		if err != nil {
-			return single(b.Msg.Raw())
+			return Single(b.Msg.Raw())
 		}
-		in := single(seq.Lines...)
+		in := Single(seq.Lines...)
 		in.Fresh = true
 		in.Methods = append([]string(nil), seq.Methods...)
 		return in
@@ -135,7 +135,7 @@ var protocolMutators = []Mutator{
 			toolpolicy.Defuse(args)
 		}
 		req := gen.Request(b.Version, "mcpcheck-call", spec.MethodToolsCall, map[string]any{"name": name, "arguments": args})
-		in := single(gen.Marshal(req))
+		in := Single(gen.Marshal(req))
 		in.Methods = []string{spec.MethodToolsCall}
 		return in
 	}},

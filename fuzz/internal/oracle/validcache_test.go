@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"strconv"
@@ -49,7 +49,7 @@ func TestValidCacheVerdictEqualsFresh(t *testing.T) {
 	for round := 0; round < 2; round++ { // the second round reads the cache
 		for i, c := range cases {
 			msg := jsonrpc.Decode([]byte(c.raw))
-			j := newJudge(c.v)
+			j := NewJudge(c.v)
 			j.inBatch = c.inBatch
 			got, gotBad := j.validate(c.v, c.method, msg, c.zeroID)
 			want, wantBad := validateFresh(c.v, spec.ServerToClient, rules.Answerable(c.v, spec.ServerToClient, c.method), msg, c.zeroID)

@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"encoding/json"
@@ -220,10 +220,10 @@ func LookupMutator(name string) (Mutator, bool) {
 // the patterns ("json", "bytes/flip"); no patterns select all the stream
 // mutators.
 func SelectMutators(patterns []string) ([]Mutator, error) {
-	return selectFrom(allMutators(), patterns)
+	return SelectFrom(allMutators(), patterns)
 }
 
-func selectFrom(from []Mutator, patterns []string) ([]Mutator, error) {
+func SelectFrom(from []Mutator, patterns []string) ([]Mutator, error) {
 	if len(patterns) == 0 {
 		return MutatorsFor(false), nil
 	}
@@ -306,11 +306,11 @@ func MakeInput(v spec.Version, mutator string, seed uint64, tools []Tool) (Input
 	return in, nil
 }
 
-// single makes an input of one line per message.
-func single(msgs ...[]byte) Input {
+// Single makes an input of one line per message.
+func Single(msgs ...[]byte) Input {
 	var in Input
 	for _, m := range msgs {
-		in.Chunks = append(in.Chunks, line(m))
+		in.Chunks = append(in.Chunks, Line(m))
 	}
 	return in
 }

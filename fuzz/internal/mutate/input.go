@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"bytes"
@@ -39,9 +39,9 @@ type Input struct {
 // Bytes returns the chunks concatenated: everything the input writes.
 func (in Input) Bytes() []byte { return bytes.Join(in.Chunks, nil) }
 
-// lastByte is the last byte the input writes; ok is false when it writes
+// LastByte is the last byte the input writes; ok is false when it writes
 // nothing.
-func (in Input) lastByte() (c byte, ok bool) {
+func (in Input) LastByte() (c byte, ok bool) {
 	for i := len(in.Chunks) - 1; i >= 0; i-- {
 		if n := len(in.Chunks[i]); n > 0 {
 			return in.Chunks[i][n-1], true
@@ -89,8 +89,8 @@ func (in Input) Clone() Input {
 	return out
 }
 
-// line frames one message as a stdio line.
-func line(b []byte) []byte { return append(append([]byte(nil), b...), '\n') }
+// Line frames one message as a stdio line.
+func Line(b []byte) []byte { return append(append([]byte(nil), b...), '\n') }
 
 // newRand returns the deterministic random source of one seed; salt
 // separates the streams of different users of the same seed.

@@ -1,4 +1,4 @@
-package fuzz
+package mutate
 
 import (
 	"bytes"
@@ -177,11 +177,11 @@ var jsonMutators = []Mutator{
 			val = nested(depth, `{"a":`, "}")
 		}
 		ms := members(b.Msg.Value)
-		return single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), jsonrpc.RawObject(jsonrpc.RawMember{Name: "deep", Value: val}))...))
+		return Single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), jsonrpc.RawObject(jsonrpc.RawMember{Name: "deep", Value: val}))...))
 	}},
 	{Name: "json/exotic-id", Doc: "gives a request an id that is a float, -0, an exponent, out of range, or of a forbidden type", Mutate: func(r *rand.Rand, b Base) Input {
 		ms := members(b.Msg.Value)
-		return single(jsonrpc.RawObject(setMember(ms, "id", []byte(pick(r, exoticIDs)))...))
+		return Single(jsonrpc.RawObject(setMember(ms, "id", []byte(pick(r, exoticIDs)))...))
 	}},
 	{Name: "json/exotic-number", Doc: "puts exotic number tokens into params or a result (progress tokens, cursors, arguments)", Mutate: func(r *rand.Rand, b Base) Input {
 		num := []byte(pick(r, exoticNumbers))
@@ -207,7 +207,7 @@ var jsonMutators = []Mutator{
 		}
 		val[key] = params
 		raw := bytes.Replace(gen.Marshal(val), []byte(`"\u0000mcpcheck-number\u0000"`), num, 1)
-		return single(raw)
+		return Single(raw)
 	}},
 	{Name: "json/duplicate-key", Doc: "repeats a top-level member (id, method, params, jsonrpc) with a different value", Mutate: func(r *rand.Rand, b Base) Input {
 		ms := members(b.Msg.Value)
@@ -223,34 +223,34 @@ var jsonMutators = []Mutator{
 		} else {
 			ms = append(ms, jsonrpc.RawMember{Name: name, Value: dup})
 		}
-		return single(jsonrpc.RawObject(ms...))
+		return Single(jsonrpc.RawObject(ms...))
 	}},
 	{Name: "json/wrong-type", Doc: "replaces one member anywhere in the message with a value of another JSON type", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		o := randomObject(r, val, true)
 		k := pick(r, sortedKeys(o))
 		o[k] = otherTypeValue(r, o[k])
-		return single(gen.Marshal(val))
+		return Single(gen.Marshal(val))
 	}},
 	{Name: "json/missing-member", Doc: "removes one member anywhere in the message (often a required one)", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		o := randomObject(r, val, true)
 		delete(o, pick(r, sortedKeys(o)))
-		return single(gen.Marshal(val))
+		return Single(gen.Marshal(val))
 	}},
 	{Name: "json/extra-member", Doc: "adds an unknown member to one object of the message", Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
 		o := randomObject(r, val, false)
 		o[pick(r, []string{"extra", "__proto__", "constructor", "x-unknown", "", "id2"})] = pick(r, []any{1, "x", nil, map[string]any{"nested": true}})
-		return single(gen.Marshal(val))
+		return Single(gen.Marshal(val))
 	}},
 	{Name: "json/null-id", Doc: "sends a request whose id is null", Mutate: func(r *rand.Rand, b Base) Input {
-		return single(jsonrpc.RawObject(setMember(members(b.Msg.Value), "id", []byte("null"))...))
+		return Single(jsonrpc.RawObject(setMember(members(b.Msg.Value), "id", []byte("null"))...))
 	}},
 	{Name: "json/batch", Doc: "wraps messages in a JSON array (a batch), including empty and nested batches", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
 		p := gen.PingFor(b.Version, "mcpcheck-batch")
-		return single(pick(r, [][]byte{
+		return Single(pick(r, [][]byte{
 			append(append([]byte("["), m...), ']'),
 			append(append(append(append([]byte("["), m...), ','), p...), ']'),
 			[]byte("[]"),
@@ -262,16 +262,16 @@ var jsonMutators = []Mutator{
 		ms := members(b.Msg.Value)
 		v := pick(r, []string{`"1.0"`, `"2"`, `2.0`, `2`, `null`, `"2.0 "`, `"２.０"`, `""`, "-"})
 		if v == "-" {
-			return single(jsonrpc.RawObject(dropMember(ms, "jsonrpc")...))
+			return Single(jsonrpc.RawObject(dropMember(ms, "jsonrpc")...))
 		}
-		return single(jsonrpc.RawObject(setMember(ms, "jsonrpc", []byte(v))...))
+		return Single(jsonrpc.RawObject(setMember(ms, "jsonrpc", []byte(v))...))
 	}},
 	{Name: "json/not-object", Doc: "sends a JSON value that is not an object", Mutate: func(r *rand.Rand, b Base) Input {
-		return single([]byte(pick(r, []string{`"ping"`, `42`, `null`, `true`, `-0`, `1e400`})))
+		return Single([]byte(pick(r, []string{`"ping"`, `42`, `null`, `true`, `-0`, `1e400`})))
 	}},
 	{Name: "json/params-not-object", Doc: "sends params (a response's result) as an array, string, number or null", Mutate: func(r *rand.Rand, b Base) Input {
 		ms := members(b.Msg.Value)
-		return single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), []byte(pick(r, []string{`[]`, `[1,"a"]`, `"params"`, `0`, `null`, `true`})))...))
+		return Single(jsonrpc.RawObject(setMember(ms, payloadKey(b.Msg.Value), []byte(pick(r, []string{`[]`, `[1,"a"]`, `"params"`, `0`, `null`, `true`})))...))
 	}},
 	{Name: "json/escaped-names", Doc: "spells member names with \\u escapes (\"\\u0069d\" is \"id\")", Mutate: func(r *rand.Rand, b Base) Input {
 		m := b.Msg.Raw()
@@ -281,7 +281,7 @@ var jsonMutators = []Mutator{
 				m = bytes.Replace(m, []byte(`"`+n+`":`), []byte(esc+":"), 1)
 			}
 		}
-		return single(m)
+		return Single(m)
 	}},
 	{Name: "json/huge-string", Doc: "puts a string of 64 KiB to 2 MiB into params (a response's result)", Cost: Costly, Mutate: func(r *rand.Rand, b Base) Input {
 		val := cloneValue(b.Msg.Value).(map[string]any)
@@ -294,11 +294,11 @@ var jsonMutators = []Mutator{
 		unit := pick(r, []string{"a", "é", "😀", "\\"})
 		n := pick(r, []int{64 << 10, 512 << 10, 2 << 20}) / 4
 		name := pick(r, []string{"name", "uri", "cursor", "huge"})
-		return single(marshalRepeated(val, params, name, unit, n))
+		return Single(marshalRepeated(val, params, name, unit, n))
 	}},
 	{Name: "json/lone-surrogate", Doc: "puts an unpaired UTF-16 surrogate escape into a string", Mutate: func(r *rand.Rand, b Base) Input {
 		esc := []byte(pick(r, []string{`\ud800`, `\udfff`, `\ud800\u0041`, `\udc00\ud800`}))
-		return single(insertInString(r, b.Msg.Raw(), esc))
+		return Single(insertInString(r, b.Msg.Raw(), esc))
 	}},
 }
 

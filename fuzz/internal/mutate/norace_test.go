@@ -1,0 +1,5 @@
+//go:build !race
+
+package mutate
+
+const raceEnabled = false
