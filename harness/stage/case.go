@@ -94,6 +94,10 @@ type Case struct {
 	// relay, readEnded when the relay's connection ended (to hold the
 	// two in the order a busy machine may give them).
 	exitSent, readEnded func()
+	// Tests only: engineEnded runs when the engine has returned, before
+	// the server's exit is noted (to hold the order where the relay's
+	// connection ends first).
+	engineEnded func()
 }
 
 // enter and leave count an HTTP exchange or stdio connection in progress.
@@ -346,6 +350,9 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 	go func() {
 		defer close(engineDone)
 		err := c.engine.ServeStdio(ctx, inR, out, io.Discard)
+		if c.engineEnded != nil {
+			c.engineEnded()
+		}
 		how := "after its stdin closed"
 		if err != nil {
 			how = err.Error()
@@ -364,13 +371,18 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 	}()
 
 	eof := false
+	// endedOn is the signal the relay ends on (it returns at once on
+	// SIGTERM unless the case holds out, and on every other signal), as a
+	// server that does not handle it does: the end of its connection
+	// after it is that signal's doing, not a kill.
+	endedOn := ""
 	for {
 		typ, b, err := readFrame(br)
 		if err != nil {
 			if c.readEnded != nil {
 				c.readEnded()
 			}
-			if !isDone(engineDone) && !isDone(exiting) && c.ctx.Err() == nil {
+			if !isDone(engineDone) && !isDone(exiting) && endedOn == "" && c.ctx.Err() == nil {
 				c.rec.note(conn, NoteRelayDropped, "the server process ended without exiting by itself (killed, or its connection was cut)")
 			}
 			break
@@ -394,6 +406,7 @@ func (c *Case) serveStdio(rc *relayConn, br *bufio.Reader) {
 			at, name := unstamp(b)
 			c.rec.noteAt(conn, NoteSignal, string(name), at)
 			if !c.cfg.Stdio.HoldOnTerm || !bytes.Contains(name, []byte("terminated")) {
+				endedOn = string(name)
 				cancel()
 			}
 		}

@@ -428,3 +428,51 @@ func TestStdioRelayEventsKeepTheRelaysClock(t *testing.T) {
 		t.Errorf("stdin closed at %v, signal %q at %v; want the relay's %v and %v", eof.Time, sig.Detail, sig.Time, closed, signalled)
 	}
 }
+
+// TestStdioRelayEndingOnASignalIsNoKill: a relay that is not asked to
+// hold out ends on SIGTERM at once (as a server that does not handle it
+// does), so the end of its connection right after the signal is the
+// signal's doing, not a kill, also when the stage reads it before the
+// engine is done. Before, it was recorded as relay-dropped, and the
+// client judged as killing the server 1 ms after SIGTERM (the TS SDK
+// client in the interop run of 2026-12-03, under load).
+func TestStdioRelayEndingOnASignalIsNoKill(t *testing.T) {
+	s := newStage(t)
+	c := newCase(t, s, Config{})
+	ended := make(chan struct{})
+	c.readEnded = func() { close(ended) }
+	c.engineEnded = func() {
+		select {
+		case <-ended: // the connection ended first
+		case <-time.After(10 * time.Second):
+		}
+	}
+	args := c.RelayArgs()
+	conn, err := net.Dial("tcp", args[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, relayHello+args[4]+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if typ, hold, err := readFrame(bufio.NewReader(conn)); err != nil || typ != frameHoldTerm || string(hold) != "0" {
+		t.Fatalf("hello answered with %q %q, %v", typ, hold, err)
+	}
+	var mu sync.Mutex
+	if err := writeFrame(conn, &mu, frameSignal, append(stamp(), "terminated"...)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteSignal })
+	conn.Close() // the relay returns 143
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stage did not see the relay's connection end")
+	}
+	waitFor(t, c, func(e Event) bool { return e.Note == NoteServerExit })
+	c.Close()
+	if e, ok := find(c.Recording().Events(), func(e Event) bool { return e.Note == NoteRelayDropped }); ok {
+		t.Errorf("a relay ending on SIGTERM was recorded as killed: %+v", e)
+	}
+}
