@@ -441,6 +441,9 @@ func runServerSuite(e *env, o serverOptions) error {
 		serial += fmt.Sprintf("; %d re-run alone because a wait went unanswered", res.Confirmed)
 	}
 	fmt.Fprintf(e.stderr, "mcpcheck: %d checks in %s (%d connections to the target, up to %d checks at a time%s)\n", len(run.Checks), roundDuration(time.Since(start)), res.Starts, res.Parallel, serial)
+	if res.FailedBeside > 0 && !o.oneInstance {
+		fmt.Fprintf(e.stderr, "mcpcheck: note: %d of the target's processes exited with a failure before they said anything, while another of its processes was running. A server of which one instance can run at a time (a fixed port, a lock file) fails checks that way for no fault of its own: if yours is one, run again with --one-instance\n", res.FailedBeside)
+	}
 	if interrupted {
 		return interruptedRun(err, o.out)
 	}

@@ -40,8 +40,11 @@ type Process struct {
 	// process's own).
 	sandbox  *SandboxProcess
 	stopping atomic.Bool
-	said     atomic.Bool // something was read from stdout (see SaidReader)
-	ownFail  bool        // set before exited is closed
+	// endedByUs is set before exited is closed when Stop or Kill had
+	// begun by then (the exit was theirs, not the process's own).
+	endedByUs atomic.Bool
+	said      atomic.Bool // something was read from stdout (see SaidReader)
+	ownFail   bool        // set before exited is closed
 	// outDone, when set (StdoutReadUntil), is closed when the caller's
 	// reader of stdout has reached its end.
 	outDone atomic.Pointer[<-chan struct{}]
@@ -136,6 +139,7 @@ func StartProcess(t Target) (*Process, error) {
 	}()
 	go func() {
 		err := cmd.Wait()
+		p.endedByUs.Store(p.stopping.Load())
 		p.state, p.waitErr = cmd.ProcessState, err
 		if sp != nil {
 			st := cmd.ProcessState
@@ -208,6 +212,15 @@ func (r saidReader) Read(b []byte) (int, error) {
 }
 
 func (r saidReader) Close() error { return r.f.Close() }
+
+// EndedSilent reports whether the process has exited on its own (not
+// stopped or killed by Stop or Kill) with a failure status before it
+// wrote anything on stdout: a start that failed (a port or a lock file
+// taken, a missing dependency).
+func (p *Process) EndedSilent() bool {
+	st := p.ExitState()
+	return st != nil && !st.Success() && !p.said.Load() && !p.endedByUs.Load()
+}
 
 // NoteSaid notes that the process wrote something on stdout, for a caller
 // that reads Stdout itself rather than through SaidReader.

@@ -287,15 +287,21 @@ func (vr *versionRun) open(ctx context.Context, fresh bool) (*conn, error) {
 		}
 		return nil, err
 	}
-	if solo != nil {
-		if p := s.Conn.Process; p != nil {
-			// A session closed some other way than conn.Close still
-			// frees the gate once its process is gone.
-			go func() {
-				<-p.Exited()
+	if p := s.Conn.Process; p != nil {
+		vr.r.live.Add(1)
+		go func() {
+			<-p.Exited()
+			// A start that failed while another instance ran: the mark
+			// of a server of which one instance can run at a time.
+			if others := vr.r.live.Add(-1); others > 0 && p.EndedSilent() {
+				vr.r.failedBeside.Add(1)
+			}
+			if solo != nil {
+				// A session closed some other way than conn.Close
+				// still frees the gate once its process is gone.
 				solo()
-			}()
-		}
+			}
+		}()
 	}
 	if p := s.Conn.Process; p != nil && !fresh && s.Heard() {
 		if cpu, ok := p.CPUTime(); ok {

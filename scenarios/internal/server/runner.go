@@ -134,6 +134,12 @@ type Result struct {
 	// their first verdict came with a wait that went unanswered (their
 	// reports.Check.Retried says what the first attempt ended with).
 	Confirmed int
+	// FailedBeside counts the target's processes that exited with a
+	// failure before they said anything while another of its processes
+	// was running: the mark of a server of which one instance can run at
+	// a time, whose checks fail for no fault of its own unless the run
+	// keeps one alive (Config.OneInstance). A CLI says so.
+	FailedBeside int
 	// Serial says the run went on one check at a time once the target
 	// had sent a message of session.LargeFrame bytes or more, or more
 	// than a version's sessions keep (it floods): see runner.heavy.
@@ -187,6 +193,10 @@ type runner struct {
 	// solo keeps one target process alive at a time (Config.OneInstance),
 	// else nil.
 	solo *soloGate
+	// live counts the target's processes alive, and failedBeside those
+	// that exited with a failure before they said anything while another
+	// was alive (Result.FailedBeside).
+	live, failedBeside atomic.Int64
 }
 
 // A RunHook is something an area package keeps for the whole of a run
@@ -386,6 +396,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		Serial:    cfg.Parallel > 1 && r.heavy(),
 		Confirmed: confirmed,
 	}
+	res.FailedBeside = int(r.failedBeside.Load())
 	res.Throttled, res.Lowest = r.gov.report()
 	// In the order of the spec names, as merged shards are: a report
 	// does not depend on which engine ran the checks or how many ran at

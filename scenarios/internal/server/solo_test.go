@@ -29,8 +29,10 @@ var soloChecks = []string{
 // second start exits at once, as browsermcp's does, which binds a fixed
 // port) is judged wrongly when its instances overlap, even one check at a
 // time: verdicts differ from the reference server's own, as failures or
-// errors. With OneInstance every verdict is the reference server's, or
-// untestable because the check needs two sessions at once, saying so.
+// errors, and the run counts the processes that failed to start beside
+// another (Result.FailedBeside, which the CLI turns into a hint). With
+// OneInstance every verdict is the reference server's, or untestable
+// because the check needs two sessions at once, saying so.
 func TestOneInstanceJudgesASingleInstanceServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the reference server")
@@ -44,7 +46,11 @@ func TestOneInstanceJudgesASingleInstanceServer(t *testing.T) {
 	single := target.Command(flock, append([]string{"-n", filepath.Join(t.TempDir(), "instance.lock"), ref.Command}, ref.Args...)...)
 	single.Timeouts = ref.Timeouts
 	cfg := Config{Target: ref, Versions: []spec.Version{spec.V20251125, spec.V20260728}, Only: soloChecks, Parallel: 1}
-	want := verdictsOf(runSuites(t, cfg, 2*time.Minute))
+	plain := runSuites(t, cfg, 2*time.Minute)
+	want := verdictsOf(plain)
+	if plain.FailedBeside != 0 {
+		t.Errorf("the reference server's processes: %d failed to start beside another, want none", plain.FailedBeside)
+	}
 
 	cfg.Target = single
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -63,9 +69,16 @@ func TestOneInstanceJudgesASingleInstanceServer(t *testing.T) {
 	if wrong == 0 {
 		t.Fatal("with overlapping instances no verdict went wrong: the single-instance target does not show the trap OneInstance is for")
 	}
+	if overlapping.FailedBeside == 0 {
+		t.Error("with overlapping instances Result.FailedBeside is 0: the run does not say its target's processes failed to start beside each other")
+	}
 
 	cfg.OneInstance = true
-	solo := verdictsOf(runSuites(t, cfg, 2*time.Minute))
+	soloRun := runSuites(t, cfg, 2*time.Minute)
+	solo := verdictsOf(soloRun)
+	if soloRun.FailedBeside != 0 {
+		t.Errorf("with one instance %d processes failed beside another, want none", soloRun.FailedBeside)
+	}
 	same := 0
 	for k, w := range want {
 		c, ok := solo[k]
