@@ -79,7 +79,7 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 
 // TestCrashNamesTheFailingFunction: two nil dereferences in two functions
 // are two bugs (two signatures); a stack cut before the function still
-// matches the finding on replay (sameBug), and another panic line never.
+// matches the finding on replay (oracle.SameBug), and another panic line never.
 func TestCrashNamesTheFailingFunction(t *testing.T) {
 	goTrace := func(fn string) string {
 		return "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x18 pc=0x6b2c4e]\n\ngoroutine 35 [running]:\n" +

@@ -140,7 +140,7 @@ type clientRun struct {
 	took     time.Duration
 	peakRSS  uint64
 	// slow says the client answered the ping only within the
-	// confirmation window (see hangConfirm).
+	// confirmation window (see conn.HangConfirm).
 	slow bool
 	exit string
 	// code is the exit status (-1 when killed or stopped).
@@ -197,7 +197,7 @@ func runClientOnce(ctx context.Context, st *stage.Stage, t ClientTarget, v spec.
 	lastMem := time.Time{}
 	probeAnswered := false
 	// pingLate and overtime say the ping's wait and the run's deadline
-	// have each been given their confirmation window (hangConfirm).
+	// have each been given their confirmation window (conn.HangConfirm).
 	pingLate, overtime := false, false
 	// samples and busy count the memory samples of the ping's
 	// confirmation window and those that found the client running or
@@ -427,7 +427,7 @@ const (
 // pingOverdue decides, sinceSent after the ping went out, what its wait
 // has come to: answered, still waiting, suspected (the wait ran out and
 // late is not yet set) or hung (the wait and the confirmation window,
-// hangConfirm, both ran out).
+// conn.HangConfirm, both ran out).
 func pingOverdue(sinceSent, wait time.Duration, late, answered bool) pingState {
 	switch {
 	case answered:
@@ -598,7 +598,7 @@ func blankCrashLine(m []byte) string {
 	if m == nil {
 		return ""
 	}
-	s := oracle.Numbers.ReplaceAllString(strings.TrimSpace(string(m)), "N")
+	s := oracle.NumberRe.ReplaceAllString(strings.TrimSpace(string(m)), "N")
 	if len(s) > 120 {
 		s = s[:120]
 	}

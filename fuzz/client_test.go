@@ -109,7 +109,7 @@ func TestClientCampaignFindsPlantedBugs(t *testing.T) {
 	target := ClientTarget{Command: fragile + " {server}", Stdio: true, Relay: relay}
 	dir := t.TempDir()
 	// A bound, not a measure: the planted hang costs four waits each time
-	// it is seen, reproduced, minimized and replayed (hangConfirm), and a
+	// it is seen, reproduced, minimized and replayed (conn.HangConfirm), and a
 	// loaded machine stretches every launch.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

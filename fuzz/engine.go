@@ -20,7 +20,7 @@ type engine struct {
 	start time.Time
 
 	execs    atomic.Int64
-	slow     atomic.Int64  // probes answered within the confirmation window (hangConfirm)
+	slow     atomic.Int64  // probes answered within the confirmation window (conn.HangConfirm)
 	heap     atomic.Uint64 // the fuzzer's live heap at the last sample
 	peakHeap atomic.Uint64
 

@@ -124,7 +124,7 @@ type inprocConn struct {
 	once    sync.Once
 }
 
-// Send writes as execConn's polled path does (writePolled), reading what
+// Send writes as execConn's polled path does (conn.WritePolled), reading what
 // the server wrote meanwhile.
 func (c *inprocConn) Send(b []byte) error {
 	return conn.WritePolled(c.stdin, b, c.wt, func() { c.queue = conn.DrainLines(c.queue, c.lines) })

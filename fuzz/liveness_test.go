@@ -174,7 +174,7 @@ func TestPingOverdueGivesTheConfirmationWindow(t *testing.T) {
 // TestComputingTargetIsNotAHang: a stdio target that computes past the
 // liveness wait and its confirmation window (spin-unknown spins a CPU for
 // spinFor before it answers) is running all along, so it is waited for
-// (up to maxBusyConfirm) and not called hung; one that blocks on the same
+// (up to conn.MaxBusyConfirm) and not called hung; one that blocks on the same
 // request (hang-unknown) is still a hang. The waits are short against
 // spinFor so that the spin outlasts the confirmation window.
 func TestComputingTargetIsNotAHang(t *testing.T) {

@@ -106,10 +106,10 @@ type execOutcome struct {
 	// answered lists the methods of requests that got an answer.
 	answered []string
 	// recycle means the instance is fine but its judge remembers too many
-	// ids (maxJudgeIDs): the runner should start a new one.
+	// ids (oracle.MaxJudgeIDs): the runner should start a new one.
 	recycle bool
 	// slow means the probe was answered only after the liveness wait ran
-	// out, within the confirmation window (hangConfirm): no hang, but a
+	// out, within the confirmation window (conn.HangConfirm): no hang, but a
 	// sign of a slow target or a busy machine.
 	slow bool
 }
@@ -432,9 +432,9 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 	s.judge.Seq++
 	// suspected is when the liveness wait ran out with the probe still
 	// unanswered; the probe then gets the confirmation window (see
-	// hangConfirm) before the exec is called a hang.
+	// conn.HangConfirm) before the exec is called a hang.
 	var suspected time.Time
-	// sampler watches a stdio target from then on (busySampler).
+	// sampler watches a stdio target from then on (conn.BusySampler).
 	var sampler *conn.BusySampler
 	busyNoted := false
 	defer func() {

@@ -119,7 +119,7 @@ func TestDualEraStreamJudgedByNegotiatedVersion(t *testing.T) {
 }
 
 // TestJudgeBoundRecyclesTheSession: a session whose judge remembers
-// maxJudgeIDs ids (requests the target never answered, say) asks to be
+// oracle.MaxJudgeIDs ids (requests the target never answered, say) asks to be
 // replaced, instead of forgetting ids (a false finding on a late answer)
 // or growing without bound.
 func TestJudgeBoundRecyclesTheSession(t *testing.T) {

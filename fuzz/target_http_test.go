@@ -138,7 +138,7 @@ func httpServerSessions(t testing.TB, v spec.Version, fault string) (*httptest.S
 // TestHTTPSilentGetStreamDoesNotStall: a GET (http/forged-last-event-id)
 // that the server answers with an SSE stream and then silence must not hold
 // the worker until the wait bound each time; the session is replaced once
-// it holds maxGetStreams such streams. The wait bound is an hour and a
+// it holds conn.MaxGetStreams such streams. The wait bound is an hour and a
 // watchdog cancels the campaign after two minutes: a campaign that held
 // its worker on a silent stream would be interrupted, not end by its 20
 // executions.

@@ -9,13 +9,13 @@ import (
 
 // grouped is a Conn whose target runs in a process group of its own
 // (stdio targets), which lets a campaign look at what the target does
-// while it waits for an answer (busySampler).
+// while it waits for an answer (BusySampler).
 type grouped interface{ processGroup() int }
 
 func (c *execConn) processGroup() int { return c.p.Pid() } // its group is its own
 
 // BusySampler samples, every busyEvery, whether a target's process
-// group is running or waiting for a CPU (groupStat), so that a target
+// group is running or waiting for a CPU (GroupStat), so that a target
 // that is computing, or starved by a busy machine, is told from one that
 // is blocked (hung) when its liveness probe is overdue. A nil
 // BusySampler (an HTTP target) knows nothing and judges nothing.
@@ -72,8 +72,8 @@ func (b *BusySampler) Computing() (bool, int, int) {
 	return Computing(n, k), k, n
 }
 
-// busyEvery is how often a busySampler looks: a confirmation window
-// (hangConfirm of a wait of at least 100 ms) holds several samples.
+// busyEvery is how often a BusySampler looks: a confirmation window
+// (HangConfirm of a wait of at least 100 ms) holds several samples.
 const busyEvery = 50 * time.Millisecond
 
 // BusyWhy says why computing held for busy of samples, for the notes.

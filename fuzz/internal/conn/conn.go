@@ -68,7 +68,7 @@ type Frame struct {
 	Stream string
 
 	// wire is the harness frame an HTTP frame came from, while it waits
-	// in httpConn's queue.
+	// in HTTPConn's queue.
 	wire *wire.Frame
 }
 

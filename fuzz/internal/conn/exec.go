@@ -179,7 +179,7 @@ func DrainLines(queue []Frame, lines *PipeLines) []Frame {
 // between them. A target that takes its input slowly (a busy machine) is
 // not one that stopped: the write stalls (ErrStalled) only when no byte
 // was taken for the whole write timeout wt, and it is bounded overall by
-// wt and the confirmation window a hang gets elsewhere (hangConfirm).
+// wt and the confirmation window a hang gets elsewhere (HangConfirm).
 func WritePolled(stdin *os.File, b []byte, wt time.Duration, drain func()) error {
 	start := time.Now()
 	end := start.Add(wt)

@@ -55,7 +55,7 @@ func (h HTTPTarget) Start(ctx context.Context) (Conn, error) {
 	return &HTTPConn{Client: c}, nil
 }
 
-// httpClient is what httpConn needs of the harness's HTTP connections
+// httpClient is what HTTPConn needs of the harness's HTTP connections
 // (*wire.HTTP and *wire.LegacySSE).
 type httpClient interface {
 	Do(ctx context.Context, r wire.Request) (string, error)
@@ -289,7 +289,7 @@ func (h *HTTPConn) DoHTTP(q HTTPRequest) error {
 		// A GET opens a stream the server may keep open without a word
 		// (an SSE stream with no event yet): nothing to wait for. The
 		// streams stay open until the connection closes; the session
-		// asks to be replaced after maxGetStreams of them.
+		// asks to be replaced after MaxGetStreams of them.
 		h.Gets++
 		return nil
 	}

@@ -35,6 +35,7 @@ type PipeLines struct {
 // readChunk is how much one read asks for.
 const readChunk = 64 << 10
 
+// NewPipeLines reads frames of at most limit bytes from f.
 func NewPipeLines(f *os.File, limit int) *PipeLines {
 	return &PipeLines{f: f, limit: limit, buf: make([]byte, readChunk)}
 }

@@ -47,7 +47,7 @@ func GroupRSS(pgid int) uint64 {
 	return rss
 }
 
-// GroupStat returns groupRSS and whether any thread of a process of the
+// GroupStat returns GroupRSS and whether any thread of a process of the
 // group is running or waiting for a CPU (state R): a client that
 // computes, or that a busy machine starves, rather than one blocked
 // waiting for input. false where the system has no /proc.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestGroupStatTellsComputingFromBlocked: groupStat finds a process group
+// TestGroupStatTellsComputingFromBlocked: GroupStat finds a process group
 // that spins (or waits for a CPU) running in most samples, and one blocked
 // in a sleep running in none, which is what lets a client campaign tell a
 // client starved by a busy machine from a hung one (computing).

@@ -94,6 +94,7 @@ func (m *Messages) Methods() []schema.MethodInfo {
 // single definitions (m.Schema().Def("Tool")).
 func (m *Messages) Schema() *SchemaGen { return m.gen }
 
+// Info returns the schema's facts about method.
 func (m *Messages) Info(method string) (schema.MethodInfo, error) {
 	for _, i := range m.methods {
 		if i.Name == method {

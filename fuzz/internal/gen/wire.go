@@ -47,6 +47,8 @@ func Request(v spec.Version, id any, method string, params map[string]any) map[s
 	return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
 }
 
+// WithProgress is the _meta of a request of version v that asks for
+// progress with token (in the stateless era, with the stateless _meta).
 func WithProgress(v spec.Version, token any) map[string]any {
 	meta := map[string]any{"progressToken": token}
 	if v.Era() == spec.Stateless {
@@ -56,6 +58,7 @@ func WithProgress(v spec.Version, token any) map[string]any {
 	return meta
 }
 
+// Cancelled is the notification that cancels request id.
 func Cancelled(v spec.Version, id any) []byte {
 	return Marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodCancelled,
 		"params": map[string]any{"requestId": id, "reason": "mcpcheck fuzz"}})
@@ -71,10 +74,13 @@ func InitializeRequest(v spec.Version, id string) []byte {
 	}})
 }
 
+// InitializedNotification is the notification that ends the handshake.
 func InitializedNotification() []byte {
 	return Marshal(map[string]any{"jsonrpc": "2.0", "method": spec.MethodInitialized})
 }
 
+// Marshal encodes a value the fuzzer built; one that cannot be encoded is
+// the fuzzer's bug, and panics.
 func Marshal(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {

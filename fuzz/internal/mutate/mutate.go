@@ -223,6 +223,8 @@ func SelectMutators(patterns []string) ([]Mutator, error) {
 	return SelectFrom(allMutators(), patterns)
 }
 
+// SelectFrom is SelectMutators over the mutators from (client campaigns
+// select from theirs); no patterns select all the stream mutators.
 func SelectFrom(from []Mutator, patterns []string) ([]Mutator, error) {
 	if len(patterns) == 0 {
 		return MutatorsFor(false), nil

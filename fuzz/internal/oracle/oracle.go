@@ -110,7 +110,7 @@ type Judge struct {
 	// probeAnswer is the last answer to a liveness probe that was judged
 	// clean, cut around its id token: a target answers every probe with
 	// the same bytes but for the id, and such an answer is not decoded
-	// and judged again (see probeAnswered).
+	// and judged again (see ProbeAnswered).
 	probeAnswer [2][]byte
 }
 
@@ -120,6 +120,7 @@ type sentInfo struct {
 	undeclared bool // sent in a stateless campaign without a _meta protocol version
 }
 
+// NewJudge returns the judge of a session of version v.
 func NewJudge(v spec.Version) *Judge {
 	return &Judge{v: v, RawIDs: map[string]bool{}, badTypeIDs: map[string]bool{}, responses: map[string]bool{},
 		lenient: map[string]string{}, latin1Alias: map[string]string{}}
@@ -909,7 +910,10 @@ func CrashObservation(exit *conn.ExitStatus, stderr []byte) Observation {
 }
 
 var panicRe = regexp.MustCompile(`(?m)^(panic: .*|fatal error: .*|Traceback .*|[A-Za-z]*Error: .*|thread '.*' panicked.*)$`)
-var Numbers = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9]+`)
+
+// NumberRe matches the numbers (decimal or hex) a message is normalized
+// without, so that signatures do not depend on addresses, ids or counts.
+var NumberRe = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9]+`)
 
 // panicLine extracts the first panic-like line of stderr with numbers
 // blanked, so that one bug gives one signature.
@@ -918,13 +922,15 @@ func panicLine(stderr []byte) string {
 	if m == nil {
 		return ""
 	}
-	s := Numbers.ReplaceAllString(string(m), "N")
+	s := NumberRe.ReplaceAllString(string(m), "N")
 	if len(s) > 120 {
 		s = s[:120]
 	}
 	return s
 }
 
+// HangObservation is the hang of a target that did not answer the liveness
+// probe of version v within waited.
 func HangObservation(v spec.Version, waited string) Observation {
 	return Observation{Kind: reports.FindingHang, Check: "hang/" + gen.ProbeMethod(v),
 		Message: "the target did not answer a valid " + gen.ProbeMethod(v) + " sent after the input within " + waited}
@@ -1014,7 +1020,7 @@ func (j *Judge) sentDeep(raw []byte) {
 }
 
 // ProbeAnswered reports whether f is the answer to the probe whose wire id
-// is key, byte for byte the clean answer remembered (rememberProbe) but
+// is key, byte for byte the clean answer remembered (RememberProbe) but
 // for the id; it then settles the probe. Otherwise the frame must be
 // judged as usual.
 func (j *Judge) ProbeAnswered(f conn.Frame, key string) bool {
@@ -1029,7 +1035,7 @@ func (j *Judge) ProbeAnswered(f conn.Frame, key string) bool {
 }
 
 // RememberProbe keeps the answer f to the probe with wire id key, which
-// was judged clean, for probeAnswered.
+// was judged clean, for ProbeAnswered.
 func (j *Judge) RememberProbe(f conn.Frame, key string) {
 	if f.HTTPStatus != 0 || f.Problem != "" {
 		return
@@ -1053,7 +1059,7 @@ func (j *Judge) RememberProbe(f conn.Frame, key string) {
 // it leaves unanswered.
 const MaxJudgeIDs = 1 << 14
 
-// Full reports whether the judge reached maxJudgeIDs.
+// Full reports whether the judge reached MaxJudgeIDs.
 func (j *Judge) Full() bool {
 	return j.Pending.Len()+len(j.RawIDs)+len(j.responses)+len(j.lenient)+len(j.latin1Alias) >= MaxJudgeIDs
 }
