@@ -32,6 +32,10 @@ type Mutator = mutate.Mutator
 // HTTPMutator is a mutator of hostile HTTP requests (mutate.HTTPMutator).
 type HTTPMutator = mutate.HTTPMutator
 
+// Tool is what the campaign learned about one of the target's tools
+// (mutate.Tool; CallableTools filters them).
+type Tool = mutate.Tool
+
 // Mutators returns every stream mutator (bytes, framing, json, protocol),
 // sorted by name (mutate.Mutators).
 func Mutators() []Mutator { return mutate.Mutators() }

@@ -11,7 +11,7 @@ import (
 // readOnlyHint: true. A campaign throws random arguments at them, so a
 // tool that may change its environment is fuzzed only when the user says
 // so (--call-tools additive, all or its name).
-func CallableTools(p toolpolicy.Policy, tools []mutate.Tool) []mutate.Tool {
+func CallableTools(p toolpolicy.Policy, tools []Tool) []Tool {
 	var out []mutate.Tool
 	for _, tl := range tools {
 		if p.Decide(mcp.Tool{Name: tl.Name, Annotations: tl.Annotations}).Call {
