@@ -49,13 +49,13 @@ var _ = Register(
 			// initialize has no session to belong to there, so that 400
 			// leaves the rule untested. A server without sessions must
 			// still answer it.
+			// The pooled session is borrowed over stdio too: a target
+			// whose handshake fails ends the check at once (its
+			// precondition), where a fresh connection would wait out the
+			// start-up allowance for a ping answered with the wrong id.
 			sessions := false
-			if t.Transport() == "streamable" {
-				// Over stdio there is nothing to ask, and no pooled
-				// session is held beside the fresh one (--one-instance).
-				if h := t.Session().Conn.HTTP(); h != nil {
-					sessions = h.SessionID() != ""
-				}
+			if h := t.Session().Conn.HTTP(); h != nil && t.Transport() == "streamable" {
+				sessions = h.SessionID() != ""
 			}
 			c := t.Fresh()
 			s := c.Stateful
