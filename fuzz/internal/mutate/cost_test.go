@@ -18,6 +18,11 @@ import (
 func TestMutatorCostIsDeclared(t *testing.T) {
 	const seeds = 24
 	for _, m := range append(MutatorsFor(false), httpAsMutators()...) {
+		if m.Cost != Cheap && len(m.FreshIn) == 0 {
+			// Costly in every version, whatever its inputs need: nothing
+			// to hold it to (and its inputs are the dear ones to make).
+			continue
+		}
 		for _, v := range spec.Versions {
 			fresh := false
 			for seed := uint64(1); seed <= seeds; seed++ {
