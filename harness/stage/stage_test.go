@@ -344,6 +344,21 @@ func TestHTTPEventsSayWhenTheyBegan(t *testing.T) {
 	}
 }
 
+// readEndsFirst makes the stage note the end of a relay's connection
+// (ended is closed then) and returns a hook that waits for it (bounded),
+// for a test to hold a step of the engine until the connection has ended:
+// the order a busy machine may give them.
+func readEndsFirst(c *Case) (ended chan struct{}, wait func()) {
+	ended = make(chan struct{})
+	c.readEnded = func() { close(ended) }
+	return ended, func() {
+		select {
+		case <-ended: // the connection ended first
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
 // TestStdioRelayNormalExitIsNoKill: the server exits after stdin closed,
 // and the relay's connection ends before the engine is done (as a busy
 // machine may order them): that is a normal exit, not a relay-dropped
@@ -351,14 +366,8 @@ func TestHTTPEventsSayWhenTheyBegan(t *testing.T) {
 func TestStdioRelayNormalExitIsNoKill(t *testing.T) {
 	s := newStage(t)
 	c := newCase(t, s, Config{})
-	ended := make(chan struct{})
-	c.readEnded = func() { close(ended) }
-	c.exitSent = func() {
-		select {
-		case <-ended: // the connection ended first
-		case <-time.After(10 * time.Second):
-		}
-	}
+	ended, wait := readEndsFirst(c)
+	c.exitSent = wait
 	p, done := startRelay(t, c, nil)
 	waitFor(t, c, func(e Event) bool { return e.Note == NoteRelayConnect })
 	p.toRelay.Close()
@@ -439,14 +448,8 @@ func TestStdioRelayEventsKeepTheRelaysClock(t *testing.T) {
 func TestStdioRelayEndingOnASignalIsNoKill(t *testing.T) {
 	s := newStage(t)
 	c := newCase(t, s, Config{})
-	ended := make(chan struct{})
-	c.readEnded = func() { close(ended) }
-	c.engineEnded = func() {
-		select {
-		case <-ended: // the connection ended first
-		case <-time.After(10 * time.Second):
-		}
-	}
+	ended, wait := readEndsFirst(c)
+	c.engineEnded = wait
 	args := c.RelayArgs()
 	conn, err := net.Dial("tcp", args[2])
 	if err != nil {
