@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
+	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -96,7 +97,7 @@ func FuzzClientStage(f *testing.F) {
 		if played, _ := pl.state(); !played {
 			t.Fatalf("the stage did not play the input with the answer to %s", in.Client.Trigger)
 		}
-		if obs, _, _ := judgeClient(spec.V20251125, false, sc.Recording().Events()); len(obs) > 0 {
+		if obs, _, _ := oracle.JudgeClient(spec.V20251125, false, sc.Recording().Events()); len(obs) > 0 {
 			t.Fatalf("a correct client was judged: %+v", obs)
 		}
 	})

@@ -52,7 +52,7 @@ func TestJudgeClientForbiddenNumberIDs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := []stage.Event{ev(s, cancelled(tc.sent)), ev(s, answered), ev(c, refusal(tc.echoed))}
-			obs, _, _ := judgeClient(spec.V20260728, true, evs)
+			obs, _, _ := oracle.JudgeClient(spec.V20260728, true, evs)
 			switch {
 			case tc.check == "" && len(obs) != 0:
 				t.Errorf("the client's refusal of id %s with id %s was judged: %+v", tc.sent, tc.echoed, obs)
@@ -113,7 +113,7 @@ func TestCrashNamesTheFailingFunction(t *testing.T) {
 	if !strings.HasSuffix(js.Check, "[in Client._onresponse]") {
 		t.Errorf("a JavaScript crash's check = %q, want the first frame named", js.Check)
 	}
-	st, _ := clientCrash(nil, nil)
+	st, _ := oracle.ClientCrash(nil, nil)
 	if st.Check != "" {
 		t.Errorf("no exit state judged as a crash: %+v", st)
 	}

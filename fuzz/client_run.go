@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -290,7 +288,7 @@ loop:
 	run.played, _ = pl.state()
 	if verdict != nil {
 		run.obs = append(run.obs, *verdict)
-	} else if o, ok := clientCrash(proc.ExitState(), run.stderr); ok {
+	} else if o, ok := oracle.ClientCrash(proc.ExitState(), run.stderr); ok {
 		run.obs = append(run.obs, o)
 	} else if st := proc.ExitState(); lim.cleanOK && validSSEMutator(in.Mutator) && st != nil && st.ExitCode() != 0 {
 		if req := rules.FirstInForce(v, "transport-http.post.client-handles-json-and-sse"); req != "" {
@@ -299,7 +297,7 @@ loop:
 		}
 	}
 	evs := rec.Events()
-	obs, requests, answered := judgeClient(v, !t.Stdio, evs)
+	obs, requests, answered := oracle.JudgeClient(v, !t.Stdio, evs)
 	run.obs = append(run.obs, obs...)
 	run.requests, run.answered = requests, answered
 	run.events = rebase(rec.Recorder().Events())
@@ -472,137 +470,6 @@ func rebase(evs []reports.WireEvent) []reports.WireEvent {
 		evs[i].Offset -= base
 	}
 	return evs
-}
-
-// judgeClient holds everything the client wrote to the oracles of the
-// client side (the judge, with the client-to-server schema): JSON-RPC,
-// schema, answers to requests the stage never sent, stdin framing. It
-// returns the methods of the client's requests and of the stage's requests
-// it answered, in order.
-func judgeClient(v spec.Version, http bool, evs []stage.Event) (obs []oracle.Observation, requests, answered []string) {
-	judges := map[int]*oracle.Judge{} // one per stdio connection (a session each); HTTP is connection 0
-	get := func(conn int) *oracle.Judge {
-		j := judges[conn]
-		if j == nil {
-			j = oracle.NewJudge(v)
-			j.Client, j.HTTP = true, http
-			judges[conn] = j
-		}
-		return j
-	}
-	for _, e := range evs {
-		switch {
-		case e.From == stage.FromStage && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
-			get(e.Conn).Sent(e.Raw)
-		case e.From == stage.FromClient && (e.Kind == wire.KindMessage || e.Kind == wire.KindGarbage):
-			if len(bytes.TrimSpace(e.Raw)) == 0 {
-				continue // a blank line carries nothing to judge
-			}
-			if e.Kind == wire.KindMessage && e.Msg.Kind == jsonrpc.KindRequest {
-				requests = append(requests, e.Msg.Method)
-			}
-			res := get(e.Conn).Received(conn.Frame{Data: e.Raw})
-			obs = append(obs, res.Obs...)
-			answered = append(answered, res.Methods...)
-		}
-	}
-	return obs, requests, answered
-}
-
-// clientCrashRe finds the line of a crash in a client's stderr: a Go
-// panic or fatal error, a Python traceback's exception, a Rust panic, a
-// Node.js uncaught exception (Node ends its report with its version), a
-// segmentation fault.
-var (
-	goCrashRe     = regexp.MustCompile(`(?m)^(panic: .*|fatal error: .*)$`)
-	rustCrashRe   = regexp.MustCompile(`(?m)^thread '.*' panicked at.*$`)
-	segvRe        = regexp.MustCompile(`(?m)^.*(Segmentation fault|core dumped).*$`)
-	tracebackRe   = regexp.MustCompile(`(?m)^Traceback \(most recent call last\):`)
-	nodeTrailerRe = regexp.MustCompile(`(?m)^Node\.js v[0-9]`)
-	exceptionRe   = regexp.MustCompile(`(?m)^(Uncaught )?[A-Za-z_.]*(Error|Exception)\b.*$`)
-)
-
-// crashSignals are the signals (as 128+N exit statuses of a shell) that
-// mean a crash rather than a deliberate exit: SIGILL, SIGABRT, SIGBUS,
-// SIGFPE, SIGSEGV.
-var crashSignals = map[int]string{4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
-
-// clientCrash decides whether a client that exited by itself crashed: it
-// was killed by a signal, its shell reports a crash signal, or it exited
-// with a failure status and its stderr holds a crash report. A client that
-// refuses a hostile server with an error message and a failure status did
-// not crash.
-func clientCrash(st *os.ProcessState, stderr []byte) (oracle.Observation, bool) {
-	if st == nil {
-		return oracle.Observation{}, false
-	}
-	code := st.ExitCode()
-	raw := crashReportLine(stderr)
-	line := blankCrashLine(raw)
-	var what string
-	switch {
-	case code == -1:
-		what = "was killed by " + strings.TrimPrefix(st.String(), "signal: ")
-	case crashSignals[code-128] != "":
-		what = "exited with status " + strconv.Itoa(code) + " (" + crashSignals[code-128] + ")"
-	case code != 0 && line != "":
-		what = "exited with status " + strconv.Itoa(code)
-	default:
-		return oracle.Observation{}, false
-	}
-	check := "crash/" + strings.ReplaceAll(what, " ", "-")
-	msg := "the client " + what
-	if line != "" {
-		fn := oracle.CrashFunction(stderr, raw)
-		check = oracle.WithFunction("crash/"+line, fn)
-		msg += "; stderr: " + line
-		if fn != "" {
-			msg += ", in " + fn
-		}
-	}
-	return oracle.Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
-}
-
-// crashLine is the crash report's line in stderr, numbers blanked so that
-// one bug gives one signature; "" when stderr holds no crash report.
-func crashLine(stderr []byte) string { return blankCrashLine(crashReportLine(stderr)) }
-
-// crashReportLine is the crash report's line in stderr as written; nil
-// when stderr holds no crash report.
-func crashReportLine(stderr []byte) []byte {
-	var m []byte
-	switch {
-	case goCrashRe.Match(stderr):
-		m = goCrashRe.Find(stderr)
-	case rustCrashRe.Match(stderr):
-		m = rustCrashRe.Find(stderr)
-	case tracebackRe.Match(stderr):
-		all := exceptionRe.FindAll(stderr[tracebackRe.FindIndex(stderr)[0]:], -1)
-		if len(all) > 0 {
-			m = all[len(all)-1]
-		} else {
-			m = []byte("Traceback")
-		}
-	case nodeTrailerRe.Match(stderr):
-		if m = exceptionRe.Find(stderr); m == nil {
-			m = []byte("uncaught exception")
-		}
-	case segvRe.Match(stderr):
-		m = segvRe.Find(stderr)
-	}
-	return m
-}
-
-// blankCrashLine trims a crash report's line and blanks its numbers.
-func blankCrashLine(m []byte) string {
-	if m == nil {
-		return ""
-	}
-	s := oracle.NumberRe.ReplaceAllString(strings.TrimSpace(string(m)), "N")
-	if len(s) > 120 {
-		s = s[:120]
-	}
-	return s
 }
 
 // errNoRequests is the calibration's complaint about a client that never

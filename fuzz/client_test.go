@@ -232,8 +232,8 @@ func TestClientCrashLines(t *testing.T) {
 		"Error: the server sent garbage\n":                                                                     "",
 		"mcpcheck: client: initialize failed: bad answer\n":                                                    "",
 	} {
-		if got := crashLine([]byte(stderr)); got != want {
-			t.Errorf("crashLine(%q) = %q, want %q", stderr, got, want)
+		if got := oracle.CrashLine([]byte(stderr)); got != want {
+			t.Errorf("CrashLine(%q) = %q, want %q", stderr, got, want)
 		}
 	}
 }
@@ -260,7 +260,7 @@ func TestJudgeClient(t *testing.T) {
 		ev(c, `{"jsonrpc":"2.0","id":"r","result":{"roots":[]}}`),
 		ev(c, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`),
 	}
-	obs, requests, answered := judgeClient(spec.V20251125, false, clean)
+	obs, requests, answered := oracle.JudgeClient(spec.V20251125, false, clean)
 	if len(obs) != 0 {
 		t.Errorf("a clean client was judged: %+v", obs)
 	}
@@ -276,7 +276,7 @@ func TestJudgeClient(t *testing.T) {
 		{[]stage.Event{ev(c, `{"jsonrpc":"2.0","id":"nobody","result":{}}`)}, "response/id-unknown", rules.ReqIDMatchesRequest},
 		{[]stage.Event{ev(s, `{"jsonrpc":"2.0","id":"r","method":"roots/list"}`), ev(c, `{"jsonrpc":"2.0","id":"r","result":{"roots":7}}`)}, "schema/", ""},
 	} {
-		obs, _, _ := judgeClient(spec.V20251125, false, tc.evs)
+		obs, _, _ := oracle.JudgeClient(spec.V20251125, false, tc.evs)
 		if len(obs) != 1 || !strings.HasPrefix(obs[0].Check, tc.check) || obs[0].Requirement != tc.req && tc.req != "" {
 			t.Errorf("%s: got %+v", tc.check, obs)
 		}
@@ -287,13 +287,13 @@ func TestJudgeClient(t *testing.T) {
 		ev(c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`),
 		ev(c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`),
 	}
-	if obs, _, _ := judgeClient(spec.V20260728, false, legacy); len(obs) != 0 {
+	if obs, _, _ := oracle.JudgeClient(spec.V20260728, false, legacy); len(obs) != 0 {
 		t.Errorf("a dual-era client's fallback was judged: %+v", obs)
 	}
 	// ... and one that probes with server/discover in a stateful campaign
 	// by the version its _meta declares.
 	probe := []stage.Event{ev(c, `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`)}
-	if obs, _, _ := judgeClient(spec.V20251125, false, probe); len(obs) != 0 {
+	if obs, _, _ := oracle.JudgeClient(spec.V20251125, false, probe); len(obs) != 0 {
 		t.Errorf("a dual-era client's discovery probe was judged: %+v", obs)
 	}
 }
@@ -354,7 +354,7 @@ func TestClientPlayerOverHTTP(t *testing.T) {
 		if ok, _ := pl.state(); ok {
 			played++
 		}
-		if obs, _, _ := judgeClient(spec.V20251125, true, sc.Recording().Events()); len(obs) > 0 {
+		if obs, _, _ := oracle.JudgeClient(spec.V20251125, true, sc.Recording().Events()); len(obs) > 0 {
 			t.Errorf("%s: the reference client was judged: %+v", m.Name, obs)
 		}
 		sc.Close()

@@ -2,7 +2,9 @@ package oracle
 
 import (
 	"bytes"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -133,4 +135,100 @@ func SameBug(o, want Observation) bool {
 	}
 	a, b := WithoutFunction(o.Check), WithoutFunction(want.Check)
 	return a == b && (a == o.Check || b == want.Check)
+}
+
+// clientCrashRe finds the line of a crash in a client's stderr: a Go
+// panic or fatal error, a Python traceback's exception, a Rust panic, a
+// Node.js uncaught exception (Node ends its report with its version), a
+// segmentation fault.
+var (
+	goCrashRe     = regexp.MustCompile(`(?m)^(panic: .*|fatal error: .*)$`)
+	rustCrashRe   = regexp.MustCompile(`(?m)^thread '.*' panicked at.*$`)
+	segvRe        = regexp.MustCompile(`(?m)^.*(Segmentation fault|core dumped).*$`)
+	tracebackRe   = regexp.MustCompile(`(?m)^Traceback \(most recent call last\):`)
+	nodeTrailerRe = regexp.MustCompile(`(?m)^Node\.js v[0-9]`)
+	exceptionRe   = regexp.MustCompile(`(?m)^(Uncaught )?[A-Za-z_.]*(Error|Exception)\b.*$`)
+)
+
+// crashSignals are the signals (as 128+N exit statuses of a shell) that
+// mean a crash rather than a deliberate exit: SIGILL, SIGABRT, SIGBUS,
+// SIGFPE, SIGSEGV.
+var crashSignals = map[int]string{4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
+
+// ClientCrash decides whether a client that exited by itself crashed: it
+// was killed by a signal, its shell reports a crash signal, or it exited
+// with a failure status and its stderr holds a crash report. A client that
+// refuses a hostile server with an error message and a failure status did
+// not crash.
+func ClientCrash(st *os.ProcessState, stderr []byte) (Observation, bool) {
+	if st == nil {
+		return Observation{}, false
+	}
+	code := st.ExitCode()
+	raw := crashReportLine(stderr)
+	line := blankCrashLine(raw)
+	var what string
+	switch {
+	case code == -1:
+		what = "was killed by " + strings.TrimPrefix(st.String(), "signal: ")
+	case crashSignals[code-128] != "":
+		what = "exited with status " + strconv.Itoa(code) + " (" + crashSignals[code-128] + ")"
+	case code != 0 && line != "":
+		what = "exited with status " + strconv.Itoa(code)
+	default:
+		return Observation{}, false
+	}
+	check := "crash/" + strings.ReplaceAll(what, " ", "-")
+	msg := "the client " + what
+	if line != "" {
+		fn := CrashFunction(stderr, raw)
+		check = WithFunction("crash/"+line, fn)
+		msg += "; stderr: " + line
+		if fn != "" {
+			msg += ", in " + fn
+		}
+	}
+	return Observation{Kind: reports.FindingCrash, Check: check, Message: msg + " (under a hostile server)"}, true
+}
+
+// CrashLine is the crash report's line in stderr, numbers blanked so that
+// one bug gives one signature; "" when stderr holds no crash report.
+func CrashLine(stderr []byte) string { return blankCrashLine(crashReportLine(stderr)) }
+
+// crashReportLine is the crash report's line in stderr as written; nil
+// when stderr holds no crash report.
+func crashReportLine(stderr []byte) []byte {
+	var m []byte
+	switch {
+	case goCrashRe.Match(stderr):
+		m = goCrashRe.Find(stderr)
+	case rustCrashRe.Match(stderr):
+		m = rustCrashRe.Find(stderr)
+	case tracebackRe.Match(stderr):
+		all := exceptionRe.FindAll(stderr[tracebackRe.FindIndex(stderr)[0]:], -1)
+		if len(all) > 0 {
+			m = all[len(all)-1]
+		} else {
+			m = []byte("Traceback")
+		}
+	case nodeTrailerRe.Match(stderr):
+		if m = exceptionRe.Find(stderr); m == nil {
+			m = []byte("uncaught exception")
+		}
+	case segvRe.Match(stderr):
+		m = segvRe.Find(stderr)
+	}
+	return m
+}
+
+// blankCrashLine trims a crash report's line and blanks its numbers.
+func blankCrashLine(m []byte) string {
+	if m == nil {
+		return ""
+	}
+	s := NumberRe.ReplaceAllString(strings.TrimSpace(string(m)), "N")
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
 }
