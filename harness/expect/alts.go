@@ -54,7 +54,8 @@ func Result(id jsonrpc.ID, desc string, check func(result json.RawMessage) error
 		desc = "a result"
 	}
 	return Alt{
-		Desc: fmt.Sprintf("%s in a response to id %s", desc, id),
+		Desc:    fmt.Sprintf("%s in a response to id %s", desc, id),
+		Answers: id,
 		On: func(f wire.Frame) (Verdict, string) {
 			if !f.IsResponseTo(id) {
 				return Unrelated, ""
@@ -89,7 +90,7 @@ func ErrorWhere(id jsonrpc.ID, desc string, codes []int64, check func(*jsonrpc.E
 	if desc != "" {
 		d += " " + desc
 	}
-	return Alt{Desc: d, On: func(f wire.Frame) (Verdict, string) {
+	return Alt{Desc: d, Answers: id, On: func(f wire.Frame) (Verdict, string) {
 		if !f.IsResponseTo(id) {
 			return Unrelated, ""
 		}
@@ -128,7 +129,7 @@ func ErrorWithoutID(codes ...int64) Alt {
 
 // AnyResponse accepts any valid response to id, result or error.
 func AnyResponse(id jsonrpc.ID) Alt {
-	return Alt{Desc: fmt.Sprintf("a response to id %s", id), On: func(f wire.Frame) (Verdict, string) {
+	return Alt{Desc: fmt.Sprintf("a response to id %s", id), Answers: id, On: func(f wire.Frame) (Verdict, string) {
 		if !f.IsResponseTo(id) {
 			return Unrelated, ""
 		}

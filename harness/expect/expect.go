@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
 // Source is where frames come from: a wire.Conn or a session.
@@ -49,6 +50,10 @@ type Alt struct {
 	On func(f wire.Frame) (Verdict, string)
 	// OnTimeout makes silence until the timeout this alternative.
 	OnTimeout bool
+	// Answers is the id of the request whose answer the alternative
+	// accepts (zero when it is about no one request), so that the wait
+	// can tell what it is waiting on (session: Options.Working).
+	Answers jsonrpc.ID
 }
 
 // Status is how a wait ended.
@@ -107,6 +112,11 @@ type Options struct {
 	// target does not echo ids), and the wait ends at once as Mismatched
 	// with that reason instead of running into its deadline.
 	Stray func(wire.Frame) string
+	// Working marks a wait for an answer that waits on work the target
+	// does (a tool runs, tasks/result holds until the task ends): the
+	// run's Health does not shorten it, since how long the work takes
+	// says nothing of whether the target still answers.
+	Working bool
 }
 
 // Observed is how a wait ended, with the evidence.
@@ -193,18 +203,31 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 		res.Status, res.Err, res.Actual = Aborted, errMute, why
 		return res
 	}
-	timeout, shortened := o.Timeout, ""
-	if startup {
-		// A target whose starts have come close to the allowance gets
-		// more: three times its slowest start so far.
-		timeout = health.startupAllowance(timeout)
-	} else {
-		// A start-up wait keeps its whole allowance: a process still
-		// starting has not been silent yet.
+	full, timeout, shortened := o.Timeout, o.Timeout, ""
+	switch {
+	case startup:
+		// A start-up wait keeps its whole allowance (a process still
+		// starting has not been silent yet), and a target whose starts
+		// have come close to it gets more: three times its slowest
+		// start so far.
+		full = health.startupAllowance(o.Timeout)
+		timeout = full
+	case !o.Working:
 		timeout, shortened = health.deadline(o.Timeout)
 	}
-	wctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// fullCtx bounds the wait by what it asked for; wctx is the deadline
+	// it keeps, the Health's shorter one while the target stays silent.
+	// Anything the target sends during the wait shows it is not silent
+	// (it reports progress, it answers other requests), so the first
+	// frame restores the deadline asked for: the Health cuts waits short
+	// on a silent target, never on a busy one.
+	fullCtx, cancelFull := context.WithTimeout(ctx, full)
+	defer cancelFull()
+	wctx, cancel := fullCtx, context.CancelFunc(func() {})
+	if timeout < full {
+		wctx, cancel = context.WithTimeout(fullCtx, timeout)
+	}
+	defer func() { cancel() }()
 	finish := func(s Status, actual string) Observed {
 		res.Status, res.Actual, res.Elapsed = s, actual, time.Since(start)
 		if s == Ended && startup && !health.Answered() {
@@ -236,6 +259,10 @@ func Wait(ctx context.Context, src Source, o Options, alts ...Alt) Observed {
 				res.Err = err
 				return finish(Aborted, fmt.Sprintf("the harness stopped waiting: %v", err))
 			}
+		}
+		if wctx != fullCtx {
+			cancel()
+			wctx, timeout, shortened = fullCtx, full, ""
 		}
 		var reasons []string
 		rejected := false

@@ -381,3 +381,74 @@ func TestStartupAllowanceGrowsWithSlowStarts(t *testing.T) {
 		t.Errorf("after a 4 min start the allowance is %v, want the bound %v", got, maxStartupAllowance)
 	}
 }
+
+// adaptedHealth returns a Health that cuts waits short: the target
+// answered once, quickly, and then left MissesBeforeAdapting waits
+// unanswered, so a wait asking for 10 s gets MinAdapted.
+func adaptedHealth(t *testing.T) *Health {
+	t.Helper()
+	h := NewHealth()
+	h.record(Observed{Status: Matched, Elapsed: time.Millisecond}, true, false, false)
+	for i := 0; i < MissesBeforeAdapting; i++ {
+		h.record(Observed{Status: TimedOut}, false, false, false)
+	}
+	if d, why := h.deadline(10 * time.Second); d != MinAdapted || why == "" {
+		t.Fatalf("the adapted deadline is %v (%q); the test needs it at %v", d, why, MinAdapted)
+	}
+	return h
+}
+
+// TestBusyTargetKeepsTheDeadlineAsked: the Health shortens waits on a
+// target that has gone silent, never on one that is at work. A target
+// that reports progress (a notification) while its answer takes longer
+// than the adapted deadline gets the deadline the wait asked for; so does
+// a wait marked Working (tasks/result, tools/call), even with no frame
+// before the answer. The controls: the same silent wait, unmarked, ends
+// at the adapted deadline and says so.
+func TestBusyTargetKeepsTheDeadlineAsked(t *testing.T) {
+	after := MinAdapted + MinAdapted/2
+	progress := msg(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"working"}}`)
+
+	// Progress first, then the answer after the adapted deadline.
+	s := &progressThenSlow{first: progress, slow: slowSource{after: after}}
+	obs := Wait(WithHealth(context.Background(), adaptedHealth(t)), s, Options{Timeout: 10 * time.Second}, anyResponse)
+	if !obs.OK() {
+		t.Errorf("a target that reported progress and answered after %v: the wait ended %s (%s); want the answer, the 10 s asked being restored by the progress", after, obs.Status, obs.Actual)
+	}
+
+	// A Working wait: no frame at all before the answer.
+	obs = Wait(WithHealth(context.Background(), adaptedHealth(t)), &slowSource{after: after}, Options{Timeout: 10 * time.Second, Working: true}, anyFrame)
+	if !obs.OK() {
+		t.Errorf("a Working wait answered after %v ended %s (%s); want the answer within the 10 s asked", after, obs.Status, obs.Actual)
+	}
+
+	// Control: silent, not Working, the adapted deadline holds.
+	obs = Wait(WithHealth(context.Background(), adaptedHealth(t)), &slowSource{after: time.Hour}, Options{Timeout: 10 * time.Second}, anyFrame)
+	if obs.Status != TimedOut || !strings.Contains(obs.Actual, "the deadline was 1s, not 10s") {
+		t.Errorf("a silent target's wait ended %s saying %q; want a timeout at the adapted 1s that says so", obs.Status, obs.Actual)
+	}
+}
+
+// progressThenSlow yields first at once, then what slow yields.
+type progressThenSlow struct {
+	first wire.Frame
+	done  bool
+	slow  slowSource
+}
+
+func (p *progressThenSlow) Recv(ctx context.Context) (wire.Frame, error) {
+	if !p.done {
+		p.done = true
+		return p.first, nil
+	}
+	return p.slow.Recv(ctx)
+}
+
+// anyResponse accepts the one message slowSource yields and leaves
+// notifications to wait on.
+var anyResponse = Alt{Desc: "the answer", On: func(f wire.Frame) (Verdict, string) {
+	if strings.Contains(string(f.Raw), `"method":"x"`) {
+		return Accepted, ""
+	}
+	return Unrelated, ""
+}}

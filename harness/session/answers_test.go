@@ -193,3 +193,71 @@ func TestValidatorAnswerOnAnotherPOST(t *testing.T) {
 		t.Error("an empty initialize result on initialize's own stream was not validated as one")
 	}
 }
+
+// TestWorkingAnswersKeepTheStepTimeout: once the run's Health cuts waits
+// short (the target left requests unanswered), the answer to a tools/call
+// or a tasks/result, which waits on the tool's or the task's work, still
+// gets the whole step timeout, whether the session waits for it (Call) or
+// a check does (WaitFor with an alternative about the request's id); an
+// unanswered ping does not (the control that the Health was cutting).
+func TestWorkingAnswersKeepTheStepTimeout(t *testing.T) {
+	c, p := newScripted(t)
+	s := NewStateful(c, Config{Version: spec.V20251125, Timeout: 10 * time.Second})
+	h := expect.NewHealth()
+	ctx := expect.WithHealth(context.Background(), h)
+
+	// One quick answer (the connection has spoken: no start-up wait
+	// after it), then two requests left unanswered.
+	done := make(chan Reply, 1)
+	go func() { done <- s.Call(ctx, spec.MethodPing, nil) }()
+	p.read()
+	p.write(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if r := <-done; !r.OK() {
+		t.Fatalf("the first ping: %s", r.Describe())
+	}
+	for i := 0; i < expect.MissesBeforeAdapting; i++ {
+		id, _, err := s.Request(ctx, spec.MethodPing, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.read()
+		if obs := s.WaitFor(ctx, expect.Options{Timeout: 20 * time.Millisecond}, expect.AnyResponse(id)); obs.Status != expect.TimedOut {
+			t.Fatalf("an unanswered ping ended %s", obs.Status)
+		}
+	}
+
+	late := expect.MinAdapted + expect.MinAdapted/2
+	answerLate := func(id string) {
+		line := p.read()
+		if !strings.Contains(line, `"id":`+id) {
+			t.Fatalf("the session sent %s, want the request with id %s", line, id)
+		}
+		go func() {
+			time.Sleep(late) // the target's work, not synchronisation
+			p.write(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[]}}`)
+		}()
+	}
+
+	// The control: a ping gets the Health's shortened deadline.
+	r := s.Call(ctx, spec.MethodPing, nil)
+	p.read()
+	if r.Observed.Status != expect.TimedOut || !strings.Contains(r.Observed.Actual, "the deadline was") {
+		t.Fatalf("the control: an unanswered ping ended %s (%s); want a timeout at the Health's shortened deadline", r.Observed.Status, r.Observed.Actual)
+	}
+
+	go func() { done <- s.Call(ctx, spec.MethodToolsCall, map[string]any{"name": "slow"}) }()
+	answerLate("5")
+	if r := <-done; !r.OK() {
+		t.Errorf("a tools/call answered after %v: %s; want the answer, within the 10s asked", late, r.Describe())
+	}
+
+	id, _, err := s.Request(ctx, spec.MethodTasksResult, map[string]any{"taskId": "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answerLate(id.String())
+	if obs := s.WaitFor(ctx, expect.Options{}, expect.AnyResponse(id)); !obs.OK() {
+		t.Errorf("a tasks/result answered after %v ended %s (%s); want the answer", late, obs.Status, obs.Actual)
+	}
+
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
@@ -342,7 +343,7 @@ func (c *core) AnswersOther(f wire.Frame, ids ...jsonrpc.ID) bool {
 	return ok && at.Equal(f.Time)
 }
 
-// late reports whether f is an answer set aside as late: the first to a
+// isLate reports whether f is an answer set aside as late: the first to a
 // request whose wait gave up.
 func (c *core) isLate(f wire.Frame) bool {
 	if f.Kind != wire.KindMessage || !f.Msg.Shape.IsResponse() || f.Msg.ID.IsZero() || f.Time.IsZero() {
@@ -407,6 +408,11 @@ func (c *core) WaitFor(ctx context.Context, o expect.Options, alts ...expect.Alt
 	if !c.heard.Load() && !expect.AcceptsSilence(alts) {
 		o.Timeout = max(o.Timeout, c.cfg.StartupTimeout)
 		ctx = expect.Startup(ctx)
+	}
+	for _, a := range alts {
+		if !a.Answers.IsZero() && workingMethods[c.val.methods.Method(a.Answers)] {
+			o.Working = true
+		}
 	}
 	if stray := o.Stray; stray != nil {
 		o.Stray = func(f wire.Frame) string {
@@ -555,6 +561,13 @@ type streamPos struct {
 
 // maxResumes bounds how often one response stream is resumed.
 const maxResumes = 5
+
+// workingMethods are the requests whose answer waits on work the target
+// does for as long as the work takes: a tool's run, and tasks/result,
+// which holds its answer until the task ends. Their waits keep the
+// timeout asked for (expect.Options.Working): WaitFor marks a wait so
+// when an alternative accepts the answer to one of them.
+var workingMethods = map[string]bool{spec.MethodToolsCall: true, spec.MethodTasksResult: true}
 
 // waitResponse waits for the response to id and builds a Reply. On
 // streamable HTTP, when the response stream ends before the response after
