@@ -11,9 +11,9 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// JUnit XML, in the dialect Jenkins, GitLab, GitHub test reporters and
-// Azure DevOps read: <testsuites> holding one <testsuite> per protocol
-// version and area, one <testcase> per check.
+// junitSuites is the root of a JUnit XML report, in the dialect Jenkins,
+// GitLab, GitHub test reporters and Azure DevOps read: <testsuites> holding
+// one <testsuite> per protocol version and area, one <testcase> per check.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
-// SARIF 2.1.0, the subset mcpcheck fills in.
+// sarifLog is a SARIF 2.1.0 log: the subset mcpcheck fills in.
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`

@@ -328,7 +328,7 @@ func (u NetworkUse) String() string {
 // sideEffectsTitle is the heading every writer gives the section.
 const sideEffectsTitle = "Side effects"
 
-// redactSideEffects copies s with secrets removed from what the target's
+// sideEffects copies s with secrets removed from what the target's
 // processes ran and named.
 func (r *redactor) sideEffects(s *SideEffects) *SideEffects {
 	if s == nil {

@@ -339,7 +339,7 @@ func sortCells(cells []Cell) {
 	})
 }
 
-// Areas lists the areas of cells in report order, without repeats.
+// areasOf lists the areas of cells in report order, without repeats.
 func areasOf(cells []Cell) []string {
 	var out []string
 	for _, c := range cells {

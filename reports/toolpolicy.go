@@ -162,7 +162,7 @@ func (p *ToolPolicy) toolLines() (lines []string, more int) {
 	return all, 0
 }
 
-// text writes the tools section of the text report.
+// tools writes the tools section of the text report.
 func (t *textWriter) tools(run *Run) {
 	p := run.ToolPolicy
 	if p == nil || len(p.Tools) == 0 {

@@ -640,13 +640,13 @@ func waitAuthorization(ctx context.Context, f string, srv *server) ([]byte, erro
 // value to mcpcheck (--header-env).
 const interopAuthEnv = "MCPCHECK_INTEROP_AUTHORIZATION"
 
-// runMcpcheck runs mcpcheck with args (in its own process group, bounded by
-// ctx), keeps its output in the logs, and returns the JSON report it wrote
-// at report, or failed's report saying why there is none.
 // mcpcheckGrace is how long an interrupted mcpcheck has to stop its
 // targets and write its report before it is killed.
 var mcpcheckGrace = 20 * time.Second
 
+// runMcpcheck runs mcpcheck with args (in its own process group, bounded by
+// ctx), keeps its output in the logs, and returns the JSON report it wrote
+// at report, or failed's report saying why there is none.
 func runMcpcheck(ctx context.Context, c config, mcpcheck, id string, args, env []string, report string, failed func(string, ...any) *reports.Run) *reports.Run {
 	return runMcpcheckIn(ctx, c, mcpcheck, id, args, env, "", filepath.Join(c.dir, "logs"), report, failed)
 }

@@ -319,7 +319,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// parseProtocol reads --protocol: all, latest, a version, or a comma list.
 // explicitProtocol reports whether --protocol named versions (a list, or
 // latest) rather than asking for all the target speaks.
 func explicitProtocol(s string) bool {
@@ -327,6 +326,7 @@ func explicitProtocol(s string) bool {
 	return s != "all" && s != ""
 }
 
+// parseProtocol reads --protocol: all, latest, a version, or a comma list.
 func parseProtocol(s string) ([]spec.Version, error) {
 	switch strings.TrimSpace(s) {
 	case "all", "":
@@ -476,8 +476,6 @@ func readBaseline(cmd, path string) (*reports.Baseline, error) {
 	return bl, nil
 }
 
-// writeReports applies the baseline, prints the text report and writes
-// the formats into out (as base plus each format's extension).
 // checkOutDir makes sure --out can take the reports before any traffic:
 // a run whose results cannot be written is a usage error found at once,
 // not after the run.
@@ -497,6 +495,8 @@ func checkOutDir(cmd, out string) error {
 	return os.Remove(name)
 }
 
+// writeReports applies the baseline, prints the text report and writes
+// the formats into out (as base plus each format's extension).
 func writeReports(e *env, run *reports.Run, bl *reports.Baseline, ropts reports.Options, out, base string, formats []reports.Format) error {
 	if bl != nil {
 		reports.Apply(run, bl)

@@ -279,7 +279,7 @@ func (s *Server) rewritingLayers(to Sink, msg *jsonrpc.Message, version func() s
 	return w
 }
 
-// customFixtures turns Options.Tools, Prompts and Resources into fixtures.
+// addCustom turns Options.Tools, Prompts and Resources into fixtures.
 func (f *fixtures) addCustom(o Options) {
 	for _, t := range o.Tools {
 		run := t.Run

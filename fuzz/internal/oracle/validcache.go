@@ -9,18 +9,18 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 )
 
-// Schema validation is a pure function of the version, the method, the
-// direction and the message, and a target answers most inputs with the
-// same bytes but for the id (the liveness probe's answer above all), or
-// writes the same bytes again (a parse error, a log notification).
-// validCache remembers verdicts, keyed by the message with its id token
-// cut out when the id is an ordinary string or integer (whose value
-// cannot change the verdict), and by the whole message otherwise, so that
-// such a message is validated once per campaign. The cache is bounded in
-// entries and bytes. It has two parts, messages cut around their id and
-// whole ones, each emptied when full: a stream of distinct messages
-// without an id (a server's numbered log notifications) does not push out
-// the answers that come back with every input.
+// validCache remembers schema verdicts. Schema validation is a pure
+// function of the version, the method, the direction and the message, and a
+// target answers most inputs with the same bytes but for the id (the
+// liveness probe's answer above all), or writes the same bytes again (a
+// parse error, a log notification). The cache remembers verdicts, keyed by
+// the message with its id token cut out when the id is an ordinary string
+// or integer (whose value cannot change the verdict), and by the whole
+// message otherwise, so that such a message is validated once per campaign.
+// The cache is bounded in entries and bytes. It has two parts, messages cut
+// around their id and whole ones, each emptied when full: a stream of
+// distinct messages without an id (a server's numbered log notifications)
+// does not push out the answers that come back with every input.
 type validCache struct {
 	mu    sync.Mutex
 	seed  maphash.Seed

@@ -13,12 +13,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
-// Environment variables the official conformance suite sets for a client
-// under test.
 // conformanceClientMetadataURL is the client ID metadata document URL the
 // suite's mock authorization server expects.
 const conformanceClientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
+// The environment variables the official conformance suite sets for a
+// client under test.
 const (
 	envScenario = "MCP_CONFORMANCE_SCENARIO"
 	envVersion  = "MCP_CONFORMANCE_PROTOCOL_VERSION"

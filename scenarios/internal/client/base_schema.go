@@ -1,20 +1,19 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // JSON Schema as a client meets it (2025-11-25 on): a schema it hands to
@@ -153,16 +152,16 @@ var _ = Register(
 					if json.Unmarshal(m.Msg.Params, &p) != nil || p.Name != scEchoTool || len(p.Arguments.Schema) == 0 {
 						continue
 					}
-					d, known := scDialect(p.Arguments.Schema)
+					d, known := rules.PeerDialect(p.Arguments.Schema)
 					if !known {
 						t.Saw("a schema declaring the dialect %q, which mcpcheck cannot judge, was not counted", d)
 						continue
 					}
 					n++
-					if err := scCompile(p.Arguments.Schema); err != nil {
+					if _, err := rules.CompilePeerSchema(p.Arguments.Schema, "handed-back"); err != nil {
 						bad++
-						t.Fail("the schema passed to "+scEchoTool+" is valid in its dialect ("+orDialect(d)+")",
-							fmt.Sprintf("it is not: %s; sent at %s", oneLineText(err.Error()), Where(c, m)))
+						t.Fail("the schema passed to "+scEchoTool+" is valid in its dialect ("+rules.DialectName(d)+")",
+							fmt.Sprintf("it is not: %s; sent at %s", rules.OneLine(err.Error()), Where(c, m)))
 					}
 				}
 			}
@@ -247,68 +246,3 @@ var _ = Register(
 		},
 	},
 )
-
-// scKnownDialects are the $schema values the validator implements.
-var scKnownDialects = map[string]bool{
-	"https://json-schema.org/draft/2020-12/schema": true,
-	"https://json-schema.org/draft/2019-09/schema": true,
-	"http://json-schema.org/draft-07/schema":       true,
-	"http://json-schema.org/draft-06/schema":       true,
-	"http://json-schema.org/draft-04/schema":       true,
-}
-
-// scDialect returns the $schema a schema declares ("" for none) and whether
-// the validator knows it.
-func scDialect(raw json.RawMessage) (string, bool) {
-	var m struct {
-		Schema *string `json:"$schema"`
-	}
-	if json.Unmarshal(raw, &m) != nil || m.Schema == nil {
-		return "", true
-	}
-	d := strings.TrimSuffix(*m.Schema, "#")
-	return d, scKnownDialects[d]
-}
-
-// scNoLoader refuses every external reference.
-type scNoLoader struct{}
-
-func (scNoLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema references are not fetched (%s)", url)
-}
-
-// scCompile compiles a schema under its declared dialect (2020-12 by
-// default); the compiler checks it against the dialect's metaschema.
-func scCompile(raw json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(scNoLoader{})
-	const loc = "urn:mcpcheck:handed-back"
-	if err := c.AddResource(loc, doc); err != nil {
-		return err
-	}
-	_, err = c.Compile(loc)
-	return err
-}
-
-// orDialect names the dialect of a schema for a report.
-func orDialect(d string) string {
-	if d == "" {
-		return "2020-12, none declared"
-	}
-	return d
-}
-
-// oneLineText folds a multi-line message into one line of at most 400
-// characters.
-func oneLineText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 400 {
-		s = s[:400] + "…"
-	}
-	return s
-}

@@ -183,9 +183,11 @@ func cachingTTLPaced(run []cachingRefetch) (paced, undecided bool) {
 // rate; spread by more than cachingNoise of the least cannot be delay
 // alone on two gaps in three, and shows jitter or backoff; in between,
 // the figures do not tell jitter from delay and the run is undecided.
-// The tolerance is tight (a jitter of +-10% spreads gaps over 20% of the
-// interval) and asks for cachingFixedMin gaps, so that random jitter is
-// not taken for a fixed rate by chance.
+
+// cachingFixedMin is how many gaps a fixed-rate verdict asks for. The
+// tolerance is tight (a jitter of +-10% spreads gaps over 20% of the
+// interval), and so many gaps keep random jitter from being taken for a
+// fixed rate by chance.
 const cachingFixedMin = 8
 
 // cachingNoise is how much delay on the way can add to two gaps in three

@@ -21,8 +21,8 @@ import (
 // was still unanswered, and never its initialize. (Cancelling a task goes
 // through tasks/cancel: tasks.go.)
 
-// caCancels returns the client's cancellations in the case with the
-// request each names (found is false when no client request had the id).
+// caCancel is one of the client's cancellations in a case, with the
+// request it names (see caCancels).
 type caCancel struct {
 	note     Msg
 	id       json.RawMessage
@@ -31,6 +31,8 @@ type caCancel struct {
 	answered bool // the stage had answered req before the cancellation
 }
 
+// caCancels returns the client's cancellations in the case with the
+// request each names (found is false when no client request had the id).
 func caCancels(c *Case) []caCancel {
 	var out []caCancel
 	reqs := c.Requests("")

@@ -50,7 +50,7 @@ type TaskOp struct {
 
 func (o TaskOp) Method() string { return o.Req.Msg.Method }
 
-// ok reports whether the stage answered with a result.
+// OK reports whether the stage answered with a result.
 func (o TaskOp) OK() bool { return o.Answered && o.Ans.Msg.Shape == jsonrpc.KindResponse }
 
 // ClientTask is a task the client created on the stage: its

@@ -94,7 +94,7 @@ func (t *T) EachMessage(rule Rule, judge func(c *Case, m Msg) (counted bool, bre
 	t.Settle(n, bad, rule.None, rule.Saw)
 }
 
-// settle ends a check that counted n things and found bad of them broken:
+// Settle ends a check that counted n things and found bad of them broken:
 // n/a with none when nothing was counted, a pass saying saw otherwise.
 func (t *T) Settle(n, bad int, none, saw string) {
 	switch {
@@ -153,7 +153,7 @@ func (t *T) NeedAction(ok bool, needs string) bool {
 	return false
 }
 
-// excerpt quotes a message for an Actual text.
+// Excerpt quotes a message for an Actual text.
 func Excerpt(m Msg) string {
 	s := wire.Excerpt(m.Raw, 200)
 	if m.HTTP != nil && m.HTTP.Method != "" && m.HTTP.Status == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/spec"
@@ -162,7 +163,7 @@ func inUndeclaredJudge(t *T, method, capability string, declared func(mcp.Client
 				which = "the retry carrying the answer"
 			}
 			t.Fail(fmt.Sprintf("a client that answers %s input requests declares %s in the _meta clientCapabilities of each request", method, capability),
-				fmt.Sprintf("it answered inputResponses[%q] of %s with %s, but %s declared no %s: %s (%s)", a.key, mrtrDescribe(c, a.round), oneLineText(string(a.value)), which, capability, Excerpt(*a.round.retry), c.Scenario.Name))
+				fmt.Sprintf("it answered inputResponses[%q] of %s with %s, but %s declared no %s: %s (%s)", a.key, mrtrDescribe(c, a.round), rules.OneLine(string(a.value)), which, capability, Excerpt(*a.round.retry), c.Scenario.Name))
 		}
 	}
 	return n, bad, decl

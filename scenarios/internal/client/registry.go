@@ -252,7 +252,7 @@ func CheckedRequirements() map[string][]string { return registry.CheckedRequirem
 // reason why.
 var Exclusions = map[string]string{}
 
-// exclude adds reasons to Exclusions; area files call it from init.
+// Exclude adds reasons to Exclusions; area files call it from init.
 func Exclude(reasons map[string]string) {
 	for k, v := range reasons {
 		if _, dup := Exclusions[k]; dup {

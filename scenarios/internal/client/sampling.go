@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
 	"github.com/mcpcheck/mcpcheck/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
@@ -23,13 +24,13 @@ func init() {
 	})
 }
 
-// Sampling with tools (2025-11-25): saToolsScenario sends every client that
-// declared sampling a request carrying tools (a deliberate deviation for a
-// client that did not declare sampling.tools: it may refuse, or sample
-// without them, but a tool use in its answer shows it runs sampling with
-// tools undeclared), and a client that declared sampling.tools a request
-// whose last message mixes a tool result with text, which it should
-// refuse with -32602.
+// saToolsScenario is sampling with tools (2025-11-25): it sends every
+// client that declared sampling a request carrying tools (a deliberate
+// deviation for a client that did not declare sampling.tools: it may
+// refuse, or sample without them, but a tool use in its answer shows it
+// runs sampling with tools undeclared), and a client that declared
+// sampling.tools a request whose last message mixes a tool result with
+// text, which it should refuse with -32602.
 const saToolsScenario = "mcpcheck-sampling-tools"
 
 // saTool is the tool the stage offers the client's model.
@@ -113,7 +114,7 @@ func saUsesTools(raw json.RawMessage) bool {
 	return strings.Contains(string(r.Content), `"tool_use"`)
 }
 
-// saRole and content of a sampling message or result.
+// saMessage is the role and content of a sampling message or result.
 type saMessage struct {
 	Role    *string         `json:"role"`
 	Content json.RawMessage `json:"content"`
@@ -241,7 +242,7 @@ var _ = Register(
 						if why := saBadMessage(resp); why != "" {
 							bad++
 							t.Fail("a sampling result with role user or assistant and a content",
-								fmt.Sprintf("inputResponses[%q]: %s: %s (%s)", key, why, oneLineText(string(resp)), Where(c, *r.retry)))
+								fmt.Sprintf("inputResponses[%q]: %s: %s (%s)", key, why, rules.OneLine(string(resp)), Where(c, *r.retry)))
 						}
 					}
 				}

@@ -25,7 +25,7 @@ var Exclusions = map[string]string{
 	"security.schema.composition-bounds":        "a server receives no schema from the client in the core protocol, so no deeply composed schema can be put in front of its validator",
 }
 
-// exclude adds reasons (requirement ID: why it has no check) to Exclusions;
+// Exclude adds reasons (requirement ID: why it has no check) to Exclusions;
 // the area files call it from init.
 func Exclude(reasons map[string]string) {
 	for k, v := range reasons {

@@ -1,13 +1,10 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpcheck/mcpcheck/harness/expect"
 	"github.com/mcpcheck/mcpcheck/harness/session"
@@ -19,86 +16,17 @@ import (
 
 // Helpers shared by the feature areas (tools, resources, prompts,
 // completion, progress, cancellation, tasks, server-to-client requests and
-// capabilities): JSON Schema compilation, argument generation from an
-// inputSchema, and
-// walks of the feature lists.
+// capabilities): tool lookup and calls, and walks of the feature lists.
+// Peer schemas are compiled and validated by harness/rules, the same way
+// for both roles.
 
-// featureFixture registers a fixture name of the feature areas (the
+// FeatureFixture registers a fixture name of the feature areas (the
 // official conformance names and mcpcheck's ref_* fixtures) and returns its
 // label. It runs during package variable initialisation, before any label
 // is handed out for the name.
 func FeatureFixture(name string) string { return suite.AddFixture(name) }
 
-// featuresNoLoader refuses every external schema reference: a check never
-// fetches anything a target names.
-type featuresNoLoader struct{}
-
-func (featuresNoLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema references are not fetched (%s)", url)
-}
-
-// featuresKnownDialects are the $schema values the validator implements.
-var featuresKnownDialects = map[string]bool{
-	"https://json-schema.org/draft/2020-12/schema": true,
-	"https://json-schema.org/draft/2019-09/schema": true,
-	"http://json-schema.org/draft-07/schema":       true,
-	"http://json-schema.org/draft-06/schema":       true,
-	"http://json-schema.org/draft-04/schema":       true,
-}
-
-// featuresDialect returns the $schema a schema declares ("" for none) and
-// whether the validator knows it.
-func featuresDialect(raw json.RawMessage) (string, bool) {
-	var m struct {
-		Schema *string `json:"$schema"`
-	}
-	if json.Unmarshal(raw, &m) != nil || m.Schema == nil {
-		return "", true
-	}
-	d := strings.TrimSuffix(*m.Schema, "#")
-	return d, featuresKnownDialects[d]
-}
-
-// featuresCompile compiles a schema under its declared dialect (2020-12 by
-// default); the compiler checks the schema against its metaschema, so an
-// error means the schema is not valid in its dialect.
-func featuresCompile(raw json.RawMessage, loc string) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(featuresNoLoader{})
-	loc = "urn:mcpcheck:" + loc
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
-}
-
-// featuresValidate validates a JSON value against a compiled schema and
-// returns a one-line reason ("" when it conforms).
-func featuresValidate(s *jsonschema.Schema, raw json.RawMessage) string {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return "not JSON: " + err.Error()
-	}
-	if err := s.Validate(inst); err != nil {
-		return oneLine(err.Error())
-	}
-	return ""
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 400 {
-		s = s[:400] + "…"
-	}
-	return s
-}
-
-// featuresTool returns the listed tool of that name, when the tool policy
+// Tool returns the listed tool of that name, when the tool policy
 // lets mcpcheck call it (fixtures go through the policy like every other
 // tool: fixtureWhy says when it left one out).
 func (t *T) Tool(name string) (mcp.Tool, bool) {
@@ -171,7 +99,7 @@ func (t *T) featuresFirstTool(names ...string) (mcp.Tool, bool) {
 	return mcp.Tool{}, false
 }
 
-// featuresWalk lists every page of a list method (bounded) and returns the
+// Walk lists every page of a list method (bounded) and returns the
 // items of member, raw.
 func (t *T) Walk(s Sess, method, member string) ([]json.RawMessage, error) {
 	var all []json.RawMessage
@@ -214,7 +142,7 @@ func featuresNames(items []json.RawMessage, key string) []string {
 	return out
 }
 
-// featuresCallTool calls a tool with raw arguments and returns the reply.
+// CallTool calls a tool with raw arguments and returns the reply.
 func (t *T) CallTool(s Sess, name string, args json.RawMessage, meta map[string]any) session.Reply {
 	p := map[string]any{"name": name}
 	if len(args) > 0 {

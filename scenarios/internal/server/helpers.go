@@ -60,19 +60,19 @@ func (t *T) SendWithID(c *Conn, id jsonrpc.ID, method string, params any) string
 	return st
 }
 
-// ask sends a request of method with params on c under a new id (see
+// Ask sends a request of method with params on c under a new id (see
 // SendWithID) and returns the id and the stream its answer will come on.
 func (t *T) Ask(c *Conn, method string, params any) (jsonrpc.ID, string) {
 	id := c.S().NextID()
 	return id, t.SendWithID(c, id, method, params)
 }
 
-// answerOn waits up to the step timeout for one of alts on stream st of s.
+// AnswerOn waits up to the step timeout for one of alts on stream st of s.
 func (t *T) AnswerOn(s Sess, st string, alts ...expect.Alt) expect.Observed {
 	return s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.StepTimeout()}, alts...)
 }
 
-// askError asks method with params on c (see ask) and waits for an error
+// AskError asks method with params on c (see ask) and waits for an error
 // response to it with one of codes (any code when none).
 func (t *T) AskError(c *Conn, method string, params any, codes ...int64) expect.Observed {
 	id, st := t.Ask(c, method, params)
@@ -112,7 +112,7 @@ func (t *T) WaitQuiet(s Sess, desc string, bad func(wire.Frame) bool) expect.Obs
 	return s.WaitFor(t.Ctx, expect.Options{Timeout: t.Quiet()}, expect.Never(desc, bad), expect.Silence("nothing of the kind within "+t.Quiet().String()))
 }
 
-// passiveRule is what a passive check holds every observation of one kind
+// PassiveRule is what a passive check holds every observation of one kind
 // in the version's run to (see judgeObserved).
 type PassiveRule struct {
 	// Expected is the Expected text of a breach.
@@ -126,7 +126,7 @@ type PassiveRule struct {
 	Saw string
 }
 
-// judgeObserved holds every observation of the version's run to rule:
+// JudgeObserved holds every observation of the version's run to rule:
 // judge says whether o is of the rule's kind and, when o breaks the rule,
 // the Actual text of the breach ("" when o keeps it). The check is n/a
 // when no observation is of the kind, and passes when none breaks the rule.
@@ -174,7 +174,7 @@ func (t *T) tallyObserved(none, saw string, judge func(o Observation) (counted, 
 	}
 }
 
-// noServerRequests fails the check with expected at the first JSON-RPC
+// NoServerRequests fails the check with expected at the first JSON-RPC
 // request the server sent in the version's run, and otherwise passes,
 // saying saw (a format for the number of frames).
 func (t *T) NoServerRequests(expected, saw string) {
@@ -216,7 +216,7 @@ func (t *T) httpRefusal(stream string) []expect.Alt {
 	return []expect.Alt{expect.HTTPStatus(stream, 400, 404, 405, 406, 415, 422)}
 }
 
-// isResponse reports a frame that is (shaped like) a JSON-RPC response.
+// IsResponse reports a frame that is (shaped like) a JSON-RPC response.
 func IsResponse(f wire.Frame) bool {
 	if f.Kind != wire.KindMessage || f.Msg.Method != "" {
 		return false
@@ -282,7 +282,7 @@ func emptyObject(raw json.RawMessage) (bool, string) {
 // replyText says what a reply was, for Saw.
 func replyText(r session.Reply) string { return r.Describe() }
 
-// errorCodeOf returns the error code of an error response frame.
+// ErrorCodeOf returns the error code of an error response frame.
 func ErrorCodeOf(f wire.Frame) (int64, bool) {
 	if f.Msg.Error == nil {
 		return 0, false

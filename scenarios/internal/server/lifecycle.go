@@ -173,7 +173,7 @@ var _ = Register(
 	},
 )
 
-// statefulSupport lists the initialize-based versions the server speaks,
+// StatefulSupport lists the initialize-based versions the server speaks,
 // oldest first, probing each once.
 func (t *T) StatefulSupport() []spec.Version {
 	var out []spec.Version

@@ -23,7 +23,7 @@ var lists = []listKind{
 	{spec.MethodResourcesTemplatesList, "resources", "resourceTemplates"},
 }
 
-// offered lists the list methods the server declared.
+// offeredLists lists the list methods the server declared.
 func (t *T) offeredLists() []listKind {
 	var out []listKind
 	for _, l := range lists {

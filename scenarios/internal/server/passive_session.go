@@ -523,7 +523,7 @@ func normalToken(raw json.RawMessage) (string, bool) {
 	return "r:" + string(raw), true
 }
 
-// observedUnjudged ends a passive check that had nothing to judge:
+// ObservedUnjudged ends a passive check that had nothing to judge:
 // untestable when frames were dropped over the run's bounds (they may
 // have held what the check is about) or, for a check that reads the
 // sessions' ledgers (ledger), when one overflowed; else n/a with none.
@@ -556,6 +556,6 @@ func (vr *versionRun) ledgersOverflowed() bool {
 	return false
 }
 
-// sessionText says which session an observation came on, for an Actual
+// SessionText says which session an observation came on, for an Actual
 // text.
 func SessionText(o Observation) string { return o.Session.describe() }

@@ -220,16 +220,16 @@ func toolsRefusal(id jsonrpc.ID, ran func(raw json.RawMessage) string, codes ...
 	}
 }
 
-// toolsPlainCall reports whether a tool may be called without a task.
+// PlainCall reports whether a tool may be called without a task.
 func PlainCall(tl mcp.Tool) bool {
 	return tl.Execution == nil || tl.Execution.TaskSupport != mcp.TaskRequired
 }
 
-// toolsSchemas judges inputSchemas (output false) or outputSchemas.
 // maxSchemasJudged bounds how many tools' schemas one check compiles: a
 // list of 200,000 tools is judged on its first ones, in seconds.
 const maxSchemasJudged = 2000
 
+// toolsSchemas judges inputSchemas (output false) or outputSchemas.
 func toolsSchemas(t *T, output bool) {
 	tools, ok := t.RequireTools()
 	if !ok {
@@ -258,14 +258,14 @@ func toolsSchemas(t *T, output bool) {
 			t.Violation("base.schema.schemas-valid", "every outputSchema is a JSON Schema object", fmt.Sprintf("%s: outputSchema is %s", tl.Name, Clip(raw)))
 			continue
 		}
-		d, known := featuresDialect(raw)
+		d, known := rules.PeerDialect(raw)
 		if !known {
 			t.Saw("%s: %s declares dialect %q, which mcpcheck does not implement; not judged", tl.Name, what, d)
 			continue
 		}
 		judged++
-		if _, err := featuresCompile(raw, what+":"+tl.Name); err != nil {
-			t.Violation("base.schema.schemas-valid", fmt.Sprintf("%s's %s is a valid schema in its dialect (%s)", tl.Name, what, orDefault(d)), oneLine(err.Error()))
+		if _, err := rules.CompilePeerSchema(raw, what+":"+tl.Name); err != nil {
+			t.Violation("base.schema.schemas-valid", fmt.Sprintf("%s's %s is a valid schema in its dialect (%s)", tl.Name, what, orDefault(d)), rules.OneLine(err.Error()))
 		}
 	}
 	if judged == 0 && t.Open() {
@@ -293,7 +293,7 @@ func orDefault(d string) string {
 // required argument left out.
 const maxInputProbes = 3
 
-// clip shortens raw JSON for a report.
+// Clip shortens raw JSON for a report.
 func Clip(raw []byte) string {
 	s := string(raw)
 	if len(s) > 300 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpcheck/mcpcheck/harness/rules"
 	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
 	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
@@ -206,7 +207,7 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
-	if _, known := featuresDialect(raw); !known {
+	if _, known := rules.PeerDialect(raw); !known {
 		// Not validated: the validator does not implement the dialect.
 		g := &argGen{root: raw}
 		v := g.value(raw, 0)
@@ -219,9 +220,9 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 		}
 		return b, ""
 	}
-	s, err := featuresCompile(raw, "tool-input:"+tl.Name)
+	s, err := rules.CompilePeerSchema(raw, "tool-input:"+tl.Name)
 	if err != nil {
-		return nil, "its inputSchema does not compile (tools/input-schema-valid judges it): " + oneLine(err.Error())
+		return nil, "its inputSchema does not compile (tools/input-schema-valid judges it): " + rules.OneLine(err.Error())
 	}
 	g := &argGen{root: raw}
 	last, consented := "", ""
@@ -242,7 +243,7 @@ func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {
 			last = "the schema does not describe an object"
 		} else if b, err := json.Marshal(v); err != nil {
 			last = "the generated arguments do not encode: " + err.Error()
-		} else if why := featuresValidate(s, b); why == "" {
+		} else if why := rules.ValidatePeerValue(s, b); why == "" {
 			return b, ""
 		} else {
 			last = fmt.Sprintf("%s: %s", Clip(b), why)

@@ -266,11 +266,11 @@ func (vr *versionRun) listedTool(name string) (mcp.Tool, bool) {
 // toolPolicy is the run's policy.
 func (t *T) toolPolicy() ToolPolicy { return t.vr.r.cfg.ToolPolicy }
 
-// policyTools lists the target's tools (T.Tools, which notes them for
+// PolicyTools lists the target's tools (T.Tools, which notes them for
 // the report).
 func (t *T) PolicyTools() ([]mcp.Tool, bool) { return t.Tools() }
 
-// toolsCallable returns the indexes of the tools the policy lets a check
+// CallableTools returns the indexes of the tools the policy lets a check
 // call, in the order checks prefer them: read-only first, then additive,
 // then the rest. With plainOnly the tools that must run as a task are
 // left out.
@@ -380,7 +380,7 @@ func (t *T) toolsNotListed(tools []mcp.Tool) []string {
 	return out
 }
 
-// policyReason is an untestable reason: why, then what the policy left
+// PolicyReason is an untestable reason: why, then what the policy left
 // out of tools (those filter keeps), if anything.
 func (t *T) PolicyReason(why string, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	if skipped := t.toolsSkipped(tools, filter); skipped != "" {
@@ -406,7 +406,7 @@ func (t *T) toolArgSets(tl mcp.Tool) (sets []json.RawMessage, given bool, why st
 	return []json.RawMessage{b}, false, ""
 }
 
-// toolArgs is the first set of toolArgSets: the arguments a check that
+// ToolArgs is the first set of toolArgSets: the arguments a check that
 // calls tl once uses.
 func (t *T) ToolArgs(tl mcp.Tool) (json.RawMessage, bool) {
 	sets, _, _ := t.toolArgSets(tl)

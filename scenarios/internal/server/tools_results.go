@@ -118,11 +118,11 @@ var _ = Register(
 			c := t.Session()
 			judged := 0
 			for _, tl := range cands {
-				if _, known := featuresDialect(tl.OutputSchema); !known {
+				if _, known := rules.PeerDialect(tl.OutputSchema); !known {
 					left = append(left, tl.Name+": outputSchema in a dialect mcpcheck does not implement")
 					continue
 				}
-				sch, err := featuresCompile(tl.OutputSchema, "tool-output:"+tl.Name)
+				sch, err := rules.CompilePeerSchema(tl.OutputSchema, "tool-output:"+tl.Name)
 				if err != nil {
 					left = append(left, tl.Name+": outputSchema does not compile (tools/output-schema-valid judges it)")
 					continue
@@ -156,7 +156,7 @@ var _ = Register(
 							fmt.Sprintf("%s(%s): the result has no structuredContent: %s", tl.Name, Clip(args), Clip(r.Result)))
 						continue
 					}
-					if why := featuresValidate(sch, res.StructuredContent); why != "" {
+					if why := rules.ValidatePeerValue(sch, res.StructuredContent); why != "" {
 						t.Violation("tools.output-schema.server-conforms", fmt.Sprintf("%s's structuredContent validates against its outputSchema", tl.Name),
 							fmt.Sprintf("%s(%s): structuredContent %s: %s", tl.Name, Clip(args), Clip(res.StructuredContent), why))
 						continue
@@ -525,11 +525,11 @@ func toolsArgsConform(tl mcp.Tool, args json.RawMessage, given bool) bool {
 	if !given {
 		return true
 	}
-	if _, known := featuresDialect(tl.InputSchema); !known {
+	if _, known := rules.PeerDialect(tl.InputSchema); !known {
 		return false
 	}
-	sch, err := featuresCompile(tl.InputSchema, "tool-input:"+tl.Name)
-	return err == nil && featuresValidate(sch, args) == ""
+	sch, err := rules.CompilePeerSchema(tl.InputSchema, "tool-input:"+tl.Name)
+	return err == nil && rules.ValidatePeerValue(sch, args) == ""
 }
 
 // toolsJudgeResult judges a tools/call result (or, def "CallToolResult",

@@ -233,9 +233,9 @@ func (v *caseView) first(f func(request) bool) (request, bool) {
 	return request{}, false
 }
 
-// Request kinds: to the MCP endpoint, for protected resource metadata, for
-// authorization server metadata (RFC 8414 or OpenID), to an authorization
-// or token endpoint.
+// isMCP and the predicates after it sort requests by kind: to the MCP
+// endpoint, for protected resource metadata, for authorization server
+// metadata (RFC 8414 or OpenID), to an authorization or token endpoint.
 func isMCP(r request) bool { return r.Path == mcpPath }
 func isPRM(r request) bool {
 	return r.HTTP.Method == http.MethodGet && (strings.HasPrefix(r.Path, prmRoot) || r.Path == prmCustom)
