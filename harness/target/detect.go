@@ -38,6 +38,11 @@ var modernCodes = map[int64]bool{
 	jsonrpc.HeaderMismatch:                  true,
 }
 
+// ErrNoConnection is wrapped by Detect's error when no connection to the
+// URL could be made at all (refused, no route, unknown host): nothing of
+// the target's was seen.
+var ErrNoConnection = errors.New("no connection could be made")
+
 // Detect finds the transport of the HTTP endpoint in o, following the
 // backwards-compatibility rules of the specification:
 //
@@ -50,11 +55,6 @@ var modernCodes = map[int64]bool{
 //  3. Otherwise GET with Accept: text/event-stream. An endpoint event as
 //     the first event means SSE.
 //
-// ErrNoConnection is wrapped by Detect's error when no connection to the
-// URL could be made at all (refused, no route, unknown host): nothing of
-// the target's was seen.
-var ErrNoConnection = errors.New("no connection could be made")
-
 // step bounds each probe. A target that refuses connections is reported
 // at once; one that matches no probe gets an error listing the evidence.
 func Detect(ctx context.Context, o wire.HTTPOptions, step time.Duration) (Detection, error) {
