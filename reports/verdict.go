@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -133,19 +132,4 @@ func (j Judgement) failParts(strict bool) string {
 func verdictOf(run *Run, opts Options) (Judgement, RunVerdict) {
 	j := Verdict(run)
 	return j, j.Word(opts.Strict)
-}
-
-// verdictCounts is "3 failing, 2 warning, 1 error, 4 untestable checks"
-// for a headline, "" when all is clean.
-func verdictCounts(c Counts) string {
-	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{c.Fail, "failing"}, {c.Warn, "warning"}, {c.Error, "harness error"}, {c.Untestable, "untestable"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-		}
-	}
-	return strings.Join(parts, ", ")
 }

@@ -157,17 +157,6 @@ func Notification(method string, check func(params json.RawMessage) error) Alt {
 	}}
 }
 
-// Request accepts a request of method from the target (a server-to-client
-// request in the stateful era).
-func Request(method string) Alt {
-	return Alt{Desc: fmt.Sprintf("a %s request", method), On: func(f wire.Frame) (Verdict, string) {
-		if f.Kind == wire.KindMessage && f.Msg.Shape == jsonrpc.KindRequest && f.Msg.Method == method {
-			return Accepted, ""
-		}
-		return Unrelated, ""
-	}}
-}
-
 // HTTPStatus accepts the first frame of an HTTP exchange (stream) whose status
 // is one of codes; another status is a rejection, except on the events of
 // an SSE response stream and on an HTTP+SSE acknowledgement (wire.Frame.Ack),

@@ -100,11 +100,10 @@ func IsRequest(m jsonrpc.Message) bool {
 //
 // Concurrency: not safe for concurrent use.
 type RequestIDs struct {
-	from    spec.Direction
-	seen    map[jsonrpc.ID]bool
-	open    map[jsonrpc.ID]bool
-	max     int
-	counted int
+	from spec.Direction
+	seen map[jsonrpc.ID]bool
+	open map[jsonrpc.ID]bool
+	max  int
 }
 
 // NewRequestIDs returns a ledger of the request ids of the peer that sends
@@ -118,12 +117,8 @@ func NewRequestIDs(from spec.Direction, max int) *RequestIDs {
 	return &RequestIDs{from: from, seen: map[jsonrpc.ID]bool{}, open: map[jsonrpc.ID]bool{}, max: max}
 }
 
-// Counted is how many requests were judged.
-func (l *RequestIDs) Counted() int { return l.counted }
-
 // Request judges the id of m, a request (see IsRequest), in version v.
 func (l *RequestIDs) Request(v spec.Version, m jsonrpc.Message) (Breach, bool) {
-	l.counted++
 	switch {
 	case m.IDNull:
 		return breach(v, "request/id-null", "a request id is not null", excerpt(m.Raw), ReqIDNotNull), true

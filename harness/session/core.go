@@ -647,10 +647,4 @@ func (c *core) strayResponse(id jsonrpc.ID) func(wire.Frame) string {
 	}
 }
 
-// isHTTP reports whether the session speaks streamable HTTP.
-func (c *core) isHTTP() bool {
-	_, ok := c.raw.(headerPoster)
-	return ok
-}
-
 func (c *core) finding(f Finding) { c.val.add(f) }

@@ -162,9 +162,6 @@ func (s *Server) Issued() int {
 	return s.issued
 }
 
-// Issuer returns the issuer identifier.
-func (s *Server) Issuer() string { return s.opts.Issuer }
-
 // JWKS returns the public key set document.
 func (s *Server) JWKS() []byte {
 	b, _ := json.Marshal(map[string]any{"keys": []jwk{s.key.public()}})

@@ -89,19 +89,6 @@ func (f *fakeConn) sent(method string) []jsonrpc.Message {
 	return out
 }
 
-// sentResponses returns the responses the client sent (to server requests).
-func (f *fakeConn) sentResponses() []jsonrpc.Message {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []jsonrpc.Message
-	for _, m := range f.seen {
-		if m.Shape.IsResponse() {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // waitFor waits until the client has sent a message for which match is
 // true, and returns it.
 func (f *fakeConn) waitFor(t *testing.T, what string, match func(jsonrpc.Message) bool) jsonrpc.Message {

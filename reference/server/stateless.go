@@ -20,17 +20,6 @@ var removedStateless = map[string]bool{
 	spec.MethodTasksGet: true, spec.MethodTasksResult: true, spec.MethodTasksList: true, spec.MethodTasksCancel: true,
 }
 
-// StatelessVersion returns the stateless protocol version a message's
-// params._meta names, or "" when it names none (or a stateful one).
-func StatelessVersion(raw []byte) string {
-	msg := jsonrpc.Decode(raw)
-	v, ok := metaVersion(msg.Params)
-	if !ok || spec.Version(v).Era() != spec.Stateless {
-		return ""
-	}
-	return v
-}
-
 // metaVersion returns params._meta's protocolVersion.
 func metaVersion(params json.RawMessage) (string, bool) {
 	var base struct {

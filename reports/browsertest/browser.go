@@ -162,19 +162,6 @@ func tail(s string) string {
 	return s
 }
 
-// DumpDOM loads page, lets its scripts run (a virtual time budget of 5 s)
-// and returns the serialized DOM.
-func (b *Browser) DumpDOM(ctx context.Context, page string) (string, error) {
-	out, err := b.run(ctx, page, "--virtual-time-budget=5000", "--dump-dom")
-	if err != nil {
-		return "", err
-	}
-	if len(bytes.TrimSpace(out)) == 0 {
-		return "", fmt.Errorf("%s printed no DOM for %s", b.Path, page)
-	}
-	return string(out), nil
-}
-
 // Screenshot renders page at width×height CSS pixels into the PNG file
 // png, after the page's scripts ran.
 func (b *Browser) Screenshot(ctx context.Context, page, png string, width, height int) error {
@@ -182,14 +169,6 @@ func (b *Browser) Screenshot(ctx context.Context, page, png string, width, heigh
 		return err
 	}
 	return nonEmpty(png)
-}
-
-// PrintPDF prints page to the PDF file pdf, as a reader printing it would.
-func (b *Browser) PrintPDF(ctx context.Context, page, pdf string) error {
-	if _, err := b.run(ctx, page, "--virtual-time-budget=5000", "--no-pdf-header-footer", "--print-to-pdf="+pdf); err != nil {
-		return err
-	}
-	return nonEmpty(pdf)
 }
 
 // Shots are the files one start of the browser writes besides the DOM

@@ -39,9 +39,6 @@ func Register(defs ...Def) bool { return registry.Register(defs...) }
 // the registry.
 func Checks() []Def { return registry.Checks() }
 
-// Lookup returns the registered check with the ID id.
-func Lookup(id string) (Def, bool) { return registry.Lookup(id) }
-
 // CheckedRequirements maps each requirement ID to the checks citing it.
 func CheckedRequirements() map[string][]string { return registry.CheckedRequirements() }
 

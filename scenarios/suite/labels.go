@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -153,19 +152,6 @@ func Mode(m string) string {
 		panic(fmt.Sprintf("scenarios: Mode(%q): use active or passive", m))
 	}
 	return label(kindMode, m)
-}
-
-// KnownLabels lists every label handed out so far, sorted (for --help and
-// tests).
-func KnownLabels() []string {
-	labelMu.Lock()
-	defer labelMu.Unlock()
-	out := make([]string, 0, len(labelSeen))
-	for l := range labelSeen {
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // ParseLabelFilter compiles a --label-filter expression (Ginkgo's label

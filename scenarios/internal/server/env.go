@@ -628,14 +628,6 @@ func (t *T) Transport() wire.Transport { return t.vr.r.transport }
 // Stdio reports whether the target is a stdio command.
 func (t *T) Stdio() bool { return t.vr.r.transport == "stdio" }
 
-// Caps are the capabilities the server declared in this version (initialize
-// result or server/discover).
-func (t *T) Caps() mcp.ServerCapabilities { return t.vr.caps }
-
-// InitializeResult is the initialize result of the version's probe (nil in
-// the stateless era or when the handshake failed).
-func (t *T) InitializeResult() *mcp.InitializeResult { return t.vr.initRes }
-
 // DiscoverResult is the server/discover result of the version's probe (nil
 // in the stateful era or when it failed).
 func (t *T) DiscoverResult() *mcp.DiscoverResult { return t.vr.discov }

@@ -252,15 +252,6 @@ func otherPost(post string, f wire.Frame) bool {
 // idless reports a response without a usable id (absent or null).
 func idless(f wire.Frame) bool { return IsResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull) }
 
-// othersText renders frames for an Actual text.
-func othersText(fs []wire.Frame) string {
-	var s []string
-	for _, f := range fs {
-		s = append(s, f.Describe())
-	}
-	return strings.Join(s, "; ")
-}
-
 // emptyObject reports whether raw is {} or holds only _meta.
 func emptyObject(raw json.RawMessage) (bool, string) {
 	var m map[string]json.RawMessage
@@ -278,9 +269,6 @@ func emptyObject(raw json.RawMessage) (bool, string) {
 	}
 	return true, ""
 }
-
-// replyText says what a reply was, for Saw.
-func replyText(r session.Reply) string { return r.Describe() }
 
 // ErrorCodeOf returns the error code of an error response frame.
 func ErrorCodeOf(f wire.Frame) (int64, bool) {

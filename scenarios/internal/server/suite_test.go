@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -174,14 +173,4 @@ func expectOutcome(t *testing.T, res Result, check string, v spec.Version, want 
 		return c, false
 	}
 	return c, true
-}
-
-var _ = strings.Contains
-
-func versions(vs ...string) []spec.Version {
-	var out []spec.Version
-	for _, v := range vs {
-		out = append(out, spec.Version(v))
-	}
-	return out
 }

@@ -185,21 +185,6 @@ func (g *argGen) next() bool {
 	return false
 }
 
-// featuresGenerate makes one small value meant to satisfy schema (the
-// first candidate of the generator; featuresArgs validates and tries the
-// others).
-func featuresGenerate(raw json.RawMessage, depth int) any {
-	g := &argGen{root: raw}
-	return g.value(raw, depth)
-}
-
-// featuresArgs generates arguments for a tool from its inputSchema and
-// checks them against it; ok is false when no conforming value was found.
-func featuresArgs(tl mcp.Tool) (json.RawMessage, bool) {
-	b, why := featuresArgsWhy(tl)
-	return b, why == ""
-}
-
 // featuresArgsWhy is featuresArgs saying why no arguments could be
 // generated ("" when they were).
 func featuresArgsWhy(tl mcp.Tool) (json.RawMessage, string) {

@@ -306,12 +306,6 @@ func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
 	return out
 }
 
-// toolCallable reports whether a check may call tl (plainly, with
-// plainOnly).
-func (t *T) toolCallable(tl mcp.Tool, plainOnly bool) bool {
-	return t.toolPolicy().Decide(tl).Call && (!plainOnly || PlainCall(tl))
-}
-
 // toolsSkipped says which of tools (those a check would call: filter
 // keeps them) the policy's tier left out and why, as an untestable
 // reason would ("policy readonly skipped 3 tools not annotated
