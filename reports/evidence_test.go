@@ -218,3 +218,87 @@ func TestTidyRoundsDurations(t *testing.T) {
 		t.Errorf("silence windows print unrounded durations: %s", got)
 	}
 }
+
+// TestEvidenceAfterCountsTheEventsLeftOut: After is the number of
+// transcript events that follow the last one an excerpt shows: the
+// connection's closing and what came after the verdict when EvidenceOf
+// leaves them out, none when a short transcript is shown whole, and the
+// whole transcript when no event is shown. With Skipped and the events
+// shown it accounts for every event of the transcript.
+func TestEvidenceAfterCountsTheEventsLeftOut(t *testing.T) {
+	if got := (Evidence{Total: 5}).After(); got != 5 {
+		t.Errorf("an excerpt showing none of 5 events: After() = %d, want 5", got)
+	}
+	if got := EvidenceOf(Check{ID: "ping/empty-result", Outcome: Fail}).After(); got != 0 {
+		t.Errorf("the excerpt of an empty transcript: After() = %d, want 0", got)
+	}
+	closing := []WireEvent{
+		{Offset: at(900), Direction: Received, Conn: 6, Note: "end"},
+		{Offset: at(901), Direction: Note, Conn: 6, Note: "the target process exited with status 0"},
+	}
+	deletes := []WireEvent{
+		{Offset: at(900), Direction: Sent, HTTP: &HTTPInfo{Method: "DELETE", URL: "http://x/mcp"}},
+		{Offset: at(901), Direction: Received, HTTP: &HTTPInfo{Status: 200}},
+		{Offset: at(902), Direction: Sent, HTTP: &HTTPInfo{Method: "DELETE", URL: "http://x/mcp"}},
+		{Offset: at(903), Direction: Received, HTTP: &HTTPInfo{Status: 200}},
+	}
+	pings := func(conn, n int) []WireEvent {
+		var out []WireEvent
+		for i := 0; i < n; i++ {
+			out = append(out, ev(100+i, Sent, conn, `{"jsonrpc":"2.0","id":`+string(rune('a'+i))+`0,"method":"ping"}`))
+		}
+		return out
+	}
+	judged := []WireEvent{
+		ev(400, Sent, 6, `{"jsonrpc":"2.0","id":22,"method":"logging/setLevel","params":{"level":"bogus"}}`),
+		ev(410, Received, 6, `{"jsonrpc":"2.0","id":22,"error":{"code":-32603,"message":"no"}}`),
+	}
+	cat := func(parts ...[]WireEvent) []WireEvent {
+		var out []WireEvent
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	verdict := Check{ID: "logging/set-level-invalid", Outcome: Warn, JudgedAt: at(500),
+		Expected: "an error response to id 22 with code -32602 (InvalidParams)",
+		Actual:   "got an error response (id 22) with code -32603"}
+	cases := []struct {
+		name       string
+		transcript []WireEvent
+		after      int
+	}{
+		{"the judged answer last", cat(pings(6, 8), judged), 0},
+		{"the judged answer, then the process's exit", cat(pings(6, 8), judged, closing), len(closing)},
+		{"the judged answer, then DELETEs", cat(pings(6, 8), judged, deletes), len(deletes)},
+		{"the judged answer, then frames after the verdict and the exit", cat(pings(6, 8), judged, []WireEvent{
+			ev(600, Sent, 6, `{"jsonrpc":"2.0","id":23,"method":"ping"}`),
+			ev(601, Received, 6, `{"jsonrpc":"2.0","id":23,"result":{}}`),
+			ev(602, Sent, 6, `{"jsonrpc":"2.0","id":24,"method":"ping"}`),
+		}, closing), 3 + len(closing)},
+		{"a short transcript, shown whole", judged, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := verdict
+			c.Transcript = tc.transcript
+			e := EvidenceOf(c)
+			if len(e.Events) == 0 || e.Total != len(tc.transcript) {
+				t.Fatalf("the excerpt shows %d of %d events, want some of %d:\n%s", len(e.Events), e.Total, len(tc.transcript), evidenceText(e))
+			}
+			if last := e.Events[len(e.Events)-1]; last.Raw != judged[1].Raw {
+				t.Fatalf("the excerpt ends with %q, not the judged answer:\n%s", last.Raw, evidenceText(e))
+			}
+			if got := e.After(); got != tc.after {
+				t.Errorf("After() = %d, want %d: the events after the judged answer\n%s", got, tc.after, evidenceText(e))
+			}
+			shown := e.After() + len(e.Events)
+			for i := range e.Events {
+				shown += e.Skipped(i)
+			}
+			if shown != e.Total {
+				t.Errorf("skipped, shown and After() add up to %d events, the transcript has %d", shown, e.Total)
+			}
+		})
+	}
+}
