@@ -428,21 +428,9 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "server-request-id-reused", Version: spec.V20251125, Also: []string{"sampling/tool-loop-balance"}, Want: reports.Fail}},
 		Body: func(t *T) {
 			obs, _ := t.Observed()
-			ledgers := map[int]*rules.RequestIDs{}
-			n := 0
-			for _, o := range obs {
-				if o.Kind != wire.KindMessage || !rules.IsRequest(o.Msg) {
-					continue
-				}
-				n++
-				l := ledgers[o.Conn]
-				if l == nil {
-					l = rules.NewRequestIDs(spec.ServerToClient, 0)
-					ledgers[o.Conn] = l
-				}
-				if b, broke := l.Request(t.Version(), o.Msg); broke {
-					t.Breach(b)
-				}
+			n, breaches := serverRequestIDs(t.Version(), obs)
+			for _, b := range breaches {
+				t.Breach(b)
 			}
 			if n == 0 {
 				t.NotApplicable("the server sent no request to the client in this run, so there were no request ids to judge")
@@ -750,4 +738,45 @@ func (t *T) stdioGaveUp(r session.Reply) bool {
 	t.Saw("after that input the server stopped answering (%s); a client must not write it to a stdio server, so nothing more is owed", r.Describe())
 	t.Pass()
 	return true
+}
+
+// serverRequestIDs judges the ids of the requests the server sent, per
+// connection, and returns how many requests it judged and the breaches.
+// An SSE event delivered again under its event ID (a resumed stream
+// replays what it had sent) is the same request once more, not a second
+// request under a used id: it is passed over. Whether a replay belongs
+// on the resumed stream is transport-http/resume-same-stream's to judge.
+func serverRequestIDs(v spec.Version, obs []Observation) (int, []rules.Breach) {
+	type event struct {
+		conn int
+		id   string
+	}
+	ledgers := map[int]*rules.RequestIDs{}
+	delivered := map[event][]byte{}
+	n := 0
+	var out []rules.Breach
+	for _, o := range obs {
+		if o.Kind != wire.KindMessage || !rules.IsRequest(o.Msg) {
+			continue
+		}
+		if o.HasEventID && o.EventID != "" {
+			e := event{o.Conn, o.EventID}
+			if raw, again := delivered[e]; again && bytes.Equal(raw, o.Raw) {
+				continue
+			}
+			if len(delivered) < maxLedgerEntries {
+				delivered[e] = o.Raw
+			}
+		}
+		n++
+		l := ledgers[o.Conn]
+		if l == nil {
+			l = rules.NewRequestIDs(spec.ServerToClient, 0)
+			ledgers[o.Conn] = l
+		}
+		if b, broke := l.Request(v, o.Msg); broke {
+			out = append(out, b)
+		}
+	}
+	return n, out
 }
