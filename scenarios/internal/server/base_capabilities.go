@@ -24,7 +24,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "undeclared-input-kinds", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_elicitation", "test_input_required_result_sampling", "test_input_required_result_list_roots"}
-			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that asks for input ("+strings.Join(names, ", ")+")", names...)) {
+			if !t.RequireFixture(hasAny(t, names...), fixtureWhy(t, "the target offers no tool that asks for input ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Fresh()

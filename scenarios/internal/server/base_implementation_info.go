@@ -34,7 +34,7 @@ type infoView struct {
 }
 
 // infoLook fetches the view under a clientInfo (nil: the session's own).
-func (t *T) infoLook(c *Conn, info *mcp.Implementation) (infoView, error) {
+func infoLook(t *T, c *Conn, info *mcp.Implementation) (infoView, error) {
 	v := infoView{lists: map[string][]string{}}
 	withInfo := func(p map[string]any) map[string]any {
 		if info != nil {
@@ -114,12 +114,12 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "client-info-dependent", Version: spec.V20260728, Want: reports.Warn}},
 		Body: func(t *T) {
 			c := t.Session()
-			own, err := t.infoLook(c, nil)
+			own, err := infoLook(t, c, nil)
 			if err != nil {
 				t.Untestable("could not take the first view: " + err.Error())
 				return
 			}
-			alt, err := t.infoLook(c, &infoAltClient)
+			alt, err := infoLook(t, c, &infoAltClient)
 			if err != nil {
 				t.Untestable(fmt.Sprintf("could not take the view as %s: %s", infoAltClient.Name, err))
 				return

@@ -115,10 +115,10 @@ var _ = Register(
 				expect.Error(jsonrpc.StringID("mcpcheck-parse-1"), jsonrpc.ParseError),
 				expect.Silence("no answer (JSON-RPC has no id to answer an unreadable message with)"),
 			}, t.httpRefusal(st)...)
-			if !t.judgeBadInput(s, alts) {
+			if !judgeBadInput(t, s, alts) {
 				return
 			}
-			if r := Sentinel(t.Ctx, s); !r.OK() && !t.stdioGaveUp(r) {
+			if r := Sentinel(t.Ctx, s); !r.OK() && !stdioGaveUp(t, r) {
 				t.Fail("the server keeps serving after a line of invalid JSON: "+SentinelMethod(t.Version())+" is answered", r.Describe())
 			}
 		},
@@ -139,10 +139,10 @@ var _ = Register(
 				expect.ErrorWithoutID(jsonrpc.InvalidRequest),
 				expect.Silence("no answer"),
 			}, t.httpRefusal(st)...)
-			if !t.judgeBadInput(s, alts) {
+			if !judgeBadInput(t, s, alts) {
 				return
 			}
-			if r := Sentinel(t.Ctx, s); !r.OK() && !t.stdioGaveUp(r) {
+			if r := Sentinel(t.Ctx, s); !r.OK() && !stdioGaveUp(t, r) {
 				t.Fail("the server keeps serving after an invalid request object", r.Describe())
 			}
 		},
@@ -194,10 +194,10 @@ var _ = Register(
 			if t.Stdio() {
 				req = "transport-stdio.stdout.only-mcp-messages"
 			}
-			if !t.judgeBadInputAs(s, alts, req) {
+			if !judgeBadInputAs(t, s, alts, req) {
 				return
 			}
-			if r := Sentinel(t.Ctx, s); !r.OK() && !t.stdioGaveUp(r) {
+			if r := Sentinel(t.Ctx, s); !r.OK() && !stdioGaveUp(t, r) {
 				t.Violation(req, "the server keeps serving after a batch", r.Describe())
 			}
 		},
@@ -278,7 +278,7 @@ var _ = Register(
 				{"notifications/mcpcheck/unknown", `{"jsonrpc":"2.0","method":"notifications/mcpcheck/unknown","params":{}}`},
 				{"notifications/cancelled", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpcheck-never-sent"}}`},
 			} {
-				st := t.sendNotification(c, n.method, []byte(n.raw))
+				st := sendNotification(t, c, n.method, []byte(n.raw))
 				if t.Transport() == "streamable" {
 					refusals[st] = true
 				}
@@ -650,7 +650,7 @@ func NonEmpty(s, def string) string {
 // conformant client does: on 2026-07-28 streamable HTTP with the request
 // metadata headers (MCP-Protocol-Version, Mcp-Method) that every POST
 // carries, elsewhere as SendLine.
-func (t *T) sendNotification(c *Conn, method string, raw []byte) string {
+func sendNotification(t *T, c *Conn, method string, raw []byte) string {
 	h := c.Conn.HTTP()
 	if c.Stateless == nil || h == nil {
 		return t.SendLine(c.S(), raw)
@@ -706,13 +706,13 @@ func transportRefusal(f wire.Frame) bool {
 // message and judges it; it reports whether the check goes on. On stdio
 // the client must not send such input at all, so a server that closes
 // stdout on it owes nothing more: the check passes there.
-func (t *T) judgeBadInput(s Sess, alts []expect.Alt) bool {
-	return t.judgeBadInputAs(s, alts, "")
+func judgeBadInput(t *T, s Sess, alts []expect.Alt) bool {
+	return judgeBadInputAs(t, s, alts, "")
 }
 
 // judgeBadInputAs is judgeBadInput whose mismatch breaks req alone ("":
 // every requirement the check cites).
-func (t *T) judgeBadInputAs(s Sess, alts []expect.Alt, req string) bool {
+func judgeBadInputAs(t *T, s Sess, alts []expect.Alt, req string) bool {
 	if t.Stdio() {
 		alts = append(alts, expect.StreamEnd(wire.StreamStdio))
 	}
@@ -731,7 +731,7 @@ func (t *T) judgeBadInputAs(s Sess, alts []expect.Alt, req string) bool {
 // stdioGaveUp reports (and notes) a stdio server that stopped answering
 // after input a client must not write to its stdin: no rule makes it
 // serve on after that.
-func (t *T) stdioGaveUp(r session.Reply) bool {
+func stdioGaveUp(t *T, r session.Reply) bool {
 	if !t.Stdio() {
 		return false
 	}

@@ -112,7 +112,7 @@ var _ = Register(
 			{Fault: "invalid-request-result", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "invalid-request-result", Version: spec.V20241105, Transport: "streamable", Want: reports.Fail},
 		},
-		Body: func(t *T) { t.badRequests(envelopeRows) },
+		Body: func(t *T) { badRequests(t, envelopeRows) },
 	},
 	Def{
 		ID: "base/invalid-ids", Isolated: true, Area: "base",
@@ -122,7 +122,7 @@ var _ = Register(
 			{Fault: "fraction-ids-truncated", Version: spec.V20251125, Want: reports.Fail},
 			{Fault: "fraction-ids-truncated", Version: spec.V20250618, Transport: "streamable", Want: reports.Fail},
 		},
-		Body: func(t *T) { t.badRequests(idRows) },
+		Body: func(t *T) { badRequests(t, idRows) },
 	},
 	Def{
 		ID: "base/id-beyond-2-53", Isolated: true, Area: "base",
@@ -132,19 +132,19 @@ var _ = Register(
 			{Fault: "ids-through-float64", Version: spec.V20251125, Want: reports.Warn},
 			{Fault: "ids-through-float64", Version: spec.V20250618, Transport: "streamable", Want: reports.Warn},
 		},
-		Body: func(t *T) { t.badRequestsAs(bigIDRows, true) },
+		Body: func(t *T) { badRequestsAs(t, bigIDRows, true) },
 	},
 )
 
 // badRequests sends each row on one session and records a violation per
 // row that was answered wrongly; it stops early when a stdio server stops
 // serving (nothing more is owed after input a client must not write).
-func (t *T) badRequests(rows []badRequest) { t.badRequestsAs(rows, false) }
+func badRequests(t *T, rows []badRequest) { badRequestsAs(t, rows, false) }
 
 // badRequestsAs is badRequests; interop makes every wrong answer an
 // interoperability warning (harness.Check.Interop) rather than a
 // violation of the requirement it breaks.
-func (t *T) badRequestsAs(rows []badRequest, interop bool) {
+func badRequestsAs(t *T, rows []badRequest, interop bool) {
 	c := t.Session()
 	t.Taint()
 	s := c.S()
@@ -185,7 +185,7 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 			// 202 with no body acknowledges the message without
 			// answering it, as for a notification or a response: no
 			// answer, which is allowed.
-			for _, a := range append(t.httpRefusal(st), t.httpAck(st)...) {
+			for _, a := range append(t.httpRefusal(st), httpAck(t, st)...) {
 				// A refusing status with a JSON-RPC body is judged by its
 				// body: a result under HTTP 400 still treats the message as
 				// a valid request.
@@ -202,14 +202,14 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 		if t.Stdio() {
 			alts = append(alts, expect.StreamEnd(wire.StreamStdio))
 		}
-		obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: t.waitFor(row)}, alts...)
+		obs := s.WaitFor(t.Ctx, expect.Options{Stream: st, Timeout: waitFor(t, row)}, alts...)
 		switch {
 		case obs.Status == expect.Aborted:
 			t.Judge(obs)
 			return
 		case t.Stdio() && obs.OK() && obs.Alt == len(alts)-1:
 			t.Saw("after the message with %s the server closed stdout; a client must not write that to a stdio server, so nothing more is owed", row.what)
-			t.settle(judged)
+			settle(t, judged)
 			return
 		case obs.OK():
 			judged++
@@ -229,7 +229,7 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 			}
 		}
 		if r := Sentinel(t.Ctx, s); !r.OK() {
-			if t.stdioGaveUp(r) {
+			if stdioGaveUp(t, r) {
 				return
 			}
 			what, got := fmt.Sprintf("the server keeps serving after a message with %s: %s is answered", row.what, sentinel), r.Describe()
@@ -241,12 +241,12 @@ func (t *T) badRequestsAs(rows []badRequest, interop bool) {
 			return
 		}
 	}
-	t.settle(judged)
+	settle(t, judged)
 }
 
 // waitFor is how long a row waits: a valid request the step timeout, an
 // invalid one the quiet window (silence is an answer there).
-func (t *T) waitFor(row badRequest) time.Duration {
+func waitFor(t *T, row badRequest) time.Duration {
 	if row.valid {
 		return t.StepTimeout()
 	}
@@ -255,7 +255,7 @@ func (t *T) waitFor(row badRequest) time.Duration {
 
 // settle passes the check when rows were judged without a violation
 // (violations already decide the outcome).
-func (t *T) settle(judged int) {
+func settle(t *T, judged int) {
 	if judged == 0 {
 		t.Untestable("no message of the table could be judged")
 		return
@@ -395,7 +395,7 @@ func sameJSON(a, b string) bool {
 
 // httpAck accepts, on streamable HTTP, the exchange st ending in 202 Accepted with
 // no JSON-RPC answer.
-func (t *T) httpAck(st string) []expect.Alt {
+func httpAck(t *T, st string) []expect.Alt {
 	if t.Transport() != "streamable" {
 		// On HTTP+SSE 202 is every POST's receipt; the answer follows on
 		// the event stream.

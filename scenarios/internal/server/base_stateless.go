@@ -26,7 +26,7 @@ const UnknownVersion = "2099-12-31"
 
 // statelessRaw sends method with params (no _meta added) and headers h
 // (on HTTP; ignored on stdio) and returns the id and stream.
-func (t *T) statelessRaw(c *Conn, method string, params json.RawMessage, h http.Header) (jsonrpc.ID, string) {
+func statelessRaw(t *T, c *Conn, method string, params json.RawMessage, h http.Header) (jsonrpc.ID, string) {
 	id := c.Stateless.NextID()
 	st, err := c.Stateless.RequestRaw(t.Ctx, id, method, params, h)
 	t.Must(err)
@@ -40,7 +40,7 @@ func (t *T) StatelessRequest(c *Conn, method string, params any, edit func(http.
 	if edit != nil {
 		edit(h)
 	}
-	return t.statelessRaw(c, method, p, h)
+	return statelessRaw(t, c, method, p, h)
 }
 
 // statelessNoCapabilities are the params of a tools/call of name without
@@ -62,7 +62,7 @@ var _ = Register(
 				return
 			}
 			_, h := t.StatelessParams(c, spec.MethodToolsList, nil)
-			id, st := t.statelessRaw(c, spec.MethodToolsList, json.RawMessage(`{}`), h)
+			id, st := statelessRaw(t, c, spec.MethodToolsList, json.RawMessage(`{}`), h)
 			t.Judge(t.AnswerOn(c.S(), st, expect.WithStatus(expect.Error(id, jsonrpc.InvalidParams), http.StatusBadRequest)))
 		},
 	},
@@ -130,7 +130,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			params := map[string]any{"name": name, "arguments": map[string]any{}}
-			obs := t.mrtrCall(c.S(), params, "an input_required result", nil)
+			obs := mrtrCall(t, c.S(), params, "an input_required result", nil)
 			if !obs.OK() {
 				t.Untestable("the fixture " + name + " did not answer: " + obs.Actual)
 				return
@@ -167,16 +167,16 @@ var _ = Register(
 				}
 			}
 			c := t.Session()
-			a, ok := t.mrtrRound1(c, names[0])
+			a, ok := mrtrRound1(t, c, names[0])
 			if !ok {
 				return
 			}
-			b, ok := t.mrtrRound1(c, names[1])
+			b, ok := mrtrRound1(t, c, names[1])
 			if !ok {
 				return
 			}
 			for _, p := range []map[string]any{b, a} { // finish the later one first
-				obs := t.mrtrCall(c.S(), p, "a complete result", mrtrComplete)
+				obs := mrtrCall(t, c.S(), p, "a complete result", mrtrComplete)
 				if !obs.OK() {
 					t.Saw("round 2 of %v", p["name"])
 					t.Judge(obs)

@@ -19,7 +19,7 @@ import (
 
 // cancelSend sends notifications/cancelled with params (the era's _meta
 // added in 2026-07-28, where only stdio carries the notification).
-func (t *T) cancelSend(c *Conn, params map[string]any) {
+func cancelSend(t *T, c *Conn, params map[string]any) {
 	if c.Stateful != nil {
 		_, err := c.Stateful.Notify(t.Ctx, spec.MethodCancelled, params)
 		t.Must(err)
@@ -34,7 +34,7 @@ func (t *T) cancelSend(c *Conn, params map[string]any) {
 
 // cancelQuiet judges that nothing answers the cancellation and that the
 // session still serves.
-func (t *T) cancelQuiet(c *Conn, what string) bool {
+func cancelQuiet(t *T, c *Conn, what string) bool {
 	s := c.S()
 	obs := t.WaitQuiet(s, "no response to the notifications/cancelled ("+what+")", func(f wire.Frame) bool {
 		return IsResponse(f) && (f.Msg.IDAbsent || f.Msg.IDNull)
@@ -54,7 +54,7 @@ func (t *T) cancelQuiet(c *Conn, what string) bool {
 // cancelEraOK makes the check n/a where a client-sent notifications/cancelled
 // cannot be tested: 2026-07-28 over HTTP, where closing the response stream
 // is the cancellation.
-func (t *T) cancelEraOK() bool {
+func cancelEraOK(t *T) bool {
 	return t.Require(t.Version().Era() == spec.Stateful || t.Stdio(), "in 2026-07-28 over HTTP a request is cancelled by closing its response stream; there is no notification to send")
 }
 
@@ -66,13 +66,13 @@ var _ = Register(
 		Requirements: []string{"cancellation.invalid.ignored"},
 		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			if !t.cancelEraOK() {
+			if !cancelEraOK(t) {
 				return
 			}
 			c := t.Session()
-			t.cancelSend(c, map[string]any{"requestId": "mcpcheck-never-sent-7f3a", "reason": "mcpcheck: unknown id"})
-			t.cancelSend(c, map[string]any{"reason": "mcpcheck: no requestId"})
-			if !t.cancelQuiet(c, "a cancellation of an unknown request id and one without a requestId") {
+			cancelSend(t, c, map[string]any{"requestId": "mcpcheck-never-sent-7f3a", "reason": "mcpcheck: unknown id"})
+			cancelSend(t, c, map[string]any{"reason": "mcpcheck: no requestId"})
+			if !cancelQuiet(t, c, "a cancellation of an unknown request id and one without a requestId") {
 				return
 			}
 			t.Saw("both cancellations dropped silently; the session still answers")
@@ -86,7 +86,7 @@ var _ = Register(
 		Requirements: []string{"cancellation.race.handled-gracefully", "cancellation.invalid.ignored"},
 		Proofs:       []Proof{{Fault: "stale-cancel-answered", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
-			if !t.cancelEraOK() {
+			if !cancelEraOK(t) {
 				return
 			}
 			var c *Conn
@@ -101,7 +101,7 @@ var _ = Register(
 				_, err := c.Stateful.Initialized(t.Ctx)
 				t.Must(err)
 				done = r.ID
-				t.cancelSend(c, map[string]any{"requestId": done, "reason": "mcpcheck: initialize already answered"})
+				cancelSend(t, c, map[string]any{"requestId": done, "reason": "mcpcheck: initialize already answered"})
 			} else {
 				c = t.Session()
 			}
@@ -110,8 +110,8 @@ var _ = Register(
 				t.Error(fmt.Errorf("%s failed: %s", SentinelMethod(t.Version()), r.Describe()))
 				return
 			}
-			t.cancelSend(c, map[string]any{"requestId": r.ID, "reason": "mcpcheck: already answered"})
-			if !t.cancelQuiet(c, "cancellations of answered requests (initialize included in the stateful era)") {
+			cancelSend(t, c, map[string]any{"requestId": r.ID, "reason": "mcpcheck: already answered"})
+			if !cancelQuiet(t, c, "cancellations of answered requests (initialize included in the stateful era)") {
 				return
 			}
 			t.Saw("cancellations of answered requests were dropped; the session still answers")
@@ -125,7 +125,7 @@ var _ = Register(
 		Requirements: []string{"cancellation.receiver.stop-and-stay-silent", "cancellation.server.stop-and-stay-silent", "cancellation.transport.no-messages-after-cancel"},
 		Proofs:       []Proof{{Fault: "respond-after-cancel", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			if !t.cancelEraOK() {
+			if !cancelEraOK(t) {
 				return
 			}
 			if _, ok := t.RequireTool("ref_slow"); !ok {

@@ -20,9 +20,9 @@ var completionVar = regexp.MustCompile(`\{[+#./;?&]?([A-Za-z0-9_]+)`)
 // completionRef finds something to complete: a prompt argument, else a
 // variable of a resource template. ok is false when the server offers
 // neither.
-func (t *T) completionRef(s Sess) (ref map[string]any, arg string, ok bool) {
+func completionRef(t *T, s Sess) (ref map[string]any, arg string, ok bool) {
 	if t.HasCapability("prompts") {
-		ps, _ := t.promptsListed(s)
+		ps, _ := promptsListed(t, s)
 		for _, p := range ps {
 			if len(p.Arguments) > 0 {
 				return map[string]any{"type": "ref/prompt", "name": p.Name}, p.Arguments[0].Name, true
@@ -42,7 +42,7 @@ func (t *T) completionRef(s Sess) (ref map[string]any, arg string, ok bool) {
 
 // completionAsk asks completion/complete on c for argument "x" (value "")
 // of ref.
-func (t *T) completionAsk(c *Conn, ref map[string]any) (jsonrpc.ID, string) {
+func completionAsk(t *T, c *Conn, ref map[string]any) (jsonrpc.ID, string) {
 	return t.Ask(c, spec.MethodCompletionComplete, map[string]any{"ref": ref, "argument": map[string]any{"name": "x", "value": ""}})
 }
 
@@ -58,7 +58,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			s := c.S()
-			ref, arg, ok := t.completionRef(s)
+			ref, arg, ok := completionRef(t, s)
 			if !t.RequireFixture(ok, "the server offers no prompt argument or resource template variable to complete") {
 				return
 			}
@@ -102,7 +102,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_no_such_prompt_7f3a"})
+			id, st := completionAsk(t, c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_no_such_prompt_7f3a"})
 			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.InvalidParams)))
 		},
 	},
@@ -116,7 +116,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, st := t.completionAsk(c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"})
+			id, st := completionAsk(t, c, map[string]any{"type": "ref/prompt", "name": "mcpcheck_probe"})
 			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id, jsonrpc.MethodNotFound)))
 		},
 	},
@@ -130,7 +130,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			id, st := t.completionAsk(c, map[string]any{"type": "ref/mcpcheck-bogus", "name": "x"})
+			id, st := completionAsk(t, c, map[string]any{"type": "ref/mcpcheck-bogus", "name": "x"})
 			t.Expect("implementations validate completion inputs: a reference type MCP does not define is refused")
 			t.Judge(t.AnswerOn(c.S(), st, expect.Error(id)))
 		},

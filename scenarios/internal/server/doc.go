@@ -114,12 +114,12 @@
 //   - version support: checks are n/a when the server does not speak the
 //     version, unless Def.Unsupported (negotiation checks).
 //   - tool calls: a check that calls the target's tools black-box picks
-//     them with t.toolsCallable and their arguments with t.toolArgs or
-//     t.toolArgSets (the run's tool policy, --call-tools and --tool-args;
-//     tools_policy.go), never by annotations of its own, and says what the
-//     policy left out with t.policyReason or t.toolsSkipped (untestable,
-//     never pass); fixtures named by the suites (test_*, ref_*) are called
-//     whatever the policy.
+//     them with t.CallableTools and their arguments with t.ToolArgs or
+//     toolArgSets(t, tool) (the run's tool policy, --call-tools and
+//     --tool-args; tools_policy.go), never by annotations of its own, and
+//     says what the policy left out with t.PolicyReason or toolsSkipped
+//     (untestable, never pass); fixtures named by the suites (test_*,
+//     ref_*) are called whatever the policy.
 //
 // 4. Sessions: t.Session() borrows an initialized (2024-11-05..2025-11-25)
 // or discovered (2026-07-28) session; call t.Taint() when the check leaves
@@ -147,7 +147,7 @@
 // 6. Passive checks (Def.Passive) read t.Observed() (every frame of the
 // version, with the method each response answers) and t.SessionFindings()
 // (schema violations, undeclared capabilities) and end n/a when there was
-// nothing to judge; t.judgeObserved holds every observation of one kind
+// nothing to judge; t.JudgeObserved holds every observation of one kind
 // to a rule that way. Each observation also carries its session's context
 // (passive_session.go): Observation.Session, what the client of its
 // connection declared in initialize and what the server declared to it,
@@ -155,11 +155,11 @@
 // session sent (its request's stream, an earlier answer, the state of a
 // progress token or a subscription, the request a log message can belong
 // to). Judge unprompted traffic against them, never against the run's
-// defaults, and end with t.observedUnjudged, which says untestable when
+// defaults, and end with t.ObservedUnjudged, which says untestable when
 // frames were dropped over the run's bounds.
 //
 // 7. Coverage: a wire-testable server MUST/SHOULD with no check gets an
-// entry in Exclusions with the reason (exclude, from the area file's
+// entry in Exclusions with the reason (Exclude, from the area file's
 // init), or stays missing in `mcpcheck spec coverage`. Raise coverageFloor in registry_test.go when coverage grows.
 //
 // 8. Prove it fires: when the reference server has a fault switch for the
@@ -167,4 +167,10 @@
 // Def's Proofs (fault, version, transport, the outcome it must give);
 // TestProofs runs each proof against the faulty server and checks the
 // outcome and its evidence.
+//
+// 9. Helpers: T's methods are the core every area uses (sessions,
+// verdicts, the tool policy, waits). A helper one area needs is a function
+// of that area taking the T (toolsVerdict(t, ...) in tools_results.go,
+// subsListen(t, ...) in subscriptions.go), in the area's file or, for the
+// areas with a directory (tasks, transport, authorization), in its package.
 package server

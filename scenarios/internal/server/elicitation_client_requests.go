@@ -25,16 +25,16 @@ var _ = Register(
 		Requirements: []string{"elicitation.capability.server-respects-modes"},
 		Proofs:       []Proof{{Fault: "elicit-url-undeclared", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
-			if !t.RequireFixture(t.hasAny("ref_elicit_url", "test_elicitation"), t.fixtureWhy("the target offers no elicitation trigger (ref_elicit_url, test_elicitation)", "ref_elicit_url", "test_elicitation")) {
+			if !t.RequireFixture(hasAny(t, "ref_elicit_url", "test_elicitation"), fixtureWhy(t, "the target offers no elicitation trigger (ref_elicit_url, test_elicitation)", "ref_elicit_url", "test_elicitation")) {
 				return
 			}
 			caps := session.DefaultCapabilities(t.Version())
 			caps.Elicitation = &mcp.ElicitationCapability{Form: mcp.Present()}
-			s, ok := t.clientSession(caps, false)
+			s, ok := clientSession(t, caps, false)
 			if !ok {
 				return
 			}
-			reqs, _ := t.clientRun(s, "ref_elicit_url", "test_elicitation")
+			reqs, _ := clientRun(t, s, "ref_elicit_url", "test_elicitation")
 			for _, r := range reqs {
 				if r.Frame.Msg.Method != spec.MethodElicitationCreate {
 					continue
@@ -55,12 +55,12 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "elicit-url-invalid", Version: spec.V20251125, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums", "ref_elicit_url"}
-			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no elicitation trigger ("+strings.Join(names, ", ")+")", names...)) {
+			if !t.RequireFixture(hasAny(t, names...), fixtureWhy(t, "the target offers no elicitation trigger ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Session()
 			t.transportGetStream(c)
-			reqs, _ := t.clientRun(c.Stateful, names...)
+			reqs, _ := clientRun(t, c.Stateful, names...)
 			n := 0
 			for _, r := range reqs {
 				if r.Frame.Msg.Method != spec.MethodElicitationCreate {

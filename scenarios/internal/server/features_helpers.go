@@ -42,7 +42,7 @@ func (t *T) Tool(name string) (mcp.Tool, bool) {
 // fixtureWhy is the untestable reason of a check that found none of the
 // fixtures names it can call: why, and, when the target lists some of
 // them that the tool policy left out, which and the flag that calls them.
-func (t *T) fixtureWhy(why string, names ...string) string {
+func fixtureWhy(t *T, why string, names ...string) string {
 	tools, _ := t.Tools()
 	want := map[string]bool{}
 	for _, n := range names {
@@ -74,7 +74,7 @@ func (t *T) fixtureWhy(why string, names ...string) string {
 // that name that the tool policy does not let mcpcheck call, and reports
 // whether it did (a name the target does not list is not refused: calling
 // it shows how the server answers an unknown tool).
-func (t *T) toolRefused(name string) bool {
+func toolRefused(t *T, name string) bool {
 	tools, _ := t.Tools()
 	for _, tl := range tools {
 		if tl.Name != name {
@@ -90,7 +90,7 @@ func (t *T) toolRefused(name string) bool {
 
 // featuresFirstTool returns the first listed tool among names (fixtures in
 // order of preference).
-func (t *T) featuresFirstTool(names ...string) (mcp.Tool, bool) {
+func featuresFirstTool(t *T, names ...string) (mcp.Tool, bool) {
 	for _, n := range names {
 		if tl, ok := t.Tool(n); ok {
 			return tl, true
@@ -156,7 +156,7 @@ func (t *T) CallTool(s Sess, name string, args json.RawMessage, meta map[string]
 
 // featuresCallTracked calls a tool black-box with a fresh progressToken, so
 // any progress the tool reports is judged by progress/observed.
-func (t *T) featuresCallTracked(s Sess, name string, args json.RawMessage) session.Reply {
+func featuresCallTracked(t *T, s Sess, name string, args json.RawMessage) session.Reply {
 	tok := progressToken()
 	r := t.CallTool(s, name, args, map[string]any{"progressToken": tok})
 	progressRequests.Store(tok, r.ID.String())
@@ -195,7 +195,7 @@ func featuresNotifs(fs []wire.Frame, method string) []wire.Frame {
 // featuresListChanged runs ref_change_lists twice (add, then remove the
 // dynamic item of kind, so the lists end as they began) and judges whether
 // the announcement notification arrived each time.
-func (t *T) featuresListChanged(kind, capPath, method string) {
+func featuresListChanged(t *T, kind, capPath, method string) {
 	if !t.RequireCapability(capPath) {
 		return
 	}
@@ -257,7 +257,7 @@ func featuresSameList(a, b []string) (sameSet, sameOrder bool) {
 // and resources: the list is answered (current-set), a second connection
 // gets the same set after the first made other requests
 // (no-connection-dependence), and, for tools, the order repeats.
-func (t *T) featuresListStable(capPath, method, member, key, currentReq, connReq, orderReq string) {
+func featuresListStable(t *T, capPath, method, member, key, currentReq, connReq, orderReq string) {
 	if !t.RequireCapability(capPath) {
 		return
 	}

@@ -169,7 +169,7 @@ var _ = Register(
 			{Fault: "unprompted-client-request", Version: spec.V20241105, Transport: "sse", Also: []string{"lifecycle/client-capabilities-undeclared"}, Want: reports.Warn},
 			{Fault: "unprompted-client-request", Version: spec.V20251125, Transport: "streamable", Also: []string{"lifecycle/client-capabilities-undeclared"}, Want: reports.Fail},
 		},
-		Body: func(t *T) { t.judgeNegotiated() },
+		Body: func(t *T) { judgeNegotiated(t) },
 	},
 )
 
@@ -190,7 +190,7 @@ func (t *T) StatefulSupport() []spec.Version {
 // initialize-based version v and reports whether it negotiated it: the
 // way to verify a counter-offer the run has not seen the server make
 // good on.
-func (t *T) speaks(v spec.Version) bool {
+func speaks(t *T, v spec.Version) bool {
 	if _, err := spec.ParseVersion(string(v)); err != nil || v.Era() != spec.Stateful {
 		return false
 	}
@@ -210,7 +210,7 @@ func (t *T) speaks(v spec.Version) bool {
 // claimedVersions are the versions the server says it implements outside
 // initialize: server/discover's supportedVersions (asked on a fresh
 // connection, once per run).
-func (t *T) claimedVersions() map[string]bool {
+func claimedVersions(t *T) map[string]bool {
 	r := t.vr.r
 	r.claimOnce.Do(func() {
 		r.claimed = map[string]bool{}

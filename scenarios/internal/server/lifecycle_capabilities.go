@@ -77,15 +77,15 @@ var _ = Register(
 			// notifications/initialized) is in the run for
 			// lifecycle/capabilities-respected to judge. The sentinel's
 			// answer says it has arrived.
-			s, ok := t.clientSession(mcp.ClientCapabilities{}, false)
+			s, ok := clientSession(t, mcp.ClientCapabilities{}, false)
 			if !ok {
 				return
 			}
 			Sentinel(expect.OnSkip(t.Ctx, func(string) {}), s)
-			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")", names...)) {
+			if !t.RequireFixture(hasAny(t, names...), fixtureWhy(t, "the target offers no tool that makes it ask the client ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
-			reqs, ran := t.clientRun(s, names...)
+			reqs, ran := clientRun(t, s, names...)
 			ids := []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
 			for _, r := range reqs {
 				switch r.Frame.Msg.Method {

@@ -21,7 +21,7 @@ import (
 var negotiatedIDs = []string{"lifecycle.operation.respect-negotiated", "lifecycle.operation.respect-negotiated-advisory"}
 
 // judgeNegotiated is the body of lifecycle/capabilities-respected.
-func (t *T) judgeNegotiated() {
+func judgeNegotiated(t *T) {
 	obs, _ := t.Observed()
 	n, bad := 0, 0
 	for _, o := range obs {
@@ -49,7 +49,7 @@ func (t *T) judgeNegotiated() {
 				continue
 			}
 			n++
-			declared, to := t.serverDeclared(o, nd.Path)
+			declared, to := serverDeclared(t, o, nd.Path)
 			if !declared {
 				bad++
 				t.ViolateFirst(negotiatedIDs, "notifications only for capabilities the server declared to the session",
@@ -72,7 +72,7 @@ func (t *T) judgeNegotiated() {
 // to the session o came on (its initialize result), or, for a session
 // without one (the stateless era, a fresh connection), in the version;
 // to says which, for an Actual text.
-func (t *T) serverDeclared(o Observation, path string) (declared bool, to string) {
+func serverDeclared(t *T, o Observation, path string) (declared bool, to string) {
 	if o.Session != nil && o.Session.Server != nil {
 		return o.Session.Server.Has(path), fmt.Sprintf("to connection %d", o.Conn)
 	}

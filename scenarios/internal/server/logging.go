@@ -22,9 +22,9 @@ func isLog(f wire.Frame) bool {
 // loggingFixture returns the name of the fixture tool that logs
 // (test_tool_with_logging, else test_logging_tool), or ends the check
 // untestable.
-func (t *T) loggingFixture() (string, bool) {
-	tl, ok := t.featuresFirstTool("test_tool_with_logging", "test_logging_tool")
-	return tl.Name, t.RequireFixture(ok, t.fixtureWhy("the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)", "test_tool_with_logging", "test_logging_tool"))
+func loggingFixture(t *T) (string, bool) {
+	tl, ok := featuresFirstTool(t, "test_tool_with_logging", "test_logging_tool")
+	return tl.Name, t.RequireFixture(ok, fixtureWhy(t, "the target offers neither test_tool_with_logging nor test_logging_tool (a tool that logs)", "test_tool_with_logging", "test_logging_tool"))
 }
 
 var _ = Register(
@@ -43,7 +43,7 @@ var _ = Register(
 				if !isLog(o.Frame) {
 					return false, ""
 				}
-				if declared, to := t.serverDeclared(o, "logging"); !declared {
+				if declared, to := serverDeclared(t, o, "logging"); !declared {
 					return true, "sent without declaring it " + to + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""
@@ -80,7 +80,7 @@ var _ = Register(
 		Requirements: []string{"logging.per-request.silent-without-level"},
 		Proofs:       []Proof{{Fault: "log-without-level", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			name, ok := t.loggingFixture()
+			name, ok := loggingFixture(t)
 			if !ok {
 				return
 			}

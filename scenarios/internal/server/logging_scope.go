@@ -77,16 +77,16 @@ var _ = Register(
 		Requirements: []string{"logging.per-request.only-on-request-stream"},
 		Proofs:       []Proof{{Fault: "log-on-listen-stream", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			name, ok := t.loggingFixture()
+			name, ok := loggingFixture(t)
 			if !ok {
 				return
 			}
-			filter, _, ok := t.subsFilter()
+			filter, _, ok := subsFilter(t)
 			if !ok {
 				return
 			}
 			c := t.Session()
-			_, mine, stop, ok := t.subsOpen(c, filter)
+			_, mine, stop, ok := subsOpen(t, c, filter)
 			defer stop()
 			if !ok {
 				return

@@ -38,7 +38,7 @@ func mrtrComplete(res json.RawMessage) error {
 
 // mrtrCall sends tools/call with params on s and waits on its stream for
 // a result to it (desc; check judges it, nil for any).
-func (t *T) mrtrCall(s Sess, params map[string]any, desc string, check func(json.RawMessage) error) expect.Observed {
+func mrtrCall(t *T, s Sess, params map[string]any, desc string, check func(json.RawMessage) error) expect.Observed {
 	id, st, err := s.Request(t.Ctx, spec.MethodToolsCall, params)
 	t.Must(err)
 	return t.AnswerOn(s, st, expect.Result(id, desc, check))
@@ -175,7 +175,7 @@ var _ = Register(
 			c := t.Session()
 			s := c.S()
 			params := map[string]any{"name": name, "arguments": map[string]any{}}
-			obs := t.mrtrCall(s, params, "an input_required result with a requestState", nil)
+			obs := mrtrCall(t, s, params, "an input_required result with a requestState", nil)
 			if !t.Judge(obs) {
 				return
 			}
@@ -216,9 +216,9 @@ var _ = Register(
 
 // mrtrRound1 calls a fixture tool and returns its input_required result,
 // or ends the check untestable.
-func (t *T) mrtrRound1(c *Conn, name string) (map[string]any, bool) {
+func mrtrRound1(t *T, c *Conn, name string) (map[string]any, bool) {
 	params := map[string]any{"name": name, "arguments": map[string]any{}}
-	obs := t.mrtrCall(c.S(), params, "an input_required result", nil)
+	obs := mrtrCall(t, c.S(), params, "an input_required result", nil)
 	var ir mcp.InputRequiredResult
 	if !obs.OK() || json.Unmarshal(obs.Frame.Msg.Result, &ir) != nil || mrtrResultType(obs.Frame.Msg.Result) != "input_required" {
 		t.Untestable("the fixture " + name + " did not answer input_required: " + obs.Actual)

@@ -24,7 +24,7 @@ var lists = []listKind{
 }
 
 // offeredLists lists the list methods the server declared.
-func (t *T) offeredLists() []listKind {
+func offeredLists(t *T) []listKind {
 	var out []listKind
 	for _, l := range lists {
 		if t.HasCapability(l.capability) {
@@ -37,8 +37,8 @@ func (t *T) offeredLists() []listKind {
 // pagedLists returns the lists the server offers (see offeredLists) and a
 // pooled session to page them on; ok is false (the check n/a) when it
 // offers none.
-func (t *T) pagedLists() (ls []listKind, c *Conn, ok bool) {
-	ls = t.offeredLists()
+func pagedLists(t *T) (ls []listKind, c *Conn, ok bool) {
+	ls = offeredLists(t)
 	if !t.Require(len(ls) > 0, "the server declared no tools, prompts or resources capability, so it has no list to page") {
 		return nil, nil, false
 	}
@@ -52,7 +52,7 @@ type page struct {
 	raw    json.RawMessage
 }
 
-func (t *T) fetchPage(s Sess, l listKind, cursor *string) (page, error) {
+func fetchPage(t *T, s Sess, l listKind, cursor *string) (page, error) {
 	params := map[string]any{}
 	if cursor != nil {
 		params["cursor"] = *cursor
@@ -81,7 +81,7 @@ var _ = Register(
 		Requirements: []string{"pagination.server.stable-cursors"},
 		Proofs:       []Proof{{Fault: "cursor-loops", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			ls, c, ok := t.pagedLists()
+			ls, c, ok := pagedLists(t)
 			if !ok {
 				return
 			}
@@ -92,7 +92,7 @@ var _ = Register(
 				var cursor *string
 				pages := 0
 				for {
-					p, err := t.fetchPage(s, l, cursor)
+					p, err := fetchPage(t, s, l, cursor)
 					if err != nil {
 						if pages == 0 {
 							t.Saw("%v", err)
@@ -119,8 +119,8 @@ var _ = Register(
 					cursor = &next
 					if pages == 1 {
 						// Reusing a cursor gives a page again (stable cursors).
-						again, err := t.fetchPage(s, l, cursor)
-						q, err2 := t.fetchPage(s, l, cursor)
+						again, err := fetchPage(t, s, l, cursor)
+						q, err2 := fetchPage(t, s, l, cursor)
 						if err != nil || err2 != nil {
 							t.Fail("a cursor stays usable when it is sent again", fmt.Sprintf("%v %v", err, err2))
 							return
@@ -149,7 +149,7 @@ var _ = Register(
 		Requirements: []string{"pagination.errors.invalid-cursor"},
 		Proofs:       []Proof{{Fault: "invalid-cursor-accepted", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			ls, c, ok := t.pagedLists()
+			ls, c, ok := pagedLists(t)
 			if !ok {
 				return
 			}

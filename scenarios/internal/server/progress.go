@@ -37,7 +37,7 @@ func progressToken() string {
 }
 
 // progressFixture is the tool that reports progress and its arguments.
-func (t *T) progressFixture() (string, json.RawMessage, bool) {
+func progressFixture(t *T) (string, json.RawMessage, bool) {
 	if _, ok := t.Tool("ref_progress"); ok {
 		return "ref_progress", json.RawMessage(`{"steps":4}`), true
 	}
@@ -85,14 +85,14 @@ func progressTokenIs(p progressNote, tok string) bool {
 // progressRun calls the progress fixture with a fresh token and returns the
 // token, the notifications carrying it that arrived with the call, and
 // whether the call answered.
-func (t *T) progressRun(s Sess) (string, []progressNote, string, bool) {
-	name, args, ok := t.progressFixture()
+func progressRun(t *T, s Sess) (string, []progressNote, string, bool) {
+	name, args, ok := progressFixture(t)
 	if !ok {
 		return "", nil, "", false
 	}
 	tok := progressToken()
 	r := t.CallTool(s, name, args, map[string]any{"progressToken": tok})
-	if !t.progressAnswered(name, r) {
+	if !progressAnswered(t, name, r) {
 		return "", nil, "", false
 	}
 	var notes []progressNote
@@ -129,7 +129,7 @@ func (t *T) progressRun(s Sess) (string, []progressNote, string, bool) {
 // that runs longer than the step timeout leaves the check untestable (and
 // the session tainted), not failed: the progress rules do not bound how
 // long a tool runs.
-func (t *T) progressAnswered(name string, r session.Reply) bool {
+func progressAnswered(t *T, name string, r session.Reply) bool {
 	if r.OK() {
 		return true
 	}
@@ -159,7 +159,7 @@ var _ = Register(
 		Body: func(t *T) {
 			c := t.Session()
 			t.transportGetStream(c)
-			_, notes, _, ok := t.progressRun(c.S())
+			_, notes, _, ok := progressRun(t, c.S())
 			if !ok {
 				return
 			}
@@ -189,7 +189,7 @@ var _ = Register(
 			c := t.Session()
 			t.transportGetStream(c)
 			s := c.S()
-			tok, _, respStream, ok := t.progressRun(s)
+			tok, _, respStream, ok := progressRun(t, s)
 			if !ok {
 				return
 			}
@@ -216,12 +216,12 @@ var _ = Register(
 			c := t.Session()
 			t.transportGetStream(c)
 			s := c.S()
-			name, args, ok := t.progressFixture()
+			name, args, ok := progressFixture(t)
 			if !ok {
 				return
 			}
 			r := t.CallTool(s, name, args, nil)
-			if !t.progressAnswered(name, r) {
+			if !progressAnswered(t, name, r) {
 				return
 			}
 			for _, f := range featuresFrames(r) {
@@ -258,7 +258,7 @@ var _ = Register(
 			{Fault: "unprompted-progress", Version: spec.V20241105, Transport: "sse", Also: []string{"base/response-id-echo"}, Want: reports.Fail},
 			{Fault: "unprompted-progress", Version: spec.V20251125, Transport: "streamable", Also: []string{"progress/no-token-no-progress"}, Want: reports.Fail},
 		},
-		Body: func(t *T) { t.judgeProgressTokens() },
+		Body: func(t *T) { judgeProgressTokens(t) },
 	},
 )
 

@@ -17,7 +17,7 @@ import (
 // stale.
 
 // judgeProgressTokens is the body of progress/known-tokens.
-func (t *T) judgeProgressTokens() {
+func judgeProgressTokens(t *T) {
 	const expected = "notifications/progress only with a token of a request of the same session that is still in progress"
 	obs, _ := t.Observed()
 	n, bad := 0, 0

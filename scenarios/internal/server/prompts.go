@@ -19,7 +19,7 @@ import (
 // 2026-07-28 list rules.
 
 // promptsListed returns the listed prompts (every page).
-func (t *T) promptsListed(s Sess) ([]mcp.Prompt, error) {
+func promptsListed(t *T, s Sess) ([]mcp.Prompt, error) {
 	items, err := t.Walk(s, spec.MethodPromptsList, "prompts")
 	out := make([]mcp.Prompt, 0, len(items))
 	for _, it := range items {
@@ -132,7 +132,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			s := c.S()
-			ps, err := t.promptsListed(s)
+			ps, err := promptsListed(t, s)
 			if t.listFailed(err, spec.MethodPromptsList) {
 				return
 			}
@@ -176,7 +176,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			s := c.S()
-			ps, err := t.promptsListed(s)
+			ps, err := promptsListed(t, s)
 			if t.listFailed(err, spec.MethodPromptsList) {
 				return
 			}
@@ -227,7 +227,7 @@ var _ = Register(
 		Requirements: []string{"prompts.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-prompts-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			t.featuresListChanged("prompts", "prompts.listChanged", spec.MethodPromptsListChanged)
+			featuresListChanged(t, "prompts", "prompts.listChanged", spec.MethodPromptsListChanged)
 		},
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
@@ -237,7 +237,7 @@ var _ = Register(
 		Requirements: []string{"prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "prompts-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.featuresListStable("prompts", spec.MethodPromptsList, "prompts", "name", "prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence", "")
+			featuresListStable(t, "prompts", spec.MethodPromptsList, "prompts", "name", "prompts.list.current-set-for-caller", "prompts.list.no-connection-dependence", "")
 		},
 	},
 )

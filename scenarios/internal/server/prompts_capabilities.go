@@ -27,7 +27,7 @@ var _ = Register(
 				if o.Kind != wire.KindMessage || !strings.HasPrefix(o.Msg.Method, "notifications/prompts/") {
 					return false, ""
 				}
-				if declared, to := t.serverDeclared(o, "prompts.listChanged"); !declared {
+				if declared, to := serverDeclared(t, o, "prompts.listChanged"); !declared {
 					return true, "prompts.listChanged not declared " + to + ": " + wire.Excerpt(o.Raw, 200)
 				}
 				return true, ""

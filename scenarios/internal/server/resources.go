@@ -19,7 +19,7 @@ import (
 // 2026-07-28 list rules.
 
 // resourcesListed returns the URIs of the listed resources (every page).
-func (t *T) resourcesListed(s Sess) ([]string, error) {
+func resourcesListed(t *T, s Sess) ([]string, error) {
 	items, err := t.Walk(s, spec.MethodResourcesList, "resources")
 	return featuresNames(items, "uri"), err
 }
@@ -40,13 +40,13 @@ func resourcesMissingURI(listed []string) string {
 // resource that does not exist (see resourcesMissingURI), and returns the
 // session, the id and the stream of the answer; ok is false (the check
 // n/a) when the server declared no resources.
-func (t *T) resourcesReadMissing() (s Sess, id jsonrpc.ID, st string, ok bool) {
+func resourcesReadMissing(t *T) (s Sess, id jsonrpc.ID, st string, ok bool) {
 	if !t.RequireCapability("resources") {
 		return nil, jsonrpc.ID{}, "", false
 	}
 	c := t.Session()
 	s = c.S()
-	listed, _ := t.resourcesListed(s)
+	listed, _ := resourcesListed(t, s)
 	uri := resourcesMissingURI(listed)
 	id, st = t.Ask(c, spec.MethodResourcesRead, map[string]any{"uri": uri})
 	t.Expect("resources/read of %s, which does not exist", uri)
@@ -68,7 +68,7 @@ var _ = Register(
 			}
 			c := t.Session()
 			s := c.S()
-			uris, err := t.resourcesListed(s)
+			uris, err := resourcesListed(t, s)
 			if t.listFailed(err, spec.MethodResourcesList) {
 				return
 			}
@@ -121,7 +121,7 @@ var _ = Register(
 		Requirements: []string{"resources.errors.standard-codes-legacy"},
 		Proofs:       []Proof{{Fault: "not-found-invalid-params-legacy", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			if s, id, st, ok := t.resourcesReadMissing(); ok {
+			if s, id, st, ok := resourcesReadMissing(t); ok {
 				t.Judge(t.AnswerOn(s, st, expect.Error(id, jsonrpc.ResourceNotFound)))
 			}
 		},
@@ -132,7 +132,7 @@ var _ = Register(
 		Requirements: []string{"resources.errors.not-found-invalid-params", "resources.errors.no-empty-contents-for-missing"},
 		Proofs:       []Proof{{Fault: "empty-contents-for-missing", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			s, id, st, ok := t.resourcesReadMissing()
+			s, id, st, ok := resourcesReadMissing(t)
 			if !ok {
 				return
 			}
@@ -171,7 +171,7 @@ var _ = Register(
 				return
 			}
 			c := t.Session()
-			uris, err := t.resourcesListed(c.S())
+			uris, err := resourcesListed(t, c.S())
 			if t.listFailed(err, spec.MethodResourcesList) {
 				return
 			}
@@ -225,7 +225,7 @@ var _ = Register(
 		Requirements: []string{"resources.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-resources-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			t.featuresListChanged("resources", "resources.listChanged", spec.MethodResourcesListChanged)
+			featuresListChanged(t, "resources", "resources.listChanged", spec.MethodResourcesListChanged)
 		},
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
@@ -235,7 +235,7 @@ var _ = Register(
 		Requirements: []string{"resources.list.current-set-for-caller", "resources.list.no-connection-dependence"},
 		Proofs:       []Proof{{Fault: "resources-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.featuresListStable("resources", spec.MethodResourcesList, "resources", "uri", "resources.list.current-set-for-caller", "resources.list.no-connection-dependence", "")
+			featuresListStable(t, "resources", spec.MethodResourcesList, "resources", "uri", "resources.list.current-set-for-caller", "resources.list.no-connection-dependence", "")
 		},
 	},
 )

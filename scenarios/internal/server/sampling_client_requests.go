@@ -49,7 +49,7 @@ func clientFixtureLabels(names ...string) []string {
 
 // clientSession opens a stateful session on a new connection whose client
 // declares caps (and samples with tools when useTools).
-func (t *T) clientSession(caps mcp.ClientCapabilities, useTools bool) (*session.Stateful, bool) {
+func clientSession(t *T, caps mcp.ClientCapabilities, useTools bool) (*session.Stateful, bool) {
 	c := t.Fresh()
 	cfg := c.Stateful.Config()
 	cfg.Capabilities = &caps
@@ -71,7 +71,7 @@ func clientCapsText(caps mcp.ClientCapabilities) string {
 
 // clientRun calls every available trigger among names on s and returns the
 // server requests it received meanwhile; ran counts the triggers called.
-func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.ServerRequest, ran []string) {
+func clientRun(t *T, s *session.Stateful, names ...string) (reqs []session.ServerRequest, ran []string) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
@@ -86,7 +86,7 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 			continue
 		}
 		ran = append(ran, tr.tool)
-		r := t.featuresCallTracked(s, tr.tool, json.RawMessage(tr.args))
+		r := featuresCallTracked(t, s, tr.tool, json.RawMessage(tr.args))
 		if !r.OK() && r.Error == nil {
 			t.Taint() // an answer may still come
 		}
@@ -97,7 +97,7 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 	if before < len(all) {
 		reqs = all[before:]
 	}
-	t.clientAwaitCompletions(s, reqs, frames)
+	clientAwaitCompletions(t, s, reqs, frames)
 	return reqs, ran
 }
 
@@ -106,7 +106,7 @@ func (t *T) clientRun(s *session.Stateful, names ...string) (reqs []session.Serv
 // (frames) a quiet window to arrive: over HTTP they travel on the GET
 // stream and may trail the response, and elicitation/complete-id judges
 // them once the session may already be closed.
-func (t *T) clientAwaitCompletions(s *session.Stateful, reqs []session.ServerRequest, frames []wire.Frame) {
+func clientAwaitCompletions(t *T, s *session.Stateful, reqs []session.ServerRequest, frames []wire.Frame) {
 	pending := map[string]bool{}
 	for _, r := range reqs {
 		m := clientParams(r)
@@ -174,11 +174,11 @@ var _ = Register(
 			// A non-empty marker: the built-in client takes an empty
 			// sampling.tools object ({}) for an undeclared one.
 			caps.Sampling = &mcp.SamplingCapability{Tools: mcp.Object{"mcpcheck": json.RawMessage(`true`)}}
-			s, ok := t.clientSession(caps, true)
+			s, ok := clientSession(t, caps, true)
 			if !ok {
 				return
 			}
-			reqs, _ := t.clientRun(s, "ref_sampling_tools")
+			reqs, _ := clientRun(t, s, "ref_sampling_tools")
 			n := 0
 			for _, r := range reqs {
 				if r.Frame.Msg.Method == spec.MethodSamplingCreateMessage {
@@ -218,11 +218,11 @@ var _ = Register(
 			}
 			caps := session.DefaultCapabilities(t.Version())
 			caps.Sampling = &mcp.SamplingCapability{}
-			s, ok := t.clientSession(caps, false)
+			s, ok := clientSession(t, caps, false)
 			if !ok {
 				return
 			}
-			reqs, _ := t.clientRun(s, "ref_sampling_tools")
+			reqs, _ := clientRun(t, s, "ref_sampling_tools")
 			for _, r := range reqs {
 				if r.Frame.Msg.Method != spec.MethodSamplingCreateMessage {
 					continue
@@ -244,8 +244,8 @@ var _ = Register(
 )
 
 // hasAny reports whether the target lists one of the tools.
-func (t *T) hasAny(names ...string) bool {
-	_, ok := t.featuresFirstTool(names...)
+func hasAny(t *T, names ...string) bool {
+	_, ok := featuresFirstTool(t, names...)
 	return ok
 }
 
@@ -257,7 +257,7 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "sampling-input-bad-role", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			names := []string{"test_input_required_result_sampling", "test_input_required_result_multiple_inputs"}
-			if !t.RequireFixture(t.hasAny(names...), t.fixtureWhy("the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")", names...)) {
+			if !t.RequireFixture(hasAny(t, names...), fixtureWhy(t, "the target offers no tool that asks for sampling input ("+strings.Join(names, ", ")+")", names...)) {
 				return
 			}
 			c := t.Session()

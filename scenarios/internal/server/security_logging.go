@@ -24,7 +24,7 @@ var secretArg = regexp.MustCompile(`(?i)^(pass(word|wd|phrase)?|secret|client_?s
 // secretTools returns up to three tools the policy lets a check call
 // with a string argument named like a credential, with that argument's
 // name.
-func (t *T) secretTools(tools []mcp.Tool) (out []mcp.Tool, args []string) {
+func secretTools(t *T, tools []mcp.Tool) (out []mcp.Tool, args []string) {
 	for _, i := range t.CallableTools(tools, true) {
 		tl := tools[i]
 		var sch struct {
@@ -67,7 +67,7 @@ var _ = Register(
 		},
 		Body: func(t *T) {
 			tools, _ := t.Tools()
-			cands, argNames := t.secretTools(tools)
+			cands, argNames := secretTools(t, tools)
 			if !t.RequireFixture(len(cands) > 0, "no callable tool takes a credential-like string argument (password, token, secret, api key), the only channel through which mcpcheck can hand the server a secret it might log") {
 				return
 			}

@@ -19,7 +19,7 @@ import (
 
 // subsFilter picks a list-changed filter the server declared, with the
 // notification method it stands for.
-func (t *T) subsFilter() (filter, method string, ok bool) {
+func subsFilter(t *T) (filter, method string, ok bool) {
 	for _, k := range []struct{ cap, filter, method string }{
 		{"tools.listChanged", "toolsListChanged", spec.MethodToolsListChanged},
 		{"prompts.listChanged", "promptsListChanged", spec.MethodPromptsListChanged},
@@ -66,7 +66,7 @@ func subsSameID(v json.RawMessage, id jsonrpc.ID) bool {
 
 // subsListen opens a subscription and returns a predicate for the frames
 // that belong to it, and a func ending it.
-func (t *T) subsListen(c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) bool, func()) {
+func subsListen(t *T, c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) bool, func()) {
 	t.Taint()
 	s := c.S()
 	id, st, err := s.Request(t.Ctx, spec.MethodSubscriptionsListen, map[string]any{"notifications": map[string]any{filter: true}})
@@ -94,13 +94,13 @@ func (t *T) subsListen(c *Conn, filter string) (jsonrpc.ID, func(wire.Frame) boo
 // subsOpen opens a subscription for filter on c (see subsListen) and
 // judges its acknowledgement (see subsAck), reported as ok. The caller
 // defers stop whatever ok is.
-func (t *T) subsOpen(c *Conn, filter string) (id jsonrpc.ID, mine func(wire.Frame) bool, stop func(), ok bool) {
-	id, mine, stop = t.subsListen(c, filter)
-	return id, mine, stop, t.subsAck(c, id, filter, mine)
+func subsOpen(t *T, c *Conn, filter string) (id jsonrpc.ID, mine func(wire.Frame) bool, stop func(), ok bool) {
+	id, mine, stop = subsListen(t, c, filter)
+	return id, mine, stop, subsAck(t, c, id, filter, mine)
 }
 
 // subsAck waits for the first message of the subscription and judges it.
-func (t *T) subsAck(c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame) bool) bool {
+func subsAck(t *T, c *Conn, id jsonrpc.ID, filter string, mine func(wire.Frame) bool) bool {
 	obs := c.S().WaitFor(t.Ctx, expect.Options{Timeout: t.StepTimeout()}, expect.Matching(
 		"notifications/subscriptions/acknowledged first, with _meta subscriptionId "+id.String()+" and the accepted filter",
 		func(f wire.Frame) (expect.Verdict, string) {
@@ -136,11 +136,11 @@ var _ = Register(
 		Requirements: []string{"subscriptions.ack.first-message", "subscriptions.ack.nothing-before"},
 		Proofs:       []Proof{{Proxy: "listen-no-ack", Good: "plain", Version: spec.V20260728, Transport: "streamable", Want: reports.Fail}},
 		Body: func(t *T) {
-			filter, _, ok := t.subsFilter()
+			filter, _, ok := subsFilter(t)
 			if !ok {
 				return
 			}
-			_, _, stop, ok := t.subsOpen(t.Session(), filter)
+			_, _, stop, ok := subsOpen(t, t.Session(), filter)
 			defer stop()
 			if ok {
 				t.Saw("the subscription for %s was acknowledged first", filter)
@@ -155,11 +155,11 @@ var _ = Register(
 		Proofs:       []Proof{{Fault: "listen-no-subscription-id", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
 			const trigger = "test_trigger_tool_change"
-			if !t.RequireCapability("tools.listChanged") || t.toolRefused(trigger) {
+			if !t.RequireCapability("tools.listChanged") || toolRefused(t, trigger) {
 				return
 			}
 			c := t.Session()
-			id, mine, stop, ok := t.subsOpen(c, "toolsListChanged")
+			id, mine, stop, ok := subsOpen(t, c, "toolsListChanged")
 			defer stop()
 			if !ok {
 				return

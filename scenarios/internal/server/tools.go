@@ -112,7 +112,7 @@ var _ = Register(
 			// of them, since a tool may refuse the call itself for a reason
 			// of its own (an isError result), which is no sign that the
 			// server checked the input.
-			for _, i := range t.toolsMisusable(tools, true) {
+			for _, i := range toolsMisusable(t, tools, true) {
 				if len(probes) == maxInputProbes {
 					break
 				}
@@ -155,7 +155,7 @@ var _ = Register(
 		Requirements: []string{"tools.list-changed.server-notifies"},
 		Proofs:       []Proof{{Fault: "no-tools-list-changed", Version: spec.V20251125, Want: reports.Warn}},
 		Body: func(t *T) {
-			t.featuresListChanged("tools", "tools.listChanged", spec.MethodToolsListChanged)
+			featuresListChanged(t, "tools", "tools.listChanged", spec.MethodToolsListChanged)
 		},
 	},
 	// Exclusive: it compares listings taken at different moments, which a tool another check calls could change.
@@ -165,7 +165,7 @@ var _ = Register(
 		Requirements: []string{"tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order"},
 		Proofs:       []Proof{{Fault: "tools-list-refused-stateless", Version: spec.V20260728, Want: reports.Fail}},
 		Body: func(t *T) {
-			t.featuresListStable("tools", spec.MethodToolsList, "tools", "name", "tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order")
+			featuresListStable(t, "tools", spec.MethodToolsList, "tools", "name", "tools.list.current-set-for-caller", "tools.list.no-connection-dependence", "tools.list.deterministic-order")
 		},
 	},
 	Def{

@@ -20,7 +20,7 @@ import (
 // generated from the inputSchema, never consenting to anything:
 // tools_args.go). Every call goes through it, fixtures named by the
 // suites (test_*, ref_*) too: a check picks tools with T.toolsCallable or
-// T.RequireTool, says which the policy left out (T.toolsSkipped), and the
+// T.RequireTool, says which the policy left out (toolsSkipped), and the
 // version's sessions refuse to send a tools/call it does not allow
 // (versionRun.toolGuard). The report lists every tool with what became
 // of it (toolUses).
@@ -296,7 +296,7 @@ func (t *T) CallableTools(tools []mcp.Tool, plainOnly bool) []int {
 // toolsMisusable is toolsCallable for checks that send deliberately wrong
 // input (toolpolicy.Policy.Misuse): read-only tools, or those the user
 // opted into by name or with --call-tools all.
-func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
+func toolsMisusable(t *T, tools []mcp.Tool, plainOnly bool) []int {
 	var out []int
 	for _, i := range t.CallableTools(tools, plainOnly) {
 		if t.toolPolicy().Misuse(tools[i]) {
@@ -312,7 +312,7 @@ func (t *T) toolsMisusable(tools []mcp.Tool, plainOnly bool) []int {
 // read-only: a, b, c; --call-tools readonly,a,b,c calls them"); "" when it
 // left none out. Tools a --call-tools list does not name are the user's
 // choice, not something left untested: see toolsUnnamed.
-func (t *T) toolsSkipped(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
+func toolsSkipped(t *T, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	p := t.toolPolicy()
 	if p.Tier() == CallNamed || p.Tier() == CallAll {
 		return ""
@@ -340,7 +340,7 @@ func (t *T) toolsSkipped(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 
 // toolsUnnamed says how many of tools (filter keeps them) a --call-tools
 // list left out; "" for the other policies or none.
-func (t *T) toolsUnnamed(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
+func toolsUnnamed(t *T, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 	p := t.toolPolicy()
 	if p.Tier() != CallNamed {
 		return ""
@@ -359,7 +359,7 @@ func (t *T) toolsUnnamed(tools []mcp.Tool, filter func(mcp.Tool) bool) string {
 
 // toolsNotListed are the tools the policy mentions (--call-tools names,
 // --tool-args entries) that tools does not hold, sorted.
-func (t *T) toolsNotListed(tools []mcp.Tool) []string {
+func toolsNotListed(t *T, tools []mcp.Tool) []string {
 	listed := map[string]bool{}
 	for _, tl := range tools {
 		listed[tl.Name] = true
@@ -377,10 +377,10 @@ func (t *T) toolsNotListed(tools []mcp.Tool) []string {
 // PolicyReason is an untestable reason: why, then what the policy left
 // out of tools (those filter keeps), if anything.
 func (t *T) PolicyReason(why string, tools []mcp.Tool, filter func(mcp.Tool) bool) string {
-	if skipped := t.toolsSkipped(tools, filter); skipped != "" {
+	if skipped := toolsSkipped(t, tools, filter); skipped != "" {
 		return why + " (" + skipped + ")"
 	}
-	if unnamed := t.toolsUnnamed(tools, filter); unnamed != "" {
+	if unnamed := toolsUnnamed(t, tools, filter); unnamed != "" {
 		return why + " (" + unnamed + ")"
 	}
 	return why
@@ -389,7 +389,7 @@ func (t *T) PolicyReason(why string, tools []mcp.Tool, filter func(mcp.Tool) boo
 // toolArgSets are the arguments to call tl with: those --tool-args gives
 // (one call each), or one set generated from its inputSchema; why says
 // why there are none.
-func (t *T) toolArgSets(tl mcp.Tool) (sets []json.RawMessage, given bool, why string) {
+func toolArgSets(t *T, tl mcp.Tool) (sets []json.RawMessage, given bool, why string) {
 	if a, ok := t.toolPolicy().Args[tl.Name]; ok {
 		return a, true, ""
 	}
@@ -403,7 +403,7 @@ func (t *T) toolArgSets(tl mcp.Tool) (sets []json.RawMessage, given bool, why st
 // ToolArgs is the first set of toolArgSets: the arguments a check that
 // calls tl once uses.
 func (t *T) ToolArgs(tl mcp.Tool) (json.RawMessage, bool) {
-	sets, _, _ := t.toolArgSets(tl)
+	sets, _, _ := toolArgSets(t, tl)
 	if len(sets) == 0 {
 		return nil, false
 	}

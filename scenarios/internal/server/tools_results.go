@@ -105,10 +105,10 @@ var _ = Register(
 				return
 			}
 			var left []string
-			if skipped := t.toolsSkipped(tools, withOutput); skipped != "" {
+			if skipped := toolsSkipped(t, tools, withOutput); skipped != "" {
 				left = append(left, skipped)
 			}
-			if unnamed := t.toolsUnnamed(tools, withOutput); unnamed != "" {
+			if unnamed := toolsUnnamed(t, tools, withOutput); unnamed != "" {
 				t.Saw("%s (not called, by the user's choice)", unnamed)
 			}
 			if len(cands) > maxToolsCalled {
@@ -127,13 +127,13 @@ var _ = Register(
 					left = append(left, tl.Name+": outputSchema does not compile (tools/output-schema-valid judges it)")
 					continue
 				}
-				sets, _, why := t.toolArgSets(tl)
+				sets, _, why := toolArgSets(t, tl)
 				if len(sets) == 0 {
 					left = append(left, tl.Name+": "+why)
 					continue
 				}
 				for _, args := range sets {
-					r := t.featuresCallTracked(c.S(), tl.Name, args)
+					r := featuresCallTracked(t, c.S(), tl.Name, args)
 					if !r.OK() {
 						if r.Error == nil {
 							t.Taint() // an answer may still come
@@ -169,7 +169,7 @@ var _ = Register(
 					t.Saw("%s(%s): structuredContent conforms and is mirrored in a text block", tl.Name, Clip(args))
 				}
 			}
-			t.toolsVerdict(judged, "structured result", "structured results", left, "no tool with an outputSchema gave a successful result to judge")
+			toolsVerdict(t, judged, "structured result", "structured results", left, "no tool with an outputSchema gave a successful result to judge")
 		},
 	},
 )
@@ -212,14 +212,14 @@ func toolsCallResults(fixtures bool) func(t *T) {
 			}
 		}
 		var left []string
-		if skipped := t.toolsSkipped(tools, mine); skipped != "" {
+		if skipped := toolsSkipped(t, tools, mine); skipped != "" {
 			left = append(left, skipped)
 		}
-		if unnamed := t.toolsUnnamed(tools, mine); unnamed != "" {
+		if unnamed := toolsUnnamed(t, tools, mine); unnamed != "" {
 			t.Saw("%s (not called, by the user's choice)", unnamed)
 		}
 		if !fixtures {
-			for _, name := range t.toolsNotListed(tools) {
+			for _, name := range toolsNotListed(t, tools) {
 				t.Saw("%s: named by the tool policy, but not listed in %s", name, t.Version())
 			}
 		}
@@ -233,7 +233,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 		var jobs []toolsJob
 		for _, i := range idx {
 			tl := tools[i]
-			sets, given, why := t.toolArgSets(tl)
+			sets, given, why := toolArgSets(t, tl)
 			if len(sets) == 0 {
 				left = append(left, fmt.Sprintf("%s: %s", tl.Name, why))
 				continue
@@ -251,13 +251,13 @@ func toolsCallResults(fixtures bool) func(t *T) {
 		}
 		results, errs := 0, 0
 		if len(jobs) > 0 {
-			sessions := t.toolsSessions(len(jobs))
+			sessions := toolsSessions(t, len(jobs))
 			if len(sessions) == 0 {
 				return
 			}
-			t.toolsCallAll(sessions, jobs)
+			toolsCallAll(t, sessions, jobs)
 			for _, j := range jobs {
-				switch t.toolsJudgeCall(sessions[0], j, &left) {
+				switch toolsJudgeCall(t, sessions[0], j, &left) {
 				case callResult:
 					results++
 				case callError:
@@ -274,7 +274,7 @@ func toolsCallResults(fixtures bool) func(t *T) {
 				left = append(left, fmt.Sprintf("every call answered was answered with a JSON-RPC error (%d), none with a result", errs))
 			}
 		}
-		t.toolsVerdict(results, "result", "results", left, "no tool answered, so no result was judged")
+		toolsVerdict(t, results, "result", "results", left, "no tool answered, so no result was judged")
 	}
 }
 
@@ -293,7 +293,7 @@ const (
 // violation found wins over it, see harness.Check) or none was judged
 // (none says why), else a pass that says how many were judged (one and
 // many name them).
-func (t *T) toolsVerdict(judged int, one, many string, left []string, none string) {
+func toolsVerdict(t *T, judged int, one, many string, left []string, none string) {
 	switch {
 	case len(left) > 0:
 		t.Untestable(fmt.Sprintf("%d %s judged; not judged: %s", judged, plural(judged, one, many), strings.Join(left, "; ")))
@@ -348,7 +348,7 @@ func toolsNeutralFixtureNames() []string {
 // able to give (over streamable HTTP with plain JSON answers a request to
 // the client has nowhere to go); a tool that needs one answers without
 // it, or is refused, and is judged so.
-func (t *T) toolsSession() (Sess, bool) {
+func toolsSession(t *T) (Sess, bool) {
 	c := t.Fresh()
 	none := mcp.ClientCapabilities{}
 	if c.Stateless != nil {
@@ -399,11 +399,11 @@ const toolSessions = 4
 
 // toolsSessions opens the sessions the calls of n jobs (n > 0) are spread
 // over. A failed handshake ends the check (nil).
-func (t *T) toolsSessions(n int) []Sess {
+func toolsSessions(t *T, n int) []Sess {
 	k := min(n, toolSessions)
 	out := make([]Sess, 0, k)
 	for i := 0; i < k; i++ {
-		s, ok := t.toolsSession()
+		s, ok := toolsSession(t)
 		if !ok {
 			return nil
 		}
@@ -414,10 +414,10 @@ func (t *T) toolsSessions(n int) []Sess {
 
 // toolsCallAll makes the jobs' calls, job i on session i mod
 // len(sessions), each session used by one goroutine only.
-func (t *T) toolsCallAll(sessions []Sess, jobs []toolsJob) {
+func toolsCallAll(t *T, sessions []Sess, jobs []toolsJob) {
 	run := func(k int) {
 		for i := k; i < len(jobs); i += len(sessions) {
-			t.toolsCall(sessions[k], &jobs[i])
+			toolsCall(t, sessions[k], &jobs[i])
 		}
 	}
 	if t.vr.r.parallel <= 1 {
@@ -439,10 +439,10 @@ func (t *T) toolsCallAll(sessions []Sess, jobs []toolsJob) {
 
 // toolsCall calls j's tool once with its arguments (as a task when j.task
 // is set) and keeps the answer in j.
-func (t *T) toolsCall(s Sess, j *toolsJob) {
+func toolsCall(t *T, s Sess, j *toolsJob) {
 	j.call = fmt.Sprintf("%s(%s)", j.tl.Name, Clip(j.args))
 	if !j.task {
-		j.r = t.featuresCallTracked(s, j.tl.Name, j.args)
+		j.r = featuresCallTracked(t, s, j.tl.Name, j.args)
 		return
 	}
 	cr := s.Call(t.Ctx, spec.MethodToolsCall, TaskCallParams(j.tl.Name, j.args, map[string]any{"ttl": 60000}))
@@ -460,19 +460,19 @@ func (t *T) toolsCall(s Sess, j *toolsJob) {
 // toolsJudgeCall judges the answer of a job (s lists the tools again when
 // an error needs it); it says what the answer was, and adds to left why
 // there was none to judge.
-func (t *T) toolsJudgeCall(s Sess, j toolsJob, left *[]string) callAnswer {
+func toolsJudgeCall(t *T, s Sess, j toolsJob, left *[]string) callAnswer {
 	switch {
 	case j.none != "":
 		*left = append(*left, j.none)
 		return callNone
 	case j.r.Error != nil:
-		t.toolsJudgeError(s, j.tl, j.call, j.args, j.given, j.r.Error)
+		toolsJudgeError(t, s, j.tl, j.call, j.args, j.given, j.r.Error)
 		return callError
 	case !j.r.OK():
 		*left = append(*left, fmt.Sprintf("%s: %s", j.call, j.r.Describe()))
 		return callNone
 	}
-	t.toolsJudgeResult(j.tl, j.call, j.def, j.r.Result)
+	toolsJudgeResult(t, j.tl, j.call, j.def, j.r.Result)
 	return callResult
 }
 
@@ -484,7 +484,7 @@ func (t *T) toolsJudgeCall(s Sess, j toolsJob, left *[]string) callAnswer {
 // 2025-11-25 (where input validation errors are tool execution errors),
 // an Invalid params error to a call whose arguments conform to the
 // tool's inputSchema.
-func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessage, given bool, e *jsonrpc.ErrorObject) {
+func toolsJudgeError(t *T, s Sess, tl mcp.Tool, call string, args json.RawMessage, given bool, e *jsonrpc.ErrorObject) {
 	got := fmt.Sprintf("%s: JSON-RPC error %d %q", call, e.Code, e.Message)
 	switch {
 	case tl.Name == errorFixture:
@@ -493,7 +493,7 @@ func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessa
 		// An earlier call (of this check, or another client's over
 		// HTTP) may have changed the list: an unknown tool is a
 		// protocol error.
-		if still, err := t.toolsStillListed(s, tl.Name); err != nil || !still {
+		if still, err := toolsStillListed(t, s, tl.Name); err != nil || !still {
 			t.Saw("%s, and tools/list no longer lists %s (or could not tell: %v): a protocol error for an unknown tool is right", got, tl.Name, err)
 			return
 		}
@@ -506,7 +506,7 @@ func (t *T) toolsJudgeError(s Sess, tl mcp.Tool, call string, args json.RawMessa
 
 // toolsStillListed lists the tools again and reports whether name is
 // among them.
-func (t *T) toolsStillListed(s Sess, name string) (bool, error) {
+func toolsStillListed(t *T, s Sess, name string) (bool, error) {
 	items, err := t.Walk(s, spec.MethodToolsList, "tools")
 	if err != nil {
 		return false, err
@@ -535,7 +535,7 @@ func toolsArgsConform(tl mcp.Tool, args json.RawMessage, given bool) bool {
 // toolsJudgeResult judges a tools/call result (or, def "CallToolResult",
 // the tasks/result of a task-augmented call): the version's schema, and
 // embedded resources only with the resources capability.
-func (t *T) toolsJudgeResult(tl mcp.Tool, call, def string, raw json.RawMessage) {
+func toolsJudgeResult(t *T, tl mcp.Tool, call, def string, raw json.RawMessage) {
 	v := t.Version()
 	var vs []schema.Violation
 	if def != "" {

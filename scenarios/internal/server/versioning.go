@@ -33,7 +33,7 @@ var _ = Register(
 				t.Pass()
 				return
 			}
-			claimed := t.claimedVersions()
+			claimed := claimedVersions(t)
 			if !claimed[string(v)] {
 				t.NotApplicable(fmt.Sprintf("the server answered %q to %s and does not claim to implement %s anywhere else (server/discover, -32022 data)", nego, v, v))
 				return
@@ -66,7 +66,7 @@ var _ = Register(
 			_ = r.Decode(&res)
 			got := spec.Version(res.ProtocolVersion)
 			ok := slices.Contains(supported, got)
-			if !ok && t.speaks(got) {
+			if !ok && speaks(t, got) {
 				// The run had not seen it speak the version (its own
 				// handshake may have gone unanswered): asked for it, it
 				// does.
