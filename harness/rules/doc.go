@@ -10,7 +10,10 @@
 // suites hold observed messages to the per-message rules (ResponseShape,
 // ErrorObject, NotificationID, RequestID, UTF8); the fuzz oracles map
 // codec problems and schema violations to requirements with Invalid and
-// Schema and follow outstanding requests with Pending.
+// Schema and follow outstanding requests with Pending. A schema a peer
+// hands over (a tool's inputSchema or outputSchema, an elicitation's
+// requestedSchema) is compiled and validated by PeerDialect,
+// CompilePeerSchema and ValidatePeerValue, for both suites alike.
 //
 // Nothing here prints, waits or holds a connection: rules are pure
 // functions over messages, and the trackers are bounded maps.
