@@ -185,3 +185,68 @@ func receiverType(recv *ast.FieldList) string {
 		}
 	}
 }
+
+// notPublicMark is what the package doc of every importable package that
+// is not public says, so that a user reading go doc or a package's source
+// learns it before importing it.
+const notPublicMark = "Not part of mcpcheck's public API"
+
+// TestEveryImportablePackageSaysWhetherItIsPublic: Go lets another module
+// import every package of this one that is not under an internal/
+// directory and not a command. Those that are not public API say so in
+// their package doc (notPublicMark); the public ones do not. The root
+// package holds only the module's own tests and tool pins, and says so.
+func TestEveryImportablePackageSaysWhetherItIsPublic(t *testing.T) {
+	isPublic := map[string]bool{}
+	for _, p := range publicPackages {
+		isPublic[p] = true
+	}
+	judged := 0
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "internal" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, path, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		for pname, pkg := range pkgs {
+			if pname == "main" {
+				continue
+			}
+			var doc strings.Builder
+			for _, f := range pkg.Files {
+				if f.Doc != nil {
+					doc.WriteString(f.Doc.Text())
+				}
+			}
+			rel := filepath.ToSlash(path)
+			if rel == "." {
+				continue // the root package: tool pins and the module's tests
+			}
+			judged++
+			says := strings.Contains(doc.String(), notPublicMark)
+			switch {
+			case isPublic[rel] && says:
+				t.Errorf("%s is public API but its package doc says %q: take the sentence out", rel, notPublicMark)
+			case !isPublic[rel] && !says:
+				t.Errorf("%s can be imported by other modules and is not public API, but its package doc does not say %q: add it (or move the package under an internal/ directory)", rel, notPublicMark)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the module's packages: %v", err)
+	}
+	if judged < 20 {
+		t.Fatalf("judged only %d packages; want every importable package of the module (more than 20): is the test run from the module root?", judged)
+	}
+}

@@ -127,4 +127,7 @@
 // schema, stdin framing, answers to requests the stage never sent).
 // Findings are reproduced, minimized and written as for servers and
 // replayed by [ReplayClient].
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package fuzz

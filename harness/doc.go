@@ -18,4 +18,7 @@
 //
 // The harness never prints, never exits, and imports no test framework, so
 // the fuzzer and the CLI can use it as well as Ginkgo suites.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package harness

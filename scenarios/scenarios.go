@@ -5,6 +5,9 @@
 // (scenarios/internal/server/...), which register their checks into its
 // registry; this package imports them all, so every check is registered
 // whenever the suite is used. It holds no logic: aliases and wrappers.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package scenarios
 
 import (

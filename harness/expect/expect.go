@@ -9,6 +9,9 @@
 // of the stream, and a timeout. An alternative may accept a timeout
 // (Silence) or an end of stream, so "the target must not answer" is as
 // easy to write as "the target must answer".
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package expect
 
 import (

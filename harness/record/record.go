@@ -2,6 +2,9 @@
 // received from the target, with its direction, time offset, exact bytes
 // and HTTP metadata, as reports.WireEvent values that checks attach to
 // their results.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package record
 
 import (

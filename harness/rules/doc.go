@@ -17,4 +17,7 @@
 //
 // Nothing here prints, waits or holds a connection: rules are pure
 // functions over messages, and the trackers are bounded maps.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package rules

@@ -26,4 +26,7 @@
 //
 // A session is used by one goroutine at a time, except Findings,
 // Notifications and ServerRequests, which are safe to call concurrently.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package session

@@ -2,6 +2,9 @@
 // the notation the suite (scenarios.Shard) and fuzz campaigns
 // (fuzz.Shard) share. What a part holds is theirs to say; the type, its
 // validity and its spelling are one.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package shard
 
 import (

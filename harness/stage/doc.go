@@ -25,4 +25,7 @@
 // Everything is bounded: request bodies, the events kept per case, the
 // time a relay may wait, the output of launched clients; launched clients
 // are killed as a process group.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package stage

@@ -5,4 +5,7 @@
 // transport is given or detected (2026-07-28 server/discover, then a
 // streamable HTTP initialize, then the 2024-11-05 HTTP+SSE GET, following
 // the specification's backwards-compatibility rules).
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package target

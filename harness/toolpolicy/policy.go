@@ -13,6 +13,9 @@
 // the scenarios and the fuzzer's tool-call mutator go through Decide; the
 // sessions of a run refuse a tools/call the policy does not allow, as a
 // last line (session.Config.Guard).
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package toolpolicy
 
 import (

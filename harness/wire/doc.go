@@ -16,4 +16,7 @@
 // the packages above (expect, session). Taps (Observe) see every frame sent
 // and received at the moment it crosses the wire, which is how transcripts
 // are recorded and how every message is schema-validated on every path.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package wire

@@ -16,6 +16,9 @@
 //
 // It is a test fixture: it keeps everything in memory, consents to every
 // request and mints tokens on demand. Never expose it beyond loopback.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package authserver
 
 import (

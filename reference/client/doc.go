@@ -19,4 +19,7 @@
 // whatever cannot be used is recorded and named in the errors of the
 // requests it affects, and nothing the server does can make a call wait
 // longer than its timeout.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package client

@@ -9,6 +9,9 @@
 // feeds raw messages to Session.Handle together with a Sink that carries the
 // messages related to that request. Stateless 2026-07-28 requests are served
 // by Server.HandleStateless without any session.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package server
 
 import (

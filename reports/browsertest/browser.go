@@ -8,6 +8,9 @@
 // features (no QUIC, no background networking, no component updates, no
 // sync) and a time bound; the browser's process group is killed when the
 // bound passes. Pages are opened from file:// URLs only.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package browsertest
 
 import (

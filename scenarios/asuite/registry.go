@@ -13,6 +13,9 @@
 // framework (scenarios/suite: Def, Register) and judged with the same
 // harness (harness.Check), one verdict per check and protocol version:
 // the catalog's version windows gate them.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package asuite
 
 import "github.com/mcpcheck/mcpcheck/scenarios/suite"

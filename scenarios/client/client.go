@@ -10,6 +10,9 @@
 // authorization, and stateless for the helpers and scenarios of the
 // 2026-07-28 stateless era). Importing this package registers every
 // area's checks; the names here are aliases of the internal package's.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package client
 
 import (

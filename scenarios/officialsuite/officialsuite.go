@@ -3,6 +3,9 @@
 // installs it) for the benchmarks that compare mcpcheck with it, and
 // counts what it judged. It is test support: nothing in mcpcheck's runs
 // depends on it, and it finds nothing on a machine without the lab.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package officialsuite
 
 import (

@@ -27,4 +27,7 @@
 // body gets (Def's type parameter), the client's scenarios, how a target
 // or a client is started, and what a role's registry accepts (Rules).
 // This package imports none of the content packages; they import it.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package suite

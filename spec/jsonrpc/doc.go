@@ -62,4 +62,7 @@
 //
 // [LineReader] and [LineWriter] implement the stdio framing: one message per
 // line, terminated by LF, with bounded memory on the reading side.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package jsonrpc

@@ -25,4 +25,7 @@
 // per-request protocol fields of 2026-07-28. headers.go implements the
 // x-mcp-header rules of the 2026-07-28 Streamable HTTP transport: finding
 // and checking annotated tool arguments, and encoding their header values.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package mcp

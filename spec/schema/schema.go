@@ -11,6 +11,9 @@
 //
 // Schemas are compiled lazily, one definition at a time, and cached; every
 // exported function is safe for concurrent use.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package schema
 
 import (

@@ -1,6 +1,9 @@
 // Package sharedtest finds the read-only reference material (the spec pages
 // and the official schemas) that tests may use when it is present. The
 // project never depends on it: tests that need it skip when it is absent.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package sharedtest
 
 import (

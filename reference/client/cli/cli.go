@@ -4,6 +4,9 @@
 //
 // The package prints only through the writers of its Env and never exits;
 // cmd/mcpcheck maps its errors to exit codes.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package cli
 
 import (

@@ -8,6 +8,9 @@
 // neither trusts nor rewrites them beyond what framing requires, and every
 // read from the server is bounded in size; waiting is bounded by the
 // contexts the caller passes and by Close.
+//
+// Not part of mcpcheck's public API: it may change in any release (the
+// README's package picture lists what is public).
 package transport
 
 import (
