@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -292,16 +290,11 @@ func findingPath(f *Finding) string {
 
 type campaign struct {
 	cfg      Config
-	parent   context.Context // the caller's context, without the duration bound
 	mutators []mutate.Mutator
-	deadline time.Time
 	tools    []mutate.Tool
 	http     bool // the target is an HTTP server (a fresh session costs no process start)
-	// versionNote is Result.VersionNote.
-	versionNote string
 	engine
 
-	restarts atomic.Int64
 	// startNs and waitNs add up the instance starts' wall time and the
 	// workers' waits for an instance (Result.RestartTime, RestartWait).
 	startNs atomic.Int64
@@ -320,43 +313,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Target == nil {
 		return nil, errors.New("fuzz: the campaign has no target; set Config.Target (e.g. CommandTarget)")
 	}
-	if cfg.Duration <= 0 && cfg.MaxExecs <= 0 {
-		return nil, errors.New("fuzz: the campaign is unbounded; set a duration or a maximum number of executions")
-	}
-	if cfg.Version == "" {
-		cfg.Version = spec.Latest
-	}
-	if !cfg.Version.Known() {
-		return nil, fmt.Errorf("fuzz: unknown protocol version %q; use one of %s", cfg.Version, strings.Join(spec.VersionStrings(), ", "))
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 1
-	}
-	if !cfg.Shard.Valid() {
-		return nil, fmt.Errorf("fuzz: shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
-	}
-	if cfg.MaxExecs > 0 {
-		if cfg.MaxExecs = cfg.Shard.Share(cfg.MaxExecs); cfg.MaxExecs == 0 {
-			return nil, fmt.Errorf("fuzz: shard %s of a campaign bounded to fewer executions than shards runs nothing; raise the bound or use fewer shards", cfg.Shard)
-		}
-	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
+	if err := cfg.settings().check(ReproducerFor(cfg.Target)); err != nil {
+		return nil, err
 	}
 	if cfg.StartupTimeout <= 0 {
 		cfg.StartupTimeout = DefaultStartupTimeout
-	}
-	if cfg.MinimizeBudget == 0 {
-		cfg.MinimizeBudget = DefaultMinimizeBudget
-	}
-	if cfg.MinimizeTime <= 0 {
-		cfg.MinimizeTime = DefaultMinimizeTime
-	}
-	if cfg.ProgressEvery <= 0 {
-		cfg.ProgressEvery = time.Second
-	}
-	if cfg.Reproducer == nil {
-		cfg.Reproducer = ReproducerFor(cfg.Target)
 	}
 	_, isHTTP := cfg.Target.(conn.HTTPTarget)
 	muts, err := mutate.SelectFrom(mutate.MutatorsFor(isHTTP), cfg.Mutators)
@@ -366,7 +327,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(cfg.Mutators) == 0 {
 		muts = mutate.MutatorsFor(isHTTP)
 	}
-	c := &campaign{cfg: cfg, parent: ctx, mutators: mutate.Schedule(muts, cfg.Version), engine: newEngine(), http: isHTTP}
+	c := &campaign{cfg: cfg, mutators: mutate.Schedule(muts, cfg.Version), http: isHTTP}
+	c.engine = newEngine(ctx, c.cfg.settings())
 	// Learn the tools once, for the tool-call mutator. A target that
 	// cannot be started or never completes a handshake judges nothing:
 	// the campaign ends here, before any input, with a result that says
@@ -381,18 +343,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.NewestSpoken && ctx.Err() == nil && (errors.As(err, &notSpoken) || errors.As(err, &silent)) {
 		// The newest version the target speaks may be a legacy one.
 		why := strings.TrimPrefix(err.Error(), "fuzz: ")
-		cfg.Version = oracle.LegacyVersion
-		c.cfg.Version, c.mutators = cfg.Version, mutate.Schedule(muts, cfg.Version)
-		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
+		cfg.Version = c.fallBack(why)
+		c.mutators = mutate.Schedule(muts, cfg.Version)
 		if s, err = c.first(ctx); err != nil {
 			err = fmt.Errorf("%s; then at %s: %w", why, cfg.Version, err)
 		}
 	}
 	if err != nil {
 		r := c.unreachable(err)
-		if c.parent.Err() != nil {
-			r.interrupted()
-		}
 		if errors.As(err, &notSpoken) {
 			return r, fmt.Errorf("fuzz: %w", notSpoken)
 		}
@@ -400,17 +358,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	c.tools = CallableTools(cfg.ToolPolicy, s.listTools())
 	c.start = time.Now() // the fuzzing starts
-	if cfg.Duration > 0 {
-		c.deadline = c.start.Add(cfg.Duration)
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, c.deadline)
-		defer cancel()
-	}
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 	s.close()
 
-	samples, memory := c.drive(ctx, cfg.Workers, cfg.ProgressEvery, c.worker, c.closing.Wait, c.progress, cfg.Progress)
+	samples, memory := c.drive(ctx, c.worker, c.closing.Wait)
 	res := c.result(samples)
-	c.finish(res, memory, c.parent, c.progress, cfg.Progress)
+	c.finish(res, memory)
 	return res, nil
 }
 
@@ -434,13 +388,12 @@ var ErrUnreachable = errors.New("the target never completed a handshake")
 // handshake (err says what happened instead).
 func (c *campaign) unreachable(err error) *Result {
 	r := c.result(nil)
-	r.Unjudged = fmt.Sprintf("%s: %s", ErrUnreachable, strings.TrimPrefix(err.Error(), "fuzz: "))
+	why := fmt.Sprintf("%s: %s", ErrUnreachable, strings.TrimPrefix(err.Error(), "fuzz: "))
 	if ns := (*NotSpokenError)(nil); errors.As(err, &ns) {
 		// It answered: not unreachable, but not a target of this version.
-		r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", ns, oracle.LegacyVersion)
+		why = notSpokenAdvice(ns)
 	}
-	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
-	_, r.PeakRSSBytes = conn.ProcMemory()
+	c.nothingSent(r, why)
 	return r
 }
 
@@ -470,40 +423,11 @@ func thin[S any](s []S) []S {
 	return out
 }
 
-func (c *campaign) progress(rate float64) Progress {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := Progress{Elapsed: time.Since(c.start), Execs: c.execs.Load(), ExecsPerSec: rate, Findings: len(c.order), MethodsCovered: len(c.methods), Restarts: c.restarts.Load(), HeapBytes: c.heap.Load()}
-	for _, f := range c.order {
-		switch f.Kind {
-		case reports.FindingCrash:
-			p.Crashes++
-		case reports.FindingHang:
-			p.Hangs++
-		}
-	}
-	return p
-}
-
+// result is the campaign's outcome so far (see engine.result).
 func (c *campaign) result(samples []reports.ThroughputSample) *Result {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := &Result{Version: c.cfg.Version, VersionNote: c.versionNote, Target: c.cfg.Target.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: transportOf(c.cfg.Target), Shard: c.cfg.Shard.String(),
-		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.restarts.Load(), PeakHeapBytes: c.peakHeap.Load(),
-		RestartTime: time.Duration(c.startNs.Load()), RestartWait: time.Duration(c.waitNs.Load()), SlowProbes: c.slow.Load(),
-		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, Samples: samples, Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
-	for k, v := range c.methods {
-		r.MethodsCovered[k] = v
-	}
-	for k, v := range c.mutUse {
-		r.Mutators[k] = v
-	}
-	r.MutatorTime = make(map[string]time.Duration, len(c.mutTime))
-	for k, v := range c.mutTime {
-		r.MutatorTime[k] = v
-	}
-	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Exec < r.Findings[j].Exec })
-	r.Verdict = verdict(r.Findings)
+	r := c.engine.result(samples)
+	r.Target, r.Transport = c.cfg.Target.Describe(), transportOf(c.cfg.Target)
+	r.RestartTime, r.RestartWait = time.Duration(c.startNs.Load()), time.Duration(c.waitNs.Load())
 	return r
 }
 
@@ -537,28 +461,6 @@ func verdict(fs []*Finding) Verdict {
 		return Verdict{Reason: "no findings"}
 	}
 	return Verdict{Failed: true, Reason: fmt.Sprintf("%d crash(es), %d hang(s), %d MUST-level violation(s), %d other finding(s)", crash, hang, must, other)}
-}
-
-func (c *campaign) fail(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.errs) < 100 {
-		c.errs = append(c.errs, fmt.Sprintf(format, args...))
-	}
-}
-
-// claim reserves one execution, or returns false when the bounds are
-// reached.
-func (c *campaign) claim(ctx context.Context) (int64, bool) {
-	if ctx.Err() != nil {
-		return 0, false
-	}
-	n := c.execs.Add(1)
-	if c.cfg.MaxExecs > 0 && n > c.cfg.MaxExecs {
-		c.execs.Add(-1)
-		return 0, false
-	}
-	return n, true
 }
 
 // planned is one input made ahead of its execution.
@@ -648,9 +550,7 @@ func (c *campaign) worker(ctx context.Context, w int) {
 				if ctx.Err() != nil {
 					return
 				}
-				failures++
-				if failures >= 3 {
-					c.fail("worker %d stopped: %v", w, err)
+				if c.stopped(w, err, &failures) {
 					return
 				}
 				continue
@@ -934,36 +834,12 @@ func (w *warm) close() {
 	}
 }
 
-// observe records an observation: a new signature becomes a finding
-// (reproduced, minimized and written), a known one only counts a hit.
-func (c *campaign) observe(ctx context.Context, o oracle.Observation, in mutate.Input, history []mutate.Input, exec int64, s *session) {
-	sig := o.Signature()
-	c.mu.Lock()
-	if f, ok := c.findings[sig]; ok {
-		f.Hits++
-		c.mu.Unlock()
-		return
-	}
-	f := &Finding{Observation: o, ID: sig, Version: c.cfg.Version, Target: c.cfg.Target.Describe(), Mutator: in.Mutator, Seed: in.Seed,
-		Exec: c.cfg.Shard.global(exec), At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
-		Transcript: s.transcript(), StderrTail: s.conn.StderrTail()}
-	c.findings[sig] = f
-	c.order = append(c.order, f)
-	c.mu.Unlock()
-
-	c.reproduce(ctx, f, history)
-	if c.cfg.FindingsDir != "" {
-		f.Dir = filepath.Join(c.cfg.FindingsDir, f.DirName())
-	}
-	f.Reproducer = c.cfg.Reproducer(f)
-	if c.cfg.FindingsDir != "" {
-		if err := f.Write(c.cfg.FindingsDir); err != nil {
-			c.fail("%v", err)
-		}
-	}
-	if c.cfg.OnFinding != nil {
-		c.cfg.OnFinding(f)
-	}
+// observe records an observation of execution n, made on s by in (with
+// history before it on the same session), see engine.observe.
+func (c *campaign) observe(ctx context.Context, o oracle.Observation, in mutate.Input, history []mutate.Input, n int64, s *session) {
+	c.engine.observe(o, in, n, func(f *Finding) {
+		f.Target, f.Transcript, f.StderrTail = c.cfg.Target.Describe(), s.transcript(), s.conn.StderrTail()
+	}, func(f *Finding) { c.reproduce(ctx, f, history) })
 }
 
 // reproduce replays the finding's input on fresh instances (with the
@@ -973,24 +849,12 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []mutate.I
 	// Reproduction and minimization get their own time (MinimizeTime), so
 	// that a finding near the end of a campaign is still minimized; the
 	// caller's context still cancels them.
-	rctx, cancel := reproductionContext(c.parent, c.start, c.deadline, c.cfg.MinimizeTime)
+	rctx, cancel := c.reproduction(c.cfg.MinimizeTime)
 	defer cancel()
-	test := func(in mutate.Input) bool {
-		if rctx.Err() != nil {
-			return false
-		}
-		run, err := runOnce(rctx, c.cfg.Target, c.cfg.Version, in, c.cfg.Wait, c.cfg.StartupTimeout)
-		c.restarts.Add(1)
-		if err != nil {
-			return false
-		}
-		for _, o := range run.obs {
-			if oracle.SameBug(o, f.Observation) {
-				return true
-			}
-		}
-		return false
-	}
+	test := c.reproduces(rctx, f, func(ctx context.Context, in mutate.Input) ([]oracle.Observation, error) {
+		run, err := runOnce(ctx, c.cfg.Target, c.cfg.Version, in, c.cfg.Wait, c.cfg.StartupTimeout)
+		return run.obs, err
+	})
 	cand := f.Input
 	if !test(cand) {
 		if len(history) == 0 || f.Input.Fresh {
@@ -1007,11 +871,7 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []mutate.I
 		}
 		f.Input = cand
 	}
-	f.Reproduced = true
-	f.Minimized = cand
-	if c.cfg.MinimizeBudget > 0 {
-		f.Minimized = Minimize(cand, test, c.cfg.MinimizeBudget)
-	}
+	reproduced(f, cand, test, c.cfg.MinimizeBudget)
 	// The transcript's run is made even when the reproduction's time is
 	// up, within a bound of its own: its start-up wait ends with it.
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(rctx), c.cfg.MinimizeTime)
@@ -1019,27 +879,6 @@ func (c *campaign) reproduce(ctx context.Context, f *Finding, history []mutate.I
 	if run, err := runOnce(fctx, c.cfg.Target, c.cfg.Version, f.Minimized, c.cfg.Wait, c.cfg.StartupTimeout); err == nil {
 		f.Transcript, f.StderrTail = run.events, run.stderr
 	}
-}
-
-// minOvertime is the least time a campaign with a Duration may spend past
-// it reproducing and minimizing findings (see reproductionContext).
-const minOvertime = 10 * time.Second
-
-// reproductionContext bounds reproducing and minimizing one finding: limit
-// from now, and, for a campaign with a deadline, never later than its
-// overtime past it: limit, or the campaign's own duration when that is
-// shorter (but at least minOvertime). Findings made together near the end
-// then do not each add limit to the wall time, and a 5 s campaign does not
-// spend 30 s minimizing. The caller's context still cancels it.
-func reproductionContext(parent context.Context, start, deadline time.Time, limit time.Duration) (context.Context, context.CancelFunc) {
-	until := time.Now().Add(limit)
-	if !deadline.IsZero() {
-		over := min(limit, max(deadline.Sub(start), minOvertime))
-		if deadline.Add(over).Before(until) {
-			until = deadline.Add(over)
-		}
-	}
-	return context.WithDeadline(parent, until)
 }
 
 // WriteJSON writes the campaign summary as indented JSON: the result with

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/fuzz/internal/conn"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/mutate"
 	"github.com/mcpcheck/mcpcheck/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/harness/stage"
@@ -118,17 +114,13 @@ func ClientReproducer(t ClientTarget) func(*Finding) string {
 // clean run, counters and the findings so far.
 type clientCampaign struct {
 	cfg      ClientConfig
-	parent   context.Context
 	st       *stage.Stage
 	mutators []mutate.Mutator
 	lim      clientLimits
 	requests []string
-	// versionNote is Result.VersionNote (ClientConfig.NewestSpoken).
-	versionNote string
 	engine
 
-	launches atomic.Int64
-	peakRSS  atomic.Uint64
+	peakRSS atomic.Uint64
 }
 
 // RunClient fuzzes an MCP client: after one clean run (no input, which
@@ -144,46 +136,14 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	if cfg.Client.Command == "" {
 		return nil, errors.New("fuzz: the client campaign has no client; set ClientConfig.Client.Command (mcpcheck fuzz --client or --client-stdio)")
 	}
-	if cfg.Duration <= 0 && cfg.MaxExecs <= 0 {
-		return nil, errors.New("fuzz: the campaign is unbounded; set a duration or a maximum number of executions")
-	}
-	if cfg.Version == "" {
-		cfg.Version = spec.Latest
-	}
-	if !cfg.Version.Known() {
-		return nil, fmt.Errorf("fuzz: unknown protocol version %q; use one of %s", cfg.Version, strings.Join(spec.VersionStrings(), ", "))
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = 1
-	}
-	if !cfg.Shard.Valid() {
-		return nil, fmt.Errorf("fuzz: shard %d/%d: want K/N with 1 <= K <= N", cfg.Shard.K, cfg.Shard.N)
-	}
-	if cfg.MaxExecs > 0 {
-		if cfg.MaxExecs = cfg.Shard.Share(cfg.MaxExecs); cfg.MaxExecs == 0 {
-			return nil, fmt.Errorf("fuzz: shard %s of a campaign bounded to fewer executions than shards runs nothing; raise the bound or use fewer shards", cfg.Shard)
-		}
-	}
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
+	if err := cfg.settings().check(ClientReproducer(cfg.Client)); err != nil {
+		return nil, err
 	}
 	if cfg.ClientTimeout <= 0 {
 		cfg.ClientTimeout = DefaultClientTimeout
 	}
 	if cfg.MaxRSS == 0 {
 		cfg.MaxRSS = DefaultMaxClientRSS
-	}
-	if cfg.MinimizeBudget == 0 {
-		cfg.MinimizeBudget = DefaultMinimizeBudget
-	}
-	if cfg.MinimizeTime <= 0 {
-		cfg.MinimizeTime = DefaultMinimizeTime
-	}
-	if cfg.ProgressEvery <= 0 {
-		cfg.ProgressEvery = time.Second
-	}
-	if cfg.Reproducer == nil {
-		cfg.Reproducer = ClientReproducer(cfg.Client)
 	}
 	all := mutate.ClientMutators(!cfg.Client.Stdio)
 	muts := all
@@ -198,19 +158,17 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	defer st.Close()
-	c := &clientCampaign{cfg: cfg, parent: ctx, st: st, mutators: mutate.ScheduleClient(muts), engine: newEngine()}
-	if cfg.Duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, c.start.Add(cfg.Duration))
-		defer cancel()
-	}
+	c := &clientCampaign{cfg: cfg, st: st, mutators: mutate.ScheduleClient(muts)}
+	c.engine = newEngine(ctx, c.cfg.settings())
+	ctx, cancel := c.bounded(ctx)
+	defer cancel()
 
 	// The clean run: the client's requests and its pace, with a
 	// generous deadline (the client's first start may be slow).
 	clean := mutate.Input{Mutator: "clean-run", Client: &mutate.ClientPlan{}}
 	first := clientLimits{wait: cfg.Wait, deadline: cfg.ClientTimeout, dropDeadline: cfg.ClientTimeout, maxRSS: cfg.MaxRSS}
 	run, err := runClientOnce(ctx, st, cfg.Client, cfg.Version, clean, first)
-	c.launches.Add(1)
+	c.restarts.Add(1)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +177,9 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 			return c.unspoken(why, run), nil
 		}
 		// The newest version the client speaks is a legacy one.
-		cfg.Version = oracle.LegacyVersion
-		c.cfg.Version = cfg.Version
-		c.versionNote = fmt.Sprintf("%s; fuzzed %s, the newest initialize-based version, instead", why, cfg.Version)
+		cfg.Version = c.fallBack(why)
 		run, err = runClientOnce(ctx, st, cfg.Client, cfg.Version, clean, first)
-		c.launches.Add(1)
+		c.restarts.Add(1)
 		if err != nil {
 			return nil, err
 		}
@@ -239,14 +195,14 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*Result, error) {
 	info.Deadline = c.lim.deadline
 	c.account(run, clean.Mutator, 0)
 	for _, o := range run.obs {
-		c.observe(ctx, o, clean, 0, run)
+		c.observe(o, clean, 0, run)
 	}
 
-	samples, memory := c.drive(ctx, cfg.Workers, cfg.ProgressEvery, c.worker, nil, c.progress, cfg.Progress)
+	samples, memory := c.drive(ctx, c.worker, nil)
 	res := c.result(samples)
 	info.PeakRSSBytes = c.peakRSS.Load()
 	res.Client = info
-	c.finish(res, memory, c.parent, c.progress, cfg.Progress)
+	c.finish(res, memory)
 	return res, nil
 }
 
@@ -287,36 +243,8 @@ func notSpokenByClient(v spec.Version, run clientRun) string {
 func (c *clientCampaign) unspoken(why string, run clientRun) *Result {
 	r := c.result(nil)
 	r.Client = &ClientRunInfo{Requests: run.requests, Took: run.took, Exit: run.exit, PeakRSSBytes: run.peakRSS}
-	r.Unjudged = fmt.Sprintf("%s; fuzz it at an initialize-based version (--protocol %s), or leave --protocol out for the newest version it speaks", why, oracle.LegacyVersion)
-	r.Verdict = Verdict{Unjudged: true, Reason: "nothing judged: " + r.Unjudged + "; no input was sent"}
-	_, r.PeakRSSBytes = conn.ProcMemory()
-	if c.parent.Err() != nil {
-		r.interrupted()
-	}
+	c.nothingSent(r, notSpokenAdvice(why))
 	return r
-}
-
-// claim reserves one execution, or returns false when the bounds are
-// reached.
-func (c *clientCampaign) claim(ctx context.Context) (int64, bool) {
-	if ctx.Err() != nil {
-		return 0, false
-	}
-	n := c.execs.Add(1)
-	if c.cfg.MaxExecs > 0 && n > c.cfg.MaxExecs {
-		c.execs.Add(-1)
-		return 0, false
-	}
-	return n, true
-}
-
-// fail records a problem of the campaign itself (bounded).
-func (c *clientCampaign) fail(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.errs) < 100 {
-		c.errs = append(c.errs, fmt.Sprintf(format, args...))
-	}
 }
 
 // worker runs executions until the campaign's bounds: worker w's
@@ -338,14 +266,13 @@ func (c *clientCampaign) worker(ctx context.Context, w int) {
 		}
 		began := time.Now()
 		run, err := runClientOnce(ctx, c.st, c.cfg.Client, c.cfg.Version, in, c.lim)
-		c.launches.Add(1)
+		c.restarts.Add(1)
 		if err != nil {
 			if ctx.Err() != nil {
 				c.execs.Add(-1) // the time ran out during the run: it does not count
 				return
 			}
-			if failures++; failures >= 3 {
-				c.fail("worker %d stopped: %v", w, err)
+			if c.stopped(w, err, &failures) {
 				return
 			}
 			continue
@@ -353,7 +280,7 @@ func (c *clientCampaign) worker(ctx context.Context, w int) {
 		failures = 0
 		c.account(run, in.Mutator, time.Since(began))
 		for _, o := range run.obs {
-			c.observe(ctx, o, in, n, run)
+			c.observe(o, in, n, run)
 		}
 	}
 }
@@ -380,74 +307,19 @@ func (c *clientCampaign) account(run clientRun, mutator string, took time.Durati
 	}
 }
 
-// progress is the live view of the campaign.
-func (c *clientCampaign) progress(rate float64) Progress {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := Progress{Elapsed: time.Since(c.start), Execs: c.execs.Load(), ExecsPerSec: rate, Findings: len(c.order), MethodsCovered: len(c.methods), Restarts: c.launches.Load(), HeapBytes: c.heap.Load()}
-	for _, f := range c.order {
-		switch f.Kind {
-		case reports.FindingCrash:
-			p.Crashes++
-		case reports.FindingHang:
-			p.Hangs++
-		}
-	}
-	return p
-}
-
-// result is the campaign's outcome so far.
+// result is the campaign's outcome so far (see engine.result).
 func (c *clientCampaign) result(samples []reports.ThroughputSample) *Result {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := &Result{Role: "client", Version: c.cfg.Version, VersionNote: c.versionNote, Target: c.cfg.Client.Describe(), Seed: c.cfg.Seed, Workers: c.cfg.Workers, Transport: c.cfg.Client.Transport(), Shard: c.cfg.Shard.String(),
-		Duration: time.Since(c.start), Execs: c.execs.Load(), Restarts: c.launches.Load(), PeakHeapBytes: c.peakHeap.Load(), SlowProbes: c.slow.Load(),
-		MethodsCovered: map[string]int64{}, Mutators: map[string]int64{}, MutatorTime: map[string]time.Duration{}, Samples: samples,
-		Findings: append([]*Finding(nil), c.order...), Errors: c.errs}
-	for k, v := range c.methods {
-		r.MethodsCovered[k] = v
-	}
-	for k, v := range c.mutUse {
-		r.Mutators[k] = v
-	}
-	for k, v := range c.mutTime {
-		r.MutatorTime[k] = v
-	}
-	sort.SliceStable(r.Findings, func(i, j int) bool { return r.Findings[i].Exec < r.Findings[j].Exec })
-	r.Verdict = verdict(r.Findings)
+	r := c.engine.result(samples)
+	r.Role, r.Target, r.Transport = "client", c.cfg.Client.Describe(), c.cfg.Client.Transport()
 	return r
 }
 
-// observe records an observation: a new signature becomes a finding
-// (reproduced, minimized and written), a known one counts a hit.
-func (c *clientCampaign) observe(ctx context.Context, o oracle.Observation, in mutate.Input, exec int64, run clientRun) {
-	sig := o.Signature()
-	c.mu.Lock()
-	if f, ok := c.findings[sig]; ok {
-		f.Hits++
-		c.mu.Unlock()
-		return
-	}
-	f := &Finding{Observation: o, ID: sig, Version: c.cfg.Version, Target: c.cfg.Client.Describe(), Mutator: in.Mutator, Seed: in.Seed,
-		Exec: c.cfg.Shard.global(exec), At: time.Since(c.start), Hits: 1, Input: in, Minimized: in, Wait: c.cfg.Wait,
-		Transcript: run.events, StderrTail: run.stderr}
-	c.findings[sig] = f
-	c.order = append(c.order, f)
-	c.mu.Unlock()
-
-	c.reproduce(f)
-	if c.cfg.FindingsDir != "" {
-		f.Dir = filepath.Join(c.cfg.FindingsDir, f.DirName())
-	}
-	f.Reproducer = c.cfg.Reproducer(f)
-	if c.cfg.FindingsDir != "" {
-		if err := f.Write(c.cfg.FindingsDir); err != nil {
-			c.fail("%v", err)
-		}
-	}
-	if c.cfg.OnFinding != nil {
-		c.cfg.OnFinding(f)
-	}
+// observe records an observation of execution n, made by in in run (see
+// engine.observe).
+func (c *clientCampaign) observe(o oracle.Observation, in mutate.Input, n int64, run clientRun) {
+	c.engine.observe(o, in, n, func(f *Finding) {
+		f.Target, f.Transcript, f.StderrTail = c.cfg.Client.Describe(), run.events, run.stderr
+	}, c.reproduce)
 }
 
 // reproduce runs the finding's input on fresh client launches, then
@@ -459,37 +331,18 @@ func (c *clientCampaign) reproduce(f *Finding) {
 		// minimize (the input is small: one bent answer).
 		budget, limit = 0, limit+c.cfg.ClientTimeout
 	}
-	var deadline time.Time
-	if c.cfg.Duration > 0 {
-		deadline = c.start.Add(c.cfg.Duration)
-	}
-	rctx, cancel := reproductionContext(c.parent, c.start, deadline, limit)
+	rctx, cancel := c.reproduction(limit)
 	defer cancel()
-	test := func(in mutate.Input) bool {
-		if rctx.Err() != nil {
-			return false
-		}
-		run, err := runClientOnce(rctx, c.st, c.cfg.Client, c.cfg.Version, in, c.lim)
-		c.launches.Add(1)
-		if err != nil {
-			return false
-		}
-		for _, o := range run.obs {
-			if oracle.SameBug(o, f.Observation) {
-				return true
-			}
-		}
-		return false
-	}
+	test := c.reproduces(rctx, f, func(ctx context.Context, in mutate.Input) ([]oracle.Observation, error) {
+		run, err := runClientOnce(ctx, c.st, c.cfg.Client, c.cfg.Version, in, c.lim)
+		return run.obs, err
+	})
 	if !test(f.Input) {
 		return
 	}
-	f.Reproduced = true
-	f.Minimized = f.Input
-	if budget > 0 {
-		f.Minimized = Minimize(f.Input, test, budget)
+	if reproduced(f, f.Input, test, budget) {
 		if run, err := runClientOnce(context.WithoutCancel(rctx), c.st, c.cfg.Client, c.cfg.Version, f.Minimized, c.lim); err == nil {
-			c.launches.Add(1)
+			c.restarts.Add(1)
 			f.Transcript, f.StderrTail = run.events, run.stderr
 		}
 	}
@@ -508,19 +361,7 @@ func ReplayClient(ctx context.Context, findingPath string, t ClientTarget, opts 
 	if rf.Input.Client == nil {
 		return nil, fmt.Errorf("fuzz: %s comes from a server campaign; replay it with --stdio or --url", findingPath)
 	}
-	v, wait, in := rf.Version, rf.Wait, rf.Input
-	if opts.Version != "" {
-		v = opts.Version
-	}
-	if opts.Wait > 0 {
-		wait = opts.Wait
-	}
-	if wait <= 0 {
-		wait = DefaultWait
-	}
-	if opts.Original {
-		in = rf.Original
-	}
+	v, wait, in := opts.replayed(rf)
 	st, err := stage.New()
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
@@ -534,11 +375,5 @@ func ReplayClient(ctx context.Context, findingPath string, t ClientTarget, opts 
 	if err != nil {
 		return nil, err
 	}
-	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
-	for _, o := range run.obs {
-		if oracle.SameBug(o, rf.Expect) {
-			res.Reproduced = true
-		}
-	}
-	return res, nil
+	return replayResult(rf, run.obs, run.events, run.stderr), nil
 }

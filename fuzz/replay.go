@@ -82,6 +82,18 @@ func Replay(ctx context.Context, findingPath string, target conn.Target, opts Re
 	if rf.Input.Client != nil {
 		return nil, fmt.Errorf("fuzz: %s comes from a client campaign; replay it with --client or --client-stdio", findingPath)
 	}
+	v, wait, in := opts.replayed(rf)
+	run, err := runOnce(ctx, target, v, in, wait, opts.StartupTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return replayResult(rf, run.obs, run.events, run.stderr), nil
+}
+
+// replayed is what a replay of rf runs with: the version, the wait and
+// the input (minimized, or the original) of the finding, where opts does
+// not say otherwise.
+func (opts ReplayOptions) replayed(rf ReplayFile) (spec.Version, time.Duration, mutate.Input) {
 	v, wait, in := rf.Version, rf.Wait, rf.Input
 	if opts.Version != "" {
 		v = opts.Version
@@ -95,17 +107,13 @@ func Replay(ctx context.Context, findingPath string, target conn.Target, opts Re
 	if opts.Original {
 		in = rf.Original
 	}
-	run, err := runOnce(ctx, target, v, in, wait, opts.StartupTimeout)
-	if err != nil {
-		return nil, err
-	}
-	res := &ReplayResult{Expect: rf.Expect, Observations: run.obs, Transcript: run.events, StderrTail: run.stderr}
-	for _, o := range run.obs {
-		if oracle.SameBug(o, rf.Expect) {
-			res.Reproduced = true
-		}
-	}
-	return res, nil
+	return v, wait, in
+}
+
+// replayResult is what a replay of rf showed: the oracles' observations
+// (reproduced when one is rf's bug), the transcript and the stderr.
+func replayResult(rf ReplayFile, obs []oracle.Observation, events []reports.WireEvent, stderr []byte) *ReplayResult {
+	return &ReplayResult{Reproduced: sameBug(obs, rf.Expect), Expect: rf.Expect, Observations: obs, Transcript: events, StderrTail: stderr}
 }
 
 // oneRun is the outcome of running one input on a fresh instance.
