@@ -404,3 +404,32 @@ func TestCampaignRestartsGetTheStartupAllowance(t *testing.T) {
 		t.Errorf("with a 300ms allowance: %v, %+v; want the target unreachable, never having said anything", err, res)
 	}
 }
+
+// TestMisnumberedProbeAnswerIsNoHang: a server that answers ping under
+// its id cut short ("mcpcheck-probe-1" answered as "mcpcheck-probe-")
+// answers the liveness probe, only under the wrong id: that is the
+// response/id-unknown violation, and the target is alive. No hang finding:
+// before the fix the campaign reported hang/ping after the liveness wait
+// and its confirmation window, as it did against the reference server's
+// result-id-truncated, whose probe answers from the tenth on lose a digit.
+func TestMisnumberedProbeAnswerIsNoHang(t *testing.T) {
+	t.Parallel()
+	v := spec.V20250618
+	res, err := Run(context.Background(), Config{Target: inprocHelper(v, "ping-id-truncated"), Version: v, MaxExecs: 3, Seed: 3,
+		Mutators: []string{"protocol/valid"}, Wait: 2 * time.Second, MinimizeBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := false
+	for _, f := range res.Findings {
+		switch {
+		case f.Kind == reports.FindingHang:
+			t.Errorf("a target that answered the probe under a truncated id was called hung: %s: %s", f.Check, f.Message)
+		case f.Check == "response/id-unknown":
+			unknown = true
+		}
+	}
+	if !unknown {
+		t.Errorf("want the response/id-unknown finding of the truncated id, got %+v", res.Findings)
+	}
+}

@@ -437,6 +437,10 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 	// sampler watches a stdio target from then on (conn.BusySampler).
 	var sampler *conn.BusySampler
 	busyNoted := false
+	// misnumbered is set when the target answered under an id no request
+	// awaits (response/id-unknown) after the probe went out: an answer,
+	// so a sign of life, whatever became of the probe's own id.
+	misnumbered := false
 	defer func() {
 		sampler.Stop()
 		if !suspected.IsZero() && !out.dead {
@@ -565,6 +569,14 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 			if in.CloseAfter {
 				return out
 			}
+			if misnumbered {
+				// The target answers, under ids that match nothing:
+				// alive, and the response/id-unknown finding says what is
+				// wrong. Its session is of no more use.
+				s.note("no answer to the liveness probe under its id within " + waited.String() + ", but the target answered under an id no request awaits: alive, not hung; starting a fresh session")
+				out.recycle = true
+				return out
+			}
 			if s.heard && suspected.IsZero() {
 				// A healthy target on a busy machine can miss the wait:
 				// the probe gets the confirmation window before the
@@ -612,6 +624,16 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 			return out
 		}
 		res := s.judgeFrame(f, &out)
+		if probeKey != "" && misnumberedAnswer(res) {
+			misnumbered = true
+			if s.judge.SettleMisnumberedProbe(probeKey) {
+				// Only the probe awaited an answer: that was its answer,
+				// misnumbered. Nothing more will come under its id.
+				s.note("the only request awaiting an answer was the liveness probe, and the target answered under an id no request awaits: the probe's answer, misnumbered; starting a fresh session")
+				out.recycle = true
+				return out
+			}
+		}
 		if probeStream != "" && f.Stream == probeStream && f.HTTPStatus != 0 {
 			// Any HTTP answer to the probe shows the target is alive; an
 			// error status (404: the session is gone) says the session
@@ -632,6 +654,17 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 			}
 		}
 	}
+}
+
+// misnumberedAnswer reports whether res found a response whose id answers
+// no request awaiting an answer (response/id-unknown).
+func misnumberedAnswer(res oracle.FrameResult) bool {
+	for _, o := range res.Obs {
+		if o.Check == "response/id-unknown" {
+			return true
+		}
+	}
+	return false
 }
 
 // drain is the grace read of an instance about to be closed: answers the
@@ -666,6 +699,10 @@ func (s *session) drain() execOutcome {
 		}
 		s.recordFrame(f)
 		res := s.judgeFrame(f, &out)
+		if misnumberedAnswer(res) && s.judge.SettleMisnumberedProbe(key) {
+			// The grace probe's answer, misnumbered (see exec).
+			return out
+		}
 		for i, k := range res.Answered {
 			if k == key {
 				return out

@@ -275,6 +275,10 @@ func handle(v spec.Version, fault string, l []byte) [][]byte {
 		if fault == "both-on-ping" {
 			return [][]byte{[]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":1,"message":"x"}}`, id.String()))}
 		}
+		if s, ok := id.Str(); ok && fault == "ping-id-truncated" {
+			// The liveness probe's answer under its id cut short.
+			return [][]byte{[]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"result":{}}`, s[:len(s)-1]))}
+		}
 		return result(map[string]any{})
 	case m.Method == spec.MethodServerDiscover && known(m.Method):
 		return result(map[string]any{"ttlMs": 0, "cacheScope": "public", "supportedVersions": []string{string(v)}, "capabilities": map[string]any{"tools": map[string]any{}}})

@@ -1034,6 +1034,18 @@ func (j *Judge) ProbeAnswered(f conn.Frame, key string) bool {
 	return true
 }
 
+// SettleMisnumberedProbe settles the probe with wire id key when it is the
+// only request awaiting an answer: the target then answered it under an
+// id that matches nothing (response/id-unknown, judged already), and no
+// answer will come under key. It reports whether it did.
+func (j *Judge) SettleMisnumberedProbe(key string) bool {
+	if j.Pending.Len() != 1 || j.Pending.Outstanding(key) != 1 {
+		return false
+	}
+	j.answer(key)
+	return true
+}
+
 // RememberProbe keeps the answer f to the probe with wire id key, which
 // was judged clean, for ProbeAnswered.
 func (j *Judge) RememberProbe(f conn.Frame, key string) {
