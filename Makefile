@@ -51,7 +51,7 @@ test-short:
 # (fifteen Node runs, when the lab is installed); make test keeps the
 # client suite's authorization proofs on the reference client.
 SLOW_TESTS ?= ^(TestHTMLReportOfRealRunsInChromium|TestSlowStartUnderLoadSameOutcomes|TestOfficialAuthScenariosWithTheReferenceClient|TestQuietProofs)$$
-SLOW_PKGS  ?= ./cmd/mcpcheck ./scenarios/internal/server ./scenarios/internal/client
+SLOW_PKGS  ?= ./cmd/mcpcheck ./internal/scenarios/internal/server ./internal/scenarios/internal/client
 test-slow:
 	MCPCHECK_SLOW=1 $(GO) test -race -count=1 -timeout 30m -v -run '$(SLOW_TESTS)' $(SLOW_PKGS)
 
@@ -86,7 +86,7 @@ fuzz-libfuzzer:
 
 # The codec's long run: five minutes without a finding is the bar.
 fuzz-long:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 5m ./spec/jsonrpc
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 5m ./internal/spec/jsonrpc
 
 # The hostile-target zoo alone, its full tier (every version, the default
 # start-up allowance, 30 s fuzz campaigns; make test runs its fast tier),
@@ -107,7 +107,7 @@ bench:
 # (../shared/lab/setup.sh, or MCPCHECK_LAB=DIR) and skips without it.
 .PHONY: bench-official
 bench-official:
-	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./scenarios/internal/server ./scenarios/internal/client
+	$(GO) test -run '^$$' -bench 'ServerSuiteVsOfficial|ClientSuiteVsOfficial$$' -benchtime 3x ./internal/scenarios/internal/server ./internal/scenarios/internal/client
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -154,9 +154,9 @@ bench-compare:
 	  (cd "$$tmp" && GOWORK=off GOFLAGS=-mod=mod $(GO) build -o "$(BENCH_CACHE)/gosdk-peer" .); \
 	  echo "== building mcpcheck into $(BENCH_CACHE)/mcpcheck"; \
 	  $(GO) build -o "$(BENCH_CACHE)/mcpcheck" ./cmd/mcpcheck; \
-	  echo "== go test -run '^$$' -bench 'Peer' -benchmem -count 5 ./reference/server"; \
+	  echo "== go test -run '^$$' -bench 'Peer' -benchmem -count 5 ./internal/reference/server"; \
 	  { MCPCHECK_BENCH_OURS="$(BENCH_CACHE)/mcpcheck" MCPCHECK_BENCH_GOSDK="$(BENCH_CACHE)/gosdk-peer" \
-	    $(GO) test -run '^$$' -bench 'Peer' -benchmem -count 5 ./reference/server; echo $$? > "$$tmp/rc"; } 2>&1 \
+	    $(GO) test -run '^$$' -bench 'Peer' -benchmem -count 5 ./internal/reference/server; echo $$? > "$$tmp/rc"; } 2>&1 \
 	    | tee "$(BENCH_CACHE)/peer-bench.txt"; \
 	  rc=$$(cat "$$tmp/rc"); if [ "$$rc" != 0 ]; then echo "bench-compare: the benchmarks failed (exit $$rc)"; exit $$rc; fi; \
 	  sed -E 's#/(ours|gosdk)(-[0-9]+)?[[:space:]]#/impl=\1\2 #' "$(BENCH_CACHE)/peer-bench.txt" > "$(BENCH_CACHE)/peer-bench.impl.txt"; \

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
 )
 
 // actionScript is the shell logic of the GitHub Action; action.yml runs it.

@@ -26,17 +26,17 @@ type importRule struct {
 
 // allowedChain reports whether a dependency on the reference pair comes
 // only through the reference server's seam, from the two packages that
-// build the client stage on it: harness/stage plays the server with the
-// reference server's engine, and the client suite (scenarios/internal/client
+// build the client stage on it: internal/harness/stage plays the server with the
+// reference server's engine, and the client suite (internal/scenarios/internal/client
 // and its area sub-packages) writes its scenarios with the seam's types
 // (server.Options, Director, Call). The reference
 // server is the stage's engine there, never the target: the client under
-// test always comes from configuration, and reference/client stays out of
+// test always comes from configuration, and internal/reference/client stays out of
 // reach. Any other path to the reference pair stays forbidden.
 func allowedChain(chain string) bool {
-	hop := " -> " + module + "/reference/server"
+	hop := " -> " + module + "/internal/reference/server"
 	i := strings.Index(chain, hop)
-	if i < 0 || strings.Contains(chain, module+"/reference/client") {
+	if i < 0 || strings.Contains(chain, module+"/internal/reference/client") {
 		return false
 	}
 	before := chain[:i]
@@ -44,35 +44,45 @@ func allowedChain(chain string) bool {
 		before = before[j+len(" -> "):]
 	}
 	before = strings.TrimPrefix(before, module+"/")
-	return before == "harness/stage" || under(before, "scenarios/internal/client")
+	return before == "internal/harness/stage" || under(before, "internal/scenarios/internal/client")
 }
 
 // The package picture: each row keeps one package's job from leaking into
 // another. Test files may import test frameworks; these rules hold for the
 // production code of each package.
 var importRules = []importRule{
-	{"spec", []string{"harness", "scenarios", "reference", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega", "pgregory.net/rapid"},
+	{"spec", []string{"harness", "internal/harness", "scenarios", "internal/scenarios", "reference", "internal/reference", "fuzz", "internal/fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega", "pgregory.net/rapid"},
 		"spec is the protocol's knowledge; everything stands on it, it stands on nothing of ours"},
-	{"spec/jsonrpc", []string{"spec/mcp", "spec/schema", "spec/catalog", "spec/specscan"},
+	{"internal/spec", []string{"harness", "internal/harness", "scenarios", "internal/scenarios", "reference", "internal/reference", "fuzz", "internal/fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega", "pgregory.net/rapid"},
+		"the protocol's codec, types and schemas stand on nothing of ours but spec"},
+	{"internal/spec/jsonrpc", []string{"internal/spec/mcp", "internal/spec/schema", "spec/catalog", "spec/specscan"},
 		"the codec is the bottom layer"},
-	{"harness", []string{"scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
-		"fuzz and cmd reuse the harness, so it must not pull in test frameworks or a particular target (harness/stage plays the server with the reference server's engine: see stageEngine)"},
-	{"scenarios", []string{"reference", "fuzz", "cmd"},
+	{"internal/harness", []string{"harness", "scenarios", "internal/scenarios", "reference", "fuzz", "internal/fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"fuzz and cmd reuse the harness, so it must not pull in test frameworks or a particular target (internal/harness/stage plays the server with the reference server's engine: see allowedChain)"},
+	{"internal/scenarios", []string{"harness", "reference", "internal/reference", "fuzz", "internal/fuzz", "cmd"},
 		"suites judge any target; the target comes from configuration"},
-	{"reference", []string{"harness", "scenarios", "fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+	{"scenarios", []string{"reference", "internal/reference", "fuzz", "internal/fuzz", "cmd"},
+		"suites judge any target; the target comes from configuration (the public harness describes it)"},
+	{"internal/reference", []string{"harness", "internal/harness", "scenarios", "internal/scenarios", "reference", "fuzz", "internal/fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"the reference pair is an ordinary MCP implementation, not part of the judge"},
-	{"fuzz", []string{"scenarios", "reference", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+	{"internal/fuzz", []string{"fuzz", "harness", "scenarios", "internal/scenarios", "reference", "internal/reference", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"the fuzzer uses the harness directly, not the suites, and judges any target"},
-	{"fuzz/internal/gen", []string{"fuzz/internal/conn", "fuzz/internal/mutate", "fuzz/internal/oracle", "harness"},
+	{"internal/fuzz/internal/gen", []string{"internal/fuzz/internal/conn", "internal/fuzz/internal/mutate", "internal/fuzz/internal/oracle", "internal/harness"},
 		"the generators draw the protocol's messages from spec alone"},
-	{"fuzz/internal/conn", []string{"fuzz/internal/gen", "fuzz/internal/mutate", "fuzz/internal/oracle"},
+	{"internal/fuzz/internal/conn", []string{"internal/fuzz/internal/gen", "internal/fuzz/internal/mutate", "internal/fuzz/internal/oracle"},
 		"targets carry bytes and frames; they know no generator, mutator or verdict"},
-	{"fuzz/internal/mutate", []string{"fuzz/internal/oracle"},
+	{"internal/fuzz/internal/mutate", []string{"internal/fuzz/internal/oracle"},
 		"mutators make inputs and judge nothing"},
-	{"fuzz/internal/oracle", []string{"fuzz/internal/mutate"},
+	{"internal/fuzz/internal/oracle", []string{"internal/fuzz/internal/mutate"},
 		"the judge reads what a target wrote, whatever input made it"},
-	{"reports", []string{"harness", "scenarios", "reference", "fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+	{"reports", []string{"harness", "internal/harness", "scenarios", "internal/scenarios", "reference", "internal/reference", "fuzz", "internal/fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
 		"reports are pure writers over a neutral result model that harness and fuzz fill in"},
+	{"harness", []string{"scenarios", "reference", "internal/reference", "fuzz", "internal/fuzz", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the public harness describes targets; it knows no suite, fuzzer or reference peer"},
+	{"fuzz", []string{"scenarios", "internal/scenarios", "reference", "internal/reference", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the public fuzzer runs campaigns against any target; it knows no suite or reference peer"},
+	{"reference", []string{"harness", "internal/harness", "scenarios", "internal/scenarios", "fuzz", "internal/fuzz", "reports", "cmd", "github.com/onsi/ginkgo", "github.com/onsi/gomega"},
+		"the public reference pair is an ordinary MCP implementation, not part of the judge"},
 }
 
 type pkgInfo struct {
@@ -221,28 +231,28 @@ func TestPackageImportRules(t *testing.T) {
 }
 
 // contentPackages are the check content packages that stand on the shared
-// check framework, scenarios/suite: each declares its checks with
+// check framework, internal/scenarios/suite: each declares its checks with
 // suite.Def in a suite.Registry.
-var contentPackages = []string{"scenarios/internal/server", "scenarios/asuite",
-	"scenarios/internal/client", // the client suite (scenarios/client is its facade)
+var contentPackages = []string{"internal/scenarios/internal/server", "internal/scenarios/asuite",
+	"internal/scenarios/internal/client", // the client suite (internal/scenarios/client is its facade)
 }
 
-// TestOneCheckFramework: the shared check framework (scenarios/suite)
+// TestOneCheckFramework: the shared check framework (internal/scenarios/suite)
 // imports no content package, nor anything that would make it one (the
 // reference pair, fuzz, cmd), directly or through other packages; every
 // content package imports it directly.
 func TestOneCheckFramework(t *testing.T) {
 	pkgs := scanModule(t)
-	const fw = "scenarios/suite"
+	const fw = "internal/scenarios/suite"
 	if pkgs[fw] == nil {
 		t.Fatalf("no package %s", fw)
 	}
-	forbidden := append([]string{"reference", "fuzz", "cmd", "scenarios/mcpchecktest", "scenarios/officialsuite", "scenarios"}, contentPackages...)
-	forbidden = append(forbidden, "scenarios/client") // the client suite's facade
+	forbidden := append([]string{"reference", "internal/reference", "fuzz", "internal/fuzz", "cmd", "scenarios", "internal/scenarios/officialsuite", "internal/scenarios"}, contentPackages...)
+	forbidden = append(forbidden, "internal/scenarios/client") // the client suite's facade
 	for ip, chain := range closure(pkgs, fw) {
 		rel := strings.TrimPrefix(ip, module+"/")
 		for _, f := range forbidden {
-			sub := f != "scenarios" && strings.HasPrefix(rel, f+"/") // the root package alone is content; its subpackages are others
+			sub := f != "internal/scenarios" && strings.HasPrefix(rel, f+"/") // the root package alone is content; its subpackages are others
 			if rel == f || sub {
 				t.Errorf("%s must not depend on %s (the framework holds no checks; content packages stand on it); found %s", fw, f, chain)
 			}
@@ -275,7 +285,7 @@ func TestOnlyCmdExitsOrPrints(t *testing.T) {
 }
 
 func TestTopLevelLayout(t *testing.T) {
-	for _, p := range []string{"go.mod", "go.sum", "spec", "scenarios", "harness", "reference", "fuzz", "reports", "cmd", "Makefile", "README.md"} {
+	for _, p := range []string{"go.mod", "go.sum", "spec", "scenarios", "harness", "reference", "fuzz", "reports", "cmd", "internal", "Makefile", "README.md"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("the top-level layout needs %s: %v", p, err)
 		}

@@ -29,18 +29,18 @@ target() {
   compile_native_go_fuzzer "github.com/mcpcheck/mcpcheck/$1" "$2" "$3"
 }
 
-target spec/schema FuzzValidate FuzzValidate
-target spec/jsonrpc FuzzDecode FuzzDecode
-target spec/jsonrpc FuzzLineReader FuzzLineReader
-target spec/mcp FuzzDecodeEncode FuzzDecodeEncode
-target fuzz FuzzSchemaValidate FuzzSchemaValidate
-target fuzz FuzzMCPDecode FuzzMCPDecode
-target fuzz FuzzJudge FuzzJudge
-target fuzz FuzzGeneratedMessages FuzzGeneratedMessages
-target fuzz FuzzMinimize FuzzMinimize
-target fuzz FuzzClientStage FuzzClientStage
-target reference/server FuzzSessionMessages FuzzSessionMessages
-target reference/server FuzzHTTPPost FuzzHTTPPost
-target reference/client FuzzClientMessages FuzzClientMessages
+target internal/spec/schema FuzzValidate FuzzValidate
+target internal/spec/jsonrpc FuzzDecode FuzzDecode
+target internal/spec/jsonrpc FuzzLineReader FuzzLineReader
+target internal/spec/mcp FuzzDecodeEncode FuzzDecodeEncode
+target internal/fuzz FuzzSchemaValidate FuzzSchemaValidate
+target internal/fuzz FuzzMCPDecode FuzzMCPDecode
+target internal/fuzz FuzzJudge FuzzJudge
+target internal/fuzz FuzzGeneratedMessages FuzzGeneratedMessages
+target internal/fuzz FuzzMinimize FuzzMinimize
+target internal/fuzz FuzzClientStage FuzzClientStage
+target internal/reference/server FuzzSessionMessages FuzzSessionMessages
+target internal/reference/server FuzzHTTPPost FuzzHTTPPost
+target internal/reference/client FuzzClientMessages FuzzClientMessages
 target reports FuzzPrintable FuzzPrintable
 target reports FuzzWriters FuzzWriters

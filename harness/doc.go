@@ -1,24 +1,16 @@
-// Package harness is the check API of mcpcheck: what scenarios, the fuzzer
-// and the CLI use to judge an MCP server and report it truthfully.
+// Package harness is the public face of mcpcheck's harness: the MCP peer
+// to judge and how to reach it. A Target made here is what the server
+// suite (scenarios/mcpchecktest) and the fuzzer (fuzz) take, so one
+// description serves a conformance run and a fuzz campaign alike.
 //
-// A Run collects checks. A Check cites requirement IDs from the catalog,
-// knows its protocol version and transport, and ends in exactly one
-// outcome: pass; fail when a MUST was broken and warn when only a SHOULD
-// was; n/a when the server did not declare a capability or the version is
-// outside every cited requirement's window; untestable when a needed
-// fixture or trigger is absent; error when the harness itself broke. Each
-// check carries Expected and Actual texts and its transcript (recorded by
-// harness/record from every connection of the run).
+// A Target is a server over stdio (Command, or Pipe in process) or over
+// HTTP (URL, or Handler on a loopback test server). Every process the
+// harness starts for it runs in a process group of its own and is killed
+// with the group when a check or a campaign is done with it; every read
+// and wait on it is bounded.
 //
-// The subpackages do the work: target (what to test, processes, transport
-// detection), wire (raw connections and frames), record (transcripts),
-// expect (the event loop) and session (era-aware client drivers). Pool
-// and Shared let many checks reuse a started target where the
-// specification allows it.
-//
-// The harness never prints, never exits, and imports no test framework, so
-// the fuzzer and the CLI can use it as well as Ginkgo suites.
-//
-// Not part of mcpcheck's public API: it may change in any release (the
-// README's package picture lists what is public).
+// The harness's engine (connections, transcripts, expectations, session
+// drivers, the check API) lives under internal/harness and is free to
+// change; this package is public API and keeps its surface
+// (testdata/api/harness.txt).
 package harness

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reports/browsertest"
+	"github.com/mcpcheck/mcpcheck/internal/reports/browsertest"
 )
 
 // pwnPayload is target-controlled text that, if it ever became markup,

@@ -1,11 +1,11 @@
-// Command benchratio summarizes the peer benchmarks of reference/server
+// Command benchratio summarizes the peer benchmarks of internal/reference/server
 // (peer_bench_test.go): from "go test -bench Peer -count N" output it prints,
 // per benchmark, the median of each implementation's samples and the ratio
 // gosdk/ours. For ns/op and server-cpu-ns/op a ratio above 1 means ours is
 // faster (for the parallel benchmarks: has that much more throughput).
 // benchstat gives the confidence intervals; this gives the ratios.
 //
-//	go run ./reference/server/testdata/peers/ratio bench.txt
+//	go run ./internal/reference/server/testdata/peers/ratio bench.txt
 package main
 
 import (

@@ -6,7 +6,7 @@
 // are recorded by running the target under go test with an overlay (the
 // source tree is not touched) that wraps its fuzz function in a recorder.
 //
-//	go run ./cmd/fuzzseeds -pkg ./spec/jsonrpc -func FuzzDecode -o $OUT/jsonrpc_FuzzDecode_seed_corpus.zip
+//	go run ./cmd/fuzzseeds -pkg ./internal/spec/jsonrpc -func FuzzDecode -o $OUT/jsonrpc_FuzzDecode_seed_corpus.zip
 //
 // .clusterfuzzlite/build.sh runs it for every target.
 package main
@@ -25,7 +25,7 @@ import (
 )
 
 func main() {
-	pkg := flag.String("pkg", "", "the package directory of the target (./spec/jsonrpc)")
+	pkg := flag.String("pkg", "", "the package directory of the target (./internal/spec/jsonrpc)")
 	name := flag.String("func", "", "the fuzz target (FuzzDecode)")
 	out := flag.String("o", "", "the zip to write (NAME_seed_corpus.zip)")
 	flag.Parse()

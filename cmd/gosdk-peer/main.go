@@ -1,6 +1,6 @@
 // Command gosdk is the go-sdk (github.com/modelcontextprotocol/go-sdk)
 // peer of mcpcheck's reference server in the peer benchmarks
-// (reference/server/peer_bench_test.go, "make bench-compare"). It offers
+// (internal/reference/server/peer_bench_test.go, "make bench-compare"). It offers
 // the same benchmark surface under the same names as the reference server:
 //
 //   - ping (built in);

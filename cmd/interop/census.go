@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/shard"
+	"github.com/mcpcheck/mcpcheck/internal/harness/shard"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/harness/shard"
+	"github.com/mcpcheck/mcpcheck/internal/harness/shard"
 )
 
 // carryFixture copies the committed census list and CENSUS.json into a

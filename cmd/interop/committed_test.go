@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/scenarios"
-	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
+	clientsuite "github.com/mcpcheck/mcpcheck/internal/scenarios/client"
 )
 
 // TestCommittedMatricesAreCurrent: the committed interop matrices were

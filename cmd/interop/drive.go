@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
 )
 
 // driveKinds are the host drivers of "interop drive KIND": each writes the

@@ -40,8 +40,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/shard"
-	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/harness/shard"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
 
 	"github.com/mcpcheck/mcpcheck/reports"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/shard"
+	"github.com/mcpcheck/mcpcheck/internal/harness/shard"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )

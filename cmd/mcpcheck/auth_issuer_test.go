@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/scenarios/asuite"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios/asuite"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
 )
 
 // TestAuthserverCheckCommand: authserver-check passes mcpcheck's clean

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
 )
 
 const authserverUsage = `Usage:

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
 )
 
 // TestAuthserverCommand: --list-faults lists every switch; mint prints a

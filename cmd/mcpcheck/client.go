@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	clientsuite "github.com/mcpcheck/mcpcheck/internal/scenarios/client"
 	"github.com/mcpcheck/mcpcheck/reports"
-	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/harness/target"
-	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
 )
 
 // embeddedReference are the arguments that start this binary as the

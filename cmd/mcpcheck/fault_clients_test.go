@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/scenarios/officialsuite"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios/officialsuite"
 )
 
 // faultClientRow is one client-side defect (issue 30) broken on purpose

@@ -17,10 +17,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
-	"github.com/mcpcheck/mcpcheck/harness/target"
-	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
-	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/harness/toolpolicy"
+	"github.com/mcpcheck/mcpcheck/internal/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

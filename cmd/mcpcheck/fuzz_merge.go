@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
 )
 
 // TestFuzzShardsMergeIntoTheUnshardedCampaign: a campaign against the

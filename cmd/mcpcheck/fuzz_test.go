@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

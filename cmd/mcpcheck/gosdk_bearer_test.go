@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 
 // gosdkBearerDir is the go-sdk bearer peer's own module.
-var gosdkBearerDir = filepath.Join("..", "..", "reference", "authserver", "testdata", "gosdk-bearer")
+var gosdkBearerDir = filepath.Join("..", "..", "internal", "reference", "authserver", "testdata", "gosdk-bearer")
 
 // gosdkBearerBin builds the go-sdk bearer peer (go-sdk v1.8.0 from the Go
 // module proxy, or the module cache) into the user's cache directory, keyed

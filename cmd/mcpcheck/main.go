@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
 )
 
 // memoryLimit is the Go runtime's soft memory limit for mcpcheck unless

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/scenarios/officialsuite"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios/officialsuite"
 )
 
 // officialAuthScenarios are the official client suite's authorization
@@ -44,7 +44,7 @@ var officialAuthScenarios = []string{
 //
 // Slow tier (make test-slow): fifteen runs of the Node suite. In make
 // test the reference client's authorization code is judged by the
-// client suite's proofs (scenarios/internal/client TestProofs/client/authorization
+// client suite's proofs (internal/scenarios/internal/client TestProofs/client/authorization
 // against the reference client with and without its auth faults).
 func TestOfficialAuthScenariosWithTheReferenceClient(t *testing.T) {
 	slowTier(t)
@@ -113,7 +113,7 @@ func labSDK(t *testing.T) (nodeDir, sdk string) {
 // (auth()) discovers, registers, authorizes with PKCE and redeems a code
 // at 'mcpcheck authserver' for the reference server in --auth-issuer
 // mode, and lists its tools with the token it got
-// (reference/authserver/testdata/ts-oauth-client/run.sh, which exits 0
+// (internal/reference/authserver/testdata/ts-oauth-client/run.sh, which exits 0
 // only then).
 func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
 	t.Parallel()
@@ -121,7 +121,7 @@ func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
 	bin := mcpcheckBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-client", "run.sh"))
+	cmd := exec.CommandContext(ctx, "sh", filepath.Join("..", "..", "internal", "reference", "authserver", "testdata", "ts-oauth-client", "run.sh"))
 	cmd.Env = append(os.Environ(), "MCPCHECK="+bin, "MCP_SDK_DIR="+sdk, "PATH="+nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	// The script starts the authserver and the reference server in the
 	// background: they share its process group, which ends with the test
@@ -143,7 +143,7 @@ func TestTSOAuthClientAgainstTheAuthserver(t *testing.T) {
 }
 
 // TestTSBearerRecipe: the README's TypeScript SDK recipe
-// (reference/authserver/testdata/ts-bearer-server) passes every
+// (internal/reference/authserver/testdata/ts-bearer-server) passes every
 // authorization check that applies to it with tokens of the authserver it
 // starts; token passthrough is untestable (it calls no upstream).
 func TestTSBearerRecipe(t *testing.T) {
@@ -159,7 +159,7 @@ func TestTSBearerRecipe(t *testing.T) {
 	tokFile := filepath.Join(t.TempDir(), "token")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-bearer-server", "server.mjs"),
+	srv := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), filepath.Join("..", "..", "internal", "reference", "authserver", "testdata", "ts-bearer-server", "server.mjs"),
 		"--port", strconv.Itoa(port), "--mcpcheck", bin, "--token-out", tokFile)
 	srv.Env = append(os.Environ(), "MCP_SDK_DIR="+sdk)
 	// server.mjs starts 'mcpcheck authserver' as its child, which it stops

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/mcpcheck/mcpcheck/reference/client/cli"
+	"github.com/mcpcheck/mcpcheck/internal/reference/client/cli"
 )
 
 // referenceClientMain runs "mcpcheck reference client ARGS": the reference
-// MCP client's command line (see reference/client/cli). Usage mistakes
+// MCP client's command line (see internal/reference/client/cli). Usage mistakes
 // become usage errors (exit 2); anything the server did wrong is an
 // ordinary error.
 func referenceClientMain(e *env, args []string) error {

@@ -14,8 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/authserver"
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/reference/authserver"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
 )
 
 // multiFlag collects a repeatable string flag.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/mcpcheck/mcpcheck/harness/stage"
+	"github.com/mcpcheck/mcpcheck/internal/harness/stage"
 )
 
 const relayUsage = `Usage: mcpcheck relay --stage HOST:PORT --case TOKEN

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/reports/browsertest"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/reports/browsertest"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

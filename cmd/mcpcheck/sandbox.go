@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
-	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

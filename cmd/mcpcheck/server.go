@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/session"
-	"github.com/mcpcheck/mcpcheck/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/harness/session"
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
-	"github.com/mcpcheck/mcpcheck/scenarios/suite"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/mcpcheck/mcpcheck/harness/shard"
+import "github.com/mcpcheck/mcpcheck/internal/harness/shard"
 
 // parseShard reads a --shard value "K/N": shard K of N, 1 <= K <= N
 // (N <= 10000). An empty value is no sharding (0, 0). cmd prefixes the

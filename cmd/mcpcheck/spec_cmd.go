@@ -8,9 +8,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcpcheck/mcpcheck/scenarios"
-	"github.com/mcpcheck/mcpcheck/scenarios/asuite"
-	clientsuite "github.com/mcpcheck/mcpcheck/scenarios/client"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios/asuite"
+	clientsuite "github.com/mcpcheck/mcpcheck/internal/scenarios/client"
 	"github.com/mcpcheck/mcpcheck/spec"
 	"github.com/mcpcheck/mcpcheck/spec/catalog"
 )

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
+	"github.com/mcpcheck/mcpcheck/internal/spec/sharedtest"
 )
 
 // slowTier is sharedtest.SlowTier: t is a long end-to-end run of the

@@ -12,7 +12,7 @@ import (
 
 // TestTSOAuthExamplePeer: the TypeScript SDK 1.32.2's own OAuth example
 // server (examples/server/simpleStreamableHttp.js --oauth --oauth-strict,
-// started by reference/authserver/testdata/ts-oauth-example/start.mjs,
+// started by internal/reference/authserver/testdata/ts-oauth-example/start.mjs,
 // which gets a token by the example's own OAuth flow) trusts only its demo
 // authorization server, whose opaque tokens mcpcheck cannot mint. So the
 // checks that need a token it accepts are untestable, each saying so;
@@ -32,7 +32,7 @@ func TestTSOAuthExamplePeer(t *testing.T) {
 	port := freePort(t)
 	tokFile := filepath.Join(t.TempDir(), "token")
 	startUntilReady(t, []string{"MCP_SDK_DIR=" + sdk}, []string{filepath.Join(nodeDir, "node"),
-		filepath.Join("..", "..", "reference", "authserver", "testdata", "ts-oauth-example", "start.mjs"),
+		filepath.Join("..", "..", "internal", "reference", "authserver", "testdata", "ts-oauth-example", "start.mjs"),
 		"--port", port, "--token-out", tokFile, "--preload", loopbackPreload(t)}, regexp.MustCompile(`^ts-oauth-example: (http\S+)`))
 	tok, err := os.ReadFile(tokFile)
 	if err != nil || len(tok) == 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/fuzz"
+	"github.com/mcpcheck/mcpcheck/internal/fuzz"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

@@ -23,8 +23,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mcpcheck/mcpcheck/harness/session"
-	"github.com/mcpcheck/mcpcheck/harness/wire"
+	"github.com/mcpcheck/mcpcheck/internal/harness/session"
+	"github.com/mcpcheck/mcpcheck/internal/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 )
 

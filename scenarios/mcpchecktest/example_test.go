@@ -3,11 +3,10 @@ package mcpchecktest_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/reference"
 	"github.com/mcpcheck/mcpcheck/scenarios/mcpchecktest"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -19,7 +18,7 @@ import (
 // "--stdio"), one on a port mcpchecktest.URL("http://127.0.0.1:8080/mcp").
 func ExampleTestServer() {
 	testMCP := func(t *testing.T) {
-		srv, err := server.New(server.Options{})
+		srv, err := reference.Server{}.NewHandler()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +27,7 @@ func ExampleTestServer() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mcpchecktest.TestServer(t, mcpchecktest.Handler(srv.HTTPHandler(server.HTTPOptions{}), "/mcp"), mcpchecktest.Options{
+		mcpchecktest.TestServer(t, mcpchecktest.Handler(srv, "/mcp"), mcpchecktest.Options{
 			Versions: []spec.Version{spec.V20250618, spec.V20251125},
 			Baseline: baseline,
 		})
@@ -40,12 +39,12 @@ func ExampleTestServer() {
 // one protocol version against the reference server, served in-process
 // with a fault switch that makes its ping answer a non-empty result.
 func ExampleRun() {
-	srv, err := server.New(server.Options{Faults: []string{"ping-nonempty-result"}})
+	srv, err := reference.Server{Faults: []string{"ping-nonempty-result"}}.NewHandler()
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	res, err := mcpchecktest.Run(context.Background(), mcpchecktest.Handler(srv.HTTPHandler(server.HTTPOptions{}), "/mcp"), mcpchecktest.Options{
+	res, err := mcpchecktest.Run(context.Background(), mcpchecktest.Handler(srv, "/mcp"), mcpchecktest.Options{
 		Versions:    []spec.Version{spec.V20251125},
 		LabelFilter: "area:ping",
 	})
@@ -64,16 +63,10 @@ func ExampleRun() {
 
 // Pipe serves a Go server's stdio transport in process: no binary to
 // build, no process to start. Each connection gets a server of its own,
-// as each process would be.
+// as each process would be: reference.Server's ServeStdio is such a
+// function, and so is any func(ctx, in, out) error that starts a server.
 func ExamplePipe() {
-	tg := mcpchecktest.Pipe(func(ctx context.Context, in io.Reader, out io.Writer) error {
-		srv, err := server.New(server.Options{})
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		return srv.ServeStdio(ctx, in, out, io.Discard)
-	})
+	tg := mcpchecktest.Pipe(reference.Server{}.ServeStdio)
 	res, err := mcpchecktest.Run(context.Background(), tg, mcpchecktest.Options{
 		Versions:    []spec.Version{spec.V20260728},
 		LabelFilter: "area:transport-stdio",

@@ -7,9 +7,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/harness/session"
+	"github.com/mcpcheck/mcpcheck/internal/harness/session"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 
@@ -73,7 +73,7 @@ type Result struct {
 // reached, or options that do not parse. A Handler target is served for
 // the length of the call.
 func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
-	t, stop, err := tg.start()
+	t, stop, err := start(tg)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/scenarios"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

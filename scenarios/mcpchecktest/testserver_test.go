@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/scenarios"
 	"github.com/mcpcheck/mcpcheck/reports"
-	"github.com/mcpcheck/mcpcheck/scenarios"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
 

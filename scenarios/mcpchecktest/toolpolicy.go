@@ -3,7 +3,7 @@ package mcpchecktest
 import (
 	"encoding/json"
 
-	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
+	"github.com/mcpcheck/mcpcheck/internal/harness/toolpolicy"
 )
 
 // ToolPolicy says which of the server's tools the checks may call, and

@@ -7,11 +7,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/harness/toolpolicy"
-	"github.com/mcpcheck/mcpcheck/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/harness/toolpolicy"
+	"github.com/mcpcheck/mcpcheck/internal/reference/server"
+	"github.com/mcpcheck/mcpcheck/internal/spec/mcp"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/mcpcheck/mcpcheck/spec/mcp"
 )
 
 // TestToolPolicySkipsDestructive: against a server with a tool annotated

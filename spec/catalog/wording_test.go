@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/internal/spec/sharedtest"
 	"github.com/mcpcheck/mcpcheck/spec"
-	"github.com/mcpcheck/mcpcheck/spec/sharedtest"
 	"github.com/mcpcheck/mcpcheck/spec/specscan"
 )
 
