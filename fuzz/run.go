@@ -9,7 +9,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/harness"
 	engine "github.com/mcpcheck/mcpcheck/internal/fuzz"
 	"github.com/mcpcheck/mcpcheck/internal/harness/target"
-	"github.com/mcpcheck/mcpcheck/internal/harness/wire"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -145,16 +144,9 @@ func campaignTarget(ctx context.Context, t target.Target) (engine.Target, error)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
-	to := t.Timeouts.WithDefaults()
-	dctx, cancel := context.WithTimeout(ctx, to.Start)
-	defer cancel()
-	d, err := target.Detect(dctx, wire.HTTPOptions{URL: t.URL, Header: hdr}, to.Step)
+	h, _, err := engine.HTTPTarget{URL: t.URL, Header: hdr}.Detect(ctx, t.Timeouts)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: %s: %w", t.URL, err)
 	}
-	tr := wire.TransportStreamable
-	if d.Transport == target.SSE {
-		tr = wire.TransportSSE
-	}
-	return engine.HTTPTarget{URL: t.URL, Header: hdr, Transport: tr}, nil
+	return h, nil
 }

@@ -249,20 +249,12 @@ func (ft *fuzzTarget) detect(ctx context.Context, w io.Writer, cmd string) error
 	if !ft.auto {
 		return nil
 	}
-	h := ft.target.(fuzz.HTTPTarget)
-	to := target.Timeouts{}.WithDefaults()
-	dctx, cancel := context.WithTimeout(ctx, to.Start)
-	defer cancel()
-	d, err := target.Detect(dctx, wire.HTTPOptions{URL: h.URL, Header: h.Header}, to.Step)
+	h, evidence, err := ft.target.(fuzz.HTTPTarget).Detect(ctx, target.Timeouts{})
 	if err != nil {
 		return harnessError{fmt.Errorf("%s: --transport auto: %w", cmd, err)}
 	}
-	h.Transport = wire.TransportStreamable
-	if d.Transport == target.SSE {
-		h.Transport = wire.TransportSSE
-	}
 	ft.target, ft.transport, ft.auto = h, string(h.Transport), false
-	fmt.Fprintf(w, "mcpcheck %s: --transport auto: %s speaks %s (%s)\n", cmd, h.URL, h.Transport, strings.Join(d.Evidence, "; "))
+	fmt.Fprintf(w, "mcpcheck %s: --transport auto: %s speaks %s (%s)\n", cmd, h.URL, h.Transport, strings.Join(evidence, "; "))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/harness/target"
 	"github.com/mcpcheck/mcpcheck/internal/harness/wire"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -479,4 +480,23 @@ type HTTPRequest struct {
 	// DeclaredLength, when non-zero, is sent as Content-Length instead of
 	// the body's real length.
 	DeclaredLength int64 `json:"declaredLength,omitempty"`
+}
+
+// Detect probes h's URL once (target.Detect, bounded by to.Start for the
+// whole probe and to.Step for each request) and returns h speaking the
+// transport found there, Streamable HTTP or HTTP+SSE, with the evidence
+// for it.
+func (h HTTPTarget) Detect(ctx context.Context, to target.Timeouts) (HTTPTarget, []string, error) {
+	to = to.WithDefaults()
+	dctx, cancel := context.WithTimeout(ctx, to.Start)
+	defer cancel()
+	d, err := target.Detect(dctx, wire.HTTPOptions{URL: h.URL, Header: h.Header}, to.Step)
+	if err != nil {
+		return h, nil, err
+	}
+	h.Transport = wire.TransportStreamable
+	if d.Transport == target.SSE {
+		h.Transport = wire.TransportSSE
+	}
+	return h, d.Evidence, nil
 }
