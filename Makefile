@@ -43,7 +43,7 @@ test-short:
 # (TestSlowTierIsInTheMakefile holds the lists to the code); each has a
 # faster test in make test that judges the same code. The full hostile
 # zoo is make zoo.
-# TestSlowStartUnderLoadSameOutcomes (scenarios/internal/server) adds late starts (1-3 s)
+# TestSlowStartUnderLoadSameOutcomes (internal/scenarios/internal/server) adds late starts (1-3 s)
 # with Parallel 8 under busy loops on every core, judged as a prompt
 # start; make test keeps TestSilenceBeforeInitializeSeenOnALateStart.
 # TestOfficialAuthScenariosWithTheReferenceClient (cmd/mcpcheck) adds the

@@ -71,6 +71,14 @@ func TestPeerListIsValid(t *testing.T) {
 			t.Errorf("peer %s: unknown transport %q", p.id(), p.Transport)
 		}
 		for _, w := range p.Command {
+			// A path under ${CLIENTS} (cmd/interop/clients, resolved from the
+			// module root) must exist in this checkout: a peer whose program
+			// moved would become an error column only in a real run.
+			if rest, ok := strings.CutPrefix(w, "${CLIENTS}/"); ok {
+				if _, err := os.Stat(filepath.Join("..", "..", clientsDir, filepath.FromSlash(rest))); err != nil {
+					t.Errorf("peer %s runs %s, which is not in this checkout: %v", p.id(), w, err)
+				}
+			}
 			if i := strings.Index(w, "${GOBIN:"); i >= 0 {
 				name := strings.TrimSuffix(strings.SplitN(w[i+len("${GOBIN:"):], "}", 2)[0], "}")
 				if !gos[name] {

@@ -1,7 +1,7 @@
 // A go-sdk MCP server behind go-sdk's bearer-token middleware, trusting an
 // mcpcheck authserver: a lab peer for the resource-server checks. In
 // testdata, with its own go.mod, so mcpcheck never depends on go-sdk.
-module github.com/mcpcheck/mcpcheck/reference/authserver/testdata/gosdk-bearer
+module github.com/mcpcheck/mcpcheck/internal/reference/authserver/testdata/gosdk-bearer
 
 go 1.26
 
