@@ -218,3 +218,43 @@ func TestComputingTargetIsNotAHang(t *testing.T) {
 		})
 	}
 }
+
+// TestMisnumberedAnswersToEveryRequestSettleTheProbe: a target that answers
+// every request under its id cut short (ids-truncated) answers the
+// input's request and the liveness probe, both under ids nobody awaits:
+// two answers for the two requests awaiting one, so the probe's answer
+// came, misnumbered. The exec ends on that answer with a fresh session to
+// come and no hang; it does not wait out the liveness deadline (which is
+// long here, so that a failing run shows in the notes, not in a flake).
+// Before, only a probe awaited alone was settled so, and such an exec
+// waited the whole deadline: about one exec a second against the
+// reference server's result-id-truncated.
+func TestMisnumberedAnswersToEveryRequestSettleTheProbe(t *testing.T) {
+	v := spec.V20250618
+	s, err := openSession(context.Background(), inprocHelper(v, "ids-truncated"), v, 30*time.Second, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	s.reset()
+	out := s.exec(mutate.Single([]byte(`{"jsonrpc":"2.0","id":"req-1","method":"ping"}`)))
+	notes := transcriptNotes(s)
+	unknown := 0
+	for _, o := range out.obs {
+		switch {
+		case o.Kind == reports.FindingHang:
+			t.Errorf("a target that answered every request, under truncated ids, was called hung: %s", o.Message)
+		case o.Check == "response/id-unknown":
+			unknown++
+		}
+	}
+	if unknown != 2 {
+		t.Errorf("want the input's answer and the probe's both judged response/id-unknown, got %d such observations: %+v", unknown, out.obs)
+	}
+	if out.dead || !out.recycle {
+		t.Errorf("the exec ended dead %v, recycle %v; want an instance alive whose session is recycled", out.dead, out.recycle)
+	}
+	if !strings.Contains(notes, "the probe's answer came, misnumbered") || strings.Contains(notes, "no answer to the liveness probe") {
+		t.Errorf("the exec did not end on the probe's misnumbered answer (or waited out the liveness deadline); notes:\n%s", notes)
+	}
+}

@@ -437,10 +437,10 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 	// sampler watches a stdio target from then on (conn.BusySampler).
 	var sampler *conn.BusySampler
 	busyNoted := false
-	// misnumbered is set when the target answered under an id no request
-	// awaits (response/id-unknown) after the probe went out: an answer,
-	// so a sign of life, whatever became of the probe's own id.
-	misnumbered := false
+	// misnumbered counts the responses the target wrote under ids no
+	// request awaits (response/id-unknown) after the probe went out: each
+	// an answer, so a sign of life, whatever became of the probe's own id.
+	misnumbered := 0
 	defer func() {
 		sampler.Stop()
 		if !suspected.IsZero() && !out.dead {
@@ -569,7 +569,7 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 			if in.CloseAfter {
 				return out
 			}
-			if misnumbered {
+			if misnumbered > 0 {
 				// The target answers, under ids that match nothing:
 				// alive, and the response/id-unknown finding says what is
 				// wrong. Its session is of no more use.
@@ -624,12 +624,17 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 			return out
 		}
 		res := s.judgeFrame(f, &out)
-		if probeKey != "" && misnumberedAnswer(res) {
-			misnumbered = true
-			if s.judge.SettleMisnumberedProbe(probeKey) {
-				// Only the probe awaited an answer: that was its answer,
+		if probeKey != "" {
+			misnumbered += misnumberedAnswers(res)
+		}
+		if misnumbered > 0 {
+			// Checked after every frame: an answer under its right id
+			// can bring the requests awaiting one down to the count.
+			if s.judge.SettleMisnumberedProbe(probeKey, misnumbered) {
+				// As many answers under unknown ids as requests awaiting
+				// one, the probe among them: the probe's answer came,
 				// misnumbered. Nothing more will come under its id.
-				s.note("the only request awaiting an answer was the liveness probe, and the target answered under an id no request awaits: the probe's answer, misnumbered; starting a fresh session")
+				s.note(fmt.Sprintf("the target answered %d time(s) under ids no request awaits, as many as the requests awaiting an answer, the liveness probe among them: the probe's answer came, misnumbered; starting a fresh session", misnumbered))
 				out.recycle = true
 				return out
 			}
@@ -656,15 +661,16 @@ func (s *session) exec(in mutate.Input) (out execOutcome) {
 	}
 }
 
-// misnumberedAnswer reports whether res found a response whose id answers
-// no request awaiting an answer (response/id-unknown).
-func misnumberedAnswer(res oracle.FrameResult) bool {
+// misnumberedAnswers counts the responses res found whose id answers no
+// request awaiting an answer (response/id-unknown).
+func misnumberedAnswers(res oracle.FrameResult) int {
+	n := 0
 	for _, o := range res.Obs {
 		if o.Check == "response/id-unknown" {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // drain is the grace read of an instance about to be closed: answers the
@@ -691,6 +697,7 @@ func (s *session) drain() execOutcome {
 		stream = hc.Last
 	}
 	deadline := time.Now().Add(s.wait)
+	misnumbered := 0
 	for i := 0; i < conn.MaxFramesPerExec; i++ {
 		f, err := s.conn.Recv(deadline)
 		if err != nil {
@@ -699,7 +706,8 @@ func (s *session) drain() execOutcome {
 		}
 		s.recordFrame(f)
 		res := s.judgeFrame(f, &out)
-		if misnumberedAnswer(res) && s.judge.SettleMisnumberedProbe(key) {
+		misnumbered += misnumberedAnswers(res)
+		if misnumbered > 0 && s.judge.SettleMisnumberedProbe(key, misnumbered) {
 			// The grace probe's answer, misnumbered (see exec).
 			return out
 		}

@@ -244,6 +244,11 @@ func handle(v spec.Version, fault string, l []byte) [][]byte {
 	if !m.Valid() {
 		return [][]byte{errorReply(&id, jsonrpc.InvalidRequest, "invalid request")}
 	}
+	if s, ok := id.Str(); ok && fault == "ids-truncated" && len(s) > 1 && m.Method != spec.MethodInitialize && m.Method != spec.MethodServerDiscover {
+		// Every answer to a request with a string id goes out under that id
+		// cut short: the answers come, none under an id awaited.
+		id = jsonrpc.StringID(s[:len(s)-1])
+	}
 	stateless := v.Era() == spec.Stateless
 	result := func(r map[string]any) [][]byte {
 		if stateless {

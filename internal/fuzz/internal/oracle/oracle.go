@@ -1034,12 +1034,15 @@ func (j *Judge) ProbeAnswered(f conn.Frame, key string) bool {
 	return true
 }
 
-// SettleMisnumberedProbe settles the probe with wire id key when it is the
-// only request awaiting an answer: the target then answered it under an
-// id that matches nothing (response/id-unknown, judged already), and no
-// answer will come under key. It reports whether it did.
-func (j *Judge) SettleMisnumberedProbe(key string) bool {
-	if j.Pending.Len() != 1 || j.Pending.Outstanding(key) != 1 {
+// SettleMisnumberedProbe settles the probe with wire id key when the
+// target has written unknown responses under ids that match nothing
+// (response/id-unknown, judged already) since the probe's input went out,
+// and they are at least as many as the requests awaiting an answer, the
+// probe among them: each response answers one request, so every one of
+// them, the probe too, has had its answer, misnumbered, and none will
+// come under key. It reports whether it did.
+func (j *Judge) SettleMisnumberedProbe(key string, unknown int) bool {
+	if j.Pending.Outstanding(key) != 1 || unknown < j.Pending.Len() {
 		return false
 	}
 	j.answer(key)
