@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/internal/fuzz/internal/oracle"
 	"github.com/mcpcheck/mcpcheck/internal/harness/stage"
 	"github.com/mcpcheck/mcpcheck/internal/harness/wire"
+	"github.com/mcpcheck/mcpcheck/internal/spec/jsonrpc"
 	"github.com/mcpcheck/mcpcheck/reports"
 	"github.com/mcpcheck/mcpcheck/spec"
 )
@@ -143,5 +144,43 @@ func TestRefusedSSEFeaturesAreTwoBugs(t *testing.T) {
 	}
 	if oracle.SameBug(old, a) {
 		t.Error("a refinement's replay file matched the unrefined check")
+	}
+}
+
+// TestMisnumberedPingAnswerIsAnAnswer: a client that answers the stage's
+// liveness ping under a wrong id has answered it (alive: the judge reports
+// the unknown id, no hang/ping is made of it), once the answers under
+// unknown ids number the stage's requests awaiting one. An answer under
+// the right id is an answer; an unknown-id answer while another request
+// of the stage still awaits one settles nothing, nor does one written
+// before the ping went out, nor a late duplicate of an answer.
+func TestMisnumberedPingAnswerIsAnAnswer(t *testing.T) {
+	ev := func(from stage.Peer, raw string) stage.Event {
+		return stage.Event{From: from, Frame: wire.Frame{Kind: wire.KindMessage, Raw: []byte(raw), Msg: jsonrpc.Decode([]byte(raw))}}
+	}
+	ping := ev(stage.FromStage, `{"jsonrpc":"2.0","id":"`+ProbeID+`","method":"ping"}`)
+	roots := ev(stage.FromStage, `{"jsonrpc":"2.0","id":7,"method":"roots/list"}`)
+	right := ev(stage.FromClient, `{"jsonrpc":"2.0","id":"`+ProbeID+`","result":{}}`)
+	cut := ev(stage.FromClient, `{"jsonrpc":"2.0","id":"`+ProbeID[:len(ProbeID)-1]+`","result":{}}`)
+	rootsAnswer := ev(stage.FromClient, `{"jsonrpc":"2.0","id":7,"result":{"roots":[]}}`)
+	rootsCut := ev(stage.FromClient, `{"jsonrpc":"2.0","id":70,"result":{"roots":[]}}`)
+	for _, tc := range []struct {
+		name                  string
+		evs                   []stage.Event
+		answered, misnumbered bool
+	}{
+		{"under its id", []stage.Event{ping, right}, true, false},
+		{"misnumbered, the only request awaiting", []stage.Event{ping, cut}, true, true},
+		{"no answer", []stage.Event{ping}, false, false},
+		{"misnumbered while roots/list awaits", []stage.Event{roots, ping, cut}, false, false},
+		{"both misnumbered", []stage.Event{roots, ping, rootsCut, cut}, true, true},
+		{"roots/list answered, ping misnumbered", []stage.Event{roots, ping, rootsAnswer, cut}, true, true},
+		{"unknown answer before the ping", []stage.Event{cut, ping}, false, false},
+		{"a late duplicate is no unknown answer", []stage.Event{roots, rootsAnswer, ping, rootsAnswer}, false, false},
+	} {
+		answered, misnumbered := answeredProbe(tc.evs)
+		if answered != tc.answered || misnumbered != tc.misnumbered {
+			t.Errorf("%s: answeredProbe = %v, %v; want %v, %v", tc.name, answered, misnumbered, tc.answered, tc.misnumbered)
+		}
 	}
 }

@@ -231,9 +231,13 @@ loop:
 				}
 			}
 			if _, at := pl.state(); !at.IsZero() && !probeAnswered && !pingBusy {
-				switch pingOverdue(now.Sub(at), lim.wait, pingLate, answeredProbe(rec.Events())) {
+				answered, misnumbered := answeredProbe(rec.Events())
+				switch pingOverdue(now.Sub(at), lim.wait, pingLate, answered) {
 				case pingAnswered:
 					probeAnswered = true
+					if misnumbered {
+						sc.Note("mcpcheck-fuzz", "the client answered under ids no request of the stage awaits, as many as the requests awaiting an answer, the ping among them: the ping's answer came, misnumbered; alive, not hung")
+					}
 					if pingLate {
 						run.slow = true
 						sc.Note("mcpcheck-fuzz", fmt.Sprintf("the client answered the ping %v after it was sent, later than the wait of %v: slow, or starved by a busy machine, but not hung", now.Sub(at).Round(time.Millisecond), lim.wait))
@@ -448,15 +452,42 @@ func pingVerdict(v spec.Version, msg string) *oracle.Observation {
 	return o
 }
 
-// answeredProbe reports whether the client answered the liveness ping.
-func answeredProbe(evs []stage.Event) bool {
-	id := jsonrpc.StringID(ProbeID)
+// answeredProbe reports whether the client answered the liveness ping:
+// under its id, or misnumbered. A response under an id that answers no
+// request of the stage is an answer all the same (the client is alive;
+// the judge reports the unknown id), and once such answers, written after
+// the ping went out, number the stage's requests still awaiting one, the
+// ping among them, the ping's answer has come, misnumbered.
+func answeredProbe(evs []stage.Event) (answered, misnumbered bool) {
+	probe := jsonrpc.StringID(ProbeID)
+	sent := map[string]bool{}     // ids of the stage's requests
+	awaiting := map[string]bool{} // those not answered yet
+	probed := false
+	unknown := 0
 	for _, e := range evs {
-		if e.From == stage.FromClient && e.IsMessage() && e.Msg.Shape.IsResponse() && e.Msg.ID == id {
-			return true
+		if !e.IsMessage() {
+			continue
+		}
+		switch {
+		case e.From == stage.FromStage && e.Msg.Shape == jsonrpc.KindRequest:
+			k := e.Msg.ID.String()
+			sent[k], awaiting[k] = true, true
+			probed = probed || e.Msg.ID == probe
+		case e.From == stage.FromClient && e.Msg.Shape.IsResponse():
+			if e.Msg.ID == probe {
+				return true, false
+			}
+			if k := e.Msg.ID.String(); awaiting[k] {
+				delete(awaiting, k)
+			} else if probed && !sent[k] {
+				unknown++
+			}
 		}
 	}
-	return false
+	if probed && awaiting[probe.String()] && unknown > 0 && unknown >= len(awaiting) {
+		return true, true
+	}
+	return false, false
 }
 
 // rebase makes a case's transcript start at offset zero (a stage's
