@@ -4,6 +4,11 @@
 // with Options.FindingsDir, written as a replayable reproducer that
 // "mcpcheck replay" runs again.
 //
+// It does no more harm than the command line does: a Command server runs
+// in a sandbox of the campaign's own (see harness.Command; Result's
+// SideEffects say what it did besides speaking MCP), and the tool-call
+// mutators call only the tools a server annotates readOnlyHint: true.
+//
 // A campaign is bounded by Options.Duration or Options.MaxExecs and
 // reproducible from Options.Seed. Its Result says what was found and
 // whether the campaign judged the server at all: a server that never

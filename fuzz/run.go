@@ -64,6 +64,10 @@ type Result struct {
 	// Problems are faults of the campaign itself (an instance that could
 	// not be restarted, a finding that could not be written).
 	Problems []string
+	// SideEffects say what a Command server did to the machine besides
+	// speaking MCP while it was fuzzed (it ran in a sandbox of the
+	// campaign's own: see harness.Command); not observed for the others.
+	SideEffects *reports.SideEffects
 }
 
 // Passed reports whether the campaign judged the server and found nothing
@@ -92,7 +96,12 @@ func Run(ctx context.Context, tg harness.Target, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
 	ct, err := campaignTarget(ctx, t)
 	if err != nil {
 		return nil, err
@@ -114,10 +123,13 @@ func Run(ctx context.Context, tg harness.Target, opts Options) (*Result, error) 
 		cfg.Version = spec.Latest
 	}
 	res, err := engine.Run(ctx, cfg)
+	stopped = true
+	fx := stop()
 	if res == nil {
 		return nil, fmt.Errorf("fuzz: %w", err)
 	}
 	out := &Result{
+		SideEffects: fx,
 		Version:     res.Version,
 		VersionNote: res.VersionNote,
 		Summary:     res.Summary(engine.ReproducerFor(ct), 0),
@@ -138,7 +150,7 @@ func Run(ctx context.Context, tg harness.Target, opts Options) (*Result, error) 
 // a stdio server, an HTTP endpoint otherwise, its transport detected once.
 func campaignTarget(ctx context.Context, t target.Target) (engine.Target, error) {
 	if t.IsStdio() {
-		return &engine.ExecTarget{Argv: append([]string{t.Command}, t.Args...), Env: t.Env, Dir: t.Dir}, nil
+		return &engine.ExecTarget{Argv: append([]string{t.Command}, t.Args...), Env: t.Env, Dir: t.Dir, Sandbox: t.Sandbox}, nil
 	}
 	hdr, err := t.HTTPHeader()
 	if err != nil {

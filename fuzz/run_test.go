@@ -3,6 +3,8 @@ package fuzz_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,8 +20,18 @@ import (
 // build step.
 const serveEnv = "MCPCHECK_FUZZ_FRONT_SERVE"
 
+// writeFileEnv, set to a file name with serveEnv, makes that server write
+// the file in its working directory before it serves.
+const writeFileEnv = "MCPCHECK_FUZZ_FRONT_WRITE"
+
 func TestMain(m *testing.M) {
 	if f := os.Getenv(serveEnv); f != "" {
+		if name := os.Getenv(writeFileEnv); name != "" {
+			// A server that writes where it runs (a cache, a log).
+			if os.WriteFile(name, []byte("written by the server\n"), 0o644) != nil {
+				os.Exit(2)
+			}
+		}
 		var faults []string
 		if f != "none" {
 			faults = strings.Split(f, ",")
@@ -121,5 +133,33 @@ func TestMuteServerIsUnjudged(t *testing.T) {
 	}
 	if res == nil || res.Unjudged == "" || res.Passed() {
 		t.Errorf("against a server that exits at once: result %+v, err %v; want a result with Unjudged set", res, err)
+	}
+}
+
+// TestCommandIsFuzzedInASandbox: a Command server is fuzzed in a sandbox
+// of the campaign's own: a server that writes where it runs writes into
+// the sandbox, not the test's directory, and the result's side effects
+// name the file; with InDir it runs, and writes, in the directory given.
+func TestCommandIsFuzzedInASandbox(t *testing.T) {
+	const name = "fuzz-sandbox-probe.txt"
+	tg := referenceCommand("none").WithEnv(writeFileEnv + "=" + name)
+	res, err := fuzz.Run(context.Background(), tg, fuzz.Options{MaxExecs: 5, Seed: 1, Version: spec.V20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(name); err == nil {
+		os.Remove(name)
+		t.Errorf("the server wrote %s into the test's working directory; a Command is fuzzed in its sandbox", name)
+	}
+	fx := res.SideEffects
+	if fx == nil || fx.Sandbox == nil || fx.SandboxFiles == nil || !slices.Contains(fx.SandboxFiles.Paths, "work/"+name) {
+		t.Errorf("the result's side effects do not show the sandbox and the file left in it: %+v", fx)
+	}
+	dir := t.TempDir()
+	if _, err := fuzz.Run(context.Background(), tg.InDir(dir), fuzz.Options{MaxExecs: 2, Seed: 1, Version: spec.V20251125}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Errorf("with InDir(%s) the server did not write %s there: %v", dir, name, err)
 	}
 }

@@ -25,7 +25,12 @@ func init() {
 // Command is a server that speaks stdio: the program name (looked up in
 // PATH when it has no slash) run with args, once per protocol version and
 // more often for checks or campaign steps that need a fresh process. Its
-// process group is killed when a check is done with it.
+// process group is killed when a check is done with it. Every process runs
+// in a sandbox of the run's own, as the command line runs servers: a
+// temporary working directory (see InDir), HOME and TMPDIR, watched for
+// side effects (processes, sockets, files), and nothing it spawned left
+// behind at the end; a relative program or argument that names a file
+// where the test runs is made absolute.
 func Command(name string, args ...string) Target {
 	return Target{spec: target.Spec{Target: target.Command(name, args...)}}
 }
@@ -72,6 +77,15 @@ func (t Target) WithHeader(name, value string) Target {
 // added to a Command's process.
 func (t Target) WithEnv(kv ...string) Target {
 	t.spec.Target.Env = append(append([]string(nil), t.spec.Target.Env...), kv...)
+	return t
+}
+
+// InDir returns the target with its Command run in dir instead of its
+// sandbox's own working directory (for a server that reads files where it
+// runs); HOME and TMPDIR stay the sandbox's. It applies to Command
+// targets only.
+func (t Target) InDir(dir string) Target {
+	t.spec.Cwd = dir
 	return t
 }
 

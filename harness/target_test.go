@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -96,6 +97,9 @@ func TestStartRefusesWhatCannotApply(t *testing.T) {
 		"env on a URL":        {harness.URL("http://127.0.0.1:9/mcp").WithEnv("X=1"), "WithEnv"},
 		"env on a handler":    {harness.Handler(http.NotFoundHandler(), "/mcp").WithEnv("X=1"), "WithEnv"},
 		"URL without address": {harness.URL(""), "empty"},
+		"InDir on a URL":      {harness.URL("http://127.0.0.1:9/mcp").InDir("."), "InDir"},
+		"InDir on a pipe":     {harness.Pipe(serveNothing).InDir("."), "InDir"},
+		"InDir nowhere":       {harness.Command("srv").InDir("/no/such/directory"), "not a directory"},
 	}
 	for name, c := range bad {
 		_, stop, err := specOf(t, c.tg).Start("test")
@@ -108,7 +112,7 @@ func TestStartRefusesWhatCannotApply(t *testing.T) {
 			t.Errorf("%s: error %q does not start with the caller's name or does not mention %s", name, err, c.says)
 		}
 	}
-	for _, tg := range []harness.Target{harness.Command("srv").WithEnv("X=1"), harness.URL("http://127.0.0.1:9/mcp").WithHeader("A", "1"), harness.Pipe(serveNothing)} {
+	for _, tg := range []harness.Target{harness.Command("srv").WithEnv("X=1").InDir("."), harness.URL("http://127.0.0.1:9/mcp").WithHeader("A", "1"), harness.Pipe(serveNothing)} {
 		_, stop, err := specOf(t, tg).Start("test")
 		if err != nil {
 			t.Errorf("%s: Start: %v", tg, err)
@@ -149,5 +153,35 @@ func TestHandlerIsServedOnLoopback(t *testing.T) {
 	if resp, err := http.Get(tg.URL); err == nil {
 		resp.Body.Close()
 		t.Errorf("GET %s after stop answered %d; the test server should be closed", tg.URL, resp.StatusCode)
+	}
+}
+
+// TestCommandGetsASandbox: a Command target runs in a sandbox of the run's
+// own, which stop ends and whose side effects it returns; the others are
+// not observed, and say why.
+func TestCommandGetsASandbox(t *testing.T) {
+	tg, stop, err := specOf(t, harness.Command("srv")).Start("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Sandbox == nil {
+		t.Fatal("a Command target has no sandbox")
+	}
+	dir := tg.Sandbox.Dir()
+	fx := stop()
+	if fx == nil || fx.Sandbox == nil {
+		t.Errorf("stop returned %+v; want the sandbox's side effects", fx)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the sandbox directory %s is still there after stop (%v)", dir, err)
+	}
+	for _, other := range []harness.Target{harness.URL("http://127.0.0.1:9/mcp"), harness.Pipe(serveNothing), harness.Handler(http.NotFoundHandler(), "/mcp")} {
+		tg, stop, err := specOf(t, other).Start("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fx := stop(); tg.Sandbox != nil || fx == nil || fx.Observed || fx.NotObserved == "" {
+			t.Errorf("%s: sandbox %v, side effects %+v; want no sandbox and side effects that say why they were not observed", other, tg.Sandbox, fx)
+		}
 	}
 }

@@ -71,13 +71,19 @@ type Result struct {
 // Run runs the server suite against tg and returns the report. It fails
 // only when nothing could be judged: a target that cannot be started or
 // reached, or options that do not parse. A Handler target is served for
-// the length of the call.
+// the length of the call; a Command runs in a sandbox of the call's own,
+// and the report's SideEffects say what it did besides speaking MCP.
 func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 	t, stop, err := start(tg)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
 	if opts.Timeout > 0 {
 		t.Timeouts.Step = opts.Timeout
 	}
@@ -96,6 +102,8 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("mcpchecktest: %w", err)
 	}
 	run := res.Report
+	stopped = true
+	run.SideEffects = stop()
 	if opts.selection != "" {
 		run.Selection = opts.selection
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/harness"
 	"github.com/mcpcheck/mcpcheck/internal/harness/target"
+	"github.com/mcpcheck/mcpcheck/reports"
 )
 
 // Target is the MCP server a test checks: harness.Target, the one
@@ -32,8 +33,9 @@ func Pipe(serve func(ctx context.Context, in io.Reader, out io.Writer) error) Ta
 }
 
 // start resolves the target for a run: a Handler is served on a loopback
-// test server, which stop closes.
-func start(tg Target) (target.Target, func(), error) {
+// test server, a Command runs in a sandbox; stop ends either and returns
+// the target's side effects.
+func start(tg Target) (target.Target, func() *reports.SideEffects, error) {
 	s, _ := target.FromPublic(tg)
 	return s.Start("mcpchecktest")
 }

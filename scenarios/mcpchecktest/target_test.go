@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +21,10 @@ import (
 // stdio server TestCommandWithEnv starts through WithEnv.
 const serveStdioEnv = "MCPCHECKTEST_SERVE_STDIO"
 
+// writeFileEnv, set to a file name with serveStdioEnv, makes that server
+// write the file in its working directory before it serves.
+const writeFileEnv = "MCPCHECKTEST_WRITE_FILE"
+
 // TestMain runs the tests, or, when serveStdioEnv is "1", serves the
 // reference server on stdin and stdout until stdin ends.
 func TestMain(m *testing.M) {
@@ -31,6 +37,13 @@ func TestMain(m *testing.M) {
 // serveStdio serves the reference server over this process's stdio and
 // returns its exit status.
 func serveStdio() int {
+	if name := os.Getenv(writeFileEnv); name != "" {
+		// A server that writes where it runs (a cache, a log).
+		if err := os.WriteFile(name, []byte("written by the server\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
 	srv, err := server.New(server.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -154,5 +167,46 @@ func TestCommandWithEnv(t *testing.T) {
 	}
 	if !strings.Contains(res.Report.Target.Command, "-test.run=^$") {
 		t.Errorf("the report's command %q lacks the arguments given", res.Report.Target.Command)
+	}
+}
+
+// TestCommandRunsInASandbox: a Command server runs in a sandbox of the
+// run's own, as the command line runs it. A server that writes a file
+// where it runs writes it into the sandbox's working directory, not into
+// the test's, and the report's side effects name it; with InDir the
+// server runs in the directory given, and the file lands there.
+func TestCommandRunsInASandbox(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "mcpchecktest-sandbox-probe.txt"
+	tg := mcpchecktest.Command(exe, "-test.run=^$").WithEnv("GORACE=atexit_sleep_ms=0", serveStdioEnv+"=1", writeFileEnv+"="+name)
+	res, err := mcpchecktest.Run(t.Context(), tg, pingOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if passes, wrong := passed(res); passes == 0 || len(wrong) > 0 {
+		t.Fatalf("the sandboxed reference server did not pass its ping checks: %d passed, %q", passes, wrong)
+	}
+	if _, err := os.Stat(name); err == nil {
+		os.Remove(name)
+		t.Errorf("the server wrote %s into the test's working directory; a Command runs in its sandbox's", name)
+	}
+	fx := res.Report.SideEffects
+	if fx == nil || fx.Sandbox == nil || fx.SandboxFiles == nil || !slices.Contains(fx.SandboxFiles.Paths, "work/"+name) {
+		t.Errorf("the report's side effects do not show the sandbox and the file left in it: %+v", fx)
+	}
+
+	dir := t.TempDir()
+	res, err = mcpchecktest.Run(t.Context(), tg.InDir(dir), pingOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+		t.Errorf("with InDir(%s) the server did not write %s there: %v", dir, name, err)
+	}
+	if _, err := mcpchecktest.Run(t.Context(), mcpchecktest.URL("http://127.0.0.1:1/mcp").InDir(dir), pingOpts); err == nil || !strings.Contains(err.Error(), "InDir") {
+		t.Errorf("InDir on a URL target: %v; want an error naming InDir", err)
 	}
 }
