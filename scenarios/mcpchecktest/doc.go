@@ -12,9 +12,13 @@
 // The target is a command that speaks stdio (Command), an HTTP endpoint
 // (URL), or an http.Handler that TestServer serves on a loopback
 // httptest.Server for the length of the test (Handler), or a function that
-// serves the stdio transport in process over a pair of pipes (Pipe). For a
-// Pipe the stdio checks judge the function as they would a process: what
-// it writes to out, and that it returns once in is closed.
+// serves the stdio transport in process over a pair of pipes (Pipe): a
+// harness.Target, which the fuzzer (package fuzz) takes too. For a Pipe
+// the stdio checks judge the function as they would a process: what it
+// writes to out, and that it returns once in is closed. A Command runs in
+// a sandbox of the run's own, as on the command line (its own working
+// directory, HOME and TMPDIR; InDir names another directory), and the
+// report's SideEffects say what it did besides speaking MCP.
 //
 // Each check is a subtest named by its check ID, protocol version and
 // transport, so the usual -run patterns select checks:
