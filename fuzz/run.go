@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/harness"
@@ -96,12 +97,8 @@ func Run(ctx context.Context, tg harness.Target, opts Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			stop()
-		}
-	}()
+	stop = sync.OnceValue(stop) // once here, after the run, or on an early return
+	defer stop()
 	ct, err := campaignTarget(ctx, t)
 	if err != nil {
 		return nil, err
@@ -123,7 +120,6 @@ func Run(ctx context.Context, tg harness.Target, opts Options) (*Result, error) 
 		cfg.Version = spec.Latest
 	}
 	res, err := engine.Run(ctx, cfg)
-	stopped = true
 	fx := stop()
 	if res == nil {
 		return nil, fmt.Errorf("fuzz: %w", err)

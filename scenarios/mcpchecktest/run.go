@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/internal/harness/session"
@@ -78,12 +79,8 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			stop()
-		}
-	}()
+	stop = sync.OnceValue(stop) // once here, after the run, or on an early return
+	defer stop()
 	if opts.Timeout > 0 {
 		t.Timeouts.Step = opts.Timeout
 	}
@@ -102,7 +99,6 @@ func Run(ctx context.Context, tg Target, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("mcpchecktest: %w", err)
 	}
 	run := res.Report
-	stopped = true
 	run.SideEffects = stop()
 	if opts.selection != "" {
 		run.Selection = opts.selection
